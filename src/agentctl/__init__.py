@@ -1,0 +1,10 @@
+"""agentctl: compaction-proof working state for AI coding agents.
+
+The library core lives in the service modules (``task``, ``files``,
+``constraints``, ``verify``, ``runlevels``, ``resume``); the CLI, the hooks and
+the MCP server are thin layers over them.
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"

@@ -1,0 +1,38 @@
+"""The one error hierarchy. Every refusal carries its exit code and one line of text."""
+
+from __future__ import annotations
+
+# Documented exit codes.
+EXIT_OK = 0
+EXIT_NO = 1  # a check answered no (files check, constraints check, verify failed, ...)
+EXIT_USAGE = 2  # bad arguments: unknown service or action, malformed value
+EXIT_STATE = 3  # state or environment: no state folder, damaged file, lock timeout, I/O error
+
+
+class AgentctlError(Exception):
+    """An expected failure: printed as one line, mapped to an exit code, state unchanged."""
+
+    code = EXIT_STATE
+
+    def __init__(self, message: str, code: int | None = None) -> None:
+        super().__init__(message)
+        if code is not None:
+            self.code = code
+
+    @property
+    def message(self) -> str:
+        return str(self.args[0])
+
+
+class UsageError(AgentctlError):
+    code = EXIT_USAGE
+
+
+class StateError(AgentctlError):
+    code = EXIT_STATE
+
+
+class CheckFailed(AgentctlError):
+    """A question answered no; not a malfunction."""
+
+    code = EXIT_NO

@@ -1,0 +1,102 @@
+"""Finding the state folder (as git finds .git) and turning agent paths into project paths."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+from agentctl.errors import StateError, UsageError
+from agentctl.store import FORMAT_VERSION, STATE_DIRNAME, Store
+
+ENV_STATE_DIR = "AGENTCTL_STATE_DIR"
+
+
+def find_state_dir(start: str | None = None, explicit: str | None = None) -> str | None:
+    """The state folder to use, or None when there is none.
+
+    ``explicit`` (``--state-dir``) wins, then ``AGENTCTL_STATE_DIR``; otherwise walk up
+    from ``start`` looking for ``.agent-state``, never past the root of the enclosing
+    git repository.
+    """
+    chosen = explicit or os.environ.get(ENV_STATE_DIR)
+    if chosen:
+        return os.path.abspath(chosen)
+    here = os.path.abspath(start or os.getcwd())
+    while True:
+        candidate = os.path.join(here, STATE_DIRNAME)
+        if os.path.lexists(candidate):
+            return candidate
+        if os.path.exists(os.path.join(here, ".git")):
+            return None
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+
+
+def open_store(start: str | None = None, explicit: str | None = None) -> Store:
+    """Open the state folder, checking it is safe and of a format we understand."""
+    root = find_state_dir(start, explicit)
+    if root is None:
+        raise StateError("no .agent-state folder here or above (up to the git root); run `agentctl init`")
+    try:
+        st = os.lstat(root)
+    except FileNotFoundError:
+        raise StateError(f"no state folder at {root}; run `agentctl init`") from None
+    if stat.S_ISLNK(st.st_mode):
+        raise StateError(f"{root} is a symlink; agentctl refuses to follow it, use the real folder")
+    if not stat.S_ISDIR(st.st_mode):
+        raise StateError(f"{root} is not a folder; point --state-dir at a folder made by `agentctl init`")
+    if st.st_mode & 0o002:
+        raise StateError(f"{root} is writable by every user; run `chmod o-w {root}`")
+    if not os.path.isdir(os.path.join(root, "services")):
+        raise StateError(f"{root} is not an agentctl state folder (no services/); run `agentctl init`")
+    store = Store(root)
+    check_version(store)
+    return store
+
+
+def check_version(store: Store) -> int:
+    data = store.read("VERSION", cap=4096)
+    if data is None:
+        return FORMAT_VERSION
+    text = data.decode("utf-8", "replace").strip()
+    value = text.partition("=")[2] if "=" in text else text
+    if not value.isdigit():
+        raise StateError(f"{store.shown('VERSION')} is damaged ({text[:30]!r}); run `agentctl doctor --fix`")
+    version = int(value)
+    if version > FORMAT_VERSION:
+        raise StateError(
+            f"{store.root} uses state format {version}, newer than this agentctl understands "
+            f"({FORMAT_VERSION}); upgrade agentctl"
+        )
+    return version
+
+
+def project_path(store: Store, raw: str, cwd: str | None = None) -> str:
+    """Make ``raw`` a path relative to the project root; refuse one outside it.
+
+    Nothing is expanded (``~`` and ``$HOME`` stay literal) and the file is never
+    opened: the path is only recorded.
+    """
+    if not raw or not raw.strip():
+        raise UsageError("the path is empty; give a file path")
+    if "\x00" in raw:
+        raise UsageError("the path contains a NUL byte; give a real file path")
+    if len(raw) > 4096:
+        raise UsageError("the path is over 4096 characters; give a real file path")
+    base = cwd or os.getcwd()
+    full = os.path.normpath(raw if os.path.isabs(raw) else os.path.join(base, raw))
+    project = store.project
+    if full == project:
+        raise UsageError(f"{raw!r} is the project root itself; give a file path")
+    if os.path.commonpath([full, project]) != project:
+        real_project = os.path.realpath(project)
+        if os.path.commonpath([full, real_project]) != real_project:
+            raise UsageError(f"{raw!r} is outside the project {project}; give a path inside it")
+        full = os.path.join(project, os.path.relpath(full, real_project))
+    real = os.path.realpath(full)
+    real_project = os.path.realpath(project)
+    if os.path.commonpath([real, real_project]) != real_project:
+        raise UsageError(f"{raw!r} leads outside the project through a symlink; give a path inside it")
+    return os.path.relpath(full, project).replace(os.sep, "/")

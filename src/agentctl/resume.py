@@ -1,0 +1,157 @@
+"""`agentctl resume`: one bounded block with everything recovery needs.
+
+Order of importance (what is cut last comes first): every P0 rule, the task and
+NEXT, the failing check and the fixes already tried, the files touched, P1 and
+P2 rules while room remains, and one line saying what to do next. Values are
+printed in their escaped one-line form, so nothing stored can break the layout
+or reach a terminal as a control sequence.
+"""
+
+from __future__ import annotations
+
+import os
+
+from agentctl import codec, constraints, files, runlevels, session, task, verify
+from agentctl.store import Store
+
+DEFAULT_BUDGET = 2000
+
+
+def _v(value: str, limit: int = 300) -> str:
+    text = codec.encode(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _mtime(store: Store, rel: str) -> float:
+    try:
+        return os.stat(store.path(rel)).st_mtime
+    except OSError:
+        return 0.0
+
+
+def build(store: Store, budget: int = DEFAULT_BUDGET) -> str:
+    level = runlevels.current(store)
+    active = set(runlevels.services_of(store, level))
+    rules = constraints.read(store)
+    sess = session.read(store)
+    head = f"agentctl state ({store.shown('')[:-1]}, runlevel {level}"
+    if sess.get("COMPACTIONS"):
+        head += f", {sess['COMPACTIONS']} compactions, last {sess.get('LAST_COMPACTION', '?')}"
+    head += ")"
+
+    must: list[str] = [head]
+    must += [f"P0|{_v(r.text)}" for r in rules if r.priority == "P0"]
+
+    optional: list[list[str]] = []  # each group is kept whole or dropped, in this order
+    fields = task.read_status(store) if "task" in active else {"STATE": "IDLE"}
+    state = fields.get("STATE", "IDLE")
+    nxt = fields.get("NEXT", "")
+    if state != "IDLE":
+        line = f"TASK {_v(fields.get('TASK_ID', ''), 64)} {state} {fields.get('DONE', '0')}/{fields.get('TOTAL', '0')} SEQ={fields.get('SEQ', '0')}: {_v(fields.get('DESC', ''), 200)}"
+        group = [line]
+        if nxt:
+            group.append(f"NEXT={_v(nxt)}")
+        if fields.get("NOTES"):
+            group.append(f"NOTES={_v(fields['NOTES'], 300)}")
+        must += group
+    vfields = verify.read_status(store) if "verify" in active or "task" in active else {}
+    vstate = vfields.get("STATE", "IDLE")
+    if vstate == "FAILED":
+        errs = vfields.get("ERRORS", "").split("\n") if vfields.get("ERRORS") else []
+        group = [
+            f"VERIFY FAILED `{_v(vfields.get('COMMAND', ''), 120)}` exit {vfields.get('EXIT_CODE', '?')}, "
+            f"{vfields.get('ERROR_COUNT', '0')} error lines, {vfields.get('ATTEMPTS', '1')} failed runs in a row"
+        ]
+        group += [f"  {_v(e, 160)}" for e in errs[:3]]
+        tried = verify.tried(vfields)
+        if tried:
+            group.append("TRIED (failed, do not repeat): " + " ".join(f"{i}) {_v(t, 120)}" for i, t in enumerate(tried, 1)))
+        must += group
+    elif vstate == "PASSED" or vfields.get("LAST_PASS"):
+        optional.append([f"VERIFY {'PASSED' if vstate == 'PASSED' else 'last passed'} {vfields.get('LAST_PASS', '')}"])
+    if "files" in active:
+        touched = files.touched(store)
+        if touched:
+            last = [p for p, _, _ in touched[-5:]]
+            optional.append([f"FILES {len(touched)} touched this task, last: " + ", ".join(_v(p, 100) for p in last)])
+    others = [r for r in rules if r.priority != "P0"]
+    if others:
+        optional.append([f"{r.priority}|{_v(r.text)}" for r in others])
+    stale = _stale(store, sess, active)
+    if stale:
+        optional.append([f"STALE (written before the last compaction, re-check): {', '.join(stale)}"])
+
+    final = _next_step(state, fields, vstate)
+    used = sum(len(x) + 1 for x in must) + len(final) + 1
+    out = list(must)
+    dropped: list[str] = []
+    for group in optional:
+        cost = sum(len(x) + 1 for x in group)
+        if used + cost + 60 <= budget:
+            out += group
+            used += cost
+        elif group and group[0].startswith(("P1|", "P2|")):
+            kept = 0
+            for line in group:
+                if used + len(line) + 1 + 60 <= budget:
+                    out.append(line)
+                    used += len(line) + 1
+                    kept += 1
+            if kept < len(group):
+                dropped.append(f"{len(group) - kept} P1/P2 rules (`agentctl constraints list`)")
+        else:
+            dropped.append(group[0].split(" ", 1)[0].lower())
+    if dropped:
+        out.append("CUT to fit: " + "; ".join(dropped))
+    out.append(final)
+    text = "\n".join(out)
+    if len(text) > budget:
+        note = "\n[CUT at the budget; `agentctl status` and `agentctl constraints list` show everything]\n" + final
+        text = text[: max(0, budget - len(note))] + note
+        text = text[-budget:] if len(text) > budget else text
+    return text
+
+
+def _stale(store: Store, sess: dict[str, str], active: set[str]) -> list[str]:
+    last = session.last_compaction_ts(sess)
+    if last is None:
+        return []
+    out = []
+    checks = [("task", task.STATUS, "task notes/progress"), ("verify", verify.STATUS, "verify result")]
+    for svc, rel, label in checks:
+        if svc in active or svc == "verify":
+            m = _mtime(store, rel)
+            if m and m < last:
+                out.append(label)
+    return out
+
+
+def _next_step(state: str, fields: dict[str, str], vstate: str) -> str:
+    nxt = fields.get("NEXT", "")
+    if state == "IDLE":
+        return "DO NEXT: no task is running; wait for instructions, then `agentctl task start --id ID --desc TEXT --files LIST`."
+    if state == "PAUSED":
+        return "DO NEXT: the task is PAUSED; continue it with `agentctl runlevel work` or `agentctl task update --state ACTIVE`."
+    if state == "DONE":
+        return "DO NEXT: every entry is done; run `agentctl verify start`, then `agentctl task stop` to archive the task."
+    if not nxt:
+        return "DO NEXT: continue the task; record progress with `agentctl task update --notes TEXT`."
+    q = codec.encode(nxt)
+    fix = " Verify is FAILED: never repeat a TRIED fix; record each new failed one with `agentctl verify tried TEXT`." if vstate == "FAILED" else ""
+    return (
+        f"DO NEXT: work on {q} (if `agentctl files check {q}` shows it already edited, do not edit it again), "
+        f"then run `agentctl task done {q}`.{fix}"
+    )
+
+
+PROMPT = """\
+## Working state (agentctl)
+This project keeps the coding agent's working state in `.agent-state/`, outside the conversation.
+- At the start of every session, after /clear, and whenever the conversation was compacted or summarised:
+  run `agentctl resume` first and continue from the task and NEXT it prints. Never rely on memory of earlier turns.
+- Never break a P0 rule it lists. Before editing a file, `agentctl files check PATH` says whether this task already changed it.
+- After finishing a listed file: `agentctl task done PATH` (or `agentctl task update --done 1 --seq N`, using the SEQ shown).
+- When a fix fails verification: `agentctl verify tried "what you tried"`; never repeat a fix listed under TRIED.
+- Run the checks with `agentctl verify start`; when every entry is done and verify passed: `agentctl task stop`.
+- Do not edit files in `.agent-state/` by hand; use `agentctl`.
+"""

@@ -1,0 +1,386 @@
+"""The write protocol everything relies on.
+
+* A status file changes only by copy-on-write: a temp file in the same folder
+  (``O_EXCL|O_NOFOLLOW``, random name carrying the PID), fsync, rename over the
+  target (which replaces a symlink rather than writing through it), fsync of the
+  folder. Readers never lock and always see the old or the new file.
+* A log changes only by one ``os.write`` of whole lines on an ``O_APPEND``
+  descriptor, under the log's lock. A writer that finds the log not ending in a
+  newline (a writer killed mid-append) moves the fragment to
+  ``logs/quarantine-TIME.log`` and truncates it away first, so a fragment is
+  never glued to the next record and never read as one.
+* Mutual exclusion is ``flock`` on lock files that are never deleted; the kernel
+  releases them when a holder dies, so a kill -9 never wedges later calls.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import stat
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from agentctl.errors import StateError
+
+STATE_DIRNAME = ".agent-state"
+FORMAT_VERSION = 1
+MAX_STATUS = 1 << 20
+_O_FILE = os.O_NOFOLLOW | os.O_CLOEXEC
+
+# Fault injection for the crash tests: active only when both variables are set, so a
+# model cannot trigger it by accident. AGENTCTL_FAULT=step[:n] kills this process
+# with SIGKILL the n-th time (default 1st) the write protocol reaches ``step``.
+_FAULT: tuple[str, int] | None = None
+if os.environ.get("AGENTCTL_TEST_HOOKS") == "1" and os.environ.get("AGENTCTL_FAULT"):
+    _step, _, _nth = os.environ["AGENTCTL_FAULT"].partition(":")
+    _FAULT = (_step, int(_nth) if _nth.isdigit() else 1)
+_fault_hits: dict[str, int] = {}
+
+
+def fault(step: str) -> None:
+    """A named point of the write protocol where the crash tests may kill us."""
+    if _FAULT is not None and _FAULT[0] == step:
+        _fault_hits[step] = _fault_hits.get(step, 0) + 1
+        if _fault_hits[step] == _FAULT[1]:
+            os.kill(os.getpid(), 9)
+
+
+def guard_std_fds() -> None:
+    """Give closed fds 0-2 to /dev/null so no state file is ever opened on them.
+
+    Otherwise a later stray write to stdout or stderr would land inside a state file.
+    """
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            nul = os.open(os.devnull, os.O_RDWR)
+            if nul != fd:
+                os.dup2(nul, fd)
+                os.close(nul)
+
+
+def now_iso(t: float | None = None) -> str:
+    """Local time as ISO 8601 with offset, to the second."""
+    t = time.time() if t is None else t
+    lt = time.localtime(t)
+    off = lt.tm_gmtoff or 0
+    sign = "+" if off >= 0 else "-"
+    off = abs(off)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", lt) + f"{sign}{off // 3600:02d}:{off % 3600 // 60:02d}"
+
+
+def _os_error(exc: OSError, path: str) -> StateError:
+    reason = os.strerror(exc.errno) if exc.errno else str(exc)
+    hint = {
+        errno.ENOSPC: "free disk space",
+        errno.EDQUOT: "free disk quota",
+        errno.EROFS: "make the folder writable",
+        errno.EACCES: "check the folder's permissions",
+        errno.EPERM: "check the folder's permissions",
+        errno.ELOOP: "remove the symlink",
+    }.get(exc.errno or 0, "run `agentctl doctor`")
+    return StateError(f"{path}: {reason}; {hint}")
+
+
+class Store:
+    """One ``.agent-state`` folder: paths, reads, atomic rewrites, locked appends."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self.project = os.path.dirname(root)
+
+    # -- paths -----------------------------------------------------------------
+    def path(self, rel: str) -> str:
+        return os.path.join(self.root, rel)
+
+    def rel(self, path: str) -> str:
+        return os.path.relpath(path, self.project)
+
+    # -- reads -----------------------------------------------------------------
+    def read(self, rel: str, cap: int = MAX_STATUS) -> bytes | None:
+        """Read a regular file, refusing symlinks, FIFOs and anything over ``cap``.
+
+        Returns None when the file does not exist.
+        """
+        path = self.path(rel)
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | _O_FILE)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise StateError(f"{self.shown(rel)} is a symlink; remove it or run `agentctl doctor --fix`") from None
+            if exc.errno == errno.EISDIR:
+                raise StateError(f"{self.shown(rel)} is a directory; remove it or run `agentctl doctor`") from None
+            raise _os_error(exc, self.shown(rel)) from None
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise StateError(f"{self.shown(rel)} is not a regular file; remove it or run `agentctl doctor`")
+            if st.st_size > cap:
+                raise StateError(f"{self.shown(rel)} is {st.st_size} bytes, over the {cap}-byte limit; run `agentctl doctor`")
+            chunks = []
+            remaining = cap + 1
+            while remaining > 0:
+                chunk = os.read(fd, min(remaining, 1 << 20))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                remaining -= len(chunk)
+            data = b"".join(chunks)
+            if len(data) > cap:
+                raise StateError(f"{self.shown(rel)} grew past the {cap}-byte limit; run `agentctl doctor`")
+            return data
+        finally:
+            os.close(fd)
+
+    def read_tail(self, rel: str, size: int) -> tuple[bytes, int]:
+        """The last ``size`` bytes (fewer if the file is smaller) and the file's length."""
+        try:
+            fd = os.open(self.path(rel), os.O_RDONLY | os.O_NONBLOCK | _O_FILE)
+        except FileNotFoundError:
+            return b"", 0
+        except OSError as exc:
+            raise _os_error(exc, self.shown(rel)) from None
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise StateError(f"{self.shown(rel)} is not a regular file; run `agentctl doctor`")
+            start = max(0, st.st_size - size)
+            return os.pread(fd, st.st_size - start, start), st.st_size
+        finally:
+            os.close(fd)
+
+    def read_from(self, rel: str, offset: int, cap: int = 64 << 20) -> bytes:
+        """Bytes from ``offset`` to the end (bounded by ``cap``)."""
+        try:
+            fd = os.open(self.path(rel), os.O_RDONLY | os.O_NONBLOCK | _O_FILE)
+        except FileNotFoundError:
+            return b""
+        except OSError as exc:
+            raise _os_error(exc, self.shown(rel)) from None
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise StateError(f"{self.shown(rel)} is not a regular file; run `agentctl doctor`")
+            length = max(0, min(st.st_size - offset, cap))
+            return os.pread(fd, length, offset) if length else b""
+        finally:
+            os.close(fd)
+
+    def exists(self, rel: str) -> bool:
+        return os.path.lexists(self.path(rel))
+
+    def shown(self, rel: str) -> str:
+        return f"{STATE_DIRNAME}/{rel}"
+
+    # -- atomic rewrite ------------------------------------------------------------
+    def replace(self, rel: str, data: bytes) -> None:
+        """Atomically replace ``rel`` with ``data`` (temp, fsync, rename, fsync dir)."""
+        path = self.path(rel)
+        folder, name = os.path.split(path)
+        self._sweep_temps(folder, name)
+        tmp = os.path.join(folder, f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_FILE, 0o600)
+        except OSError as exc:
+            raise _os_error(exc, self.shown(rel)) from None
+        fault("tmp_created")
+        try:
+            view = memoryview(data)
+            half = len(data) // 2
+            if half and _FAULT is not None:
+                os.write(fd, view[:half])
+                view = view[half:]
+                fault("tmp_half_written")
+            while view:
+                view = view[os.write(fd, view) :]
+            fault("tmp_written")
+            os.fsync(fd)
+            fault("tmp_fsynced")
+        except OSError as exc:
+            os.close(fd)
+            _unlink_quiet(tmp)
+            raise _os_error(exc, self.shown(rel)) from None
+        except BaseException:
+            os.close(fd)
+            _unlink_quiet(tmp)
+            raise
+        os.close(fd)
+        try:
+            os.rename(tmp, path)
+        except OSError as exc:
+            _unlink_quiet(tmp)
+            raise _os_error(exc, self.shown(rel)) from None
+        fault("renamed")
+        _fsync_dir(folder)
+        fault("dir_fsynced")
+
+    def _sweep_temps(self, folder: str, name: str) -> None:
+        """Remove temp files for ``name`` left behind by processes that died."""
+        prefix = f".{name}."
+        try:
+            entries = os.listdir(folder)
+        except OSError:
+            return
+        for entry in entries:
+            if not (entry.startswith(prefix) and entry.endswith(".tmp")):
+                continue
+            pid_text = entry[len(prefix) :].split(".", 1)[0]
+            if pid_text.isdigit() and int(pid_text) != os.getpid() and _pid_alive(int(pid_text)):
+                continue
+            _unlink_quiet(os.path.join(folder, entry))
+
+    # -- locked append ---------------------------------------------------------------
+    def append(self, rel: str, data: bytes, *, sync: bool = True) -> int:
+        """Append whole lines with one write; the caller holds the log's lock.
+
+        Returns the file's length before the append (the new record's offset).
+        """
+        path = self.path(rel)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | _O_FILE, 0o600)
+        except OSError as exc:
+            raise _os_error(exc, self.shown(rel)) from None
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise StateError(f"{self.shown(rel)} is not a regular file; run `agentctl doctor`")
+            size = st.st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                size = self._quarantine_tail(fd, rel, size)
+                fault("log_sealed")
+            if _FAULT is not None and len(data) > 1:
+                os.write(fd, data[: len(data) // 2])
+                fault("log_half_written")
+                rest = data[len(data) // 2 :]
+            else:
+                rest = data
+            view = memoryview(rest)
+            while view:
+                view = view[os.write(fd, view) :]
+            fault("log_written")
+            if sync:
+                os.fsync(fd)
+        except OSError as exc:
+            raise _os_error(exc, self.shown(rel)) from None
+        finally:
+            os.close(fd)
+        if size == 0 and sync:
+            _fsync_dir(os.path.dirname(path))
+        return size
+
+    def _quarantine_tail(self, fd: int, rel: str, size: int) -> int:
+        """Move an unterminated last line to logs/quarantine-TIME.log; return the new size."""
+        start = max(0, size - (1 << 16))
+        chunk = os.pread(fd, size - start, start)
+        cut = chunk.rfind(b"\n")
+        keep = start + cut + 1 if cut >= 0 else (0 if start == 0 else start)
+        fragment = os.pread(fd, size - keep, keep)
+        stamp = time.strftime("%Y%m%dT%H%M%S")
+        qrel = f"logs/quarantine-{stamp}.log"
+        header = f"# {now_iso()} fragment cut from {rel} at byte {keep}\n".encode()
+        qfd = os.open(self.path(qrel), os.O_WRONLY | os.O_APPEND | os.O_CREAT | _O_FILE, 0o600)
+        try:
+            os.write(qfd, header + fragment + b"\n")
+            os.fsync(qfd)
+        finally:
+            os.close(qfd)
+        os.ftruncate(fd, keep)
+        return keep
+
+    # -- locks ---------------------------------------------------------------------------
+    @contextmanager
+    def lock(self, rel: str, timeout: float | None = None) -> Iterator[None]:
+        """Hold ``flock`` on the lock file ``rel`` (created if missing, never deleted)."""
+        if timeout is None:
+            raw = os.environ.get("AGENTCTL_LOCK_TIMEOUT", "30")
+            timeout = float(raw) if raw.replace(".", "", 1).isdigit() else 30.0
+        path = self.path(rel)
+        deadline = time.monotonic() + timeout
+        delay = 0.001
+        while True:
+            try:
+                fd = os.open(path, os.O_RDWR | os.O_CREAT | _O_FILE, 0o600)
+            except OSError as exc:
+                raise _os_error(exc, self.shown(rel)) from None
+            try:
+                while True:
+                    try:
+                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                        break
+                    except BlockingIOError:
+                        if time.monotonic() > deadline:
+                            raise StateError(
+                                f"{self.shown(rel)} is still locked after {timeout:g}s by another agentctl; "
+                                "retry, or raise AGENTCTL_LOCK_TIMEOUT"
+                            ) from None
+                        time.sleep(delay)
+                        delay = min(delay * 2, 0.02)
+                a = os.fstat(fd)
+                try:
+                    b = os.stat(path, follow_symlinks=False)
+                    same = (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+                except FileNotFoundError:
+                    same = False
+            except BaseException:
+                os.close(fd)
+                raise
+            if same:
+                break
+            os.close(fd)  # the lock file was replaced under us: lock the live one
+        fault("lock_acquired")
+        try:
+            yield
+        finally:
+            os.close(fd)
+
+    # -- the change log ---------------------------------------------------------------------
+    def log_change(self, service: str, action: str, detail: str = "") -> None:
+        """Append one line to logs/agent.log (every change is recorded there)."""
+        from agentctl.codec import record
+
+        line = record(now_iso(), service, action, detail[:500])
+        with self.lock("logs/.agent.log.lock"):
+            try:
+                if os.stat(self.path("logs/agent.log")).st_size > (1 << 20):
+                    os.replace(self.path("logs/agent.log"), self.path("logs/agent.log.1"))
+            except FileNotFoundError:
+                pass
+            except OSError as exc:
+                raise _os_error(exc, self.shown("logs/agent.log")) from None
+            self.append("logs/agent.log", line, sync=False)
+
+
+def _fsync_dir(folder: str) -> None:
+    try:
+        dfd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return
+    try:
+        os.fsync(dfd)
+    except OSError:
+        pass
+    finally:
+        os.close(dfd)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _unlink_quiet(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass

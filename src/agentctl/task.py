@@ -1,0 +1,387 @@
+"""The task service: what the agent is doing, how far it got, what comes next.
+
+``services/task/status`` holds KEY=VALUE lines; the entry list lives in
+``services/task/list-SEQ`` (one ``MARK|PATH`` line per entry, MARK ``todo`` or
+``done``). A change that touches the list writes a new list file first and then
+the status naming it, so the status rename is the single commit point: a crash
+leaves either the old pair or the new pair, and an update is never half applied.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+
+from agentctl import codec
+from agentctl.errors import CheckFailed, StateError, UsageError
+from agentctl.store import Store, now_iso
+
+STATUS = "services/task/status"
+LOCK = "services/task/.lock"
+STATES = ("IDLE", "ACTIVE", "PAUSED", "DONE")
+KEYS = (
+    "STATE",
+    "TASK_ID",
+    "DESC",
+    "TOTAL",
+    "DONE",
+    "NEXT",
+    "NOTES",
+    "STARTED",
+    "UPDATED",
+    "SEQ",
+    "NEXT_PINNED",
+    "LIST",
+    "STOPPED_BY",
+)
+MAX_ENTRIES = 100_000
+MAX_LIST_BYTES = 64 << 20
+
+
+def _valid_id(task_id: str) -> str:
+    ok = (
+        0 < len(task_id) <= 64
+        and task_id.isascii()
+        and (task_id[0].isalnum())
+        and all(c.isalnum() or c in "._-" for c in task_id)
+        and ".." not in task_id
+    )
+    if not ok:
+        raise UsageError(
+            f"task id {task_id[:70]!r} is not allowed; use 1-64 letters, digits, '.', '_' or '-', "
+            "starting with a letter or digit"
+        )
+    return task_id
+
+
+@dataclass
+class Entry:
+    mark: str
+    path: str
+    extra: list[str] = field(default_factory=list)
+
+    @property
+    def done(self) -> bool:
+        return self.mark == "done"
+
+
+def read_status(store: Store) -> dict[str, str]:
+    data = store.read(STATUS)
+    if data is None:
+        return {"STATE": "IDLE", "SEQ": "0"}
+    fields = codec.parse_status(data, store.shown(STATUS), KEYS)
+    state = fields.get("STATE", "")
+    if state not in STATES:
+        raise StateError(f"{store.shown(STATUS)}: STATE={state[:20]!r} is not one of {'/'.join(STATES)}; run `agentctl doctor`")
+    for key in ("TOTAL", "DONE", "SEQ"):
+        codec.status_int(fields, key, store.shown(STATUS))
+    return fields
+
+
+def read_entries(store: Store, fields: dict[str, str]) -> list[Entry]:
+    name = fields.get("LIST", "")
+    if not name:
+        return []
+    if "/" in name or not name.startswith("list-"):
+        raise StateError(f"{store.shown(STATUS)}: LIST={name!r} is not a list file name; run `agentctl doctor`")
+    rel = f"services/task/{name}"
+    data = store.read(rel, cap=MAX_LIST_BYTES)
+    if data is None:
+        raise StateError(f"{store.shown(rel)} is missing for the {fields.get('STATE')} task; run `agentctl doctor`")
+    entries = []
+    text = data.decode("utf-8", "surrogateescape")
+    for lineno, line in enumerate(text.split("\n"), 1):
+        if not line:
+            continue
+        parts = line.split("|")
+        if len(parts) < 2 or parts[0] not in ("todo", "done"):
+            raise StateError(f"{store.shown(rel)} line {lineno} is not MARK|PATH; run `agentctl doctor`")
+        try:
+            entries.append(Entry(parts[0], codec.decode(parts[1]), [codec.decode(p) for p in parts[2:]]))
+        except ValueError as exc:
+            raise StateError(f"{store.shown(rel)} line {lineno}: {exc}; run `agentctl doctor`") from None
+    return entries
+
+
+def format_entries(entries: list[Entry]) -> bytes:
+    return b"".join(codec.record(e.mark, e.path, *e.extra) for e in entries)
+
+
+def read_list_file(store: Store, source: str, stdin_data: bytes | None = None, cwd: str | None = None) -> list[str]:
+    """Read a list of paths (a file, or ``-`` for stdin): one a line, blank lines ignored."""
+    from agentctl.location import project_path
+
+    if source == "-":
+        data = stdin_data if stdin_data is not None else b""
+    else:
+        try:
+            with open(source, "rb") as fh:
+                data = fh.read(MAX_LIST_BYTES + 1)
+        except OSError as exc:
+            raise UsageError(f"cannot read the list file {source!r}: {exc.strerror}; give a readable file of paths") from None
+    if len(data) > MAX_LIST_BYTES:
+        raise UsageError(f"the list is over {MAX_LIST_BYTES} bytes; split the task")
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    text = data.decode("utf-8", "surrogateescape")
+    seen: set[str] = set()
+    paths: list[str] = []
+    for lineno, raw in enumerate(text.split("\n"), 1):
+        line = raw.rstrip("\r")
+        if not line.strip():
+            continue
+        try:
+            rel = project_path(store, line, cwd)
+        except UsageError as exc:
+            raise UsageError(f"list line {lineno}: {exc.message}") from None
+        if rel not in seen:
+            seen.add(rel)
+            paths.append(rel)
+    if len(paths) > MAX_ENTRIES:
+        raise UsageError(f"the list has {len(paths)} entries, over the limit of {MAX_ENTRIES}; split the task")
+    return paths
+
+
+def _first_todo(entries: list[Entry]) -> str:
+    for e in entries:
+        if not e.done:
+            return e.path
+    return ""
+
+
+def _commit(store: Store, old: dict[str, str], new: dict[str, str], entries: list[Entry] | None) -> None:
+    """Write the list (when it changed) and then the status; remove the old list."""
+    old_list = old.get("LIST", "")
+    if entries is not None:
+        new["LIST"] = f"list-{new['SEQ']}"
+        store.replace(f"services/task/{new['LIST']}", format_entries(entries))
+    new["UPDATED"] = now_iso()
+    ordered = {k: new[k] for k in KEYS if k in new}
+    store.replace(STATUS, codec.format_status(ordered))
+    if old_list and old_list != new.get("LIST"):
+        try:
+            os.unlink(store.path(f"services/task/{old_list}"))
+        except FileNotFoundError:
+            pass
+
+
+def _refresh(fields: dict[str, str], entries: list[Entry]) -> None:
+    total = len(entries)
+    done = sum(1 for e in entries if e.done)
+    fields["TOTAL"] = str(total)
+    fields["DONE"] = str(done)
+    pinned = fields.get("NEXT_PINNED") == "1"
+    if pinned:
+        pin = fields.get("NEXT", "")
+        if any(e.path == pin and e.done for e in entries):
+            pinned = False
+    if not pinned:
+        fields["NEXT_PINNED"] = "0"
+        fields["NEXT"] = _first_todo(entries)
+    if total and done >= total and fields.get("STATE") in ("ACTIVE", "PAUSED"):
+        fields["STATE"] = "DONE"
+        fields["NEXT"] = ""
+        fields["NEXT_PINNED"] = "0"
+
+
+def start(store: Store, task_id: str, desc: str, paths: list[str], *, force: bool = False) -> dict[str, str]:
+    _valid_id(task_id)
+    codec.check_text(desc, "--desc")
+    with store.lock(LOCK):
+        old = read_status(store)
+        if old.get("STATE") in ("ACTIVE", "PAUSED") and not force:
+            raise UsageError(
+                f"task {old.get('TASK_ID')} is {old['STATE']}; finish it with `agentctl task stop` "
+                "or start over it with --force"
+            )
+        entries = [Entry("todo", p) for p in paths]
+        seq = codec.status_int(old, "SEQ", store.shown(STATUS)) + 1
+        new = {
+            "STATE": "ACTIVE",
+            "TASK_ID": task_id,
+            "DESC": desc,
+            "NOTES": "",
+            "STARTED": now_iso(),
+            "SEQ": str(seq),
+            "NEXT_PINNED": "0",
+        }
+        _refresh(new, entries)
+        if not entries:
+            new["STATE"] = "ACTIVE"
+        _commit(store, old, new, entries)
+    store.log_change("task", "start", f"{task_id} total={len(entries)}")
+    return new
+
+
+@dataclass
+class UpdateResult:
+    applied: bool
+    fields: dict[str, str]
+    message: str = ""
+    changed: list[str] = field(default_factory=list)
+
+
+def update(
+    store: Store,
+    *,
+    done: int | None = None,
+    next_path: str | None = None,
+    notes: str | None = None,
+    state: str | None = None,
+    seq: int | None = None,
+) -> UpdateResult:
+    if done is None and next_path is None and notes is None and state is None:
+        raise UsageError("nothing to update; give --done N, --next PATH, --notes TEXT or --state ACTIVE|PAUSED")
+    if state is not None and state not in ("ACTIVE", "PAUSED"):
+        raise UsageError(f"--state must be ACTIVE or PAUSED, got {state[:20]!r}")
+    if notes is not None:
+        codec.check_text(notes, "--notes", required=False)
+    with store.lock(LOCK):
+        old = read_status(store)
+        cur_seq = codec.status_int(old, "SEQ", store.shown(STATUS))
+        if old.get("STATE") == "IDLE":
+            raise UsageError("no task is running; start one with `agentctl task start --id ID --desc TEXT --files LIST`")
+        if seq is not None and seq != cur_seq:
+            return UpdateResult(
+                False, old, f"not applied: SEQ is {cur_seq}, not {seq} (already applied, or read a newer state); nothing changed"
+            )
+        new = dict(old)
+        entries = read_entries(store, old)
+        list_changed = False
+        changed: list[str] = []
+        if next_path is not None:
+            target = next((e for e in entries if e.path == next_path), None)
+            if target is None:
+                raise UsageError(f"--next {next_path!r} is not an entry of task {old.get('TASK_ID')}; give a listed path")
+            if target.done:
+                raise UsageError(f"--next {next_path!r} is already done; give an entry not yet done")
+            new["NEXT"] = next_path
+            new["NEXT_PINNED"] = "1"
+        if done:
+            order = []
+            if new.get("NEXT_PINNED") == "1":
+                order = [e for e in entries if e.path == new.get("NEXT") and not e.done]
+            order += [e for e in entries if not e.done and e not in order]
+            for e in order[:done]:
+                e.mark = "done"
+                changed.append(e.path)
+                list_changed = True
+            if not entries:
+                raise UsageError(f"task {old.get('TASK_ID')} has no entry list; --done needs one (task start --files)")
+        if notes is not None:
+            new["NOTES"] = notes
+        if state is not None and new.get("STATE") != "DONE":
+            new["STATE"] = state
+        _refresh(new, entries)
+        new["SEQ"] = str(cur_seq + 1)
+        _commit(store, old, new, entries if list_changed else None)
+    store.log_change("task", "update", f"seq={new['SEQ']} done={new.get('DONE')}/{new.get('TOTAL')}")
+    return UpdateResult(True, new, "", changed)
+
+
+def mark_done(store: Store, paths: list[str]) -> UpdateResult:
+    if not paths:
+        raise UsageError("give the paths to mark done: `agentctl task done PATH...`")
+    with store.lock(LOCK):
+        old = read_status(store)
+        if old.get("STATE") == "IDLE":
+            raise UsageError("no task is running; start one with `agentctl task start`")
+        entries = read_entries(store, old)
+        index = {e.path: e for e in entries}
+        missing = [p for p in paths if p not in index]
+        if missing:
+            raise UsageError(f"{missing[0]!r} is not an entry of task {old.get('TASK_ID')}; nothing was marked")
+        changed = []
+        for p in paths:
+            e = index[p]
+            if not e.done:
+                e.mark = "done"
+                changed.append(p)
+        if not changed:
+            return UpdateResult(False, old, "already done; nothing changed")
+        new = dict(old)
+        _refresh(new, entries)
+        new["SEQ"] = str(codec.status_int(old, "SEQ", store.shown(STATUS)) + 1)
+        _commit(store, old, new, entries)
+    store.log_change("task", "done", " ".join(changed)[:400])
+    return UpdateResult(True, new, "", changed)
+
+
+def set_state(store: Store, state: str) -> dict[str, str] | None:
+    """PAUSE or resume the task for a runlevel switch; None when there is nothing to do."""
+    with store.lock(LOCK):
+        old = read_status(store)
+        want_from = "ACTIVE" if state == "PAUSED" else "PAUSED"
+        if old.get("STATE") != want_from:
+            return None
+        new = dict(old)
+        new["STATE"] = state
+        new["SEQ"] = str(codec.status_int(old, "SEQ", store.shown(STATUS)) + 1)
+        _commit(store, old, new, None)
+    store.log_change("task", "pause" if state == "PAUSED" else "resume", old.get("TASK_ID", ""))
+    return new
+
+
+@dataclass
+class StopResult:
+    task_id: str
+    archive: str
+    warning: str
+    fields: dict[str, str]
+
+
+def _unique(store: Store, stem: str, suffix: str) -> str:
+    rel = f"logs/{stem}{suffix}"
+    n = 2
+    while store.exists(rel):
+        rel = f"logs/{stem}.{n}{suffix}"
+        n += 1
+    return rel
+
+
+def stop(store: Store, *, extra: dict[str, str] | None = None) -> StopResult:
+    """Archive the task (status, list, files log) and go back to IDLE."""
+    from agentctl import files
+
+    with store.lock(".lock"), store.lock(LOCK):
+        old = read_status(store)
+        if old.get("STATE") == "IDLE":
+            raise CheckFailed("no task is running; nothing to stop")
+        task_id = old.get("TASK_ID", "task")
+        entries = read_entries(store, old)
+        warning = ""
+        if old.get("STATE") != "DONE":
+            warning = f"task {task_id} was {old.get('STATE')} at {old.get('DONE', '0')}/{old.get('TOTAL', '0')}, not DONE"
+        started = old.get("STARTED", "")
+        ended = time.time()
+        archived = dict(old)
+        archived["ENDED"] = now_iso(ended)
+        archived["DURATION"] = _duration(started, ended)
+        if extra:
+            archived.update(extra)
+        done_rel = _unique(store, f"task-{task_id}", ".done")
+        store.replace(done_rel, codec.format_status({k: v for k, v in archived.items() if k != "LIST"}))
+        list_rel = _unique(store, f"files-{task_id}", ".list")
+        store.replace(list_rel, format_entries(entries))
+        files.archive(store, f"files-{task_id}")
+        seq = codec.status_int(old, "SEQ", store.shown(STATUS))
+        new = {"STATE": "IDLE", "SEQ": str(seq + 1), "TASK_ID": task_id}
+        _commit(store, old, new, None)
+    store.log_change("task", "stop", f"{task_id} -> {done_rel}")
+    return StopResult(task_id, done_rel, warning, archived)
+
+
+def _duration(started: str, ended: float) -> str:
+    try:
+        t0 = time.mktime(time.strptime(started[:19], "%Y-%m-%dT%H:%M:%S"))
+    except ValueError:
+        return ""
+    secs = max(0, int(ended - t0))
+    return f"{secs // 3600}h{secs % 3600 // 60:02d}m{secs % 60:02d}s"
+
+
+def status_lines(fields: dict[str, str]) -> list[str]:
+    """The status as printed: KEY=VALUE in the file's escaped form, internal keys hidden."""
+    order = [k for k in KEYS if k in fields] + [k for k in fields if k not in KEYS]
+    return [f"{k}={codec.encode(fields[k])}" for k in order if k not in ("LIST", "NEXT_PINNED")]

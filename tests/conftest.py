@@ -1,0 +1,78 @@
+"""Shared fixtures: hermetic environment, a project folder, and the real `agentctl` command."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+BIN = Path(sys.executable).parent / "agentctl"
+AGENTCTL = [str(BIN)] if BIN.exists() else [sys.executable, "-m", "agentctl"]
+LONG = os.environ.get("AGENTCTL_LONG") == "1"
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+    @property
+    def lines(self) -> list[str]:
+        return self.out.splitlines()
+
+    def kv(self) -> dict[str, str]:
+        return dict(ln.split("=", 1) for ln in self.out.split("\n") if "=" in ln and ln[:1].isupper())
+
+
+def run(*args: str, cwd: Path | str, stdin: str | bytes | None = None, env: dict[str, str] | None = None,
+        timeout: float = 60) -> Result:
+    """Run the real agentctl console script as a subprocess."""
+    full_env = dict(os.environ)
+    if env:
+        full_env.update(env)
+    data = stdin.encode() if isinstance(stdin, str) else stdin
+    proc = subprocess.run(AGENTCTL + list(args), cwd=cwd, input=data, capture_output=True, env=full_env,
+                          timeout=timeout, check=False)
+    return Result(proc.returncode, proc.stdout.decode("utf-8", "surrogateescape"),
+                  proc.stderr.decode("utf-8", "surrogateescape"))
+
+
+@pytest.fixture(autouse=True)
+def hermetic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """No test touches the real home or a real state folder."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    for name in list(os.environ):
+        if name.startswith("AGENTCTL_") and name not in ("AGENTCTL_LONG", "AGENTCTL_CLAUDE_BIN", "AGENTCTL_E2E_CACHE"):
+            monkeypatch.delenv(name)
+    for name in ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "CURSOR_PROJECT_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    yield
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """An empty git project with an initialised .agent-state."""
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / ".git").mkdir()  # a repository root marker is all discovery needs
+    r = run("init", cwd=proj)
+    assert r.code == 0, r.err
+    return proj
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    """Every regular file under ``folder`` (agent.log and lock files aside) with its bytes."""
+    out = {}
+    for p in sorted(folder.rglob("*")):
+        if p.is_file() and not p.is_symlink() and p.name not in ("agent.log", "agent.log.1") and not p.name.endswith(".lock"):
+            out[str(p.relative_to(folder))] = p.read_bytes()
+    return out
