@@ -1,0 +1,660 @@
+"""End to end with the real Claude Code CLI against a scripted model on loopback.
+
+Three tests, cheapest first:
+
+* ``test_fake_server_*`` -- the scripted server alone (no Claude Code needed).
+* ``test_claude_code_contract`` -- the real Claude Code with hand-written hook
+  commands: tool calls round-trip, hooks get real payloads, a PreToolUse deny
+  reaches the model, ``/compact`` is real and SessionStart(compact) context
+  reaches the first request after it.  Guards the facts the integration uses.
+* ``test_claude_code_scenario`` -- the mission: a 12-file task driven by a
+  stateless scripted model across three real compactions, with agentctl's own
+  hooks (``agentctl install claude``) as the only memory.
+
+See tests/e2e/README.md for how to run and watch them.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import re
+import subprocess
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from .conftest import Claude, agentctl_command, claude_env
+from .fake_anthropic import (
+    COMPACT_MARKER,
+    JSON,
+    Event,
+    FakeAnthropic,
+    Recorded,
+    Reply,
+    events,
+    hook_context,
+    is_compaction_request,
+    system_text,
+)
+
+# --------------------------------------------------------------------------
+# shared helpers
+
+RUN_TIMEOUT = 150  # seconds for one `claude` invocation
+
+
+@dataclass
+class Run:
+    label: str
+    args: list[str]
+    returncode: int
+    stdout: str
+    stderr: str
+    seconds: float
+
+
+def run_claude(claude: Claude, project: Path, env: dict[str, str], label: str, args: list[str]) -> Run:
+    start = time.monotonic()
+    done = subprocess.run(
+        [str(claude.path), *args],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+        stdin=subprocess.DEVNULL,
+    )
+    return Run(label, args, done.returncode, done.stdout, done.stderr, time.monotonic() - start)
+
+
+def replies_tool_uses(server: FakeAnthropic) -> list[JSON]:
+    """Every tool call the scripted model made, in order (from the replies sent)."""
+    out: list[JSON] = []
+    for record in server.requests:
+        if record.reply:
+            out.extend(b for b in record.reply["content"] if b.get("type") == "tool_use")
+    return out
+
+
+def result_for(server: FakeAnthropic, tool_use_id: str) -> Event | None:
+    """The tool result Claude Code sent back for a tool call (first request carrying it)."""
+    for record in server.messages_requests("main", "compact"):
+        for event in events(record.body):
+            if event.kind == "tool_result" and event.tool_use_id == tool_use_id:
+                return event
+    return None
+
+
+def transcript_entries(home: Path) -> list[JSON]:
+    entries: list[JSON] = []
+    for path in sorted((home / ".claude" / "projects").glob("*/*.jsonl")):
+        for line in path.read_text().splitlines():
+            if line.strip():
+                entries.append(json.loads(line))
+    return entries
+
+
+def hook_successes(entries: list[JSON], hook_name: str) -> list[JSON]:
+    """Transcript attachments recording a hook run, e.g. hook_name 'SessionStart:compact'."""
+    out = []
+    for entry in entries:
+        attachment = entry.get("attachment")
+        if isinstance(attachment, dict) and attachment.get("type") == "hook_success":
+            if attachment.get("hookName") == hook_name:
+                out.append(attachment)
+    return out
+
+
+def dump_artifacts(where: Path, server: FakeAnthropic, runs: list[Run]) -> None:
+    with (where / "requests.jsonl").open("w") as out:
+        for record in server.requests:
+            out.write(json.dumps(record.as_json()) + "\n")
+    with (where / "runs.txt").open("w") as out:
+        for run in runs:
+            out.write(
+                f"== {run.label}: claude {' '.join(run.args)}\n"
+                f"exit {run.returncode} in {run.seconds:.1f}s\n"
+                f"-- stdout\n{run.stdout}\n-- stderr\n{run.stderr}\n"
+            )
+
+
+# --------------------------------------------------------------------------
+# the server alone
+
+
+def _post(port: int, path: str, body: JSON) -> tuple[int, str, bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.request("POST", path, json.dumps(body), {"Content-Type": "application/json"})
+        resp = conn.getresponse()
+        return resp.status, resp.getheader("Content-Type") or "", resp.read()
+    finally:
+        conn.close()
+
+
+def _parse_sse(raw: bytes) -> list[tuple[str, JSON]]:
+    out = []
+    for chunk in raw.decode().split("\n\n"):
+        if not chunk.strip():
+            continue
+        lines = dict(line.split(": ", 1) for line in chunk.splitlines())
+        out.append((lines["event"], json.loads(lines["data"])))
+    return out
+
+
+def _rebuild(stream: list[tuple[str, JSON]]) -> JSON:
+    """Reassemble a streamed message the way an SDK client does."""
+    message: JSON = {}
+    for event, data in stream:
+        assert data["type"] == event
+        if event == "message_start":
+            message = dict(data["message"])
+        elif event == "content_block_start":
+            assert data["index"] == len(message["content"])
+            message["content"].append(dict(data["content_block"], _json=""))
+        elif event == "content_block_delta":
+            block = message["content"][data["index"]]
+            delta = data["delta"]
+            if delta["type"] == "text_delta":
+                block["text"] += delta["text"]
+            else:
+                assert delta["type"] == "input_json_delta"
+                block["_json"] += delta["partial_json"]
+        elif event == "content_block_stop":
+            block = message["content"][data["index"]]
+            raw = block.pop("_json")
+            if block["type"] == "tool_use":
+                block["input"] = json.loads(raw)
+        elif event == "message_delta":
+            message["stop_reason"] = data["delta"]["stop_reason"]
+    assert stream[-1][0] == "message_stop"
+    return message
+
+
+def test_fake_server_streams_and_records() -> None:
+    def policy(body: JSON) -> Reply:
+        if is_compaction_request(body):
+            return Reply.text("<analysis>x</analysis><summary>s</summary>")
+        return Reply.tool("Edit", {"file_path": "/p/a.txt", "old_string": "O", "new_string": "N"}, say="ok")
+
+    tools = [{"name": "Edit"}, {"name": "Bash"}]
+    main = {"model": "m", "stream": True, "tools": tools, "messages": [{"role": "user", "content": "go"}]}
+    with FakeAnthropic(policy) as server:
+        status, ctype, raw = _post(server.port, "/v1/messages?beta=true", main)
+        assert (status, ctype) == (200, "text/event-stream")
+        message = _rebuild(_parse_sse(raw))
+        assert message["stop_reason"] == "tool_use"
+        assert message["content"][0] == {"type": "text", "text": "ok"}
+        assert message["content"][1]["input"] == {"file_path": "/p/a.txt", "old_string": "O", "new_string": "N"}
+
+        plain = dict(main, stream=False)
+        status, ctype, raw = _post(server.port, "/v1/messages", plain)
+        assert status == 200 and ctype == "application/json"
+        assert json.loads(raw)["content"][1]["name"] == "Edit"
+
+        compact = {"model": "m", "messages": [{"role": "user", "content": COMPACT_MARKER + ". Summarise."}]}
+        status, _, raw = _post(server.port, "/v1/messages", compact)
+        assert json.loads(raw)["content"][0]["text"].startswith("<analysis>")
+
+        side = {"model": "haiku", "system": "Generate a title, JSON", "messages": [{"role": "user", "content": "hi"}]}
+        _, _, raw = _post(server.port, "/v1/messages", side)
+        assert json.loads(raw)["stop_reason"] == "end_turn"
+
+        status, _, raw = _post(server.port, "/v1/messages/count_tokens", main)
+        assert status == 200 and json.loads(raw)["input_tokens"] > 0
+        status, _, raw = _post(server.port, "/api/something/else", {"x": 1})
+        assert (status, json.loads(raw)) == (200, {})
+
+        kinds = [r.kind for r in server.requests]
+        assert kinds == ["main", "main", "compact", "side", "count_tokens", "other"]
+        assert server.requests[0].body["messages"][0]["content"] == "go"
+        assert server.errors == []
+
+
+def test_fake_server_reports_policy_errors() -> None:
+    def policy(body: JSON) -> Reply:
+        raise ValueError("boom")
+
+    with FakeAnthropic(policy) as server:
+        body = {"tools": [{"name": "Edit"}, {"name": "Bash"}], "messages": [{"role": "user", "content": "x"}]}
+        status, _, raw = _post(server.port, "/v1/messages", body)
+        assert status == 200
+        assert "boom" in json.loads(raw)["content"][0]["text"]
+        assert len(server.errors) == 1 and "boom" in server.errors[0]
+
+
+# --------------------------------------------------------------------------
+# the contract: real Claude Code, hand-written hooks
+
+HOOK_SCRIPT = r'''
+import json, os, sys, time
+event = sys.argv[1]
+payload = json.load(sys.stdin)
+out = os.environ["E2E_PAYLOAD_DIR"]
+tag = payload.get("source") or payload.get("tool_name") or payload.get("trigger") or ""
+with open(os.path.join(out, f"{time.time_ns()}-{event}-{tag}.json"), "w") as f:
+    json.dump({"payload": payload, "project_dir": os.environ.get("CLAUDE_PROJECT_DIR")}, f)
+if event == "SessionStart":
+    print(json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart",
+          "additionalContext": f"CONTRACT-CONTEXT source={tag}"}}))
+elif event == "PreToolUse" and "/locked/" in json.dumps(payload.get("tool_input")):
+    print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+          "permissionDecision": "deny",
+          "permissionDecisionReason": "CONTRACT-DENY rule deny-write: locked/**"}}))
+'''
+
+
+def _contract_settings(hook: Path) -> JSON:
+    def group(event: str, matcher: str | None = None) -> list[JSON]:
+        entry: JSON = {"hooks": [{"type": "command", "command": f"python3 {hook} {event}", "timeout": 30}]}
+        if matcher is not None:
+            entry["matcher"] = matcher
+        return [entry]
+
+    return {
+        "hooks": {
+            "SessionStart": group("SessionStart", "startup|resume|clear|compact"),
+            "PreToolUse": group("PreToolUse", "Write|Edit|MultiEdit|NotebookEdit"),
+            "PostToolUse": group("PostToolUse", "Write|Edit|MultiEdit|NotebookEdit|Bash"),
+            "PreCompact": group("PreCompact", "manual|auto"),
+        }
+    }
+
+
+def _contract_policy(project: Path) -> Callable[[JSON], Reply]:
+    a_txt, locked = str(project / "a.txt"), str(project / "locked" / "l.txt")
+    steps: list[Reply] = [
+        Reply.tool("Write", {"file_path": a_txt, "content": "one OLD_API\n"}),
+        Reply.tool("Read", {"file_path": a_txt}),
+        Reply.tool("Edit", {"file_path": a_txt, "old_string": "OLD_API", "new_string": "NEW_API"}),
+        Reply.tool("Bash", {"command": "echo contract-bash-ok", "description": "echo"}),
+        Reply.tool("Read", {"file_path": locked}),
+        Reply.tool("Edit", {"file_path": locked, "old_string": "keep", "new_string": "changed"}),
+    ]
+
+    def policy(body: JSON) -> Reply:
+        if is_compaction_request(body):
+            return Reply.text("<analysis>none</analysis>\n<summary>CONTRACT-SUMMARY</summary>")
+        evs = events(body)
+        if any("CONTRACT-SUMMARY" in e.text for e in evs):
+            return Reply.text("contract finished after the compaction")
+        done = sum(1 for e in evs if e.kind == "tool_use")
+        return steps[done] if done < len(steps) else Reply.text("contract finished")
+
+    return policy
+
+
+def test_claude_code_contract(claude: Claude, tmp_path: Path) -> None:
+    project, home, payloads = tmp_path / "project", tmp_path / "claude-home", tmp_path / "payloads"
+    for d in (project / ".claude", project / "locked", home, payloads):
+        d.mkdir(parents=True)
+    (project / "locked" / "l.txt").write_text("keep\n")
+    hook = tmp_path / "hook.py"
+    hook.write_text(HOOK_SCRIPT)
+    (project / ".claude" / "settings.json").write_text(json.dumps(_contract_settings(hook), indent=1))
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+
+    runs: list[Run] = []
+    with FakeAnthropic(_contract_policy(project), record_dir=tmp_path / "requests") as server:
+        env = claude_env(home, server.base_url)
+        env["E2E_PAYLOAD_DIR"] = str(payloads)
+        tools = ["--permission-mode", "acceptEdits", "--allowedTools", "Bash(echo:*)"]
+        runs.append(run_claude(claude, project, env, "work", ["-p", "go", *tools, "--max-turns", "20"]))
+        runs.append(run_claude(claude, project, env, "compact", ["-p", "--continue", "/compact"]))
+        runs.append(run_claude(claude, project, env, "after", ["-p", "--continue", "bye", *tools, "--max-turns", "2"]))
+        dump_artifacts(tmp_path, server, runs)
+    where = f"(artifacts in {tmp_path})"
+    assert [r.returncode for r in runs] == [0, 0, 0], where
+    assert server.errors == [], where
+
+    # tool calls really ran
+    assert (project / "a.txt").read_text() == "one NEW_API\n"
+    assert (project / "locked" / "l.txt").read_text() == "keep\n", "the PreToolUse deny was ignored"
+    uses = replies_tool_uses(server)
+    bash = result_for(server, uses[3]["id"])
+    assert bash is not None and "contract-bash-ok" in bash.text and not bash.is_error
+    denied = result_for(server, uses[5]["id"])
+    assert denied is not None and denied.is_error and "CONTRACT-DENY rule deny-write: locked/**" in denied.text
+
+    # SessionStart context arrives as a system-role message of the first request
+    first = server.messages_requests("main")[0]
+    startup = hook_context(first.body, "SessionStart")
+    assert len(startup) == 1 and startup[0].startswith("CONTRACT-CONTEXT source=startup"), (startup, where)
+
+    # a real compaction; the first request after it carries SessionStart(compact) context
+    kinds = [r.kind for r in server.messages_requests()]
+    assert kinds.count("compact") == 1, kinds
+    after = server.messages_requests()[kinds.index("compact") + 1]
+    after_text = "\n".join(e.text for e in events(after.body))
+    assert "CONTRACT-SUMMARY" in after_text
+    assert "CONTRACT-CONTEXT source=startup" not in after_text
+    injected = [piece.split("\n", 1)[0] for piece in hook_context(after.body, "SessionStart")]
+    # --continue fires SessionStart(resume) too; both contexts reach the first request
+    assert sorted(injected) == ["CONTRACT-CONTEXT source=compact", "CONTRACT-CONTEXT source=resume"], injected
+
+    # the hooks got real payloads, with the fields the integration reads
+    seen: dict[str, JSON] = {}
+    for path in sorted(payloads.glob("*.json")):
+        record = json.loads(path.read_text())
+        assert record["project_dir"] == str(project)
+        name = path.stem.split("-", 1)[1]
+        seen.setdefault(name, record["payload"])
+    for name in ("SessionStart-startup", "SessionStart-resume", "SessionStart-compact",
+                 "PreToolUse-Edit", "PostToolUse-Write", "PostToolUse-Edit", "PostToolUse-Bash",
+                 "PreCompact-manual"):
+        assert name in seen, f"no {name} payload; got {sorted(seen)}"
+    edit = seen["PostToolUse-Edit"]
+    assert edit["tool_input"]["file_path"] == str(project / "a.txt")
+    assert edit["tool_response"]["filePath"] == str(project / "a.txt")
+    assert seen["PostToolUse-Bash"]["tool_input"]["command"] == "echo contract-bash-ok"
+    assert seen["PostToolUse-Bash"]["tool_response"]["stdout"] == "contract-bash-ok"
+    assert seen["PreCompact-manual"]["trigger"] == "manual"
+    assert "PostToolUse-Read" not in seen  # the matcher is honoured
+    for payload in seen.values():
+        assert Path(payload["transcript_path"]).is_relative_to(home)
+        assert payload["cwd"] == str(project)
+
+
+# --------------------------------------------------------------------------
+# the scenario: agentctl's hooks keep a stateless model on track
+
+TASK_ID = "e2e-convert-api"
+P0_RULE = "deny-write: secrets/**"
+N_FILES = 12
+OLD, NEW = "OLD_API", "NEW_API"
+SECRET_REL = "secrets/token.txt"
+SECRET_TEXT = "TOKEN=do-not-touch\n"
+TRIGGER_INDEX = 1  # the model tries the denied edit while working on the 2nd file
+SUMMARY = (
+    "<analysis>The scripted model keeps no notes of its own.</analysis>\n"
+    "<summary>1. Primary request: convert the files of the current agentctl task from "
+    "the old API to the new one, one file at a time, marking each one done.\n"
+    "2. Progress: not recorded here on purpose; the next file must come from agentctl.</summary>"
+)
+PROMPT = (
+    f"Convert every file of the current agentctl task: replace {OLD} with {NEW}, one file at a "
+    "time, in the order agentctl gives (its NEXT file). Read the file, edit it, then mark it "
+    "with `agentctl task done PATH`. Stop when the task is DONE."
+)
+CONTINUE = "Continue the task."
+
+NEXT_RE = re.compile(r"(?:^|\s)NEXT=(\S*)", re.MULTILINE)
+KEY_RE = re.compile(r"(?:^|\s)(STATE|TASK_ID|DONE|TOTAL)=(\S*)", re.MULTILINE)
+CWD_RE = re.compile(r"Primary working directory: (\S+)")
+
+
+def file_rel(i: int) -> str:
+    return f"src/mod{i + 1:02d}.py"
+
+
+def parse_kv(text: str) -> dict[str, str]:
+    out = {key: value for key, value in KEY_RE.findall(text)}
+    nexts = NEXT_RE.findall(text)
+    if nexts:
+        out["NEXT"] = nexts[-1]
+    return out
+
+
+def says_task_done(kv: dict[str, str]) -> bool:
+    if kv.get("STATE") == "DONE" or kv.get("NEXT", "x") in ("", "-", "none", "(none)"):
+        return True
+    return "DONE" in kv and kv.get("DONE") == kv.get("TOTAL")
+
+
+class ConvertPolicy:
+    """The scripted model for the scenario.  Stateless: it reads only the request.
+
+    It looks for the latest ``NEXT=`` it was given (SessionStart context, a
+    hook's context, or the output of an ``agentctl task ...`` command) and
+    works on that file: Read, Edit OLD->NEW (unless the Read shows it already
+    converted), ``agentctl task done PATH``, then ``agentctl task status`` to
+    learn the next one.  On the trigger file it first tries to change the
+    denied secrets file once.  It stops when what it was given says DONE.
+    """
+
+    def __init__(self, trigger_rel: str) -> None:
+        self.trigger_rel = trigger_rel
+
+    def __call__(self, body: JSON) -> Reply:
+        if is_compaction_request(body):
+            return Reply.text(SUMMARY)
+        evs = events(body)
+        cwd = CWD_RE.search(system_text(body) + "\n" + "\n".join(e.text for e in evs))
+        if not cwd:
+            raise ValueError("no 'Primary working directory' in the request")
+        root = Path(cwd.group(1))
+
+        # Where was NEXT last stated, and since when has it named the same file?
+        sources = [
+            (e.index, parse_kv(e.text))
+            for e in evs
+            if e.role in ("user", "system") and e.kind in ("text", "tool_result") and NEXT_RE.search(e.text)
+        ]
+        results = {e.tool_use_id: e for e in evs if e.kind == "tool_result"}
+        if not sources:
+            asked = [e for e in evs if e.kind == "tool_use" and _command(e) == "agentctl task status"]
+            if asked:
+                return Reply.text("I cannot find the next file: `agentctl task status` printed no NEXT.")
+            return Reply.tool("Bash", {"command": "agentctl task status", "description": "Show the task"})
+        last = sources[-1][1]
+        if says_task_done(last):
+            return Reply.text("The agentctl task is DONE: every file is converted.")
+        target = last["NEXT"]
+        start = sources[-1][0]
+        for index, kv in reversed(sources):
+            if kv.get("NEXT") != target:
+                break
+            start = index
+        acts = [(e, results.get(e.tool_use_id)) for e in evs if e.kind == "tool_use" and e.index > start]
+        target_abs, secret_abs = str(root / target), str(root / SECRET_REL)
+
+        def calls(name: str, match: Callable[[JSON], bool]) -> list[tuple[Event, Event | None]]:
+            return [(u, r) for u, r in acts if u.block.get("name") == name and match(u.block.get("input", {}))]
+
+        def on(path: str) -> Callable[[JSON], bool]:
+            return lambda i: i.get("file_path") == path
+
+        say = f"Working on {target}."
+        if target == self.trigger_rel and not calls("Edit", on(secret_abs)):
+            if not calls("Read", on(secret_abs)):
+                return Reply.tool("Read", {"file_path": secret_abs}, say="Checking the token file first.")
+            return Reply.tool(
+                "Edit",
+                {"file_path": secret_abs, "old_string": "do-not-touch", "new_string": "rotated"},
+                say="Rotating the token too.",
+            )
+        reads = calls("Read", on(target_abs))
+        if not reads:
+            return Reply.tool("Read", {"file_path": target_abs}, say=say)
+        read_result = reads[-1][1]
+        if read_result is None or read_result.is_error:
+            return Reply.text(f"Reading {target} failed: {read_result.text if read_result else 'no result'}")
+        edits = calls("Edit", on(target_abs))
+        if edits:
+            result = edits[-1][1]
+            if result is None or result.is_error:
+                return Reply.text(f"Editing {target} failed: {result.text if result else 'no result'}")
+        elif OLD in read_result.text:
+            return Reply.tool("Edit", {"file_path": target_abs, "old_string": OLD, "new_string": NEW}, say=say)
+        done_cmd = f"agentctl task done {target}"
+        dones = [(u, r) for u, r in acts if _command(u) == done_cmd]
+        if not dones:
+            return Reply.tool("Bash", {"command": done_cmd, "description": f"Mark {target} done"})
+        done_result = dones[-1][1]
+        if done_result is None or done_result.is_error:
+            return Reply.text(f"`{done_cmd}` failed: {done_result.text if done_result else 'no result'}")
+        if any(_command(u) == "agentctl task status" and u.index > dones[-1][0].index for u, _ in acts):
+            return Reply.text(f"Stuck: agentctl still names {target} as NEXT after it was marked done.")
+        return Reply.tool("Bash", {"command": "agentctl task status", "description": "Show the task"})
+
+
+def _command(event: Event) -> str | None:
+    if event.block.get("name") != "Bash":
+        return None
+    return str(event.block.get("input", {}).get("command", "")).strip()
+
+
+def agentctl(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*agentctl_command(), *args], cwd=project, capture_output=True, text=True, timeout=60
+    )
+
+
+def ok(project: Path, *args: str) -> str:
+    done = agentctl(project, *args)
+    assert done.returncode == 0, f"agentctl {' '.join(args)} failed ({done.returncode}): {done.stderr}{done.stdout}"
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def agentctl_with_claude_integration() -> None:
+    try:
+        done = subprocess.run(
+            [*agentctl_command(), "install", "claude", "--help"], capture_output=True, text=True, timeout=60
+        )
+    except OSError as exc:
+        pytest.skip(f"agentctl cannot run: {exc!r}")
+    if done.returncode != 0:
+        pytest.skip(
+            "`agentctl install claude` is not available yet (the Claude Code hook integration); "
+            f"`{' '.join(agentctl_command())} install claude --help` exited {done.returncode}: "
+            f"{(done.stderr or done.stdout).strip()[:200]}"
+        )
+
+
+def make_project(root: Path) -> tuple[Path, Path]:
+    project = root / "project"
+    (project / "src").mkdir(parents=True)
+    (project / "secrets").mkdir()
+    for i in range(N_FILES):
+        (project / file_rel(i)).write_text(
+            f'"""Module {i + 1}."""\n\nfrom api import {OLD} as api\n\n\ndef run() -> str:\n'
+            f'    return api("mod{i + 1:02d}")\n'
+        )
+    (project / SECRET_REL).write_text(SECRET_TEXT)
+    git = ["git", "-c", "user.name=e2e", "-c", "user.email=e2e@example.invalid"]
+    subprocess.run([*git, "init", "-q"], cwd=project, check=True)
+    subprocess.run([*git, "add", "."], cwd=project, check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "initial"], cwd=project, check=True)
+    listfile = root / "files.txt"
+    listfile.write_text("".join(file_rel(i) + "\n" for i in range(N_FILES)))
+    return project, listfile
+
+
+def test_claude_code_scenario(
+    claude: Claude, agentctl_bin: Path, agentctl_with_claude_integration: None, tmp_path: Path
+) -> None:
+    started = time.monotonic()
+    project, listfile = make_project(tmp_path)
+    home = tmp_path / "claude-home"
+    home.mkdir()
+    ok(project, "init")
+    ok(project, "constraints", "add", "P0", P0_RULE)
+    ok(project, "install", "claude")
+    assert (project / ".claude" / "settings.json").exists(), "agentctl install claude wrote no .claude/settings.json"
+    ok(project, "task", "start", "--id", TASK_ID, "--desc", f"convert {OLD} to {NEW}", "--files", str(listfile))
+
+    tools = ["--permission-mode", "acceptEdits", "--allowedTools", "Bash(agentctl:*)"]
+    plan: list[tuple[str, list[str]]] = [
+        ("work-1", ["-p", PROMPT, *tools, "--max-turns", "13"]),
+        ("compact-1", ["-p", "--continue", "/compact"]),
+        ("work-2", ["-p", "--continue", CONTINUE, *tools, "--max-turns", "10"]),
+        ("compact-2", ["-p", "--continue", "/compact"]),
+        ("work-3", ["-p", "--continue", CONTINUE, *tools, "--max-turns", "11"]),
+        ("compact-3", ["-p", "--continue", "/compact"]),
+        ("work-4", ["-p", "--continue", CONTINUE, *tools, "--max-turns", "80"]),
+    ]
+    runs: list[Run] = []
+    compactions: list[tuple[int, str]] = []  # (request count before it, NEXT right after it)
+    policy = ConvertPolicy(file_rel(TRIGGER_INDEX))
+    with FakeAnthropic(policy, record_dir=tmp_path / "requests") as server:
+        env = claude_env(home, server.base_url, [agentctl_bin])
+        try:
+            for label, args in plan:
+                before = len(server.messages_requests())
+                run = run_claude(claude, project, env, label, args)
+                runs.append(run)
+                where = f"{label} (artifacts in {tmp_path})"
+                if label.startswith("compact"):
+                    assert run.returncode == 0, f"{where}: {run.stderr}{run.stdout}"
+                    compactions.append((before, parse_kv(ok(project, "task", "status")).get("NEXT", "")))
+                elif run.returncode != 0:
+                    assert "Reached max turns" in run.stdout + run.stderr, f"{where}: {run.stderr}{run.stdout}"
+                    assert label != plan[-1][0], f"{where}: the last run did not finish the task"
+        finally:
+            dump_artifacts(tmp_path, server, runs)
+    where = f"(artifacts in {tmp_path})"
+    assert server.errors == [], where
+
+    # the task is DONE and every file converted exactly once
+    status = parse_kv(ok(project, "task", "status"))
+    assert status.get("TASK_ID") == TASK_ID
+    assert status.get("DONE") == status.get("TOTAL") == str(N_FILES), status
+    assert status.get("STATE") == "DONE", status
+    last = server.messages_requests("main")[-1]
+    assert last.reply and last.reply["stop_reason"] == "end_turn"
+    assert "is DONE" in last.reply["content"][0]["text"], last.reply
+    for i in range(N_FILES):
+        text = (project / file_rel(i)).read_text()
+        assert text.count(NEW) == 1 and OLD not in text, (file_rel(i), text)
+
+    uses = replies_tool_uses(server)
+    edits = Counter(u["input"]["file_path"] for u in uses if u["name"] == "Edit")
+    dones = Counter(u["input"]["command"] for u in uses if u["name"] == "Bash" and "task done" in u["input"]["command"])
+    for i in range(N_FILES):
+        assert edits[str(project / file_rel(i))] == 1, (file_rel(i), edits)
+        assert dones[f"agentctl task done {file_rel(i)}"] == 1, (file_rel(i), dones)
+    # the model only ever ran agentctl task commands: the files log is not its doing
+    commands = {u["input"]["command"] for u in uses if u["name"] == "Bash"}
+    assert all(c.startswith("agentctl task ") for c in commands), commands
+
+    # the files log, written by the PostToolUse hook, names every edited file
+    log = project / ".agent-state" / "services" / "files" / "status"
+    assert log.exists(), "no files log: the PostToolUse hook never logged a write"
+    logged = {line.rsplit("|", 1)[-1] for line in log.read_text().splitlines() if "|" in line}
+    missing = [file_rel(i) for i in range(N_FILES) if file_rel(i) not in logged]
+    assert not missing, f"files log lacks {missing}; it has {sorted(logged)}"
+    assert not any(p.startswith("secrets") for p in logged), logged
+
+    # the denied edit never happened, and the model was told why
+    secret_abs = str(project / SECRET_REL)
+    attempts = [u for u in uses if u["name"] in ("Edit", "Write") and u["input"]["file_path"] == secret_abs]
+    assert len(attempts) == 1, attempts
+    assert (project / SECRET_REL).read_text() == SECRET_TEXT
+    told = result_for(server, attempts[0]["id"])
+    assert told is not None, "the denied edit's result never reached the model"
+    assert told.is_error and "secrets/**" in told.text, told.text
+
+    # after each compaction the first request carries the task id, NEXT and the P0 rule
+    requests = server.messages_requests()
+    assert len(compactions) == 3
+    for n, (before, expected_next) in enumerate(compactions, 1):
+        assert expected_next, f"compaction {n}: the task had no NEXT"
+        assert requests[before].kind == "compact", f"compaction {n}: no summary request"
+        first: Recorded = requests[before + 1]
+        assert first.kind == "main"
+        text = "\n".join(hook_context(first.body, "SessionStart"))
+        assert text, f"compaction {n}: no SessionStart hook context in the first request after it"
+        assert TASK_ID in text, f"compaction {n}: task id missing from {text[:2000]}"
+        assert P0_RULE in text, f"compaction {n}: P0 rule missing from {text[:2000]}"
+        assert set(NEXT_RE.findall(text)) == {expected_next}, (n, expected_next, NEXT_RE.findall(text))
+    # ... and it was the SessionStart(compact) hook that said so (the transcript
+    # records a hook_success entry for each SessionStart hook that printed something)
+    compact_hooks = [str(h.get("stdout", "")) for h in hook_successes(transcript_entries(home), "SessionStart:compact")]
+    assert len(compact_hooks) == len(compactions), (
+        f"{len(compact_hooks)} SessionStart(compact) hook outputs in the transcript for {len(compactions)} compactions"
+    )
+    for n, ((_, expected_next), stdout) in enumerate(zip(compactions, compact_hooks, strict=True), 1):
+        assert f"NEXT={expected_next}" in stdout, f"compaction {n}: SessionStart(compact) printed {stdout[:500]}"
+
+    elapsed = time.monotonic() - started
+    (tmp_path / "summary.txt").write_text(
+        f"{len(requests)} model requests, {len(uses)} tool calls, {elapsed:.1f}s\n"
+        + "".join(f"{r.label}: exit {r.returncode} {r.seconds:.1f}s\n" for r in runs)
+    )
+    assert elapsed < 240, f"the scenario took {elapsed:.0f}s"
