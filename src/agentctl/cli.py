@@ -267,7 +267,7 @@ def _main(ctx: Ctx, args: list[str]) -> int:
         if not words:
             sys.stdout.write(_help())
             return EXIT_OK if want_help else EXIT_USAGE
-    _load_commands()
+    _load_commands(words[0])
     key, tokens = _resolve(words, ctx)
     if key[0] == "@custom":
         cmd = COMMANDS[("@custom",)]
@@ -283,8 +283,23 @@ def _main(ctx: Ctx, args: list[str]) -> int:
     return cmd.handler(ctx, opts, pos)
 
 
-def _load_commands() -> None:
-    from agentctl import commands  # noqa: F401  (registers the handlers)
+# Top-level words whose commands live in their own module (imported only when used).
+EXTENSIONS: dict[str, str] = {}
+
+
+def _load_commands(first: str | None = None) -> None:
+    """Import the modules that register handlers: the core always, an extension only when named."""
+    import importlib
+
+    from agentctl import commands  # noqa: F401  (registers the core handlers)
+
+    for word, module in EXTENSIONS.items():
+        if first is None or first == word:
+            try:
+                importlib.import_module(module)
+            except ModuleNotFoundError as exc:
+                if first is not None and exc.name and exc.name.startswith("agentctl"):
+                    raise
 
 
 def _help() -> str:
