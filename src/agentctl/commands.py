@@ -88,8 +88,6 @@ def cmd_resume(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
     from agentctl import resume
 
     budget = opts.get("--max-chars", resume.DEFAULT_BUDGET)
-    if budget < 200:
-        raise UsageError("--max-chars must be at least 200")
     text = resume.build(ctx.store(), budget)
     ctx.emit([text], {"resume": text, "chars": len(text), "budget": budget})
     return EXIT_OK
@@ -133,7 +131,7 @@ def cmd_demo(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
          "start a task over a list of files (one path a line; - reads stdin)",
          {"--id": "value", "--desc": "value", "--files": "value", "--force": "flag"})
 def cmd_task_start(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
-    from agentctl import files, task
+    from agentctl import task
 
     if "--id" not in opts or "--desc" not in opts:
         raise UsageError("usage: agentctl task start --id ID --desc TEXT [--files LIST|-] [--force]")
@@ -143,7 +141,6 @@ def cmd_task_start(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
         stdin = sys.stdin.buffer.read() if opts["--files"] == "-" else None
         paths = task.read_list_file(store, opts["--files"], stdin)
     fields = task.start(store, opts["--id"], opts["--desc"], paths, force=bool(opts.get("--force")))
-    files.start(store, fields["TASK_ID"])
     lines = [f"task {fields['TASK_ID']} started: {fields['TOTAL']} entries"] + task.status_lines(fields)
     ctx.emit(lines, {"ok": True, "task": _public(fields)})
     return EXIT_OK
@@ -308,7 +305,7 @@ def cmd_constraints_remove(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> in
 def cmd_constraints_list(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
     from agentctl import constraints
 
-    rules = sorted(constraints.read(ctx.store()), key=lambda r: constraints.PRIORITIES.index(r.priority))
+    rules = constraints.ordered(ctx.store())
     ctx.emit(_rules_lines(rules), {"constraints": [{"priority": r.priority, "text": r.text} for r in rules]})
     return EXIT_OK
 

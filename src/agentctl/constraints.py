@@ -85,10 +85,15 @@ def add(store: Store, priority: str, text: str) -> tuple[bool, list[Rule]]:
     return True, read(store)
 
 
+def ordered(store: Store) -> list[Rule]:
+    """The rules by priority: the order (and numbers, from 1) that ``constraints list`` shows."""
+    return sorted(read(store), key=lambda r: PRIORITIES.index(r.priority))
+
+
 def remove(store: Store, what: str) -> Rule:
     """Remove by exact text, by ``P0|text``, or by the line number shown by ``constraints list``."""
     with store.lock(LOCK):
-        rules = sorted(read(store), key=lambda r: PRIORITIES.index(r.priority))
+        rules = ordered(store)
         target: Rule | None = None
         if what.isascii() and what.isdigit():
             n = int(what)

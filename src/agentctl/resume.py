@@ -15,6 +15,7 @@ from agentctl import codec, constraints, files, runlevels, session, task, verify
 from agentctl.store import Store
 
 DEFAULT_BUDGET = 2000
+MIN_BUDGET = 200
 
 
 def _v(value: str, limit: int = 300) -> str:
@@ -30,6 +31,10 @@ def _mtime(store: Store, rel: str) -> float:
 
 
 def build(store: Store, budget: int = DEFAULT_BUDGET) -> str:
+    if budget < MIN_BUDGET:
+        from agentctl.errors import UsageError
+
+        raise UsageError(f"--max-chars must be at least {MIN_BUDGET}")
     level = runlevels.current(store)
     active = set(runlevels.services_of(store, level))
     rules = constraints.read(store)
