@@ -261,17 +261,21 @@ def _sse(event: str, data: JSON) -> bytes:
     return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
 
 
-def _usage(body: JSON) -> JSON:
-    approx = max(1, len(json.dumps(body.get("messages", []))) // 4)
+def approx_tokens(body: JSON) -> int:
+    """A rough input token count: a quarter of the messages' JSON size."""
+    return max(1, len(json.dumps(body.get("messages", []))) // 4)
+
+
+def _usage(input_tokens: int) -> JSON:
     return {
-        "input_tokens": approx,
+        "input_tokens": input_tokens,
         "output_tokens": 16,
         "cache_creation_input_tokens": 0,
         "cache_read_input_tokens": 0,
     }
 
 
-def _message(body: JSON, reply: Reply) -> JSON:
+def _message(body: JSON, reply: Reply, input_tokens: int) -> JSON:
     return {
         "id": f"msg_e2e{next(_MSG_IDS):06d}",
         "type": "message",
@@ -280,7 +284,7 @@ def _message(body: JSON, reply: Reply) -> JSON:
         "content": reply.content,
         "stop_reason": reply.stop_reason,
         "stop_sequence": None,
-        "usage": _usage(body),
+        "usage": _usage(input_tokens),
     }
 
 
@@ -341,8 +345,17 @@ def side_call_reply(body: JSON) -> Reply:
 class FakeAnthropic:
     """The scripted model server.  Use as a context manager or start()/stop()."""
 
-    def __init__(self, policy: Policy, *, record_dir: Path | None = None) -> None:
+    def __init__(
+        self,
+        policy: Policy,
+        *,
+        record_dir: Path | None = None,
+        input_tokens: Callable[[JSON], int] = approx_tokens,
+    ) -> None:
+        """``input_tokens`` decides the usage reported for a request: Claude Code
+        compacts on its own (trigger ``auto``) once that passes its threshold."""
         self.policy = policy
+        self.input_tokens = input_tokens
         self.record_dir = record_dir
         self._lock = threading.Lock()
         self._records: list[Recorded] = []
@@ -383,7 +396,7 @@ class FakeAnthropic:
                 record = server._record("POST", self.path, body)
                 if path.endswith("/v1/messages/count_tokens"):
                     record.kind = "count_tokens"
-                    self._send_json(200, {"input_tokens": _usage(body)["input_tokens"]})
+                    self._send_json(200, {"input_tokens": server.input_tokens(body)})
                     return
                 if not path.endswith("/v1/messages"):
                     record.kind = "other"
@@ -396,7 +409,7 @@ class FakeAnthropic:
                 except Exception as exc:  # noqa: BLE001 - surfaced to the test
                     server.errors.append(f"request {record.seq}: {exc!r}")
                     reply = Reply.text(f"[fake model error: {exc!r}]")
-                message = _message(body, reply)
+                message = _message(body, reply, server.input_tokens(body))
                 record.reply = message
                 server._save(record)
                 if body.get("stream"):
@@ -488,6 +501,7 @@ __all__ = [
     "Recorded",
     "Reply",
     "all_text",
+    "approx_tokens",
     "block_text",
     "classify",
     "events",

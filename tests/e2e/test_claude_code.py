@@ -546,11 +546,23 @@ def make_project(root: Path) -> tuple[Path, Path]:
     return project, listfile
 
 
+AUTO_COMPACT_WINDOW = 100_000  # CLAUDE_CODE_AUTO_COMPACT_WINDOW for the last run
+TOKENS_PER_TOOL_CALL = 12_000  # 2.1.328 compacts a 100k window at about 67k: after 6 tool calls
+
+
+def context_tokens(body: JSON) -> int:
+    """The usage the server reports: the context grows with every tool call since the
+    last compaction.  Harmless under the default window; with AUTO_COMPACT_WINDOW it
+    makes Claude Code compact by itself in the middle of a run."""
+    return 2_000 + TOKENS_PER_TOOL_CALL * sum(1 for e in events(body) if e.kind == "tool_use")
+
+
 def test_claude_code_scenario(
     claude: Claude, agentctl_bin: Path, agentctl_with_claude_integration: None, tmp_path: Path
 ) -> None:
     started = time.monotonic()
     project, listfile = make_project(tmp_path)
+    files = [file_rel(i) for i in range(N_FILES)]
     home = tmp_path / "claude-home"
     home.mkdir()
     ok(project, "init")
@@ -560,29 +572,33 @@ def test_claude_code_scenario(
     ok(project, "task", "start", "--id", TASK_ID, "--desc", f"convert {OLD} to {NEW}", "--files", str(listfile))
 
     tools = ["--permission-mode", "acceptEdits", "--allowedTools", "Bash(agentctl:*)"]
-    plan: list[tuple[str, list[str]]] = [
-        ("work-1", ["-p", PROMPT, *tools, "--max-turns", "13"]),
-        ("compact-1", ["-p", "--continue", "/compact"]),
-        ("work-2", ["-p", "--continue", CONTINUE, *tools, "--max-turns", "10"]),
-        ("compact-2", ["-p", "--continue", "/compact"]),
-        ("work-3", ["-p", "--continue", CONTINUE, *tools, "--max-turns", "11"]),
-        ("compact-3", ["-p", "--continue", "/compact"]),
-        ("work-4", ["-p", "--continue", CONTINUE, *tools, "--max-turns", "80"]),
+    auto = {"CLAUDE_CODE_AUTO_COMPACT_WINDOW": str(AUTO_COMPACT_WINDOW)}
+    plan: list[tuple[str, list[str], dict[str, str]]] = [
+        ("work-1", ["-p", PROMPT, *tools, "--max-turns", "10"], {}),
+        ("compact-1", ["-p", "--continue", "/compact"], {}),
+        ("work-2", ["-p", "--continue", CONTINUE, *tools, "--max-turns", "8"], {}),
+        ("compact-2", ["-p", "--continue", "/compact"], {}),
+        ("work-3", ["-p", "--continue", CONTINUE, *tools, "--max-turns", "9"], {}),
+        ("compact-3", ["-p", "--continue", "/compact"], {}),
+        # the last run compacts by itself (trigger auto) in the middle of its work
+        ("work-4", ["-p", "--continue", CONTINUE, *tools, "--max-turns", "80"], auto),
     ]
     runs: list[Run] = []
-    compactions: list[tuple[int, str]] = []  # (request count before it, NEXT right after it)
+    spans: list[tuple[str, int, int]] = []  # run label, its first and past-last request index
+    status_after: dict[str, str] = {}  # NEXT per `agentctl task status` after each /compact
     policy = ConvertPolicy(file_rel(TRIGGER_INDEX))
-    with FakeAnthropic(policy, record_dir=tmp_path / "requests") as server:
+    with FakeAnthropic(policy, record_dir=tmp_path / "requests", input_tokens=context_tokens) as server:
         env = claude_env(home, server.base_url, [agentctl_bin])
         try:
-            for label, args in plan:
+            for label, args, extra in plan:
                 before = len(server.messages_requests())
-                run = run_claude(claude, project, env, label, args)
+                run = run_claude(claude, project, dict(env, **extra), label, args)
                 runs.append(run)
+                spans.append((label, before, len(server.messages_requests())))
                 where = f"{label} (artifacts in {tmp_path})"
                 if label.startswith("compact"):
                     assert run.returncode == 0, f"{where}: {run.stderr}{run.stdout}"
-                    compactions.append((before, parse_kv(ok(project, "task", "status")).get("NEXT", "")))
+                    status_after[label] = parse_kv(ok(project, "task", "status")).get("NEXT", "")
                 elif run.returncode != 0:
                     assert "Reached max turns" in run.stdout + run.stderr, f"{where}: {run.stderr}{run.stdout}"
                     assert label != plan[-1][0], f"{where}: the last run did not finish the task"
@@ -590,25 +606,26 @@ def test_claude_code_scenario(
             dump_artifacts(tmp_path, server, runs)
     where = f"(artifacts in {tmp_path})"
     assert server.errors == [], where
+    requests = server.messages_requests()
 
     # the task is DONE and every file converted exactly once
     status = parse_kv(ok(project, "task", "status"))
-    assert status.get("TASK_ID") == TASK_ID
+    assert status.get("TASK_ID") == TASK_ID, status
     assert status.get("DONE") == status.get("TOTAL") == str(N_FILES), status
     assert status.get("STATE") == "DONE", status
     last = server.messages_requests("main")[-1]
     assert last.reply and last.reply["stop_reason"] == "end_turn"
     assert "is DONE" in last.reply["content"][0]["text"], last.reply
-    for i in range(N_FILES):
-        text = (project / file_rel(i)).read_text()
-        assert text.count(NEW) == 1 and OLD not in text, (file_rel(i), text)
+    for rel in files:
+        text = (project / rel).read_text()
+        assert text.count(NEW) == 1 and OLD not in text, (rel, text)
 
     uses = replies_tool_uses(server)
     edits = Counter(u["input"]["file_path"] for u in uses if u["name"] == "Edit")
     dones = Counter(u["input"]["command"] for u in uses if u["name"] == "Bash" and "task done" in u["input"]["command"])
-    for i in range(N_FILES):
-        assert edits[str(project / file_rel(i))] == 1, (file_rel(i), edits)
-        assert dones[f"agentctl task done {file_rel(i)}"] == 1, (file_rel(i), dones)
+    for rel in files:
+        assert edits[str(project / rel)] == 1, (rel, edits)
+        assert dones[f"agentctl task done {rel}"] == 1, (rel, dones)
     # the model only ever ran agentctl task commands: the files log is not its doing
     commands = {u["input"]["command"] for u in uses if u["name"] == "Bash"}
     assert all(c.startswith("agentctl task ") for c in commands), commands
@@ -617,7 +634,7 @@ def test_claude_code_scenario(
     log = project / ".agent-state" / "services" / "files" / "status"
     assert log.exists(), "no files log: the PostToolUse hook never logged a write"
     logged = {line.rsplit("|", 1)[-1] for line in log.read_text().splitlines() if "|" in line}
-    missing = [file_rel(i) for i in range(N_FILES) if file_rel(i) not in logged]
+    missing = [rel for rel in files if rel not in logged]
     assert not missing, f"files log lacks {missing}; it has {sorted(logged)}"
     assert not any(p.startswith("secrets") for p in logged), logged
 
@@ -630,31 +647,54 @@ def test_claude_code_scenario(
     assert told is not None, "the denied edit's result never reached the model"
     assert told.is_error and "secrets/**" in told.text, told.text
 
+    # compactions: three /compact runs and at least one automatic one
+    compactions = [i for i, r in enumerate(requests) if r.kind == "compact"]
+    run_of = {i: label for label, lo, hi in spans for i in range(lo, hi)}
+    manual = [i for i in compactions if run_of[i].startswith("compact")]
+    automatic = [i for i in compactions if run_of[i].startswith("work")]
+    assert sorted(run_of[i] for i in manual) == ["compact-1", "compact-2", "compact-3"], run_of
+    assert automatic, f"Claude Code never compacted by itself in {plan[-1][0]} {where}"
+
     # after each compaction the first request carries the task id, NEXT and the P0 rule
-    requests = server.messages_requests()
-    assert len(compactions) == 3
-    for n, (before, expected_next) in enumerate(compactions, 1):
-        assert expected_next, f"compaction {n}: the task had no NEXT"
-        assert requests[before].kind == "compact", f"compaction {n}: no summary request"
-        first: Recorded = requests[before + 1]
-        assert first.kind == "main"
+    # (NEXT there is the first file whose `agentctl task done` ran before the compaction;
+    # a compaction after the last one must say DONE instead)
+    expected: list[str | None] = []
+    for n, index in enumerate(compactions, 1):
+        done_before = {
+            u["input"]["command"].split()[-1]
+            for r in requests[:index]
+            for u in (r.reply or {}).get("content", [])
+            if u.get("type") == "tool_use" and str(u["input"].get("command", "")).startswith("agentctl task done ")
+        }
+        want = next((rel for rel in files if rel not in done_before), None)
+        expected.append(want)
+        label = f"compaction {n} ({run_of[index]})"
+        if index in manual:
+            assert status_after[run_of[index]] == (want or ""), (label, status_after, want)
+        first: Recorded = requests[index + 1]
+        assert first.kind == "main", f"{label}: the request after it is {first.kind}"
         text = "\n".join(hook_context(first.body, "SessionStart"))
-        assert text, f"compaction {n}: no SessionStart hook context in the first request after it"
-        assert TASK_ID in text, f"compaction {n}: task id missing from {text[:2000]}"
-        assert P0_RULE in text, f"compaction {n}: P0 rule missing from {text[:2000]}"
-        assert set(NEXT_RE.findall(text)) == {expected_next}, (n, expected_next, NEXT_RE.findall(text))
+        assert text, f"{label}: no SessionStart hook context in the first request after it"
+        assert TASK_ID in text, f"{label}: task id missing from {text[:2000]}"
+        assert P0_RULE in text, f"{label}: P0 rule missing from {text[:2000]}"
+        if want is None:
+            assert "DONE" in text and set(NEXT_RE.findall(text)) <= {""}, (label, text[:2000])
+        else:
+            assert set(NEXT_RE.findall(text)) == {want}, (label, want, NEXT_RE.findall(text))
     # ... and it was the SessionStart(compact) hook that said so (the transcript
     # records a hook_success entry for each SessionStart hook that printed something)
     compact_hooks = [str(h.get("stdout", "")) for h in hook_successes(transcript_entries(home), "SessionStart:compact")]
     assert len(compact_hooks) == len(compactions), (
         f"{len(compact_hooks)} SessionStart(compact) hook outputs in the transcript for {len(compactions)} compactions"
     )
-    for n, ((_, expected_next), stdout) in enumerate(zip(compactions, compact_hooks, strict=True), 1):
-        assert f"NEXT={expected_next}" in stdout, f"compaction {n}: SessionStart(compact) printed {stdout[:500]}"
+    for n, (want, stdout) in enumerate(zip(expected, compact_hooks, strict=True), 1):
+        said = f"NEXT={want}" if want else "DONE"
+        assert said in stdout, f"compaction {n}: SessionStart(compact) printed {stdout[:500]}"
 
     elapsed = time.monotonic() - started
     (tmp_path / "summary.txt").write_text(
-        f"{len(requests)} model requests, {len(uses)} tool calls, {elapsed:.1f}s\n"
+        f"{len(requests)} model requests, {len(uses)} tool calls, {len(manual)} manual and "
+        f"{len(automatic)} automatic compactions, {elapsed:.1f}s\n"
         + "".join(f"{r.label}: exit {r.returncode} {r.seconds:.1f}s\n" for r in runs)
     )
     assert elapsed < 240, f"the scenario took {elapsed:.0f}s"
