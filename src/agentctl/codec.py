@@ -154,8 +154,12 @@ def parse_uint(raw: str, what: str, *, minimum: int = 0, maximum: int = 999_999_
     """A plain decimal number: ASCII digits only (no sign, spaces, underscores or other scripts)."""
     if not raw or len(raw) > 9 or not raw.isascii() or not raw.isdigit():
         raise UsageError(f"{what} must be a whole number from {minimum} to {maximum}, got {raw[:40]!r}")
-    n = int(raw)
-    if n < minimum or n > maximum:
+    return check_uint(int(raw), what, minimum=minimum, maximum=maximum)
+
+
+def check_uint(n: int, what: str, *, minimum: int = 0, maximum: int = 999_999_999) -> int:
+    """The range check of ``parse_uint`` for a number that arrives as an int (the MCP tools)."""
+    if isinstance(n, bool) or n < minimum or n > maximum:
         raise UsageError(f"{what} must be a whole number from {minimum} to {maximum}, got {n}")
     return n
 

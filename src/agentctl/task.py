@@ -238,6 +238,10 @@ def update(
         raise UsageError("nothing to update; give --done N, --next PATH, --notes TEXT or --state ACTIVE|PAUSED")
     if state is not None and state not in ("ACTIVE", "PAUSED"):
         raise UsageError(f"--state must be ACTIVE or PAUSED, got {state[:20]!r}")
+    if done is not None:
+        codec.check_uint(done, "--done", minimum=1)
+    if seq is not None:
+        codec.check_uint(seq, "--seq")
     if notes is not None:
         codec.check_text(notes, "--notes", required=False)
     with store.lock(LOCK):
