@@ -110,8 +110,6 @@ def format_entries(entries: list[Entry]) -> bytes:
 
 def read_list_file(store: Store, source: str, stdin_data: bytes | None = None, cwd: str | None = None) -> list[str]:
     """Read a list of paths (a file, or ``-`` for stdin): one a line, blank lines ignored."""
-    from agentctl.location import project_path
-
     if source == "-":
         data = stdin_data if stdin_data is not None else b""
     else:
@@ -124,10 +122,16 @@ def read_list_file(store: Store, source: str, stdin_data: bytes | None = None, c
         raise UsageError(f"the list is over {MAX_LIST_BYTES} bytes; split the task")
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
-    text = data.decode("utf-8", "surrogateescape")
+    return list_paths(store, data.decode("utf-8", "surrogateescape").split("\n"), cwd)
+
+
+def list_paths(store: Store, lines: list[str], cwd: str | None = None) -> list[str]:
+    """The task's entries from a list's lines: project paths, blank lines ignored, repeats dropped."""
+    from agentctl.location import project_path
+
     seen: set[str] = set()
     paths: list[str] = []
-    for lineno, raw in enumerate(text.split("\n"), 1):
+    for lineno, raw in enumerate(lines, 1):
         line = raw.rstrip("\r")
         if not line.strip():
             continue
