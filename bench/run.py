@@ -1,0 +1,360 @@
+"""agentctl's hot-path benchmark: one command, its own state in a temporary folder, a table.
+
+    .venv/bin/python bench/run.py            # 31 runs per figure
+    .venv/bin/python bench/run.py --quick    # 15 runs per figure
+
+For each hot-path command it reports, from the same interpreter and measured alternately in
+the same run (so machine load weighs on both sides alike):
+
+* the median wall time on the fresh state (the seed's 120-file scenario mid-task) and the
+  median of its floor: ``floor_read.py`` (interpreter start-up plus ``import re, sys``, what
+  pip's console-script launcher pays) for a command that only reads, ``floor_write.py`` (the
+  same plus the same durable write: the same files, byte counts, locks and fsyncs) for one
+  that writes; their ratio (target <= 1.2);
+* the median on the large state (100,000-entry files log, 10,000-entry task list, 500
+  constraints, 200 archived tasks, a 50 MB verify log) and its ratio to fresh (target <= 1.3);
+* the peak resident memory of the command on the large state and of its floor (target: at
+  most the floor's plus 5 MiB), from ``wait4``'s rusage of each child;
+* the characters ``resume`` prints for the scenario, next to the 1,000 target.
+
+The command is run the way users run it: the venv's ``bin/agentctl`` console script.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import states  # noqa: E402
+
+FLOOR_RATIO = 1.2
+LARGE_RATIO = 1.3
+RSS_MARGIN_KIB = 5 * 1024
+RESUME_TARGET = 1000
+RESUME_BUDGET = 2000
+
+
+class Case:
+    """One hot-path command: how to run it on a project, and the floor it is compared with."""
+
+    def __init__(self, name: str, args: Callable[[str, int], list[str]], floor: Callable[[str], list[str]],
+                 stdin: Callable[[str], bytes] | None = None, ok: tuple[int, ...] = (0,)) -> None:
+        self.name = name
+        self.args = args  # (project, run number) -> argv after `agentctl`
+        self.floor = floor  # project -> floor_write.py ops ([] = a read-only command: floor_read.py)
+        self.stdin = stdin
+        self.ok = ok
+
+
+def _size(project: str, rel: str) -> int:
+    return os.path.getsize(os.path.join(project, ".agent-state", rel))
+
+
+def _task_fields(project: str) -> dict[str, str]:
+    with open(os.path.join(project, ".agent-state/services/task/status"), encoding="utf-8") as fh:
+        return dict(ln.split("=", 1) for ln in fh.read().splitlines() if "=" in ln)
+
+
+def _task_write_ops(project: str) -> list[str]:
+    """What `task done` / `task update --done` write: the new list file, then the status (both atomic)."""
+    f = _task_fields(project)
+    return ["lock:services/task/.lock", f"replace:services/task/list:{_size(project, 'services/task/' + f['LIST'])}",
+            f"replace:services/task/status:{_size(project, 'services/task/status')}"]
+
+
+def _files_line_len(path: str) -> int:
+    return len(f"{states._now_iso()}|MODIFY|{path}\n".encode())
+
+
+def _files_log_ops(path: str) -> Callable[[str], list[str]]:
+    return lambda project: ["lock:services/files/.lock", f"append:services/files/status:{_files_line_len(path)}"]
+
+
+def _todo(n: int) -> str:
+    return states.scenario_path(states.N_DONE + n)
+
+
+def _hook_payload(event: str, tool: str | None = None, **extra: object) -> Callable[[str], bytes]:
+    def make(project: str) -> bytes:
+        data: dict[str, object] = {"session_id": "bench", "transcript_path": os.path.join(project, "t.jsonl"),
+                                   "cwd": project, "hook_event_name": event}
+        if tool:
+            target = os.path.join(project, states.scenario_path(60))
+            data.update(tool_name=tool, tool_input={"file_path": target, "old_string": "a", "new_string": "b"},
+                        tool_use_id="toolu_bench")
+            if event == "PostToolUse":
+                data["tool_response"] = {"filePath": target, "success": True}
+        data.update(extra)
+        return json.dumps(data).encode()
+
+    return make
+
+
+CORE = [
+    Case("files log", lambda p, i: ["files", "log", "MODIFY", states.scenario_path(60)], _files_log_ops(states.scenario_path(60))),
+    Case("files check", lambda p, i: ["files", "check", states.scenario_path(5)], lambda p: []),
+    Case("task done", lambda p, i: ["task", "done", _todo(i)], _task_write_ops),
+    Case("task update --done 1 --seq N",
+         lambda p, i: ["task", "update", "--done", "1", "--seq", _task_fields(p)["SEQ"]], _task_write_ops),
+    Case("resume", lambda p, i: ["resume"], lambda p: []),
+]
+HOOKS = [
+    Case("hook claude post-tool-use (Edit)", lambda p, i: ["hook", "claude", "post-tool-use"],
+         _files_log_ops(states.scenario_path(60)), _hook_payload("PostToolUse", "Edit")),
+    Case("hook claude pre-tool-use (Edit)", lambda p, i: ["hook", "claude", "pre-tool-use"],
+         lambda p: [], _hook_payload("PreToolUse", "Edit")),
+    Case("hook claude session-start (compact)", lambda p, i: ["hook", "claude", "session-start"],
+         lambda p: [], _hook_payload("SessionStart", source="compact")),
+]
+
+
+class Runner:
+    def __init__(self, agentctl: str, python: str, work: str) -> None:
+        self.agentctl = agentctl
+        self.python = python
+        self.work = work
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTCTL_")}
+
+    def start(self) -> None:
+        self.spawner = subprocess.Popen([self.python, "-S", "-I", str(HERE / "spawner.py")], env=self.env,
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+    def stop(self) -> None:
+        if self.spawner.stdin:
+            self.spawner.stdin.close()
+        self.spawner.wait()
+
+    def spawn(self, argv: list[str], cwd: str, stdin: bytes | None) -> tuple[float, int, int]:
+        """Run one child through the spawner; return (wall seconds, peak RSS in KiB, exit code)."""
+        stdin_path = ""
+        if stdin is not None:
+            stdin_path = os.path.join(self.work, "stdin.json")
+            with open(stdin_path, "wb") as fh:
+                fh.write(stdin)
+        assert self.spawner.stdin is not None and self.spawner.stdout is not None
+        self.spawner.stdin.write("\0".join([cwd, stdin_path, *argv]).encode() + b"\n")
+        self.spawner.stdin.flush()
+        took, rss, code = self.spawner.stdout.readline().split()
+        return float(took), int(rss), int(code)
+
+    def output(self, args: list[str], cwd: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run([self.agentctl, *args], cwd=cwd, env=self.env, input=stdin, capture_output=True,
+                              check=False)
+
+
+def copy_state(template: str, dest: str) -> None:
+    """Copy a project; big files nothing writes in place (archives, verify logs) are hard-linked."""
+    def link_or_copy(src: str, dst: str) -> object:
+        name = os.path.basename(src)
+        if os.sep + "logs" + os.sep in src and name != "agent.log" and not name.startswith("quarantine"):
+            os.link(src, dst)
+            return dst
+        return shutil.copy2(src, dst)
+
+    shutil.copytree(template, dest, copy_function=link_or_copy)
+
+
+def measure(runner: Runner, case: Case, fresh_t: str, large_t: str, runs: int, warmup: int) -> dict[str, object]:
+    tag = case.name.replace(" ", "_").replace("(", "").replace(")", "")
+    fresh = os.path.join(runner.work, f"{tag}-fresh")
+    large = os.path.join(runner.work, f"{tag}-large")
+    floor_dir = os.path.join(runner.work, f"{tag}-floor")
+    copy_state(fresh_t, fresh)
+    copy_state(large_t, large)
+    for sub in ("services/files", "services/task"):
+        os.makedirs(os.path.join(floor_dir, sub), exist_ok=True)
+
+    def floor_argv() -> list[str]:
+        ops = case.floor(fresh)
+        if not ops:
+            return [runner.python, str(HERE / "floor_read.py")]
+        return [runner.python, str(HERE / "floor_write.py"), floor_dir, *ops]
+
+    # A first run with its output shown, so a broken command fails loudly instead of being timed.
+    for project in (fresh, large):
+        stdin = case.stdin(project) if case.stdin else None
+        proc = runner.output(case.args(project, 0), project, stdin)
+        if proc.returncode not in case.ok:
+            raise SystemExit(f"bench: `agentctl {' '.join(case.args(project, 0))}` exited {proc.returncode} in {project}:\n"
+                             f"{proc.stdout.decode(errors='replace')}{proc.stderr.decode(errors='replace')}")
+    samples: dict[str, list[tuple[float, int]]] = {"floor": [], "fresh": [], "large": []}
+    kinds = ["floor", "fresh", "large"]
+    for i in range(1, warmup + runs + 1):
+        order = kinds[i % 3:] + kinds[: i % 3]  # rotate, so no side always runs right after another
+        for kind in order:
+            if kind == "floor":
+                argv, cwd, stdin = floor_argv(), fresh, None
+            else:
+                project = fresh if kind == "fresh" else large
+                argv = [runner.agentctl, *case.args(project, i)]
+                cwd, stdin = project, (case.stdin(project) if case.stdin else None)
+            took, rss, code = runner.spawn(argv, cwd, stdin)
+            expected = (0,) if kind == "floor" else case.ok
+            if code not in expected:
+                raise SystemExit(f"bench: {' '.join(argv)} exited {code} (run {i}, {kind})")
+            if i > warmup:
+                samples[kind].append((took, rss))
+    med = {k: statistics.median(t for t, _ in v) for k, v in samples.items()}
+    rss = {k: statistics.median(r for _, r in v) for k, v in samples.items()}
+    return {
+        "command": case.name,
+        "floor": "write" if case.floor(fresh) else "read",
+        "runs": runs,
+        "fresh_ms": med["fresh"] * 1000,
+        "floor_ms": med["floor"] * 1000,
+        "ratio": med["fresh"] / med["floor"],
+        "large_ms": med["large"] * 1000,
+        "large_ratio": med["large"] / med["fresh"],
+        "rss_large_mib": rss["large"] / 1024,
+        "rss_floor_mib": rss["floor"] / 1024,
+        "rss_delta_mib": (rss["large"] - rss["floor"]) / 1024,
+        "fresh_spread_ms": _spread(samples["fresh"]),
+        "floor_spread_ms": _spread(samples["floor"]),
+    }
+
+
+def _spread(samples: list[tuple[float, int]]) -> str:
+    q = statistics.quantiles([t * 1000 for t, _ in samples], n=4)
+    return f"{q[0]:.1f}-{q[2]:.1f}"
+
+
+def has_hooks(runner: Runner, project: str) -> bool:
+    proc = runner.output(["hook", "--help"], project)
+    return proc.returncode == 0
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            cpu = next((ln.split(":", 1)[1].strip() for ln in fh if ln.startswith("model name")), cpu)
+    except OSError:
+        pass
+    return f"{os.cpu_count()} CPUs ({cpu}), {platform.system()} {platform.release()}, Python {platform.python_version()}"
+
+
+def find_agentctl(explicit: str | None) -> tuple[str, str]:
+    """The console script and the interpreter its launcher runs (taken from its #! line)."""
+    script = Path(explicit) if explicit else Path(sys.executable).parent / "agentctl"
+    if not script.exists():
+        raise SystemExit(f"bench: no console script at {script}; install with `.venv/bin/pip install -e .` "
+                         "and run the bench with the venv's python")
+    with open(script, "rb") as fh:
+        first = fh.readline().decode(errors="replace").strip()
+    if not first.startswith("#!") or "python" not in first:
+        raise SystemExit(f"bench: {script} is not a pip console script (first line {first!r})")
+    python = first[2:].strip().split()[0]
+    if "/shims/" in python or "/shims/" in str(script):
+        raise SystemExit(f"bench: {script} runs through a pyenv shim; use the venv's own bin/agentctl")
+    return str(script), python
+
+
+def table(rows: list[dict[str, object]]) -> str:
+    out = ["| command | floor | median (ms) | floor (ms) | ratio (<= 1.2) | large state (ms) | large / fresh (<= 1.3) "
+           "| peak RSS, large (MiB) | floor RSS (MiB) | RSS - floor (<= 5 MiB) |",
+           "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        if "skipped" in r:
+            out.append(f"| `{r['command']}` | | | | | | | | | skipped: {r['skipped']} |")
+            continue
+        ok = "" if float(str(r["ratio"])) <= FLOOR_RATIO else " !"
+        ok2 = "" if float(str(r["large_ratio"])) <= LARGE_RATIO else " !"
+        ok3 = "" if float(str(r["rss_delta_mib"])) <= RSS_MARGIN_KIB / 1024 else " !"
+        out.append(f"| `{r['command']}` | {r['floor']} | {r['fresh_ms']:.1f} | {r['floor_ms']:.1f} | {r['ratio']:.2f}{ok} "
+                   f"| {r['large_ms']:.1f} | {r['large_ratio']:.2f}{ok2} | {r['rss_large_mib']:.1f} "
+                   f"| {r['rss_floor_mib']:.1f} | {r['rss_delta_mib']:+.1f}{ok3} |")
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    opts = {"--runs": "31", "--only": "", "--json": "", "--agentctl": ""}
+    keep = False
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--quick":
+            opts["--runs"] = "15"
+        elif a == "--keep":
+            keep = True
+        elif a in opts and i + 1 < len(args):
+            opts[a] = args[i + 1]
+            i += 1
+        elif a in ("-h", "--help"):
+            print(__doc__.strip() + "\n\noptions: --quick, --runs N (>= 15), --only SUBSTRING, --json FILE, "
+                  "--agentctl PATH, --keep")
+            return 0
+        else:
+            print(f"bench: unknown argument {a!r}; see --help", file=sys.stderr)
+            return 2
+        i += 1
+    runs = max(15, int(opts["--runs"]))
+    agentctl, python = find_agentctl(opts["--agentctl"] or None)
+    work = tempfile.mkdtemp(prefix="agentctl-bench-")
+    try:
+        runner = Runner(agentctl, python, work)
+        runner.start()
+        fresh_t, large_t = os.path.join(work, "fresh"), os.path.join(work, "large")
+        print(f"bench: {machine()}", file=sys.stderr)
+        print(f"bench: {agentctl} (interpreter {python}); state in {work}", file=sys.stderr)
+        print("bench: building the fresh and the large state ...", file=sys.stderr)
+        states.build_fresh(agentctl, fresh_t)
+        states.build_large(agentctl, large_t)
+        resume = runner.output(["resume"], fresh_t).stdout.decode("utf-8", "replace").rstrip("\n")
+        resume_large = runner.output(["resume"], large_t).stdout.decode("utf-8", "replace").rstrip("\n")
+        cases = list(CORE)
+        notes = []
+        if has_hooks(runner, fresh_t):
+            cases += HOOKS
+        else:
+            notes.append("editor-hook commands (`agentctl hook claude ...`) are not in this build; skipped")
+        if opts["--only"]:
+            cases = [c for c in cases if opts["--only"] in c.name]
+        rows: list[dict[str, object]] = []
+        for case in cases:
+            print(f"bench: {case.name} ({runs} runs + 3 warm-up, alternating with its floor) ...", file=sys.stderr)
+            rows.append(measure(runner, case, fresh_t, large_t, runs, warmup=3))
+        print()
+        print(f"Measured on {machine()}; {runs} runs per figure, medians; {time.strftime('%Y-%m-%d')}.")
+        print()
+        print(table(rows))
+        print()
+        print(f"`resume` for the seed's 120-file scenario mid-task: {len(resume)} characters (target <= {RESUME_TARGET}); "
+              f"on the large state: {len(resume_large)} (budget {RESUME_BUDGET}).")
+        for n in notes:
+            print(f"Note: {n}.")
+        spreads = "; ".join(f"{r['command']}: {r['fresh_spread_ms']} vs floor {r['floor_spread_ms']}" for r in rows)
+        print(f"Interquartile ranges (ms, fresh vs floor): {spreads}.")
+        failed = [str(r["command"]) for r in rows
+                  if float(str(r["ratio"])) > FLOOR_RATIO or float(str(r["large_ratio"])) > LARGE_RATIO
+                  or float(str(r["rss_delta_mib"])) > RSS_MARGIN_KIB / 1024]
+        if len(resume) > RESUME_TARGET or len(resume_large) > RESUME_BUDGET:
+            failed.append("resume size")
+        print("All targets met." if not failed else f"Over target: {', '.join(failed)}.")
+        if opts["--json"]:
+            with open(opts["--json"], "w", encoding="utf-8") as fh:
+                json.dump({"machine": machine(), "runs": runs, "rows": rows, "resume_chars": len(resume),
+                           "resume_large_chars": len(resume_large), "resume": resume}, fh, indent=1)
+        runner.stop()
+        return 0 if not failed else 1
+    finally:
+        if keep:
+            print(f"bench: kept {work}", file=sys.stderr)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
