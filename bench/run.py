@@ -207,7 +207,7 @@ def measure(runner: Runner, case: Case, fresh_t: str, large_t: str, runs: int, w
             if i > warmup:
                 samples[kind].append((took, rss))
     med = {k: statistics.median(t for t, _ in v) for k, v in samples.items()}
-    rss = {k: statistics.median(r for _, r in v) for k, v in samples.items()}
+    mem = {k: statistics.median(r for _, r in v) for k, v in samples.items()}
     return {
         "command": case.name,
         "floor": "write" if case.floor(fresh) else "read",
@@ -217,9 +217,9 @@ def measure(runner: Runner, case: Case, fresh_t: str, large_t: str, runs: int, w
         "ratio": med["fresh"] / med["floor"],
         "large_ms": med["large"] * 1000,
         "large_ratio": med["large"] / med["fresh"],
-        "rss_large_mib": rss["large"] / 1024,
-        "rss_floor_mib": rss["floor"] / 1024,
-        "rss_delta_mib": (rss["large"] - rss["floor"]) / 1024,
+        "rss_large_mib": mem["large"] / 1024,
+        "rss_floor_mib": mem["floor"] / 1024,
+        "rss_delta_mib": (mem["large"] - mem["floor"]) / 1024,
         "fresh_spread_ms": _spread(samples["fresh"]),
         "floor_spread_ms": _spread(samples["floor"]),
     }
