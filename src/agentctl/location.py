@@ -52,25 +52,45 @@ def open_store(start: str | None = None, explicit: str | None = None) -> Store:
     if not os.path.isdir(os.path.join(root, "services")):
         raise StateError(f"{root} is not an agentctl state folder (no services/); run `agentctl init`")
     store = Store(root)
-    check_version(store)
+    version = check_version(store)
+    if version < FORMAT_VERSION:
+        from agentctl.migrations import migrate
+
+        note = migrate(store, version)
+        if note:
+            import sys
+
+            try:
+                sys.stderr.write(f"agentctl: {note}\n")
+            except (OSError, ValueError, AttributeError):
+                pass
     return store
 
 
 def check_version(store: Store) -> int:
+    """The folder's state format: 0 without VERSION (the seed's layout); newer or damaged is refused."""
     data = store.read("VERSION", cap=4096)
     if data is None:
-        return FORMAT_VERSION
-    text = data.decode("utf-8", "replace").strip()
-    value = text.partition("=")[2] if "=" in text else text
-    if not value.isdigit():
+        return 0
+    version = parse_version(data)
+    if version is None:
+        text = data.decode("utf-8", "replace").strip()
         raise StateError(f"{store.shown('VERSION')} is damaged ({text[:30]!r}); run `agentctl doctor --fix`")
-    version = int(value)
     if version > FORMAT_VERSION:
         raise StateError(
             f"{store.root} uses state format {version}, newer than this agentctl understands "
             f"({FORMAT_VERSION}); upgrade agentctl"
         )
     return version
+
+
+def parse_version(data: bytes) -> int | None:
+    """``FORMAT=N`` (or a bare ``N``) from a VERSION file; None when it is damaged."""
+    text = data.decode("utf-8", "replace").strip()
+    value = text.partition("=")[2].strip() if "=" in text else text
+    if not value or not value.isascii() or not value.isdigit() or len(value) > 9:
+        return None
+    return int(value)
 
 
 def project_path(store: Store, raw: str, cwd: str | None = None) -> str:

@@ -33,6 +33,25 @@ _O_FILE = os.O_NOFOLLOW | os.O_CLOEXEC
 # Fault injection for the crash tests: active only when both variables are set, so a
 # model cannot trigger it by accident. AGENTCTL_FAULT=step[:n] kills this process
 # with SIGKILL the n-th time (default 1st) the write protocol reaches ``step``.
+# Steps (in protocol order): lock_acquired; for a rewrite tmp_created,
+# tmp_half_written (half the bytes are in the temp file), tmp_written, tmp_fsynced,
+# renamed (the commit point has passed), dir_fsynced; for an append log_sealed (a
+# torn tail was just quarantined), log_half_written (half the record is in the log),
+# log_written, log_fsynced; archive_renamed (a log was just moved into logs/).
+FAULT_STEPS = (
+    "lock_acquired",
+    "tmp_created",
+    "tmp_half_written",
+    "tmp_written",
+    "tmp_fsynced",
+    "renamed",
+    "dir_fsynced",
+    "log_sealed",
+    "log_half_written",
+    "log_written",
+    "log_fsynced",
+    "archive_renamed",
+)
 _FAULT: tuple[str, int] | None = None
 if os.environ.get("AGENTCTL_TEST_HOOKS") == "1" and os.environ.get("AGENTCTL_FAULT"):
     _step, _, _nth = os.environ["AGENTCTL_FAULT"].partition(":")
@@ -77,6 +96,7 @@ def _os_error(exc: OSError, path: str) -> StateError:
     reason = os.strerror(exc.errno) if exc.errno else str(exc)
     hint = {
         errno.ENOSPC: "free disk space",
+        errno.EFBIG: "free disk space or raise the file-size limit",
         errno.EDQUOT: "free disk quota",
         errno.EROFS: "make the folder writable",
         errno.EACCES: "check the folder's permissions",
@@ -220,20 +240,15 @@ class Store:
         _fsync_dir(folder)
         fault("dir_fsynced")
 
-    def _sweep_temps(self, folder: str, name: str) -> None:
-        """Remove temp files for ``name`` left behind by processes that died."""
-        prefix = f".{name}."
-        try:
-            entries = os.listdir(folder)
-        except OSError:
-            return
-        for entry in entries:
-            if not (entry.startswith(prefix) and entry.endswith(".tmp")):
-                continue
-            pid_text = entry[len(prefix) :].split(".", 1)[0]
-            if pid_text.isdigit() and int(pid_text) != os.getpid() and _pid_alive(int(pid_text)):
-                continue
-            _unlink_quiet(os.path.join(folder, entry))
+    def _sweep_temps(self, folder: str, name: str = "") -> None:
+        """Remove temp files in ``folder`` left behind by processes that died.
+
+        Any ``.NAME.PID.RANDOM.tmp`` whose PID is not alive goes (a list file's name
+        changes with every SEQ, so sweeping only ``name``'s temps would leave orphans
+        for ever). Temps of live processes, including this one (another thread may
+        be about to rename its temp), are kept unless older than an hour.
+        """
+        sweep_temps(folder)
 
     # -- locked append ---------------------------------------------------------------
     def append(self, rel: str, data: bytes, *, sync: bool = True) -> int:
@@ -266,6 +281,7 @@ class Store:
             fault("log_written")
             if sync:
                 os.fsync(fd)
+                fault("log_fsynced")
         except OSError as exc:
             raise _os_error(exc, self.shown(rel)) from None
         finally:
@@ -275,23 +291,43 @@ class Store:
         return size
 
     def _quarantine_tail(self, fd: int, rel: str, size: int) -> int:
-        """Move an unterminated last line to logs/quarantine-TIME.log; return the new size."""
-        start = max(0, size - (1 << 16))
-        chunk = os.pread(fd, size - start, start)
-        cut = chunk.rfind(b"\n")
-        keep = start + cut + 1 if cut >= 0 else (0 if start == 0 else start)
-        fragment = os.pread(fd, size - keep, keep)
+        """Move an unterminated last line to logs/quarantine-TIME.log; return the new size.
+
+        The fragment is copied (and fsynced) before the log is truncated, so a kill
+        in between at worst quarantines it twice; it is never lost or glued.
+        """
+        keep = 0
+        end = size
+        while end > 0:  # find the last newline, however long the fragment is
+            start = max(0, end - (1 << 16))
+            cut = os.pread(fd, end - start, start).rfind(b"\n")
+            if cut >= 0:
+                keep = start + cut + 1
+                break
+            end = start
+        self.quarantine(rel, keep, _pread_all(fd, keep, size - keep))
+        os.ftruncate(fd, keep)
+        return keep
+
+    def quarantine(self, rel: str, offset: int, fragment: bytes, why: str = "fragment cut") -> str:
+        """Append ``fragment`` (one bad line) to logs/quarantine-TIME.log; never delete data."""
         stamp = time.strftime("%Y%m%dT%H%M%S")
         qrel = f"logs/quarantine-{stamp}.log"
-        header = f"# {now_iso()} fragment cut from {rel} at byte {keep}\n".encode()
+        header = f"# {now_iso()} {why} from {rel} at byte {offset}\n".encode()
         qfd = os.open(self.path(qrel), os.O_WRONLY | os.O_APPEND | os.O_CREAT | _O_FILE, 0o600)
         try:
-            os.write(qfd, header + fragment + b"\n")
+            st = os.fstat(qfd)
+            if not stat.S_ISREG(st.st_mode):
+                raise StateError(f"{self.shown(qrel)} is not a regular file; remove it")
+            view = memoryview(header + fragment + b"\n")
+            while view:
+                view = view[os.write(qfd, view) :]
             os.fsync(qfd)
         finally:
             os.close(qfd)
-        os.ftruncate(fd, keep)
-        return keep
+        if st.st_size == 0:
+            _fsync_dir(self.path("logs"))
+        return qrel
 
     # -- locks ---------------------------------------------------------------------------
     @contextmanager
@@ -309,6 +345,8 @@ class Store:
             except OSError as exc:
                 raise _os_error(exc, self.shown(rel)) from None
             try:
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    raise StateError(f"{self.shown(rel)} is not a regular file; remove it (agentctl recreates it)")
                 while True:
                     try:
                         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -316,8 +354,8 @@ class Store:
                     except BlockingIOError:
                         if time.monotonic() > deadline:
                             raise StateError(
-                                f"{self.shown(rel)} is still locked after {timeout:g}s by another agentctl; "
-                                "retry, or raise AGENTCTL_LOCK_TIMEOUT"
+                                f"{self.shown(rel)} is still locked after {timeout:g}s by another agentctl"
+                                f"{_holder(fd)}; retry, or raise AGENTCTL_LOCK_TIMEOUT"
                             ) from None
                         time.sleep(delay)
                         delay = min(delay * 2, 0.02)
@@ -333,6 +371,10 @@ class Store:
             if same:
                 break
             os.close(fd)  # the lock file was replaced under us: lock the live one
+        try:  # for information only (a timeout message names the holder); flock cannot tell
+            os.pwrite(fd, f"{os.getpid():<10}\n".encode(), 0)
+        except OSError:
+            pass
         fault("lock_acquired")
         try:
             yield
@@ -341,19 +383,33 @@ class Store:
 
     # -- the change log ---------------------------------------------------------------------
     def log_change(self, service: str, action: str, detail: str = "") -> None:
-        """Append one line to logs/agent.log (every change is recorded there)."""
+        """Append one line to logs/agent.log (every change is recorded there).
+
+        Called after a change has committed, so a failure here (disk full, a lock
+        timeout) must not turn a done change into an error: it is reported as one
+        warning line on stderr and the command still succeeds.
+        """
         from agentctl.codec import record
 
         line = record(now_iso(), service, action, detail[:500])
-        with self.lock("logs/.agent.log.lock"):
+        try:
+            with self.lock("logs/.agent.log.lock"):
+                try:
+                    if os.stat(self.path("logs/agent.log")).st_size > (1 << 20):
+                        os.replace(self.path("logs/agent.log"), self.path("logs/agent.log.1"))
+                except FileNotFoundError:
+                    pass
+                except OSError as exc:
+                    raise _os_error(exc, self.shown("logs/agent.log")) from None
+                self.append("logs/agent.log", line, sync=False)
+        except (StateError, OSError) as exc:
+            import sys
+
+            text = exc.message if isinstance(exc, StateError) else str(exc)
             try:
-                if os.stat(self.path("logs/agent.log")).st_size > (1 << 20):
-                    os.replace(self.path("logs/agent.log"), self.path("logs/agent.log.1"))
-            except FileNotFoundError:
+                sys.stderr.write(f"agentctl: warning: the change was made but not recorded in logs/agent.log: {text}\n")
+            except (OSError, ValueError, AttributeError):
                 pass
-            except OSError as exc:
-                raise _os_error(exc, self.shown("logs/agent.log")) from None
-            self.append("logs/agent.log", line, sync=False)
 
 
 def _fsync_dir(folder: str) -> None:
@@ -367,6 +423,67 @@ def _fsync_dir(folder: str) -> None:
         pass
     finally:
         os.close(dfd)
+
+
+def _holder(fd: int) -> str:
+    try:
+        raw = os.pread(fd, 11, 0).decode("ascii", "replace").strip()
+    except OSError:
+        return ""
+    return f" (PID {raw})" if raw.isdigit() and _pid_alive(int(raw)) else ""
+
+
+def _pread_all(fd: int, offset: int, length: int) -> bytes:
+    chunks = []
+    while length > 0:
+        chunk = os.pread(fd, min(length, 1 << 20), offset)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        offset += len(chunk)
+        length -= len(chunk)
+    return b"".join(chunks)
+
+
+TEMP_MAX_AGE = 3600.0
+
+
+def parse_temp_name(entry: str) -> int | None:
+    """The PID in a temp file name ``.NAME.PID.RANDOM.tmp``, or None if it is not one."""
+    if not (entry.startswith(".") and entry.endswith(".tmp")):
+        return None
+    parts = entry[1:-4].rsplit(".", 2)
+    if len(parts) != 3 or not parts[1].isascii() or not parts[1].isdigit() or len(parts[2]) != 8:
+        return None
+    return int(parts[1])
+
+
+def temp_is_dead(folder: str, entry: str) -> bool:
+    """True for a temp file whose writer is gone (PID dead, or the file is over an hour old)."""
+    pid = parse_temp_name(entry)
+    if pid is None:
+        return False
+    if pid == os.getpid() or _pid_alive(pid):
+        try:
+            age = time.time() - os.lstat(os.path.join(folder, entry)).st_mtime
+        except OSError:
+            return False
+        return age > TEMP_MAX_AGE
+    return True
+
+
+def sweep_temps(folder: str) -> list[str]:
+    """Remove the dead temp files in ``folder``; return their names."""
+    try:
+        entries = os.listdir(folder)
+    except OSError:
+        return []
+    removed = []
+    for entry in entries:
+        if entry.endswith(".tmp") and temp_is_dead(folder, entry):
+            _unlink_quiet(os.path.join(folder, entry))
+            removed.append(entry)
+    return removed
 
 
 def _pid_alive(pid: int) -> bool:

@@ -76,6 +76,8 @@ def read_status(store: Store) -> dict[str, str]:
         raise StateError(f"{store.shown(STATUS)}: STATE={state[:20]!r} is not one of {'/'.join(STATES)}; run `agentctl doctor`")
     for key in ("TOTAL", "DONE", "SEQ"):
         codec.status_int(fields, key, store.shown(STATUS))
+    if "SEQ" not in fields:  # without it SEQ would restart at 0 and a replayed --seq could apply twice
+        raise StateError(f"{store.shown(STATUS)} has no SEQ line; run `agentctl doctor --fix`")
     return fields
 
 
@@ -90,7 +92,10 @@ def read_entries(store: Store, fields: dict[str, str]) -> list[Entry]:
     if data is None:
         raise StateError(f"{store.shown(rel)} is missing for the {fields.get('STATE')} task; run `agentctl doctor`")
     entries = []
-    text = data.decode("utf-8", "surrogateescape")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise StateError(f"{store.shown(rel)} is not valid UTF-8 (byte {exc.start}); run `agentctl doctor`") from None
     for lineno, line in enumerate(text.split("\n"), 1):
         if not line:
             continue
@@ -351,6 +356,24 @@ def _unique(store: Store, stem: str, suffix: str) -> str:
     return rel
 
 
+def _archive_number(store: Store, task_id: str, old: dict[str, str]) -> int:
+    """The first N whose archive names are free, or hold this very task (a stop killed half-way)."""
+    n = 1
+    while True:
+        dot = f".{n}" if n > 1 else ""
+        done_rel = f"logs/task-{task_id}{dot}.done"
+        if store.exists(done_rel):
+            try:
+                prev = codec.parse_status(store.read(done_rel) or b"", store.shown(done_rel))
+            except StateError:
+                prev = {}
+            if all(prev.get(k) == old.get(k) for k in ("TASK_ID", "STARTED", "SEQ")):
+                return n
+        elif not store.exists(f"logs/files-{task_id}{dot}.list") and not store.exists(f"logs/files-{task_id}{dot}.log"):
+            return n
+        n += 1
+
+
 def stop(store: Store, *, extra: dict[str, str] | None = None) -> StopResult:
     """Archive the task (status, list, files log) and go back to IDLE."""
     from agentctl import files
@@ -371,14 +394,20 @@ def stop(store: Store, *, extra: dict[str, str] | None = None) -> StopResult:
         archived["DURATION"] = _duration(started, ended)
         if extra:
             archived.update(extra)
-        done_rel = _unique(store, f"task-{task_id}", ".done")
+        # The archives are written first and the status rename is the commit point; the
+        # files log moves only after it, so a kill at any instant leaves either the task
+        # running with its files log in place, or the task stopped (a log not yet moved is
+        # archived by the next `task start`). A stop retried after a kill reuses the
+        # archive names it had picked, so nothing is archived twice.
+        n = _archive_number(store, task_id, old)
+        dot = f".{n}" if n > 1 else ""
+        done_rel = f"logs/task-{task_id}{dot}.done"
         store.replace(done_rel, codec.format_status({k: v for k, v in archived.items() if k != "LIST"}))
-        list_rel = _unique(store, f"files-{task_id}", ".list")
-        store.replace(list_rel, format_entries(entries))
-        files.archive(store, f"files-{task_id}")
+        store.replace(f"logs/files-{task_id}{dot}.list", format_entries(entries))
         seq = codec.status_int(old, "SEQ", store.shown(STATUS))
         new = {"STATE": "IDLE", "SEQ": str(seq + 1), "TASK_ID": task_id}
         _commit(store, old, new, None)
+        files.archive(store, f"files-{task_id}{dot}")
     store.log_change("task", "stop", f"{task_id} -> {done_rel}")
     return StopResult(task_id, done_rel, warning, archived)
 
