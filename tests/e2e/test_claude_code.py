@@ -8,8 +8,9 @@ Three tests, cheapest first:
   reaches the model, ``/compact`` is real and SessionStart(compact) context
   reaches the first request after it.  Guards the facts the integration uses.
 * ``test_claude_code_scenario`` -- the mission: a 12-file task driven by a
-  stateless scripted model across three real compactions, with agentctl's own
-  hooks (``agentctl install claude``) as the only memory.
+  stateless scripted model across three real ``/compact`` runs and automatic
+  compactions, with agentctl's own hooks (``agentctl install claude``) as its
+  only memory.
 
 See tests/e2e/README.md for how to run and watch them.
 """
