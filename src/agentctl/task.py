@@ -89,6 +89,20 @@ def read_entries(store: Store, fields: dict[str, str]) -> list[Entry]:
         raise StateError(f"{store.shown(STATUS)}: LIST={name!r} is not a list file name; run `agentctl doctor`")
     rel = f"services/task/{name}"
     data = store.read(rel, cap=MAX_LIST_BYTES)
+    for _ in range(100):
+        if data is not None:
+            break
+        # Readers take no lock: a writer may have committed a newer status and removed this
+        # list since ``fields`` was read. Follow the status to the list it names now, and
+        # bring ``fields`` along so the caller keeps a matching pair.
+        fresh = read_status(store)
+        if fresh.get("LIST", "") in ("", name) or "/" in fresh["LIST"] or not fresh["LIST"].startswith("list-"):
+            break
+        fields.clear()
+        fields.update(fresh)
+        name = fresh["LIST"]
+        rel = f"services/task/{name}"
+        data = store.read(rel, cap=MAX_LIST_BYTES)
     if data is None:
         raise StateError(f"{store.shown(rel)} is missing for the {fields.get('STATE')} task; run `agentctl doctor`")
     entries = []

@@ -1,0 +1,163 @@
+"""Shared pieces of the reliability suite: seeds, figures, folder snapshots, invariant checks."""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import shutil
+import stat
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from agentctl import codec
+from agentctl.store import parse_temp_name
+
+LONG = os.environ.get("AGENTCTL_LONG") == "1"
+_SEED_ENV = os.environ.get("AGENTCTL_TEST_SEED", "")  # read at import: the hermetic fixture clears AGENTCTL_*
+FIGURES: list[str] = []
+BIN = Path(sys.executable).parent / "agentctl"
+AGENTCTL = [str(BIN)] if BIN.exists() else [sys.executable, "-m", "agentctl"]
+
+
+def figures(line: str) -> None:
+    """One summary line of measured figures: printed, and repeated in the terminal summary."""
+    FIGURES.append(line)
+    print(line)
+
+
+def rng(name: str) -> random.Random:
+    """A seeded generator; AGENTCTL_TEST_SEED=N replays a run (the seed is printed)."""
+    seed = int(_SEED_ENV) if _SEED_ENV.isdigit() else random.SystemRandom().randrange(1 << 32)
+    print(f"{name}: seed {seed} (replay with AGENTCTL_TEST_SEED={seed})")
+    return random.Random(seed)
+
+
+def scaled(default: int, long: int) -> int:
+    return long if LONG else default
+
+
+def mode() -> str:
+    return "long" if LONG else "default"
+
+
+# -- the state folder ---------------------------------------------------------------------------
+
+SKIP_NAMES = re.compile(r"(^|/)(agent\.log(\.1)?|quarantine-[^/]*|\.[^/]*\.lock|\.lock|backup-format[^/]*/.*)$")
+TIME_KEYS = {"UPDATED", "STARTED", "ENDED", "DURATION", "LAST_RUN", "LAST_COMPACTION", "LAST_COMPACTION_TS",
+             "PRE_COMPACT", "PRE_COMPACT_TS", "LAST_PASS", "LAST_VERIFY"}
+STAMP = re.compile(r"\d{8}T\d{6}")
+
+
+def state_files(root: Path) -> dict[str, bytes]:
+    """Every regular file under ``root`` except logs that grow, locks and temp files."""
+    out = {}
+    for p in sorted(root.rglob("*")):
+        rel = str(p.relative_to(root))
+        if p.is_symlink() or not p.is_file() or SKIP_NAMES.search(rel) or parse_temp_name(p.name) is not None:
+            continue
+        out[rel] = p.read_bytes()
+    return out
+
+
+def normalised(root: Path) -> dict[str, object]:
+    """State files with times taken out, so two runs of one operation compare equal."""
+    out: dict[str, object] = {}
+    for rel, data in state_files(root).items():
+        key = STAMP.sub("TIME", rel)
+        if re.search(r"(^|/)(status|session|runlevel|[^/]*\.done)$", rel) and not rel.endswith("files/status"):
+            try:
+                fields = codec.parse_status(data, rel)
+            except Exception:  # a damaged file is its own value: it will compare unequal
+                out[key] = ("damaged", data)
+                continue
+            out[key] = {k: v for k, v in fields.items() if k not in TIME_KEYS}
+        elif rel.endswith("files/status") or rel.endswith(".log"):
+            out[key] = [b"|".join(line.split(b"|")[1:]) for line in data.split(b"\n")]
+        else:
+            out[key] = data
+    return out
+
+
+def temp_files(root: Path) -> list[str]:
+    return [str(p.relative_to(root)) for p in root.rglob(".*.tmp") if parse_temp_name(p.name) is not None]
+
+
+def outside_snapshot(top: Path, state: Path) -> dict[str, tuple[int, int]]:
+    """(size, mtime_ns) of every file under ``top`` outside the state folder."""
+    out = {}
+    for p in top.rglob("*"):
+        if state in p.parents or p == state:
+            continue
+        try:
+            st = p.lstat()
+        except FileNotFoundError:
+            continue
+        if stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode):
+            out[str(p.relative_to(top))] = (st.st_size, st.st_mtime_ns)
+    return out
+
+
+def log_lines_ok(data: bytes, fields: int) -> tuple[int, int]:
+    """(well-formed lines, malformed lines) of a ``|`` record log; a cut-off tail counts as malformed."""
+    pieces = data.split(b"\n")
+    tail = pieces.pop()
+    good = bad = 0
+    for raw in pieces:
+        try:
+            ok = codec.split_record(raw.decode("utf-8"), fields) is not None
+        except UnicodeDecodeError:
+            ok = False
+        good += ok
+        bad += not ok
+    return good, bad + (1 if tail else 0)
+
+
+def parse_everything(root: Path) -> None:
+    """Read every status file with the library's own readers; raise on anything damaged."""
+    from agentctl import constraints, files, runlevels, session, task, verify
+    from agentctl.store import Store
+
+    store = Store(str(root))
+    fields = task.read_status(store)
+    if fields.get("LIST"):
+        task.read_entries(store, fields)
+    files.entries(store)
+    constraints.read(store)
+    verify.read_status(store)
+    session.read(store)
+    runlevels.current(store)
+
+
+def copy_folder(src: Path, dst: Path) -> None:
+    if dst.exists():
+        shutil.rmtree(dst)
+    shutil.copytree(src, dst, symlinks=True)
+
+
+# -- running the real command ---------------------------------------------------------------------
+
+
+def agentctl(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 60,
+             stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    full = dict(os.environ)
+    full.update(env or {})
+    return subprocess.run(AGENTCTL + list(args), cwd=cwd, env=full, input=stdin, capture_output=True,
+                          timeout=timeout, check=False)
+
+
+def fault_env(step: str, nth: int = 1) -> dict[str, str]:
+    return {"AGENTCTL_TEST_HOOKS": "1", "AGENTCTL_FAULT": f"{step}:{nth}"}
+
+
+@contextmanager
+def chdir(path: Path) -> Iterator[None]:
+    old = os.getcwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(old)
