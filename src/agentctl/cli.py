@@ -286,6 +286,7 @@ def _main(ctx: Ctx, args: list[str]) -> int:
 # Top-level words whose commands live in their own module (imported only when used).
 EXTENSIONS: dict[str, str] = {}
 EXTENSIONS["doctor"] = "agentctl.doctor"  # `agentctl doctor [--fix]`: check and repair the state folder
+EXTENSIONS["history"] = "agentctl.history"  # `agentctl history [show ID | search TEXT]`: archived tasks
 
 
 def _load_commands(first: str | None = None) -> None:

@@ -88,8 +88,8 @@ def cmd_resume(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
     from agentctl import resume
 
     budget = opts.get("--max-chars", resume.DEFAULT_BUDGET)
-    text = resume.build(ctx.store(), budget)
-    ctx.emit([text], {"resume": text, "chars": len(text), "budget": budget})
+    text = resume.build(ctx.store(), budget, agent=opts.get("--agent"), brief=bool(opts.get("--brief")))
+    ctx.emit([text], {"resume": text, "chars": len(text), "budget": budget, "brief": bool(opts.get("--brief"))})
     return EXIT_OK
 
 
@@ -185,21 +185,61 @@ def cmd_task_done(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
 def cmd_task_stop(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
     from agentctl import task
 
-    result = task.stop(ctx.store())
+    result = task.stop(ctx.store(), force=bool(opts.get("--force")))
     lines = []
     if result.warning:
         ctx.warn(result.warning)
+    if result.forced:
+        ctx.warn(f"stopped with --force although not verified; recorded as FORCED=1 in {result.archive}")
     lines.append(f"task {result.task_id} archived to {result.archive}; STATE=IDLE")
-    ctx.emit(lines, {"ok": True, "task_id": result.task_id, "archive": result.archive, "warning": result.warning})
+    lines.append(result.evidence)
+    ctx.emit(lines, {"ok": True, "task_id": result.task_id, "archive": result.archive, "warning": result.warning,
+                     "forced": result.forced, "evidence": result.evidence})
     return EXIT_OK
 
 
-@command(("task", "status"), "task status", "the task's KEY=VALUE status")
+@command(("task", "claim"), "task claim --agent NAME [--lease SECONDS]",
+         "give NAME the first entry neither done nor claimed under a live lease (default lease 1800 s)",
+         {"--agent": "value", "--lease": "int1"})
+def cmd_task_claim(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
+    from agentctl import task
+    from agentctl.codec import encode
+    from agentctl.store import now_iso
+
+    if "--agent" not in opts:
+        raise UsageError("usage: agentctl task claim --agent NAME [--lease SECONDS]")
+    r = task.claim(ctx.store(), opts["--agent"], opts.get("--lease", task.DEFAULT_LEASE))
+    lines = [f"CLAIMED={encode(r.path)}", f"AGENT={r.agent}", f"EXPIRES={now_iso(r.expires)}", f"SEQ={r.fields.get('SEQ', '')}",
+             f"DO: work on {encode(r.path)}, then `agentctl task done {encode(r.path)}` (releases the claim)"]
+    ctx.emit(lines, {"ok": True, "claimed": r.path, "agent": r.agent, "expires": r.expires, "expires_iso": now_iso(r.expires),
+                     "seq": int(r.fields.get("SEQ", "0"))})
+    return EXIT_OK
+
+
+@command(("task", "status"), "task status [--agent NAME]",
+         "the task's KEY=VALUE status, whether it is verified, and the live claims (NAME's only with --agent)",
+         {"--agent": "value"})
 def cmd_task_status(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
     from agentctl import task
 
-    fields = task.read_status(ctx.store())
-    ctx.emit(task.status_lines(fields), {"task": _public(fields)})
+    store = ctx.store()
+    fields = task.read_status(store)
+    lines = task.status_lines(fields)
+    data: dict[str, Any] = {"task": _public(fields)}
+    if fields.get("STATE", "IDLE") != "IDLE":
+        from agentctl import evidence
+
+        ev = evidence.check(store)
+        lines.append(ev.line())
+        data["evidence"] = ev.as_dict()
+        agent = opts.get("--agent")
+        if agent is not None:
+            task.valid_agent(agent)
+        held = task.claims(store, fields, agent)
+        lines.append(f"CLAIMS={len(held)}" + (f" (held by {agent})" if agent is not None else ""))
+        lines += task.claims_lines(held)
+        data["claims"] = [{"path": p, "agent": a, "expires": x} for p, a, x in held]
+    ctx.emit(lines, data)
     return EXIT_OK
 
 
@@ -375,8 +415,14 @@ def cmd_verify_start(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
     if result.state == "NONE":
         ctx.emit([result.message], {"state": "NONE", "message": result.message})
         return EXIT_OK
-    lines = [result.message] + verify.status_lines(result.fields)
-    ctx.emit(lines, {"state": result.state, "message": result.message, "verify": result.fields})
+    from agentctl import evidence
+
+    if result.repeat:
+        ctx.warn(f"REPEATED failure: identical to {result.repeat} (same error from the same file contents); try something else")
+    ev = evidence.check(ctx.store(), result.fields)
+    lines = [result.message] + verify.status_lines(result.fields) + [ev.line()]
+    ctx.emit(lines, {"state": result.state, "message": result.message, "verify": result.fields,
+                     "repeat": result.repeat, "same_error": result.same_error, "evidence": ev.as_dict()})
     return EXIT_OK if result.state == "PASSED" else EXIT_NO
 
 
@@ -400,10 +446,14 @@ def cmd_verify_status(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
 
     store = ctx.store()
     fields = verify.read_status(store)
+    from agentctl import evidence
+
     lines = verify.status_lines(fields)
     if not verify.commands(store):
         lines.append(f"NOTE=no verify commands configured; add them to {store.shown(verify.COMMANDS)}")
-    ctx.emit(lines, {"verify": fields, "commands": verify.commands(store)})
+    ev = evidence.check(store, fields)
+    lines.append(ev.line())
+    ctx.emit(lines, {"verify": fields, "commands": verify.commands(store), "evidence": ev.as_dict()})
     return EXIT_OK
 
 
@@ -412,8 +462,14 @@ def cmd_verify_status(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
 def cmd_verify_tried(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
     from agentctl import verify
 
-    n, fields = verify.add_tried(ctx.store(), " ".join(pos))
-    ctx.emit([f"recorded TRIED_{n}"], {"ok": True, "tried": verify.tried(fields)})
+    r = verify.record_tried(ctx.store(), " ".join(pos))
+    if r.similar:
+        from agentctl.codec import encode
+
+        ctx.warn(f'this says the same as an earlier attempt ({r.similar_ref}: "{encode(r.similar)[:200]}"), '
+                 "which already failed; recorded anyway - try something different")
+    ctx.emit([f"recorded TRIED_{r.number}"], {"ok": True, "tried": verify.tried(r.fields), "similar_to": r.similar or None,
+                                              "similar_ref": r.similar_ref or None})
     return EXIT_OK
 
 

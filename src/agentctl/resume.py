@@ -15,6 +15,7 @@ from agentctl import codec, constraints, files, runlevels, session, task, verify
 from agentctl.store import Store
 
 DEFAULT_BUDGET = 2000
+BRIEF_BUDGET = 600
 MIN_BUDGET = 200
 
 
@@ -30,12 +31,18 @@ def _mtime(store: Store, rel: str) -> float:
         return 0.0
 
 
-def build(store: Store, budget: int = DEFAULT_BUDGET) -> str:
+def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = None, brief: bool = False) -> str:
+    """The recovery block. ``agent``: a helper's view (its own claims instead of NEXT);
+    ``brief`` (or the ``sub`` runlevel): only P0 rules, the task line and NEXT or the claims."""
     if budget < MIN_BUDGET:
         from agentctl.errors import UsageError
 
         raise UsageError(f"--max-chars must be at least {MIN_BUDGET}")
+    if agent is not None:
+        task.valid_agent(agent)
     level = runlevels.current(store)
+    if brief or level == "sub":
+        return build_brief(store, agent, min(budget, BRIEF_BUDGET))
     active = set(runlevels.services_of(store, level))
     rules = constraints.read(store)
     sess = session.read(store)
@@ -54,7 +61,11 @@ def build(store: Store, budget: int = DEFAULT_BUDGET) -> str:
     if state != "IDLE":
         line = f"TASK {_v(fields.get('TASK_ID', ''), 64)} {state} {fields.get('DONE', '0')}/{fields.get('TOTAL', '0')} SEQ={fields.get('SEQ', '0')}: {_v(fields.get('DESC', ''), 200)}"
         group = [line]
-        if nxt:
+        mine: list[tuple[str, str, int]] = []
+        if agent is not None:
+            mine = task.claims(store, fields, agent)
+            group.append(_claims_line(agent, mine, 1200))
+        elif nxt:
             group.append(f"NEXT={_v(nxt)}")
         if fields.get("NOTES"):
             group.append(f"NOTES={_v(fields['NOTES'], 300)}")
@@ -68,12 +79,28 @@ def build(store: Store, budget: int = DEFAULT_BUDGET) -> str:
             f"{vfields.get('ERROR_COUNT', '0')} error lines, {vfields.get('ATTEMPTS', '1')} failed runs in a row"
         ]
         group += [f"  {_v(e, 160)}" for e in errs[:3]]
+        if vfields.get("REPEAT"):
+            group.append(f"REPEATED: this failure is identical to {_v(vfields['REPEAT'], 200)} (same error, same files); do not try that again")
+        elif vfields.get("SAME_ERROR"):
+            group.append(f"SAME ERROR as {_v(vfields['SAME_ERROR'], 200)}, though the files changed")
         tried = verify.tried(vfields)
         if tried:
             group.append("TRIED (failed, do not repeat): " + " ".join(f"{i}) {_v(t, 120)}" for i, t in enumerate(tried, 1)))
         must += group
+    ev = None
+    if state != "IDLE":
+        from agentctl import evidence
+
+        ev = evidence.check(store, vfields)
+        if vstate != "FAILED":
+            optional.append([_cap(ev.line(), 400)])
     elif vstate == "PASSED" or vfields.get("LAST_PASS"):
         optional.append([f"VERIFY {'PASSED' if vstate == 'PASSED' else 'last passed'} {vfields.get('LAST_PASS', '')}"])
+    if state != "IDLE" and agent is None and fields.get("CLAIMS", "0") != "0":
+        held = task.claims(store, fields)
+        if held:
+            optional.append([_cap(f"CLAIMED by helpers (not yours, NEXT skips them): {len(held)} entries: "
+                                  + ", ".join(f"{codec.encode(p)} ({codec.encode(a)})" for p, a, _ in held[:5]), 400)])
     if "files" in active:
         touched = files.touched(store)
         if touched:
@@ -86,7 +113,10 @@ def build(store: Store, budget: int = DEFAULT_BUDGET) -> str:
     if stale:
         optional.append([f"STALE (written before the last compaction, re-check): {', '.join(stale)}"])
 
-    final = _next_step(state, fields, vstate)
+    if agent is not None and state == "ACTIVE":
+        final = _agent_step(agent, mine, vstate)
+    else:
+        final = _next_step(state, fields, vstate, ev)
     used = sum(len(x) + 1 for x in must) + len(final) + 1
     out = list(must)
     dropped: list[str] = []
@@ -131,14 +161,79 @@ def _stale(store: Store, sess: dict[str, str], active: set[str]) -> list[str]:
     return out
 
 
-def _next_step(state: str, fields: dict[str, str], vstate: str) -> str:
+def _cap(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _claims_line(agent: str, mine: list[tuple[str, str, int]], limit: int) -> str:
+    if not mine:
+        return f"YOUR CLAIMS ({agent}): none; get an entry with `agentctl task claim --agent {agent}`"
+    from agentctl.store import now_iso
+
+    return _cap(f"YOUR CLAIMS ({agent}): " + ", ".join(f"{codec.encode(p)} (until {now_iso(x)[11:19]})" for p, _, x in mine), limit)
+
+
+def _agent_step(agent: str, mine: list[tuple[str, str, int]], vstate: str) -> str:
+    if not mine:
+        return (f"DO NEXT: claim an entry with `agentctl task claim --agent {agent}` (exit 1: none left); "
+                "work only on entries you claimed.")
+    q = codec.encode(mine[0][0])
+    return (f"DO NEXT: work on your claim {q} (`agentctl files check {q}` first), then `agentctl task done {q}` "
+            f"(releases the claim); then claim the next with `agentctl task claim --agent {agent}`.")
+
+
+def build_brief(store: Store, agent: str | None = None, budget: int = BRIEF_BUDGET) -> str:
+    """At most ``budget`` (600) characters for a helper: the P0 rules, the task line, and NEXT
+    (or, with ``agent``, that agent's own claims). P0 rules that do not fit are counted on a
+    CUT line. Used by `resume --brief`, by the `sub` runlevel and by SubagentStart hooks."""
+    if agent is not None:
+        task.valid_agent(agent)
+    budget = min(budget, BRIEF_BUDGET)
+    rules = [r for r in constraints.read(store) if r.priority == "P0"]
+    fields = task.read_status(store)
+    state = fields.get("STATE", "IDLE")
+    body: list[str] = []
+    if state == "IDLE":
+        body.append("TASK none running (wait for instructions)")
+    else:
+        body.append(_cap(f"TASK {_v(fields.get('TASK_ID', ''), 64)} {state} {fields.get('DONE', '0')}/{fields.get('TOTAL', '0')} "
+                         f"SEQ={fields.get('SEQ', '0')}: {_v(fields.get('DESC', ''), 120)}", 220))
+        if agent is not None:
+            body.append(_claims_line(agent, task.claims(store, fields, agent), 220))
+        elif fields.get("NEXT"):
+            q = _v(fields["NEXT"], 180)
+            body.append(f"NEXT={q}")
+    tail = "Check `agentctl files check PATH` before editing; `agentctl task done PATH` after."
+    room = budget - sum(len(x) + 1 for x in body)
+    lines: list[str] = []
+    cut = 0
+    for r in rules:
+        line = f"P0|{_v(r.text, 200)}"
+        if len(line) + 1 + 60 <= room:
+            lines.append(line)
+            room -= len(line) + 1
+        else:
+            cut += 1
+    if cut:
+        lines.append(f"CUT {cut} more P0 rules: `agentctl constraints list`")
+        room -= len(lines[-1]) + 1
+    out = lines + body
+    if state != "IDLE" and len(tail) + 1 <= room:
+        out.append(tail)
+    return "\n".join(out)[:budget]
+
+
+def _next_step(state: str, fields: dict[str, str], vstate: str, ev: object = None) -> str:
     nxt = fields.get("NEXT", "")
     if state == "IDLE":
         return "DO NEXT: no task is running; wait for instructions, then `agentctl task start --id ID --desc TEXT --files LIST`."
     if state == "PAUSED":
         return "DO NEXT: the task is PAUSED; continue it with `agentctl runlevel work` or `agentctl task update --state ACTIVE`."
     if state == "DONE":
-        return "DO NEXT: every entry is done; run `agentctl verify start`, then `agentctl task stop` to archive the task."
+        verdict = getattr(ev, "verdict", "")
+        if verdict in ("yes", "none"):
+            return "DO NEXT: every entry is done" + (" and verified" if verdict == "yes" else "") + "; run `agentctl task stop` to archive the task."
+        return "DO NEXT: every entry is done; run `agentctl verify start` until it passes, then `agentctl task stop` to archive the task."
     if not nxt:
         return "DO NEXT: continue the task; record progress with `agentctl task update --notes TEXT`."
     q = codec.encode(nxt)

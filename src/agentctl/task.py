@@ -34,6 +34,7 @@ KEYS = (
     "NEXT_PINNED",
     "LIST",
     "STOPPED_BY",
+    "CLAIMS",
 )
 MAX_ENTRIES = 100_000
 MAX_LIST_BYTES = 64 << 20
@@ -166,11 +167,49 @@ def list_paths(store: Store, lines: list[str], cwd: str | None = None) -> list[s
     return paths
 
 
+# -- claims: `todo|PATH|claim|AGENT|EXPIRY_EPOCH` -----------------------------------------------
+DEFAULT_LEASE = 1800
+MAX_LEASE = 7 * 86400
+
+
+def claim_of(e: Entry) -> tuple[str, int] | None:
+    """(agent, expiry epoch) of the entry's claim, live or expired; None if unclaimed."""
+    ex = e.extra
+    if "claim" in ex:
+        i = ex.index("claim")
+        if i + 2 < len(ex) and ex[i + 2].isdigit():
+            return ex[i + 1], int(ex[i + 2])
+    return None
+
+
+def _live_claim(e: Entry, now: float) -> tuple[str, int] | None:
+    c = claim_of(e)
+    return c if c is not None and not e.done and c[1] > now else None
+
+
+def _release(e: Entry) -> None:
+    if "claim" in e.extra:
+        i = e.extra.index("claim")
+        del e.extra[i : i + 3]
+
+
+def valid_agent(agent: str) -> str:
+    ok = 0 < len(agent) <= 64 and agent.isascii() and agent[0].isalnum() and all(c.isalnum() or c in "._-" for c in agent)
+    if not ok:
+        raise UsageError(f"agent name {agent[:70]!r} is not allowed; use 1-64 letters, digits, '.', '_' or '-'")
+    return agent
+
+
 def _first_todo(entries: list[Entry]) -> str:
+    """The first entry not done and not claimed by a helper under a live lease (else the first not done)."""
+    now = time.time()
+    first = ""
     for e in entries:
         if not e.done:
-            return e.path
-    return ""
+            if _live_claim(e, now) is None:
+                return e.path
+            first = first or e.path
+    return first
 
 
 def _commit(store: Store, old: dict[str, str], new: dict[str, str], entries: list[Entry] | None) -> None:
@@ -202,6 +241,9 @@ def _refresh(fields: dict[str, str], entries: list[Entry]) -> None:
     if not pinned:
         fields["NEXT_PINNED"] = "0"
         fields["NEXT"] = _first_todo(entries)
+    claimed = sum(1 for e in entries if not e.done and claim_of(e) is not None)
+    if claimed or fields.get("CLAIMS", "0") != "0":
+        fields["CLAIMS"] = str(claimed)
     if total and done >= total and fields.get("STATE") in ("ACTIVE", "PAUSED"):
         fields["STATE"] = "DONE"
         fields["NEXT"] = ""
@@ -289,12 +331,13 @@ def update(
             new["NEXT"] = next_path
             new["NEXT_PINNED"] = "1"
         if done:
-            order = []
-            if new.get("NEXT_PINNED") == "1":
-                order = [e for e in entries if e.path == new.get("NEXT") and not e.done]
+            order = [e for e in entries if e.path == new.get("NEXT") and not e.done]
+            now = time.time()  # entries claimed by helpers come last
+            order += [e for e in entries if not e.done and e not in order and _live_claim(e, now) is None]
             order += [e for e in entries if not e.done and e not in order]
             for e in order[:done]:
                 e.mark = "done"
+                _release(e)
                 changed.append(e.path)
                 list_changed = True
             if not entries:
@@ -327,6 +370,7 @@ def mark_done(store: Store, paths: list[str]) -> UpdateResult:
             e = index[p]
             if not e.done:
                 e.mark = "done"
+                _release(e)  # done releases a helper's claim
                 changed.append(p)
         if not changed:
             return UpdateResult(False, old, "already done; nothing changed")
@@ -336,6 +380,69 @@ def mark_done(store: Store, paths: list[str]) -> UpdateResult:
         _commit(store, old, new, entries)
     store.log_change("task", "done", " ".join(changed)[:400])
     return UpdateResult(True, new, "", changed)
+
+
+class ClaimResult:
+    __slots__ = ("path", "agent", "expires", "fields")
+
+    def __init__(self, path: str, agent: str, expires: int, fields: dict[str, str]) -> None:
+        self.path = path
+        self.agent = agent
+        self.expires = expires
+        self.fields = fields
+
+
+def claim(store: Store, agent: str, lease: int = DEFAULT_LEASE) -> ClaimResult:
+    """Give ``agent`` the first entry neither done nor claimed under a live lease (one commit)."""
+    valid_agent(agent)
+    if not 1 <= lease <= MAX_LEASE:
+        raise UsageError(f"--lease must be from 1 to {MAX_LEASE} seconds, got {lease}")
+    with store.lock(LOCK):
+        old = read_status(store)
+        state = old.get("STATE")
+        if state == "IDLE":
+            raise UsageError("no task is running; start one with `agentctl task start --id ID --desc TEXT --files LIST`")
+        if state == "PAUSED":
+            raise UsageError(f"task {old.get('TASK_ID')} is PAUSED; resume it with `agentctl task update --state ACTIVE` first")
+        entries = read_entries(store, old)
+        now = time.time()
+        target = next((e for e in entries if not e.done and _live_claim(e, now) is None), None)
+        if target is None:
+            live = [c for c in (_live_claim(e, now) for e in entries) if c is not None]
+            if not live:
+                raise CheckFailed(f"task {old.get('TASK_ID')} has no entry left to claim: {old.get('DONE', '0')}/{old.get('TOTAL', '0')} done")
+            who = sorted({a for a, _ in live})
+            raise CheckFailed(
+                f"no entry left to claim: {old.get('DONE', '0')}/{old.get('TOTAL', '0')} done, {len(live)} claimed under live leases "
+                f"by {', '.join(who[:5])}; the first lease ends at {now_iso(min(x for _, x in live))}"
+            )
+        _release(target)  # an expired claim is replaced
+        expires = int(now) + lease
+        target.extra += ["claim", agent, str(expires)]
+        new = dict(old)
+        _refresh(new, entries)
+        new["SEQ"] = str(codec.status_int(old, "SEQ", store.shown(STATUS)) + 1)
+        _commit(store, old, new, entries)
+    store.log_change("task", "claim", f"{agent} {target.path} until {expires}"[:400])
+    return ClaimResult(target.path, agent, expires, new)
+
+
+def claims(store: Store, fields: dict[str, str], agent: str | None = None) -> list[tuple[str, str, int]]:
+    """Live claims (path, agent, expiry), optionally one agent's; reads the list only when claims exist."""
+    if fields.get("STATE", "IDLE") == "IDLE" or fields.get("CLAIMS", "0") == "0":
+        return []
+    now = time.time()
+    out = []
+    for e in read_entries(store, fields):
+        c = _live_claim(e, now)
+        if c is not None and (agent is None or c[0] == agent):
+            out.append((e.path, c[0], c[1]))
+    return out
+
+
+def claims_lines(found: list[tuple[str, str, int]]) -> list[str]:
+    """``CLAIM_n=PATH|AGENT|UNTIL`` lines (fields escaped as in every record)."""
+    return [f"CLAIM_{i}={codec.encode(p)}|{codec.encode(a)}|{now_iso(x)}" for i, (p, a, x) in enumerate(found, 1)]
 
 
 def set_state(store: Store, state: str) -> dict[str, str] | None:
@@ -359,6 +466,8 @@ class StopResult:
     archive: str
     warning: str
     fields: dict[str, str]
+    forced: bool = False
+    evidence: str = ""
 
 
 def _unique(store: Store, stem: str, suffix: str) -> str:
@@ -388,15 +497,26 @@ def _archive_number(store: Store, task_id: str, old: dict[str, str]) -> int:
         n += 1
 
 
-def stop(store: Store, *, extra: dict[str, str] | None = None) -> StopResult:
-    """Archive the task (status, list, files log) and go back to IDLE."""
-    from agentctl import files
+def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = False) -> StopResult:
+    """Archive the task (status, list, files log, verify journal), index it, and go back to IDLE.
+
+    Refused (CheckFailed) when verify commands exist and an edit logged in this task is
+    not covered by a passing run, unless ``force`` (then the archive says FORCED=1).
+    """
+    from agentctl import evidence, files, history, verify
 
     with store.lock(".lock"), store.lock(LOCK):
         old = read_status(store)
         if old.get("STATE") == "IDLE":
             raise CheckFailed("no task is running; nothing to stop")
         task_id = old.get("TASK_ID", "task")
+        vfields = verify.read_status(store)
+        ev = evidence.check(store, vfields)
+        if ev.blocks_stop and not force:
+            raise CheckFailed(
+                f"task {task_id} is not verified: {ev.detail()}; run `agentctl verify start` until it passes, "
+                "or stop anyway with `agentctl task stop --force` (recorded as forced)"
+            )
         entries = read_entries(store, old)
         warning = ""
         if old.get("STATE") != "DONE":
@@ -406,6 +526,16 @@ def stop(store: Store, *, extra: dict[str, str] | None = None) -> StopResult:
         archived = dict(old)
         archived["ENDED"] = now_iso(ended)
         archived["DURATION"] = _duration(started, ended)
+        archived.pop("CLAIMS", None)
+        archived["FILES_TOUCHED"] = str(len(files.touched(store)))
+        vstate = vfields.get("STATE", "IDLE")
+        if vstate in ("PASSED", "FAILED"):
+            archived["LAST_VERIFY"] = f"{vstate} {vfields.get('LAST_RUN', '')}"
+        else:
+            archived["LAST_VERIFY"] = f"PASSED {vfields['LAST_PASS']}" if vfields.get("LAST_PASS") else "never"
+        archived["VERIFIED"] = ev.verdict
+        archived["EVIDENCE"] = ev.detail()
+        archived["FORCED"] = "1" if ev.blocks_stop else "0"
         if extra:
             archived.update(extra)
         # The archives are written first and the status rename is the commit point; the
@@ -416,14 +546,19 @@ def stop(store: Store, *, extra: dict[str, str] | None = None) -> StopResult:
         n = _archive_number(store, task_id, old)
         dot = f".{n}" if n > 1 else ""
         done_rel = f"logs/task-{task_id}{dot}.done"
+        archived["FILES_LIST"] = f"logs/files-{task_id}{dot}.list"
+        archived["FILES_LOG"] = f"logs/files-{task_id}{dot}.log"
+        archived["VERIFY_JOURNAL"] = f"logs/verify-{task_id}{dot}.journal" if store.exists(verify.JOURNAL) else ""
         store.replace(done_rel, codec.format_status({k: v for k, v in archived.items() if k != "LIST"}))
         store.replace(f"logs/files-{task_id}{dot}.list", format_entries(entries))
         seq = codec.status_int(old, "SEQ", store.shown(STATUS))
         new = {"STATE": "IDLE", "SEQ": str(seq + 1), "TASK_ID": task_id}
         _commit(store, old, new, None)
         files.archive(store, f"files-{task_id}{dot}")
-    store.log_change("task", "stop", f"{task_id} -> {done_rel}")
-    return StopResult(task_id, done_rel, warning, archived)
+        verify.archive_task(store, f"verify-{task_id}{dot}")
+        history.append_index(store, archived, done_rel)
+    store.log_change("task", "stop", f"{task_id} -> {done_rel}" + (" FORCED" if ev.blocks_stop else ""))
+    return StopResult(task_id, done_rel, warning, archived, ev.blocks_stop, ev.line())
 
 
 def _duration(started: str, ended: float) -> str:
@@ -438,4 +573,4 @@ def _duration(started: str, ended: float) -> str:
 def status_lines(fields: dict[str, str]) -> list[str]:
     """The status as printed: KEY=VALUE in the file's escaped form, internal keys hidden."""
     order = [k for k in KEYS if k in fields] + [k for k in fields if k not in KEYS]
-    return [f"{k}={codec.encode(fields[k])}" for k in order if k not in ("LIST", "NEXT_PINNED")]
+    return [f"{k}={codec.encode(fields[k])}" for k in order if k not in ("LIST", "NEXT_PINNED", "CLAIMS")]

@@ -34,10 +34,17 @@ KEYS = (
     "LOG",
     "LAST_PASS",
     "LAST_PASS_POS",
+    "LAST_PASS_LOG",
+    "RUN_LOG",
+    "RUN_POS",
+    "REPEAT",
+    "SAME_ERROR",
     "UPDATED",
 )
 STATES = ("IDLE", "RUNNING", "PASSED", "FAILED")
 MAX_TRIED = 20
+MAX_SIGS = 20  # error signatures kept in the status file; the journal keeps every one
+JOURNAL = "services/verify/journal"  # TIME|EVENT|RUN|ERRSIG|FILESIG|TEXT, archived at task stop
 MAX_ERROR_LINES = 5
 _ERROR_RX = re.compile(r"error|fail|exception|traceback|assert|\b[\w./-]+:\d+", re.IGNORECASE)
 
@@ -46,7 +53,11 @@ def read_status(store: Store) -> dict[str, str]:
     data = store.read(STATUS)
     if data is None:
         return {"STATE": "IDLE"}
-    fields = codec.parse_status(data, store.shown(STATUS), KEYS)
+    fields = codec.parse_status(data, store.shown(STATUS), None)
+    for key in fields:
+        prefix, _, num = key.rpartition("_")
+        if key not in KEYS and not (prefix in ("TRIED", "SIG") and num.isdigit()):
+            raise StateError(f"{store.shown(STATUS)} has unknown key {key}; run `agentctl doctor`")
     if fields.get("STATE", "IDLE") not in STATES:
         raise StateError(f"{store.shown(STATUS)}: STATE={fields.get('STATE', '')[:20]!r} is unknown; run `agentctl doctor`")
     for key in ("RUN", "ATTEMPTS", "LAST_PASS_POS"):
@@ -59,12 +70,152 @@ def tried(fields: dict[str, str]) -> list[str]:
     return [fields[f"TRIED_{n}"] for n in nums]
 
 
-def _write(store: Store, fields: dict[str, str], tried_list: list[str]) -> None:
+@dataclass
+class Sig:
+    """One failing run's signature, stored as ``SIG_n=RUN ERRSIG FILESIG TEXT``.
+
+    RUN is the run number (``-`` for a fix recorded before its run), ERRSIG the hash
+    of the failing command and its normalised error lines (``-`` until a run fills
+    it), FILESIG the hash of the touched files' contents (``-`` when no file was
+    logged, so contents are unknown), TEXT the fix recorded for that state.
+    """
+
+    run: str
+    err: str
+    files: str
+    text: str = ""
+
+    def value(self) -> str:
+        return f"{self.run} {self.err} {self.files} {self.text}".rstrip(" ")
+
+
+def sigs(fields: dict[str, str]) -> list[Sig]:
+    nums = sorted(int(k[4:]) for k in fields if k.startswith("SIG_") and k[4:].isdigit())
+    out = []
+    for n in nums:
+        parts = fields[f"SIG_{n}"].split(" ", 3)
+        if len(parts) >= 3:
+            out.append(Sig(parts[0], parts[1], parts[2], parts[3] if len(parts) > 3 else ""))
+    return out
+
+
+def _write(store: Store, fields: dict[str, str], tried_list: list[str], sig_list: list[Sig] | None = None) -> None:
     out = {k: fields[k] for k in KEYS if k in fields and k != "UPDATED"}
     out["UPDATED"] = now_iso()
     for i, text in enumerate(tried_list[-MAX_TRIED:], 1):
         out[f"TRIED_{i}"] = text
+    for i, sig in enumerate((sigs(fields) if sig_list is None else sig_list)[-MAX_SIGS:], 1):
+        out[f"SIG_{i}"] = sig.value()
     store.replace(STATUS, codec.format_status(out))
+
+
+def _journal(store: Store, event: str, run: str, err: str, files_sig: str, text: str) -> None:
+    """Append to the task's verify journal; the caller holds the verify lock."""
+    store.append(JOURNAL, codec.record(now_iso(), event, run, err, files_sig, text[:1000]), sync=False)
+
+
+# -- signatures ---------------------------------------------------------------------------------
+# Volatile parts of error output, replaced before hashing so that the same failure
+# hashes the same on every run. Line and column numbers are kept: the signature only
+# counts as a repeat together with identical file contents, and then they are stable.
+_VOLATILE = (
+    (re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?"), "<time>"),
+    (re.compile(r"\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b"), "<time>"),
+    (re.compile(r"\b0x[0-9a-fA-F]+\b"), "<addr>"),
+    (re.compile(r"\b[0-9a-f]{12,}\b"), "<hex>"),
+    (re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|us|µs|ns|s|secs?|seconds?|mins?|minutes?)\b"), "<dur>"),
+    (re.compile(r"(?:/private)?/(?:tmp|var/tmp|var/folders)/[^\s:'\"()\[\],]*"), "<tmp>"),
+    (re.compile(r"\b(pid|PID|process)[ =:#]*\d+"), r"\1 <n>"),
+    (re.compile(r"[ \t]+"), " "),
+)
+_SIG_LINES = 200
+
+
+def normalise(line: str, project: str = "") -> str:
+    """One error line with times, durations, addresses and temp paths replaced."""
+    if project and project != "/":
+        line = line.replace(project + "/", "").replace(project, ".")
+    tmp = os.environ.get("TMPDIR", "").rstrip("/")
+    if tmp and len(tmp) > 1:
+        line = line.replace(tmp, "/tmp")
+    for rx, repl in _VOLATILE:
+        line = rx.sub(repl, line)
+    return line.strip()
+
+
+def error_signature(cmd: str, output: bytes, project: str = "") -> str:
+    """Hash of the failing command and its normalised error lines (16 hex digits)."""
+    import hashlib
+
+    text = output.decode("utf-8", "replace")
+    lines = [ln for ln in text.split("\n") if ln.strip() and not ln.startswith("# exit ")]
+    hits = [ln for ln in lines if _ERROR_RX.search(ln)]
+    chosen = hits[:_SIG_LINES] if hits else lines[-20:]
+    body = "\n".join([cmd.strip()] + [normalise(ln, project) for ln in chosen])
+    return hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def files_signature(store: Store) -> str:
+    """Hash of the current contents of every file touched in this task; ``-`` if none is logged."""
+    import hashlib
+    import stat
+
+    from agentctl import files
+
+    paths = sorted({p for p, _, _ in files.touched(store)})
+    if not paths:
+        return "-"
+    total = hashlib.sha256()
+    for rel in paths:
+        one = hashlib.sha256()
+        try:
+            fd = os.open(os.path.join(store.project, rel), os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError as exc:
+            one.update(f"<missing {exc.errno}>".encode())
+        else:
+            try:
+                st = os.fstat(fd)
+                if not stat.S_ISREG(st.st_mode):
+                    one.update(f"<not a file {stat.S_IFMT(st.st_mode)}>".encode())
+                else:
+                    left = 64 << 20  # beyond this, the size stands for the rest
+                    while left > 0:
+                        chunk = os.read(fd, min(left, 1 << 20))
+                        if not chunk:
+                            break
+                        one.update(chunk)
+                        left -= len(chunk)
+                    one.update(f"<size {st.st_size}>".encode())
+            except OSError as exc:
+                one.update(f"<unreadable {exc.errno}>".encode())
+            finally:
+                os.close(fd)
+        total.update(rel.encode("utf-8", "surrogateescape") + b"\0" + one.digest())
+    return total.hexdigest()[:16]
+
+
+# -- similar fixes ------------------------------------------------------------------------------
+# Two tried-fix texts say the same when, after case folding and dropping punctuation,
+# they are equal, or their sets of words (filler words dropped) overlap with a Jaccard
+# index of at least SIMILAR (shared words / all words).
+SIMILAR = 0.75
+_FILLER = frozenset("a an the and or of to in on for with by it its this that again also".split())
+_WORD = re.compile(r"\w+")
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.casefold())
+
+
+def similar(a: str, b: str) -> bool:
+    wa, wb = _words(a), _words(b)
+    if wa == wb:
+        return True
+    ta = {w for w in wa if w not in _FILLER}
+    tb = {w for w in wb if w not in _FILLER}
+    if not ta or not tb:
+        return False
+    return len(ta & tb) / len(ta | tb) >= SIMILAR
 
 
 def commands(store: Store) -> list[str]:
@@ -82,6 +233,8 @@ class RunResult:
     state: str
     fields: dict[str, str]
     message: str
+    repeat: str = ""  # a failure identical to an earlier run's (same error, same file contents)
+    same_error: str = ""  # the error of an earlier run, though the files differ
 
 
 def run(
@@ -91,7 +244,7 @@ def run(
     progress: Callable[[str], None] | None = None,
 ) -> RunResult:
     """Run every configured command in order from the project root; record the result."""
-    from agentctl import files
+    from agentctl import evidence
 
     cmds = commands(store)
     if not cmds:
@@ -101,7 +254,9 @@ def run(
         run_no = codec.status_int(fields, "RUN", store.shown(STATUS)) + 1
         fields["RUN"] = str(run_no)
         _write(store, fields, tried(fields))
-    pos = files.size(store)
+    log_id, pos = evidence.mark(store)  # what this run covers: edits logged later are not covered
+    files_sig = files_signature(store)
+    err_sig = "-"
     stamp = time.strftime("%Y%m%dT%H%M%S")
     log_rel = f"logs/verify-{stamp}-{run_no}.log"
     log_fd = os.open(store.path(log_rel), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
@@ -120,6 +275,7 @@ def run(
             if code != 0:
                 out = store.read_from(log_rel, start_at, cap=8 << 20)
                 lines, count = _errors(out)
+                err_sig = error_signature(cmd, out, store.project)
                 failed = (cmd, code, lines, count)
                 break
     finally:
@@ -130,12 +286,19 @@ def run(
             return RunResult("STALE", fields, f"a newer verify run ({fields.get('RUN')}) finished first; its result stands")
         fields["LAST_RUN"] = now_iso()
         fields["LOG"] = log_rel
+        fields["RUN_LOG"] = log_id
+        fields["RUN_POS"] = str(pos)
+        fields.pop("REPEAT", None)
+        fields.pop("SAME_ERROR", None)
         prev_tried = tried(fields)
+        sig_list = sigs(fields)
         if failed is None:
             fields.update(STATE="PASSED", COMMAND="", EXIT_CODE="0", ERROR_COUNT="0", ERRORS="", ATTEMPTS="0")
             fields["LAST_PASS"] = fields["LAST_RUN"]
             fields["LAST_PASS_POS"] = str(pos)
+            fields["LAST_PASS_LOG"] = log_id
             prev_tried = []
+            _journal(store, "PASS", str(run_no), "-", files_sig, "")
         else:
             cmd, code, lines, count = failed
             attempts = codec.status_int(fields, "ATTEMPTS", store.shown(STATUS)) + 1
@@ -147,10 +310,40 @@ def run(
                 ERRORS="\n".join(lines),
                 ATTEMPTS=str(attempts),
             )
-        _write(store, fields, prev_tried)
+            _match_signature(fields, sig_list, str(run_no), err_sig, files_sig)
+            _journal(store, "FAIL", str(run_no), err_sig, files_sig, f"`{cmd}` exit {code}: {lines[0] if lines else ''}")
+            if fields.get("REPEAT"):
+                _journal(store, "REPEAT", str(run_no), err_sig, files_sig, fields["REPEAT"])
+        _write(store, fields, prev_tried, sig_list)
     store.log_change("verify", "run", f"{fields['STATE']} run={run_no}")
     msg = "PASSED" if failed is None else f"FAILED: `{failed[0]}` exited {failed[1]}"
-    return RunResult(fields["STATE"], fields, msg)
+    if fields.get("REPEAT"):
+        msg += (f"; REPEATED: identical to {fields['REPEAT']} (same error from the same file contents)"
+                " - that attempt already failed, do not try it again")
+    elif fields.get("SAME_ERROR"):
+        msg += f"; the same error as {fields['SAME_ERROR']}, though the files changed"
+    return RunResult(fields["STATE"], fields, msg, fields.get("REPEAT", ""), fields.get("SAME_ERROR", ""))
+
+
+def _describe(sig: Sig) -> str:
+    return f"run {sig.run}" + (f' after the fix "{sig.text}"' if sig.text else " (no fix recorded for it)")
+
+
+def _match_signature(fields: dict[str, str], sig_list: list[Sig], run_no: str, err_sig: str, files_sig: str) -> None:
+    """Compare a failing run with the task's earlier ones; update ``sig_list`` and REPEAT/SAME_ERROR."""
+    known = files_sig != "-"
+    exact = next((s for s in reversed(sig_list) if known and s.err == err_sig and s.files == files_sig), None)
+    if exact is not None:
+        fields["REPEAT"] = _describe(exact)
+        return
+    same = next((s for s in reversed(sig_list) if s.err == err_sig), None)
+    if same is not None:
+        fields["SAME_ERROR"] = _describe(same)
+    pending = next((s for s in reversed(sig_list) if known and s.err == "-" and s.files == files_sig), None)
+    if pending is not None:  # a fix recorded before this run: the run is its result
+        pending.run, pending.err = run_no, err_sig
+    else:
+        sig_list.append(Sig(run_no, err_sig, files_sig))
 
 
 def _run_one(cmd: str, cwd: str, log_fd: int, timeout: float) -> int:
@@ -201,15 +394,60 @@ def _errors(output: bytes) -> tuple[list[str], int]:
 
 
 def add_tried(store: Store, text: str) -> tuple[int, dict[str, str]]:
+    result = record_tried(store, text)
+    return result.number, result.fields
+
+
+@dataclass
+class TriedResult:
+    number: int  # the new TRIED_n
+    fields: dict[str, str]
+    similar: str = ""  # the earlier attempt this one says the same as
+    similar_ref: str = ""  # where it was recorded: TRIED_n, or the run it was recorded for
+
+
+def record_tried(store: Store, text: str) -> TriedResult:
+    """Record a fix that did not work; say so when it repeats an earlier attempt.
+
+    The text is tied to the state of the touched files: to the failing run with the
+    same file contents (normally the run just made), else it waits, as a pending
+    record, for the run that tests those contents.
+    """
     codec.check_text(text, "the tried fix", limit=1000)
+    text = text.strip()
+    files_sig = files_signature(store)
     with store.lock(LOCK):
         fields = read_status(store)
-        items = tried(fields) + [text.strip()]
+        prev = tried(fields)
+        sig_list = sigs(fields)
+        similar_text, ref = "", ""
+        for i, earlier in enumerate(prev, 1):
+            if similar(text, earlier):
+                similar_text, ref = earlier, f"TRIED_{i}"
+                break
+        else:
+            for sig in sig_list:
+                hit = next((part for part in sig.text.split(" / ") if part and similar(text, part)), "")
+                if hit:
+                    similar_text, ref = hit, f"the fix recorded for run {sig.run}"
+                    break
+        items = prev + [text]
         if len(items) > MAX_TRIED:
             store.append("logs/verify-tried.log", codec.record(now_iso(), items[0]))
-        _write(store, fields, items)
+        if files_sig != "-":
+            target = next((s for s in reversed(sig_list) if s.files == files_sig), None)
+        else:  # contents unknown: the latest failing run is the best guess
+            target = next((s for s in reversed(sig_list) if s.run != "-"), None)
+        if target is None:
+            sig_list.append(Sig("-", "-", files_sig, text))
+        elif not target.text:
+            target.text = text
+        elif not any(similar(text, part) for part in target.text.split(" / ")):
+            target.text = (target.text + " / " + text)[:1000]
+        _write(store, fields, items, sig_list)
+        _journal(store, "TRIED", target.run if target else "-", target.err if target else "-", files_sig, text)
     store.log_change("verify", "tried", text[:200])
-    return min(len(items), MAX_TRIED), read_status(store)
+    return TriedResult(min(len(items), MAX_TRIED), read_status(store), similar_text, ref)
 
 
 def stop(store: Store) -> dict[str, str]:
@@ -223,12 +461,34 @@ def stop(store: Store) -> dict[str, str]:
                 "status kept so the failure is not forgotten; fix it and run `agentctl verify start`"
             )
         new = {"STATE": "IDLE", "RUN": fields.get("RUN", "0")}
-        for key in ("LAST_PASS", "LAST_PASS_POS"):
+        for key in ("LAST_PASS", "LAST_PASS_POS", "LAST_PASS_LOG"):
             if key in fields:
                 new[key] = fields[key]
-        _write(store, new, [])
+        _write(store, new, [], sigs(fields))
     store.log_change("verify", "stop", state)
     return new
+
+
+def archive_task(store: Store, stem: str) -> str | None:
+    """At task stop: move the verify journal to logs/STEM.journal; clear the task's signatures."""
+    with store.lock(LOCK):
+        fields = read_status(store)
+        rel = None
+        if store.exists(JOURNAL):
+            rel = f"logs/{stem}.journal"
+            n = 2
+            while store.exists(rel):
+                rel = f"logs/{stem}.{n}.journal"
+                n += 1
+            try:
+                os.rename(store.path(JOURNAL), store.path(rel))
+            except OSError as exc:
+                raise StateError(f"cannot archive {store.shown(JOURNAL)}: {exc.strerror}; run `agentctl doctor`") from None
+        if sigs(fields) or "REPEAT" in fields or "SAME_ERROR" in fields:
+            fields.pop("REPEAT", None)
+            fields.pop("SAME_ERROR", None)
+            _write(store, fields, tried(fields), [])
+    return rel
 
 
 def configure(store: Store, command: str) -> None:

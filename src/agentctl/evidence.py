@@ -1,0 +1,113 @@
+"""Evidence-bound completion: is the current state covered by a passing verify run?
+
+Every verify run records where the files log stood when it started: the log's
+identity (its first line, which names the task's ``SESSION_START``) and its byte
+size (``RUN_LOG``/``RUN_POS``; a pass also as ``LAST_PASS_LOG``/``LAST_PASS_POS``).
+An edit logged after that offset, even one made while the run was going, is an
+edit the run did not see. Comparing offsets is only meaningful within one log, so
+a pass recorded against another log (an earlier task's) counts as no pass.
+
+The verdict is one of:
+
+* ``yes``   a pass covers the current log and no file changed since;
+* ``no``    files changed since the last pass, or the latest run of this task failed;
+* ``never`` no passing run covers this task's files log;
+* ``none``  no verify commands are configured, so nothing is claimed either way.
+
+Readers never lock (the log is append-only, a pass offset is always a record
+boundary); :func:`mark` takes the files lock so a run's offset is one too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from agentctl import codec
+from agentctl.store import Store
+
+SHOW = 5  # names listed before "+N more"
+_ID_CHARS = 160
+
+
+@dataclass
+class Evidence:
+    verdict: str  # yes | no | never | none
+    changed: list[str] = field(default_factory=list)
+    last_pass: str = ""
+    failed: bool = False  # the latest run (in this task's log) failed
+    shown_commands: str = ""
+
+    @property
+    def blocks_stop(self) -> bool:
+        """``task stop`` refuses: checks exist and an edit (or a failure) is not covered by a pass."""
+        return self.verdict in ("no", "never") and (bool(self.changed) or self.failed)
+
+    def names(self, limit: int = SHOW) -> str:
+        shown = ", ".join(codec.encode(p) for p in self.changed[:limit])
+        more = len(self.changed) - limit
+        return shown + (f" (+{more} more)" if more > 0 else "")
+
+    def detail(self) -> str:
+        """One line saying why, without the verdict word."""
+        n = len(self.changed)
+        files_word = f"{n} file{'s' if n != 1 else ''}"
+        if self.verdict == "none":
+            return f"no verify commands configured (add them with `agentctl verify add COMMAND` to {self.shown_commands}); nothing is claimed"
+        if self.verdict == "yes":
+            return f"the last pass ({self.last_pass}) covers every change logged in this task"
+        if self.verdict == "never":
+            base = "no passing run in this task yet"
+            return base + (f"; {files_word} changed: {self.names()}" if n else "")
+        if self.failed and not n:
+            return f"the latest verify run FAILED after the last pass ({self.last_pass or 'none'})"
+        since = f"since the last pass ({self.last_pass})" if self.last_pass else "since the last pass"
+        text = f"{files_word} changed {since}: {self.names()}"
+        return text + ("; the latest run FAILED" if self.failed else "")
+
+    def line(self) -> str:
+        """``VERIFIED=<verdict> (<detail>)`` as printed by status and resume."""
+        return f"VERIFIED={self.verdict} ({self.detail()})"
+
+    def as_dict(self) -> dict[str, object]:
+        return {"verdict": self.verdict, "changed": self.changed, "changed_count": len(self.changed),
+                "last_pass": self.last_pass, "latest_run_failed": self.failed, "detail": self.detail()}
+
+
+def log_identity(store: Store) -> str:
+    """The files log's identity: its first line (``TIME SESSION_START TASK`` for a task's log)."""
+    from agentctl import files
+
+    head = store.read_from(files.LOG, 0, cap=512)
+    first = head.split(b"\n", 1)[0] if b"\n" in head else b""
+    return first.decode("utf-8", "replace").replace("|", " ")[:_ID_CHARS]
+
+
+def mark(store: Store) -> tuple[str, int]:
+    """(identity, size) of the files log, taken under its lock so the size is a record boundary."""
+    from agentctl import files
+
+    with store.lock(files.LOCK):
+        return log_identity(store), files.size(store)
+
+
+def check(store: Store, vfields: dict[str, str] | None = None) -> Evidence:
+    """The verdict for the current files log (see the module docstring)."""
+    from agentctl import files, verify
+
+    if not verify.commands(store):
+        return Evidence("none", shown_commands=store.shown(verify.COMMANDS))
+    if vfields is None:
+        vfields = verify.read_status(store)
+    ident = log_identity(store)
+    size = files.size(store)
+    pass_pos: int | None = None
+    if vfields.get("LAST_PASS") and vfields.get("LAST_PASS_LOG", "\0") == ident:
+        pos = codec.status_int(vfields, "LAST_PASS_POS", store.shown(verify.STATUS))
+        if pos <= size:
+            pass_pos = pos
+    failed = vfields.get("STATE") == "FAILED" and vfields.get("RUN_LOG", "\0") == ident
+    if pass_pos is None:
+        return Evidence("never", files.since(store, 0), "", failed)
+    changed = files.since(store, pass_pos)
+    verdict = "no" if changed or failed else "yes"
+    return Evidence(verdict, changed, vfields.get("LAST_PASS", ""), failed)
