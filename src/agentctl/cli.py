@@ -285,6 +285,7 @@ def _main(ctx: Ctx, args: list[str]) -> int:
 
 # Top-level words whose commands live in their own module (imported only when used).
 EXTENSIONS: dict[str, str] = {}
+EXTENSIONS["mcp"] = "agentctl.mcp_server"  # `agentctl mcp`: the MCP server (SDK loaded only by that command)
 EXTENSIONS["doctor"] = "agentctl.doctor"  # `agentctl doctor [--fix]`: check and repair the state folder
 EXTENSIONS["history"] = "agentctl.history"  # `agentctl history [show ID | search TEXT]`: archived tasks
 
