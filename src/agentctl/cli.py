@@ -9,26 +9,37 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
 
 from agentctl.errors import EXIT_NO, EXIT_OK, EXIT_STATE, EXIT_USAGE, AgentctlError, UsageError
 
+# The hot path imports no `typing`, `collections.abc` or `dataclasses` at run time (see bench/ and
+# tests/test_perf_guard.py): annotations are strings, and type checkers see these imports.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
+
     from agentctl.store import Store
+
+    Handler = Callable[["Ctx", dict[str, Any], list[str]], int]
 
 BUILTIN_SERVICES = ("task", "files", "constraints", "verify")
 ACTION_WORDS = ("start", "stop", "update", "status", "log", "check", "list", "add", "remove", "done", "tried", "run", "sync", "claim")
 GLOBAL_FLAGS = {"--json": "flag", "--state-dir": "value", "--help": "flag", "-h": "flag"}
 
 
-@dataclass
 class Ctx:
-    json: bool = False
-    state_dir: str | None = None
-    _store: Store | None = None
-    data: dict[str, Any] = field(default_factory=dict)
+    __slots__ = ("json", "state_dir", "_store", "data")
+
+    def __init__(self, json: bool = False, state_dir: str | None = None, _store: Store | None = None,
+                 data: dict[str, Any] | None = None) -> None:
+        self.json = json
+        self.state_dir = state_dir
+        self._store = _store
+        self.data: dict[str, Any] = {} if data is None else data
+
+    def __repr__(self) -> str:
+        return f"Ctx(json={self.json!r}, state_dir={self.state_dir!r}, _store={self._store!r}, data={self.data!r})"
 
     def store(self) -> Store:
         if self._store is None:
@@ -54,17 +65,20 @@ class Ctx:
             sys.stdout.write("\n".join(lines) + "\n")
 
 
-Handler = Callable[[Ctx, dict[str, Any], list[str]], int]
-
-
-@dataclass
 class Command:
-    handler: Handler
-    options: dict[str, str]  # name -> flag | value | int | float | multi
-    usage: str
-    summary: str
-    min_pos: int = 0
-    max_pos: int | None = 0
+    __slots__ = ("handler", "options", "usage", "summary", "min_pos", "max_pos")
+
+    def __init__(self, handler: Handler, options: dict[str, str], usage: str, summary: str,
+                 min_pos: int = 0, max_pos: int | None = 0) -> None:
+        self.handler = handler
+        self.options = options  # name -> flag | value | int | float | multi
+        self.usage = usage
+        self.summary = summary
+        self.min_pos = min_pos
+        self.max_pos = max_pos
+
+    def __repr__(self) -> str:
+        return f"Command({self.usage!r})"
 
 
 COMMANDS: dict[tuple[str, ...], Command] = {}
@@ -292,14 +306,12 @@ EXTENSIONS["history"] = "agentctl.history"  # `agentctl history [show ID | searc
 
 def _load_commands(first: str | None = None) -> None:
     """Import the modules that register handlers: the core always, an extension only when named."""
-    import importlib
-
     from agentctl import commands  # noqa: F401  (registers the core handlers)
 
     for word, module in EXTENSIONS.items():
         if first is None or first == word:
             try:
-                importlib.import_module(module)
+                __import__(module)  # importlib itself is not needed on the hot path
             except ModuleNotFoundError as exc:
                 if first is not None and exc.name and exc.name.startswith("agentctl"):
                     raise

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
 
 from agentctl.cli import Ctx, command
 from agentctl.errors import EXIT_NO, EXIT_OK, UsageError
+
+TYPE_CHECKING = False  # no `typing` at run time on the hot path
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _seq_text(applied: bool, fields: dict[str, str], message: str = "") -> list[str]:
