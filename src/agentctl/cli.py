@@ -299,6 +299,9 @@ def _main(ctx: Ctx, args: list[str]) -> int:
 
 # Top-level words whose commands live in their own module (imported only when used).
 EXTENSIONS: dict[str, str] = {}
+EXTENSIONS["hook"] = "agentctl.integrations.commands"  # `agentctl hook AGENT EVENT`: the agent hooks (hot path)
+EXTENSIONS["install"] = "agentctl.integrations.commands"  # `agentctl install TARGET`: hooks, AGENTS.md, MCP config
+EXTENSIONS["uninstall"] = "agentctl.integrations.commands"  # `agentctl uninstall TARGET`
 EXTENSIONS["mcp"] = "agentctl.mcp_server"  # `agentctl mcp`: the MCP server (SDK loaded only by that command)
 EXTENSIONS["doctor"] = "agentctl.doctor"  # `agentctl doctor [--fix]`: check and repair the state folder
 EXTENSIONS["history"] = "agentctl.history"  # `agentctl history [show ID | search TEXT]`: archived tasks

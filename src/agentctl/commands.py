@@ -144,6 +144,9 @@ def cmd_task_start(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
         stdin = sys.stdin.buffer.read() if opts["--files"] == "-" else None
         paths = task.read_list_file(store, opts["--files"], stdin)
     fields = task.start(store, opts["--id"], opts["--desc"], paths, force=bool(opts.get("--force")))
+    from agentctl.integrations.gitsync import record_baseline
+
+    record_baseline(store, fields)  # the commit and the already-dirty paths, for `files sync` (never raises)
     lines = [f"task {fields['TASK_ID']} started: {fields['TOTAL']} entries"] + task.status_lines(fields)
     ctx.emit(lines, {"ok": True, "task": _public(fields)})
     return EXIT_OK
@@ -314,6 +317,17 @@ def cmd_files_stop(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
 
     rel = files.archive(ctx.store(), f"files-{time.strftime('%Y%m%dT%H%M%S')}")
     ctx.emit([f"files log archived to {rel}" if rel else "files log was empty; nothing archived"], {"ok": True, "archive": rel})
+    return EXIT_OK
+
+
+@command(("files", "sync"), "files sync", "log what git shows changed since `task start` that the log does not hold yet")
+def cmd_files_sync(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
+    from agentctl.integrations import gitsync
+
+    result = gitsync.sync(ctx.store())
+    ctx.emit([f"{op}|{path}" for op, path in result.logged] + [result.message],
+             {"ok": True, "git": result.git, "logged": [{"op": op, "path": p} for op, p in result.logged],
+              "message": result.message})
     return EXIT_OK
 
 

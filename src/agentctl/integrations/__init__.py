@@ -1,0 +1,20 @@
+"""Agent integrations: lifecycle hooks, instruction files and MCP registration.
+
+* ``hookrun`` -- the one hook runner behind ``agentctl hook AGENT EVENT``: reads the
+  payload, finds the project, never fails the agent (exit 0, nothing on stdout,
+  the failure logged to ``logs/agent.log``); exit 2 only for a deliberate deny.
+* ``claude``, ``codex``, ``gemini``, ``cursor`` -- payload -> action per event, and
+  the hook entries each installer writes.
+* ``jsonmerge`` -- merge/unmerge our entries into a user's JSON config.
+* ``agentsmd`` -- the managed startup-protocol block in AGENTS.md and friends.
+* ``gitsync`` -- ``agentctl files sync``: reconcile the files log with git.
+* ``install`` / ``commands`` -- ``agentctl install|uninstall TARGET`` and ``agentctl hook``.
+
+Only ``hookrun`` and the agent modules are on the hot path; they import what one
+event needs and nothing else.
+"""
+
+from __future__ import annotations
+
+HOOK_PREFIX = "agentctl hook"
+AGENTS = ("claude", "codex", "gemini", "cursor")

@@ -1,0 +1,155 @@
+"""Claude Code: ``.claude/settings.json`` hooks, payload -> action per event.
+
+Facts used (all [V] in the reference, and checked against payloads captured from
+the real Claude Code in tests/e2e/payloads): SessionStart ``source`` and
+``hookSpecificOutput.additionalContext`` (<= 10,000 chars); PostToolUse
+``tool_input.file_path`` / ``notebook_path`` (absolute) and ``tool_response.type``
+(``create``/``update`` for Write); PreToolUse ``permissionDecision: "deny"`` with a
+reason; PreCompact has no context channel; a Stop hook that prints context keeps
+the turn going, so ours prints nothing.
+
+Cursor can run these same hooks (third-party configs), with Cursor-shaped
+payloads: those are recognised and answered in Cursor's terms.
+"""
+
+from __future__ import annotations
+
+from agentctl.integrations.hookrun import Hook, Result, emit
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from agentctl.integrations.hookrun import Handler
+
+CONFIG = ".claude/settings.json"
+LOCAL_CONFIG = ".claude/settings.local.json"
+EDIT_MATCHER = "Write|Edit|MultiEdit|NotebookEdit"
+EDIT_TOOLS = frozenset(("Write", "Edit", "MultiEdit", "NotebookEdit"))
+# Names a Cursor-shaped payload may use for the same tools (third-party reports; defensive).
+CURSOR_WRITE_TOOLS = frozenset(("Write", "StrReplace", "edit_file", "search_replace", "write"))
+CURSOR_DELETE_TOOLS = frozenset(("Delete", "delete_file"))
+SHELL_TOOLS = frozenset(("Bash", "PowerShell", "Shell", "run_terminal_cmd"))
+
+# (event, matcher, command, timeout seconds): exactly what `agentctl install claude` writes.
+HOOKS: list[tuple[str, str | None, str, int]] = [
+    ("SessionStart", "startup|resume|clear|compact", "agentctl hook claude session-start", 20),
+    ("PreToolUse", EDIT_MATCHER, "agentctl hook claude pre-tool-use", 10),
+    ("PostToolUse", EDIT_MATCHER, "agentctl hook claude post-tool-use", 10),
+    ("PostToolUse", "Bash", "agentctl hook claude post-tool-use", 20),
+    ("PreCompact", "manual|auto", "agentctl hook claude pre-compact", 20),
+    ("Stop", None, "agentctl hook claude stop", 20),
+]
+
+WHY = {
+    "startup": "at session start",
+    "resume": "as the session resumed",
+    "clear": "after /clear",
+    "compact": "right after the conversation was compacted (COMPACTIONS counts them)",
+}
+
+
+def target_path(payload: dict[str, Any]) -> object:
+    """The edited file: tool_input.file_path or notebook_path, else tool_response.filePath."""
+    tin = payload.get("tool_input")
+    if isinstance(tin, dict):
+        for key in ("file_path", "notebook_path", "path"):
+            if isinstance(tin.get(key), str) and tin[key]:
+                return tin[key]
+    resp = payload.get("tool_response")
+    if isinstance(resp, dict):
+        for key in ("filePath", "notebook_path", "file_path"):
+            if isinstance(resp.get(key), str) and resp[key]:
+                return resp[key]
+    if isinstance(payload.get("file_path"), str):  # Cursor-shaped
+        return payload["file_path"]
+    return None
+
+
+def write_op(tool: str, payload: dict[str, Any]) -> str | None:
+    """CREATE or MODIFY; None means "CREATE unless this task already logged the path".
+
+    The rule: ``tool_response.type`` decides when present (``create``/``update``);
+    else a Write whose ``tool_response.originalFile`` is null created the file; else
+    a Write is a CREATE the first time this task sees the path; every other edit
+    tool (Edit, MultiEdit, NotebookEdit) is a MODIFY.
+    """
+    if tool in CURSOR_DELETE_TOOLS:
+        return "DELETE"
+    resp = payload.get("tool_response")
+    if isinstance(resp, dict):
+        kind = resp.get("type")
+        if kind == "create":
+            return "CREATE"
+        if kind == "update":
+            return "MODIFY"
+        if tool == "Write" and "originalFile" in resp:
+            return "CREATE" if resp["originalFile"] is None else "MODIFY"
+    if tool in ("Write", "write"):
+        return None
+    return "MODIFY"
+
+
+def session_start(h: Hook) -> Result | None:
+    from agentctl import session
+
+    source = h.text("source", "startup")
+    if source == "compact":
+        session.record_compaction(h.store)
+    text = h.context(WHY.get(source, f"at session {source}"))
+    if h.cursor:
+        return emit({"additional_context": text})
+    return emit({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}})
+
+
+def post_tool_use(h: Hook) -> Result | None:
+    tool = h.text("tool_name")
+    if tool in SHELL_TOOLS:
+        h.sync()
+        return None
+    if tool in EDIT_TOOLS or (h.cursor and tool in CURSOR_WRITE_TOOLS | CURSOR_DELETE_TOOLS):
+        path = target_path(h.payload)
+        h.log_writes([(path, write_op(tool, h.payload))], h.dedup_key(path))
+    return None
+
+
+def pre_tool_use(h: Hook) -> Result | None:
+    tool = h.text("tool_name")
+    if tool not in EDIT_TOOLS and not (h.cursor and tool in CURSOR_WRITE_TOOLS | CURSOR_DELETE_TOOLS):
+        return None
+    reason = h.deny_reason([target_path(h.payload)])
+    if reason is None:
+        return None
+    if h.cursor:  # Cursor's own permission shape, and exit 2 (its Claude-compatible block)
+        out = emit({"permission": "deny", "user_message": reason, "agent_message": reason})
+        return Result(out.stdout, 2, reason)
+    return emit({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                                        "permissionDecisionReason": reason}})
+
+
+def pre_compact(h: Hook) -> Result | None:
+    from agentctl import session
+
+    session.record_pre_compact(h.store)
+    h.sync()  # the files log is complete before the conversation is cut
+    return None
+
+
+def stop(h: Hook) -> Result | None:
+    h.sync()  # never blocks, never prints: a Stop hook that prints keeps the turn going
+    return None
+
+
+def nothing(h: Hook) -> Result | None:
+    return None
+
+
+EVENTS: dict[str, Handler] = {
+    "sessionstart": session_start,
+    "posttooluse": post_tool_use,
+    "pretooluse": pre_tool_use,
+    "precompact": pre_compact,
+    "stop": stop,
+    "sessionend": nothing,
+    "postcompact": nothing,
+}

@@ -1,0 +1,133 @@
+"""OpenAI Codex CLI: ``.codex/hooks.json`` hooks, payload -> action per event.
+
+[V] facts: the same three-level JSON shape as Claude Code; SessionStart sources
+include ``compact`` (May 2026 docs) and take ``hookSpecificOutput.additionalContext``;
+PreToolUse takes ``permissionDecision: "deny"``; for ``apply_patch`` the
+``tool_input.command`` is the patch text; Stop must print JSON or nothing.
+
+[D] the patch envelope (``*** Add File:``, ``*** Update File:``, ``*** Delete File:``,
+``*** Move to:``) is not in the hooks page. Defensive: every string in
+``tool_input`` is scanned (a list-shaped command too), and when no path can be
+read from it the files log is reconciled with git instead.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agentctl.integrations.hookrun import Hook, Result, emit
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from agentctl.integrations.hookrun import Handler
+
+CONFIG = ".codex/hooks.json"
+
+HOOKS: list[tuple[str, str | None, str, int]] = [
+    ("SessionStart", "startup|resume|clear|compact", "agentctl hook codex session-start", 20),
+    ("PreToolUse", "^apply_patch$", "agentctl hook codex pre-tool-use", 10),
+    ("PostToolUse", "^apply_patch$|^Bash$", "agentctl hook codex post-tool-use", 20),
+    ("PreCompact", None, "agentctl hook codex pre-compact", 20),
+    ("Stop", None, "agentctl hook codex stop", 20),
+]
+
+PATCH_TOOLS = frozenset(("apply_patch", "Edit", "Write"))
+SHELL_TOOLS = frozenset(("Bash", "shell", "exec_command", "local_shell"))
+_LINE = re.compile(r"^\*\*\* (Add File|Update File|Delete File|Move to): (.+?)\s*$", re.MULTILINE)
+_OPS = {"Add File": "CREATE", "Update File": "MODIFY", "Delete File": "DELETE"}
+
+WHY = {
+    "startup": "at session start",
+    "resume": "as the session resumed",
+    "clear": "after /clear",
+    "compact": "right after the conversation was compacted (COMPACTIONS counts them)",
+}
+
+
+def _strings(value: Any, depth: int = 0) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if depth > 4:
+        return []
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v, depth + 1)]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v, depth + 1)]
+    return []
+
+
+def patch_paths(tool_input: Any) -> list[tuple[str, str]]:
+    """(op, path) for each file the patch text names, in order.
+
+    ``*** Update File: a`` followed by ``*** Move to: b`` is a rename: a DELETE of a
+    and a CREATE of b.
+    """
+    out: list[tuple[str, str]] = []
+    for text in _strings(tool_input):
+        if "*** " not in text:
+            continue
+        for m in _LINE.finditer(text):
+            kind, path = m.group(1), m.group(2)
+            if kind == "Move to":
+                if out and out[-1][0] == "MODIFY":
+                    out[-1] = ("DELETE", out[-1][1])
+                out.append(("CREATE", path))
+            else:
+                out.append((_OPS[kind], path))
+    return out
+
+
+def session_start(h: Hook) -> Result | None:
+    from agentctl import session
+
+    source = h.text("source", "startup")
+    if source == "compact":
+        session.record_compaction(h.store)
+    text = h.context(WHY.get(source, f"at session {source}"))
+    return emit({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}})
+
+
+def post_tool_use(h: Hook) -> Result | None:
+    tool = h.text("tool_name")
+    if tool in PATCH_TOOLS:
+        paths = patch_paths(h.payload.get("tool_input"))
+        if paths:
+            h.log_writes([(p, op) for op, p in paths], h.dedup_key())
+            return None
+    h.sync()  # a shell command, or a patch we could not read: ask git what changed
+    return None
+
+
+def pre_tool_use(h: Hook) -> Result | None:
+    if h.text("tool_name") not in PATCH_TOOLS:
+        return None
+    paths = patch_paths(h.payload.get("tool_input"))
+    reason = h.deny_reason([p for op, p in paths])
+    if reason is None:
+        return None
+    return emit({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                                        "permissionDecisionReason": reason}})
+
+
+def pre_compact(h: Hook) -> Result | None:
+    from agentctl import session
+
+    session.record_pre_compact(h.store)
+    h.sync()
+    return None
+
+
+def stop(h: Hook) -> Result | None:
+    h.sync()  # prints nothing: plain text is invalid for Codex Stop, and we never block
+    return None
+
+
+EVENTS: dict[str, Handler] = {
+    "sessionstart": session_start,
+    "posttooluse": post_tool_use,
+    "pretooluse": pre_tool_use,
+    "precompact": pre_compact,
+    "stop": stop,
+}

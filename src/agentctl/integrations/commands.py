@@ -1,0 +1,92 @@
+"""``agentctl hook``, ``agentctl install`` and ``agentctl uninstall`` (loaded only when named).
+
+This module is imported on every hook call, so it imports nothing beyond the CLI
+at the top; each handler imports what it needs.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from agentctl.cli import command
+from agentctl.errors import EXIT_OK
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from agentctl.cli import Ctx
+
+TARGET_USAGE = "claude [--local] | codex | gemini | cursor | agents-md [--file NAME] | mcp --client claude|cursor"
+OPTIONS = {"--local": "flag", "--file": "value", "--client": "value"}
+
+
+@command(("hook",), "hook AGENT EVENT", "run one agent hook: the payload JSON on stdin (what the installed hooks call)",
+         max_pos=None)
+def cmd_hook(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
+    if len(pos) != 2:
+        # Never exit 2 here: in a PreToolUse hook that would block the agent's edit.
+        sys.stderr.write("agentctl hook: usage: agentctl hook claude|codex|gemini|cursor EVENT (payload on stdin)\n")
+        return EXIT_OK
+    from agentctl.integrations.hookrun import run
+
+    return run(pos[0], pos[1])
+
+
+def project_dir(ctx: Ctx) -> tuple[str, bool]:
+    """The project to install into: the state folder's parent, else the git root, else here."""
+    from agentctl.location import find_state_dir
+
+    found = find_state_dir(explicit=ctx.state_dir)
+    if found:
+        return os.path.dirname(found), True
+    here = os.getcwd()
+    probe = here
+    while True:
+        if os.path.lexists(os.path.join(probe, ".git")):
+            return probe, False
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            return here, False
+        probe = parent
+
+
+def _run(ctx: Ctx, opts: dict[str, Any], pos: list[str], install: bool) -> int:
+    from agentctl.integrations import install as inst
+
+    project, has_state = project_dir(ctx)
+    target = pos[0]
+    plan = (inst.plan_install if install else inst.plan_uninstall)(
+        project, target, local=bool(opts.get("--local")), file=opts.get("--file"), client=opts.get("--client"))
+    results = inst.apply(plan)
+    lines = []
+    for r in results:
+        extra = f" (previous version kept in {r['backup']})" if r["backup"] else ""
+        lines.append(f"{r['file']}: {r['action']}: {r['summary']}{extra}")
+    notes = list(plan.notes) if install else []
+    if install and not has_state:
+        notes.insert(0, f"no .agent-state in {project} yet: run `agentctl init` there; the hooks do nothing until then")
+    lines += [f"note: {n}" for n in notes]
+    if has_state:
+        try:
+            store = ctx.store()
+            changed = [r["file"] for r in results if r["action"] != "unchanged"]
+            if changed:
+                store.log_change("integrations", "install" if install else "uninstall", f"{target}: {', '.join(changed)}")
+        except Exception:
+            pass
+    ctx.emit(lines, {"ok": True, "target": target, "project": project, "files": results, "notes": notes})
+    return EXIT_OK
+
+
+@command(("install",), f"install {TARGET_USAGE}", "add agentctl's hooks / startup protocol / MCP server for an agent",
+         OPTIONS, min_pos=1, max_pos=1)
+def cmd_install(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
+    return _run(ctx, opts, pos, True)
+
+
+@command(("uninstall",), f"uninstall {TARGET_USAGE}", "remove exactly what `agentctl install` added for an agent",
+         OPTIONS, min_pos=1, max_pos=1)
+def cmd_uninstall(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
+    return _run(ctx, opts, pos, False)

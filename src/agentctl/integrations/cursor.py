@@ -1,0 +1,80 @@
+"""Cursor: ``.cursor/hooks.json`` hooks plus an always-applied rule file.
+
+The least certain section of the reference ([D]/[3P]): the flat
+``{"version": 1, "hooks": {event: [{"command": ...}]}}`` shape; ``afterFileEdit``
+with an absolute ``file_path`` and ``edits[]``; ``workspace_roots`` instead of
+``cwd``; ``sessionStart`` ``additional_context`` that the IDE often drops. So the
+startup protocol lives in ``.cursor/rules/agentctl.mdc`` (``alwaysApply: true``) and
+the hooks mostly record: edits, shell commands (via git), compaction. Every field
+is read defensively; an unexpected payload is ignored, never an error.
+"""
+
+from __future__ import annotations
+
+from agentctl.integrations.hookrun import Hook, Result, emit
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+
+    from agentctl.integrations.hookrun import Handler
+
+CONFIG = ".cursor/hooks.json"
+RULE = ".cursor/rules/agentctl.mdc"
+
+# (event, command): the flat shape has no matcher and no timeout we rely on.
+HOOKS: list[tuple[str, str]] = [
+    ("sessionStart", "agentctl hook cursor session-start"),
+    ("afterFileEdit", "agentctl hook cursor after-file-edit"),
+    ("afterShellExecution", "agentctl hook cursor after-shell-execution"),
+    ("preCompact", "agentctl hook cursor pre-compact"),
+    ("stop", "agentctl hook cursor stop"),
+]
+
+
+def session_start(h: Hook) -> Result | None:
+    # Best effort: the IDE may drop this (a known race); the rule file is the reliable path.
+    return emit({"additional_context": h.context("at session start")})
+
+
+def after_file_edit(h: Hook) -> Result | None:
+    path = h.payload.get("file_path")
+    if not isinstance(path, str):
+        tin = h.obj("tool_input")
+        path = tin.get("file_path")
+    edits = h.payload.get("edits")
+    op: str | None = "MODIFY"
+    if isinstance(edits, list) and edits and all(
+        isinstance(e, dict) and e.get("old_string") in ("", None) for e in edits
+    ):
+        op = None  # every edit inserts into nothing: a new file, unless this task logged it
+    h.log_writes([(path, op)], h.dedup_key(path))
+    return None
+
+
+def after_shell(h: Hook) -> Result | None:
+    h.sync()
+    return None
+
+
+def pre_compact(h: Hook) -> Result | None:
+    from agentctl import session
+
+    # Observe-only, and Cursor has no later "compacted" signal: count it here.
+    session.record_pre_compact(h.store)
+    session.record_compaction(h.store)
+    h.sync()
+    return None
+
+
+def stop(h: Hook) -> Result | None:
+    h.sync()  # never a followup_message: that would start another turn
+    return None
+
+
+EVENTS: dict[str, Handler] = {
+    "sessionstart": session_start,
+    "afterfileedit": after_file_edit,
+    "aftershellexecution": after_shell,
+    "precompact": pre_compact,
+    "stop": stop,
+}

@@ -1,0 +1,238 @@
+"""``agentctl files sync``: log what git shows changed since the task started.
+
+At ``task start`` agentctl records a baseline in ``services/files/git-baseline``:
+the commit (``HEAD``, or git's empty tree before the first commit) and every path
+already dirty then, with its size and mtime. ``files sync`` then asks git for the
+working tree against that commit (``git diff --name-status -M BASE`` and the
+untracked files that are not ignored) and logs each path
+
+* git shows as added (untracked-not-ignored counts as added) -> CREATE,
+  modified / type-changed / unmerged -> MODIFY, deleted -> DELETE,
+  renamed -> DELETE of the old path and CREATE of the new one;
+* that was already dirty at task start only if it changed since (size or mtime);
+* unless the task's log already holds it (a path logged as deleted that exists
+  again is logged again, and so is a logged path that git now shows deleted);
+* and a path the log holds that no longer exists is logged as DELETE (git does not
+  show a file that was created and removed again without being committed).
+
+Idempotent: a second run logs nothing. The state folder is never logged. Outside a
+git repository it says so and does nothing. git runs with ``GIT_OPTIONAL_LOCKS=0``
+so it never takes the index lock away from the agent's own git commands.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+from agentctl import codec
+from agentctl.store import Store, now_iso
+
+BASELINE = "services/files/git-baseline"
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+MAX_PATHS = 50_000
+
+
+class GitUnavailable(Exception):
+    """Not a git work tree, git missing, or git failed; the message says which."""
+
+
+class Baseline:
+    __slots__ = ("commit", "task_id", "started", "taken", "dirty")
+
+    def __init__(self, commit: str, task_id: str, started: str, taken: str) -> None:
+        self.commit = commit
+        self.task_id = task_id
+        self.started = started
+        self.taken = taken
+        self.dirty: dict[str, str] = {}  # path -> signature (size:mtime_ns, "-" if absent) at task start
+
+
+class SyncResult:
+    __slots__ = ("logged", "message", "git")
+
+    def __init__(self, logged: list[tuple[str, str]] | None = None, message: str = "", git: bool = True) -> None:
+        self.logged: list[tuple[str, str]] = logged or []  # (op, path)
+        self.message = message
+        self.git = git  # False: not a git repository, or git failed
+
+
+def in_git(project: str) -> bool:
+    """A cheap test (no subprocess): is there a .git here or above?"""
+    here = os.path.abspath(project)
+    while True:
+        if os.path.lexists(os.path.join(here, ".git")):
+            return True
+        parent = os.path.dirname(here)
+        if parent == here:
+            return False
+        here = parent
+
+
+def _git(project: str, args: list[str], timeout: float) -> bytes:
+    env = dict(os.environ, GIT_OPTIONAL_LOCKS="0", LC_ALL="C", GIT_TERMINAL_PROMPT="0")
+    try:
+        proc = subprocess.run(["git", *args], cwd=project, stdin=subprocess.DEVNULL, capture_output=True,
+                              timeout=timeout, env=env, check=False)
+    except FileNotFoundError:
+        raise GitUnavailable("git is not installed") from None
+    except subprocess.TimeoutExpired:
+        raise GitUnavailable(f"git {args[0]} took more than {timeout:g}s") from None
+    except OSError as exc:
+        raise GitUnavailable(f"git could not run: {exc.strerror}") from None
+    if proc.returncode != 0:
+        first = proc.stderr.decode("utf-8", "replace").strip().split("\n")[0][:200]
+        raise GitUnavailable(f"git {args[0]} failed: {first or f'exit {proc.returncode}'}")
+    return proc.stdout
+
+
+def _head(project: str, timeout: float) -> str:
+    try:
+        out = _git(project, ["rev-parse", "-q", "--verify", "HEAD^{commit}"], timeout)
+    except GitUnavailable:
+        _git(project, ["rev-parse", "--git-dir"], timeout)  # a repository without commits yet?
+        return EMPTY_TREE
+    return out.decode("ascii", "replace").strip() or EMPTY_TREE
+
+
+def _fsdecode(raw: bytes) -> str:
+    return os.fsdecode(raw).replace(os.sep, "/")
+
+
+def changes(project: str, base: str, timeout: float, skip: str = "") -> list[tuple[str, str]]:
+    """(op, path) for every path whose working-tree state differs from ``base``, project-relative."""
+    out: list[tuple[str, str]] = []
+    diff = _git(project, ["diff", "--name-status", "-z", "-M", "--no-ext-diff", "--relative", base, "--"], timeout)
+    parts = diff.split(b"\0")
+    i = 0
+    while i < len(parts) and parts[i]:
+        status = parts[i][:1].decode("ascii", "replace")
+        if status in ("R", "C") and i + 2 < len(parts):
+            old, new = _fsdecode(parts[i + 1]), _fsdecode(parts[i + 2])
+            if status == "R":
+                out.append(("DELETE", old))
+            out.append(("CREATE", new))
+            i += 3
+            continue
+        if i + 1 >= len(parts):
+            break
+        path = _fsdecode(parts[i + 1])
+        out.append(({"A": "CREATE", "D": "DELETE"}.get(status, "MODIFY"), path))
+        i += 2
+    others = _git(project, ["ls-files", "-z", "--others", "--exclude-standard", "--", "."], timeout)
+    out += [("CREATE", _fsdecode(p).rstrip("/")) for p in others.split(b"\0") if p]  # "dir/" = a nested repo
+    if skip:
+        out = [(op, p) for op, p in out if p != skip and not p.startswith(skip + "/")]
+    return out[:MAX_PATHS]
+
+
+def signature(store: Store, rel: str) -> str:
+    try:
+        st = os.lstat(os.path.join(store.project, rel))
+    except OSError:
+        return "-"
+    return f"{st.st_size}:{st.st_mtime_ns}"
+
+
+def read_baseline(store: Store) -> Baseline | None:
+    data = store.read(BASELINE, cap=64 << 20)
+    if not data:
+        return None
+    base: Baseline | None = None
+    for line in data.decode("utf-8", "surrogateescape").split("\n"):
+        if line.startswith("BASE|"):
+            rec = codec.split_record(line, 5)
+            if rec is None:
+                return None
+            base = Baseline(rec[1], rec[2], rec[3], rec[4])
+        elif line.startswith("DIRTY|") and base is not None:
+            rec = codec.split_record(line, 3)
+            if rec is not None:
+                base.dirty[rec[1]] = rec[2]
+    return base
+
+
+def _state_rel(store: Store) -> str:
+    return os.path.relpath(store.root, store.project).replace(os.sep, "/")
+
+
+def record_baseline(store: Store, fields: dict[str, str] | None = None, timeout: float = 30.0) -> str:
+    """Record the commit and the already-dirty paths for the current task. Never raises.
+
+    Called by ``task start``; ``files sync`` and the hooks call it when the baseline is
+    missing or belongs to an earlier task. Returns a one-line description.
+    """
+    try:
+        from agentctl import task
+
+        fields = fields if fields is not None else task.read_status(store)
+        if fields.get("STATE", "IDLE") == "IDLE":
+            return "no task is running"
+        if not in_git(store.project):
+            return "not in a git repository"
+        commit = _head(store.project, timeout)
+        dirty = changes(store.project, commit, timeout, _state_rel(store))
+        lines = [codec.record("BASE", commit, fields.get("TASK_ID", ""), fields.get("STARTED", ""), now_iso())]
+        seen: set[str] = set()
+        for _, path in dirty:
+            if path not in seen:
+                seen.add(path)
+                lines.append(codec.record("DIRTY", path, signature(store, path)))
+        store.replace(BASELINE, b"".join(lines))
+        store.log_change("files", "git-baseline", f"{commit[:12]} dirty={len(seen)}")
+        return f"git baseline recorded at {commit[:12]} with {len(seen)} paths already changed"
+    except GitUnavailable as exc:
+        return f"no git baseline: {exc}"
+    except Exception as exc:  # a task start must never fail because of git
+        return f"no git baseline: {type(exc).__name__}: {str(exc)[:120]}"
+
+
+def sync(store: Store, timeout: float = 60.0) -> SyncResult:
+    """Log what git shows changed since the task started and the log does not hold yet."""
+    from agentctl import files, task
+
+    if not in_git(store.project):
+        return SyncResult(message=f"{store.project} is not in a git repository; nothing to reconcile", git=False)
+    fields = task.read_status(store)
+    if fields.get("STATE", "IDLE") == "IDLE":
+        return SyncResult(message="no task is running; `files sync` reconciles changes since `task start`")
+    base = read_baseline(store)
+    if base is None or base.task_id != fields.get("TASK_ID", "") or base.started != fields.get("STARTED", ""):
+        note = record_baseline(store, fields, timeout)
+        return SyncResult(message=f"this task had no git baseline; {note}; changes before now are not attributed")
+    try:
+        current = changes(store.project, base.commit, timeout, _state_rel(store))
+    except GitUnavailable as exc:
+        return SyncResult(message=f"{exc}; nothing reconciled", git=False)
+    wanted: dict[str, str] = {}
+    for op, path in current:
+        if path in base.dirty:
+            continue  # judged below by its signature
+        wanted[path] = op
+    for path, sig in base.dirty.items():
+        now = signature(store, path)
+        if now == sig:
+            continue
+        wanted[path] = "DELETE" if now == "-" else ("CREATE" if sig == "-" else "MODIFY")
+    logged: list[tuple[str, str]] = []
+    with store.lock(files.LOCK):
+        last: dict[str, str] = {}
+        for _, op, path in files.entries(store):
+            if op in files.OPS:
+                last[path] = op
+        for path, op in last.items():  # logged, then removed (git may not show it: never committed)
+            if op != "DELETE" and path not in wanted and signature(store, path) == "-":
+                wanted[path] = "DELETE"
+        records = []
+        for path, op in wanted.items():
+            prev = last.get(path)
+            if prev is not None and (prev == "DELETE") == (op == "DELETE"):
+                continue
+            records.append(codec.record(now_iso(), op, path))
+            logged.append((op, path))
+        if records:
+            store.append(files.LOG, b"".join(records))
+    if logged:
+        store.log_change("files", "sync", f"{len(logged)} paths from git")
+        return SyncResult(logged, f"logged {len(logged)} paths from git")
+    return SyncResult(message="nothing changed since the task started that the log does not hold")

@@ -1,0 +1,211 @@
+"""What ``agentctl install|uninstall TARGET`` changes.
+
+Every file change is planned first (parsing and merging each file); only when all
+of them can be made is anything written, so a refusal (invalid JSON, damaged
+markers) leaves every file as it was.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentctl.errors import UsageError
+from agentctl.integrations import agentsmd, jsonmerge
+from agentctl.integrations.jsonmerge import Change
+
+TARGETS = ("claude", "codex", "gemini", "cursor", "agents-md", "mcp")
+MCP_CLIENTS = {"claude": ".mcp.json", "cursor": ".cursor/mcp.json"}
+MCP_NAME = "agentctl"
+MCP_SPEC: dict[str, Any] = {"command": "agentctl", "args": ["mcp"]}
+
+
+@dataclass
+class Plan:
+    changes: list[Change] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _handler(agent: str, command: str, timeout: int | None) -> dict[str, Any]:
+    if agent == "gemini":
+        return {"name": "agentctl-" + command.rsplit(" ", 1)[-1], "type": "command", "command": command,
+                "timeout": timeout}
+    out: dict[str, Any] = {"type": "command", "command": command}
+    if timeout is not None:
+        out["timeout"] = timeout
+    return out
+
+
+def _grouped(agent: str) -> jsonmerge.Grouped:
+    import importlib
+
+    module = importlib.import_module(f"agentctl.integrations.{agent}")
+    return [(event, matcher, _handler(agent, cmd, t)) for event, matcher, cmd, t in module.HOOKS]
+
+
+def _hooks_change(project: str, rel: str, agent: str, install: bool) -> Change:
+    if agent == "cursor":
+        from agentctl.integrations import cursor
+
+        flat = [(event, {"command": cmd}) for event, cmd in cursor.HOOKS]
+        if install:
+            return jsonmerge.plan(project, rel, lambda d: "hooks: " + jsonmerge.merge_flat(d, flat, rel))
+        return jsonmerge.plan(project, rel, lambda d: "hooks: " + jsonmerge.unmerge_flat(d, rel),
+                              empty_ok=jsonmerge.only_scaffolding)
+    wanted = _grouped(agent)
+    if install:
+        return jsonmerge.plan(project, rel, lambda d: "hooks: " + jsonmerge.merge_grouped(d, wanted, rel))
+    return jsonmerge.plan(project, rel, lambda d: "hooks: " + jsonmerge.unmerge_grouped(d, rel),
+                          empty_ok=jsonmerge.only_scaffolding)
+
+
+def claude_installed(project: str) -> bool:
+    """Are agentctl's Claude Code hooks in this project's settings?"""
+    from agentctl.integrations import claude
+
+    for rel in (claude.CONFIG, claude.LOCAL_CONFIG):
+        try:
+            doc, _ = jsonmerge.read(project, rel)
+        except jsonmerge.ConfigError:
+            continue
+        hooks = doc.get("hooks")
+        if not isinstance(hooks, dict):
+            continue
+        for groups in hooks.values():
+            for group in groups if isinstance(groups, list) else []:
+                handlers = group.get("hooks") if isinstance(group, dict) else None
+                if isinstance(handlers, list) and any(jsonmerge.is_ours(h) for h in handlers):
+                    return True
+    return False
+
+
+def instruction_file(project: str, name: str | None) -> str:
+    """The project-relative file for ``agents-md`` (``--file NAME``; default AGENTS.md)."""
+    if name is None:
+        return "AGENTS.md"
+    if not name.strip() or "\x00" in name:
+        raise UsageError("--file needs a file name, e.g. GEMINI.md or .cursor/rules/agentctl.mdc")
+    full = os.path.normpath(os.path.join(project, name))
+    if os.path.commonpath([full, project]) != project or full == project:
+        raise UsageError(f"--file {name!r} is outside the project {project}; give a path inside it")
+    rel = os.path.relpath(full, project).replace(os.sep, "/")
+    if rel.split("/", 1)[0] == ".agent-state":
+        raise UsageError(f"--file {name!r} is inside .agent-state/; give an instruction file the agent reads")
+    if rel.endswith(".json"):
+        raise UsageError(f"--file {name!r} is a JSON file; the block goes into a Markdown instruction file")
+    return rel
+
+
+def plan_install(project: str, target: str, *, local: bool = False, file: str | None = None,
+                 client: str | None = None) -> Plan:
+    _check_options(target, local, file, client)
+    plan = Plan()
+    if target == "claude":
+        from agentctl.integrations import claude
+
+        rel = claude.LOCAL_CONFIG if local else claude.CONFIG
+        plan.changes.append(_hooks_change(project, rel, "claude", True))
+        if agentsmd.has_block(project, "AGENTS.md"):
+            imp = agentsmd.plan_claude_import(project)
+            if imp is not None:
+                plan.changes.append(imp)
+        if local:
+            plan.notes.append(f"{rel} is for you alone: add it to .gitignore (Claude Code does so only for files it creates)")
+        plan.notes.append("Claude Code runs the hooks in trusted folders; `/hooks` in Claude Code lists them")
+    elif target == "codex":
+        from agentctl.integrations import codex
+
+        plan.changes.append(_hooks_change(project, codex.CONFIG, "codex", True))
+        plan.notes.append("open `/hooks` in Codex once and trust the agentctl hooks (Codex skips hooks it has not "
+                          "reviewed); Codex releases before hooks were on by default need `[features] codex_hooks = true`")
+        if not agentsmd.has_block(project, "AGENTS.md"):
+            plan.notes.append("Codex reads AGENTS.md: `agentctl install agents-md` adds the startup protocol there")
+    elif target == "gemini":
+        from agentctl.integrations import gemini
+
+        plan.changes.append(_hooks_change(project, gemini.CONFIG, "gemini", True))
+        plan.notes.append("Gemini CLI warns about new project hooks once; older releases need hooks enabled in settings")
+        if not agentsmd.has_block(project, "GEMINI.md"):
+            plan.notes.append("Gemini reads GEMINI.md: `agentctl install agents-md --file GEMINI.md` adds the startup protocol")
+    elif target == "cursor":
+        from agentctl.integrations import cursor
+
+        plan.changes.append(_hooks_change(project, cursor.CONFIG, "cursor", True))
+        plan.changes.append(agentsmd.plan_block(project, cursor.RULE, agentsmd.protocol(), "always-applied rule"))
+        plan.notes.append("restart Cursor (or reload the window) so it reads .cursor/hooks.json")
+    elif target == "agents-md":
+        rel = instruction_file(project, file)
+        plan.changes.append(agentsmd.plan_block(project, rel, agentsmd.protocol()))
+        if rel == "AGENTS.md" and (os.path.lexists(os.path.join(project, "CLAUDE.md")) or claude_installed(project)):
+            imp = agentsmd.plan_claude_import(project)
+            if imp is not None:
+                plan.changes.append(imp)
+    elif target == "mcp":
+        assert client is not None
+        rel = MCP_CLIENTS[client]
+        plan.changes.append(jsonmerge.plan(project, rel, lambda d: jsonmerge.merge_server(d, MCP_NAME, MCP_SPEC, rel)))
+        plan.notes.append(f"{'Claude Code asks you once to approve project MCP servers' if client == 'claude' else 'enable the server in Cursor settings > MCP'}")
+    return plan
+
+
+def plan_uninstall(project: str, target: str, *, local: bool = False, file: str | None = None,
+                   client: str | None = None) -> Plan:
+    _check_options(target, local, file, client)
+    plan = Plan()
+    if target == "claude":
+        from agentctl.integrations import claude
+
+        plan.changes.append(_hooks_change(project, claude.LOCAL_CONFIG if local else claude.CONFIG, "claude", False))
+    elif target in ("codex", "gemini"):
+        import importlib
+
+        module = importlib.import_module(f"agentctl.integrations.{target}")
+        plan.changes.append(_hooks_change(project, module.CONFIG, target, False))
+    elif target == "cursor":
+        from agentctl.integrations import cursor
+
+        plan.changes.append(_hooks_change(project, cursor.CONFIG, "cursor", False))
+        plan.changes.append(agentsmd.plan_unblock(project, cursor.RULE))
+    elif target == "agents-md":
+        rel = instruction_file(project, file)
+        plan.changes.append(agentsmd.plan_unblock(project, rel))
+        if rel == "AGENTS.md" and agentsmd.block_body(project, "CLAUDE.md") == agentsmd.IMPORT_LINE:
+            plan.changes.append(agentsmd.plan_unblock(project, "CLAUDE.md"))
+    elif target == "mcp":
+        assert client is not None
+        rel = MCP_CLIENTS[client]
+        plan.changes.append(jsonmerge.plan(project, rel, lambda d: jsonmerge.unmerge_server(d, MCP_NAME, rel),
+                                           empty_ok=jsonmerge.only_scaffolding))
+    return plan
+
+
+def _check_options(target: str, local: bool, file: str | None, client: str | None) -> None:
+    if target not in TARGETS:
+        raise UsageError(f"unknown target {target[:30]!r}; targets: {', '.join(TARGETS)}")
+    if local and target != "claude":
+        raise UsageError("--local applies to `claude` only (.claude/settings.local.json)")
+    if file is not None and target != "agents-md":
+        raise UsageError("--file applies to `agents-md` only, e.g. `agentctl install agents-md --file GEMINI.md`")
+    if target == "mcp":
+        if client not in MCP_CLIENTS:
+            raise UsageError(f"`mcp` needs --client {'|'.join(MCP_CLIENTS)} (got {client!r})")
+    elif client is not None:
+        raise UsageError("--client applies to `mcp` only, e.g. `agentctl install mcp --client cursor`")
+
+
+def apply(plan: Plan) -> list[dict[str, Any]]:
+    """Write every planned change; one result per file."""
+    results = []
+    for change in plan.changes:
+        backup = jsonmerge.apply(change)
+        if not change.changed:
+            action = "unchanged"
+        elif change.new is None:
+            action = "removed"
+        elif change.old is None:
+            action = "created"
+        else:
+            action = "updated"
+        results.append({"file": change.rel, "action": action, "summary": change.summary, "backup": backup})
+    return results

@@ -1,0 +1,569 @@
+"""Issue 4 points 1, 2, 4, 7, 8: the hooks, driven as the agents drive them.
+
+Every payload goes to the EXACT command string the installer wrote into the
+agent's config, run through ``sh -c`` with the payload on stdin, from a subfolder
+of the project, with the project variable set -- for every event of every agent.
+Payloads captured from the real Claude Code (tests/e2e/payloads) are used where
+they exist; the others are constructed from the reference (tests/fixtures/payloads).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import run
+
+HERE = Path(__file__).resolve().parent
+REAL = HERE / "e2e" / "payloads"
+FIXTURES = HERE / "fixtures" / "payloads"
+REAL_PROJECT = "/tmp/agentctl-e2e/proj"
+CONFIGS = {"claude": ".claude/settings.json", "codex": ".codex/hooks.json", "gemini": ".gemini/settings.json",
+           "cursor": ".cursor/hooks.json"}
+P0 = "deny-write: secrets/**"
+
+
+# -- helpers (imported by the other test_integrations_* files) -------------------------------------
+
+@pytest.fixture(scope="session")
+def bindir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder with an `agentctl` executable, to put first on PATH (the hooks call `agentctl`)."""
+    beside = Path(sys.executable).parent / "agentctl"
+    if beside.exists():
+        return beside.parent
+    folder = tmp_path_factory.mktemp("bin")
+    shim = folder / "agentctl"
+    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m agentctl "$@"\n')
+    shim.chmod(0o755)
+    return folder
+
+
+def git(project: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args], cwd=project,
+                          capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+def make_git_project(root: Path, name: str = "proj") -> Path:
+    proj = root / name
+    (proj / "src").mkdir(parents=True)
+    (proj / "secrets").mkdir()
+    (proj / "sub" / "deeper").mkdir(parents=True)
+    (proj / "src" / "app.py").write_text("from api import OLD_API\n")
+    (proj / "src" / "old_name.py").write_text("x\n")
+    (proj / "src" / "gone.py").write_text("gone\n")
+    (proj / "secrets" / "key.txt").write_text("token=1\n")
+    (proj / "sub" / "deeper" / ".keep").write_text("")
+    git(proj, "init", "-q")
+    git(proj, "add", ".")
+    git(proj, "commit", "-q", "-m", "initial")
+    return proj
+
+
+@pytest.fixture
+def proj(tmp_path: Path) -> Path:
+    """A real git project with state, a P0 deny-write rule and an active task."""
+    p = make_git_project(tmp_path)
+    assert run("init", cwd=p).code == 0
+    assert run("constraints", "add", "P0", P0, cwd=p).code == 0
+    start_task(p)
+    return p
+
+
+def start_task(project: Path) -> None:
+    """(Re)start task t1: its git baseline then counts everything already changed as not ours."""
+    listing = project.parent / "list.txt"
+    listing.write_text("src/app.py\nsrc/added.py\n")
+    r = run("task", "start", "--id", "t1", "--desc", "convert the API", "--files", str(listing), "--force", cwd=project)
+    assert r.code == 0, r.err
+
+
+def payload(name: str, project: Path) -> str:
+    """A payload file's text with its project path replaced by ``project``."""
+    real = REAL / f"{name}.json"
+    if real.exists():
+        return real.read_text().replace(REAL_PROJECT, str(project))
+    return (FIXTURES / f"{name}.json").read_text().replace("__PROJECT__", str(project))
+
+
+def matches(matcher: str | None, value: str) -> bool:
+    """How the agents apply a matcher: all/none, an exact `a|b` list, else a regex."""
+    if matcher in (None, "", "*"):
+        return True
+    assert matcher is not None
+    if re.fullmatch(r"[A-Za-z0-9_|, -]+", matcher):
+        return value in re.split(r"[|,]", matcher)
+    return re.search(matcher, value) is not None
+
+
+def installed(project: Path, agent: str) -> list[tuple[str, str | None, str]]:
+    """(event, matcher, command) for every hook in the agent's config file."""
+    doc = json.loads((project / CONFIGS[agent]).read_text())
+    out: list[tuple[str, str | None, str]] = []
+    for event, entries in doc["hooks"].items():
+        for entry in entries:
+            if agent == "cursor":
+                out.append((event, None, entry["command"]))
+            else:
+                for handler in entry["hooks"]:
+                    out.append((event, entry.get("matcher"), handler["command"]))
+    return out
+
+
+def command_for(project: Path, agent: str, event: str, value: str = "") -> str:
+    """The one command the agent would run for ``event`` (``value``: tool name or source)."""
+    found = {cmd for ev, m, cmd in installed(project, agent) if ev == event and matches(m, value)}
+    assert len(found) == 1, (agent, event, value, installed(project, agent))
+    return found.pop()
+
+
+def no_command_for(project: Path, agent: str, event: str, value: str) -> bool:
+    return not any(ev == event and matches(m, value) for ev, m, _ in installed(project, agent))
+
+
+class Fired:
+    def __init__(self, proc: subprocess.CompletedProcess[bytes]) -> None:
+        self.code = proc.returncode
+        self.out = proc.stdout.decode()
+        self.err = proc.stderr.decode()
+
+    def json(self) -> Any:
+        return json.loads(self.out)
+
+
+def fire(command: str, data: str | bytes, cwd: Path, bindir: Path, env: dict[str, str] | None = None) -> Fired:
+    """Run a hook command exactly as an agent does: `sh -c COMMAND`, payload on stdin."""
+    full = dict(os.environ)
+    full["PATH"] = f"{bindir}{os.pathsep}{full.get('PATH', '')}"
+    full.update(env or {})
+    raw = data.encode() if isinstance(data, str) else data
+    proc = subprocess.run(["sh", "-c", command], input=raw, cwd=cwd, env=full, capture_output=True, timeout=60,
+                          check=False)
+    assert "Traceback" not in proc.stderr.decode(), proc.stderr.decode()
+    return Fired(proc)
+
+
+def install(project: Path, agent: str, restart: bool = True) -> None:
+    """Install the agent's hooks, then restart the task (as a user would install before starting one)."""
+    r = run("install", agent, cwd=project)
+    assert r.code == 0, r.err
+    if restart:
+        start_task(project)
+
+
+def log_entries(project: Path) -> list[tuple[str, str]]:
+    lines = (project / ".agent-state" / "services" / "files" / "status").read_text().splitlines()
+    return [(ln.split("|")[1], ln.split("|")[2]) for ln in lines if ln.count("|") == 2 and "SESSION_START" not in ln]
+
+
+def session(project: Path) -> dict[str, str]:
+    path = project / ".agent-state" / "session"
+    if not path.exists():
+        return {}
+    return dict(ln.split("=", 1) for ln in path.read_text().splitlines() if "=" in ln)
+
+
+def agent_log(project: Path) -> str:
+    path = project / ".agent-state" / "logs" / "agent.log"
+    return path.read_text() if path.exists() else ""
+
+
+AGENT_ENV = {
+    # what each agent exports to its hooks (Codex: none; it runs them in the session cwd)
+    "claude": ["CLAUDE_PROJECT_DIR"],
+    "codex": [],
+    "gemini": ["GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR"],
+    "cursor": ["CURSOR_PROJECT_DIR", "CLAUDE_PROJECT_DIR"],
+}
+
+
+def env_for(agent: str, project: Path) -> dict[str, str]:
+    return {var: str(project) for var in AGENT_ENV[agent]} or {"CLAUDE_PROJECT_DIR": str(project)}
+
+
+# -- Claude Code -------------------------------------------------------------------------------------
+
+@pytest.fixture
+def claude(proj: Path, bindir: Path) -> Any:
+    install(proj, "claude")
+    sub = proj / "sub" / "deeper"
+    env = env_for("claude", proj)
+
+    def go(name: str, event: str, value: str = "", data: str | None = None) -> Fired:
+        cmd = command_for(proj, "claude", event, value)
+        return fire(cmd, payload(name, proj) if data is None else data, sub, bindir, env)
+
+    return go
+
+
+def context_of(fired: Fired, event: str = "SessionStart") -> str:
+    assert fired.code == 0, fired.err
+    out = fired.json()
+    assert out["hookSpecificOutput"]["hookEventName"] == event
+    text = out["hookSpecificOutput"]["additionalContext"]
+    assert isinstance(text, str) and 0 < len(text) < 10_000
+    return text
+
+
+def test_claude_session_start_injects_the_resume_block(proj: Path, claude: Any) -> None:
+    for source in ("startup", "resume"):
+        text = context_of(claude(f"session_start_{source}", "SessionStart", source))
+        assert "TASK t1 ACTIVE 0/2" in text and f"P0|{P0}" in text and "NEXT=src/app.py" in text
+    text = context_of(claude("claude_session_start_clear", "SessionStart", "clear"))
+    assert "after /clear" in text
+    assert session(proj).get("COMPACTIONS") is None  # only `compact` counts
+    assert "commit" not in text.lower() and "push" not in text.lower()  # never told to commit or push
+
+
+def test_claude_compact_records_the_compaction_then_injects(proj: Path, claude: Any) -> None:
+    claude("pre_compact_manual", "PreCompact", "manual")
+    assert session(proj).get("PRE_COMPACT")
+    text = context_of(claude("session_start_compact", "SessionStart", "compact"))
+    assert session(proj)["COMPACTIONS"] == "1"
+    assert "1 compactions" in text and "NEXT=src/app.py" in text
+    assert "STALE" in text and "task notes/progress" in text  # written before the compaction
+    text = context_of(claude("session_start_compact", "SessionStart", "compact"))
+    assert session(proj)["COMPACTIONS"] == "2" and "2 compactions" in text
+    r = run("resume", cwd=proj)
+    assert "2 compactions, last " in r.out  # point 7: the counter and time show in resume too
+
+
+def test_claude_context_stays_under_the_cap_with_a_huge_state(proj: Path, claude: Any) -> None:
+    rules = proj / ".agent-state" / "services" / "constraints" / "status"
+    rules.write_text(rules.read_text() + "".join(f"P1|rule {i} {'x' * 150}\n" for i in range(200)))
+    assert run("task", "update", "--notes", "n" * 4000, cwd=proj).code == 0
+    text = context_of(claude("session_start_startup", "SessionStart", "startup"))
+    assert len(text) <= 9000 and f"P0|{P0}" in text and "NEXT=src/app.py" in text
+
+
+def test_claude_post_tool_use_logs_writes_and_edits_once(proj: Path, claude: Any, bindir: Path) -> None:
+    (proj / "a.txt").write_text("hello NEW_API\n")
+    for name, tool in (("post_tool_use_write", "Write"), ("post_tool_use_edit", "Edit"),
+                       ("claude_post_tool_use_notebook", "NotebookEdit"),
+                       ("claude_post_tool_use_multiedit", "MultiEdit")):
+        r = claude(name, "PostToolUse", tool)
+        assert (r.code, r.out) == (0, ""), r.err
+    r = claude("post_tool_use_write", "PostToolUse", "Write")  # the same call delivered twice
+    assert (r.code, r.out) == (0, "")
+    assert log_entries(proj) == [("CREATE", "a.txt"), ("MODIFY", "a.txt"), ("MODIFY", "notes/analysis.ipynb"),
+                                 ("MODIFY", "src/app.py")]
+    assert no_command_for(proj, "claude", "PostToolUse", "Read")  # the matcher leaves reads alone
+    r = fire("agentctl hook claude post-tool-use", payload("post_tool_use_read", proj), proj, bindir,
+             env_for("claude", proj))
+    assert (r.code, r.out) == (0, "") and len(log_entries(proj)) == 4
+    r = claude("claude_post_tool_use_outside", "PostToolUse", "Write")  # outside the project: ignored
+    assert (r.code, r.out, r.err) == (0, "", "") and len(log_entries(proj)) == 4
+
+
+def test_claude_write_without_type_is_create_first_then_modify(proj: Path, claude: Any) -> None:
+    base = json.loads(payload("post_tool_use_write", proj))
+    base["tool_response"] = {"filePath": base["tool_input"]["file_path"]}
+    for i in range(2):
+        base["tool_use_id"] = f"toolu_untyped_{i}"
+        assert claude("", "PostToolUse", "Write", json.dumps(base)).code == 0
+    assert log_entries(proj) == [("CREATE", "a.txt"), ("MODIFY", "a.txt")]
+
+
+def test_claude_pre_tool_use_denies_a_p0_path_and_allows_the_rest(proj: Path, claude: Any) -> None:
+    for name, tool in (("pre_tool_use_edit_denied_path", "Edit"), ("pre_tool_use_write_denied_path", "Write")):
+        r = claude(name, "PreToolUse", tool)
+        assert r.code == 0, r.err
+        out = r.json()["hookSpecificOutput"]
+        assert out["hookEventName"] == "PreToolUse" and out["permissionDecision"] == "deny"
+        assert P0 in out["permissionDecisionReason"] and "secrets/" in out["permissionDecisionReason"]
+    for name, tool in (("pre_tool_use_edit", "Edit"), ("pre_tool_use_write", "Write")):
+        r = claude(name, "PreToolUse", tool)
+        assert (r.code, r.out, r.err) == (0, "", "")
+    assert no_command_for(proj, "claude", "PreToolUse", "Bash")
+    assert "hook|deny|claude secrets/key.txt" in agent_log(proj)
+    assert run("constraints", "check", "secrets/key.txt", cwd=proj).code == 1  # point 6, for agents without hooks
+    assert run("constraints", "check", "src/app.py", cwd=proj).code == 0
+
+
+def test_claude_bash_reconciles_with_git(proj: Path, claude: Any) -> None:
+    (proj / "generated.py").write_text("made by a shell command\n")
+    (proj / "src" / "app.py").write_text("from api import NEW_API\n")
+    (proj / "src" / "gone.py").unlink()
+    r = claude("post_tool_use_bash", "PostToolUse", "Bash")
+    assert (r.code, r.out) == (0, ""), r.err
+    assert sorted(log_entries(proj)) == [("CREATE", "generated.py"), ("DELETE", "src/gone.py"), ("MODIFY", "src/app.py")]
+    claude("post_tool_use_bash", "PostToolUse", "Bash")
+    assert len(log_entries(proj)) == 3  # idempotent
+
+
+def test_claude_pre_compact_and_stop_print_nothing_and_never_block(proj: Path, claude: Any) -> None:
+    r = claude("pre_compact_manual", "PreCompact", "manual")
+    assert (r.code, r.out) == (0, "")
+    (proj / "late.txt").write_text("x")
+    r = claude("stop", "Stop")
+    assert (r.code, r.out) == (0, "")
+    assert ("CREATE", "late.txt") in log_entries(proj)  # Stop is a last reconciliation, silently
+    stop = json.loads(payload("stop", proj))
+    stop["stop_hook_active"] = True
+    r = claude("", "Stop", data=json.dumps(stop))
+    assert (r.code, r.out) == (0, "")
+
+
+# -- hook safety (point 2) ---------------------------------------------------------------------------
+
+MALFORMED = [b"", b"   \n", b"not json", b"[1, 2]", b'"str"', b"{\"tool_name\": ", b"\xff\xfe\x00garbage",
+             b"[" * 100_000]
+WRONG_TYPES = [b'{"tool_name": 5, "tool_input": [], "tool_response": "x", "source": 7, "cwd": 3, "edits": 1}',
+               b'{"tool_name": "Write", "tool_input": {"file_path": "\\u0000/etc/x"}, "tool_use_id": 9, "file_path": []}',
+               b'{"tool_name": "apply_patch", "tool_input": {"command": ["*** Add File: ../../escape"]}, "workspace_roots": 5}',
+               b'{"tool_name": "Bash", "tool_input": null, "tool_response": {"error": 1}, "cwd": "relative/dir"}']
+
+
+@pytest.mark.parametrize("agent", ["claude", "codex", "gemini", "cursor"])
+def test_malformed_payloads_exit_0_silently_and_are_logged(proj: Path, bindir: Path, agent: str) -> None:
+    install(proj, agent)
+    before = (proj / ".agent-state" / "services" / "files" / "status").read_bytes()
+    commands = sorted({cmd for _, _, cmd in installed(proj, agent)})
+    for cmd in commands:
+        for data in MALFORMED:
+            r = fire(cmd, data, proj / "sub", bindir, env_for(agent, proj))
+            assert (r.code, r.out) == (0, ""), (cmd, data[:40], r.err)
+            assert len(r.err.splitlines()) <= 1
+        for data in WRONG_TYPES:  # JSON objects with odd fields: no error, nothing logged from them
+            r = fire(cmd, data, proj / "sub", bindir, env_for(agent, proj))
+            assert r.code == 0 and (r.out == "" or isinstance(r.json(), dict)), (cmd, data[:40], r.err)
+            assert r.err == "", (cmd, data[:40], r.err)
+    assert (proj / ".agent-state" / "services" / "files" / "status").read_bytes() == before
+    assert agent_log(proj).count("|hook|error|") >= len(commands) * len(MALFORMED)
+
+
+def test_no_state_folder_means_silence(tmp_path: Path, bindir: Path) -> None:
+    bare = make_git_project(tmp_path, "bare")
+    assert run("install", "claude", cwd=bare).code == 0
+    for name, event, value in (("session_start_compact", "SessionStart", "compact"),
+                               ("post_tool_use_write", "PostToolUse", "Write"),
+                               ("pre_tool_use_write_denied_path", "PreToolUse", "Write"),
+                               ("post_tool_use_bash", "PostToolUse", "Bash"), ("stop", "Stop", ""),
+                               ("pre_compact_manual", "PreCompact", "manual")):
+        r = fire(command_for(bare, "claude", event, value), payload(name, bare), bare / "sub", bindir,
+                 {"CLAUDE_PROJECT_DIR": str(bare)})
+        assert (r.code, r.out, r.err) == (0, "", ""), name
+    assert not (bare / ".agent-state").exists()
+    r = fire("agentctl hook claude stop", b"garbage", bare, bindir, {"CLAUDE_PROJECT_DIR": str(bare)})
+    assert (r.code, r.out, r.err) == (0, "", "")
+
+
+def test_internal_failure_exits_0_and_lands_in_agent_log(proj: Path, claude: Any, bindir: Path) -> None:
+    status = proj / ".agent-state" / "services" / "task" / "status"
+    status.write_text("STATE=BROKEN\n")  # a damaged state file: the resume block cannot be built
+    r = claude("session_start_compact", "SessionStart", "compact")
+    assert (r.code, r.out) == (0, "")
+    assert "internal error" in r.err and len(r.err.splitlines()) == 1
+    assert "hook|error|claude session-start" in agent_log(proj)
+    r = fire("agentctl hook claude no-such-event", payload("stop", proj), proj, bindir)
+    assert (r.code, r.out) == (0, "")
+    r = fire("agentctl hook nobody stop", payload("stop", proj), proj, bindir)
+    assert (r.code, r.out) == (0, "")
+    r = fire("agentctl hook", b"{}", proj, bindir)
+    assert (r.code, r.out) == (0, "")
+
+
+def test_project_root_comes_from_claude_project_dir_then_cwd(proj: Path, tmp_path: Path, bindir: Path) -> None:
+    install(proj, "claude")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    cmd = command_for(proj, "claude", "PostToolUse", "Write")
+    data = payload("post_tool_use_write", proj)
+    r = fire(cmd, data, elsewhere, bindir, {"CLAUDE_PROJECT_DIR": str(proj)})  # env wins over the cwd
+    assert r.code == 0 and log_entries(proj) == [("CREATE", "a.txt")]
+    data2 = data.replace("toolu_e2e000001", "toolu_payload_cwd")
+    r = fire(cmd, data2, elsewhere, bindir)  # no env: the payload's cwd
+    assert r.code == 0 and len(log_entries(proj)) == 2
+    nocwd = json.loads(data.replace("toolu_e2e000001", "toolu_no_cwd"))
+    del nocwd["cwd"]
+    r = fire(cmd, json.dumps(nocwd), proj / "sub", bindir)  # neither: the working directory
+    assert r.code == 0 and len(log_entries(proj)) == 3
+
+
+def test_cursor_running_claude_hooks_is_logged_once(proj: Path, bindir: Path) -> None:
+    install(proj, "claude")
+    install(proj, "cursor")
+    edit = json.loads(payload("cursor_after_file_edit", proj))
+    shaped = dict(json.loads(payload("cursor_shaped_post_tool_use", proj)), tool_input={"file_path": edit["file_path"]})
+    env = env_for("cursor", proj)
+    r1 = fire(command_for(proj, "claude", "PostToolUse", "Write"), json.dumps(shaped), proj / "sub", bindir, env)
+    r2 = fire(command_for(proj, "cursor", "afterFileEdit"), json.dumps(edit), proj / "sub", bindir, env)
+    assert (r1.code, r1.out, r2.code, r2.out) == (0, "", 0, "")
+    assert [p for _, p in log_entries(proj)] == ["src/app.py"]
+    shaped_deny = dict(shaped, hook_event_name="preToolUse", tool_input={"file_path": str(proj / "secrets/key.txt")})
+    r = fire(command_for(proj, "claude", "PreToolUse", "Write"), json.dumps(shaped_deny), proj, bindir, env)
+    assert r.code == 2 and r.json()["permission"] == "deny" and P0 in r.err  # a deliberate deny, Cursor's way
+    r = fire(command_for(proj, "claude", "SessionStart", "startup"), json.dumps(dict(shaped, hook_event_name="sessionStart")),
+             proj, bindir, env)
+    assert "NEXT=src/app.py" in r.json()["additional_context"]
+
+
+def test_double_delivery_racing_logs_once(proj: Path, claude: Any, bindir: Path) -> None:
+    cmd = command_for(proj, "claude", "PostToolUse", "Write")
+    data = payload("post_tool_use_write", proj).encode()
+    full = dict(os.environ, PATH=f"{bindir}{os.pathsep}{os.environ['PATH']}", CLAUDE_PROJECT_DIR=str(proj))
+    procs = [subprocess.Popen(["sh", "-c", cmd], stdin=subprocess.PIPE, cwd=proj, env=full) for _ in range(4)]
+    for p in procs:
+        p.communicate(data, timeout=60)
+    assert [p.returncode for p in procs] == [0, 0, 0, 0]
+    assert log_entries(proj) == [("CREATE", "a.txt")]
+
+
+# -- Codex -----------------------------------------------------------------------------------------
+
+@pytest.fixture
+def codex(proj: Path, bindir: Path) -> Any:
+    install(proj, "codex")
+
+    def go(name: str, event: str, value: str = "", env: dict[str, str] | None = None) -> Fired:
+        cmd = command_for(proj, "codex", event, value)
+        # Codex exports no project variable and runs hooks in the session cwd
+        return fire(cmd, payload(name, proj), proj, bindir, env)
+
+    return go
+
+
+def test_codex_session_start_injects_and_compact_counts(proj: Path, codex: Any) -> None:
+    text = context_of(codex("codex_session_start_startup", "SessionStart", "startup"))
+    assert "NEXT=src/app.py" in text and f"P0|{P0}" in text
+    codex("codex_pre_compact", "PreCompact", "auto")
+    text = context_of(codex("codex_session_start_compact", "SessionStart", "compact",
+                            env={"CLAUDE_PROJECT_DIR": str(proj)}))
+    assert session(proj)["COMPACTIONS"] == "1" and "1 compactions" in text
+
+
+def test_codex_apply_patch_logs_add_update_delete_move(proj: Path, codex: Any) -> None:
+    r = codex("codex_post_tool_use_apply_patch", "PostToolUse", "apply_patch")
+    assert (r.code, r.out) == (0, ""), r.err
+    expected = [("CREATE", "src/added.py"), ("MODIFY", "src/app.py"), ("DELETE", "src/old_name.py"),
+                ("CREATE", "src/new_name.py"), ("DELETE", "src/gone.py")]
+    assert log_entries(proj) == expected
+    codex("codex_post_tool_use_apply_patch", "PostToolUse", "apply_patch")  # double delivery
+    assert log_entries(proj) == expected
+
+
+def test_codex_pre_tool_use_denies_a_patch_touching_a_p0_path(proj: Path, codex: Any) -> None:
+    r = codex("codex_pre_tool_use_apply_patch_denied", "PreToolUse", "apply_patch")
+    out = r.json()["hookSpecificOutput"]
+    assert r.code == 0 and out["permissionDecision"] == "deny" and P0 in out["permissionDecisionReason"]
+    r = codex("codex_pre_tool_use_apply_patch_allowed", "PreToolUse", "apply_patch")
+    assert (r.code, r.out) == (0, "")
+
+
+def test_codex_bash_stop_and_pre_compact(proj: Path, codex: Any) -> None:
+    (proj / "gen_out.txt").write_text("x")
+    r = codex("codex_post_tool_use_bash", "PostToolUse", "Bash")
+    assert (r.code, r.out) == (0, "") and ("CREATE", "gen_out.txt") in log_entries(proj)
+    r = codex("codex_stop", "Stop")
+    assert (r.code, r.out) == (0, "")  # Codex Stop: JSON or nothing; we never block, never ask to commit
+    r = codex("codex_pre_compact", "PreCompact")
+    assert (r.code, r.out) == (0, "") and session(proj).get("PRE_COMPACT")
+
+
+# -- Gemini CLI -----------------------------------------------------------------------------------
+
+@pytest.fixture
+def gemini(proj: Path, bindir: Path) -> Any:
+    install(proj, "gemini")
+
+    def go(name: str, event: str, value: str = "") -> Fired:
+        cmd = command_for(proj, "gemini", event, value)
+        return fire(cmd, payload(name, proj), proj / "sub" / "deeper", bindir, env_for("gemini", proj))
+
+    return go
+
+
+def test_gemini_timeouts_are_milliseconds(proj: Path) -> None:
+    install(proj, "gemini")
+    doc = json.loads((proj / ".gemini" / "settings.json").read_text())
+    timeouts = [h["timeout"] for groups in doc["hooks"].values() for g in groups for h in g["hooks"]]
+    assert timeouts and all(t >= 1000 for t in timeouts)
+
+
+def test_gemini_session_start_and_tools(proj: Path, gemini: Any) -> None:
+    text = context_of(gemini("gemini_session_start", "SessionStart", "startup"))
+    assert "NEXT=src/app.py" in text
+    for name, tool in (("gemini_after_tool_write_file", "write_file"), ("gemini_after_tool_replace", "replace"),
+                       ("gemini_after_tool_failed", "replace")):
+        r = gemini(name, "AfterTool", tool)
+        assert (r.code, r.out) == (0, ""), r.err
+    assert log_entries(proj) == [("CREATE", "src/written.py"), ("MODIFY", "src/app.py")]
+    (proj / "src" / "written.py").write_text("x = 1\n")
+    (proj / "shell_made.txt").write_text("x")
+    r = gemini("gemini_after_tool_shell", "AfterTool", "run_shell_command")
+    assert (r.code, r.out) == (0, "") and ("CREATE", "shell_made.txt") in log_entries(proj)
+    r = gemini("gemini_before_tool_denied", "BeforeTool", "write_file")
+    assert r.code == 0 and r.json()["decision"] == "deny" and P0 in r.json()["reason"]
+    r = gemini("gemini_before_tool_allowed", "BeforeTool", "replace")
+    assert (r.code, r.out) == (0, "")
+
+
+def test_gemini_reinjects_once_after_pre_compress(proj: Path, gemini: Any) -> None:
+    r = gemini("gemini_before_agent", "BeforeAgent")
+    assert (r.code, r.out) == (0, "")  # an ordinary turn: nothing (no per-turn token noise)
+    r = gemini("gemini_pre_compress", "PreCompress")
+    assert (r.code, r.out) == (0, "") and session(proj).get("PRE_COMPACT")
+    text = context_of(gemini("gemini_before_agent", "BeforeAgent"), "BeforeAgent")
+    assert "NEXT=src/app.py" in text and session(proj)["COMPACTIONS"] == "1"
+    for _ in range(2):
+        r = gemini("gemini_before_agent", "BeforeAgent")
+        assert (r.code, r.out) == (0, "")
+    gemini("gemini_pre_compress", "PreCompress")  # compressed mid-turn: the next tool result carries it
+    text = context_of(gemini("gemini_after_tool_replace", "AfterTool", "replace"), "AfterTool")
+    assert "2 compactions" in text
+    assert (gemini("gemini_before_agent", "BeforeAgent").out, session(proj)["COMPACTIONS"]) == ("", "2")
+
+
+# -- Cursor ---------------------------------------------------------------------------------------
+
+@pytest.fixture
+def cursor(proj: Path, bindir: Path) -> Any:
+    install(proj, "cursor")
+
+    def go(name: str, event: str) -> Fired:
+        return fire(command_for(proj, "cursor", event), payload(name, proj), proj / "sub", bindir, env_for("cursor", proj))
+
+    return go
+
+
+def test_cursor_hooks(proj: Path, cursor: Any) -> None:
+    r = cursor("cursor_session_start", "sessionStart")
+    assert r.code == 0 and "NEXT=src/app.py" in r.json()["additional_context"]
+    for name in ("cursor_after_file_edit", "cursor_after_file_edit", "cursor_after_file_edit_new"):
+        r = cursor(name, "afterFileEdit")
+        assert (r.code, r.out) == (0, ""), r.err
+    assert log_entries(proj) == [("MODIFY", "src/app.py"), ("CREATE", "src/brand_new.py")]
+    (proj / "src" / "brand_new.py").write_text("print('hi')\n")
+    (proj / "shell.txt").write_text("x")
+    r = cursor("cursor_after_shell_execution", "afterShellExecution")
+    assert (r.code, r.out) == (0, "") and ("CREATE", "shell.txt") in log_entries(proj)
+    r = cursor("cursor_pre_compact", "preCompact")
+    assert (r.code, r.out) == (0, "") and session(proj)["COMPACTIONS"] == "1"
+    r = cursor("cursor_stop", "stop")
+    assert (r.code, r.out) == (0, "")  # never a followup_message
+    rule = (proj / ".cursor" / "rules" / "agentctl.mdc").read_text()
+    assert rule.startswith("---\n") and "alwaysApply: true" in rule and "agentctl resume" in rule
+
+
+# -- the hot path ------------------------------------------------------------------------------------
+
+def test_hook_imports_stay_lean(proj: Path) -> None:
+    """Write/Edit hooks load neither subprocess nor argparse (only the Bash/git path runs git)."""
+    data = payload("post_tool_use_write", proj).encode()
+    for event in ("post-tool-use", "pre-tool-use"):
+        proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "agentctl", "hook", "claude", event],
+                              input=data, cwd=proj, capture_output=True, check=False,
+                              env=dict(os.environ, CLAUDE_PROJECT_DIR=str(proj)))
+        modules = {ln.rsplit("|", 1)[-1].strip() for ln in proc.stderr.decode().splitlines() if ln.startswith("import time:")}
+        assert proc.returncode == 0
+        assert "agentctl.integrations.hookrun" in modules
+        for heavy in ("subprocess", "argparse", "agentctl.resume", "agentctl.integrations.gitsync",
+                      "agentctl.integrations.install", "agentctl.integrations.jsonmerge"):
+            assert heavy not in modules, (event, heavy)
