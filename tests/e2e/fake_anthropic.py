@@ -351,11 +351,15 @@ class FakeAnthropic:
         *,
         record_dir: Path | None = None,
         input_tokens: Callable[[JSON], int] = approx_tokens,
+        on_request: Callable[[Recorded], None] | None = None,
     ) -> None:
         """``input_tokens`` decides the usage reported for a request: Claude Code
-        compacts on its own (trigger ``auto``) once that passes its threshold."""
+        compacts on its own (trigger ``auto``) once that passes its threshold.
+        ``on_request`` is called for each ``/v1/messages`` request as it arrives,
+        before it is answered (e.g. to snapshot files the hooks write)."""
         self.policy = policy
         self.input_tokens = input_tokens
+        self.on_request = on_request
         self.record_dir = record_dir
         self._lock = threading.Lock()
         self._records: list[Recorded] = []
@@ -404,6 +408,8 @@ class FakeAnthropic:
                     return
                 record.kind = classify(body)
                 try:
+                    if server.on_request is not None:
+                        server.on_request(record)
                     reply = (server.policy(body) if record.kind != "side"
                              else side_call_reply(body))
                 except Exception as exc:  # noqa: BLE001 - surfaced to the test

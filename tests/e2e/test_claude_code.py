@@ -588,7 +588,15 @@ def test_claude_code_scenario(
     spans: list[tuple[str, int, int]] = []  # run label, its first and past-last request index
     status_after: dict[str, str] = {}  # NEXT per `agentctl task status` after each /compact
     policy = ConvertPolicy(file_rel(TRIGGER_INDEX))
-    with FakeAnthropic(policy, record_dir=tmp_path / "requests", input_tokens=context_tokens) as server:
+    log = project / ".agent-state" / "services" / "files" / "status"
+    log_seen: dict[int, str] = {}  # request seq -> the files log as that request arrived
+
+    def snapshot_log(record: Recorded) -> None:
+        log_seen[record.seq] = log.read_text() if log.exists() else ""
+
+    with FakeAnthropic(
+        policy, record_dir=tmp_path / "requests", input_tokens=context_tokens, on_request=snapshot_log
+    ) as server:
         env = claude_env(home, server.base_url, [agentctl_bin])
         try:
             for label, args, extra in plan:
@@ -632,12 +640,21 @@ def test_claude_code_scenario(
     assert all(c.startswith("agentctl task ") for c in commands), commands
 
     # the files log, written by the PostToolUse hook, names every edited file
-    log = project / ".agent-state" / "services" / "files" / "status"
     assert log.exists(), "no files log: the PostToolUse hook never logged a write"
     logged = {line.rsplit("|", 1)[-1] for line in log.read_text().splitlines() if "|" in line}
     missing = [rel for rel in files if rel not in logged]
     assert not missing, f"files log lacks {missing}; it has {sorted(logged)}"
     assert not any(p.startswith("secrets") for p in logged), logged
+    # ... already when Claude Code sent the next request after the Edit: so a hook around
+    # the tool call wrote it, not a later Stop/PreCompact sync (which also logs from git)
+    for k, r in enumerate(requests[:-1]):
+        for u in (r.reply or {}).get("content", []):
+            if u.get("type") == "tool_use" and u["name"] == "Edit":
+                rel = str(Path(u["input"]["file_path"]).relative_to(project))
+                seen = {line.rsplit("|", 1)[-1] for line in log_seen[requests[k + 1].seq].splitlines()}
+                assert rel in seen or rel.startswith("secrets"), (
+                    f"{rel} was not in the files log when request {requests[k + 1].seq} arrived after its Edit"
+                )
 
     # the denied edit never happened, and the model was told why
     secret_abs = str(project / SECRET_REL)
