@@ -146,105 +146,114 @@ async def test_typed_parameters(project: Path) -> None:
 
 # -- every tool, compared with the CLI ---------------------------------------------------------
 
-async def test_every_tool_changes_state_exactly_as_the_cli(project: Path, twin: Path) -> None:
+def _plain(text: str, proj: Path) -> str:
+    text = text.replace(str(proj), "PROJ")
+    text = re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d", "TIME", text)
+    text = re.sub(r"\d{8}T\d{6}", "STAMP", text)
+    return re.sub(r"\b\d+\.\ds\b", "Ns", text)
+
+
+async def test_every_tool_says_and_does_exactly_what_the_cli_does(project: Path, twin: Path) -> None:
     for proj in (project, twin):
         (proj / "list.txt").write_text("src/a.py\nsrc/b.py\n\nsrc/c.py\nsrc/a.py\n")
         assert run("verify", "add", "echo 'src/a.py:1: error: bad'; test -f ok.txt", cwd=proj).code == 0
 
-    def cli(*args: str, code: int = 0) -> str:
-        r = run(*args, cwd=twin)
-        assert r.code == code, (args, r.code, r.err)
-        return r.out
-
     async with serve(project) as c:
-        assert "no task is running" in await call(c, "resume")
-        cli("resume")
 
-        assert (await call(c, "constraints_add", {"priority": "P0", "text": "deny-write: db/**"})).startswith("added")
-        cli("constraints", "add", "P0", "deny-write: db/**")
-        await call(c, "constraints_add", {"priority": "P2", "text": "style: short names"})
-        cli("constraints", "add", "P2", "style: short names")
-        added = await call(c, "constraints_add", {"priority": "P1", "text": "run lint before finishing"})
-        cli("constraints", "add", "P1", "run lint before finishing")
-        assert added.splitlines()[1:] == cli("constraints", "list").splitlines()
-        again = await call(c, "constraints_add", {"priority": "P1", "text": "run lint before finishing"})
+        async def both(tool: str, args: dict[str, Any], *cli_args: str, code: int = 0) -> str:
+            """The tool in `project`, the command in `twin`: the same text (warnings included)."""
+            text = await call(c, tool, args)
+            r = run(*cli_args, cwd=twin)
+            assert r.code == code, (cli_args, r.code, r.err)
+            warnings = [ln.replace("agentctl: warning: ", "warning: ") for ln in r.err.splitlines()]
+            lines = text.splitlines()
+            assert _plain("\n".join(ln for ln in lines if ln.startswith("warning: ")), project) == _plain("\n".join(warnings), twin)
+            assert _plain("\n".join(ln for ln in lines if not ln.startswith("warning: ")), project) == \
+                _plain(r.out.rstrip("\n"), twin), tool
+            return text
+
+        assert "no task is running" in await both("resume", {}, "resume")
+        added = await both("constraints_add", {"priority": "P0", "text": "deny-write: db/**"}, "constraints", "add", "P0", "deny-write: db/**")
+        assert added.startswith("added\n1. P0|deny-write: db/**")
+        await both("constraints_add", {"priority": "P2", "text": "style: short names"}, "constraints", "add", "P2", "style: short names")
+        await both("constraints_add", {"priority": "P1", "text": "run lint"}, "constraints", "add", "P1", "run lint")
+        again = await both("constraints_add", {"priority": "P1", "text": "run lint"}, "constraints", "add", "P1", "run lint")
         assert again.startswith("already present")
-        cli("constraints", "add", "P1", "run lint before finishing")
-        assert await call(c, "constraints_remove", {"rule": "3"}) == "removed P2|style: short names"
-        cli("constraints", "remove", "3")
-        assert await call(c, "constraints_list") == cli("constraints", "list").rstrip("\n")
+        assert await both("constraints_remove", {"rule": "3"}, "constraints", "remove", "3") == "removed P2|style: short names"
+        assert await both("constraints_list", {}, "constraints", "list") == "1. P0|deny-write: db/**\n2. P1|run lint"
 
-        started = await call(c, "task_start", {"id": "t1", "desc": "convert imports", "list_file": "list.txt"})
-        cli("task", "start", "--id", "t1", "--desc", "convert imports", "--files", "list.txt")
-        assert started.startswith("task t1 started: 3 entries")
-        assert "SEQ=1" in started.splitlines()
-        status = await call(c, "task_status")
-        assert cli("task", "status").startswith(status + "\n")  # the same KEY=VALUE lines
+        started = await both("task_start", {"id": "t1", "desc": "convert imports", "list_file": "list.txt"},
+                             "task", "start", "--id", "t1", "--desc", "convert imports", "--files", "list.txt")
+        assert started.startswith("task t1 started: 3 entries") and "SEQ=1" in started.splitlines()
+        assert "TASK_ID=t1" in (await both("task_status", {}, "task", "status")).splitlines()
 
-        out = await call(c, "task_update", {"notes": "half way", "seq": 1})
-        cli("task", "update", "--notes", "half way", "--seq", "1")
+        out = await both("task_update", {"notes": "half way", "seq": 1}, "task", "update", "--notes", "half way", "--seq", "1")
         assert out.splitlines()[:2] == ["APPLIED=1", "SEQ=2"]
-        out = await call(c, "task_update", {"done": 1, "seq": 2})
-        cli("task", "update", "--done", "1", "--seq", "2")
+        out = await both("task_update", {"done": 1, "seq": 2}, "task", "update", "--done", "1", "--seq", "2")
         assert out.splitlines()[:6] == ["APPLIED=1", "SEQ=3", "STATE=ACTIVE", "DONE=1", "TOTAL=3", "NEXT=src/b.py"]
-        assert "MARKED=src/a.py" in out.splitlines()
-        replay = await call(c, "task_update", {"done": 1, "seq": 2})  # the same call again: a no-op
-        cli("task", "update", "--done", "1", "--seq", "2")
-        assert replay.splitlines()[:2] == ["APPLIED=0", "SEQ=3"]
-        assert "NOTE=not applied: SEQ is 3, not 2" in replay
-        await call(c, "task_update", {"next": "src/c.py"})
-        cli("task", "update", "--next", "src/c.py")
-        done = await call(c, "task_done", {"paths": ["src/c.py"]})
-        cli("task", "done", "src/c.py")
+        # The same call again (a retry after a lost reply): a no-op that says so.
+        replay = await both("task_update", {"done": 1, "seq": 2}, "task", "update", "--done", "1", "--seq", "2")
+        assert replay.splitlines()[:2] == ["APPLIED=0", "SEQ=3"] and "not applied: SEQ is 3, not 2" in replay
+        await both("task_update", {"next": "src/c.py"}, "task", "update", "--next", "src/c.py")
+        done = await both("task_done", {"paths": ["src/c.py"]}, "task", "done", "src/c.py")
         assert done.splitlines()[:6] == ["APPLIED=1", "SEQ=5", "STATE=ACTIVE", "DONE=2", "TOTAL=3", "NEXT=src/b.py"]
-        done_again = await call(c, "task_done", {"paths": [str(project / "src/c.py")]})  # absolute: same entry
-        cli("task", "done", str(twin / "src/c.py"))
-        assert done_again.splitlines()[0] == "APPLIED=0"
+        again = await call(c, "task_done", {"paths": [str(project / "src/c.py")]})  # absolute: the same entry
+        assert run("task", "done", str(twin / "src/c.py"), cwd=twin).code == 0
+        assert again.splitlines()[0] == "APPLIED=0"
 
-        assert (await call(c, "files_log", {"op": "MODIFY", "path": "src/a.py"})).endswith("|MODIFY|src/a.py")
-        cli("files", "log", "MODIFY", "src/a.py")
-        await call(c, "files_log", {"op": "CREATE", "path": "./src/new.py"})
-        cli("files", "log", "CREATE", "./src/new.py")
-        touched = await call(c, "files_check", {"path": "src/a.py"})
+        assert (await both("files_log", {"op": "MODIFY", "path": "src/a.py"}, "files", "log", "MODIFY", "src/a.py")).endswith(
+            "|MODIFY|src/a.py")
+        await both("files_log", {"op": "CREATE", "path": "./src/new.py"}, "files", "log", "CREATE", "./src/new.py")
+        touched = await both("files_check", {"path": "src/a.py"}, "files", "check", "src/a.py")
         assert re.fullmatch(r"\S+\|MODIFY\|src/a\.py", touched), touched
-        cli("files", "check", "src/a.py")
-        assert await call(c, "files_check", {"path": "src/b.py"}) == "src/b.py: not touched in this task"
-        assert cli("files", "check", "src/b.py", code=1) == "src/b.py: not touched in this task\n"
+        untouched = await both("files_check", {"path": "src/b.py"}, "files", "check", "src/b.py", code=1)
+        assert untouched == "src/b.py: not touched in this task"  # an answer, not an error
 
-        assert (await call(c, "runlevel")).startswith("RUNLEVEL=work\n")
-        idle = await call(c, "runlevel", {"name": "idle"})
-        cli("runlevel", "idle")
+        assert (await both("runlevel", {}, "runlevel")).startswith("RUNLEVEL=work\n")
+        idle = await both("runlevel", {"name": "idle"}, "runlevel", "idle")
         assert "stop task: PAUSED (kept, not archived)" in idle and idle.endswith("RUNLEVEL=idle (was work)")
         assert "STATE=PAUSED" in (await call(c, "task_status")).splitlines()
-        await call(c, "runlevel", {"name": "work"})
-        cli("runlevel", "work")
+        await both("runlevel", {"name": "work"}, "runlevel", "work")
 
-        failed = await call(c, "verify_run")
-        cli("verify", "run", code=1)
+        failed = await both("verify_run", {}, "verify", "run", code=1)
         assert "FAILED: `echo 'src/a.py:1: error: bad'; test -f ok.txt` exited 1" in failed
         assert "STATE=FAILED" in failed.splitlines()
-        tried = await call(c, "verify_tried", {"text": "cast size to number"})
-        cli("verify", "tried", "cast size to number")
-        assert tried.splitlines() == ["recorded TRIED_1", "TRIED_1=cast size to number"]
-        assert "TRIED (failed, do not repeat): 1) cast size to number" in await call(c, "resume")
+        refused = await fails(c, "task_stop")  # edits not covered by a passing run
+        assert refused == cli_refusal("task", "stop", cwd=twin, code=1).replace(str(twin), str(project))
+        assert (await both("verify_tried", {"text": "cast size to number"}, "verify", "tried", "cast size to number")) == \
+            "recorded TRIED_1"
+        assert "TRIED (failed, do not repeat): 1) cast size to number" in await both("resume", {}, "resume")
         for proj in (project, twin):
             (proj / "ok.txt").write_text("")
-        assert "STATE=PASSED" in (await call(c, "verify_run")).splitlines()
-        cli("verify", "run")
+        assert "STATE=PASSED" in (await both("verify_run", {}, "verify", "run")).splitlines()
 
-        await call(c, "task_done", {"paths": ["src/b.py"]})
-        cli("task", "done", "src/b.py")
+        await both("task_done", {"paths": ["src/b.py"]}, "task", "done", "src/b.py")
         assert (await call(c, "task_status")).splitlines()[0] == "STATE=DONE"
-        resumed = await call(c, "resume", {"max_chars": 600})
+        resumed = await both("resume", {"max_chars": 600}, "resume", "--max-chars", "600")
         assert len(resumed) <= 600 and "every entry is done" in resumed
-        assert await call(c, "task_stop") == "task t1 archived to logs/task-t1.done; STATE=IDLE"
-        cli("task", "stop")
+        stopped = await both("task_stop", {}, "task", "stop")
+        assert stopped.startswith("task t1 archived to logs/task-t1.done; STATE=IDLE")
 
     mcp_state = normalized(project / ".agent-state")
-    cli_state = normalized(twin / ".agent-state")
-    assert mcp_state == cli_state
+    assert mcp_state == normalized(twin / ".agent-state")
     assert "logs/task-t1.done" in mcp_state and "logs/files-t1.log" in mcp_state
     assert "|MODIFY|src/a.py" in mcp_state["logs/files-t1.log"]
+
+
+async def test_forced_stop_is_recorded_as_the_cli_records_it(project: Path, twin: Path) -> None:
+    for proj in (project, twin):
+        (proj / "list.txt").write_text("src/a.py\n")
+        assert run("verify", "add", "false", cwd=proj).code == 0
+        assert run("task", "start", "--id", "t1", "--desc", "d", "--files", "list.txt", cwd=proj).code == 0
+        assert run("files", "log", "MODIFY", "src/a.py", cwd=proj).code == 0
+    async with serve(project) as c:
+        assert (await fails(c, "task_stop")).startswith("check failed (exit 1): task t1 is not verified")
+        forced = await call(c, "task_stop", {"force": True})
+    cli = run("task", "stop", "--force", cwd=twin)
+    assert cli.code == 0
+    assert forced.startswith("warning: ") and "FORCED=1" in forced
+    assert [ln for ln in forced.splitlines() if not ln.startswith("warning: ")] == cli.out.splitlines()
+    assert normalized(project / ".agent-state") == normalized(twin / ".agent-state")
 
 
 async def test_task_start_with_entries_matches_a_list_file(project: Path, twin: Path) -> None:

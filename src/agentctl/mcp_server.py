@@ -3,8 +3,8 @@
 Built on the official MCP Python SDK 2.x (``pip install 'agentctl[mcp]'``), imported only
 inside the command's handler: importing this module (which ``agentctl --help`` does) costs
 nothing, and the CLI and the hooks never load the SDK. The tools themselves are plain
-functions over the library core in ``mcp_tools``; this module registers them, keeps their
-schemas small and turns the core's refusals into MCP tool errors.
+functions in ``mcp_tools`` that run the CLI commands' own handlers; this module registers
+them, keeps their schemas small and turns the core's refusals into MCP tool errors.
 
 stdout is the protocol channel: nothing else is ever written there. Logs go to stderr
 (level from ``AGENTCTL_LOG``, default warning) and server start/stop and internal errors
