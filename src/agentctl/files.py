@@ -11,7 +11,7 @@ import os
 
 from agentctl import codec
 from agentctl.errors import StateError, UsageError
-from agentctl.store import Store, now_iso
+from agentctl.store import Store, fault, fsync_dir, now_iso
 
 LOG = "services/files/status"
 LOCK = "services/files/.lock"
@@ -103,6 +103,9 @@ def _archive_locked(store: Store, stem: str) -> str | None:
         os.rename(store.path(LOG), store.path(rel))
     except OSError as exc:
         raise StateError(f"cannot archive {store.shown(LOG)}: {exc.strerror}; run `agentctl doctor`") from None
+    fault("archive_renamed")
+    fsync_dir(store.path("logs"))  # both names durable: the archive's and the log's absence
+    fsync_dir(os.path.dirname(store.path(LOG)))
     return rel
 
 

@@ -52,6 +52,8 @@ FAULT_STEPS = (
     "log_fsynced",
     "archive_renamed",
 )
+# AGENTCTL_FAULT=trace appends every step reached, one a line, to the file named by
+# AGENTCTL_FAULT_TRACE instead (so a test can kill an operation at each step it reaches).
 _FAULT: tuple[str, int] | None = None
 if os.environ.get("AGENTCTL_TEST_HOOKS") == "1" and os.environ.get("AGENTCTL_FAULT"):
     _step, _, _nth = os.environ["AGENTCTL_FAULT"].partition(":")
@@ -61,6 +63,15 @@ _fault_hits: dict[str, int] = {}
 
 def fault(step: str) -> None:
     """A named point of the write protocol where the crash tests may kill us."""
+    if _FAULT is not None and _FAULT[0] == "trace":
+        trace = os.environ.get("AGENTCTL_FAULT_TRACE")
+        if trace:
+            tfd = os.open(trace, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            try:
+                os.write(tfd, step.encode() + b"\n")
+            finally:
+                os.close(tfd)
+        return
     if _FAULT is not None and _FAULT[0] == step:
         _fault_hits[step] = _fault_hits.get(step, 0) + 1
         if _fault_hits[step] == _FAULT[1]:
@@ -402,6 +413,10 @@ class Store:
                 except OSError as exc:
                     raise _os_error(exc, self.shown("logs/agent.log")) from None
                 self.append("logs/agent.log", line, sync=False)
+            # Every change ends here: sweep what killed writers left in the small state folders
+            # (a folder that is written sweeps itself too, see replace()).
+            for folder in ("", "services/task", "services/files", "services/constraints", "services/verify"):
+                sweep_temps(self.path(folder))
         except (StateError, OSError) as exc:
             import sys
 
@@ -410,6 +425,11 @@ class Store:
                 sys.stderr.write(f"agentctl: warning: the change was made but not recorded in logs/agent.log: {text}\n")
             except (OSError, ValueError, AttributeError):
                 pass
+
+
+def fsync_dir(folder: str) -> None:
+    """fsync a folder so the names just created, renamed or removed in it are durable."""
+    _fsync_dir(folder)
 
 
 def _fsync_dir(folder: str) -> None:

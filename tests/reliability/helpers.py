@@ -75,11 +75,27 @@ def normalised(root: Path) -> dict[str, object]:
                 out[key] = ("damaged", data)
                 continue
             out[key] = {k: v for k, v in fields.items() if k not in TIME_KEYS}
-        elif rel.endswith("files/status") or rel.endswith(".log"):
-            out[key] = [b"|".join(line.split(b"|")[1:]) for line in data.split(b"\n")]
-        else:
-            out[key] = data
+        elif rel.endswith("files/status") or re.search(r"(^|/)logs/files-[^/]*\.log$", rel):
+            # a log is what a reader gets from it: its complete, well-formed records, times taken out
+            pieces = data.split(b"\n")
+            pieces.pop()
+            recs = []
+            for line in pieces:
+                try:
+                    rec = codec.split_record(line.decode("utf-8"), 3)
+                except UnicodeDecodeError:
+                    rec = None
+                if rec is not None:
+                    recs.append(tuple(rec[1:]))
+            out[key] = recs
+        else:  # other files as bytes, times taken out and a cut-off last line (a torn append) ignored
+            data = DURATION.sub(b"DURATION", ISO_TIME.sub(b"TIME", data))
+            out[key] = data[: data.rfind(b"\n") + 1]
     return out
+
+
+DURATION = re.compile(rb"\b\d+h\d\dm\d\ds\b")
+ISO_TIME = re.compile(rb"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[+-]\d\d:\d\d|Z)?")
 
 
 def temp_files(root: Path) -> list[str]:
