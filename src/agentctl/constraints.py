@@ -9,7 +9,6 @@ enforced by the editor hooks and by ``constraints check``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from agentctl import codec
 from agentctl.errors import StateError, UsageError
@@ -21,10 +20,30 @@ PRIORITIES = ("P0", "P1", "P2")
 MAX_RULES = 10_000
 
 
-@dataclass(frozen=True)
 class Rule:
+    """One rule; immutable and compared by value (a plain class: `dataclasses` is too dear for the hot path)."""
+
+    __slots__ = ("priority", "text")
     priority: str
     text: str
+
+    def __init__(self, priority: str, text: str) -> None:
+        object.__setattr__(self, "priority", priority)
+        object.__setattr__(self, "text", text)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Rule):
+            return NotImplemented
+        return (self.priority, self.text) == (other.priority, other.text)
+
+    def __hash__(self) -> int:
+        return hash((self.priority, self.text))
+
+    def __repr__(self) -> str:
+        return f"Rule(priority={self.priority!r}, text={self.text!r})"
 
     def line(self) -> str:
         return f"{self.priority}|{codec.encode(self.text)}"

@@ -11,7 +11,6 @@ and ends the script's whole process group when it passes.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 
 from agentctl.errors import UsageError
 from agentctl.store import Store
@@ -61,11 +60,13 @@ def is_service(store: Store, name: str) -> bool:
     return name not in BUILTIN and os.path.isdir(store.path(f"services/{name}")) and name in discover(store)
 
 
-@dataclass
 class ScriptResult:
-    code: int
-    output: str
-    timed_out: bool
+    __slots__ = ("code", "output", "timed_out")
+
+    def __init__(self, code: int, output: str, timed_out: bool) -> None:
+        self.code = code
+        self.output = output
+        self.timed_out = timed_out
 
 
 def _timeout_for(store: Store, name: str, override: float | None) -> float:

@@ -20,8 +20,6 @@ boundary); :func:`mark` takes the files lock so a run's offset is one too.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from agentctl import codec
 from agentctl.store import Store
 
@@ -29,13 +27,20 @@ SHOW = 5  # names listed before "+N more"
 _ID_CHARS = 160
 
 
-@dataclass
 class Evidence:
-    verdict: str  # yes | no | never | none
-    changed: list[str] = field(default_factory=list)
-    last_pass: str = ""
-    failed: bool = False  # the latest run (in this task's log) failed
-    shown_commands: str = ""
+    # A plain class: `resume` and `task status` use it, and `dataclasses` is too dear for them.
+    __slots__ = ("verdict", "changed", "last_pass", "failed", "shown_commands")
+
+    def __init__(self, verdict: str, changed: list[str] | None = None, last_pass: str = "", failed: bool = False,
+                 shown_commands: str = "") -> None:
+        self.verdict = verdict  # yes | no | never | none
+        self.changed: list[str] = [] if changed is None else changed
+        self.last_pass = last_pass
+        self.failed = failed  # the latest run (in this task's log) failed
+        self.shown_commands = shown_commands
+
+    def __repr__(self) -> str:
+        return f"Evidence({self.verdict!r}, changed={self.changed!r}, last_pass={self.last_pass!r}, failed={self.failed!r})"
 
     @property
     def blocks_stop(self) -> bool:

@@ -9,13 +9,14 @@ resumes a PAUSED task and starting verify runs the checks.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
-
 from agentctl import codec
 from agentctl.custom import BUILTIN, valid_name
 from agentctl.errors import StateError, UsageError
 from agentctl.store import Store
+
+TYPE_CHECKING = False  # `resume` imports this module: no typing/dataclasses at run time
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 TABLE = "runlevels"
 CURRENT = "runlevel"
@@ -70,11 +71,13 @@ def services_of(store: Store, level: str | None = None) -> list[str]:
     return levels.get(name, DEFAULTS.get(name, DEFAULTS[DEFAULT_LEVEL]))
 
 
-@dataclass
 class SwitchResult:
-    old: str
-    new: str
-    steps: list[str] = field(default_factory=list)
+    __slots__ = ("old", "new", "steps")
+
+    def __init__(self, old: str, new: str, steps: list[str] | None = None) -> None:
+        self.old = old
+        self.new = new
+        self.steps: list[str] = [] if steps is None else steps
 
 
 def switch(store: Store, name: str, say: Callable[[str], None] | None = None) -> SwitchResult:

@@ -12,12 +12,14 @@ import os
 import re
 import signal
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
 
 from agentctl import codec
 from agentctl.errors import CheckFailed, StateError, UsageError
 from agentctl.store import Store, now_iso
+
+TYPE_CHECKING = False  # `resume` and the hooks import this module: no typing/dataclasses at run time
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 STATUS = "services/verify/status"
 COMMANDS = "services/verify/commands"
@@ -70,7 +72,6 @@ def tried(fields: dict[str, str]) -> list[str]:
     return [fields[f"TRIED_{n}"] for n in nums]
 
 
-@dataclass
 class Sig:
     """One failing run's signature, stored as ``SIG_n=RUN ERRSIG FILESIG TEXT``.
 
@@ -80,10 +81,16 @@ class Sig:
     logged, so contents are unknown), TEXT the fix recorded for that state.
     """
 
-    run: str
-    err: str
-    files: str
-    text: str = ""
+    __slots__ = ("run", "err", "files", "text")
+
+    def __init__(self, run: str, err: str, files: str, text: str = "") -> None:
+        self.run = run
+        self.err = err
+        self.files = files
+        self.text = text
+
+    def __repr__(self) -> str:
+        return f"Sig({self.value()!r})"
 
     def value(self) -> str:
         return f"{self.run} {self.err} {self.files} {self.text}".rstrip(" ")
@@ -228,13 +235,15 @@ def commands(store: Store) -> list[str]:
     return out
 
 
-@dataclass
 class RunResult:
-    state: str
-    fields: dict[str, str]
-    message: str
-    repeat: str = ""  # a failure identical to an earlier run's (same error, same file contents)
-    same_error: str = ""  # the error of an earlier run, though the files differ
+    __slots__ = ("state", "fields", "message", "repeat", "same_error")
+
+    def __init__(self, state: str, fields: dict[str, str], message: str, repeat: str = "", same_error: str = "") -> None:
+        self.state = state
+        self.fields = fields
+        self.message = message
+        self.repeat = repeat  # a failure identical to an earlier run's (same error, same file contents)
+        self.same_error = same_error  # the error of an earlier run, though the files differ
 
 
 def run(
@@ -398,12 +407,14 @@ def add_tried(store: Store, text: str) -> tuple[int, dict[str, str]]:
     return result.number, result.fields
 
 
-@dataclass
 class TriedResult:
-    number: int  # the new TRIED_n
-    fields: dict[str, str]
-    similar: str = ""  # the earlier attempt this one says the same as
-    similar_ref: str = ""  # where it was recorded: TRIED_n, or the run it was recorded for
+    __slots__ = ("number", "fields", "similar", "similar_ref")
+
+    def __init__(self, number: int, fields: dict[str, str], similar: str = "", similar_ref: str = "") -> None:
+        self.number = number  # the new TRIED_n
+        self.fields = fields
+        self.similar = similar  # the earlier attempt this one says the same as
+        self.similar_ref = similar_ref  # where it was recorded: TRIED_n, or the run it was recorded for
 
 
 def record_tried(store: Store, text: str) -> TriedResult:
