@@ -39,6 +39,7 @@ HOOKS: list[tuple[str, str | None, str, int]] = [
     ("PostToolUse", "Bash", "agentctl hook claude post-tool-use", 20),
     ("PreCompact", "manual|auto", "agentctl hook claude pre-compact", 20),
     ("Stop", None, "agentctl hook claude stop", 20),
+    ("SubagentStart", None, "agentctl hook claude subagent-start", 10),
 ]
 
 WHY = {
@@ -140,6 +141,22 @@ def stop(h: Hook) -> Result | None:
     return None
 
 
+def helper_name(raw: str) -> str | None:
+    """A subagent's id as an agentctl agent name (letters, digits, '.', '_', '-'; at most 64)."""
+    name = "".join(c for c in raw if c.isascii() and (c.isalnum() or c in "._-")).lstrip("._-")[:64]
+    return name or None
+
+
+def subagent_start(h: Hook) -> Result | None:
+    """A helper starts with a fresh context: give it the brief form (P0 rules, task, its own claims)."""
+    from agentctl import resume
+
+    name = helper_name(h.text("agent_id")) or helper_name(h.text("agent_type"))
+    text = (f"agentctl working state of this project, read from {h.store.shown('')[:-1]} for this helper "
+            "(brief form; `agentctl resume` prints all of it):\n" + resume.build_brief(h.store, name))
+    return emit({"hookSpecificOutput": {"hookEventName": "SubagentStart", "additionalContext": text}})
+
+
 def nothing(h: Hook) -> Result | None:
     return None
 
@@ -150,6 +167,7 @@ EVENTS: dict[str, Handler] = {
     "pretooluse": pre_tool_use,
     "precompact": pre_compact,
     "stop": stop,
+    "subagentstart": subagent_start,
     "sessionend": nothing,
     "postcompact": nothing,
 }
