@@ -13,6 +13,8 @@ The block sits between two HTML-comment lines::
   touched; an unchanged block leaves the file byte-identical (not even rewritten).
 * Removing takes out the span and the blank line we put before it; a file left
   empty (or, for a Cursor rule, left with only our front matter) is deleted.
+* Only the block changes, so no ``.agentctl.bak`` copy is kept (unlike JSON configs,
+  which are re-serialised).
 * Claude Code strips block-level HTML comments from CLAUDE.md, so the markers cost
   it no tokens; elsewhere they are harmless text.
 """
@@ -75,7 +77,7 @@ def upsert(text: str, body: str, rel: str) -> str:
     lines = text.splitlines(keepends=True)
     span = _span(lines, rel)
     if span is None:
-        if not text.strip():
+        if not text:
             return block + nl
         return text + ("" if text.endswith("\n") else nl) + nl + block + nl
     b, e = span
@@ -109,21 +111,21 @@ def plan_block(project: str, rel: str, body: str, what: str = "startup protocol 
         note = " (its front matter lacks `alwaysApply: true`: Cursor applies it only when attached)"
     new = upsert(text, body, rel).encode("utf-8")
     if raw == new:
-        return Change(project, rel, raw, raw, f"{what} already up to date")
-    return Change(project, rel, raw, new, f"{what} {'created' if raw is None else 'written'}{note}")
+        return Change(project, rel, raw, raw, f"{what} already up to date", backup=False)
+    return Change(project, rel, raw, new, f"{what} {'created' if raw is None else 'written'}{note}", backup=False)
 
 
 def plan_unblock(project: str, rel: str) -> Change:
     raw = _read(project, rel)
     if raw is None:
-        return Change(project, rel, None, None, "not there")
+        return Change(project, rel, None, None, "not there", backup=False)
     text = _decode(raw, rel)
     rest = remove(text, rel)
     if rest == text:
-        return Change(project, rel, raw, raw, "no agentctl block")
-    if not rest.strip() or (rel.endswith(".mdc") and rest.replace("\r\n", "\n") == MDC_FRONT):
-        return Change(project, rel, raw, None, "removed (the file held only the agentctl block)")
-    return Change(project, rel, raw, rest.encode("utf-8"), "agentctl block removed")
+        return Change(project, rel, raw, raw, "no agentctl block", backup=False)
+    if not rest or (rel.endswith(".mdc") and rest.replace("\r\n", "\n") == MDC_FRONT):
+        return Change(project, rel, raw, None, "removed (the file held only the agentctl block)", backup=False)
+    return Change(project, rel, raw, rest.encode("utf-8"), "agentctl block removed", backup=False)
 
 
 def imports_agents_md(project: str) -> bool:

@@ -170,21 +170,25 @@ def record_baseline(store: Store, fields: dict[str, str] | None = None, timeout:
             return "no task is running"
         if not in_git(store.project):
             return "not in a git repository"
-        commit = _head(store.project, timeout)
-        dirty = changes(store.project, commit, timeout, _state_rel(store))
-        lines = [codec.record("BASE", commit, fields.get("TASK_ID", ""), fields.get("STARTED", ""), now_iso())]
-        seen: set[str] = set()
-        for _, path in dirty:
-            if path not in seen:
-                seen.add(path)
-                lines.append(codec.record("DIRTY", path, signature(store, path)))
-        store.replace(BASELINE, b"".join(lines))
-        store.log_change("files", "git-baseline", f"{commit[:12]} dirty={len(seen)}")
-        return f"git baseline recorded at {commit[:12]} with {len(seen)} paths already changed"
+        return _record(store, fields, timeout)
     except GitUnavailable as exc:
         return f"no git baseline: {exc}"
     except Exception as exc:  # a task start must never fail because of git
         return f"no git baseline: {type(exc).__name__}: {str(exc)[:120]}"
+
+
+def _record(store: Store, fields: dict[str, str], timeout: float) -> str:
+    commit = _head(store.project, timeout)
+    dirty = changes(store.project, commit, timeout, _state_rel(store))
+    lines = [codec.record("BASE", commit, fields.get("TASK_ID", ""), fields.get("STARTED", ""), now_iso())]
+    seen: set[str] = set()
+    for _, path in dirty:
+        if path not in seen:
+            seen.add(path)
+            lines.append(codec.record("DIRTY", path, signature(store, path)))
+    store.replace(BASELINE, b"".join(lines))
+    store.log_change("files", "git-baseline", f"{commit[:12]} dirty={len(seen)}")
+    return f"git baseline recorded at {commit[:12]} with {len(seen)} paths already changed"
 
 
 def sync(store: Store, timeout: float = 60.0) -> SyncResult:
@@ -198,8 +202,11 @@ def sync(store: Store, timeout: float = 60.0) -> SyncResult:
         return SyncResult(message="no task is running; `files sync` reconciles changes since `task start`")
     base = read_baseline(store)
     if base is None or base.task_id != fields.get("TASK_ID", "") or base.started != fields.get("STARTED", ""):
-        note = record_baseline(store, fields, timeout)
-        return SyncResult(message=f"this task had no git baseline; {note}; changes before now are not attributed")
+        try:
+            note = _record(store, fields, timeout)
+        except GitUnavailable as exc:
+            return SyncResult(message=f"{exc}; nothing reconciled", git=False)
+        return SyncResult(message=f"this task had no git baseline: {note} now; changes made before are not attributed to it")
     try:
         current = changes(store.project, base.commit, timeout, _state_rel(store))
     except GitUnavailable as exc:

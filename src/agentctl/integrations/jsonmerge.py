@@ -46,6 +46,7 @@ class Change:
     old: bytes | None
     new: bytes | None
     summary: str
+    backup: bool = True  # keep the previous bytes in NAME.agentctl.bak (JSON configs; not Markdown blocks)
 
     @property
     def path(self) -> str:
@@ -363,7 +364,7 @@ def apply(change: Change) -> str | None:
             os.unlink(change.path)
             _prune_dirs(change.project, os.path.dirname(change.rel))
         else:
-            if change.old is not None:
+            if change.old is not None and change.backup:
                 backup = change.rel + BACKUP_SUFFIX
                 atomic_write(change.path + BACKUP_SUFFIX, change.old)
             atomic_write(change.path, change.new)

@@ -1,0 +1,127 @@
+"""Issue 4 point 5: `agentctl files sync` reconciles the files log with git."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from conftest import run
+from test_integrations_hooks import git, log_entries, make_git_project
+
+
+def start(project: Path, *paths: str) -> None:
+    listing = project.parent / "list.txt"
+    listing.write_text("".join(p + "\n" for p in paths))
+    r = run("task", "start", "--id", "t1", "--desc", "sync test", "--files", str(listing), "--force", cwd=project)
+    assert r.code == 0, r.err
+
+
+def sync(project: Path) -> list[str]:
+    r = run("files", "sync", cwd=project)
+    assert r.code == 0, r.err
+    return r.lines
+
+
+def test_outside_git_says_so(project: Path) -> None:
+    # the `project` fixture has a .git marker but is no repository
+    start(project, "a.py")
+    r = run("files", "sync", cwd=project)
+    assert r.code == 0 and "nothing reconciled" in r.out and "git" in r.out
+    (project / ".git").rmdir()
+    r = run("files", "sync", cwd=project)
+    assert r.code == 0 and "not in a git repository" in r.out
+    r = run("--json", "files", "sync", cwd=project)
+    assert json.loads(r.out)["git"] is False
+
+
+def test_sync_logs_what_git_shows_and_only_once(tmp_path: Path) -> None:
+    proj = make_git_project(tmp_path)
+    (proj / ".gitignore").write_text("*.log\n")
+    git(proj, "add", ".gitignore")
+    git(proj, "commit", "-q", "-m", "ignore logs")
+    (proj / "user_wip.txt").write_text("the user's own work in progress\n")  # dirty before the task
+    (proj / "src" / "old_name.py").write_text("changed before the task\n")
+    assert run("init", cwd=proj).code == 0
+    start(proj, "src/app.py")
+    assert sync(proj)[-1].startswith("nothing changed")
+
+    (proj / "new.py").write_text("x\n")  # untracked, not ignored
+    (proj / "debug.log").write_text("ignored\n")
+    (proj / "src" / "app.py").write_text("NEW_API\n")
+    (proj / "src" / "gone.py").unlink()
+    git(proj, "mv", "secrets/key.txt", "secrets/moved.txt")
+    out = sync(proj)
+    assert out[-1] == "logged 5 paths from git"
+    assert sorted(log_entries(proj)) == [("CREATE", "new.py"), ("CREATE", "secrets/moved.txt"),
+                                         ("DELETE", "secrets/key.txt"), ("DELETE", "src/gone.py"),
+                                         ("MODIFY", "src/app.py")]
+    before = (proj / ".agent-state" / "services" / "files" / "status").read_bytes()
+    assert sync(proj)[-1].startswith("nothing changed")  # idempotent
+    assert (proj / ".agent-state" / "services" / "files" / "status").read_bytes() == before
+
+    (proj / "src" / "old_name.py").write_text("changed again, during the task\n")  # dirty at start, changed since
+    (proj / "user_wip.txt").unlink()
+    (proj / "new.py").unlink()  # logged CREATE, now gone (never committed: git shows nothing)
+    sync(proj)
+    assert log_entries(proj)[5:] == [("DELETE", "new.py"), ("MODIFY", "src/old_name.py"), ("DELETE", "user_wip.txt")] \
+        or sorted(log_entries(proj)[5:]) == [("DELETE", "new.py"), ("DELETE", "user_wip.txt"), ("MODIFY", "src/old_name.py")]
+    assert not any(p.startswith(".agent-state") or p == "debug.log" for _, p in log_entries(proj))
+    (proj / "new.py").write_text("back\n")
+    sync(proj)
+    assert log_entries(proj)[-1] == ("CREATE", "new.py")
+
+
+def test_paths_the_hooks_logged_are_not_logged_again(tmp_path: Path) -> None:
+    proj = make_git_project(tmp_path)
+    assert run("init", cwd=proj).code == 0
+    start(proj, "src/app.py")
+    (proj / "src" / "app.py").write_text("NEW_API\n")
+    assert run("files", "log", "MODIFY", "src/app.py", cwd=proj).code == 0
+    assert sync(proj)[-1].startswith("nothing changed")
+    assert log_entries(proj) == [("MODIFY", "src/app.py")]
+
+
+def test_a_commit_during_the_task_does_not_hide_its_changes(tmp_path: Path) -> None:
+    proj = make_git_project(tmp_path)
+    (proj / ".gitignore").write_text(".agent-state/\n")
+    git(proj, "add", ".gitignore")
+    git(proj, "commit", "-q", "-m", "ignore state")
+    assert run("init", cwd=proj).code == 0
+    start(proj, "src/app.py")
+    (proj / "src" / "app.py").write_text("NEW_API\n")
+    git(proj, "commit", "-q", "-am", "the user committed the agent's work")
+    assert log_entries(proj) == []
+    sync(proj)
+    assert log_entries(proj) == [("MODIFY", "src/app.py")]  # compared with the task's start, not HEAD
+
+
+def test_missing_baseline_is_recorded_first(tmp_path: Path) -> None:
+    proj = make_git_project(tmp_path)
+    assert run("init", cwd=proj).code == 0
+    start(proj, "src/app.py")
+    (proj / ".agent-state" / "services" / "files" / "git-baseline").unlink()
+    (proj / "before.txt").write_text("made before the baseline existed\n")
+    out = sync(proj)
+    assert "had no git baseline" in out[-1] and "recorded" in out[-1]
+    assert log_entries(proj) == []  # not attributed to the task
+    (proj / "after.txt").write_text("x")
+    sync(proj)
+    assert log_entries(proj) == [("CREATE", "after.txt")]
+    assert run("task", "stop", "--force", cwd=proj).code == 0
+    assert "no task is running" in sync(proj)[-1]
+
+
+def test_repository_without_commits_and_project_in_a_subfolder(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / "outside").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    proj = repo / "app"
+    proj.mkdir()
+    (proj / "kept.py").write_text("x\n")
+    assert run("init", cwd=proj).code == 0
+    start(proj, "kept.py")
+    (proj / "fresh.py").write_text("y\n")
+    (repo / "outside" / "elsewhere.py").write_text("not in the project\n")
+    sync(proj)
+    assert log_entries(proj) == [("CREATE", "fresh.py")]  # relative to the project, nothing from outside it
