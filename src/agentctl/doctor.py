@@ -362,14 +362,22 @@ def _salvage_task(store: Store, report: Report) -> dict[str, str]:
         if raw is not None and not (raw.isascii() and raw.isdigit() and len(raw) <= 12):
             dropped.append(f"{key}={raw[:20]!r}")
             del good[key]
+    if not good.get("LIST", "").startswith("list-") or "/" in good.get("LIST", ""):
+        good.pop("LIST", None)
+        lists = _list_files(store)
+        if lists:  # the entries survive in the newest list file: keep working on them
+            good["LIST"] = lists[-1]
     if good.get("STATE") not in task.STATES:
         if "STATE" in good:
             dropped.append(f"STATE={good['STATE'][:20]!r}")
-        good["STATE"] = "PAUSED" if good.get("TASK_ID") and good.get("LIST") else "IDLE"
+        good["STATE"] = "PAUSED" if good.get("LIST") else "IDLE"  # PAUSED: `task update --state ACTIVE` resumes
+    if good["STATE"] != "IDLE" and not good.get("TASK_ID"):
+        good["TASK_ID"] = "recovered"
     if "SEQ" not in good:
         good["SEQ"] = str(_seq_floor(store) + 1)
     if good["STATE"] != "IDLE" and good.get("LIST"):
         try:
+            _salvage_list(store, report, good)
             entries = task.read_entries(store, good)
             task._refresh(good, entries)
         except StateError:
@@ -396,15 +404,14 @@ def _task_list(store: Store, report: Report, fields: dict[str, str]) -> None:
             )
         else:
             try:
-                data = store.read(rel, cap=task.MAX_LIST_BYTES) or b""
-                data.decode("utf-8")
                 entries = task.read_entries(store, fields)
-            except UnicodeDecodeError as exc:
-                report.problem(f"{store.shown(rel)} is not valid UTF-8 (byte {exc.start})")
-                entries = None
             except StateError as exc:
-                report.problem(exc.message)
                 entries = None
+                if report.fix:
+                    _salvage_list(store, report, fields)
+                    entries = task.read_entries(store, fields)
+                else:
+                    report.problem(exc.message)
             if entries is not None:
                 total = len(entries)
                 done = sum(1 for e in entries if e.done)
@@ -432,6 +439,51 @@ def _task_list(store: Store, report: Report, fields: dict[str, str]) -> None:
                 report.repaired(f"removed {store.shown(rel)}, a list no status names (left by a killed update)")
             else:
                 report.problem(f"{store.shown(rel)} is a list no status names (left by a killed update; `--fix` removes it)")
+
+
+def _list_files(store: Store) -> list[str]:
+    try:
+        names = os.listdir(store.path("services/task"))
+    except OSError:
+        return []
+    return sorted((n for n in names if n.startswith("list-") and n[5:].isdigit()), key=lambda n: int(n[5:]))
+
+
+def _salvage_list(store: Store, report: Report, fields: dict[str, str]) -> None:
+    """Rewrite the task list keeping every entry: a path that is not UTF-8 keeps its bytes
+    (escaped as ``\\uDCxx``, the way argv delivers them); a line that is no entry goes to quarantine."""
+    from agentctl import task
+
+    rel = f"services/task/{fields['LIST']}"
+    data = store.read(rel, cap=task.MAX_LIST_BYTES)
+    if data is None:
+        return
+    out: list[bytes] = []
+    bad: list[tuple[int, bytes]] = []
+    recoded = 0
+    offset = 0
+    for raw in data.split(b"\n"):
+        here = offset
+        offset += len(raw) + 1
+        if not raw:
+            continue
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            line = raw.decode("utf-8", "surrogateescape")
+            recoded += 1
+        parts = line.split("|")
+        try:
+            if len(parts) < 2 or parts[0] not in ("todo", "done"):
+                raise ValueError
+            out.append(codec.record(parts[0], *(codec.decode(p) for p in parts[1:])))
+        except ValueError:
+            bad.append((here, raw))
+    for off, raw in bad:
+        store.quarantine(rel, off, raw, why="damaged entry")
+    store.replace(rel, b"".join(out))
+    report.repaired(f"{store.shown(rel)}: {len(out)} entries kept ({recoded} with bytes that are not UTF-8 kept as "
+                    f"\\uDCxx escapes), {len(bad)} damaged lines moved to logs/quarantine-*.log")
 
 
 class _nolock:

@@ -21,7 +21,9 @@ def read(store: Store) -> dict[str, str]:
     data = store.read(STATUS)
     if data is None:
         return {}
-    return codec.parse_status(data, store.shown(STATUS), KEYS)
+    fields = codec.parse_status(data, store.shown(STATUS), KEYS)
+    codec.status_int(fields, "COMPACTIONS", store.shown(STATUS))  # a bad number is a damaged file
+    return fields
 
 
 def record_compaction(store: Store) -> dict[str, str]:
