@@ -76,7 +76,8 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
         errs = vfields.get("ERRORS", "").split("\n") if vfields.get("ERRORS") else []
         group = [
             f"VERIFY FAILED `{_v(vfields.get('COMMAND', ''), 120)}` exit {vfields.get('EXIT_CODE', '?')}, "
-            f"{vfields.get('ERROR_COUNT', '0')} error lines, {vfields.get('ATTEMPTS', '1')} failed runs in a row"
+            f"{vfields.get('ERROR_COUNT', '0')} error lines"
+            + (f", {vfields['ATTEMPTS']} failed runs in a row" if vfields.get("ATTEMPTS", "1") not in ("", "0", "1") else "")
         ]
         group += [f"  {_v(e, 160)}" for e in errs[:3]]
         if vfields.get("REPEAT"):
@@ -88,7 +89,7 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
             group.append("TRIED (failed, do not repeat): " + " ".join(f"{i}) {_v(t, 120)}" for i, t in enumerate(tried, 1)))
         must += group
     ev = None
-    if state != "IDLE":
+    if state != "IDLE" and (vstate != "FAILED" or state == "DONE"):  # only where it is shown or used
         from agentctl import evidence
 
         ev = evidence.check(store, vfields)
@@ -102,10 +103,9 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
             optional.append([_cap(f"CLAIMED by helpers (not yours, NEXT skips them): {len(held)} entries: "
                                   + ", ".join(f"{codec.encode(p)} ({codec.encode(a)})" for p, a, _ in held[:5]), 400)])
     if "files" in active:
-        touched = files.touched(store)
-        if touched:
-            last = [p for p, _, _ in touched[-5:]]
-            optional.append([f"FILES {len(touched)} touched this task, last: " + ", ".join(_v(p, 100) for p in last)])
+        count, exact, last = files.recent(store, 3)  # a bounded read of the log's end, however long it is
+        if count:
+            optional.append([f"FILES {count}{'' if exact else '+'} touched, last: " + ", ".join(_v(p, 100) for p in last)])
     others = [r for r in rules if r.priority != "P0"]
     if others:
         optional.append([f"{r.priority}|{_v(r.text)}" for r in others])
@@ -237,11 +237,8 @@ def _next_step(state: str, fields: dict[str, str], vstate: str, ev: object = Non
     if not nxt:
         return "DO NEXT: continue the task; record progress with `agentctl task update --notes TEXT`."
     q = codec.encode(nxt)
-    fix = " Verify is FAILED: never repeat a TRIED fix; record each new failed one with `agentctl verify tried TEXT`." if vstate == "FAILED" else ""
-    return (
-        f"DO NEXT: work on {q} (if `agentctl files check {q}` shows it already edited, do not edit it again), "
-        f"then run `agentctl task done {q}`.{fix}"
-    )
+    fix = " Verify FAILED: record each fix that fails with `agentctl verify tried TEXT`." if vstate == "FAILED" else ""
+    return f"DO NEXT: `agentctl files check {q}`; unless it exits 0 (already edited), edit it; then `agentctl task done {q}`.{fix}"
 
 
 PROMPT = """\
