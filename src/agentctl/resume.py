@@ -46,7 +46,7 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
     active = set(runlevels.services_of(store, level))
     rules = constraints.read(store)
     sess = session.read(store)
-    head = f"agentctl state ({store.shown('')[:-1]}, runlevel {level}"
+    head = f"agentctl state (runlevel {level}"
     if sess.get("COMPACTIONS"):
         head += f", {sess['COMPACTIONS']} compactions, last {sess.get('LAST_COMPACTION', '?')}"
     head += ")"
@@ -237,7 +237,7 @@ def _next_step(state: str, fields: dict[str, str], vstate: str, ev: object = Non
     if not nxt:
         return "DO NEXT: continue the task; record progress with `agentctl task update --notes TEXT`."
     q = codec.encode(nxt)
-    fix = " Verify FAILED: record each fix that fails with `agentctl verify tried TEXT`." if vstate == "FAILED" else ""
+    fix = " Record each failed fix: `agentctl verify tried TEXT`." if vstate == "FAILED" else ""
     return f"DO NEXT: `agentctl files check {q}`; unless it exits 0 (already edited), edit it; then `agentctl task done {q}`.{fix}"
 
 
