@@ -60,7 +60,10 @@ class Ctx:
         if self.json:
             import json
 
-            sys.stdout.write(json.dumps(data, ensure_ascii=False, sort_keys=False) + "\n")
+            text = json.dumps(data, ensure_ascii=False, sort_keys=False)
+            if any("\ud800" <= c <= "\udfff" for c in text):  # bytes that were not UTF-8: keep the JSON valid UTF-8
+                text = "".join(f"\\u{ord(c):04x}" if "\ud800" <= c <= "\udfff" else c for c in text)
+            sys.stdout.write(text + "\n")
         elif lines:
             sys.stdout.write("\n".join(lines) + "\n")
 

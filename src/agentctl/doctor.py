@@ -72,6 +72,14 @@ def examine(root: str, fix: bool = False) -> Report:
     report = Report(fix)
     if st.st_mode & 0o002:
         report.problem(f"{root} is writable by every user; run `chmod o-w {root}`")
+    if not _inner_links(store, report):
+        return report
+    if report.fix:
+        from agentctl.migrations import fill_layout
+
+        made = fill_layout(store)  # a folder moved aside above comes back empty
+        if made:
+            report.repaired(f"recreated missing {', '.join(made)}")
     if not _version(store, report):
         return report  # a newer format: checking it with this agentctl's rules would mislead
     steps: list[Callable[[Store, Report], None]] = [
@@ -190,20 +198,38 @@ def _walk(store: Store) -> list[tuple[str, os.stat_result]]:
 def _move_aside(store: Store, rel: str, report: Report) -> str:
     """Rename ``rel`` (a symlink, FIFO, folder...) into logs/ without following or reading it."""
     stamp = time.strftime("%Y%m%dT%H%M%S")
-    dest = f"logs/quarantine-{stamp}-{rel.replace('/', '_').lstrip('.')}"
+    logs = store.path("logs")
+    into_logs = rel != "logs" and os.path.isdir(logs) and not os.path.islink(logs)
+    dest = f"{'logs/' if into_logs else ''}quarantine-{stamp}-{rel.replace('/', '_').lstrip('.')}"
     n = 2
     base = dest
     while os.path.lexists(store.path(dest)):
         dest = f"{base}.{n}"
         n += 1
-    os.makedirs(store.path("logs"), mode=0o700, exist_ok=True)
     os.rename(store.path(rel), store.path(dest))
     return dest
 
 
+def _inner_links(store: Store, report: Report) -> bool:
+    """A symlink at a folder agentctl writes into (logs/, services/...) would carry every later
+    step outside the state folder: move it aside first, or stop here. True to go on."""
+    from agentctl.location import _INNER_DIRS
+
+    found = [rel for rel in _INNER_DIRS if os.path.islink(store.path(rel))]
+    for rel in found:
+        target = os.readlink(store.path(rel))[:80]
+        if report.fix:
+            dest = _move_aside(store, rel, report)
+            report.repaired(f"{store.shown(rel)} was a symlink (to {target}); moved to {store.shown(dest)} (its target untouched)")
+        else:
+            report.problem(f"{store.shown(rel)} is a symlink (to {target}); agentctl never writes through it "
+                           "(`--fix` moves it aside; nothing else was checked)")
+    return report.fix or not found
+
+
 def _planted(store: Store, report: Report) -> None:
     for rel, st in _walk(store):
-        if rel.startswith("logs/quarantine-"):
+        if rel.startswith(("logs/quarantine-", "quarantine-")):
             continue  # what an earlier --fix moved aside
         kind = ""
         if stat.S_ISLNK(st.st_mode):

@@ -21,7 +21,7 @@ def find_state_dir(start: str | None = None, explicit: str | None = None) -> str
     chosen = explicit or os.environ.get(ENV_STATE_DIR)
     if chosen:
         return os.path.abspath(chosen)
-    here = os.path.abspath(start or os.getcwd())
+    here = os.path.abspath(start or _cwd())
     while True:
         candidate = os.path.join(here, STATE_DIRNAME)
         if os.path.lexists(candidate):
@@ -32,6 +32,18 @@ def find_state_dir(start: str | None = None, explicit: str | None = None) -> str
         if parent == here:
             return None
         here = parent
+
+
+def _cwd() -> str:
+    try:
+        return os.getcwd()
+    except FileNotFoundError:
+        raise StateError("the current folder no longer exists; cd into the project and run the command again") from None
+
+
+# Folders inside the state folder that agentctl writes into: a symlink planted at one of them
+# would carry writes outside .agent-state, so it is refused (O_NOFOLLOW guards the last component).
+_INNER_DIRS = ("logs", "services", "services/task", "services/files", "services/constraints", "services/verify")
 
 
 def open_store(start: str | None = None, explicit: str | None = None) -> Store:
@@ -51,6 +63,12 @@ def open_store(start: str | None = None, explicit: str | None = None) -> Store:
         raise StateError(f"{root} is writable by every user; run `chmod o-w {root}`")
     if not os.path.isdir(os.path.join(root, "services")):
         raise StateError(f"{root} is not an agentctl state folder (no services/); run `agentctl init`")
+    for rel in _INNER_DIRS:
+        if os.path.islink(os.path.join(root, rel)):
+            raise StateError(
+                f"{STATE_DIRNAME}/{rel} is a symlink; agentctl refuses to write through it, "
+                "run `agentctl doctor --fix` (it moves the link aside)"
+            )
     store = Store(root)
     version = check_version(store)
     if version < FORMAT_VERSION:
@@ -105,7 +123,7 @@ def project_path(store: Store, raw: str, cwd: str | None = None) -> str:
         raise UsageError("the path contains a NUL byte; give a real file path")
     if len(raw) > 4096:
         raise UsageError("the path is over 4096 characters; give a real file path")
-    base = cwd or os.getcwd()
+    base = cwd or _cwd()
     full = os.path.normpath(raw if os.path.isabs(raw) else os.path.join(base, raw))
     project = store.project
     if full == project:

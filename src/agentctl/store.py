@@ -83,6 +83,8 @@ def guard_std_fds() -> None:
 
     Otherwise a later stray write to stdout or stderr would land inside a state file.
     """
+    import sys
+
     for fd in (0, 1, 2):
         try:
             os.fstat(fd)
@@ -91,6 +93,14 @@ def guard_std_fds() -> None:
             if nul != fd:
                 os.dup2(nul, fd)
                 os.close(nul)
+    # Python started with a descriptor closed has None for that stream: give it one on the
+    # (now /dev/null) descriptor, so printing never fails after a change was committed.
+    if sys.stdin is None:
+        sys.stdin = open(0, encoding="utf-8", errors="surrogateescape", closefd=False)  # noqa: SIM115
+    if sys.stdout is None:
+        sys.stdout = open(1, "w", encoding="utf-8", errors="surrogateescape", closefd=False)  # noqa: SIM115
+    if sys.stderr is None:
+        sys.stderr = open(2, "w", encoding="utf-8", errors="surrogateescape", closefd=False)  # noqa: SIM115
 
 
 def now_iso(t: float | None = None) -> str:
