@@ -215,6 +215,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     guard_std_fds()
     args = list(sys.argv[1:] if argv is None else argv)
+    if argv is None and sys.getfilesystemencoding().lower().replace("-", "") != "utf8":
+        # an ASCII locale (LC_ALL=C without UTF-8 mode): read the argument bytes as UTF-8 anyway,
+        # so a value means the same whatever the locale of the process that stored it
+        args = [os.fsencode(a).decode("utf-8", "surrogateescape") for a in args]
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.reconfigure(errors="surrogateescape")  # type: ignore[union-attr]

@@ -101,6 +101,14 @@ def guard_std_fds() -> None:
         sys.stdout = open(1, "w", encoding="utf-8", errors="surrogateescape", closefd=False)  # noqa: SIM115
     if sys.stderr is None:
         sys.stderr = open(2, "w", encoding="utf-8", errors="surrogateescape", closefd=False)  # noqa: SIM115
+    # Output is UTF-8 whatever the locale or PYTHONIOENCODING says: a value an ASCII stream
+    # cannot carry must not turn a committed change into an error.
+    for stream in (sys.stdout, sys.stderr):
+        if (getattr(stream, "encoding", "utf-8") or "").lower().replace("-", "") != "utf8":
+            try:
+                stream.reconfigure(encoding="utf-8", errors="surrogateescape")  # type: ignore[union-attr]
+            except (AttributeError, ValueError, OSError):
+                pass
 
 
 def now_iso(t: float | None = None) -> str:
