@@ -63,15 +63,17 @@ def test_done_releases_and_expired_lease_is_claimable_again(project: Path) -> No
     start(project, 3)
     r = run("task", "claim", "--agent", "a", cwd=project)
     assert r.code == 0 and r.kv()["CLAIMED"] == "src/f00.py" and r.kv()["AGENT"] == "a"
-    r = run("task", "claim", "--agent", "b", "--lease", "1", cwd=project)
-    assert r.kv()["CLAIMED"] == "src/f01.py"
+    r = run("--json", "task", "claim", "--agent", "b", "--lease", "4", cwd=project)
+    b_until = json.loads(r.out)["expires"]
+    assert json.loads(r.out)["claimed"] == "src/f01.py" and b_until - time.time() >= 3.5
     assert run("task", "claim", "--agent", "c", cwd=project).kv()["CLAIMED"] == "src/f02.py"
     r = run("task", "claim", "--agent", "d", cwd=project)
     assert r.code == 1 and "no entry left to claim" in r.err
     assert run("task", "done", "src/f00.py", cwd=project).code == 0  # done releases a's claim
     assert not any("claim" in ln for ln in list_lines(project) if ln.startswith("done|"))
     assert run("task", "status", "--agent", "a", cwd=project).kv()["CLAIMS"] == "0 (held by a)"
-    time.sleep(1.2)  # b's one-second lease runs out
+    assert run("task", "status", cwd=project).kv()["CLAIMS"] == "2"  # b and c
+    time.sleep(max(0.0, b_until - time.time()) + 0.2)  # b's lease runs out
     r = run("task", "claim", "--agent", "d", cwd=project)
     assert r.code == 0 and r.kv()["CLAIMED"] == "src/f01.py"
     assert any(ln == f"todo|src/f01.py|claim|d|{ln.rsplit('|', 1)[1]}" for ln in list_lines(project))

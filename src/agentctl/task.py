@@ -597,7 +597,7 @@ def claim(store: Store, agent: str, lease: int = DEFAULT_LEASE) -> ClaimResult:
                 f"by {', '.join(who[:5])}; the first lease ends at {now_iso(min(x for _, x in live))}"
             )
         _release(target)  # an expired claim is replaced
-        expires = int(now) + lease
+        expires = int(now) + lease + 1  # a whole second on top: a lease never lasts less than asked
         target.extra += ["claim", agent, str(expires)]
         new = dict(old)
         _refresh(new, entries)
