@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from agentctl.integrations.codex import patch_paths as codex_patch_paths
 from conftest import LONG, run
 
 HERE = Path(__file__).resolve().parent
@@ -467,6 +468,33 @@ def test_codex_bash_stop_and_pre_compact(proj: Path, codex: Any) -> None:
     assert (r.code, r.out) == (0, "")  # Codex Stop: JSON or nothing; we never block, never ask to commit
     r = codex("codex_pre_compact", "PreCompact")
     assert (r.code, r.out) == (0, "") and session(proj).get("PRE_COMPACT")
+
+
+def test_codex_payloads_captured_from_the_real_codex(proj: Path, codex: Any, bindir: Path) -> None:
+    """The payloads another suite captures from the real Codex CLI, when present."""
+    real = {p.stem[len("codex-"):]: p for p in REAL.glob("codex-*.json")}
+    needed = ("session_start_startup", "session_start_compact", "post_tool_use_apply_patch",
+              "pre_tool_use_apply_patch_denied_path", "pre_tool_use_apply_patch", "post_tool_use_bash", "stop")
+    if not all(n in real for n in needed):
+        pytest.skip("no payloads captured from the real Codex in tests/e2e/payloads")
+
+    def go(name: str, event: str, value: str = "") -> Fired:
+        return fire(command_for(proj, "codex", event, value), real[name].read_text().replace(REAL_PROJECT, str(proj)),
+                    proj, bindir)
+
+    assert "NEXT=src/app.py" in context_of(go("session_start_startup", "SessionStart", "startup"))
+    assert "1 compactions" in context_of(go("session_start_compact", "SessionStart", "compact"))
+    r = go("pre_tool_use_apply_patch_denied_path", "PreToolUse", "apply_patch")
+    assert r.json()["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert (go("pre_tool_use_apply_patch", "PreToolUse", "apply_patch").out, r.code) == ("", 0)
+    patch = json.loads(real["post_tool_use_apply_patch"].read_text())["tool_input"]["command"]
+    r = go("post_tool_use_apply_patch", "PostToolUse", "apply_patch")
+    assert (r.code, r.out) == (0, "")
+    expected = codex_patch_paths({"command": patch})
+    assert expected and log_entries(proj) == expected
+    for name, event, value in (("post_tool_use_bash", "PostToolUse", "Bash"), ("stop", "Stop", "")):
+        r = go(name, event, value)
+        assert (r.code, r.out) == (0, "")
 
 
 # -- Gemini CLI -----------------------------------------------------------------------------------
