@@ -1,0 +1,614 @@
+"""End to end with the real OpenAI Codex CLI against a scripted model on loopback.
+
+* ``test_fake_openai_*`` -- the scripted Responses API server alone.
+* ``test_codex_scenario`` -- ``codex exec`` (pinned version, see
+  ``install_codex.sh``) with a custom ``model_providers`` entry pointing at
+  :mod:`fake_openai`, agentctl's own hooks (``agentctl install codex``) in the
+  project, and a stateless scripted model that converts six files with
+  ``apply_patch``, once tries to patch a file a P0 rule forbids, and is
+  compacted automatically (``model_auto_compact_token_limit``) several times in
+  the middle of its work; a second run resumes the session.  What it knows
+  after each compaction comes only from the hooks.
+
+Codex finds no binary, cannot start, or agentctl lacks the codex integration:
+the scenario skips with the reason.  See tests/e2e/README.md.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from .conftest import agentctl_command, cache_root
+from .fake_openai import (
+    JSON,
+    FakeOpenAI,
+    Recorded,
+    Reply,
+    calls,
+    input_items,
+    item_text,
+    outputs,
+)
+
+HERE = Path(__file__).resolve().parent
+INSTALL_SCRIPT = HERE / "install_codex.sh"
+_BIN_ENV = os.environ.get("AGENTCTL_CODEX_BIN")  # read at import: tests/conftest.py swaps HOME
+
+RUN_TIMEOUT = 120  # seconds for one `codex exec`
+
+# --------------------------------------------------------------------------
+# finding Codex
+
+
+def pinned_version() -> str:
+    match = re.search(r"^CODEX_VERSION=([0-9A-Za-z.\-]+)\s*$", INSTALL_SCRIPT.read_text(), re.MULTILINE)
+    if not match:
+        raise RuntimeError(f"no CODEX_VERSION= line in {INSTALL_SCRIPT}")
+    return match.group(1)
+
+
+def codex_bin_path() -> Path:
+    if _BIN_ENV:
+        return Path(_BIN_ENV)
+    return cache_root() / f"codex-{pinned_version()}" / "node_modules" / ".bin" / "codex"
+
+
+@dataclass(frozen=True)
+class Codex:
+    path: Path
+    version: str
+
+
+@pytest.fixture(scope="session")
+def codex(tmp_path_factory: pytest.TempPathFactory) -> Codex:
+    path = codex_bin_path()
+    hint = f"run `bash {INSTALL_SCRIPT.relative_to(HERE.parent.parent)}` (or set AGENTCTL_CODEX_BIN)"
+    if not path.exists():
+        pytest.skip(f"Codex binary not found at {path}; {hint}")
+    home = tmp_path_factory.mktemp("codex-version")
+    try:
+        done = subprocess.run([str(path), "--version"], capture_output=True, text=True, timeout=60,
+                              stdin=subprocess.DEVNULL,
+                              env={"PATH": os.environ.get("PATH", ""), "HOME": str(home),
+                                   "CODEX_HOME": str(home)})
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        pytest.skip(f"`{path} --version` could not run: {exc!r}; {hint}")
+    if done.returncode != 0:
+        pytest.skip(f"`{path} --version` failed (exit {done.returncode}): "
+                    f"{(done.stderr or done.stdout).strip()[:300]}; {hint}")
+    return Codex(path, done.stdout.strip())
+
+
+@pytest.fixture(scope="module")
+def agentctl_with_codex_integration() -> None:
+    try:
+        done = subprocess.run([*agentctl_command(), "install", "codex", "--help"],
+                              capture_output=True, text=True, timeout=60)
+    except OSError as exc:
+        pytest.skip(f"agentctl cannot run: {exc!r}")
+    if done.returncode != 0:
+        pytest.skip(f"`agentctl install codex` is not available: exit {done.returncode}: "
+                    f"{(done.stderr or done.stdout).strip()[:200]}")
+
+
+# --------------------------------------------------------------------------
+# the scripted server alone
+
+
+def _post(port: int, path: str, body: JSON) -> tuple[int, bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.request("POST", path, body=json.dumps(body), headers={"Content-Type": "application/json"})
+        response = conn.getresponse()
+        return response.status, response.read()
+    finally:
+        conn.close()
+
+
+def _events(raw: bytes) -> list[JSON]:
+    out: list[JSON] = []
+    for chunk in raw.decode().split("\n\n"):
+        data = [line[6:] for line in chunk.splitlines() if line.startswith("data: ")]
+        if data:
+            out.append(json.loads("\n".join(data)))
+    return out
+
+
+def test_fake_openai_streams_and_records() -> None:
+    def policy(body: JSON) -> Reply:
+        if calls(body):
+            return Reply.text("finished: " + outputs(body)["c1"])
+        return Reply.custom("apply_patch", "*** Begin Patch\n*** End Patch\n", say="patching")
+
+    with FakeOpenAI(policy) as server:
+        status, raw = _post(server.port, "/v1/responses", {"model": "m", "stream": True,
+                                                           "input": [{"type": "message", "role": "user",
+                                                                      "content": [{"type": "input_text",
+                                                                                   "text": "hi"}]}]})
+        assert status == 200
+        stream = _events(raw)
+        kinds = [e["type"] for e in stream]
+        assert kinds[0] == "response.created" and kinds[-1] == "response.completed", kinds
+        done = [e["item"] for e in stream if e["type"] == "response.output_item.done"]
+        assert [d["type"] for d in done] == ["message", "custom_tool_call"]
+        assert done[1]["name"] == "apply_patch" and done[1]["input"].startswith("*** Begin Patch")
+        assert stream[-1]["response"]["usage"]["input_tokens"] > 0
+        follow = {"input": [{"type": "custom_tool_call", "call_id": "c1", "name": "apply_patch", "input": ""},
+                            {"type": "custom_tool_call_output", "call_id": "c1", "output": "ok"}]}
+        _, raw = _post(server.port, "/v1/responses", follow)
+        final = [e["item"] for e in _events(raw) if e["type"] == "response.output_item.done"]
+        assert item_text(final[0]) == "finished: ok"
+        status, _ = _post(server.port, "/v1/other", {})
+        assert status == 200
+        assert [r.kind for r in server.requests] == ["main", "main", "other"]
+        assert server.errors == []
+
+
+def test_fake_openai_reports_policy_errors() -> None:
+    def policy(body: JSON) -> Reply:
+        raise ValueError("boom")
+
+    with FakeOpenAI(policy) as server:
+        _, raw = _post(server.port, "/v1/responses", {"input": []})
+        text = [item_text(e["item"]) for e in _events(raw) if e["type"] == "response.output_item.done"]
+        assert "boom" in text[0]
+        assert len(server.errors) == 1 and "boom" in server.errors[0]
+
+
+# --------------------------------------------------------------------------
+# the scenario
+
+N_FILES = 6
+TRIGGER_INDEX = 1  # on the 2nd file the model first tries the denied file
+TASK_ID = "e2e-codex-convert"
+OLD, NEW = "OLD_API", "NEW_API"
+SECRET_REL = "secrets/token.txt"
+SECRET_TEXT = "token=do-not-touch\n"
+P0_RULE = "deny-write: secrets/**"
+STOP_AFTER = 3  # the first run's prompt asks to stop after this many files
+PROMPT_1 = (f"Convert the files of the agentctl task from {OLD} to {NEW}. "
+            f"Stop after {STOP_AFTER} files are done; we continue later.")
+PROMPT_2 = "Continue the task."
+SUMMARY = "Summary: we are converting Python files; nothing else to report."
+COMPACT_MARKER = "CONTEXT CHECKPOINT COMPACTION"  # in Codex's summarization prompt
+SUMMARY_PREFIX = "Another language model started to solve this problem"  # Codex's summary message
+AUTO_COMPACT_LIMIT = 20_000  # model_auto_compact_token_limit
+TOKENS_PER_CALL = 4_000  # reported usage grows by this per tool call since the last compaction
+
+NEXT_RE = re.compile(r"^NEXT=(\S*)", re.MULTILINE)
+TASK_DONE_RE = re.compile(r"^(?:STATE=DONE$|TASK \S+ DONE )", re.MULTILINE)
+DONE_RE = re.compile(r"^(?:DONE=|TASK \S+ \w+ )(\d+)", re.MULTILINE)  # task done / the resume block
+EXIT_RE = re.compile(r"Process exited with code (\d+)")
+
+
+def file_rel(i: int) -> str:
+    return f"src/mod{i + 1:02d}.py"
+
+
+def file_text(i: int, api: str) -> str:
+    return f'"""Module {i + 1}."""\n\nfrom api import {api} as api\n\n\ndef run() -> str:\n    return api("mod{i + 1:02d}")\n'
+
+
+def patch(rel: str, old: str, new: str) -> str:
+    return (f"*** Begin Patch\n*** Update File: {rel}\n@@\n-from api import {old} as api\n"
+            f"+from api import {new} as api\n*** End Patch\n")
+
+
+def is_compaction(body: JSON) -> bool:
+    items = input_items(body)
+    return bool(items) and COMPACT_MARKER in item_text(items[-1])
+
+
+def classify(body: JSON) -> str:
+    return "compact" if is_compaction(body) else "main"
+
+
+def shell(cmd: str) -> Reply:
+    # login=false: a login shell would reset PATH from /etc/profile and lose agentctl
+    return Reply.function("exec_command", {"cmd": cmd, "login": False})
+
+
+def command_of(item: JSON) -> str:
+    if item.get("type") != "function_call" or item.get("name") != "exec_command":
+        return ""
+    try:
+        return str(json.loads(str(item.get("arguments", "{}"))).get("cmd", ""))
+    except json.JSONDecodeError:
+        return ""
+
+
+def convert_policy(body: JSON) -> Reply:
+    """The scripted model.  Stateless: it reads only the request's ``input``.
+
+    It takes the latest ``NEXT=`` it was given (hook context or the output of
+    an ``agentctl`` command) and, as the resume block's DO NEXT line says:
+    ``agentctl files check PATH``; unless that exits 0, ``apply_patch`` the
+    file; then ``agentctl task done PATH``, whose output names the next file.
+    On the trigger file it first tries to patch the denied secrets file.  It
+    ends the turn when told DONE, or when the user asked it to stop after
+    ``STOP_AFTER`` files and ``task done`` says so many are done.
+    """
+    if is_compaction(body):
+        return Reply.text(SUMMARY)
+    items = input_items(body)
+    marks = [(k, m.group(1)) for k, it in enumerate(items) for m in NEXT_RE.finditer(item_text(it))]
+    done_marks = [k for k, it in enumerate(items) if TASK_DONE_RE.search(item_text(it))]
+    if done_marks and (not marks or done_marks[-1] >= marks[-1][0]):
+        return Reply.text("The agentctl task is DONE: every file is converted.")
+    if not marks:
+        if any(command_of(it) == "agentctl task status" for it in items):
+            return Reply.text("I cannot find the next file: `agentctl task status` printed no NEXT.")
+        return shell("agentctl task status")
+    start, target = marks[-1]
+    if not target:
+        return Reply.text("The agentctl task is DONE: every file is converted.")
+    prompts = [text for it in items if it.get("role") == "user" and (text := item_text(it)) in (PROMPT_1, PROMPT_2)]
+    done_count = DONE_RE.search(item_text(items[start]))
+    if prompts and prompts[-1] == PROMPT_1 and done_count and int(done_count.group(1)) >= STOP_AFTER:
+        return Reply.text(f"{done_count.group(1)} files are done; stopping here as asked.")
+    after = items[start + 1:]
+    results = {str(it.get("call_id")): item_text(it) for it in after if str(it.get("type", "")).endswith("_output")}
+    patches = [it for it in after if it.get("type") == "custom_tool_call" and it.get("name") == "apply_patch"]
+    if target == file_rel(TRIGGER_INDEX) and not any(SECRET_REL in str(p.get("input")) for p in patches):
+        return Reply.custom("apply_patch", f"*** Begin Patch\n*** Update File: {SECRET_REL}\n@@\n"
+                            f"-{SECRET_TEXT}+token=rotated\n*** End Patch\n", say="Rotating the token too.")
+    checks = [it for it in after if command_of(it) == f"agentctl files check {target}"]
+    if not checks:
+        return shell(f"agentctl files check {target}")
+    check = EXIT_RE.search(results.get(str(checks[-1].get("call_id")), ""))
+    if check is None:
+        return Reply.text(f"`agentctl files check {target}` gave no exit code")
+    mine = [p for p in patches if f"File: {target}\n" in str(p.get("input"))]
+    if check.group(1) != "0" and not mine:
+        return Reply.custom("apply_patch", patch(target, OLD, NEW), say=f"Converting {target}.")
+    if mine and "Success." not in results.get(str(mine[-1].get("call_id")), ""):
+        return Reply.text(f"apply_patch on {target} failed: {results.get(str(mine[-1].get('call_id')))}")
+    if any(command_of(it) == f"agentctl task done {target}" for it in after):
+        return Reply.text(f"Stuck: agentctl still names {target} as NEXT after it was marked done.")
+    return shell(f"agentctl task done {target}")
+
+
+def context_tokens(body: JSON) -> int:
+    """The usage the server reports: it grows with every tool call in the input (Codex
+    drops them when it compacts), so Codex compacts by itself every few calls."""
+    return 3_000 + TOKENS_PER_CALL * len(calls(body))
+
+
+RECORDER = """\
+import os, sys, time
+data = sys.stdin.buffer.read()
+name = "%d-%d-%s.json" % (time.time_ns(), os.getpid(), sys.argv[2])
+with open(os.path.join(sys.argv[1], name), "wb") as f:
+    f.write(data)
+"""
+HOOK_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PreCompact", "PostCompact",
+               "Stop")
+
+
+def write_codex_home(home: Path, base_url: str, project: Path, payloads: Path) -> None:
+    """A CODEX_HOME: the scripted provider, the project trusted, and user-level hooks that
+    only record every payload (agentctl's hooks are the project's .codex/hooks.json)."""
+    recorder = home / "record_hook.py"
+    recorder.write_text(RECORDER)
+    (home / "config.toml").write_text(
+        'model = "gpt-5.5"\n'  # a model in Codex's bundled catalog: it gets the apply_patch tool
+        'model_provider = "e2e"\n'
+        f"model_auto_compact_token_limit = {AUTO_COMPACT_LIMIT}\n"
+        "check_for_update_on_startup = false\n"
+        "[analytics]\nenabled = false\n"
+        "[model_providers.e2e]\n"
+        'name = "agentctl e2e scripted model"\n'
+        f"base_url = {json.dumps(base_url)}\n"
+        'env_key = "AGENTCTL_E2E_OPENAI_KEY"\n'
+        'wire_api = "responses"\n'
+        f"[projects.{json.dumps(str(project))}]\n"
+        'trust_level = "trusted"\n'
+    )
+    hooks = {event: [{"hooks": [{"type": "command", "timeout": 10,
+                                 "command": f"'{sys.executable}' '{recorder}' '{payloads}' {event}"}]}]
+             for event in HOOK_EVENTS}
+    (home / "hooks.json").write_text(json.dumps({"hooks": hooks}, indent=1))
+
+
+def codex_env(home: Path, codex_home: Path, agentctl_bin: Path) -> dict[str, str]:
+    keep = ("LANG", "LC_ALL", "TERM", "TMPDIR")
+    env = {key: os.environ[key] for key in keep if key in os.environ}
+    path = [str(agentctl_bin), str(Path(sys.executable).parent), os.environ.get("PATH", "/usr/bin:/bin")]
+    env.update(
+        PATH=os.pathsep.join(path),
+        HOME=str(home),
+        CODEX_HOME=str(codex_home),
+        AGENTCTL_E2E_OPENAI_KEY="sk-e2e-dummy-key",
+        # anything that is not the loopback model server goes to a dead local proxy
+        HTTPS_PROXY="http://127.0.0.1:9",
+        HTTP_PROXY="http://127.0.0.1:9",
+        ALL_PROXY="http://127.0.0.1:9",
+        NO_PROXY="127.0.0.1,localhost",
+    )
+    return env
+
+
+@dataclass
+class Run:
+    label: str
+    args: list[str]
+    returncode: int
+    stdout: str
+    stderr: str
+    seconds: float
+
+
+def run_codex(codex: Codex, project: Path, env: dict[str, str], label: str, args: list[str]) -> Run:
+    """One ``codex exec``.  Its own process group: the npm launcher (node) starts the
+    native binary as a child, which a plain kill of the launcher would orphan."""
+    start = time.monotonic()
+    proc = subprocess.Popen([str(codex.path), *args], cwd=project, env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=RUN_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        err += f"\n[e2e: killed after {RUN_TIMEOUT}s]"
+    return Run(label, args, proc.returncode, out, err, time.monotonic() - start)
+
+
+def agentctl(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*agentctl_command(), *args], cwd=project, capture_output=True, text=True, timeout=60)
+
+
+def ok(project: Path, *args: str) -> str:
+    done = agentctl(project, *args)
+    assert done.returncode == 0, f"agentctl {' '.join(args)} failed ({done.returncode}): {done.stderr}{done.stdout}"
+    return done.stdout
+
+
+def make_project(root: Path) -> tuple[Path, Path]:
+    project = root / "project"
+    (project / "src").mkdir(parents=True)
+    (project / "secrets").mkdir()
+    for i in range(N_FILES):
+        (project / file_rel(i)).write_text(file_text(i, OLD))
+    (project / SECRET_REL).write_text(SECRET_TEXT)
+    git = ["git", "-c", "user.name=e2e", "-c", "user.email=e2e@example.invalid"]
+    subprocess.run([*git, "init", "-q"], cwd=project, check=True)
+    subprocess.run([*git, "add", "."], cwd=project, check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "initial"], cwd=project, check=True)
+    listfile = root / "files.txt"
+    listfile.write_text("".join(file_rel(i) + "\n" for i in range(N_FILES)))
+    return project, listfile
+
+
+def read_payloads(folder: Path) -> list[JSON]:
+    out: list[JSON] = []
+    for path in sorted(folder.glob("*.json"), key=lambda p: int(p.name.split("-", 1)[0])):
+        payload = json.loads(path.read_text())
+        payload["_file"] = path.name
+        out.append(payload)
+    return out
+
+
+def dump_artifacts(where: Path, server: FakeOpenAI, runs: list[Run]) -> None:
+    with (where / "requests.jsonl").open("w") as fh:
+        for record in server.requests:
+            fh.write(json.dumps(record.as_json()) + "\n")
+    with (where / "runs.txt").open("w") as fh:
+        for run in runs:
+            fh.write(f"=== {run.label}: codex {' '.join(run.args)}\nexit {run.returncode} in {run.seconds:.1f}s\n"
+                     f"--- stdout\n{run.stdout}\n--- stderr\n{run.stderr}\n")
+
+
+def developer_texts(body: JSON, after: int = 0) -> list[str]:
+    return [item_text(it) for it in input_items(body)[after:] if it.get("role") == "developer"]
+
+
+def reply_items(record: Recorded) -> list[JSON]:
+    return list((record.reply or {}).get("output", []))
+
+
+def test_codex_scenario(codex: Codex, agentctl_bin: Path, agentctl_with_codex_integration: None,
+                        tmp_path: Path) -> None:
+    started = time.monotonic()
+    project, listfile = make_project(tmp_path)
+    files = [file_rel(i) for i in range(N_FILES)]
+    ok(project, "init")
+    ok(project, "constraints", "add", "P0", P0_RULE)
+    ok(project, "install", "codex")
+    assert (project / ".codex" / "hooks.json").exists(), "agentctl install codex wrote no .codex/hooks.json"
+    ok(project, "task", "start", "--id", TASK_ID, "--desc", f"convert {OLD} to {NEW}", "--files", str(listfile))
+
+    home, codex_home, payload_dir = tmp_path / "user-home", tmp_path / "codex-home", tmp_path / "payloads"
+    for folder in (home, codex_home, payload_dir):
+        folder.mkdir()
+    log = project / ".agent-state" / "services" / "files" / "status"
+    log_seen: dict[int, str] = {}  # request seq -> the files log as that request arrived
+
+    def snapshot_log(record: Recorded) -> None:
+        log_seen[record.seq] = log.read_text() if log.exists() else ""
+
+    # --dangerously-bypass-hook-trust: nobody can open /hooks to review them here
+    common = ["--json", "--dangerously-bypass-hook-trust", "-s", "workspace-write"]
+    plan = [("work-1", ["exec", *common, PROMPT_1]),
+            ("work-2", ["exec", *common, "resume", "--last", PROMPT_2])]
+    runs: list[Run] = []
+    spans: dict[str, tuple[int, int]] = {}
+    with FakeOpenAI(convert_policy, record_dir=tmp_path / "requests", input_tokens=context_tokens,
+                    classify=classify, on_request=snapshot_log) as server:
+        write_codex_home(codex_home, server.base_url, project, payload_dir)
+        env = codex_env(home, codex_home, agentctl_bin)
+        try:
+            for label, args in plan:
+                before = len(server.responses_requests())
+                run = run_codex(codex, project, env, label, args)
+                runs.append(run)
+                spans[label] = (before, len(server.responses_requests()))
+                if not server.responses_requests():
+                    pytest.skip(f"Codex {codex.version} sent no request to the local model server "
+                                f"(exit {run.returncode}): {run.stderr.strip()[-500:]}")
+                assert run.returncode == 0, f"{label} (artifacts in {tmp_path}): {run.stderr[-3000:]}"
+                if label == "work-1":
+                    status = dict(line.split("=", 1) for line in ok(project, "task", "status").splitlines()
+                                  if "=" in line)
+                    assert status.get("DONE") == str(STOP_AFTER), status
+        finally:
+            dump_artifacts(tmp_path, server, runs)
+    where = f"(artifacts in {tmp_path})"
+    assert server.errors == [], where
+    requests = server.responses_requests()
+    payloads = read_payloads(payload_dir)
+    assert payloads, f"the recording hooks in CODEX_HOME/hooks.json never ran {where}"
+
+    # the task is DONE and every file converted exactly once
+    status = dict(line.split("=", 1) for line in ok(project, "task", "status").splitlines() if "=" in line)
+    assert status.get("TASK_ID") == TASK_ID and status.get("STATE") == "DONE", status
+    assert status.get("DONE") == status.get("TOTAL") == str(N_FILES), status
+    assert "is DONE" in item_text(reply_items(requests[-1])[-1]), requests[-1].reply
+    for i, rel in enumerate(files):
+        assert (project / rel).read_text() == file_text(i, NEW), rel
+
+    made = [it for r in requests for it in reply_items(r)]
+    patched = Counter(m.group(1) for it in made if it.get("type") == "custom_tool_call"
+                      for m in re.finditer(r"^\*\*\* Update File: (.+)$", str(it.get("input")), re.MULTILINE))
+    commands = [command_of(it) for it in made if it.get("type") == "function_call"]
+    dones = Counter(c for c in commands if c.startswith("agentctl task done "))
+    for rel in files:
+        assert patched[rel] == 1, (rel, patched)
+        assert dones[f"agentctl task done {rel}"] == 1, (rel, dones)
+    assert all(c.startswith("agentctl ") for c in commands), commands
+
+    # the files log, written by the PostToolUse hook from the apply_patch text, names every file ...
+    logged = [line.split("|") for line in log.read_text().splitlines() if "|" in line]
+    logged_paths = {fields[-1] for fields in logged}
+    missing = [rel for rel in files if rel not in logged_paths]
+    assert not missing, f"files log lacks {missing}; it has {sorted(logged_paths)}"
+    assert not any(p.startswith("secrets") for p in logged_paths), logged_paths
+    # ... already when Codex sent the request after the apply_patch (so the hook around the tool
+    # call wrote it, not a later Stop/PreCompact sync)
+    for k, r in enumerate(requests[:-1]):
+        for it in reply_items(r):
+            m = re.search(r"^\*\*\* Update File: (src/.+)$", str(it.get("input", "")), re.MULTILINE)
+            if it.get("type") == "custom_tool_call" and m:
+                seen = {line.rsplit("|", 1)[-1] for line in log_seen[requests[k + 1].seq].splitlines()}
+                assert m.group(1) in seen, f"{m.group(1)} not in the files log at request {requests[k + 1].seq}"
+    post_patch = [p for p in payloads if p["hook_event_name"] == "PostToolUse" and p["tool_name"] == "apply_patch"]
+    assert {m for p in post_patch for m in re.findall(r"Update File: (\S+)", p["tool_input"]["command"])} == set(files)
+
+    # at least once a compaction fell between a file's apply_patch and its `task done`: the model
+    # then asked `agentctl files check`, which said "touched" (exit 0) from the hook's log, and it
+    # did not patch the file again (the count above is 1 for every file)
+    told = {}
+    for r in requests:
+        told.update(outputs(r.body))
+    saved = [c for it in made if (c := command_of(it)).startswith("agentctl files check ")
+             and (m := EXIT_RE.search(told.get(str(it.get("call_id")), ""))) and m.group(1) == "0"]
+    assert saved, f"no compaction fell between an apply_patch and its task done {where}"
+
+    # the denied patch never happened, and the model was told why
+    attempts = [it for it in made if it.get("type") == "custom_tool_call" and SECRET_REL in str(it.get("input"))]
+    assert attempts, "the model never tried the denied file"
+    assert (project / SECRET_REL).read_text() == SECRET_TEXT
+    for attempt in attempts:
+        answer = told.get(str(attempt["call_id"]), "")
+        assert "secrets/**" in answer, f"the model was told {answer!r} about {attempt['call_id']}"
+    assert not any(p["hook_event_name"] == "PostToolUse" and SECRET_REL in json.dumps(p.get("tool_input"))
+                   for p in payloads), "PostToolUse fired for the denied patch"
+
+    # SessionStart(startup): the first request carries the task id, NEXT and the P0 rule
+    first = "\n".join(developer_texts(requests[0].body))
+    assert TASK_ID in first and P0_RULE in first and NEXT_RE.findall(first) == [files[0]], first[-1500:]
+
+    # automatic compactions in the middle of the work, each followed by SessionStart(compact)
+    compactions = [k for k, r in enumerate(requests) if r.kind == "compact"]
+    assert len(compactions) >= 2, f"{len(compactions)} compactions {where}"
+    events = [(p["hook_event_name"], p.get("source") or p.get("trigger") or p.get("tool_name")) for p in payloads]
+    assert events.count(("PreCompact", "auto")) == len(compactions), events
+    assert events.count(("PostCompact", "auto")) == len(compactions), events
+    assert events.count(("SessionStart", "compact")) == len(compactions), events
+    session = (project / ".agent-state" / "session").read_text()
+    assert f"COMPACTIONS={len(compactions)}\n" in session, session
+    for n, k in enumerate(compactions, 1):
+        done_before = {c.split()[-1] for r in requests[:k] for it in reply_items(r)
+                       if (c := command_of(it)).startswith("agentctl task done ")}
+        want = next((rel for rel in files if rel not in done_before), None)
+        after = requests[k + 1]
+        assert after.kind == "main", f"compaction {n}: the request after it is {after.kind}"
+        items = input_items(after.body)
+        summary_at = next(j for j, it in enumerate(items) if item_text(it).startswith(SUMMARY_PREFIX))
+        assert SUMMARY in item_text(items[summary_at]), f"compaction {n}: summary not carried"
+        text = "\n".join(developer_texts(after.body, summary_at))
+        label = f"compaction {n} (request {after.seq})"
+        assert "compacted" in text and TASK_ID in text and P0_RULE in text, (label, text[:1500])
+        if want is None:
+            assert TASK_DONE_RE.search(text) and not NEXT_RE.findall(text), (label, text[:1500])
+        else:
+            assert NEXT_RE.findall(text) == [want], (label, want, text[:1500])
+
+    # the second run resumed the session: SessionStart(resume) said where to go on
+    assert ("SessionStart", "resume") in events, events
+    lo, _ = spans["work-2"]
+    resumed = developer_texts(requests[lo].body)
+    assert "resumed" in resumed[-1] and NEXT_RE.findall(resumed[-1]) == [files[STOP_AFTER]], resumed[-1][:1500]
+
+    elapsed = time.monotonic() - started
+    (tmp_path / "summary.txt").write_text(
+        f"codex {codex.version}: {len(requests)} model requests, {len(commands)} shell calls, "
+        f"{sum(patched.values()) + len(attempts)} apply_patch calls, {len(compactions)} automatic compactions, "
+        f"{elapsed:.1f}s\n" + "".join(f"{r.label}: exit {r.returncode} {r.seconds:.1f}s\n" for r in runs))
+    assert elapsed < 120, f"the scenario took {elapsed:.0f}s"
+
+
+# --------------------------------------------------------------------------
+# the recorded payloads, replayed through `agentctl hook codex` (no Codex needed)
+
+PAYLOADS = HERE / "payloads"
+
+
+def replay(project: Path, name: str, event: str) -> subprocess.CompletedProcess[str]:
+    payload = json.loads((PAYLOADS / f"codex-{name}.json").read_text())
+    payload["cwd"] = str(project)
+    return subprocess.run([*agentctl_command(), "hook", "codex", event], input=json.dumps(payload), cwd=project,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_codex_payload_fixtures(agentctl_with_codex_integration: None, tmp_path: Path) -> None:
+    """The payloads Codex really sent (tests/e2e/payloads/codex-*.json, recorded by
+    test_codex_scenario) do what the scenario relies on, hook by hook."""
+    project, listfile = make_project(tmp_path)
+    ok(project, "init")
+    ok(project, "constraints", "add", "P0", P0_RULE)
+    ok(project, "task", "start", "--id", TASK_ID, "--desc", "replay", "--files", str(listfile))
+    for source in ("startup", "resume", "compact"):
+        done = replay(project, f"session_start_{source}", "session-start")
+        assert done.returncode == 0, done.stderr
+        out = json.loads(done.stdout)["hookSpecificOutput"]
+        assert out["hookEventName"] == "SessionStart"
+        assert TASK_ID in out["additionalContext"] and P0_RULE in out["additionalContext"], out
+        assert NEXT_RE.findall(out["additionalContext"]) == [file_rel(0)], out
+    assert "COMPACTIONS=1" in (project / ".agent-state" / "session").read_text()
+
+    denied = replay(project, "pre_tool_use_apply_patch_denied_path", "pre-tool-use")
+    assert denied.returncode == 0, denied.stderr
+    out = json.loads(denied.stdout)["hookSpecificOutput"]
+    assert out["permissionDecision"] == "deny" and "secrets/**" in out["permissionDecisionReason"], out
+    allowed = replay(project, "pre_tool_use_apply_patch", "pre-tool-use")
+    assert allowed.returncode == 0 and allowed.stdout == "", allowed
+
+    log = project / ".agent-state" / "services" / "files" / "status"
+    for name, event in (("post_tool_use_bash", "post-tool-use"), ("post_tool_use_apply_patch", "post-tool-use"),
+                        ("pre_compact_auto", "pre-compact"), ("stop", "stop")):
+        done = replay(project, name, event)
+        assert done.returncode == 0 and done.stdout == "", (name, done)
+    logged = [line.split("|")[-2:] for line in log.read_text().splitlines()]
+    assert ["MODIFY", file_rel(0)] in logged, logged
