@@ -8,11 +8,13 @@ enforced by the editor hooks and by ``constraints check``.
 
 from __future__ import annotations
 
-import re
-
 from agentctl import codec
 from agentctl.errors import StateError, UsageError
 from agentctl.store import Store
+
+TYPE_CHECKING = False  # `re` is imported by _glob_regex only: `resume` reads rules and needs none
+if TYPE_CHECKING:
+    import re
 
 STATUS = "services/constraints/status"
 LOCK = "services/constraints/.lock"
@@ -135,6 +137,8 @@ def remove(store: Store, what: str) -> Rule:
 
 def _glob_regex(pattern: str) -> re.Pattern[str]:
     """Translate a gitignore-style glob to a regex over project-relative paths."""
+    import re
+
     if not pattern:
         raise UsageError("deny-write: needs a pattern, for example `deny-write: database/migrations/**`")
     negate_dir = pattern.endswith("/")

@@ -125,6 +125,7 @@ def _archive_locked(store: Store, stem: str) -> str | None:
     while store.exists(rel):
         rel = f"logs/{stem}.{n}.log"
         n += 1
+    store.seal(LOG)  # an archive never keeps a fragment a killed writer left
     try:
         os.rename(store.path(LOG), store.path(rel))
     except OSError as exc:

@@ -319,6 +319,24 @@ class Store:
             _fsync_dir(os.path.dirname(path))
         return size
 
+    def seal(self, rel: str) -> None:
+        """Quarantine a cut-off last line of a log (the caller holds its lock), e.g. before archiving it."""
+        try:
+            fd = os.open(self.path(rel), os.O_RDWR | _O_FILE)
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise _os_error(exc, self.shown(rel)) from None
+        try:
+            st = os.fstat(fd)
+            if stat.S_ISREG(st.st_mode) and st.st_size and os.pread(fd, 1, st.st_size - 1) != b"\n":
+                self._quarantine_tail(fd, rel, st.st_size)
+                os.fsync(fd)
+        except OSError as exc:
+            raise _os_error(exc, self.shown(rel)) from None
+        finally:
+            os.close(fd)
+
     def _quarantine_tail(self, fd: int, rel: str, size: int) -> int:
         """Move an unterminated last line to logs/quarantine-TIME.log; return the new size.
 

@@ -9,8 +9,6 @@ the lock, and only if no newer run started meanwhile.
 from __future__ import annotations
 
 import os
-import re
-import signal
 import time
 
 from agentctl import codec
@@ -18,7 +16,8 @@ from agentctl.errors import CheckFailed, StateError, UsageError
 from agentctl.store import Store, now_iso
 
 TYPE_CHECKING = False  # `resume` and the hooks import this module: no typing/dataclasses at run time
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # nor `re` or `signal` (which load `enum`): imported where a run or a signature needs them
+    import re
     from collections.abc import Callable
 
 STATUS = "services/verify/status"
@@ -48,7 +47,13 @@ MAX_TRIED = 20
 MAX_SIGS = 20  # error signatures kept in the status file; the journal keeps every one
 JOURNAL = "services/verify/journal"  # TIME|EVENT|RUN|ERRSIG|FILESIG|TEXT, archived at task stop
 MAX_ERROR_LINES = 5
-_ERROR_RX = re.compile(r"error|fail|exception|traceback|assert|\b[\w./-]+:\d+", re.IGNORECASE)
+_ERROR_PATTERN = r"error|fail|exception|traceback|assert|\b[\w./-]+:\d+"
+
+
+def _error_rx() -> re.Pattern[str]:
+    import re
+
+    return re.compile(_ERROR_PATTERN, re.IGNORECASE)  # compiled once; `re` caches it
 
 
 def read_status(store: Store) -> dict[str, str]:
@@ -125,15 +130,15 @@ def _journal(store: Store, event: str, run: str, err: str, files_sig: str, text:
 # Volatile parts of error output, replaced before hashing so that the same failure
 # hashes the same on every run. Line and column numbers are kept: the signature only
 # counts as a repeat together with identical file contents, and then they are stable.
-_VOLATILE = (
-    (re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?"), "<time>"),
-    (re.compile(r"\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b"), "<time>"),
-    (re.compile(r"\b0x[0-9a-fA-F]+\b"), "<addr>"),
-    (re.compile(r"\b[0-9a-f]{12,}\b"), "<hex>"),
-    (re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|us|µs|ns|s|secs?|seconds?|mins?|minutes?)\b"), "<dur>"),
-    (re.compile(r"(?:/private)?/(?:tmp|var/tmp|var/folders)/[^\s:'\"()\[\],]*"), "<tmp>"),
-    (re.compile(r"\b(pid|PID|process)[ =:#]*\d+"), r"\1 <n>"),
-    (re.compile(r"[ \t]+"), " "),
+_VOLATILE = (  # (pattern, replacement), compiled on first use (and cached by `re`)
+    (r"\d{4}-\d{2}-\d{2}[T ]\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?", "<time>"),
+    (r"\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b", "<time>"),
+    (r"\b0x[0-9a-fA-F]+\b", "<addr>"),
+    (r"\b[0-9a-f]{12,}\b", "<hex>"),
+    (r"\b\d+(?:\.\d+)?\s?(?:ms|us|µs|ns|s|secs?|seconds?|mins?|minutes?)\b", "<dur>"),
+    (r"(?:/private)?/(?:tmp|var/tmp|var/folders)/[^\s:'\"()\[\],]*", "<tmp>"),
+    (r"\b(pid|PID|process)[ =:#]*\d+", r"\1 <n>"),
+    (r"[ \t]+", " "),
 )
 _SIG_LINES = 200
 
@@ -145,8 +150,10 @@ def normalise(line: str, project: str = "") -> str:
     tmp = os.environ.get("TMPDIR", "").rstrip("/")
     if tmp and len(tmp) > 1:
         line = line.replace(tmp, "/tmp")
-    for rx, repl in _VOLATILE:
-        line = rx.sub(repl, line)
+    import re
+
+    for pattern, repl in _VOLATILE:
+        line = re.sub(pattern, repl, line)
     return line.strip()
 
 
@@ -156,7 +163,8 @@ def error_signature(cmd: str, output: bytes, project: str = "") -> str:
 
     text = output.decode("utf-8", "replace")
     lines = [ln for ln in text.split("\n") if ln.strip() and not ln.startswith("# exit ")]
-    hits = [ln for ln in lines if _ERROR_RX.search(ln)]
+    rx = _error_rx()
+    hits = [ln for ln in lines if rx.search(ln)]
     chosen = hits[:_SIG_LINES] if hits else lines[-20:]
     body = "\n".join([cmd.strip()] + [normalise(ln, project) for ln in chosen])
     return hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()[:16]
@@ -207,11 +215,10 @@ def files_signature(store: Store) -> str:
 # index of at least SIMILAR (shared words / all words).
 SIMILAR = 0.75
 _FILLER = frozenset("a an the and or of to in on for with by it its this that again also".split())
-_WORD = re.compile(r"\w+")
-
-
 def _words(text: str) -> list[str]:
-    return _WORD.findall(text.casefold())
+    import re
+
+    return re.findall(r"\w+", text.casefold())
 
 
 def similar(a: str, b: str) -> bool:
@@ -253,6 +260,8 @@ def run(
     progress: Callable[[str], None] | None = None,
 ) -> RunResult:
     """Run every configured command in order from the project root; record the result."""
+    import signal
+
     from agentctl import evidence
 
     cmds = commands(store)
@@ -356,6 +365,7 @@ def _match_signature(fields: dict[str, str], sig_list: list[Sig], run_no: str, e
 
 
 def _run_one(cmd: str, cwd: str, log_fd: int, timeout: float) -> int:
+    import signal
     import subprocess
 
     proc = subprocess.Popen(
@@ -375,6 +385,7 @@ def _run_one(cmd: str, cwd: str, log_fd: int, timeout: float) -> int:
 
 def kill_group(proc: object) -> None:
     """End a child's whole process group: TERM, a short grace, then KILL."""
+    import signal
     import subprocess
 
     assert isinstance(proc, subprocess.Popen)
@@ -397,7 +408,8 @@ def kill_group(proc: object) -> None:
 def _errors(output: bytes) -> tuple[list[str], int]:
     text = output.decode("utf-8", "replace")
     lines = [ln.rstrip() for ln in text.split("\n") if ln.strip() and not ln.startswith("# exit ")]
-    hits = [ln for ln in lines if _ERROR_RX.search(ln)]
+    rx = _error_rx()
+    hits = [ln for ln in lines if rx.search(ln)]
     chosen = hits if hits else lines[-MAX_ERROR_LINES:]
     return [ln[:200] for ln in chosen[:MAX_ERROR_LINES]], len(hits)
 
