@@ -144,9 +144,6 @@ def cmd_task_start(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
         stdin = sys.stdin.buffer.read() if opts["--files"] == "-" else None
         paths = task.read_list_file(store, opts["--files"], stdin)
     fields = task.start(store, opts["--id"], opts["--desc"], paths, force=bool(opts.get("--force")))
-    from agentctl.integrations.gitsync import record_baseline
-
-    record_baseline(store, fields)  # the commit and the already-dirty paths, for `files sync` (never raises)
     lines = [f"task {fields['TASK_ID']} started: {fields['TOTAL']} entries"] + task.status_lines(fields)
     ctx.emit(lines, {"ok": True, "task": _public(fields)})
     return EXIT_OK
@@ -322,7 +319,7 @@ def cmd_files_stop(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
 
 @command(("files", "sync"), "files sync", "log what git shows changed since `task start` that the log does not hold yet")
 def cmd_files_sync(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
-    from agentctl.integrations import gitsync
+    from agentctl import gitsync
 
     result = gitsync.sync(ctx.store())
     ctx.emit([f"{op}|{path}" for op, path in result.logged] + [result.message],

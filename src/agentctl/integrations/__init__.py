@@ -7,7 +7,7 @@
   the hook entries each installer writes.
 * ``jsonmerge`` -- merge/unmerge our entries into a user's JSON config.
 * ``agentsmd`` -- the managed startup-protocol block in AGENTS.md and friends.
-* ``gitsync`` -- ``agentctl files sync``: reconcile the files log with git.
+* ``agentctl.gitsync`` (a core module, also used by ``task start``) -- ``agentctl files sync``.
 * ``install`` / ``commands`` -- ``agentctl install|uninstall TARGET`` and ``agentctl hook``.
 
 Only ``hookrun`` and the agent modules are on the hot path; they import what one

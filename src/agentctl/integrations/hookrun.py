@@ -168,7 +168,7 @@ class Hook:
 
     def sync(self) -> None:
         """Reconcile the files log with git (changes made by shell commands); quiet, bounded."""
-        from agentctl.integrations import gitsync
+        from agentctl import gitsync
 
         gitsync.sync(self.store, timeout=HOOK_GIT_TIMEOUT)
 
