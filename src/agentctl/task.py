@@ -444,9 +444,10 @@ def start(store: Store, task_id: str, desc: str, paths: list[str], *, force: boo
             new["STATE"] = "ACTIVE"
         _commit(store, old, new, entries)
     store.log_change("task", "start", f"{task_id} total={len(entries)}")
-    from agentctl import files
+    from agentctl import files, gitsync
 
     files.start(store, task_id)  # a task's files log starts with it (stop archives it)
+    gitsync.record_baseline(store, new)  # the commit and the already-dirty paths, for `files sync` (never raises)
     return new
 
 
