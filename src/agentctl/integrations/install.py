@@ -117,8 +117,10 @@ def plan_install(project: str, target: str, *, local: bool = False, file: str | 
         from agentctl.integrations import codex
 
         plan.changes.append(_hooks_change(project, codex.CONFIG, "codex", True))
-        plan.notes.append("open `/hooks` in Codex once and trust the agentctl hooks (Codex skips hooks it has not "
-                          "reviewed); Codex releases before hooks were on by default need `[features] codex_hooks = true`")
+        plan.notes.append("Codex loads .codex/ only in a trusted project (trust it when Codex asks, or "
+                          "`[projects.\"<path>\"] trust_level = \"trusted\"` in ~/.codex/config.toml), then skips hooks "
+                          "it has not reviewed: open `/hooks` in Codex once and trust the agentctl hooks; Codex releases "
+                          "before hooks were on by default need `[features] codex_hooks = true`")
         if not agentsmd.has_block(project, "AGENTS.md"):
             plan.notes.append("Codex reads AGENTS.md: `agentctl install agents-md` adds the startup protocol there")
     elif target == "gemini":
