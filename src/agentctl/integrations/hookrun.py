@@ -155,7 +155,7 @@ class Hook:
             rule = constraints.denied(self.store, rel)
             if rule is not None:
                 self.store.log_change("hook", "deny", f"{self.agent} {rel} by P0|{rule.text}")
-                return f"P0 constraint `{rule.text}` (agentctl) forbids writing {rel}; the edit was not made."
+                return f"P0 constraint `{rule.text}` (agentctl) forbids writing {rel}; the edit was not made"
         return None
 
     def context(self, why: str) -> str:
