@@ -463,8 +463,9 @@ def _task_list(store: Store, report: Report, fields: dict[str, str]) -> None:
             if report.fix:
                 os.unlink(store.path(rel))
                 report.repaired(f"removed {store.shown(rel)}, a list no status names (left by a killed update)")
-            else:
-                report.problem(f"{store.shown(rel)} is a list no status names (left by a killed update; `--fix` removes it)")
+            else:  # harmless: readers follow the status, never a stray list
+                report.notes.append(f"{store.shown(rel)} is a list no status names (left by a killed update; "
+                                    "`--fix` removes it)")
 
 
 def _list_files(store: Store) -> list[str]:

@@ -287,7 +287,7 @@ def test_doctor_counters_and_leftover_lists(project: Path) -> None:
     (state / "services/task/list-77").write_text("todo|x\n")
     d = agentctl("doctor", cwd=project)
     out = d.stdout.decode()
-    assert d.returncode == 1 and "DONE/TOTAL 3/3 but its list has 1/3" in out and "list-77" in out
+    assert d.returncode == 1 and "DONE/TOTAL 3/3 but its list has 1/3" in out and "note: .agent-state/services/task/list-77" in out
     assert agentctl("doctor", "--fix", cwd=project).returncode == 0
     kv = dict(ln.split("=", 1) for ln in agentctl("task", "status", cwd=project).stdout.decode().split("\n") if "=" in ln)
     assert kv["DONE"] == "1" and kv["TOTAL"] == "3"
