@@ -21,6 +21,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from .forking import ctl, load, reap, spawn
 from .helpers import AGENTCTL, figures, log_lines_ok, mode, parse_everything, scaled, temp_files
 
@@ -399,3 +401,48 @@ def test_parallel_init_is_safe(tmp_path: Path) -> None:
     assert [p.returncode for p in procs] == [0] * 8, errs
     parse_everything(proj / ".agent-state")
     assert temp_files(proj / ".agent-state") == []
+
+
+def _mixed_worker(i: int, n: int) -> dict[str, Any]:
+    done = 0
+    for j in range(n):
+        kind = (i + j) % 4
+        if kind == 0:
+            code, _, err = ctl("runlevel", "idle" if j % 2 else "work")
+        elif kind == 1:
+            code, _, err = ctl("task", "stop", "--force")
+            code = 0 if code in (0, 1) else code  # 1: another worker stopped it first
+            if code == 0:
+                code, _, err = ctl("task", "start", "--id", f"w{i}", "--desc", "d", "--files", "l.txt", "--force")
+        elif kind == 2:
+            code, _, err = ctl("files", "log", "MODIFY", f"m/{i}/{j}.py")
+        else:
+            code, _, err = ctl("verify", "tried", f"fix {i}-{j}")
+        assert code == 0, (kind, err)
+        done += 1
+    return {"done": done}
+
+
+def test_multi_service_operations_never_deadlock(project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Operations that take several locks (task stop: folder, task, files, verify; runlevel switches)
+    mixed with single-service ones: every process finishes, every file parses (A9)."""
+    os.chdir(project)
+    (project / "l.txt").write_text("a.py\nb.py\n")
+    code, _, err = ctl("task", "start", "--id", "m", "--desc", "d", "--files", "l.txt")
+    assert code == 0, err
+    procs, n = 8, scaled(20, 200)
+    monkeypatch.setenv("AGENTCTL_LOCK_TIMEOUT", "60")
+    gate_r, gate_w = os.pipe()
+    outs = [tmp_path / f"m{i}.json" for i in range(procs)]
+    t0 = time.monotonic()
+    pids = [spawn(lambda i=i: _mixed_worker(i, n), outs[i], project, gate_r, close=(gate_w,)) for i in range(procs)]
+    os.close(gate_r)
+    os.close(gate_w)
+    statuses = reap(pids, timeout=300)
+    wall = time.monotonic() - t0
+    assert all(s == 0 for s in statuses.values()), [o.read_text() for o in outs if o.exists()]
+    assert sum(load(o)["done"] for o in outs) == procs * n
+    parse_everything(project / ".agent-state")
+    assert temp_files(project / ".agent-state") == []
+    figures(f"A9 {mode()}: {procs}x{n} mixed runlevel switches, task stop/start, files log, verify tried: "
+            f"no deadlock, {procs * n}/{procs * n} done, every file parses, {wall:.1f}s")
