@@ -116,7 +116,7 @@ HOOKS = [
     Case("hook claude pre-tool-use (Edit)", lambda p, i: ["hook", "claude", "pre-tool-use"],
          lambda p: [], _hook_payload("PreToolUse", "Edit")),
     Case("hook claude session-start (compact)", lambda p, i: ["hook", "claude", "session-start"],
-         lambda p: [], _hook_payload("SessionStart", source="compact")),
+         lambda p: ["lock:.session.lock", f"replace:session:{_size(p, 'session')}"], _hook_payload("SessionStart", source="compact")),
 ]
 
 
@@ -125,7 +125,16 @@ class Runner:
         self.agentctl = agentctl
         self.python = python
         self.work = work
-        self.env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTCTL_")}
+        # As installed: bytecode is written and used (pip compiles it at install time; an editable
+        # install writes it on first use), so PYTHONDONTWRITEBYTECODE is not passed on.
+        self.env = {k: v for k, v in os.environ.items()
+                    if not k.startswith("AGENTCTL_") and k != "PYTHONDONTWRITEBYTECODE"}
+
+    def compile(self) -> None:
+        """Byte-compile the installed package, as `pip install` does, so no run pays for compiling it."""
+        subprocess.run([self.python, "-c", "import compileall, os, agentctl; "
+                        "compileall.compile_dir(os.path.dirname(agentctl.__file__), quiet=1)"],
+                       env=self.env, check=True)
 
     def start(self) -> None:
         self.spawner = subprocess.Popen([self.python, "-S", "-I", str(HERE / "spawner.py")], env=self.env,
@@ -173,6 +182,7 @@ def measure(runner: Runner, case: Case, fresh_t: str, large_t: str, runs: int, w
     floor_dir = os.path.join(runner.work, f"{tag}-floor")
     copy_state(fresh_t, fresh)
     copy_state(large_t, large)
+    runner.compile()  # again: the tree may have changed since the last command was measured
     for sub in ("services/files", "services/task"):
         os.makedirs(os.path.join(floor_dir, sub), exist_ok=True)
 
@@ -305,6 +315,7 @@ def main(argv: list[str] | None = None) -> int:
     work = tempfile.mkdtemp(prefix="agentctl-bench-")
     try:
         runner = Runner(agentctl, python, work)
+        runner.compile()
         runner.start()
         fresh_t, large_t = os.path.join(work, "fresh"), os.path.join(work, "large")
         print(f"bench: {machine()}", file=sys.stderr)

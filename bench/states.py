@@ -97,13 +97,12 @@ def build_large(agentctl: str, project: str) -> None:
     rules.sort(key=lambda line: line[:2])
     _write(os.path.join(state, "services/constraints/status"), "".join(rules).encode())
 
-    # Files log of 100,000 entries: the scenario's 40 edits early on, then a long tail of edits to other files
-    # (the files `files check` looks for are at the start, so a scan cannot stop early).
+    # Files log of 100,000 entries: the scenario's 40 edits early on, then a long tail of edits to the rest of the
+    # task's files (the files `files check` looks for are at the start, so a scan cannot stop early).
     log = os.path.join(state, "services/files/status")
     with open(log, "rb") as fh:
         head = fh.read()
-    lines = [f"{stamp}|MODIFY|src/gen/pkg{(i % 9000) // 100:03d}/mod{i % 9000:05d}.tsx\n"
-             for i in range(LARGE_FILES_LOG - N_TOUCHED)]
+    lines = [f"{stamp}|MODIFY|{extra[i % len(extra)]}\n" for i in range(LARGE_FILES_LOG - N_TOUCHED)]  # ~10 edits a file
     _write(log, head + "".join(lines).encode())
 
     # 200 archived tasks, each with its status, list and files log (as `task stop` leaves them).

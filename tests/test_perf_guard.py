@@ -279,3 +279,69 @@ def test_resume_files_summary_is_bounded_and_exact_when_it_fits(records: list[tu
             assert (count, last) == (len(full), [p for p, _, _ in full[-3:]])
         else:
             assert count <= len(full) and set(last) <= {p for p, _, _ in full}
+
+
+@settings(max_examples=60, deadline=None)
+@given(batches=st.lists(st.lists(st.tuples(st.sampled_from(LOG_OPS), st.sampled_from(NAMES)), max_size=15),
+                        min_size=1, max_size=5),
+       junk=st.lists(st.sampled_from([b"x|y\n", b"t|MODIFY|a|b\n", b"t|MODIFY|a\\q\n", b"\n", b"t|MODIFY|ab"]), max_size=2),
+       slack=st.integers(0, 200), chunk=st.sampled_from([16, 1 << 18]), damage=st.sampled_from(["", "truncate", "header"]))
+def test_files_check_through_the_index_matches_a_full_parse(batches: list[list[tuple[str, str]]], junk: list[bytes],
+                                                            slack: int, chunk: int, damage: str) -> None:
+    """The index (used from INDEX_MIN on, extended past INDEX_SLACK) never changes an answer, damaged or not."""
+    from agentctl import codec, files
+    from agentctl.store import Store
+
+    saved = files.INDEX_MIN, files.INDEX_SLACK, files.CHECK_CHUNK
+    files.INDEX_MIN, files.INDEX_SLACK, files.CHECK_CHUNK = 0, slack, chunk
+    try:
+        with tempfile.TemporaryDirectory(prefix="agentctl-guard-") as base:
+            store = _log_store(base, batches[0], junk)
+            assert isinstance(store, Store)
+            for n, batch in enumerate(batches):
+                if n:
+                    with open(store.path(files.LOG), "ab") as fh:
+                        fh.write(b"".join(codec.record("2026-01-02T00:00:00+00:00", op, p) for op, p in batch))
+                for probe in NAMES:
+                    want = [e for e in files.entries(store) if e[2] == probe and e[1] in files.OPS]
+                    assert files.check(store, probe) == want, (n, probe)
+                index = store.path(files.INDEX)
+                if damage and os.path.exists(index):
+                    with open(index, "r+b") as fh:
+                        if damage == "truncate":
+                            fh.truncate(max(0, os.path.getsize(index) - 7))
+                        else:
+                            fh.write(b"agentctl-files-index 1 1 2 3 00 00")
+    finally:
+        files.INDEX_MIN, files.INDEX_SLACK, files.CHECK_CHUNK = saved
+
+
+def test_files_check_reads_little_of_a_long_log(tmp_path: Path) -> None:
+    """On a 100,000-entry log, a check (after the first builds the index) reads kilobytes, not the log."""
+    from agentctl import codec, files, layout
+    from agentctl.store import Store
+
+    (tmp_path / ".git").mkdir()
+    store, _ = layout.init(str(tmp_path))
+    with open(store.path(files.LOG), "wb") as fh:
+        fh.write(b"".join(codec.record("2026-01-01T00:00:00+00:00", "MODIFY", f"src/m{i % 9000:05d}.ts")
+                          for i in range(100_000)))
+    assert len(files.check(store, "src/m00007.ts")) == 12  # builds the index
+    read = 0
+    real = Store.read_from
+
+    def counting(self: Store, rel: str, offset: int, cap: int = 64 << 20) -> bytes:
+        nonlocal read
+        data = real(self, rel, offset, cap)
+        read += len(data)
+        return data
+
+    Store.read_from = counting  # type: ignore[method-assign]
+    try:
+        with open(store.path(files.LOG), "ab") as fh:
+            fh.write(codec.record("2026-01-02T00:00:00+00:00", "CREATE", "src/m00007.ts"))
+        found = files.check(store, "src/m00007.ts")
+    finally:
+        Store.read_from = real  # type: ignore[method-assign]
+    assert len(found) == 13 and found[-1][1] == "CREATE"
+    assert read < 200_000, read
