@@ -314,9 +314,15 @@ EXTENSIONS["doctor"] = "agentctl.doctor"  # `agentctl doctor [--fix]`: check and
 EXTENSIONS["history"] = "agentctl.history"  # `agentctl history [show ID | search TEXT]`: archived tasks
 
 
+# Extensions whose word is the whole command and which need no core handler: `hook` runs on every
+# tool call of the agent, so it skips registering the forty core commands it never uses.
+SELF_CONTAINED = ("hook",)
+
+
 def _load_commands(first: str | None = None) -> None:
     """Import the modules that register handlers: the core always, an extension only when named."""
-    from agentctl import commands  # noqa: F401  (registers the core handlers)
+    if first not in SELF_CONTAINED:
+        from agentctl import commands  # noqa: F401  (registers the core handlers)
 
     for word, module in EXTENSIONS.items():
         if first is None or first == word:
