@@ -16,14 +16,15 @@
 from __future__ import annotations
 
 import errno
-import fcntl
 import os
 import stat
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 from agentctl.errors import StateError
+
+TYPE_CHECKING = False  # every command imports this module: no contextlib/collections at run time (see bench/)
+if TYPE_CHECKING:
+    from collections.abc import Generator
 
 STATE_DIRNAME = ".agent-state"
 FORMAT_VERSION = 1
@@ -377,9 +378,13 @@ class Store:
         return qrel
 
     # -- locks ---------------------------------------------------------------------------
-    @contextmanager
-    def lock(self, rel: str, timeout: float | None = None) -> Iterator[None]:
-        """Hold ``flock`` on the lock file ``rel`` (created if missing, never deleted)."""
+    def lock(self, rel: str, timeout: float | None = None) -> _Held:
+        """Hold ``flock`` on the lock file ``rel`` (created if missing, never deleted): ``with store.lock(rel):``."""
+        return _Held(self._locked(rel, timeout))
+
+    def _locked(self, rel: str, timeout: float | None) -> Generator[None, None, None]:
+        import fcntl  # only commands that write take a lock
+
         if timeout is None:
             raw = os.environ.get("AGENTCTL_LOCK_TIMEOUT", "30")
             timeout = float(raw) if raw.replace(".", "", 1).isdigit() else 30.0
@@ -466,6 +471,21 @@ class Store:
 def fsync_dir(folder: str) -> None:
     """fsync a folder so the names just created, renamed or removed in it are durable."""
     _fsync_dir(folder)
+
+
+class _Held:
+    """The context manager Store.lock returns (what contextlib.contextmanager would make, without loading it)."""
+
+    __slots__ = ("_gen",)
+
+    def __init__(self, gen: Generator[None, None, None]) -> None:
+        self._gen = gen
+
+    def __enter__(self) -> None:
+        next(self._gen)
+
+    def __exit__(self, *exc: object) -> None:
+        self._gen.close()  # runs the generator's `finally`: the lock file is closed, the lock released
 
 
 def _fsync_dir(folder: str) -> None:
