@@ -8,6 +8,7 @@ and are one write each; readers ignore an unterminated last line.
 from __future__ import annotations
 
 import os
+import stat
 
 from agentctl import codec
 from agentctl.errors import AgentctlError, StateError, UsageError
@@ -50,25 +51,47 @@ def check(store: Store, path: str) -> list[tuple[str, str, str]]:
     """The entries for ``path`` in the current task's log.
 
     A path is a record's last field, so its lines are the ones ending in ``|PATH\\n``. A log
-    over INDEX_MIN is looked up in the index (see _Index), which covers all but at most
+    over INDEX_MIN is looked up in its index (see _indexed), which covers all but at most
     INDEX_SLACK bytes of it; the rest is searched at C speed in chunks of whole lines. Only
-    the lines found are parsed, and each is checked against the log itself. So the cost is
-    flat however long the log grows, and memory stays one chunk.
+    the lines found are parsed, each read back from the log. So the cost stays flat however
+    long the log grows, and memory stays one chunk. The log is read through one descriptor:
+    a consistent view even if the task is stopped and its log archived meanwhile.
     """
-    total = size(store)
-    if total > MAX_LOG_BYTES:
-        raise StateError(f"{store.shown(LOG)} is {total} bytes, over the {MAX_LOG_BYTES}-byte limit; run `agentctl doctor`")
-    key = codec.encode(path).encode("utf-8", "surrogateescape")
-    found: list[tuple[str, str, str]] = []
-    start = 0
-    if total > INDEX_MIN:
-        index = _Index.current(store, total)
-        if index is not None:
-            start = index.covered
-            for offset in index.lookup(key):
-                _match(_line_at(store, offset), path, found)
-    _search(store, b"|" + key + b"\n", path, start, found)
-    return found
+    fd = _open(store, LOG)
+    if fd is None:
+        return []
+    try:
+        total = os.fstat(fd).st_size
+        if total > MAX_LOG_BYTES:
+            raise StateError(f"{store.shown(LOG)} is {total} bytes, over the {MAX_LOG_BYTES}-byte limit; run `agentctl doctor`")
+        key = codec.encode(path).encode("utf-8", "surrogateescape")
+        found: list[tuple[str, str, str]] = []
+        start = 0
+        if total > INDEX_MIN:
+            indexed = _indexed(store, fd, total, key)
+            if indexed is not None:
+                start, offsets = indexed
+                for offset in offsets:
+                    _match(_line_at(fd, offset), path, found)
+        _search(fd, b"|" + key + b"\n", path, start, found)
+        return found
+    finally:
+        os.close(fd)
+
+
+def _open(store: Store, rel: str) -> int | None:
+    """``rel`` opened for reading as Store reads (no symlink, a regular file), or None if it is missing."""
+    store.read_tail(rel, 0)  # refuses, in Store's words, a symlink or anything but a regular file
+    try:
+        fd = os.open(store.path(rel), os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise StateError(f"{store.shown(rel)}: {os.strerror(exc.errno or 0)}; run `agentctl doctor`") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise StateError(f"{store.shown(rel)} is not a regular file; run `agentctl doctor`")
+    return fd
 
 
 def _match(line: bytes, path: str, found: list[tuple[str, str, str]]) -> None:
@@ -77,11 +100,11 @@ def _match(line: bytes, path: str, found: list[tuple[str, str, str]]) -> None:
         found.append((rec[0], rec[1], rec[2]))
 
 
-def _line_at(store: Store, offset: int) -> bytes:
-    """The log's line starting at ``offset``, without its newline (b"" if it has none)."""
+def _line_at(fd: int, offset: int) -> bytes:
+    """The line starting at ``offset``, without its newline (b"" if it has none)."""
     line = b""
     while True:
-        more = store.read_from(LOG, offset + len(line), cap=max(256, len(line)))
+        more = os.pread(fd, max(256, len(line)), offset + len(line))
         end = more.find(b"\n")
         if end >= 0:
             return line + more[:end]
@@ -90,11 +113,11 @@ def _line_at(store: Store, offset: int) -> bytes:
         line += more
 
 
-def _search(store: Store, needle: bytes, path: str, offset: int, found: list[tuple[str, str, str]]) -> None:
+def _search(fd: int, needle: bytes, path: str, offset: int, found: list[tuple[str, str, str]]) -> None:
     """Append the entries for ``path`` in the log from ``offset`` (a line start) on."""
     carry = b""  # an incomplete line, completed by the next chunk
     while True:
-        chunk = store.read_from(LOG, offset, cap=CHECK_CHUNK)
+        chunk = os.pread(fd, CHECK_CHUNK, offset)
         if not chunk:
             return  # what is left in ``carry`` is an unterminated fragment: never a record
         offset += len(chunk)
@@ -115,126 +138,135 @@ INDEX_SLACK = 256 << 10  # how much of the log past its index a check searches b
 _INDEX_MAGIC = b"agentctl-files-index 1"
 
 
-class _Index:
-    """A cache for `files check` on a long log: where each path's lines are, sorted by path.
+def _indexed(store: Store, log: int, total: int, key: bytes) -> tuple[int, list[int]] | None:
+    """(COVERED, offsets of the lines whose path field is ``key`` before COVERED), or None: search it all.
 
-    ``services/files/.index`` is a header line (magic, the log's inode, COVERED, the body's
-    length, the log's first and last bytes before COVERED, in hex) and a body of
-    ``PATH<TAB>OFFSET`` lines (PATH as stored, OFFSET zero-padded) sorted as bytes, so a
-    path's lines are found by a binary search of a few small reads. It covers the log's
-    complete lines before COVERED. Readers build and extend it (the log's write path is
-    untouched) and replace it atomically; a reader trusts it only while the log is the same
-    file with the same bytes at both ends of the covered part, and every line it points to
-    is read back from the log and checked. A missing, stale or damaged index is rebuilt or
-    ignored: never a wrong answer, only a slower one.
+    ``services/files/.index`` is a cache for `files check` on a long log: a header line (magic,
+    the log's inode, COVERED, the body's length, the log's first 64 bytes and the 64 before
+    COVERED, in hex), then ``PATH<TAB>OFFSET`` lines (PATH as stored, OFFSET zero-padded) sorted
+    as bytes, so a path's lines are found by a binary search of a few small reads. Readers build
+    and extend it (the log's write path is untouched) and replace it atomically; it is used only
+    while the log is the same file with the same bytes at both ends of the covered part, and
+    every line it points to is read back from the log and checked. A missing, stale or cut
+    index is rebuilt (or, where the folder cannot be written, the log is searched instead).
     """
-
-    __slots__ = ("store", "covered", "body", "end")
-
-    def __init__(self, store: Store, covered: int, body: int, end: int) -> None:
-        self.store = store
-        self.covered = covered  # log bytes indexed
-        self.body = body  # where the body starts in the index file
-        self.end = end  # where it ends
-
-    @classmethod
-    def current(cls, store: Store, total: int) -> _Index | None:
-        index = cls._load(store, total)
-        if index is None or total - index.covered > INDEX_SLACK:
-            try:
-                index = cls._extend(store, index)
-            except (AgentctlError, OSError, ValueError):
-                return None  # a read-only folder, a full disk: search the log instead
-        return index
-
-    @classmethod
-    def _load(cls, store: Store, total: int) -> _Index | None:
-        head = store.read_from(INDEX, 0, cap=1024)
-        parts = head[: head.find(b"\n")].split(b" ")
-        if len(parts) != 7 or b" ".join(parts[:2]) != _INDEX_MAGIC or not all(p.isdigit() for p in parts[2:5]):
-            return None
-        ino, covered, length = int(parts[2]), int(parts[3]), int(parts[4])
+    try:
+        idx = os.open(store.path(INDEX), os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        idx = -1
+    try:
+        body = _index_valid(idx, log, total) if idx >= 0 else None
+        if body is not None and total - body[0] <= INDEX_SLACK:
+            return body[0], _index_find(idx, body[1], body[2], key)
         try:
-            first, last = bytes.fromhex(parts[5].decode()), bytes.fromhex(parts[6].decode())
-            st = os.stat(store.path(LOG))
-            ok = (st.st_ino == ino and len(first) <= covered <= total
-                  and os.stat(store.path(INDEX)).st_size == head.find(b"\n") + 1 + length)
-        except (OSError, ValueError):
+            covered, rows = _index_build(store, idx, log, body)
+        except (AgentctlError, OSError):
+            return None  # a read-only folder, a full disk: search the log instead
+        if covered < INDEX_MIN:
             return None
-        if not ok or store.read_from(LOG, 0, cap=len(first)) != first:
-            return None
-        if store.read_from(LOG, covered - len(last), cap=len(last)) != last:
-            return None
-        body = head.find(b"\n") + 1
-        return cls(store, covered, body, body + length)
+        import bisect
 
-    @classmethod
-    def _extend(cls, store: Store, old: _Index | None) -> _Index | None:
-        """Index the log's complete lines (adding to ``old``'s); write and return the new index."""
-        ino = os.stat(store.path(LOG)).st_ino
-        offset = old.covered if old is not None else 0
-        rows: list[bytes] = []
-        if old is not None:
-            body = store.read_from(INDEX, old.body, cap=old.end - old.body)
-            rows = body.split(b"\n")[:-1]
-        while True:
-            chunk = store.read_from(LOG, offset, cap=4 << 20)
-            cut = chunk.rfind(b"\n") + 1
-            if cut == 0:
-                break
-            for line in chunk[:cut].split(b"\n")[:-1]:
-                if line.count(b"|") == 2:
-                    key = line[line.rindex(b"|") + 1 :]
-                    if key and min(key) >= 0x20:  # a stored path has no raw control bytes (so no tab)
-                        rows.append(b"%s\t%012d" % (key, offset))
-                offset += len(line) + 1
-        if offset < INDEX_MIN:
-            return None
-        rows.sort()
-        body = b"\n".join(rows) + b"\n" if rows else b""
-        first = store.read_from(LOG, 0, cap=64)
-        last = store.read_from(LOG, offset - 64, cap=64)
-        header = b"%s %d %d %d %s %s\n" % (_INDEX_MAGIC, ino, offset, len(body), first.hex().encode(), last.hex().encode())
-        store.replace(INDEX, header + body)
-        return cls(store, offset, len(header), len(header) + len(body))
-
-    def lookup(self, key: bytes) -> list[int]:
-        """The offsets recorded for ``key``: a binary search, then a short sequential read."""
         target = key + b"\t"
-        lo, hi = self.body, self.end  # lo: a line start, every line before it sorts below target
-        while hi - lo > 8192:
-            mid = (lo + hi) // 2
-            block = self._read(mid - 1, 2)
-            nl = block.find(b"\n")
-            nl2 = block.find(b"\n", nl + 1) if nl >= 0 else -1
-            start = mid + nl  # the first line starting at or after mid
-            if nl < 0 or nl2 < 0 or start >= hi:
-                hi = mid
-                continue
-            line = block[nl + 1 : nl2]
-            if line < target:
-                lo = start + len(line) + 1
-            else:
-                hi = mid
-        out: list[int] = []
-        pos = lo
-        while pos < self.end:
-            block = self._read(pos, 1, 16 << 10)
-            lines = block.split(b"\n")[:-1]
-            for line in lines:
-                if line.startswith(target):
-                    out.append(int(line[len(target) :]))
-                elif line > target:
-                    return out
-                pos += len(line) + 1
-        return out
+        i = bisect.bisect_left(rows, target)
+        found = []
+        while i < len(rows) and rows[i].startswith(target):
+            if rows[i][len(target) :].isdigit():
+                found.append(int(rows[i][len(target) :]))
+            i += 1
+        return covered, found
+    finally:
+        if idx >= 0:
+            os.close(idx)
 
-    def _read(self, pos: int, lines: int, size: int = 4096) -> bytes:
-        """Bytes of the index from ``pos`` holding at least ``lines`` newlines (or up to its end)."""
-        block = b""
-        while block.count(b"\n") < lines and pos + len(block) < self.end:
-            block += self.store.read_from(INDEX, pos + len(block), cap=min(size, self.end - pos - len(block)))
-        return block
+
+def _index_valid(idx: int, log: int, total: int) -> tuple[int, int, int] | None:
+    """(COVERED, body start, body end) if the index at ``idx`` describes this log, else None."""
+    head = os.pread(idx, 1024, 0)
+    cut = head.find(b"\n")
+    parts = head[:cut].split(b" ")
+    if cut < 0 or len(parts) != 7 or b" ".join(parts[:2]) != _INDEX_MAGIC or not all(p.isdigit() for p in parts[2:5]):
+        return None
+    ino, covered, length = int(parts[2]), int(parts[3]), int(parts[4])
+    try:
+        first, last = bytes.fromhex(parts[5].decode()), bytes.fromhex(parts[6].decode())
+    except ValueError:
+        return None
+    if (os.fstat(log).st_ino != ino or not len(first) <= covered <= total or os.fstat(idx).st_size != cut + 1 + length
+            or os.pread(log, len(first), 0) != first or os.pread(log, len(last), covered - len(last)) != last):
+        return None
+    return covered, cut + 1, cut + 1 + length
+
+
+def _index_build(store: Store, idx: int, log: int, old: tuple[int, int, int] | None) -> tuple[int, list[bytes]]:
+    """Index the log's complete lines (adding to ``old``'s rows); write the index; (COVERED, sorted rows)."""
+    offset = 0
+    rows: list[bytes] = []
+    if old is not None:
+        offset = old[0]
+        rows = os.pread(idx, old[2] - old[1], old[1]).split(b"\n")[:-1]
+    while True:
+        chunk = os.pread(log, 4 << 20, offset)
+        cut = chunk.rfind(b"\n") + 1
+        if cut == 0:
+            break
+        for line in chunk[:cut].split(b"\n")[:-1]:
+            if line.count(b"|") == 2:
+                key = line[line.rindex(b"|") + 1 :]
+                if key and min(key) >= 0x20:  # a stored path has no raw control bytes (so no tab)
+                    rows.append(b"%s\t%012d" % (key, offset))
+            offset += len(line) + 1
+    rows.sort()
+    if offset >= INDEX_MIN:
+        body = b"\n".join(rows) + b"\n" if rows else b""
+        first, last = os.pread(log, 64, 0), os.pread(log, 64, offset - 64)
+        header = b"%s %d %d %d %s %s\n" % (_INDEX_MAGIC, os.fstat(log).st_ino, offset, len(body), first.hex().encode(),
+                                             last.hex().encode())
+        store.replace(INDEX, header + body)
+    return offset, rows
+
+
+def _index_find(idx: int, lo: int, hi: int, key: bytes) -> list[int]:
+    """The offsets recorded for ``key`` in the body [lo, hi): a binary search, then a short read."""
+    target = key + b"\t"
+    end = hi
+    while hi - lo > 8192:  # lo: a line start; every line before it sorts below target
+        mid = (lo + hi) // 2
+        block = _lines(idx, mid - 1, end, 2, 4096)
+        nl = block.find(b"\n")
+        nl2 = block.find(b"\n", nl + 1) if nl >= 0 else -1
+        start = mid + nl  # the first line starting at or after mid
+        if nl < 0 or nl2 < 0 or start >= hi:
+            hi = mid
+            continue
+        line = block[nl + 1 : nl2]
+        if line < target:
+            lo = start + len(line) + 1
+        else:
+            hi = mid
+    out: list[int] = []
+    pos = lo
+    while pos < end:
+        lines = _lines(idx, pos, end, 1, 16 << 10).split(b"\n")[:-1]
+        if not lines:
+            break
+        for line in lines:
+            if line.startswith(target) and line[len(target) :].isdigit():
+                out.append(int(line[len(target) :]))
+            elif line > target:
+                return out
+            pos += len(line) + 1
+    return out
+
+
+def _lines(fd: int, pos: int, end: int, count: int, size: int) -> bytes:
+    """Bytes of ``fd`` from ``pos`` (not past ``end``) holding at least ``count`` newlines, if there are."""
+    block = b""
+    while block.count(b"\n") < count and pos + len(block) < end:
+        more = os.pread(fd, min(size, end - pos - len(block)), pos + len(block))
+        if not more:
+            break
+        block += more
+    return block
 
 
 RECENT_WINDOW = 32 << 10  # what `resume` reads of the log: about 600 entries
