@@ -343,3 +343,12 @@ def test_files_check_reads_little_of_a_long_log(tmp_path: Path, monkeypatch: pyt
     monkeypatch.undo()
     assert len(found) == 13 and found[-1][1] == "CREATE"
     assert 0 < read < 100_000, read
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=st.text(max_size=40), limit=st.integers(10, 400))
+def test_resume_fast_escape_is_the_codec_escape(value: str, limit: int) -> None:
+    from agentctl import codec, resume
+
+    text = codec.encode(value)
+    assert resume._v(value, limit) == (text if len(text) <= limit else text[: limit - 3] + "...")

@@ -20,7 +20,10 @@ MIN_BUDGET = 200
 
 
 def _v(value: str, limit: int = 300) -> str:
-    text = codec.encode(value)
+    # Printable ASCII without `\` or `|` is its own escaped form: checked at C speed (500 rules
+    # cost microseconds, not the per-character loop of codec.encode).
+    plain = value.isascii() and value.isprintable() and "\\" not in value and "|" not in value
+    text = value if plain else codec.encode(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
