@@ -431,3 +431,18 @@ def test_demo_runs(tmp_path: Path) -> None:
     r = run("demo", cwd=tmp_path, timeout=120)
     assert r.code == 0, r.out + r.err
     assert "demo OK" in r.out and "edited exactly once 120/120" in r.out and "already edited before" in r.out
+
+
+def test_list_through_symlinked_folder_deep_inside(project: Path, tmp_path: Path) -> None:
+    """Resolving folders once per list (a cache) still catches a symlink at any depth."""
+    outside = tmp_path / "outside"
+    (outside / "deep").mkdir(parents=True)
+    (project / "src" / "a").mkdir(parents=True)
+    (project / "src" / "a" / "out").symlink_to(outside)
+    (project / "src" / "a" / "inner").symlink_to(project / "src")
+    ok = run("task", "start", "--id", "s", "--desc", "d", "--files", "-", cwd=project,
+             stdin="src/a/x.ts\nsrc/a/inner/y.ts\nsrc/a/z.ts\n")
+    assert ok.code == 0, ok.err
+    bad = run("task", "start", "--id", "s2", "--desc", "d", "--force", "--files", "-", cwd=project,
+              stdin="src/a/x.ts\nsrc/a/out/deep/y.ts\n")
+    assert bad.code == 2 and "list line 2" in bad.err and "symlink" in bad.err

@@ -111,11 +111,13 @@ def parse_version(data: bytes) -> int | None:
     return int(value)
 
 
-def project_path(store: Store, raw: str, cwd: str | None = None) -> str:
+def project_path(store: Store, raw: str, cwd: str | None = None, real_dirs: dict[str, str] | None = None) -> str:
     """Make ``raw`` a path relative to the project root; refuse one outside it.
 
     Nothing is expanded (``~`` and ``$HOME`` stay literal) and the file is never
-    opened: the path is only recorded.
+    opened: the path is only recorded. ``real_dirs`` caches the resolved folders
+    when many paths are checked at once (a task list), so each folder is resolved
+    once rather than once per file.
     """
     if not raw or not raw.strip():
         raise UsageError("the path is empty; give a file path")
@@ -133,8 +135,31 @@ def project_path(store: Store, raw: str, cwd: str | None = None) -> str:
         if os.path.commonpath([full, real_project]) != real_project:
             raise UsageError(f"{raw!r} is outside the project {project}; give a path inside it")
         full = os.path.join(project, os.path.relpath(full, real_project))
-    real = os.path.realpath(full)
-    real_project = os.path.realpath(project)
+    if real_dirs is None:
+        real = os.path.realpath(full)
+        real_project = os.path.realpath(project)
+    else:
+        real = _real_cached(full, real_dirs)
+        real_project = _real_cached(project, real_dirs)
     if os.path.commonpath([real, real_project]) != real_project:
         raise UsageError(f"{raw!r} leads outside the project through a symlink; give a path inside it")
     return os.path.relpath(full, project).replace(os.sep, "/")
+
+
+def _real_cached(path: str, cache: dict[str, str]) -> str:
+    """``os.path.realpath`` with the parent folder's resolution cached (the leaf is checked each time)."""
+    hit = cache.get(path)
+    if hit is not None:
+        return hit
+    parent, leaf = os.path.split(path)
+    if not leaf or not parent or parent == path:
+        real = os.path.realpath(path)
+    elif os.path.islink(path):
+        real = os.path.realpath(path)
+    else:
+        real_parent = cache.get(parent)
+        if real_parent is None:
+            real_parent = _real_cached(parent, cache)
+            cache[parent] = real_parent
+        real = os.path.join(real_parent, leaf)
+    return real

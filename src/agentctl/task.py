@@ -168,12 +168,13 @@ def list_paths(store: Store, lines: list[str], cwd: str | None = None) -> list[s
 
     seen: set[str] = set()
     paths: list[str] = []
+    real_dirs: dict[str, str] = {}
     for lineno, raw in enumerate(lines, 1):
         line = raw.rstrip("\r")
         if not line.strip():
             continue
         try:
-            rel = project_path(store, line, cwd)
+            rel = project_path(store, line, cwd, real_dirs)
         except UsageError as exc:
             raise UsageError(f"list line {lineno}: {exc.message}") from None
         if rel not in seen:
@@ -652,15 +653,6 @@ class StopResult:
         self.fields = fields
         self.forced = forced
         self.evidence = evidence
-
-
-def _unique(store: Store, stem: str, suffix: str) -> str:
-    rel = f"logs/{stem}{suffix}"
-    n = 2
-    while store.exists(rel):
-        rel = f"logs/{stem}.{n}{suffix}"
-        n += 1
-    return rel
 
 
 def _archive_number(store: Store, task_id: str, old: dict[str, str]) -> int:
