@@ -446,3 +446,25 @@ def test_list_through_symlinked_folder_deep_inside(project: Path, tmp_path: Path
     bad = run("task", "start", "--id", "s2", "--desc", "d", "--force", "--files", "-", cwd=project,
               stdin="src/a/x.ts\nsrc/a/out/deep/y.ts\n")
     assert bad.code == 2 and "list line 2" in bad.err and "symlink" in bad.err
+
+
+@pytest.mark.parametrize("sig", ["TERM", "INT", "HUP"])
+def test_verify_interrupted_ends_the_check(project: Path, sig: str) -> None:
+    """Ctrl-C, SIGTERM or SIGHUP during `verify start` never leaves the check running."""
+    import signal
+    import subprocess
+    import time
+
+    from conftest import AGENTCTL
+
+    marker = project / "finished"
+    (project / ".agent-state/services/verify/commands").write_text(f"sleep 3 && touch {marker}\n")
+    proc = subprocess.Popen(AGENTCTL + ["verify", "start"], cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(1.0)
+    proc.send_signal(getattr(signal, f"SIG{sig}"))
+    _, err = proc.communicate(timeout=20)
+    assert proc.returncode in (130, 128 + getattr(signal, f"SIG{sig}")), (proc.returncode, err)
+    assert b"Traceback" not in err
+    time.sleep(3.0)
+    assert not marker.exists()  # the check's process group was ended with agentctl
+    assert run("verify", "status", cwd=project).code == 0

@@ -425,7 +425,21 @@ def cmd_constraints_stop(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
 def cmd_verify_start(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
     from agentctl import verify
 
-    result = verify.run(ctx.store(), timeout=opts.get("--timeout", 600.0), progress=ctx.say)
+    stream = sys.stderr if ctx.json else sys.stdout
+    live = stream.isatty()  # a terminal sees each check start; an agent's pipe gets whole lines
+
+    def starting(text: str) -> None:
+        stream.write(text)
+        stream.flush()
+
+    def progress(text: str) -> None:
+        if live:
+            stream.write("\r")
+        ctx.say(text)
+        stream.flush()
+
+    result = verify.run(ctx.store(), timeout=opts.get("--timeout", 600.0), progress=progress,
+                        starting=starting if live else None)
     if result.state == "NONE":
         ctx.emit([result.message], {"state": "NONE", "message": result.message})
         return EXIT_OK

@@ -19,6 +19,7 @@ TYPE_CHECKING = False  # `resume` and the hooks import this module: no typing/da
 if TYPE_CHECKING:  # nor `re` or `signal` (which load `enum`): imported where a run or a signature needs them
     import re
     from collections.abc import Callable
+    from typing import Any
 
 STATUS = "services/verify/status"
 COMMANDS = "services/verify/commands"
@@ -47,6 +48,7 @@ MAX_TRIED = 20
 MAX_SIGS = 20  # error signatures kept in the status file; the journal keeps every one
 JOURNAL = "services/verify/journal"  # TIME|EVENT|RUN|ERRSIG|FILESIG|TEXT, archived at task stop
 MAX_ERROR_LINES = 5
+TIMED_OUT = -9  # the exit code recorded for a check ended by its timeout (its group got SIGKILL)
 _ERROR_PATTERN = r"error|fail|exception|traceback|assert|\b[\w./-]+:\d+"
 
 
@@ -258,9 +260,13 @@ def run(
     *,
     timeout: float = 600.0,
     progress: Callable[[str], None] | None = None,
+    starting: Callable[[str], None] | None = None,
 ) -> RunResult:
-    """Run every configured command in order from the project root; record the result."""
-    import signal
+    """Run every configured command in order from the project root; record the result.
+
+    ``starting`` is told ``[i/n] COMMAND ...`` before each command runs, ``progress`` the
+    same line with its outcome after.
+    """
 
     from agentctl import evidence
 
@@ -283,10 +289,12 @@ def run(
         for i, cmd in enumerate(cmds, 1):
             os.write(log_fd, f"$ {cmd}\n".encode("utf-8", "surrogateescape"))
             start_at = os.lseek(log_fd, 0, os.SEEK_CUR)
+            if starting:
+                starting(f"[{i}/{len(cmds)}] {cmd} ...")
             t0 = time.monotonic()
             code = _run_one(cmd, store.project, log_fd, timeout)
             took = time.monotonic() - t0
-            word = "ok" if code == 0 else ("timed out" if code == -signal.SIGKILL else f"exit {code}")
+            word = "ok" if code == 0 else (f"timed out after {timeout:g}s" if code == TIMED_OUT else f"exit {code}")
             os.write(log_fd, f"# exit {code} after {took:.1f}s\n".encode())
             if progress:
                 progress(f"[{i}/{len(cmds)}] {cmd} ... {word} ({took:.1f}s)")
@@ -334,7 +342,12 @@ def run(
                 _journal(store, "REPEAT", str(run_no), err_sig, files_sig, fields["REPEAT"])
         _write(store, fields, prev_tried, sig_list)
     store.log_change("verify", "run", f"{fields['STATE']} run={run_no}")
-    msg = "PASSED" if failed is None else f"FAILED: `{failed[0]}` exited {failed[1]}"
+    if failed is None:
+        msg = "PASSED"
+    elif failed[1] == TIMED_OUT:
+        msg = f"FAILED: `{failed[0]}` timed out after {timeout:g}s (its process group was ended)"
+    else:
+        msg = f"FAILED: `{failed[0]}` exited {failed[1]}"
     if fields.get("REPEAT"):
         msg += (f"; REPEATED: identical to {fields['REPEAT']} (same error from the same file contents)"
                 " - that attempt already failed, do not try it again")
@@ -376,11 +389,38 @@ def _run_one(cmd: str, cwd: str, log_fd: int, timeout: float) -> int:
         stderr=log_fd,
         start_new_session=True,
     )
+    previous = _terminate_on_signals()
     try:
         return proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         kill_group(proc)
-        return -signal.SIGKILL
+        return TIMED_OUT
+    except BaseException:  # Ctrl-C, SIGTERM, SIGHUP: the check must not outlive us
+        kill_group(proc)
+        raise
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _terminate_on_signals() -> dict[int, Any]:
+    """Turn SIGTERM and SIGHUP into an exception while a check runs (main thread only).
+
+    Python's default for them ends the process at once, which would leave the check's
+    process group running; the exception lets the caller end it first.
+    """
+    import signal
+
+    def stop(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    previous: dict[int, Any] = {}
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        try:
+            previous[sig] = signal.signal(sig, stop)
+        except ValueError:  # not the main thread (the MCP server's workers): leave signals alone
+            break
+    return previous
 
 
 def kill_group(proc: object) -> None:
