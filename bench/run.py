@@ -50,11 +50,11 @@ class Case:
     """One hot-path command: how to run it on a project, and the floor it is compared with."""
 
     def __init__(self, name: str, args: Callable[[str, int], list[str]], floor: Callable[[str], list[str]],
-                 stdin: Callable[[str], bytes] | None = None, ok: tuple[int, ...] = (0,)) -> None:
+                 stdin: Callable[[str, int], bytes] | None = None, ok: tuple[int, ...] = (0,)) -> None:
         self.name = name
         self.args = args  # (project, run number) -> argv after `agentctl`
         self.floor = floor  # project -> floor_write.py ops ([] = a read-only command: floor_read.py)
-        self.stdin = stdin
+        self.stdin = stdin  # (project, run number) -> the payload on stdin
         self.ok = ok
 
 
@@ -86,14 +86,14 @@ def _todo(n: int) -> str:
     return states.scenario_path(states.N_DONE + n)
 
 
-def _hook_payload(event: str, tool: str | None = None, **extra: object) -> Callable[[str], bytes]:
-    def make(project: str) -> bytes:
+def _hook_payload(event: str, tool: str | None = None, **extra: object) -> Callable[[str, int], bytes]:
+    def make(project: str, run: int) -> bytes:
         data: dict[str, object] = {"session_id": "bench", "transcript_path": os.path.join(project, "t.jsonl"),
                                    "cwd": project, "hook_event_name": event}
         if tool:
             target = os.path.join(project, states.scenario_path(60))
             data.update(tool_name=tool, tool_input={"file_path": target, "old_string": "a", "new_string": "b"},
-                        tool_use_id="toolu_bench")
+                        tool_use_id=f"toolu_bench_{run}")  # each run a new tool call: none is a double delivery
             if event == "PostToolUse":
                 data["tool_response"] = {"filePath": target, "success": True}
         data.update(extra)
@@ -194,7 +194,7 @@ def measure(runner: Runner, case: Case, fresh_t: str, large_t: str, runs: int, w
 
     # A first run with its output shown, so a broken command fails loudly instead of being timed.
     for project in (fresh, large):
-        stdin = case.stdin(project) if case.stdin else None
+        stdin = case.stdin(project, 0) if case.stdin else None
         proc = runner.output(case.args(project, 0), project, stdin)
         if proc.returncode not in case.ok:
             raise SystemExit(f"bench: `agentctl {' '.join(case.args(project, 0))}` exited {proc.returncode} in {project}:\n"
@@ -209,7 +209,7 @@ def measure(runner: Runner, case: Case, fresh_t: str, large_t: str, runs: int, w
             else:
                 project = fresh if kind == "fresh" else large
                 argv = [runner.agentctl, *case.args(project, i)]
-                cwd, stdin = project, (case.stdin(project) if case.stdin else None)
+                cwd, stdin = project, (case.stdin(project, i) if case.stdin else None)
             took, rss, code = runner.spawn(argv, cwd, stdin)
             expected = (0,) if kind == "floor" else case.ok
             if code not in expected:

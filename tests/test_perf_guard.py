@@ -16,6 +16,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -117,23 +118,170 @@ def _hooks_available() -> bool:
     return "hook" in cli.EXTENSIONS
 
 
-def _payload(project: Path, event: str, tool: str) -> bytes:
-    target = str(project / "src" / "f4.ts")
+def _payload(project: Path, event: str, tool: str, rel: str = "src/f4.ts", **extra: object) -> bytes:
+    target = str(project / rel)
     data: dict[str, object] = {"session_id": "s", "cwd": str(project), "hook_event_name": event, "tool_name": tool,
-                               "tool_input": {"file_path": target, "old_string": "a", "new_string": "b"}}
+                               "tool_input": {"file_path": target, "old_string": "a", "new_string": "b"},
+                               "tool_use_id": f"toolu_{os.urandom(6).hex()}"}
     if event == "PostToolUse":
         data["tool_response"] = {"filePath": target, "success": True}
+    data.update(extra)
     return json.dumps(data).encode()
 
 
+# What a hook may not load besides HEAVY: json (and the re it brings, with enum, functools and
+# collections: about a third of the interpreter's start-up), and importlib (with warnings).
+HOOK_HEAVY = HEAVY | {"re", "enum", "functools", "collections", "importlib", "warnings", "signal", "contextlib"}
+
+
 @pytest.mark.skipif(not _hooks_available(), reason="the editor-hook commands are not in this build")
-@pytest.mark.parametrize("event,word", [("PostToolUse", "post-tool-use"), ("PreToolUse", "pre-tool-use")])
-def test_edit_hooks_import_no_subprocess(busy: Path, event: str, word: str) -> None:
+@pytest.mark.parametrize("event,word,tool,rel,extra", [
+    ("PostToolUse", "post-tool-use", "Edit", "src/f4.ts", {}),
+    ("PostToolUse", "post-tool-use", "Write", "src/new.ts", {}),  # not logged yet: the files check decides CREATE
+    ("PreToolUse", "pre-tool-use", "Edit", "src/f4.ts", {}),  # a P0 deny-write rule exists, but cannot match
+    ("PreToolUse", "pre-tool-use", "Read", "src/f4.ts", {}),
+    ("SessionStart", "session-start", "", "", {"source": "compact"}),
+    ("SessionStart", "session-start", "", "", {"source": "startup"}),
+    ("SubagentStart", "subagent-start", "", "", {"agent_id": "helper-1"}),
+])
+def test_hooks_import_no_json_or_re(busy: Path, event: str, word: str, tool: str, rel: str,
+                                    extra: dict[str, object]) -> None:
     args = ("hook", "claude", word)
-    loaded = _loaded(busy, *args, stdin=_payload(busy, event, "Edit"))
-    heavy = {m for m in loaded if m.split(".")[0] in (HEAVY - {"json"}) | {"mcp"}}
-    assert not heavy, f"`agentctl {' '.join(args)}` on an Edit imports {sorted(heavy)}"
+    payload = _payload(busy, event, tool, rel or "src/f4.ts", **extra)
+    loaded = _loaded(busy, *args, stdin=payload)
+    heavy = {m for m in loaded if m.split(".")[0] in HOOK_HEAVY}
+    assert not heavy, f"`agentctl {' '.join(args)}` ({event} {tool}) imports {sorted(heavy)}; see hookrun's docstring"
     assert not _third_party(loaded), sorted(_third_party(loaded))
+
+
+@pytest.mark.skipif(not _hooks_available(), reason="the editor-hook commands are not in this build")
+def test_hooks_still_act_without_json(busy: Path) -> None:
+    """The slim path still does the work: logs the edit once, denies per P0, counts the compaction."""
+    post = _payload(busy, "PostToolUse", "Edit", "src/f6.ts")
+    for _ in range(2):  # a double delivery: logged once
+        assert run("hook", "claude", "post-tool-use", cwd=busy, stdin=post).code == 0
+    assert run("files", "check", "src/f6.ts", cwd=busy).out.count("MODIFY") == 1
+    deny = run("hook", "claude", "pre-tool-use", cwd=busy, stdin=_payload(busy, "PreToolUse", "Edit", "db/x.sql"))
+    out = json.loads(deny.out)["hookSpecificOutput"]
+    assert out["permissionDecision"] == "deny" and "deny-write: db/**" in out["permissionDecisionReason"]
+    start = run("hook", "claude", "session-start", cwd=busy, stdin=_payload(busy, "SessionStart", "", source="compact"))
+    text = json.loads(start.out)["hookSpecificOutput"]["additionalContext"]
+    assert "1 compactions" in text and "P0|deny-write: db/**" in text
+
+
+# -- the hooks' JSON without the json module: json's own results and errors -------------------------
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12),
+    lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=6), kids, max_size=4),
+    max_leaves=16)
+
+
+def _outcome(fn: Callable[[bytes], object], raw: bytes) -> tuple[str, str]:
+    try:
+        return "ok", repr(fn(raw))
+    except Exception as exc:  # the same exception, with the same message
+        return type(exc).__name__, str(exc)
+
+
+@settings(max_examples=400, deadline=None)
+@given(value=JSON_VALUES, ascii=st.booleans(), indent=st.sampled_from([None, 0, 2, "\t"]),
+       pad=st.sampled_from(["", " ", "\n\t\r ", "\ufeff", "\x00", "\x0b"]),
+       tail=st.sampled_from(["", " \n", "x", "}", " {}", "\x00", "\x0c"]),
+       encoding=st.sampled_from(["utf-8", "utf-8", "utf-8-sig", "utf-16", "utf-32-le"]),
+       cut=st.integers(0, 2), flip=st.integers(0, 300))
+def test_hook_payload_parse_is_json_loads(value: object, ascii: bool, indent: object, pad: str, tail: str,
+                                          encoding: str, cut: int, flip: int) -> None:
+    from agentctl.integrations import hookrun
+
+    text = pad + json.dumps(value, ensure_ascii=ascii, indent=indent) + tail
+    raw = text.encode(encoding, "surrogatepass")
+    raw = raw[: len(raw) - cut] if cut < len(raw) else raw
+    assert _outcome(hookrun.loads, raw) == _outcome(json.loads, raw)
+    if raw and flip % 3 == 0:  # one byte damaged
+        i = flip % len(raw)
+        bad = raw[:i] + bytes([raw[i] ^ (1 << (flip % 8))]) + raw[i + 1 :]
+        assert _outcome(hookrun.loads, bad) == _outcome(json.loads, bad)
+
+
+@settings(max_examples=300, deadline=None)
+@given(raw=st.binary(max_size=24), head=st.sampled_from([b"", b"{", b"[", b" ", b'{"a": ']))
+def test_hook_payload_parse_of_any_bytes_is_json_loads(raw: bytes, head: bytes) -> None:
+    from agentctl.integrations import hookrun
+
+    assert _outcome(hookrun.loads, head + raw) == _outcome(json.loads, head + raw)
+
+
+REPLIES = st.recursive(st.text(max_size=12), lambda kids: st.dictionaries(st.text(max_size=6), kids, max_size=4),
+                       max_leaves=12) | JSON_VALUES | st.dictionaries(st.integers(0, 3), st.text(max_size=3), max_size=2)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=REPLIES)
+def test_hook_reply_is_json_dumps(value: object) -> None:
+    from agentctl.integrations import hookrun
+
+    assert hookrun.dumps(value) == json.dumps(value, ensure_ascii=True)
+
+
+GLOB_PARTS = ["a", "b", "ab", "/", "*", "**", "**/", "/**", "?", ".", "[ab]", "[!a]", "[a-", "[", "]", "\\", " ", "-"]
+PATH_PARTS = ["a", "b", "ab", "/", "a/", ".", "[", "]", "*", "?", "-", " ", "\n"]
+
+
+# What each glob part may stand for in a path the glob matches (so that matches are drawn often).
+INSTANCES = {"**/": ["", "a/", "b/a/"], "**": ["", "a", "a/b"], "/**": ["/", "/a", "/a/b"], "*": ["", "b", "ab"],
+             "?": ["a", "."], "[ab]": ["a", "b"], "[!a]": ["b"]}
+
+
+def _same_deny(rules: list[object], path: str) -> None:
+    import warnings
+
+    from agentctl import constraints
+    from agentctl.integrations import hookrun
+
+    def full(rel: str) -> object:
+        return next((rule for rule, rx in constraints.deny_write_rules(rules) if rx.match(rel)), None)
+
+    def outcome(fn: Callable[[str], object]) -> tuple[str, str]:
+        try:
+            return "ok", repr(fn(path))
+        except Exception as exc:
+            return type(exc).__name__, str(exc)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # re's FutureWarning for a "[[" class, on both sides alike
+        assert outcome(lambda rel: hookrun.denied(rules, rel)) == outcome(full), (rules, path)
+
+
+@pytest.mark.parametrize("glob,path", [
+    ("**/a", "a"), ("**/a", "b/a/c"), ("a/**", "a"), ("a/**", "a/b"), ("/a/", "a"), ("a/", "x/a/b"), ("*.env", ".env"),
+    ("*.env", "a/b.env"), ("a?b", "a/b"), ("a?b", "axb"), ("**", "a"), ("", "a"), ("[a-", "a"), ("[z-a]", "b"),
+    ("db/**", "db"), ("db/**", "dbx/y"), ("a**b", "a/x/b"), ("a\\b", "a\\b"), ("a b", "a b"), ("/**/a", "a"),
+])
+def test_hook_deny_check_edge_cases(glob: str, path: str) -> None:
+    from agentctl import constraints
+
+    _same_deny([constraints.Rule("P0", "deny-write: " + glob)], path)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(globs=st.lists(st.tuples(st.sampled_from(["P0", "P0", "P0", "P1"]), st.sampled_from(["deny-write:", "deny-write:", "DENY-WRITE: ", "note:"]),
+                                st.lists(st.sampled_from(GLOB_PARTS), max_size=5)), max_size=3),
+       data=st.data())
+def test_hook_deny_check_is_constraints_denied(globs: list[tuple[str, str, list[str]]], data: st.DataObject) -> None:
+    """The hooks skip compiling globs that cannot match; the answer (or the error) is constraints'."""
+    from agentctl import constraints
+
+    rules = [constraints.Rule(pri, head + "".join(parts)) for pri, head, parts in globs]
+    anywhere = st.lists(st.sampled_from(PATH_PARTS), min_size=1, max_size=6).map("".join)
+    if globs and data.draw(st.integers(0, 3)):  # mostly a path made to match one of the globs (give or take)
+        parts = data.draw(st.sampled_from(globs))[2]
+        path = data.draw(st.sampled_from(["", "x/"])) + "".join(
+            data.draw(st.sampled_from(INSTANCES.get(p, [p]))) for p in parts) + data.draw(st.sampled_from(["", "/c"]))
+        path = path or "a"
+    else:
+        path = data.draw(anywhere)
+    _same_deny(list(rules), path)
 
 
 # -- the fast text path of task done / task update --done gives what the general path gives -------

@@ -13,13 +13,18 @@ Contract with the agent (the same for every agent):
   Exit 2 is used only for a deliberate deny, and only where JSON may not be
   understood (a Cursor-shaped payload); everywhere else a deny is JSON on exit 0.
 
-This module is on the hot path of every tool call: it imports ``json`` and what one
-event needs, nothing else (no subprocess unless git is consulted, no argparse).
+This module is on the hot path of every tool call: it imports what one event needs,
+nothing else (no subprocess unless git is consulted, no argparse). Not even ``json``:
+importing it costs ``re`` (with enum, functools, collections), about a third of the
+interpreter's start-up. The payload is parsed by the C scanner ``json.loads`` itself uses
+(``_json.make_scanner``, with the settings of ``json.loads``), and our replies, dicts of
+strings, are written with ``json.dumps``'s own C string escape; anything else, and every
+payload the fast path does not accept, goes through ``json`` itself, so the results and the
+errors are ``json``'s.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 
@@ -29,6 +34,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
+    from agentctl.constraints import Rule
     from agentctl.store import Store
 
     Handler = Callable[["Hook"], "Result | None"]
@@ -55,7 +61,81 @@ class Result:
 
 
 def emit(obj: dict[str, Any]) -> Result:
-    return Result(json.dumps(obj, ensure_ascii=True))
+    return Result(dumps(obj))
+
+
+try:  # the C half of the standard json module; absent on some interpreters (then json is used)
+    from _json import encode_basestring_ascii as _quote
+    from _json import make_scanner as _make_scanner
+except ImportError:  # pragma: no cover - CPython always has it
+    _quote = None  # type: ignore[assignment]
+    _make_scanner = None  # type: ignore[assignment,misc]
+
+_WS = " \t\n\r"  # JSON's whitespace (json.decoder.WHITESPACE)
+
+
+class _Decoding:
+    """The settings ``json.loads`` gives its scanner (json.decoder.JSONDecoder's defaults)."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    array_hook = None  # read by Python 3.15's scanner; older ones ignore it
+    parse_float = float
+    parse_int = int
+    parse_constant = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}.__getitem__
+
+
+def loads(raw: bytes) -> Any:
+    """``json.loads(raw)``: the same value, or the same exception.
+
+    The fast path is json's own C scanner with json's settings, over the bytes decoded as
+    ``json.loads`` decodes them (it is taken only when json's encoding detection would say
+    UTF-8: no byte-order mark, no NUL in the first bytes), then json's end check (only
+    whitespace may follow the value). Anything it does not accept is handed to ``json.loads``,
+    which then gives the result or the error.
+    """
+    first = raw[:1]
+    if _make_scanner is not None and first and first in b"{[ \t\n\r" and b"\0" not in raw[:4]:
+        try:
+            text = raw.decode("utf-8", "surrogatepass")
+            start = 0
+            while start < len(text) and text[start] in _WS:
+                start += 1
+            value, end = _make_scanner(_Decoding())(text, start)  # type: ignore[arg-type]
+            if not text[end:].strip(_WS):
+                return value
+        except Exception:
+            pass
+    import json
+
+    return json.loads(raw)
+
+
+def dumps(obj: object) -> str:
+    """``json.dumps(obj, ensure_ascii=True)``; dicts of strings (what hooks print) without importing json."""
+    text = _dumps_plain(obj, 0)
+    if text is not None:
+        return text
+    import json
+
+    return json.dumps(obj, ensure_ascii=True)
+
+
+def _dumps_plain(obj: object, depth: int) -> str | None:
+    if _quote is None or depth > 8:
+        return None
+    if type(obj) is str:
+        return _quote(obj)
+    if type(obj) is not dict:
+        return None
+    parts = []
+    for key, value in obj.items():
+        inner = _dumps_plain(value, depth + 1)
+        if type(key) is not str or inner is None:
+            return None
+        parts.append(f"{_quote(key)}: {inner}")
+    return "{" + ", ".join(parts) + "}"
 
 
 class Hook:
@@ -148,11 +228,14 @@ class Hook:
         """The reason to refuse writing any of ``raws`` (a P0 ``deny-write:`` rule), or None."""
         from agentctl import constraints
 
+        rules: list[Rule] | None = None
         for raw in raws:
             rel = self.rel(raw)
             if rel is None:
                 continue
-            rule = constraints.denied(self.store, rel)
+            if rules is None:
+                rules = constraints.read(self.store)
+            rule = denied(rules, rel)
             if rule is not None:
                 self.store.log_change("hook", "deny", f"{self.agent} {rel} by P0|{rule.text}")
                 return f"P0 constraint `{rule.text}` (agentctl) forbids writing {rel}; the edit was not made"
@@ -182,6 +265,44 @@ class Hook:
         if isinstance(tid, str) and tid:
             return f"tool:{tid}"
         return None
+
+
+def denied(rules: list[Rule], rel: str) -> Rule | None:
+    """``constraints.denied`` for these rules: the first P0 ``deny-write:`` rule whose glob matches ``rel``.
+
+    The globs are matched by the same regexes, compiled only for the rules that can match at all:
+    a glob's literal runs (what lies between its wildcards) must each occur in a path it
+    matches, so a rule missing one is skipped without loading ``re`` (an edit outside every
+    denied area, the usual case, costs a substring test per rule). A glob with a character
+    class always goes to the regex, whose errors stay what they were.
+    """
+    from agentctl import constraints
+
+    maybe = [r for r in rules if _may_deny(r.priority, r.text, rel)]
+    for rule, rx in constraints.deny_write_rules(maybe):
+        if rx.match(rel):
+            return rule
+    return None
+
+
+def _may_deny(priority: str, text: str, rel: str) -> bool:
+    """False only when the rule cannot deny ``rel`` (see :func:`denied`); mirrors constraints._glob_regex."""
+    if priority != "P0" or not text.lower().startswith("deny-write:"):
+        return False
+    pattern = text.split(":", 1)[1].strip()
+    if "[" in pattern:
+        return True
+    pat = pattern.strip("/") if pattern.endswith("/") else pattern.lstrip("/")
+    run_start = i = 0
+    while i < len(pat):
+        if pat[i] in "*?":  # `**/`, `**`, `*`, `?`: wildcards; everything else matches itself
+            if pat[run_start:i] not in rel:
+                return False
+            i += 3 if pat.startswith("**/", i) else 2 if pat.startswith("**", i) else 1
+            run_start = i
+        else:
+            i += 1
+    return pat[run_start:] in rel
 
 
 def is_cursor_payload(payload: dict[str, Any]) -> bool:
@@ -231,7 +352,7 @@ def _parse(raw: bytes) -> tuple[dict[str, Any] | None, str]:
     if len(raw) > MAX_PAYLOAD:
         return None, f"payload over {MAX_PAYLOAD} bytes"
     try:
-        payload = json.loads(raw)
+        payload = loads(raw)
     except (ValueError, RecursionError) as exc:
         return None, f"payload is not JSON ({str(exc)[:80]})"
     if not isinstance(payload, dict):
@@ -268,14 +389,13 @@ def _note(store: Store | None, agent: str, event: str, problem: str) -> None:
 
 
 def handler_for(agent: str, event: str) -> Handler | None:
-    import importlib
-
     from agentctl.integrations import AGENTS
 
     if agent not in AGENTS:
         return None
-    module = importlib.import_module(f"agentctl.integrations.{agent}")
-    events: dict[str, Handler] = module.EVENTS
+    name = f"agentctl.integrations.{agent}"
+    __import__(name)  # importlib itself (and the warnings it loads) is not needed for this
+    events: dict[str, Handler] = sys.modules[name].EVENTS
     return events.get(normalise(event))
 
 
