@@ -468,3 +468,18 @@ def test_verify_interrupted_ends_the_check(project: Path, sig: str) -> None:
     time.sleep(3.0)
     assert not marker.exists()  # the check's process group was ended with agentctl
     assert run("verify", "status", cwd=project).code == 0
+
+
+def test_main_agent_never_takes_a_helpers_claim(project: Path) -> None:
+    start_task(project, ["a", "b", "c"])
+    for helper in ("h1", "h2"):
+        assert run("task", "claim", "--agent", helper, cwd=project).code == 0
+    assert run("task", "status", cwd=project).kv()["NEXT"] == "c"
+    assert run("task", "claim", "--agent", "h3", cwd=project).code == 0
+    assert run("task", "status", cwd=project).kv()["NEXT"] == ""  # everything left is a helper's
+    before = snapshot(project / ".agent-state")
+    r = run("task", "update", "--done", "1", cwd=project)
+    assert r.code == 1 and "claimed by a helper" in r.err
+    assert snapshot(project / ".agent-state") == before
+    r = run("task", "done", "a", cwd=project)  # naming the entry is explicit: allowed, releases h1's claim
+    assert r.code == 0 and r.kv()["DONE"] == "1"

@@ -219,15 +219,16 @@ def valid_agent(agent: str) -> str:
 
 
 def _first_todo(entries: list[Entry]) -> str:
-    """The first entry not done and not claimed by a helper under a live lease (else the first not done)."""
+    """The first entry neither done nor claimed by a helper under a live lease ("" if none is left).
+
+    Entries that helpers hold are theirs: the main agent's NEXT never points at one, even
+    when every remaining entry is claimed (then NEXT is empty until a claim ends).
+    """
     now = time.time()
-    first = ""
     for e in entries:
-        if not e.done:
-            if _live_claim(e, now) is None:
-                return e.path
-            first = first or e.path
-    return first
+        if not e.done and _live_claim(e, now) is None:
+            return e.path
+    return ""
 
 
 def _commit(store: Store, old: dict[str, str], new: dict[str, str], entries: list[Entry] | None,
@@ -510,10 +511,14 @@ def update(
             new["NEXT"] = next_path
             new["NEXT_PINNED"] = "1"
         if done:
-            order = [e for e in entries if e.path == new.get("NEXT") and not e.done]
-            now = time.time()  # entries claimed by helpers come last
+            now = time.time()  # entries claimed by helpers are theirs: --done N never takes one
+            order = [e for e in entries if e.path == new.get("NEXT") and not e.done and _live_claim(e, now) is None]
             order += [e for e in entries if not e.done and e not in order and _live_claim(e, now) is None]
-            order += [e for e in entries if not e.done and e not in order]
+            if entries and not order and any(not e.done for e in entries):
+                raise CheckFailed(
+                    f"every entry left in task {old.get('TASK_ID')} is claimed by a helper under a live lease; "
+                    "mark one by name with `agentctl task done PATH`, or wait for the claims to end"
+                )
             for e in order[:done]:
                 e.mark = "done"
                 _release(e)
