@@ -483,3 +483,16 @@ def test_main_agent_never_takes_a_helpers_claim(project: Path) -> None:
     assert snapshot(project / ".agent-state") == before
     r = run("task", "done", "a", cwd=project)  # naming the entry is explicit: allowed, releases h1's claim
     assert r.code == 0 and r.kv()["DONE"] == "1"
+
+
+def test_start_force_archives_the_running_task(project: Path) -> None:
+    start_task(project, ["a", "b"], task_id="first")
+    run("files", "log", "MODIFY", "a", cwd=project)
+    r = run("task", "start", "--id", "second", "--desc", "d", "--force", cwd=project)
+    assert r.code == 0 and "first was archived first" in r.err
+    logs = project / ".agent-state/logs"
+    archived = (logs / "task-first.done").read_text()
+    assert "REPLACED_BY=second" in archived
+    assert "MODIFY|a" in (logs / "files-first.log").read_text()
+    assert "first" in run("history", cwd=project).out
+    assert run("files", "check", "a", cwd=project).code == 1  # the new task's log starts empty

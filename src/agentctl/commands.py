@@ -143,7 +143,10 @@ def cmd_task_start(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
     if "--files" in opts:
         stdin = sys.stdin.buffer.read() if opts["--files"] == "-" else None
         paths = task.read_list_file(store, opts["--files"], stdin)
-    fields = task.start(store, opts["--id"], opts["--desc"], paths, force=bool(opts.get("--force")))
+    replaced: list[task.StopResult] = []
+    fields = task.start(store, opts["--id"], opts["--desc"], paths, force=bool(opts.get("--force")), replaced=replaced)
+    for old in replaced:
+        ctx.warn(f"--force: task {old.task_id} was archived first to {old.archive} (not discarded)")
     lines = [f"task {fields['TASK_ID']} started: {fields['TOTAL']} entries"] + task.status_lines(fields)
     ctx.emit(lines, {"ok": True, "task": _public(fields)})
     return EXIT_OK

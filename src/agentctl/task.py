@@ -420,9 +420,20 @@ def _update_plain(store: Store, done: int, notes: str | None, state: str | None,
     return UpdateResult(True, new, "", changed)
 
 
-def start(store: Store, task_id: str, desc: str, paths: list[str], *, force: bool = False) -> dict[str, str]:
+def start(store: Store, task_id: str, desc: str, paths: list[str], *, force: bool = False,
+          replaced: list[StopResult] | None = None) -> dict[str, str]:
+    """Start a task. Over an ACTIVE or PAUSED task only with ``force``: that task is then
+    archived first, as ``task stop --force`` would (nothing is discarded), and its
+    StopResult appended to ``replaced``."""
     _valid_id(task_id)
     codec.check_text(desc, "--desc")
+    if force and read_status(store).get("STATE") in ("ACTIVE", "PAUSED"):
+        try:
+            result = stop(store, force=True, extra={"REPLACED_BY": task_id})
+        except CheckFailed:
+            result = None  # stopped by someone else meanwhile
+        if result is not None and replaced is not None:
+            replaced.append(result)
     with store.lock(LOCK):
         old = read_status(store)
         if old.get("STATE") in ("ACTIVE", "PAUSED") and not force:

@@ -87,6 +87,8 @@ class Machine(RuleBasedStateMachine):
         if self.m.state in ("ACTIVE", "PAUSED") and not force:
             self._refused(UsageError, task.start, self.store, task_id, desc, paths, force=force)
             return
+        if self.m.state in ("ACTIVE", "PAUSED"):
+            self.m.seq += 1  # --force archives the running task first (a stop: one SEQ)
         task.start(self.store, task_id, desc, paths, force=force)
         self.m.state, self.m.task_id, self.m.desc, self.m.notes = "ACTIVE", task_id, desc, ""
         self.m.entries = [[p, False] for p in paths]
