@@ -50,12 +50,13 @@ class Case:
     """One hot-path command: how to run it on a project, and the floor it is compared with."""
 
     def __init__(self, name: str, args: Callable[[str, int], list[str]], floor: Callable[[str], list[str]],
-                 stdin: Callable[[str, int], bytes] | None = None, ok: tuple[int, ...] = (0,)) -> None:
+                 stdin: Callable[[str, int], bytes] | None = None, ok: tuple[int, ...] = (0,), state: str = "") -> None:
         self.name = name
         self.args = args  # (project, run number) -> argv after `agentctl`
         self.floor = floor  # project -> floor_write.py ops ([] = a read-only command: floor_read.py)
         self.stdin = stdin  # (project, run number) -> the payload on stdin
         self.ok = ok
+        self.state = state  # "" the scenario; "passed": its variant where the checks passed before every edit
 
 
 def _size(project: str, rel: str) -> int:
@@ -109,6 +110,8 @@ CORE = [
     Case("task update --done 1 --seq N",
          lambda p, i: ["task", "update", "--done", "1", "--seq", _task_fields(p)["SEQ"]], _task_write_ops),
     Case("resume", lambda p, i: ["resume"], lambda p: []),
+    # The evidence line: which files changed since the last pass (every edit of the log, on the large state).
+    Case("resume (verify passed, then edited)", lambda p, i: ["resume"], lambda p: [], state="passed"),
 ]
 HOOKS = [
     Case("hook claude post-tool-use (Edit)", lambda p, i: ["hook", "claude", "post-tool-use"],
@@ -323,6 +326,7 @@ def main(argv: list[str] | None = None) -> int:
         print("bench: building the fresh and the large state ...", file=sys.stderr)
         states.build_fresh(agentctl, fresh_t)
         states.build_large(agentctl, large_t)
+        templates = {"": (fresh_t, large_t)}
         resume = runner.output(["resume"], fresh_t).stdout.decode("utf-8", "replace").rstrip("\n")
         resume_large = runner.output(["resume"], large_t).stdout.decode("utf-8", "replace").rstrip("\n")
         cases = list(CORE)
@@ -333,10 +337,16 @@ def main(argv: list[str] | None = None) -> int:
             notes.append("editor-hook commands (`agentctl hook claude ...`) are not in this build; skipped")
         if opts["--only"]:
             cases = [c for c in cases if opts["--only"] in c.name]
+        if any(c.state == "passed" for c in cases):
+            print("bench: building the variant where verify passed before the edits ...", file=sys.stderr)
+            passed = (os.path.join(work, "passed-fresh"), os.path.join(work, "passed-large"))
+            states.build_fresh(agentctl, passed[0], passed_first=True)
+            states.build_large(agentctl, passed[1], passed_first=True)
+            templates["passed"] = passed
         rows: list[dict[str, object]] = []
         for case in cases:
             print(f"bench: {case.name} ({runs} runs + 3 warm-up, alternating with its floor) ...", file=sys.stderr)
-            rows.append(measure(runner, case, fresh_t, large_t, runs, warmup=3))
+            rows.append(measure(runner, case, *templates[case.state], runs, warmup=3))
         print()
         print(f"Measured on {machine()}; {runs} runs per figure, medians; {time.strftime('%Y-%m-%d')}.")
         print()

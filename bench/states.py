@@ -33,6 +33,7 @@ echo "src/components/m037.tsx:12:5 - error TS2322: Type 'string' is not assignab
 echo "Found 1 error in src/components/m037.tsx:12"
 exit 2
 """
+PASSING = "echo 'Found 0 errors.'\n"  # the same check, passing (the passed_first variant)
 TRIED = ("cast size to number", "widen the prop type to string | number", "re-export the old type from utils/index")
 
 LARGE_FILES_LOG = 100_000
@@ -62,12 +63,16 @@ def _now_iso() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", lt) + f"{sign}{off // 3600:02d}:{off % 3600 // 60:02d}"
 
 
-def build_fresh(agentctl: str, project: str, list_paths: list[str] | None = None) -> None:
-    """The seed's scenario mid-task, made through the CLI."""
+def build_fresh(agentctl: str, project: str, list_paths: list[str] | None = None, passed_first: bool = False) -> None:
+    """The seed's scenario mid-task, made through the CLI.
+
+    ``passed_first``: the variant where the checks passed right after the task started and every
+    edit came after that pass (no failing run, no tried fixes), so `resume` weighs the evidence:
+    which files changed since the last pass."""
     os.makedirs(os.path.join(project, ".git"))
     os.makedirs(os.path.join(project, "database", "migrations"))
     os.makedirs(os.path.join(project, "scripts"))
-    _write(os.path.join(project, "scripts", "typecheck.sh"), TYPECHECK.encode())
+    _write(os.path.join(project, "scripts", "typecheck.sh"), (PASSING if passed_first else TYPECHECK).encode())
     paths = list_paths if list_paths is not None else [scenario_path(i) for i in range(N_FILES)]
     _ctl(agentctl, project, "init")
     for pri, text in CONSTRAINTS:
@@ -76,17 +81,21 @@ def build_fresh(agentctl: str, project: str, list_paths: list[str] | None = None
     _ctl(agentctl, project, "task", "start", "--id", TASK_ID, "--desc", TASK_DESC, "--files", "-",
          stdin="".join(p + "\n" for p in paths).encode())
     _ctl(agentctl, project, "task", "update", "--done", str(N_DONE), "--notes", "utils and hooks done; components up to m036")
+    if passed_first:
+        _ctl(agentctl, project, "verify", "start")
     for i in range(N_TOUCHED):
         _ctl(agentctl, project, "files", "log", "MODIFY", scenario_path(i))
+    if passed_first:
+        return
     _ctl(agentctl, project, "verify", "start", ok=(1,))
     for text in TRIED:
         _ctl(agentctl, project, "verify", "tried", text)
 
 
-def build_large(agentctl: str, project: str) -> None:
-    """The scenario after a long history (see the module docstring)."""
+def build_large(agentctl: str, project: str, passed_first: bool = False) -> None:
+    """The scenario after a long history (see the module docstring); ``passed_first`` as for build_fresh."""
     extra = [f"src/gen/pkg{i // 100:03d}/mod{i:05d}.tsx" for i in range(LARGE_TASK_LIST - N_FILES)]
-    build_fresh(agentctl, project, [scenario_path(i) for i in range(N_FILES)] + extra)
+    build_fresh(agentctl, project, [scenario_path(i) for i in range(N_FILES)] + extra, passed_first)
     state = os.path.join(project, ".agent-state")
     stamp = _now_iso()
 

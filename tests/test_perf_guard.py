@@ -500,3 +500,68 @@ def test_resume_fast_escape_is_the_codec_escape(value: str, limit: int) -> None:
 
     text = codec.encode(value)
     assert resume._v(value, limit) == (text if len(text) <= limit else text[: limit - 3] + "...")
+
+
+# -- the evidence line reads a bounded part of the files log, and says so when it is not all ---------
+
+@settings(max_examples=150, deadline=None)
+@given(records=st.lists(st.tuples(st.sampled_from(LOG_OPS[:4]), st.sampled_from(NAMES)), min_size=1, max_size=40),
+       pass_at=st.none() | st.integers(0, 40), failed=st.booleans(), window=st.integers(40, 3000))
+def test_evidence_is_bounded_and_exact_when_it_fits(records: list[tuple[str, str]], pass_at: int | None,
+                                                    failed: bool, window: int) -> None:
+    from agentctl import codec, evidence, files, verify
+    from agentctl.store import Store
+
+    with tempfile.TemporaryDirectory(prefix="agentctl-guard-") as base:
+        store = _log_store(base, [("SESSION_START", "t1")] + records, [])
+        assert isinstance(store, Store)
+        with open(store.path(verify.COMMANDS), "w", encoding="utf-8") as fh:
+            fh.write("true\n")
+        ident = evidence.log_identity(store)
+        lines = open(store.path(files.LOG), "rb").read().split(b"\n")[:-1]
+        vfields = {"STATE": "FAILED" if failed else "PASSED", "RUN_LOG": ident}
+        offset = 0
+        if pass_at is not None:
+            offset = sum(len(ln) + 1 for ln in lines[: min(pass_at, len(lines))])
+            vfields.update(LAST_PASS="2026-01-01T00:00:00+00:00", LAST_PASS_LOG=ident, LAST_PASS_POS=str(offset))
+        full = files.since(store, offset)  # what check() used to compute, whatever the log's length
+        want = evidence.Evidence("never" if pass_at is None else ("no" if full or failed else "yes"), full,
+                                 vfields.get("LAST_PASS", ""), failed)
+        saved, evidence.WINDOW = evidence.WINDOW, window
+        try:
+            got = evidence.check(store, vfields)
+        finally:
+            evidence.WINDOW = saved
+        assert (got.verdict, got.blocks_stop, got.failed) == (want.verdict, want.blocks_stop, want.failed)
+        if files.size(store) - offset <= window or got._changed is not None:  # (or a window without one entry)
+            assert got.line() == want.line()
+        else:  # the first names as before; the count a lower bound, marked with "+"
+            n = len(got._head)
+            assert 0 < n <= len(full) and got._head == full[:n]
+            line = got.line()
+            assert f"{n}+ files changed" in line and f": {', '.join(codec.encode(p) for p in full[: min(n, evidence.SHOW)])} (" in line
+        assert got.as_dict() == want.as_dict()  # the whole list, when asked for
+        assert got.line() == want.line()  # ... after which the count is exact
+
+
+def test_resume_evidence_does_not_read_the_whole_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """100,000 edits since the last pass: resume's VERIFIED line reads a window, never the whole log."""
+    from agentctl import codec, evidence, files, layout, resume, task, verify
+
+    (tmp_path / ".git").mkdir()
+    store, _ = layout.init(str(tmp_path))
+    task.start(store, "t1", "d", ["src/a.ts"])
+    with open(store.path(verify.COMMANDS), "w", encoding="utf-8") as fh:
+        fh.write("true\n")
+    with open(store.path(files.LOG), "ab") as fh:
+        fh.write(b"".join(codec.record("2026-01-01T00:00:00+00:00", "MODIFY", f"src/m{i % 9000:05d}.ts")
+                          for i in range(100_000)))
+
+    def whole_log(*args: object) -> list[str]:
+        raise AssertionError("files.since read the whole log")
+
+    monkeypatch.setattr(files, "since", whole_log)
+    text = resume.build(store, 2000)
+    assert "VERIFIED=never (no passing run in this task yet; " in text and "+ files changed: src/m00000.ts" in text
+    ev = evidence.check(store)
+    assert ev.verdict == "never" and ev.blocks_stop

@@ -16,6 +16,11 @@ The verdict is one of:
 
 Readers never lock (the log is append-only, a pass offset is always a record
 boundary); :func:`mark` takes the files lock so a run's offset is one too.
+
+The cost stays flat however long the log grows: :func:`check` reads at most ``WINDOW``
+bytes of the log past the pass (``files.since_head``), enough for the verdict, the first
+names and their number (``N+`` when the window did not reach the end). The whole list
+(``Evidence.changed``, in ``as_dict``) is read only when asked for.
 """
 
 from __future__ import annotations
@@ -25,37 +30,60 @@ from agentctl.store import Store
 
 SHOW = 5  # names listed before "+N more"
 _ID_CHARS = 160
+WINDOW = 32 << 10  # what check() reads of the log past the pass: about 600 entries
 
 
 class Evidence:
     # A plain class: `resume` and `task status` use it, and `dataclasses` is too dear for them.
-    __slots__ = ("verdict", "changed", "last_pass", "failed", "shown_commands")
+    __slots__ = ("verdict", "_changed", "last_pass", "failed", "shown_commands", "_head", "_since")
 
     def __init__(self, verdict: str, changed: list[str] | None = None, last_pass: str = "", failed: bool = False,
                  shown_commands: str = "") -> None:
         self.verdict = verdict  # yes | no | never | none
-        self.changed: list[str] = [] if changed is None else changed
+        self._changed: list[str] | None = [] if changed is None else changed
         self.last_pass = last_pass
         self.failed = failed  # the latest run (in this task's log) failed
         self.shown_commands = shown_commands
+        self._head: list[str] = self._changed or []  # the first changed paths, all of them when _changed is known
+        self._since: tuple[Store, int] | None = None  # where the whole list is read from when asked for
 
     def __repr__(self) -> str:
         return f"Evidence({self.verdict!r}, changed={self.changed!r}, last_pass={self.last_pass!r}, failed={self.failed!r})"
 
     @property
+    def changed(self) -> list[str]:
+        """Every path changed since the pass (each once, in order): the whole log past it is read."""
+        if self._changed is None:
+            from agentctl import files
+
+            assert self._since is not None
+            self._changed = files.since(*self._since)
+        return self._changed
+
+    def _count(self) -> tuple[int, bool]:
+        """How many paths changed, and whether that is exact (else at least that many)."""
+        if self._changed is not None:
+            return len(self._changed), True
+        return len(self._head), False
+
+    @property
     def blocks_stop(self) -> bool:
         """``task stop`` refuses: checks exist and an edit (or a failure) is not covered by a pass."""
-        return self.verdict in ("no", "never") and (bool(self.changed) or self.failed)
+        return self.verdict in ("no", "never") and (bool(self._head) or self.failed)
 
     def names(self, limit: int = SHOW) -> str:
-        shown = ", ".join(codec.encode(p) for p in self.changed[:limit])
-        more = len(self.changed) - limit
+        n, exact = self._count()
+        first = self._head if self._changed is None else self._changed
+        shown = ", ".join(codec.encode(p) for p in first[:limit])
+        more = n - limit
+        if not exact:
+            return shown + (f" (+{more}+ more)" if more > 0 else " (and more)")
         return shown + (f" (+{more} more)" if more > 0 else "")
 
     def detail(self) -> str:
         """One line saying why, without the verdict word."""
-        n = len(self.changed)
-        files_word = f"{n} file{'s' if n != 1 else ''}"
+        n, exact = self._count()
+        files_word = f"{n} file{'s' if n != 1 else ''}" if exact else f"{n}+ files"
         if self.verdict == "none":
             return f"no verify commands configured (add them with `agentctl verify add COMMAND` to {self.shown_commands}); nothing is claimed"
         if self.verdict == "yes":
@@ -74,7 +102,8 @@ class Evidence:
         return f"VERIFIED={self.verdict} ({self.detail()})"
 
     def as_dict(self) -> dict[str, object]:
-        return {"verdict": self.verdict, "changed": self.changed, "changed_count": len(self.changed),
+        changed = self.changed  # the whole list (so detail() below counts exactly too)
+        return {"verdict": self.verdict, "changed": changed, "changed_count": len(changed),
                 "last_pass": self.last_pass, "latest_run_failed": self.failed, "detail": self.detail()}
 
 
@@ -111,8 +140,15 @@ def check(store: Store, vfields: dict[str, str] | None = None) -> Evidence:
         if pos <= size:
             pass_pos = pos
     failed = vfields.get("STATE") == "FAILED" and vfields.get("RUN_LOG", "\0") == ident
+    offset = 0 if pass_pos is None else pass_pos
+    head, exact = files.since_head(store, offset, WINDOW)
+    if not head and not exact:  # a window without one entry (junk lines?): read on, to be sure
+        head, exact = files.since(store, offset), True
     if pass_pos is None:
-        return Evidence("never", files.since(store, 0), "", failed)
-    changed = files.since(store, pass_pos)
-    verdict = "no" if changed or failed else "yes"
-    return Evidence(verdict, changed, vfields.get("LAST_PASS", ""), failed)
+        verdict, last_pass = "never", ""
+    else:
+        verdict, last_pass = ("no" if head or failed else "yes"), vfields.get("LAST_PASS", "")
+    ev = Evidence(verdict, head, last_pass, failed)
+    if not exact:  # head is the start of the list: the rest is read if someone asks for all of it
+        ev._changed, ev._since = None, (store, offset)
+    return ev

@@ -355,6 +355,32 @@ def size(store: Store) -> int:
 def since(store: Store, offset: int) -> list[str]:
     """Paths touched after byte ``offset`` of the log (each once, in order)."""
     data = store.read_from(LOG, offset)  # offsets we record are always record boundaries
+    return _paths(store, data)
+
+
+def since_head(store: Store, offset: int, window: int = RECENT_WINDOW) -> tuple[list[str], bool]:
+    """:func:`since` from at most ``window`` bytes of the log: (paths, exact).
+
+    A bounded read, however long the log: when the log holds more than ``window`` bytes past
+    ``offset`` (``exact`` False), the paths are those of the window's complete lines, so the
+    first ones are :func:`since`'s first ones and their number is a lower bound. Otherwise
+    the answer is :func:`since`'s.
+    """
+    fd = _open(store, LOG)
+    if fd is None:
+        return [], True
+    try:
+        total = os.fstat(fd).st_size
+        data = os.pread(fd, min(window, total - offset), offset) if total > offset else b""
+    finally:
+        os.close(fd)
+    exact = total - offset <= window
+    if not exact:
+        data = data[: data.rfind(b"\n") + 1]  # whole lines only: the last one may go on past the window
+    return _paths(store, data), exact
+
+
+def _paths(store: Store, data: bytes) -> list[str]:
     seen: dict[str, None] = {}
     for _, op, path in entries(store, data):
         if op in OPS:
