@@ -565,3 +565,16 @@ def test_resume_evidence_does_not_read_the_whole_log(tmp_path: Path, monkeypatch
     assert "VERIFIED=never (no passing run in this task yet; " in text and "+ files changed: src/m00000.ts" in text
     ev = evidence.check(store)
     assert ev.verdict == "never" and ev.blocks_stop
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=st.text(max_size=40) | st.text(alphabet=st.characters(max_codepoint=0x80), max_size=40))
+def test_codec_fast_path_is_the_escape_loop(value: str) -> None:
+    from agentctl import codec
+
+    slow = value if not any(codec._needs_escape(c) for c in value) else None
+    if slow is not None:
+        assert codec.encode(value) == value
+    else:
+        assert codec.encode(value) != value and codec.decode(codec.encode(value)) == value
+    assert codec.encode(value) == "".join(codec.encode(c) for c in value)  # per character, the loop's answer

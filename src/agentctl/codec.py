@@ -31,6 +31,8 @@ def _needs_escape(c: str) -> bool:
 
 def encode(value: str) -> str:
     """Escape a value so that it is one line with no ``|`` and reads back exactly."""
+    if value.isascii() and value.isprintable() and "\\" not in value and "|" not in value:
+        return value  # the usual value, checked at C speed: printable ASCII is its own escaped form
     if not any(_needs_escape(c) for c in value):
         return value
     out = []
