@@ -496,3 +496,18 @@ def test_start_force_archives_the_running_task(project: Path) -> None:
     assert "MODIFY|a" in (logs / "files-first.log").read_text()
     assert "first" in run("history", cwd=project).out
     assert run("files", "check", "a", cwd=project).code == 1  # the new task's log starts empty
+
+
+def test_init_in_a_subfolder_uses_the_git_root(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / "src" / "deep").mkdir(parents=True)
+    (repo / ".git").mkdir()
+    r = run("init", cwd=repo / "src" / "deep")
+    assert r.code == 0 and (repo / ".agent-state").is_dir() and not (repo / "src" / "deep" / ".agent-state").exists()
+    assert run("status", cwd=repo).code == 0
+
+
+def test_start_warns_about_entries_that_do_not_exist(project: Path) -> None:
+    (project / "real.ts").write_text("x")
+    r = run("task", "start", "--id", "w", "--desc", "d", "--files", "-", cwd=project, stdin="real.ts\nghost.ts\n")
+    assert r.code == 0 and "1 of 2 entries do not exist yet (first: ghost.ts)" in r.err

@@ -30,18 +30,30 @@ def _seq_text(applied: bool, fields: dict[str, str], message: str = "") -> list[
 
 # -- init / status / resume / prompt -------------------------------------------------------
 
-@command(("init",), "init", "create .agent-state/ here (an existing one keeps its state)")
+@command(("init",), "init", "create .agent-state/ at the git root (else here); an existing one keeps its state")
 def cmd_init(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
     from agentctl.layout import init
     from agentctl.location import find_state_dir
 
     found = find_state_dir(explicit=ctx.state_dir)
-    project = os.path.dirname(found) if found else os.getcwd()
+    project = os.path.dirname(found) if found else _git_root(os.getcwd()) or os.getcwd()
     store, created = init(project)
     what = f"created {', '.join(created)}" if created else "already initialised; existing state kept"
     ctx.emit([f"{store.root}: {what}", "next: `agentctl constraints add P0 TEXT`, then `agentctl task start`"],
              {"ok": True, "state_dir": store.root, "created": created})
     return EXIT_OK
+
+
+def _git_root(start: str) -> str | None:
+    """The enclosing git repository's root: the project root `init` uses inside a repository."""
+    here = start
+    while True:
+        if os.path.exists(os.path.join(here, ".git")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
 
 
 @command(("status",), "status [SERVICE]", "every service and its state (or one service's status)", max_pos=1)
@@ -147,6 +159,10 @@ def cmd_task_start(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
     fields = task.start(store, opts["--id"], opts["--desc"], paths, force=bool(opts.get("--force")), replaced=replaced)
     for old in replaced:
         ctx.warn(f"--force: task {old.task_id} was archived first to {old.archive} (not discarded)")
+    missing = [p for p in paths if not os.path.lexists(os.path.join(store.project, p))]
+    if missing:
+        ctx.warn(f"{len(missing)} of {len(paths)} entries do not exist yet (first: {missing[0]}); "
+                 "fine for files the task creates, otherwise check the list's paths (relative to where you ran this)")
     lines = [f"task {fields['TASK_ID']} started: {fields['TOTAL']} entries"] + task.status_lines(fields)
     ctx.emit(lines, {"ok": True, "task": _public(fields)})
     return EXIT_OK
