@@ -578,3 +578,23 @@ def test_codec_fast_path_is_the_escape_loop(value: str) -> None:
     else:
         assert codec.encode(value) != value and codec.decode(codec.encode(value)) == value
     assert codec.encode(value) == "".join(codec.encode(c) for c in value)  # per character, the loop's answer
+
+
+@settings(max_examples=200, deadline=None)
+@given(records=st.lists(st.tuples(st.sampled_from(LOG_OPS), st.sampled_from(NAMES)), max_size=30),
+       junk=st.lists(st.sampled_from([b"x|y\n", b"t|MODIFY|a|b\n", b"t|MODIFY|a\\q\n", b"\n", b"t|MODIFY|ab",
+                                      b"t|MOD\\x49FY|a\n", b"t|MODIFY|\xff\n"]), max_size=3))
+def test_files_entries_fast_path_is_the_record_parse(records: list[tuple[str, str]], junk: list[bytes]) -> None:
+    """Without a backslash in the log, entries() splits lines itself; the answer is split_record's."""
+    from agentctl import codec, files
+
+    lines = [codec.record("2026-01-01T00:00:00+00:00", op, path) for op, path in records]
+    for i, extra in enumerate(junk):
+        lines.insert(min(2 * i, len(lines)), extra)
+    data = b"".join(lines)
+    want = []
+    for line in data.decode("utf-8", "surrogateescape").split("\n")[:-1]:
+        rec = codec.split_record(line, 3)
+        if rec is not None and (rec[1] in files.OPS or rec[1] == "SESSION_START"):
+            want.append((rec[0], rec[1], rec[2]))
+    assert files.entries(None, data) == want

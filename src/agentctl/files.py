@@ -39,6 +39,9 @@ def entries(store: Store, data: bytes | None = None) -> list[tuple[str, str, str
     text = data.decode("utf-8", "surrogateescape")
     lines = text.split("\n")
     lines.pop()  # the piece after the last newline: empty, or a fragment being written
+    if "\\" not in text:  # no escapes anywhere (the usual log): every field is its own decoded form
+        kept = (*OPS, "SESSION_START")
+        return [(f[0], f[1], f[2]) for f in (line.split("|") for line in lines) if len(f) == 3 and f[1] in kept]
     out = []
     for line in lines:
         rec = codec.split_record(line, 3)
