@@ -598,3 +598,38 @@ def test_files_entries_fast_path_is_the_record_parse(records: list[tuple[str, st
         if rec is not None and (rec[1] in files.OPS or rec[1] == "SESSION_START"):
             want.append((rec[0], rec[1], rec[2]))
     assert files.entries(None, data) == want
+
+
+ENVELOPE_PARTS = ["*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ", "*** Move to:", "***  Add File: ",
+                  "a", "b c", "é", " ", "\t", "\r", "\n", "\n", "\x1c", "\x85", "\xa0", "\u2028", "\u3000", "\u200b", "\x0b",
+                  "\x0c", "*", "*** ", ":", "|"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=st.lists(st.sampled_from(ENVELOPE_PARTS), max_size=12).map("".join))
+def test_codex_envelope_lines_are_the_regex_matches(text: str) -> None:
+    """Codex's patch reader (no `re` on the hook path) finds what the envelope regex finds."""
+    import re
+
+    from agentctl.integrations import codex
+
+    rx = re.compile(r"^\*\*\* (Add File|Update File|Delete File|Move to): (.+?)\s*$", re.MULTILINE)
+    ops = {"Add File": "CREATE", "Update File": "MODIFY", "Delete File": "DELETE", "Move to": "MOVE"}
+    assert codex.envelope_lines(text) == [(ops[m.group(1)], m.group(2)) for m in rx.finditer(text)]
+
+
+@pytest.mark.skipif(not _hooks_available(), reason="the editor-hook commands are not in this build")
+@pytest.mark.parametrize("event,word,extra", [
+    ("PreToolUse", "pre-tool-use", {"tool_name": "apply_patch"}),
+    ("PostToolUse", "post-tool-use", {"tool_name": "apply_patch"}),
+    ("SessionStart", "session-start", {"source": "compact"}),
+])
+def test_codex_hooks_import_no_json_or_re(busy: Path, event: str, word: str, extra: dict[str, object]) -> None:
+    patch = "*** Begin Patch\n*** Update File: src/f5.ts\n@@\n-a\n+b\n*** End Patch\n"
+    payload = {"session_id": "s", "cwd": str(busy), "hook_event_name": event, "tool_use_id": "call_1",
+               "tool_input": {"command": patch}, **extra}
+    loaded = _loaded(busy, "hook", "codex", word, stdin=json.dumps(payload).encode())
+    heavy = {m for m in loaded if m.split(".")[0] in HOOK_HEAVY}
+    assert not heavy, f"`agentctl hook codex {word}` imports {sorted(heavy)}"
+    if word == "post-tool-use":
+        assert run("files", "check", "src/f5.ts", cwd=busy).code == 0  # the patch was logged

@@ -13,8 +13,6 @@ read from it the files log is reconciled with git instead.
 
 from __future__ import annotations
 
-import re
-
 from agentctl.integrations.hookrun import Hook, Result, emit
 
 TYPE_CHECKING = False
@@ -35,8 +33,12 @@ HOOKS: list[tuple[str, str | None, str, int]] = [
 
 PATCH_TOOLS = frozenset(("apply_patch", "Edit", "Write"))
 SHELL_TOOLS = frozenset(("Bash", "shell", "exec_command", "local_shell"))
-_LINE = re.compile(r"^\*\*\* (Add File|Update File|Delete File|Move to): (.+?)\s*$", re.MULTILINE)
-_OPS = {"Add File": "CREATE", "Update File": "MODIFY", "Delete File": "DELETE"}
+# The envelope lines, read without `re` (this runs on every patch): a line (text split at "\n")
+# starting with one of these, then the path, whose trailing whitespace is dropped. The same
+# lines, and paths, as ^\*\*\* (Add File|Update File|Delete File|Move to): (.+?)\s*$ in
+# MULTILINE mode finds (tests/test_perf_guard.py holds the two to each other).
+_HEADS = (("*** Add File: ", "CREATE"), ("*** Update File: ", "MODIFY"), ("*** Delete File: ", "DELETE"),
+          ("*** Move to: ", "MOVE"))
 
 WHY = {
     "startup": "at session start",
@@ -68,15 +70,29 @@ def patch_paths(tool_input: Any) -> list[tuple[str, str]]:
     for text in _strings(tool_input):
         if "*** " not in text:
             continue
-        for m in _LINE.finditer(text):
-            kind, path = m.group(1), m.group(2)
-            if kind == "Move to":
+        for op, path in envelope_lines(text):
+            if op == "MOVE":
                 if out and out[-1][0] == "MODIFY":
                     out[-1] = ("DELETE", out[-1][1])
                 out.append(("CREATE", path))
             else:
-                out.append((_OPS[kind], path))
+                out.append((op, path))
     return out
+
+
+def envelope_lines(text: str) -> list[tuple[str, str]]:
+    """(CREATE|MODIFY|DELETE|MOVE, path) for each envelope line of ``text``, in order."""
+    found = []
+    for line in text.split("\n"):
+        if not line.startswith("*** "):
+            continue
+        for head, op in _HEADS:
+            if line.startswith(head):
+                rest = line[len(head) :]
+                if rest:  # the path: at least one character, then only whitespace to the end of the line
+                    found.append((op, rest.rstrip() or rest[0]))
+                break
+    return found
 
 
 def session_start(h: Hook) -> Result | None:
