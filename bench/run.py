@@ -13,6 +13,9 @@ the same run (so machine load weighs on both sides alike):
   that writes; their ratio (target <= 1.2);
 * the median on the large state (100,000-entry files log, 10,000-entry task list, 500
   constraints, 200 archived tasks, a 50 MB verify log) and its ratio to fresh (target <= 1.3);
+  ``resume (verify passed, then edited)`` runs on a variant of both where the checks passed
+  right after the task started, so every edit of the log comes after the last pass and
+  resume's VERIFIED line weighs all of them;
 * the peak resident memory of the command on the large state and of its floor (target: at
   most the floor's plus 5 MiB), from ``wait4``'s rusage of each child;
 * the characters ``resume`` prints for the scenario, next to the 1,000 target.
