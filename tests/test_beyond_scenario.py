@@ -67,7 +67,7 @@ def test_scenario(project: Path) -> None:
 
     # 3. compaction: a fresh process learns the state from `agentctl resume` alone
     text = compaction(project)
-    assert "1 compactions" in text and "VERIFY FAILED" in text
+    assert "1 compaction," in text and "VERIFY FAILED" in text
     assert "TRIED (failed, do not repeat): 1) convert size with str() before adding" in text
 
     # 4. the same fix again (the agent did not heed TRIED): verify names the earlier attempt

@@ -344,7 +344,8 @@ def test_runlevel_switch_pauses_and_resumes(project: Path) -> None:
     assert r.code == 0 and "PAUSED" in r.out
     assert run("task", "status", cwd=project).kv()["STATE"] == "PAUSED"
     text = run("resume", cwd=project).out
-    assert "TASK" not in text and "FILES" not in text
+    assert "TASK t1 PAUSED 0/2 (not in runlevel idle)" in text and "NEXT=" not in text and "FILES" not in text
+    assert "agentctl runlevel work" in text.splitlines()[-1]
     assert run("runlevel", cwd=project).kv()["RUNLEVEL"] == "idle"
     r = run("runlevel", "work", cwd=project)
     assert "resumed" in r.out and run("task", "status", cwd=project).kv()["STATE"] == "ACTIVE"
@@ -511,3 +512,28 @@ def test_start_warns_about_entries_that_do_not_exist(project: Path) -> None:
     (project / "real.ts").write_text("x")
     r = run("task", "start", "--id", "w", "--desc", "d", "--files", "-", cwd=project, stdin="real.ts\nghost.ts\n")
     assert r.code == 0 and "1 of 2 entries do not exist yet (first: ghost.ts)" in r.err
+
+
+@pytest.mark.parametrize("budget", [200, 250, 300, 400, 600])
+def test_resume_tiny_budgets_keep_order_and_say_what_was_cut(project: Path, budget: int) -> None:
+    for i in range(3):
+        run("constraints", "add", "P0", f"rule {i} " + "z" * 40, cwd=project)
+    start_task(project, ["src/dir with space/a b.ts", "x"])
+    text = run("resume", "--max-chars", str(budget), cwd=project).out.rstrip("\n")
+    lines = text.splitlines()
+    assert len(text) <= budget and lines[0].startswith("agentctl state") and lines[-1].startswith("DO NEXT")
+    kept = [ln for ln in lines if ln.startswith("P0|")]
+    assert all(ln.endswith("z" * 40) for ln in kept)  # whole rules only, in order
+    assert kept == [f"P0|rule {i} " + "z" * 40 for i in range(len(kept))]
+    if len(kept) < 3:
+        assert any(ln.startswith("CUT to fit:") and "P0 rule" in ln for ln in lines)
+
+
+def test_do_next_quotes_paths_for_the_shell(project: Path) -> None:
+    start_task(project, ["src/dir with space/it's.ts"])
+    last = run("resume", cwd=project).out.rstrip("\n").splitlines()[-1]
+    quoted = "'src/dir with space/it'\"'\"'s.ts'"
+    assert f"agentctl task done {quoted}" in last
+    import shlex
+
+    assert shlex.split(last.split("then `", 1)[1].split("`", 1)[0])[-1] == "src/dir with space/it's.ts"

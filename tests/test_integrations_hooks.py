@@ -228,7 +228,7 @@ def test_claude_compact_records_the_compaction_then_injects(proj: Path, claude: 
     assert session(proj).get("PRE_COMPACT")
     text = context_of(claude("session_start_compact", "SessionStart", "compact"))
     assert session(proj)["COMPACTIONS"] == "1"
-    assert "1 compactions" in text and "NEXT=src/app.py" in text
+    assert "1 compaction," in text and "NEXT=src/app.py" in text
     assert "STALE" in text and "task notes/progress" in text  # written before the compaction
     text = context_of(claude("session_start_compact", "SessionStart", "compact"))
     assert session(proj)["COMPACTIONS"] == "2" and "2 compactions" in text
@@ -439,7 +439,7 @@ def test_codex_session_start_injects_and_compact_counts(proj: Path, codex: Any) 
     codex("codex_pre_compact", "PreCompact", "auto")
     text = context_of(codex("codex_session_start_compact", "SessionStart", "compact",
                             env={"CLAUDE_PROJECT_DIR": str(proj)}))
-    assert session(proj)["COMPACTIONS"] == "1" and "1 compactions" in text
+    assert session(proj)["COMPACTIONS"] == "1" and "1 compaction," in text
 
 
 def test_codex_apply_patch_logs_add_update_delete_move(proj: Path, codex: Any) -> None:
@@ -483,7 +483,7 @@ def test_codex_payloads_captured_from_the_real_codex(proj: Path, codex: Any, bin
                     proj, bindir)
 
     assert "NEXT=src/app.py" in context_of(go("session_start_startup", "SessionStart", "startup"))
-    assert "1 compactions" in context_of(go("session_start_compact", "SessionStart", "compact"))
+    assert "1 compaction," in context_of(go("session_start_compact", "SessionStart", "compact"))
     r = go("pre_tool_use_apply_patch_denied_path", "PreToolUse", "apply_patch")
     assert r.json()["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert (go("pre_tool_use_apply_patch", "PreToolUse", "apply_patch").out, r.code) == ("", 0)

@@ -51,14 +51,21 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
     sess = session.read(store)
     head = f"agentctl state (runlevel {level}"
     if sess.get("COMPACTIONS"):
-        head += f", {sess['COMPACTIONS']} compactions, last {sess.get('LAST_COMPACTION', '?')}"
+        n = sess["COMPACTIONS"]
+        head += f", {n} compaction{'' if n == '1' else 's'}, last {sess.get('LAST_COMPACTION', '?')}"
     head += ")"
 
     must: list[str] = [head]
     must += [f"P0|{_v(r.text)}" for r in rules if r.priority == "P0"]
 
     optional: list[list[str]] = []  # each group is kept whole or dropped, in this order
-    fields = task.read_status(store) if "task" in active else {"STATE": "IDLE"}
+    fields = task.read_status(store)
+    parked = ""  # a task outside the current runlevel: named, not shown
+    if "task" not in active:
+        if fields.get("STATE", "IDLE") != "IDLE":
+            parked = f"{_v(fields.get('TASK_ID', ''), 64)} {fields.get('STATE')}"
+            must.append(f"TASK {parked} {fields.get('DONE', '0')}/{fields.get('TOTAL', '0')} (not in runlevel {level})")
+        fields = {"STATE": "IDLE"}
     state = fields.get("STATE", "IDLE")
     nxt = fields.get("NEXT", "")
     if state != "IDLE":
@@ -116,11 +123,15 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
     if stale:
         optional.append([f"STALE (written before the last compaction, re-check): {', '.join(stale)}"])
 
-    if agent is not None and state == "ACTIVE":
+    if parked:
+        final = f"DO NEXT: task {parked} is outside runlevel {level}; continue it with `agentctl runlevel work`."
+    elif agent is not None and state == "ACTIVE":
         final = _agent_step(agent, mine, vstate)
     else:
         final = _next_step(state, fields, vstate, ev)
     used = sum(len(x) + 1 for x in must) + len(final) + 1
+    if used + 80 > budget:  # even the essentials overflow: keep them in order, shorten the last line
+        return _squeeze(must, final, budget)
     out = list(must)
     dropped: list[str] = []
     for group in optional:
@@ -150,6 +161,26 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
     return text
 
 
+def _squeeze(must: list[str], final: str, budget: int) -> str:
+    """A tiny budget: the head, P0 rules, task and NEXT in that order while they fit, whole
+    lines only, then a CUT line naming what did not fit, then a shortened DO NEXT."""
+    final = _cap(final, max(50, budget // 5))
+    room = budget - len(final) - 1 - 70  # 70: the CUT line
+    kept: list[str] = []
+    cut: dict[str, int] = {}
+    for line in must:
+        if len(line) + 1 <= room and not cut:
+            kept.append(line)
+            room -= len(line) + 1
+        else:
+            kind = "P0 rules" if line.startswith("P0|") else line.split(" ", 1)[0].split("=", 1)[0].strip().lower()
+            cut[kind] = cut.get(kind, 0) + 1
+    if cut:
+        named = ", ".join((f"{n} P0 rule{'s' if n > 1 else ''}" if k == "P0 rules" else k) for k, n in cut.items())
+        kept.append(_cap(f"CUT to fit: {named}; see `agentctl resume`", 69))
+    return "\n".join(kept + [final])[:budget]
+
+
 def _stale(store: Store, sess: dict[str, str], active: set[str]) -> list[str]:
     last = session.last_compaction_ts(sess)
     if last is None:
@@ -162,6 +193,19 @@ def _stale(store: Store, sess: dict[str, str], active: set[str]) -> list[str]:
             if m and m < last:
                 out.append(label)
     return out
+
+
+_SHELL_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./_-")
+
+
+def _arg(path: str) -> str:
+    """A path as a shell argument the agent can copy: bare when safe, else single-quoted;
+    a path with control characters stays in its escaped form (never raw on a terminal)."""
+    if path and all(c in _SHELL_SAFE for c in path):
+        return path
+    if path.isprintable():
+        return "'" + path.replace("'", "'\"'\"'") + "'"
+    return codec.encode(path)
 
 
 def _cap(text: str, limit: int) -> str:
@@ -180,7 +224,7 @@ def _agent_step(agent: str, mine: list[tuple[str, str, int]], vstate: str) -> st
     if not mine:
         return (f"DO NEXT: claim an entry with `agentctl task claim --agent {agent}` (exit 1: none left); "
                 "work only on entries you claimed.")
-    q = codec.encode(mine[0][0])
+    q = _arg(mine[0][0])
     return (f"DO NEXT: work on your claim {q} (`agentctl files check {q}` first), then `agentctl task done {q}` "
             f"(releases the claim); then claim the next with `agentctl task claim --agent {agent}`.")
 
@@ -238,8 +282,11 @@ def _next_step(state: str, fields: dict[str, str], vstate: str, ev: object = Non
             return "DO NEXT: every entry is done" + (" and verified" if verdict == "yes" else "") + "; run `agentctl task stop` to archive the task."
         return "DO NEXT: every entry is done; run `agentctl verify start` until it passes, then `agentctl task stop` to archive the task."
     if not nxt:
+        if fields.get("CLAIMS", "0") != "0":
+            return ("DO NEXT: every entry left is claimed by a helper; wait for their `agentctl task done`, "
+                    "or mark one by name with `agentctl task done PATH`.")
         return "DO NEXT: continue the task; record progress with `agentctl task update --notes TEXT`."
-    q = codec.encode(nxt)
+    q = _arg(nxt)
     fix = " Record each failed fix: `agentctl verify tried TEXT`." if vstate == "FAILED" else ""
     return f"DO NEXT: `agentctl files check {q}`; unless it exits 0 (already edited), edit it; then `agentctl task done {q}`.{fix}"
 
