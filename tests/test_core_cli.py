@@ -537,3 +537,10 @@ def test_do_next_quotes_paths_for_the_shell(project: Path) -> None:
     import shlex
 
     assert shlex.split(last.split("then `", 1)[1].split("`", 1)[0])[-1] == "src/dir with space/it's.ts"
+
+
+@pytest.mark.parametrize("args", [("task", "--help"), ("--help", "verify"), ("files", "-h"), ("constraints", "--help")])
+def test_help_for_a_service_lists_its_actions(tmp_path: Path, args: tuple[str, ...]) -> None:
+    r = run(*args, cwd=tmp_path)
+    service = next(a for a in args if not a.startswith("-"))
+    assert r.code == 0 and r.out.startswith(f"agentctl {service} ") and f"agentctl {service} status" in r.out

@@ -289,6 +289,11 @@ def _main(ctx: Ctx, args: list[str]) -> int:
             sys.stdout.write(_help())
             return EXIT_OK if want_help else EXIT_USAGE
     _load_commands(words[0])
+    if want_help:
+        group = [c for k, c in COMMANDS.items() if len(k) == 2 and words[0] in k and (len(words) == 1 or words[1] not in k)]
+        if group and not any(len(k) == 2 and set(words[:2]) == set(k) for k in COMMANDS):
+            sys.stdout.write("".join(f"agentctl {c.usage}\n    {c.summary}\n" for c in group))
+            return EXIT_OK
     key, tokens = _resolve(words, ctx)
     if key[0] == "@custom":
         cmd = COMMANDS[("@custom",)]
