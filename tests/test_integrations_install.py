@@ -93,6 +93,7 @@ def test_install_claude_creates_then_is_idempotent(project: Path) -> None:
         assert r.code == 0 and "unchanged" in r.out
         assert settings.read_bytes() == first
     assert not (project / ".claude" / "settings.json.agentctl.bak").exists()
+    assert not (project / ".agent-state" / "backups").exists()
     r = run("install", "claude", "--help", cwd=project)
     assert r.code == 0 and "install" in r.out
 
@@ -108,7 +109,9 @@ def test_install_claude_keeps_the_users_hooks_and_keys(project: Path) -> None:
     assert without_ours(doc) == USER_CLAUDE  # everything of theirs, in the same order
     assert list(doc) == list(USER_CLAUDE)
     assert doc["hooks"]["PostToolUse"][0] == USER_CLAUDE["hooks"]["PostToolUse"][0]  # theirs stays first
-    assert (project / ".claude" / "settings.json.agentctl.bak").read_text() == original  # the backup
+    backup = project / ".agent-state" / "backups" / ".claude__settings.json"
+    assert backup.read_text() == original  # the backup, kept out of the project's own files
+    assert not (project / ".claude" / "settings.json.agentctl.bak").exists()
     assert len(ours(doc)) == 7
     assert run("install", "claude", cwd=project).code == 0
     assert len(ours(json.loads(settings.read_text()))) == 7  # nothing twice
@@ -198,7 +201,7 @@ def test_install_grouped_agents_merge_and_unmerge(project: Path, agent: str, rel
     assert all(c.startswith(f"agentctl hook {agent} ") for c in ours(doc)) and len(ours(doc)) == 5
     once = path.read_bytes()
     assert run("install", agent, cwd=project).code == 0 and path.read_bytes() == once
-    assert (project / (rel + ".agentctl.bak")).read_text() == dumped(user)
+    assert (project / ".agent-state" / "backups" / rel.replace("/", "__")).read_text() == dumped(user)
     assert run("uninstall", agent, cwd=project).code == 0
     assert path.read_text() == dumped(user)
 

@@ -191,7 +191,8 @@ def _check_options(target: str, local: bool, file: str | None, client: str | Non
         raise UsageError("--file applies to `agents-md` only, e.g. `agentctl install agents-md --file GEMINI.md`")
     if target == "mcp":
         if client not in MCP_CLIENTS:
-            raise UsageError(f"`mcp` needs --client {'|'.join(MCP_CLIENTS)} (got {client!r})")
+            got = f", not {client!r}" if client is not None else ""
+            raise UsageError(f"`mcp` needs --client {'|'.join(MCP_CLIENTS)}{got}, e.g. `agentctl install mcp --client claude`")
     elif client is not None:
         raise UsageError("--client applies to `mcp` only, e.g. `agentctl install mcp --client cursor`")
 

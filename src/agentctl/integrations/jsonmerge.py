@@ -11,7 +11,8 @@ Rules (the same for every agent's hook file and for MCP server lists):
   untouched. An empty file counts as ``{}``.
 * Every write is atomic (temp file in the same folder, fsync, rename), keeps the
   file's permissions, writes through a symlinked config to its target, and keeps the
-  previous bytes in ``NAME.agentctl.bak``. Output: 2-space indent, trailing newline.
+  previous bytes in ``.agent-state/backups/`` (beside the file as ``NAME.agentctl.bak`` when
+  the project has no state folder). Output: 2-space indent, trailing newline.
   A file left holding nothing but our scaffolding after an uninstall is deleted
   (it held nothing of the user's, so no backup), with folders it leaves empty.
 * Unchanged content is not rewritten at all (byte-identical re-runs).
@@ -365,12 +366,23 @@ def apply(change: Change) -> str | None:
             _prune_dirs(change.project, os.path.dirname(change.rel))
         else:
             if change.old is not None and change.backup:
-                backup = change.rel + BACKUP_SUFFIX
-                atomic_write(change.path + BACKUP_SUFFIX, change.old)
+                backup = backup_rel(change.project, change.rel)
+                full = os.path.join(change.project, backup)
+                os.makedirs(os.path.dirname(full), mode=0o700, exist_ok=True)
+                atomic_write(full, change.old)
             atomic_write(change.path, change.new)
     except OSError as exc:
         raise StateError(f"cannot write {change.rel}: {exc.strerror}; check the folder's permissions") from None
     return backup
+
+
+def backup_rel(project: str, rel: str) -> str:
+    """Where the previous version of ``rel`` is kept: inside the state folder when the project
+    has one (out of the agent's and git's way: ``.agent-state/backups/.claude__settings.json``),
+    else beside the file as ``NAME.agentctl.bak``."""
+    if os.path.isdir(os.path.join(project, ".agent-state", "services")):
+        return os.path.join(".agent-state", "backups", rel.replace("/", "__").replace(os.sep, "__"))
+    return rel + BACKUP_SUFFIX
 
 
 def _prune_dirs(project: str, rel_dir: str) -> None:
