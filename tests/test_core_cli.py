@@ -499,13 +499,15 @@ def test_start_force_archives_the_running_task(project: Path) -> None:
     assert run("files", "check", "a", cwd=project).code == 1  # the new task's log starts empty
 
 
-def test_init_in_a_subfolder_uses_the_git_root(tmp_path: Path) -> None:
+def test_init_in_a_subfolder_of_a_repository_says_so(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
-    (repo / "src" / "deep").mkdir(parents=True)
+    (repo / "app" / "deep").mkdir(parents=True)
     (repo / ".git").mkdir()
-    r = run("init", cwd=repo / "src" / "deep")
-    assert r.code == 0 and (repo / ".agent-state").is_dir() and not (repo / "src" / "deep" / ".agent-state").exists()
-    assert run("status", cwd=repo).code == 0
+    r = run("init", cwd=repo / "app")  # one project of a monorepo
+    assert r.code == 0 and (repo / "app" / ".agent-state").is_dir() and "subfolder of the git repository" in r.err
+    assert run("status", cwd=repo / "app" / "deep").code == 0
+    assert run("status", cwd=repo).code == 3
+    assert "subfolder" not in run("init", cwd=repo / "app").err  # re-running is quiet
 
 
 def test_start_warns_about_entries_that_do_not_exist(project: Path) -> None:

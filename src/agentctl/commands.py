@@ -30,22 +30,26 @@ def _seq_text(applied: bool, fields: dict[str, str], message: str = "") -> list[
 
 # -- init / status / resume / prompt -------------------------------------------------------
 
-@command(("init",), "init", "create .agent-state/ at the git root (else here); an existing one keeps its state")
+@command(("init",), "init", "create .agent-state/ here (an existing one above keeps its state)")
 def cmd_init(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
     from agentctl.layout import init
     from agentctl.location import find_state_dir
 
     found = find_state_dir(explicit=ctx.state_dir)
-    project = os.path.dirname(found) if found else _git_root(os.getcwd()) or os.getcwd()
+    project = os.path.dirname(found) if found else os.getcwd()
     store, created = init(project)
     what = f"created {', '.join(created)}" if created else "already initialised; existing state kept"
-    ctx.emit([f"{store.root}: {what}", "next: `agentctl constraints add P0 TEXT`, then `agentctl task start`"],
-             {"ok": True, "state_dir": store.root, "created": created})
+    lines = [f"{store.root}: {what}", "next: `agentctl constraints add P0 TEXT`, then `agentctl task start`"]
+    root = _git_root(project)
+    if created and root is not None and root != project:
+        ctx.warn(f"this is a subfolder of the git repository {root}: commands run outside {project} will not "
+                 "find this state (fine for one project of a monorepo; else run `agentctl init` at the root)")
+    ctx.emit(lines, {"ok": True, "state_dir": store.root, "created": created})
     return EXIT_OK
 
 
 def _git_root(start: str) -> str | None:
-    """The enclosing git repository's root: the project root `init` uses inside a repository."""
+    """The enclosing git repository's root, if any."""
     here = start
     while True:
         if os.path.exists(os.path.join(here, ".git")):
@@ -253,7 +257,7 @@ def cmd_task_status(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
 
         ev = evidence.check(store)
         lines.append(ev.line())
-        data["evidence"] = ev.as_dict()
+        data["evidence"] = (ev.as_dict() if ctx.json else {})
         agent = opts.get("--agent")
         if agent is not None:
             task.valid_agent(agent)
@@ -469,7 +473,7 @@ def cmd_verify_start(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
     ev = evidence.check(ctx.store(), result.fields)
     lines = [result.message] + verify.status_lines(result.fields) + [ev.line()]
     ctx.emit(lines, {"state": result.state, "message": result.message, "verify": result.fields,
-                     "repeat": result.repeat, "same_error": result.same_error, "evidence": ev.as_dict()})
+                     "repeat": result.repeat, "same_error": result.same_error, "evidence": (ev.as_dict() if ctx.json else {})})
     return EXIT_OK if result.state == "PASSED" else EXIT_NO
 
 
@@ -500,7 +504,7 @@ def cmd_verify_status(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
         lines.append(f"NOTE=no verify commands configured; add them to {store.shown(verify.COMMANDS)}")
     ev = evidence.check(store, fields)
     lines.append(ev.line())
-    ctx.emit(lines, {"verify": fields, "commands": verify.commands(store), "evidence": ev.as_dict()})
+    ctx.emit(lines, {"verify": fields, "commands": verify.commands(store), "evidence": (ev.as_dict() if ctx.json else {})})
     return EXIT_OK
 
 
