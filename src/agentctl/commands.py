@@ -33,31 +33,19 @@ def _seq_text(applied: bool, fields: dict[str, str], message: str = "") -> list[
 @command(("init",), "init", "create .agent-state/ here (an existing one above keeps its state)")
 def cmd_init(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
     from agentctl.layout import init
-    from agentctl.location import find_state_dir
+    from agentctl.location import find_state_dir, git_root
 
     found = find_state_dir(explicit=ctx.state_dir)
     project = os.path.dirname(found) if found else os.getcwd()
     store, created = init(project)
     what = f"created {', '.join(created)}" if created else "already initialised; existing state kept"
     lines = [f"{store.root}: {what}", "next: `agentctl constraints add P0 TEXT`, then `agentctl task start`"]
-    root = _git_root(project)
+    root = git_root(project)
     if created and root is not None and root != project:
         ctx.warn(f"this is a subfolder of the git repository {root}: commands run outside {project} will not "
                  "find this state (fine for one project of a monorepo; else run `agentctl init` at the root)")
     ctx.emit(lines, {"ok": True, "state_dir": store.root, "created": created})
     return EXIT_OK
-
-
-def _git_root(start: str) -> str | None:
-    """The enclosing git repository's root, if any."""
-    here = start
-    while True:
-        if os.path.exists(os.path.join(here, ".git")):
-            return here
-        parent = os.path.dirname(here)
-        if parent == here:
-            return None
-        here = parent
 
 
 @command(("status",), "status [SERVICE]", "every service and its state (or one service's status)", max_pos=1)

@@ -59,14 +59,9 @@ class SyncResult:
 
 def in_git(project: str) -> bool:
     """A cheap test (no subprocess): is there a .git here or above?"""
-    here = os.path.abspath(project)
-    while True:
-        if os.path.lexists(os.path.join(here, ".git")):
-            return True
-        parent = os.path.dirname(here)
-        if parent == here:
-            return False
-        here = parent
+    from agentctl.location import git_root
+
+    return git_root(project) is not None
 
 
 def _git(project: str, args: list[str], timeout: float) -> bytes:

@@ -46,6 +46,18 @@ def _cwd() -> str:
 _INNER_DIRS = ("logs", "services", "services/task", "services/files", "services/constraints", "services/verify")
 
 
+def git_root(start: str) -> str | None:
+    """The root of the git repository enclosing ``start`` (a folder holding ``.git``), if any."""
+    here = os.path.abspath(start)
+    while True:
+        if os.path.lexists(os.path.join(here, ".git")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+
+
 def open_store(start: str | None = None, explicit: str | None = None) -> Store:
     """Open the state folder, checking it is safe and of a format we understand."""
     root = find_state_dir(start, explicit)
