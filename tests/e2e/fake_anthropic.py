@@ -20,15 +20,12 @@ from __future__ import annotations
 import itertools
 import json
 import re
-import threading
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-JSON = dict[str, Any]
+from .harness import JSON, Exchange, Recorded, RecordingServer, sse
 
 MODEL_NAME = "claude-sonnet-4-5-20250929"
 
@@ -71,30 +68,6 @@ _TOOL_IDS = itertools.count(1)
 _MSG_IDS = itertools.count(1)
 
 Policy = Callable[[JSON], Reply]
-
-
-@dataclass
-class Recorded:
-    """One request the server received."""
-
-    seq: int
-    method: str
-    path: str
-    body: JSON
-    received_at: float
-    reply: JSON | None = None
-    kind: str = ""
-
-    def as_json(self) -> JSON:
-        return {
-            "seq": self.seq,
-            "method": self.method,
-            "path": self.path,
-            "kind": self.kind,
-            "received_at": self.received_at,
-            "body": self.body,
-            "reply": self.reply,
-        }
 
 
 # --------------------------------------------------------------------------
@@ -257,10 +230,6 @@ def tool_results(body: JSON) -> dict[str, tuple[str, bool]]:
 # the HTTP server
 
 
-def _sse(event: str, data: JSON) -> bytes:
-    return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
-
-
 def approx_tokens(body: JSON) -> int:
     """A rough input token count: a quarter of the messages' JSON size."""
     return max(1, len(json.dumps(body.get("messages", []))) // 4)
@@ -291,10 +260,10 @@ def _message(body: JSON, reply: Reply, input_tokens: int) -> JSON:
 def _stream_events(message: JSON) -> Iterator[bytes]:
     head = dict(message, content=[], stop_reason=None)
     head["usage"] = dict(message["usage"], output_tokens=1)
-    yield _sse("message_start", {"type": "message_start", "message": head})
+    yield sse("message_start", {"type": "message_start", "message": head})
     for index, block in enumerate(message["content"]):
         if block["type"] == "text":
-            yield _sse(
+            yield sse(
                 "content_block_start",
                 {"type": "content_block_start", "index": index,
                  "content_block": {"type": "text", "text": ""}},
@@ -302,13 +271,13 @@ def _stream_events(message: JSON) -> Iterator[bytes]:
             text = block["text"]
             step = 64
             for start in range(0, max(len(text), 1), step):
-                yield _sse(
+                yield sse(
                     "content_block_delta",
                     {"type": "content_block_delta", "index": index,
                      "delta": {"type": "text_delta", "text": text[start:start + step]}},
                 )
         elif block["type"] == "tool_use":
-            yield _sse(
+            yield sse(
                 "content_block_start",
                 {"type": "content_block_start", "index": index,
                  "content_block": {"type": "tool_use", "id": block["id"],
@@ -317,21 +286,21 @@ def _stream_events(message: JSON) -> Iterator[bytes]:
             raw = json.dumps(block["input"])
             half = len(raw) // 2
             for piece in (raw[:half], raw[half:]):
-                yield _sse(
+                yield sse(
                     "content_block_delta",
                     {"type": "content_block_delta", "index": index,
                      "delta": {"type": "input_json_delta", "partial_json": piece}},
                 )
         else:  # pragma: no cover - policies only produce text and tool_use
             raise ValueError(f"unsupported block type {block['type']!r}")
-        yield _sse("content_block_stop", {"type": "content_block_stop", "index": index})
-    yield _sse(
+        yield sse("content_block_stop", {"type": "content_block_stop", "index": index})
+    yield sse(
         "message_delta",
         {"type": "message_delta",
          "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
          "usage": {"output_tokens": message["usage"]["output_tokens"]}},
     )
-    yield _sse("message_stop", {"type": "message_stop"})
+    yield sse("message_stop", {"type": "message_stop"})
 
 
 def side_call_reply(body: JSON) -> Reply:
@@ -342,8 +311,12 @@ def side_call_reply(body: JSON) -> Reply:
     return Reply.text("e2e")
 
 
-class FakeAnthropic:
+class FakeAnthropic(RecordingServer[Reply]):
     """The scripted model server.  Use as a context manager or start()/stop()."""
+
+    thread_name = "fake-anthropic"
+    headers = {"request-id": "req_e2e"}
+    answers_head = True
 
     def __init__(
         self,
@@ -357,141 +330,32 @@ class FakeAnthropic:
         compacts on its own (trigger ``auto``) once that passes its threshold.
         ``on_request`` is called for each ``/v1/messages`` request as it arrives,
         before it is answered (e.g. to snapshot files the hooks write)."""
-        self.policy = policy
-        self.input_tokens = input_tokens
-        self.on_request = on_request
-        self.record_dir = record_dir
-        self._lock = threading.Lock()
-        self._records: list[Recorded] = []
-        self._seq = itertools.count(1)
-        self.errors: list[str] = []
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        super().__init__(policy, record_dir=record_dir, input_tokens=input_tokens, on_request=on_request)
 
-    # -- lifecycle -------------------------------------------------------
-    def start(self) -> FakeAnthropic:
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-                return
-
-            def do_GET(self) -> None:  # noqa: N802
-                server._record("GET", self.path, {})
-                self._send_json(200, {})
-
-            def do_HEAD(self) -> None:  # noqa: N802
-                self.send_response(200)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def do_POST(self) -> None:  # noqa: N802
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length) if length else b""
-                try:
-                    body = json.loads(raw) if raw else {}
-                except json.JSONDecodeError:
-                    body = {"_raw": raw.decode("utf-8", "replace")}
-                if not isinstance(body, dict):
-                    body = {"_value": body}
-                path = self.path.split("?", 1)[0]
-                record = server._record("POST", self.path, body)
-                if path.endswith("/v1/messages/count_tokens"):
-                    record.kind = "count_tokens"
-                    self._send_json(200, {"input_tokens": server.input_tokens(body)})
-                    return
-                if not path.endswith("/v1/messages"):
-                    record.kind = "other"
-                    self._send_json(200, {})
-                    return
-                record.kind = classify(body)
-                try:
-                    if server.on_request is not None:
-                        server.on_request(record)
-                    reply = (server.policy(body) if record.kind != "side"
-                             else side_call_reply(body))
-                except Exception as exc:  # noqa: BLE001 - surfaced to the test
-                    server.errors.append(f"request {record.seq}: {exc!r}")
-                    reply = Reply.text(f"[fake model error: {exc!r}]")
-                message = _message(body, reply, server.input_tokens(body))
-                record.reply = message
-                server._save(record)
-                if body.get("stream"):
-                    self._send_stream(message)
-                else:
-                    self._send_json(200, message)
-
-            def _send_json(self, status: int, payload: JSON) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.send_header("request-id", "req_e2e")
-                self.end_headers()
-                self.wfile.write(data)
-
-            def _send_stream(self, message: JSON) -> None:
-                data = b"".join(_stream_events(message))
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.send_header("Cache-Control", "no-cache")
-                self.send_header("Content-Length", str(len(data)))
-                self.send_header("request-id", "req_e2e")
-                self.end_headers()
-                self.wfile.write(data)
-
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, name="fake-anthropic", daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
-
-    def __enter__(self) -> FakeAnthropic:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    @property
-    def port(self) -> int:
-        assert self._httpd is not None, "server not started"
-        return int(self._httpd.server_address[1])
+    def on_post(self, exchange: Exchange, record: Recorded) -> None:
+        body = record.body
+        if exchange.path.endswith("/v1/messages/count_tokens"):
+            record.kind = "count_tokens"
+            exchange.send_json(200, {"input_tokens": self.input_tokens(body)})
+            return
+        if not exchange.path.endswith("/v1/messages"):
+            record.kind = "other"
+            exchange.send_json(200, {})
+            return
+        reply = self.consult(record, classify,
+                             lambda kind, b: self.policy(b) if kind != "side" else side_call_reply(b),
+                             Reply.text)
+        message = _message(body, reply, self.input_tokens(body))
+        record.reply = message
+        self.save(record)
+        if body.get("stream"):
+            exchange.send_stream(b"".join(_stream_events(message)))
+        else:
+            exchange.send_json(200, message)
 
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
-
-    # -- records ---------------------------------------------------------
-    def _record(self, method: str, path: str, body: JSON) -> Recorded:
-        record = Recorded(next(self._seq), method, path, body, time.time())
-        with self._lock:
-            self._records.append(record)
-        return record
-
-    def _save(self, record: Recorded) -> None:
-        if self.record_dir is None:
-            return
-        self.record_dir.mkdir(parents=True, exist_ok=True)
-        name = f"{record.seq:04d}-{record.kind}.json"
-        (self.record_dir / name).write_text(json.dumps(record.as_json(), indent=1))
-
-    @property
-    def requests(self) -> list[Recorded]:
-        with self._lock:
-            return list(self._records)
 
     def messages_requests(self, *kinds: str) -> list[Recorded]:
         """Recorded ``/v1/messages`` requests, optionally only of the given kinds."""
@@ -502,6 +366,7 @@ class FakeAnthropic:
 __all__ = [
     "COMPACT_MARKER",
     "FakeAnthropic",
+    "JSON",
     "Policy",
     "Event",
     "Recorded",

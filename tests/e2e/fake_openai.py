@@ -18,15 +18,16 @@ from __future__ import annotations
 
 import itertools
 import json
-import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-JSON = dict[str, Any]
+from .harness import JSON, Exchange, Recorded, RecordingServer, sse
+
+__all__ = ["JSON", "FakeOpenAI", "Policy", "Recorded", "Reply", "all_text", "approx_tokens", "calls",
+           "input_items", "item_text", "outputs", "tool_names"]
 
 MODEL_NAME = "gpt-5.2-codex"
 
@@ -74,23 +75,6 @@ def _message_item(text: str) -> JSON:
 
 
 Policy = Callable[[JSON], Reply]
-
-
-@dataclass
-class Recorded:
-    """One request the server received."""
-
-    seq: int
-    method: str
-    path: str
-    body: JSON
-    received_at: float
-    reply: JSON | None = None
-    kind: str = ""
-
-    def as_json(self) -> JSON:
-        return {"seq": self.seq, "method": self.method, "path": self.path, "kind": self.kind,
-                "received_at": self.received_at, "body": self.body, "reply": self.reply}
 
 
 # --------------------------------------------------------------------------
@@ -156,13 +140,13 @@ def outputs(body: JSON) -> dict[str, str]:
 # the HTTP server
 
 
-def _sse(data: JSON) -> bytes:
-    return f"event: {data['type']}\ndata: {json.dumps(data)}\n\n".encode()
-
-
 def approx_tokens(body: JSON) -> int:
     """A rough input token count: a quarter of the input's JSON size."""
     return max(1, len(json.dumps(body.get("input", []))) // 4)
+
+
+def _sse(data: JSON) -> bytes:
+    return sse(data["type"], data)
 
 
 def _stream(response: JSON) -> Iterator[bytes]:
@@ -180,8 +164,10 @@ def _stream(response: JSON) -> Iterator[bytes]:
     yield _sse({"type": "response.completed", "response": response})
 
 
-class FakeOpenAI:
+class FakeOpenAI(RecordingServer[Reply]):
     """The scripted model server.  Use as a context manager or start()/stop()."""
+
+    thread_name = "fake-openai"
 
     def __init__(self, policy: Policy, *, record_dir: Path | None = None,
                  input_tokens: Callable[[JSON], int] = approx_tokens,
@@ -190,136 +176,42 @@ class FakeOpenAI:
         """``classify`` names a request's kind (default ``main``); ``on_request``
         is called for each ``/responses`` request as it arrives, before it is
         answered (e.g. to snapshot files the hooks write)."""
-        self.policy = policy
-        self.input_tokens = input_tokens
+        super().__init__(policy, record_dir=record_dir, input_tokens=input_tokens, on_request=on_request)
         self.classify = classify or (lambda body: "main")
-        self.on_request = on_request
-        self.record_dir = record_dir
-        self._lock = threading.Lock()
-        self._records: list[Recorded] = []
-        self._seq = itertools.count(1)
-        self.errors: list[str] = []
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
-    def start(self) -> FakeOpenAI:
-        server = self
+    def on_get(self, exchange: Exchange, record: Recorded) -> None:
+        if exchange.path.endswith("/models"):
+            record.kind = "models"
+            exchange.send_json(200, {"object": "list", "data": [], "models": []})
+            return
+        record.kind = "other"
+        exchange.send_json(200, {})
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-                return
-
-            def do_GET(self) -> None:  # noqa: N802
-                record = server._record("GET", self.path, {})
-                if self.path.split("?", 1)[0].endswith("/models"):
-                    record.kind = "models"
-                    self._send_json(200, {"object": "list", "data": [], "models": []})
-                    return
-                record.kind = "other"
-                self._send_json(200, {})
-
-            def do_POST(self) -> None:  # noqa: N802
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length) if length else b""
-                try:
-                    body = json.loads(raw) if raw else {}
-                except (json.JSONDecodeError, UnicodeDecodeError):
-                    body = {"_raw": raw.decode("utf-8", "replace"),
-                            "_encoding": self.headers.get("Content-Encoding", "")}
-                if not isinstance(body, dict):
-                    body = {"_value": body}
-                record = server._record("POST", self.path, body)
-                if not self.path.split("?", 1)[0].endswith("/responses"):
-                    record.kind = "other"
-                    server._save(record)
-                    self._send_json(200, {})
-                    return
-                try:
-                    record.kind = server.classify(body)
-                    if server.on_request is not None:
-                        server.on_request(record)
-                    reply = server.policy(body)
-                except Exception as exc:  # noqa: BLE001 - surfaced to the test
-                    server.errors.append(f"request {record.seq}: {exc!r}")
-                    reply = Reply.text(f"[fake model error: {exc!r}]")
-                tokens = server.input_tokens(body)
-                response = {
-                    "id": _id("resp"), "object": "response", "created_at": int(time.time()),
-                    "status": "completed", "model": str(body.get("model") or MODEL_NAME),
-                    "output": reply.output,
-                    "usage": {"input_tokens": tokens, "input_tokens_details": {"cached_tokens": 0},
-                              "output_tokens": 16, "output_tokens_details": {"reasoning_tokens": 0},
-                              "total_tokens": tokens + 16},
-                }
-                record.reply = response
-                server._save(record)
-                data = b"".join(_stream(response))
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.send_header("Cache-Control", "no-cache")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def _send_json(self, status: int, payload: JSON) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="fake-openai",
-                                        daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
-
-    def __enter__(self) -> FakeOpenAI:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    @property
-    def port(self) -> int:
-        assert self._httpd is not None, "server not started"
-        return int(self._httpd.server_address[1])
+    def on_post(self, exchange: Exchange, record: Recorded) -> None:
+        body = record.body
+        if not exchange.path.endswith("/responses"):
+            record.kind = "other"
+            self.save(record)
+            exchange.send_json(200, {})
+            return
+        reply = self.consult(record, self.classify, lambda kind, b: self.policy(b), Reply.text)
+        tokens = self.input_tokens(body)
+        response = {
+            "id": _id("resp"), "object": "response", "created_at": int(time.time()),
+            "status": "completed", "model": str(body.get("model") or MODEL_NAME),
+            "output": reply.output,
+            "usage": {"input_tokens": tokens, "input_tokens_details": {"cached_tokens": 0},
+                      "output_tokens": 16, "output_tokens_details": {"reasoning_tokens": 0},
+                      "total_tokens": tokens + 16},
+        }
+        record.reply = response
+        self.save(record)
+        exchange.send_stream(b"".join(_stream(response)))
 
     @property
     def base_url(self) -> str:
         """The provider ``base_url`` (Codex appends ``/responses``)."""
         return f"http://127.0.0.1:{self.port}/v1"
-
-    def _record(self, method: str, path: str, body: JSON) -> Recorded:
-        record = Recorded(next(self._seq), method, path, body, time.time())
-        with self._lock:
-            self._records.append(record)
-        return record
-
-    def _save(self, record: Recorded) -> None:
-        if self.record_dir is None:
-            return
-        self.record_dir.mkdir(parents=True, exist_ok=True)
-        (self.record_dir / f"{record.seq:04d}-{record.kind}.json").write_text(
-            json.dumps(record.as_json(), indent=1))
-
-    @property
-    def requests(self) -> list[Recorded]:
-        with self._lock:
-            return list(self._records)
 
     def responses_requests(self, *kinds: str) -> list[Recorded]:
         """Recorded ``/responses`` requests, optionally only of the given kinds."""

@@ -17,19 +17,17 @@ See tests/e2e/README.md for how to run and watch them.
 
 from __future__ import annotations
 
-import http.client
 import json
 import re
 import subprocess
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from .conftest import Claude, agentctl_command, claude_env
+from .conftest import Claude, claude_env
 from .fake_anthropic import (
     COMPACT_MARKER,
     JSON,
@@ -42,6 +40,17 @@ from .fake_anthropic import (
     is_compaction_request,
     system_text,
 )
+from .harness import (
+    Run,
+    dump_artifacts,
+    file_rel,
+    make_project,
+    ok,
+    parse_sse,
+    post_json,
+    require_integration,
+    run_cli,
+)
 
 # --------------------------------------------------------------------------
 # shared helpers
@@ -49,28 +58,8 @@ from .fake_anthropic import (
 RUN_TIMEOUT = 150  # seconds for one `claude` invocation
 
 
-@dataclass
-class Run:
-    label: str
-    args: list[str]
-    returncode: int
-    stdout: str
-    stderr: str
-    seconds: float
-
-
 def run_claude(claude: Claude, project: Path, env: dict[str, str], label: str, args: list[str]) -> Run:
-    start = time.monotonic()
-    done = subprocess.run(
-        [str(claude.path), *args],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT,
-        stdin=subprocess.DEVNULL,
-    )
-    return Run(label, args, done.returncode, done.stdout, done.stderr, time.monotonic() - start)
+    return run_cli(claude, project, env, label, args, RUN_TIMEOUT)
 
 
 def replies_tool_uses(server: FakeAnthropic) -> list[JSON]:
@@ -111,41 +100,8 @@ def hook_successes(entries: list[JSON], hook_name: str) -> list[JSON]:
     return out
 
 
-def dump_artifacts(where: Path, server: FakeAnthropic, runs: list[Run]) -> None:
-    with (where / "requests.jsonl").open("w") as out:
-        for record in server.requests:
-            out.write(json.dumps(record.as_json()) + "\n")
-    with (where / "runs.txt").open("w") as out:
-        for run in runs:
-            out.write(
-                f"== {run.label}: claude {' '.join(run.args)}\n"
-                f"exit {run.returncode} in {run.seconds:.1f}s\n"
-                f"-- stdout\n{run.stdout}\n-- stderr\n{run.stderr}\n"
-            )
-
-
 # --------------------------------------------------------------------------
 # the server alone
-
-
-def _post(port: int, path: str, body: JSON) -> tuple[int, str, bytes]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    try:
-        conn.request("POST", path, json.dumps(body), {"Content-Type": "application/json"})
-        resp = conn.getresponse()
-        return resp.status, resp.getheader("Content-Type") or "", resp.read()
-    finally:
-        conn.close()
-
-
-def _parse_sse(raw: bytes) -> list[tuple[str, JSON]]:
-    out = []
-    for chunk in raw.decode().split("\n\n"):
-        if not chunk.strip():
-            continue
-        lines = dict(line.split(": ", 1) for line in chunk.splitlines())
-        out.append((lines["event"], json.loads(lines["data"])))
-    return out
 
 
 def _rebuild(stream: list[tuple[str, JSON]]) -> JSON:
@@ -186,29 +142,29 @@ def test_fake_server_streams_and_records() -> None:
     tools = [{"name": "Edit"}, {"name": "Bash"}]
     main = {"model": "m", "stream": True, "tools": tools, "messages": [{"role": "user", "content": "go"}]}
     with FakeAnthropic(policy) as server:
-        status, ctype, raw = _post(server.port, "/v1/messages?beta=true", main)
+        status, ctype, raw = post_json(server.port, "/v1/messages?beta=true", main)
         assert (status, ctype) == (200, "text/event-stream")
-        message = _rebuild(_parse_sse(raw))
+        message = _rebuild(parse_sse(raw))
         assert message["stop_reason"] == "tool_use"
         assert message["content"][0] == {"type": "text", "text": "ok"}
         assert message["content"][1]["input"] == {"file_path": "/p/a.txt", "old_string": "O", "new_string": "N"}
 
         plain = dict(main, stream=False)
-        status, ctype, raw = _post(server.port, "/v1/messages", plain)
+        status, ctype, raw = post_json(server.port, "/v1/messages", plain)
         assert status == 200 and ctype == "application/json"
         assert json.loads(raw)["content"][1]["name"] == "Edit"
 
         compact = {"model": "m", "messages": [{"role": "user", "content": COMPACT_MARKER + ". Summarise."}]}
-        status, _, raw = _post(server.port, "/v1/messages", compact)
+        status, _, raw = post_json(server.port, "/v1/messages", compact)
         assert json.loads(raw)["content"][0]["text"].startswith("<analysis>")
 
         side = {"model": "haiku", "system": "Generate a title, JSON", "messages": [{"role": "user", "content": "hi"}]}
-        _, _, raw = _post(server.port, "/v1/messages", side)
+        _, _, raw = post_json(server.port, "/v1/messages", side)
         assert json.loads(raw)["stop_reason"] == "end_turn"
 
-        status, _, raw = _post(server.port, "/v1/messages/count_tokens", main)
+        status, _, raw = post_json(server.port, "/v1/messages/count_tokens", main)
         assert status == 200 and json.loads(raw)["input_tokens"] > 0
-        status, _, raw = _post(server.port, "/api/something/else", {"x": 1})
+        status, _, raw = post_json(server.port, "/api/something/else", {"x": 1})
         assert (status, json.loads(raw)) == (200, {})
 
         kinds = [r.kind for r in server.requests]
@@ -223,7 +179,7 @@ def test_fake_server_reports_policy_errors() -> None:
 
     with FakeAnthropic(policy) as server:
         body = {"tools": [{"name": "Edit"}, {"name": "Bash"}], "messages": [{"role": "user", "content": "x"}]}
-        status, _, raw = _post(server.port, "/v1/messages", body)
+        status, _, raw = post_json(server.port, "/v1/messages", body)
         assert status == 200
         assert "boom" in json.loads(raw)["content"][0]["text"]
         assert len(server.errors) == 1 and "boom" in server.errors[0]
@@ -308,7 +264,7 @@ def test_claude_code_contract(claude: Claude, tmp_path: Path) -> None:
         runs.append(run_claude(claude, project, env, "work", ["-p", "go", *tools, "--max-turns", "20"]))
         runs.append(run_claude(claude, project, env, "compact", ["-p", "--continue", "/compact"]))
         runs.append(run_claude(claude, project, env, "after", ["-p", "--continue", "bye", *tools, "--max-turns", "2"]))
-        dump_artifacts(tmp_path, server, runs)
+        dump_artifacts(tmp_path, server, runs, "claude")
     where = f"(artifacts in {tmp_path})"
     assert [r.returncode for r in runs] == [0, 0, 0], where
     assert server.errors == [], where
@@ -387,10 +343,6 @@ CONTINUE = "Continue the task."
 NEXT_RE = re.compile(r"(?:^|\s)NEXT=(\S*)", re.MULTILINE)
 KEY_RE = re.compile(r"(?:^|\s)(STATE|TASK_ID|DONE|TOTAL)=(\S*)", re.MULTILINE)
 CWD_RE = re.compile(r"Primary working directory: (\S+)")
-
-
-def file_rel(i: int) -> str:
-    return f"src/mod{i + 1:02d}.py"
 
 
 def parse_kv(text: str) -> dict[str, str]:
@@ -500,51 +452,9 @@ def _command(event: Event) -> str | None:
     return str(event.block.get("input", {}).get("command", "")).strip()
 
 
-def agentctl(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*agentctl_command(), *args], cwd=project, capture_output=True, text=True, timeout=60
-    )
-
-
-def ok(project: Path, *args: str) -> str:
-    done = agentctl(project, *args)
-    assert done.returncode == 0, f"agentctl {' '.join(args)} failed ({done.returncode}): {done.stderr}{done.stdout}"
-    return done.stdout
-
-
 @pytest.fixture(scope="module")
 def agentctl_with_claude_integration() -> None:
-    try:
-        done = subprocess.run(
-            [*agentctl_command(), "install", "claude", "--help"], capture_output=True, text=True, timeout=60
-        )
-    except OSError as exc:
-        pytest.skip(f"agentctl cannot run: {exc!r}")
-    if done.returncode != 0:
-        pytest.skip(
-            "`agentctl install claude` is not available yet (the Claude Code hook integration); "
-            f"`{' '.join(agentctl_command())} install claude --help` exited {done.returncode}: "
-            f"{(done.stderr or done.stdout).strip()[:200]}"
-        )
-
-
-def make_project(root: Path) -> tuple[Path, Path]:
-    project = root / "project"
-    (project / "src").mkdir(parents=True)
-    (project / "secrets").mkdir()
-    for i in range(N_FILES):
-        (project / file_rel(i)).write_text(
-            f'"""Module {i + 1}."""\n\nfrom api import {OLD} as api\n\n\ndef run() -> str:\n'
-            f'    return api("mod{i + 1:02d}")\n'
-        )
-    (project / SECRET_REL).write_text(SECRET_TEXT)
-    git = ["git", "-c", "user.name=e2e", "-c", "user.email=e2e@example.invalid"]
-    subprocess.run([*git, "init", "-q"], cwd=project, check=True)
-    subprocess.run([*git, "add", "."], cwd=project, check=True)
-    subprocess.run([*git, "commit", "-q", "-m", "initial"], cwd=project, check=True)
-    listfile = root / "files.txt"
-    listfile.write_text("".join(file_rel(i) + "\n" for i in range(N_FILES)))
-    return project, listfile
+    require_integration("claude", "the Claude Code hook integration")
 
 
 AUTO_COMPACT_WINDOW = 100_000  # CLAUDE_CODE_AUTO_COMPACT_WINDOW for the last run
@@ -562,7 +472,7 @@ def test_claude_code_scenario(
     claude: Claude, agentctl_bin: Path, agentctl_with_claude_integration: None, tmp_path: Path
 ) -> None:
     started = time.monotonic()
-    project, listfile = make_project(tmp_path)
+    project, listfile = make_project(tmp_path, N_FILES, OLD, SECRET_REL, SECRET_TEXT)
     files = [file_rel(i) for i in range(N_FILES)]
     home = tmp_path / "claude-home"
     home.mkdir()
@@ -612,7 +522,7 @@ def test_claude_code_scenario(
                     assert "Reached max turns" in run.stdout + run.stderr, f"{where}: {run.stderr}{run.stdout}"
                     assert label != plan[-1][0], f"{where}: the last run did not finish the task"
         finally:
-            dump_artifacts(tmp_path, server, runs)
+            dump_artifacts(tmp_path, server, runs, "claude")
     where = f"(artifacts in {tmp_path})"
     assert server.errors == [], where
     requests = server.messages_requests()

@@ -7,7 +7,7 @@ are loaded with its ToolSearch tool), so the stateless scripted model first call
 ``mcp__agentctl__task_done`` first with a path that is not in the task (the refusal must
 reach it as an error tool result) and then with the NEXT that resume gave it. The state
 must end exactly as if the CLI had done it. Skipped, with the reason, when the Claude
-binary is unavailable (the harness's discovery, tests/e2e/conftest.py).
+binary is unavailable (the harness's discovery, tests/e2e/harness.py).
 """
 
 from __future__ import annotations
@@ -19,9 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import Claude, agentctl_command, claude_env
+from .conftest import Claude, claude_env
 from .fake_anthropic import JSON, FakeAnthropic, Reply, events, is_compaction_request, tool_names
-from .test_claude_code import Run, dump_artifacts, replies_tool_uses, result_for, run_claude
+from .harness import Run, agentctl_command, dump_artifacts
+from .test_claude_code import replies_tool_uses, result_for, run_claude
 
 pytest.importorskip("mcp", reason="the MCP extra is not installed (pip install 'agentctl[mcp]')")
 
@@ -84,7 +85,7 @@ def test_claude_code_calls_the_mcp_server(claude: Claude, agentctl_bin: Path, tm
         env = claude_env(home, server.base_url, extra_path=[agentctl_bin])
         args = ["-p", "Continue the agentctl task.", "--allowedTools", "mcp__agentctl", "--max-turns", "16"]
         runs.append(run_claude(claude, project, env, "mcp", args))
-        dump_artifacts(tmp_path, server, runs)
+        dump_artifacts(tmp_path, server, runs, "claude")
     where = f"(artifacts in {tmp_path})"
     assert runs[0].returncode == 0, (runs[0].stdout, runs[0].stderr, where)
     assert server.errors == [], where

@@ -16,21 +16,16 @@ the scenario skips with the reason.  See tests/e2e/README.md.
 
 from __future__ import annotations
 
-import http.client
 import json
-import os
 import re
-import signal
 import subprocess
 import sys
 import time
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from .conftest import agentctl_command, cache_root
 from .fake_openai import (
     JSON,
     FakeOpenAI,
@@ -41,10 +36,27 @@ from .fake_openai import (
     item_text,
     outputs,
 )
+from .harness import (
+    HERE,
+    Binary,
+    Pinned,
+    Run,
+    agentctl_command,
+    clean_env,
+    dump_artifacts,
+    file_rel,
+    file_text,
+    find_binary,
+    make_project,
+    ok,
+    parse_sse,
+    post_json,
+    require_integration,
+    run_cli,
+)
 
-HERE = Path(__file__).resolve().parent
-INSTALL_SCRIPT = HERE / "install_codex.sh"
-_BIN_ENV = os.environ.get("AGENTCTL_CODEX_BIN")  # read at import: tests/conftest.py swaps HOME
+Codex = Binary
+CODEX = Pinned("Codex", "codex", HERE / "install_codex.sh", "CODEX_VERSION", "AGENTCTL_CODEX_BIN")
 
 RUN_TIMEOUT = 120  # seconds for one `codex exec`
 
@@ -52,78 +64,23 @@ RUN_TIMEOUT = 120  # seconds for one `codex exec`
 # finding Codex
 
 
-def pinned_version() -> str:
-    match = re.search(r"^CODEX_VERSION=([0-9A-Za-z.\-]+)\s*$", INSTALL_SCRIPT.read_text(), re.MULTILINE)
-    if not match:
-        raise RuntimeError(f"no CODEX_VERSION= line in {INSTALL_SCRIPT}")
-    return match.group(1)
-
-
-def codex_bin_path() -> Path:
-    if _BIN_ENV:
-        return Path(_BIN_ENV)
-    return cache_root() / f"codex-{pinned_version()}" / "node_modules" / ".bin" / "codex"
-
-
-@dataclass(frozen=True)
-class Codex:
-    path: Path
-    version: str
-
-
 @pytest.fixture(scope="session")
 def codex(tmp_path_factory: pytest.TempPathFactory) -> Codex:
-    path = codex_bin_path()
-    hint = f"run `bash {INSTALL_SCRIPT.relative_to(HERE.parent.parent)}` (or set AGENTCTL_CODEX_BIN)"
-    if not path.exists():
-        pytest.skip(f"Codex binary not found at {path}; {hint}")
     home = tmp_path_factory.mktemp("codex-version")
-    try:
-        done = subprocess.run([str(path), "--version"], capture_output=True, text=True, timeout=60,
-                              stdin=subprocess.DEVNULL,
-                              env={"PATH": os.environ.get("PATH", ""), "HOME": str(home),
-                                   "CODEX_HOME": str(home)})
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        pytest.skip(f"`{path} --version` could not run: {exc!r}; {hint}")
-    if done.returncode != 0:
-        pytest.skip(f"`{path} --version` failed (exit {done.returncode}): "
-                    f"{(done.stderr or done.stdout).strip()[:300]}; {hint}")
-    return Codex(path, done.stdout.strip())
+    return find_binary(CODEX, home, {"CODEX_HOME": str(home)})
 
 
 @pytest.fixture(scope="module")
 def agentctl_with_codex_integration() -> None:
-    try:
-        done = subprocess.run([*agentctl_command(), "install", "codex", "--help"],
-                              capture_output=True, text=True, timeout=60)
-    except OSError as exc:
-        pytest.skip(f"agentctl cannot run: {exc!r}")
-    if done.returncode != 0:
-        pytest.skip(f"`agentctl install codex` is not available: exit {done.returncode}: "
-                    f"{(done.stderr or done.stdout).strip()[:200]}")
+    require_integration("codex", "the Codex hook integration")
 
 
 # --------------------------------------------------------------------------
 # the scripted server alone
 
 
-def _post(port: int, path: str, body: JSON) -> tuple[int, bytes]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    try:
-        conn.request("POST", path, body=json.dumps(body), headers={"Content-Type": "application/json"})
-        response = conn.getresponse()
-        return response.status, response.read()
-    finally:
-        conn.close()
-
-
 def _events(raw: bytes) -> list[JSON]:
-    out: list[JSON] = []
-    for chunk in raw.decode().split("\n\n"):
-        data = [line[6:] for line in chunk.splitlines() if line.startswith("data: ")]
-        if data:
-            out.append(json.loads("\n".join(data)))
-    return out
+    return [data for _, data in parse_sse(raw)]
 
 
 def test_fake_openai_streams_and_records() -> None:
@@ -133,7 +90,7 @@ def test_fake_openai_streams_and_records() -> None:
         return Reply.custom("apply_patch", "*** Begin Patch\n*** End Patch\n", say="patching")
 
     with FakeOpenAI(policy) as server:
-        status, raw = _post(server.port, "/v1/responses", {"model": "m", "stream": True,
+        status, _, raw = post_json(server.port, "/v1/responses", {"model": "m", "stream": True,
                                                            "input": [{"type": "message", "role": "user",
                                                                       "content": [{"type": "input_text",
                                                                                    "text": "hi"}]}]})
@@ -147,10 +104,10 @@ def test_fake_openai_streams_and_records() -> None:
         assert stream[-1]["response"]["usage"]["input_tokens"] > 0
         follow = {"input": [{"type": "custom_tool_call", "call_id": "c1", "name": "apply_patch", "input": ""},
                             {"type": "custom_tool_call_output", "call_id": "c1", "output": "ok"}]}
-        _, raw = _post(server.port, "/v1/responses", follow)
+        _, _, raw = post_json(server.port, "/v1/responses", follow)
         final = [e["item"] for e in _events(raw) if e["type"] == "response.output_item.done"]
         assert item_text(final[0]) == "finished: ok"
-        status, _ = _post(server.port, "/v1/other", {})
+        status, _, _ = post_json(server.port, "/v1/other", {})
         assert status == 200
         assert [r.kind for r in server.requests] == ["main", "main", "other"]
         assert server.errors == []
@@ -161,7 +118,7 @@ def test_fake_openai_reports_policy_errors() -> None:
         raise ValueError("boom")
 
     with FakeOpenAI(policy) as server:
-        _, raw = _post(server.port, "/v1/responses", {"input": []})
+        _, _, raw = post_json(server.port, "/v1/responses", {"input": []})
         text = [item_text(e["item"]) for e in _events(raw) if e["type"] == "response.output_item.done"]
         assert "boom" in text[0]
         assert len(server.errors) == 1 and "boom" in server.errors[0]
@@ -191,14 +148,6 @@ NEXT_RE = re.compile(r"^NEXT=(\S*)", re.MULTILINE)
 TASK_DONE_RE = re.compile(r"^(?:STATE=DONE$|TASK \S+ DONE )", re.MULTILINE)
 DONE_RE = re.compile(r"^(?:DONE=|TASK \S+ \w+ )(\d+)", re.MULTILINE)  # task done / the resume block
 EXIT_RE = re.compile(r"Process exited with code (\d+)")
-
-
-def file_rel(i: int) -> str:
-    return f"src/mod{i + 1:02d}.py"
-
-
-def file_text(i: int, api: str) -> str:
-    return f'"""Module {i + 1}."""\n\nfrom api import {api} as api\n\n\ndef run() -> str:\n    return api("mod{i + 1:02d}")\n'
 
 
 def patch(rel: str, old: str, new: str) -> str:
@@ -323,12 +272,8 @@ def write_codex_home(home: Path, base_url: str, project: Path, payloads: Path) -
 
 
 def codex_env(home: Path, codex_home: Path, agentctl_bin: Path) -> dict[str, str]:
-    keep = ("LANG", "LC_ALL", "TERM", "TMPDIR")
-    env = {key: os.environ[key] for key in keep if key in os.environ}
-    path = [str(agentctl_bin), str(Path(sys.executable).parent), os.environ.get("PATH", "/usr/bin:/bin")]
+    env = clean_env(home, ("LANG", "LC_ALL", "TERM", "TMPDIR"), [agentctl_bin])
     env.update(
-        PATH=os.pathsep.join(path),
-        HOME=str(home),
         CODEX_HOME=str(codex_home),
         AGENTCTL_E2E_OPENAI_KEY="sk-e2e-dummy-key",
         # anything that is not the loopback model server goes to a dead local proxy
@@ -340,55 +285,8 @@ def codex_env(home: Path, codex_home: Path, agentctl_bin: Path) -> dict[str, str
     return env
 
 
-@dataclass
-class Run:
-    label: str
-    args: list[str]
-    returncode: int
-    stdout: str
-    stderr: str
-    seconds: float
-
-
 def run_codex(codex: Codex, project: Path, env: dict[str, str], label: str, args: list[str]) -> Run:
-    """One ``codex exec``.  Its own process group: the npm launcher (node) starts the
-    native binary as a child, which a plain kill of the launcher would orphan."""
-    start = time.monotonic()
-    proc = subprocess.Popen([str(codex.path), *args], cwd=project, env=env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
-        out, err = proc.communicate(timeout=RUN_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
-        err += f"\n[e2e: killed after {RUN_TIMEOUT}s]"
-    return Run(label, args, proc.returncode, out, err, time.monotonic() - start)
-
-
-def agentctl(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*agentctl_command(), *args], cwd=project, capture_output=True, text=True, timeout=60)
-
-
-def ok(project: Path, *args: str) -> str:
-    done = agentctl(project, *args)
-    assert done.returncode == 0, f"agentctl {' '.join(args)} failed ({done.returncode}): {done.stderr}{done.stdout}"
-    return done.stdout
-
-
-def make_project(root: Path) -> tuple[Path, Path]:
-    project = root / "project"
-    (project / "src").mkdir(parents=True)
-    (project / "secrets").mkdir()
-    for i in range(N_FILES):
-        (project / file_rel(i)).write_text(file_text(i, OLD))
-    (project / SECRET_REL).write_text(SECRET_TEXT)
-    git = ["git", "-c", "user.name=e2e", "-c", "user.email=e2e@example.invalid"]
-    subprocess.run([*git, "init", "-q"], cwd=project, check=True)
-    subprocess.run([*git, "add", "."], cwd=project, check=True)
-    subprocess.run([*git, "commit", "-q", "-m", "initial"], cwd=project, check=True)
-    listfile = root / "files.txt"
-    listfile.write_text("".join(file_rel(i) + "\n" for i in range(N_FILES)))
-    return project, listfile
+    return run_cli(codex, project, env, label, args, RUN_TIMEOUT)
 
 
 def read_payloads(folder: Path) -> list[JSON]:
@@ -398,16 +296,6 @@ def read_payloads(folder: Path) -> list[JSON]:
         payload["_file"] = path.name
         out.append(payload)
     return out
-
-
-def dump_artifacts(where: Path, server: FakeOpenAI, runs: list[Run]) -> None:
-    with (where / "requests.jsonl").open("w") as fh:
-        for record in server.requests:
-            fh.write(json.dumps(record.as_json()) + "\n")
-    with (where / "runs.txt").open("w") as fh:
-        for run in runs:
-            fh.write(f"=== {run.label}: codex {' '.join(run.args)}\nexit {run.returncode} in {run.seconds:.1f}s\n"
-                     f"--- stdout\n{run.stdout}\n--- stderr\n{run.stderr}\n")
 
 
 def developer_texts(body: JSON, after: int = 0) -> list[str]:
@@ -421,7 +309,7 @@ def reply_items(record: Recorded) -> list[JSON]:
 def test_codex_scenario(codex: Codex, agentctl_bin: Path, agentctl_with_codex_integration: None,
                         tmp_path: Path) -> None:
     started = time.monotonic()
-    project, listfile = make_project(tmp_path)
+    project, listfile = make_project(tmp_path, N_FILES, OLD, SECRET_REL, SECRET_TEXT)
     files = [file_rel(i) for i in range(N_FILES)]
     ok(project, "init")
     ok(project, "constraints", "add", "P0", P0_RULE)
@@ -463,7 +351,7 @@ def test_codex_scenario(codex: Codex, agentctl_bin: Path, agentctl_with_codex_in
                                   if "=" in line)
                     assert status.get("DONE") == str(STOP_AFTER), status
         finally:
-            dump_artifacts(tmp_path, server, runs)
+            dump_artifacts(tmp_path, server, runs, "codex")
     where = f"(artifacts in {tmp_path})"
     assert server.errors == [], where
     requests = server.responses_requests()
@@ -585,7 +473,7 @@ def replay(project: Path, name: str, event: str) -> subprocess.CompletedProcess[
 def test_codex_payload_fixtures(agentctl_with_codex_integration: None, tmp_path: Path) -> None:
     """The payloads Codex really sent (tests/e2e/payloads/codex-*.json, recorded by
     test_codex_scenario) do what the scenario relies on, hook by hook."""
-    project, listfile = make_project(tmp_path)
+    project, listfile = make_project(tmp_path, N_FILES, OLD, SECRET_REL, SECRET_TEXT)
     ok(project, "init")
     ok(project, "constraints", "add", "P0", P0_RULE)
     ok(project, "task", "start", "--id", TASK_ID, "--desc", "replay", "--files", str(listfile))
