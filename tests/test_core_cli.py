@@ -546,3 +546,15 @@ def test_help_for_a_service_lists_its_actions(tmp_path: Path, args: tuple[str, .
     r = run(*args, cwd=tmp_path)
     service = next(a for a in args if not a.startswith("-"))
     assert r.code == 0 and r.out.startswith(f"agentctl {service} ") and f"agentctl {service} status" in r.out
+
+
+def test_state_dir_pointing_at_the_project_says_which_folder(project: Path, tmp_path: Path) -> None:
+    r = run("--state-dir", str(project), "status", cwd=tmp_path)
+    assert r.code == 3 and f"point --state-dir at {project / '.agent-state'}" in r.err
+
+
+def test_install_claude_points_at_agents_md_until_it_is_there(project: Path) -> None:
+    assert "agentctl install agents-md" in run("install", "claude", cwd=project).out
+    assert run("install", "agents-md", cwd=project).code == 0
+    run("uninstall", "claude", cwd=project)
+    assert "agentctl install agents-md" not in run("install", "claude", cwd=project).out

@@ -142,7 +142,7 @@ def run_demo(keep: bool = False, quiet: bool = False) -> int:
     finally:
         os.chdir(os.path.expanduser("~") if os.path.isdir(os.path.expanduser("~")) else "/")
         if keep:
-            out(f"\nkept: {root}")
+            print(f"\nkept: {root}", flush=True)  # even with --quiet: the folder is the point of --keep
         else:
             shutil.rmtree(root, ignore_errors=True)
 

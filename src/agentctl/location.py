@@ -74,6 +74,8 @@ def open_store(start: str | None = None, explicit: str | None = None) -> Store:
     if st.st_mode & 0o002:
         raise StateError(f"{root} is writable by every user; run `chmod o-w {root}`")
     if not os.path.isdir(os.path.join(root, "services")):
+        if os.path.isdir(os.path.join(root, STATE_DIRNAME)):
+            raise StateError(f"{root} is a project, not its state folder; point --state-dir at {os.path.join(root, STATE_DIRNAME)}")
         raise StateError(f"{root} is not an agentctl state folder (no services/); run `agentctl init`")
     for rel in _INNER_DIRS:
         if os.path.islink(os.path.join(root, rel)):

@@ -113,6 +113,9 @@ def plan_install(project: str, target: str, *, local: bool = False, file: str | 
         if local:
             plan.notes.append(f"{rel} is for you alone: add it to .gitignore (Claude Code does so only for files it creates)")
         plan.notes.append("Claude Code runs the hooks in trusted folders; `/hooks` in Claude Code lists them")
+        if not agentsmd.has_block(project, "AGENTS.md"):
+            plan.notes.append("for the startup protocol in CLAUDE.md too (re-read after every compaction): "
+                              "`agentctl install agents-md`")
     elif target == "codex":
         from agentctl.integrations import codex
 
