@@ -31,6 +31,23 @@ VERIFY_COMMANDS = """\
 """
 
 
+FOLDERS = ("services", "logs", "services/task", "services/files", "services/constraints", "services/verify")
+
+
+def default_files() -> dict[str, bytes]:
+    """Every file of a fresh state folder but VERSION, with its initial bytes (init and migrations)."""
+    return {
+        "README": README.encode(),
+        "runlevels": runlevels.TABLE_TEXT.encode(),
+        "runlevel": f"RUNLEVEL={runlevels.DEFAULT_LEVEL}\n".encode(),
+        "services/task/status": b"STATE=IDLE\nSEQ=0\n",
+        "services/files/status": b"",
+        "services/constraints/status": b"",
+        "services/verify/status": b"STATE=IDLE\n",
+        "services/verify/commands": VERIFY_COMMANDS.encode(),
+    }
+
+
 def init(project: str) -> tuple[Store, list[str]]:
     """Create ``PROJECT/.agent-state`` and whatever of its layout is missing."""
     root = os.path.join(os.path.abspath(project), STATE_DIRNAME)
@@ -41,7 +58,7 @@ def init(project: str) -> tuple[Store, list[str]]:
     created: list[str] = []
     old_umask = os.umask(0o077)
     try:
-        for rel in ("", "services", "logs", "services/task", "services/files", "services/constraints", "services/verify"):
+        for rel in ("", *FOLDERS):
             path = os.path.join(root, rel)
             if not os.path.isdir(path):
                 try:
@@ -50,17 +67,7 @@ def init(project: str) -> tuple[Store, list[str]]:
                     raise StateError(f"cannot create {path}: {exc.strerror}; check the folder's permissions") from None
                 created.append(rel or ".")
         store = Store(root)
-        files_to_make = {
-            "VERSION": f"FORMAT={FORMAT_VERSION}\n".encode(),
-            "README": README.encode(),
-            "runlevels": runlevels.TABLE_TEXT.encode(),
-            "runlevel": f"RUNLEVEL={runlevels.DEFAULT_LEVEL}\n".encode(),
-            "services/task/status": b"STATE=IDLE\nSEQ=0\n",
-            "services/files/status": b"",
-            "services/constraints/status": b"",
-            "services/verify/status": b"STATE=IDLE\n",
-            "services/verify/commands": VERIFY_COMMANDS.encode(),
-        }
+        files_to_make = {"VERSION": f"FORMAT={FORMAT_VERSION}\n".encode(), **default_files()}
         with store.lock(".lock"):
             for rel, data in files_to_make.items():
                 if not store.exists(rel):

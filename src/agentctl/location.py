@@ -8,6 +8,10 @@ import stat
 from agentctl.errors import StateError, UsageError
 from agentctl.store import FORMAT_VERSION, STATE_DIRNAME, Store
 
+TYPE_CHECKING = False  # the hot path loads no typing/collections at run time
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
 ENV_STATE_DIR = "AGENTCTL_STATE_DIR"
 
 
@@ -21,16 +25,23 @@ def find_state_dir(start: str | None = None, explicit: str | None = None) -> str
     chosen = explicit or os.environ.get(ENV_STATE_DIR)
     if chosen:
         return os.path.abspath(chosen)
-    here = os.path.abspath(start or _cwd())
-    while True:
+    for here in _ancestors(start or _cwd()):
         candidate = os.path.join(here, STATE_DIRNAME)
         if os.path.lexists(candidate):
             return candidate
         if os.path.exists(os.path.join(here, ".git")):
             return None
+    return None
+
+
+def _ancestors(start: str) -> Iterator[str]:
+    """``start`` (made absolute) and each folder above it, up to the filesystem root."""
+    here = os.path.abspath(start)
+    while True:
+        yield here
         parent = os.path.dirname(here)
         if parent == here:
-            return None
+            return
         here = parent
 
 
@@ -48,14 +59,7 @@ _INNER_DIRS = ("logs", "services", "services/task", "services/files", "services/
 
 def git_root(start: str) -> str | None:
     """The root of the git repository enclosing ``start`` (a folder holding ``.git``), if any."""
-    here = os.path.abspath(start)
-    while True:
-        if os.path.lexists(os.path.join(here, ".git")):
-            return here
-        parent = os.path.dirname(here)
-        if parent == here:
-            return None
-        here = parent
+    return next((here for here in _ancestors(start) if os.path.lexists(os.path.join(here, ".git"))), None)
 
 
 def open_store(start: str | None = None, explicit: str | None = None) -> Store:

@@ -248,24 +248,14 @@ def _remove_seed_scripts(store: Store) -> None:
 
 def fill_layout(store: Store) -> list[str]:
     """Create whatever of the current layout is missing (as `agentctl init` does); return it."""
-    from agentctl import layout, runlevels
+    from agentctl import layout
 
     made = []
-    for rel in ("services", "logs", "services/task", "services/files", "services/constraints", "services/verify"):
+    for rel in layout.FOLDERS:
         if not os.path.isdir(store.path(rel)):
             os.makedirs(store.path(rel), mode=0o700, exist_ok=True)
             made.append(rel + "/")
-    defaults = {
-        "README": layout.README.encode(),
-        "runlevels": runlevels.TABLE_TEXT.encode(),
-        "runlevel": f"RUNLEVEL={runlevels.DEFAULT_LEVEL}\n".encode(),
-        "services/task/status": b"STATE=IDLE\nSEQ=0\n",
-        "services/files/status": b"",
-        "services/constraints/status": b"",
-        "services/verify/status": b"STATE=IDLE\n",
-        "services/verify/commands": layout.VERIFY_COMMANDS.encode(),
-    }
-    for rel, data in defaults.items():
+    for rel, data in layout.default_files().items():
         if not store.exists(rel):
             store.replace(rel, data)
             made.append(rel)
