@@ -105,3 +105,32 @@ def test_tools_refuse_with_the_core_errors(project: Path, monkeypatch: pytest.Mo
     assert "TOTAL=2" in out.splitlines()
     with pytest.raises(UsageError, match=r"list line 1: '/etc/passwd' is outside the project"):
         tools.task_start("t2", "d", entries=["/etc/passwd"], force=True)
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_server_stops_on_a_signal_and_says_so(project: Path, sig: str) -> None:
+    """Ctrl-C or SIGTERM ends the server at once (not only when stdin closes) and logs its stop."""
+    import signal
+    import subprocess
+    import time
+
+    pytest.importorskip("mcp")
+    from conftest import AGENTCTL
+
+    proc = subprocess.Popen(AGENTCTL + ["mcp"], cwd=project, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    log = project / ".agent-state" / "logs" / "agent.log"
+    deadline = time.monotonic() + 30
+    while "|mcp|start|" not in (log.read_text() if log.exists() else ""):
+        assert time.monotonic() < deadline and proc.poll() is None, "the server did not start"
+        time.sleep(0.05)
+    proc.send_signal(getattr(signal, sig))
+    try:
+        proc.wait(timeout=10)
+    finally:
+        proc.kill()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
+    assert proc.returncode == 128 + getattr(signal, sig)
+    assert f"|mcp|stop|pid={proc.pid} signal={int(getattr(signal, sig))}" in log.read_text()

@@ -48,11 +48,28 @@ def cmd_mcp(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
         raise StateError(f"`agentctl mcp` needs the MCP SDK 2.x ({exc}); install it with {INSTALL_HINT}") from None
     _note(ctx.state_dir, "start", f"profile={profile} pid={os.getpid()}")
     log.info("serving %d tools (profile %s) on stdio", len(PROFILES[profile]), profile)
+    _stop_on_signals(ctx.state_dir)
     try:
         server.run("stdio")
     finally:
         _note(ctx.state_dir, "stop", f"pid={os.getpid()}")
     return EXIT_OK
+
+
+def _stop_on_signals(state_dir: str | None) -> None:
+    """Ctrl-C, SIGTERM and SIGHUP end the server at once, with its stop line in logs/agent.log.
+
+    The SDK reads stdin in a worker, so a plain KeyboardInterrupt would wait for stdin to
+    close; every state write is atomic, so stopping mid-call loses nothing written.
+    """
+    import signal
+
+    def stop(signum: int, frame: object) -> None:
+        _note(state_dir, "stop", f"pid={os.getpid()} signal={signum}")
+        os._exit(128 + signum)
+
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, stop)
 
 
 def _setup_logging() -> None:
