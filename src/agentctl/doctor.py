@@ -309,15 +309,22 @@ def _locks(store: Store, report: Report) -> None:
 # -- status files ------------------------------------------------------------------------------
 
 
+def _lines(data: bytes) -> list[tuple[int, bytes]]:
+    """Each ``\n``-separated piece of ``data`` with the byte offset where it starts."""
+    out = []
+    offset = 0
+    for raw in data.split(b"\n"):
+        out.append((offset, raw))
+        offset += len(raw) + 1
+    return out
+
+
 def _salvage_kv(store: Store, rel: str, keys: tuple[str, ...] | None) -> tuple[dict[str, str], list[tuple[int, bytes]]]:
     """The KEY=VALUE lines of ``rel`` that still parse, and the (offset, line) of the others."""
     data = store.read(rel) or b""
     good: dict[str, str] = {}
     bad: list[tuple[int, bytes]] = []
-    offset = 0
-    for raw in data.split(b"\n"):
-        here = offset
-        offset += len(raw) + 1
+    for here, raw in _lines(data):
         if not raw or raw.startswith(b"#"):
             continue
         try:
@@ -488,10 +495,7 @@ def _salvage_list(store: Store, report: Report, fields: dict[str, str]) -> None:
     out: list[bytes] = []
     bad: list[tuple[int, bytes]] = []
     recoded = 0
-    offset = 0
-    for raw in data.split(b"\n"):
-        here = offset
-        offset += len(raw) + 1
+    for here, raw in _lines(data):
         if not raw:
             continue
         try:
@@ -590,10 +594,7 @@ def _constraints(store: Store, report: Report) -> None:
         data = store.read(constraints.STATUS) or b""
         keep: list[bytes] = []
         bad: list[tuple[int, bytes]] = []
-        offset = 0
-        for raw in data.split(b"\n"):
-            here = offset
-            offset += len(raw) + 1
+        for here, raw in _lines(data):
             if not raw:
                 continue
             try:

@@ -166,11 +166,16 @@ def merge_grouped(doc: Doc, wanted: Grouped, rel: str) -> str:
 
 
 def unmerge_grouped(doc: Doc, rel: str) -> str:
+    return _unmerge(doc, rel, lambda hooks: _sweep_grouped(hooks, rel, {}, set()))
+
+
+def _unmerge(doc: Doc, rel: str, sweep: Callable[[Doc], int]) -> str:
+    """Remove our entries from ``doc["hooks"]`` with ``sweep``; drop ``hooks`` if that emptied it."""
     hooks = doc.get("hooks")
     if hooks is None:
         return "0 removed"
     _shape(hooks, dict, '"hooks"', rel)
-    removed = _sweep_grouped(hooks, rel, {}, set())
+    removed = sweep(hooks)
     if not hooks and removed:
         del doc["hooks"]
     return f"{removed} removed"
@@ -244,14 +249,7 @@ def merge_flat(doc: Doc, wanted: list[tuple[str, dict[str, Any]]], rel: str) -> 
 
 
 def unmerge_flat(doc: Doc, rel: str) -> str:
-    hooks = doc.get("hooks")
-    if hooks is None:
-        return "0 removed"
-    _shape(hooks, dict, '"hooks"', rel)
-    removed = _sweep_flat(hooks, rel, {}, set())
-    if not hooks and removed:
-        del doc["hooks"]
-    return f"{removed} removed"
+    return _unmerge(doc, rel, lambda hooks: _sweep_flat(hooks, rel, {}, set()))
 
 
 def _sweep_flat(hooks: Doc, rel: str, keys: dict[tuple[str, str], dict[str, Any]], kept: set[tuple[str, str]]) -> int:
