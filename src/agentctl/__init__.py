@@ -7,4 +7,7 @@ the MCP server are thin layers over them.
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+__version__ = "0.2.0.dev0"
+
+# The name to install by: `agentctl` on PyPI is an unrelated project.
+DISTRIBUTION = "agentctl-state"

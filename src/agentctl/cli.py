@@ -11,89 +11,14 @@ import os
 import sys
 
 from agentctl.errors import EXIT_NO, EXIT_OK, EXIT_STATE, EXIT_USAGE, AgentctlError, UsageError
+from agentctl.registry import ACTION_WORDS, BUILTIN_SERVICES, COMMANDS, Command, Ctx, load_commands
 
 # The hot path imports no `typing`, `collections.abc` or `dataclasses` at run time (see bench/ and
 # tests/test_perf_guard.py): annotations are strings, and type checkers see these imports.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Sequence
     from typing import Any
-
-    from agentctl.store import Store
-
-    Handler = Callable[["Ctx", dict[str, Any], list[str]], int]
-
-BUILTIN_SERVICES = ("task", "files", "constraints", "verify")
-ACTION_WORDS = ("start", "stop", "update", "status", "log", "check", "list", "add", "remove", "done", "tried", "run", "sync", "claim")
-GLOBAL_FLAGS = {"--json": "flag", "--state-dir": "value", "--help": "flag", "-h": "flag"}
-
-
-class Ctx:
-    __slots__ = ("json", "state_dir", "_store", "data")
-
-    def __init__(self, json: bool = False, state_dir: str | None = None, _store: Store | None = None,
-                 data: dict[str, Any] | None = None) -> None:
-        self.json = json
-        self.state_dir = state_dir
-        self._store = _store
-        self.data: dict[str, Any] = {} if data is None else data
-
-    def __repr__(self) -> str:
-        return f"Ctx(json={self.json!r}, state_dir={self.state_dir!r}, _store={self._store!r}, data={self.data!r})"
-
-    def store(self) -> Store:
-        if self._store is None:
-            from agentctl.location import open_store
-
-            self._store = open_store(explicit=self.state_dir)
-        return self._store
-
-    def say(self, text: str) -> None:
-        """Human output: stdout normally, stderr in --json mode (stdout is the JSON)."""
-        stream = sys.stderr if self.json else sys.stdout
-        stream.write(text + "\n")
-
-    def warn(self, text: str) -> None:
-        sys.stderr.write(f"agentctl: warning: {text}\n")
-
-    def emit(self, lines: Sequence[str], data: dict[str, Any]) -> None:
-        if self.json:
-            import json
-
-            text = json.dumps(data, ensure_ascii=False, sort_keys=False)
-            if any("\ud800" <= c <= "\udfff" for c in text):  # bytes that were not UTF-8: keep the JSON valid UTF-8
-                text = "".join(f"\\u{ord(c):04x}" if "\ud800" <= c <= "\udfff" else c for c in text)
-            sys.stdout.write(text + "\n")
-        elif lines:
-            sys.stdout.write("\n".join(lines) + "\n")
-
-
-class Command:
-    __slots__ = ("handler", "options", "usage", "summary", "min_pos", "max_pos")
-
-    def __init__(self, handler: Handler, options: dict[str, str], usage: str, summary: str,
-                 min_pos: int = 0, max_pos: int | None = 0) -> None:
-        self.handler = handler
-        self.options = options  # name -> flag | value | int | float | multi
-        self.usage = usage
-        self.summary = summary
-        self.min_pos = min_pos
-        self.max_pos = max_pos
-
-    def __repr__(self) -> str:
-        return f"Command({self.usage!r})"
-
-
-COMMANDS: dict[tuple[str, ...], Command] = {}
-
-
-def command(key: tuple[str, ...], usage: str, summary: str, options: dict[str, str] | None = None,
-            min_pos: int = 0, max_pos: int | None = 0) -> Callable[[Handler], Handler]:
-    def deco(fn: Handler) -> Handler:
-        COMMANDS[key] = Command(fn, options or {}, usage, summary, min_pos, max_pos)
-        return fn
-
-    return deco
 
 
 def _parse(cmd: Command, key: tuple[str, ...], tokens: list[str]) -> tuple[dict[str, Any], list[str]]:
@@ -123,7 +48,11 @@ def _parse(cmd: Command, key: tuple[str, ...], tokens: list[str]) -> tuple[dict[
             continue
         if eq:
             value = inline
-        elif i < len(tokens):
+        elif i < len(tokens) and tokens[i] == "--" and not only_pos and i + 1 < len(tokens):
+            value = tokens[i + 1]  # `--notes -- -x`: the value after `--` is taken as it is
+            i += 2
+            only_pos = True
+        elif i < len(tokens) and tokens[i] != "--":
             value = tokens[i]
             i += 1
         else:
@@ -174,6 +103,8 @@ def _resolve(words: list[str], ctx: Ctx) -> tuple[tuple[str, ...], list[str]]:
             return ("@custom", second, first), words[2:]
         if second in ACTION_WORDS and _is_service(first, ctx):
             return ("@custom", first, second), words[2:]
+    if first in ACTION_WORDS and second is None and (first,) not in COMMANDS:
+        raise UsageError(f"`agentctl {first}` needs a service: {', '.join(_all_services(ctx))}")
     if first in BUILTIN_SERVICES:
         actions = sorted(k[1] for k in COMMANDS if len(k) == 2 and k[0] == first)
         if second is None:
@@ -284,74 +215,57 @@ def _main(ctx: Ctx, args: list[str]) -> int:
         else:
             words.append(tok)
         i += 1
+    if words[:1] == ["help"]:
+        return _print_help(ctx, words[1:])
     if want_help or not words:
         if not words:
-            sys.stdout.write(_help())
+            _print_help(ctx, [])
             return EXIT_OK if want_help else EXIT_USAGE
-    _load_commands(words[0])
-    if want_help:
-        group = [c for k, c in COMMANDS.items() if len(k) == 2 and words[0] in k and (len(words) == 1 or words[1] not in k)]
-        if group and not any(len(k) == 2 and set(words[:2]) == set(k) for k in COMMANDS):
-            sys.stdout.write("".join(f"agentctl {c.usage}\n    {c.summary}\n" for c in group))
-            return EXIT_OK
+        return _print_help(ctx, words)
+    load_commands(words[0])
     key, tokens = _resolve(words, ctx)
     if key[0] == "@custom":
         cmd = COMMANDS[("@custom",)]
         tokens = [key[1], key[2]] + tokens
     else:
         cmd = COMMANDS[key]
-    if want_help:
-        sys.stdout.write(f"usage: agentctl {cmd.usage}\n{cmd.summary}\n")
-        if cmd.options:
-            sys.stdout.write("options: " + ", ".join(sorted(cmd.options)) + ", --json, --state-dir DIR\n")
-        return EXIT_OK
     opts, pos = _parse(cmd, key, tokens + rest)
     return cmd.handler(ctx, opts, pos)
 
 
-# Top-level words whose commands live in their own module (imported only when used).
-EXTENSIONS: dict[str, str] = {}
-EXTENSIONS["hook"] = "agentctl.integrations.commands"  # `agentctl hook AGENT EVENT`: the agent hooks (hot path)
-EXTENSIONS["install"] = "agentctl.integrations.commands"  # `agentctl install TARGET`: hooks, AGENTS.md, MCP config
-EXTENSIONS["uninstall"] = "agentctl.integrations.commands"  # `agentctl uninstall TARGET`
-EXTENSIONS["mcp"] = "agentctl.mcp_server"  # `agentctl mcp`: the MCP server (SDK loaded only by that command)
-EXTENSIONS["doctor"] = "agentctl.doctor"  # `agentctl doctor [--fix]`: check and repair the state folder
-EXTENSIONS["history"] = "agentctl.history"  # `agentctl history [show ID | search TEXT]`: archived tasks
+def _print_help(ctx: Ctx, words: list[str]) -> int:
+    """`agentctl help [COMMAND]` and `--help` at every level: one form, exit 0 only for a real command."""
+    from agentctl import helpformat
+
+    words = [w for w in _leading_words(words)]
+    load_commands(words[0] if words else None)
+    if not words:
+        text = helpformat.top_help()
+    else:
+        members = helpformat.groups().get(words[0]) or (
+            helpformat.groups().get(words[1]) if len(words) > 1 and words[0] in ACTION_WORDS else None)
+        if members and (len(words) == 1 or (words[0], words[1]) not in COMMANDS and (words[1], words[0]) not in COMMANDS
+                        and words[1] not in helpformat.groups() and words[0] not in ACTION_WORDS):
+            if len(words) > 1:
+                _resolve(words[:2], ctx)  # an unknown action: the same answer as without --help (exit 2)
+            text = helpformat.group_help(words[0], members)
+        else:
+            key, _ = _resolve(words, ctx)
+            if key[0] == "@custom":
+                key = ("@custom",)
+            text = helpformat.command_help(key, COMMANDS[key])
+    sys.stdout.write(text)
+    return EXIT_OK
 
 
-# Extensions whose word is the whole command and which need no core handler: `hook` runs on every
-# tool call of the agent, so it skips registering the forty core commands it never uses.
-SELF_CONTAINED = ("hook",)
-
-
-def _load_commands(first: str | None = None) -> None:
-    """Import the modules that register handlers: the core always, an extension only when named."""
-    if first not in SELF_CONTAINED:
-        from agentctl import commands  # noqa: F401  (registers the core handlers)
-
-    for word, module in EXTENSIONS.items():
-        if first is None or first == word:
-            try:
-                __import__(module)  # importlib itself is not needed on the hot path
-            except ModuleNotFoundError as exc:
-                if first is not None and exc.name and exc.name.startswith("agentctl"):
-                    raise
-
-
-def _help() -> str:
-    _load_commands()
-    seen = []
-    for key, cmd in COMMANDS.items():
-        if key[0].startswith("@") or key[0] == "hook":
-            continue
-        seen.append(f"  agentctl {cmd.usage:<52} {cmd.summary}")
-    return (
-        "agentctl: compaction-proof working state for AI coding agents (.agent-state/)\n\n"
-        "usage: agentctl [--json] [--state-dir DIR] COMMAND ...\n"
-        "       (SERVICE ACTION and ACTION SERVICE both work: `agentctl task start` = `agentctl start task`)\n\n"
-        + "\n".join(seen)
-        + "\n\nexit codes: 0 done, 1 a check answered no, 2 usage error, 3 state or environment error\n"
-    )
+def _leading_words(words: list[str]) -> list[str]:
+    """The command words before the first option (`task start --id x --help` -> task start)."""
+    out = []
+    for w in words:
+        if w.startswith("-"):
+            break
+        out.append(w)
+    return out
 
 
 def _err(message: str) -> None:
@@ -386,4 +300,4 @@ def _silence_stdout() -> None:
         pass
 
 
-__all__ = ["main", "command", "Ctx", "EXIT_NO", "EXIT_OK", "EXIT_STATE", "EXIT_USAGE"]
+__all__ = ["main", "EXIT_NO", "EXIT_OK", "EXIT_STATE", "EXIT_USAGE"]

@@ -9,8 +9,8 @@ from __future__ import annotations
 import os
 import sys
 
-from agentctl.cli import Ctx, command
 from agentctl.errors import EXIT_NO, EXIT_OK, UsageError
+from agentctl.registry import Ctx, command
 
 TYPE_CHECKING = False  # no `typing` at run time on the hot path
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ def cmd_status(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
 
 
 def _service_status(ctx: Ctx, name: str) -> int:
-    from agentctl.cli import COMMANDS
+    from agentctl.registry import COMMANDS
 
     if (name, "status") in COMMANDS:
         return COMMANDS[(name, "status")].handler(ctx, {}, [])

@@ -37,7 +37,7 @@ sys.exit(1 if bad else 0)
 
 def _ctl(*args: str) -> tuple[int, str]:
     """Run one agentctl command in this process (the same entry point as the console script)."""
-    from agentctl.cli import main
+    from agentctl.cli import main  # the demo plays an agent: it drives the CLI
 
     buf = io.StringIO()
     err = io.StringIO()

@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentctl import codec
-from agentctl.cli import Ctx, command
 from agentctl.errors import EXIT_NO, EXIT_OK, AgentctlError, StateError
+from agentctl.registry import Ctx, command
 from agentctl.store import FORMAT_VERSION, STATE_DIRNAME, Store, now_iso, parse_temp_name, temp_is_dead
 
 MAX_LOG = 256 << 20

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentctl import codec
-from agentctl.cli import Ctx, command
 from agentctl.errors import EXIT_NO, EXIT_OK, StateError, UsageError
+from agentctl.registry import Ctx, command
 from agentctl.store import Store
 
 INDEX = "logs/index"

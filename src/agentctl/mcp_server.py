@@ -1,6 +1,6 @@
 """`agentctl mcp`: the state as MCP tools, a resource and a prompt, over stdio.
 
-Built on the official MCP Python SDK 2.x (``pip install 'agentctl[mcp]'``), imported only
+Built on the official MCP Python SDK 2.x (``pip install 'agentctl-state[mcp]'``), imported only
 inside the command's handler: importing this module (which ``agentctl --help`` does) costs
 nothing, and the CLI and the hooks never load the SDK. The tools themselves are plain
 functions in ``mcp_tools`` that run the CLI commands' own handlers; this module registers
@@ -18,16 +18,18 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
-from agentctl.cli import Ctx, command
+from agentctl import DISTRIBUTION
 from agentctl.errors import EXIT_OK, AgentctlError, StateError, UsageError
 from agentctl.mcp_tools import PROFILES, READ_ONLY, Tools, describe, error_text
+from agentctl.registry import Ctx, command
 
 if TYPE_CHECKING:
     from mcp.server import MCPServer
 
 log = logging.getLogger("agentctl.mcp")
 
-INSTALL_HINT = "pip install 'agentctl[mcp]'"
+INSTALL_HINT = (f"pip install '{DISTRIBUTION}[mcp]' (pipx: pipx install --force '{DISTRIBUTION}[mcp]'; "
+                f"uv: uv tool install '{DISTRIBUTION}[mcp]')")
 RESUME_URI = "agentctl://resume"
 INSTRUCTIONS = (
     "agentctl keeps this project's working state outside the conversation. Call resume first in every "
@@ -36,7 +38,7 @@ INSTRUCTIONS = (
 
 
 @command(("mcp",), "mcp [--tools core|full]",
-         f"serve the state as MCP tools over stdio (needs {INSTALL_HINT})", {"--tools": "value"})
+         "serve the state as MCP tools over stdio (needs the mcp extra)", {"--tools": "value"})
 def cmd_mcp(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
     profile = opts.get("--tools", "full")
     if profile not in PROFILES:

@@ -21,9 +21,9 @@ import tempfile
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
-from agentctl.cli import Ctx
 from agentctl.errors import EXIT_NO, EXIT_STATE, EXIT_USAGE, AgentctlError, UsageError
 from agentctl.location import open_store
+from agentctl.registry import Ctx
 from agentctl.store import Store
 
 log = logging.getLogger("agentctl.mcp")
@@ -96,7 +96,7 @@ class Tools:
         The exit code is not an error here: exit 1 is an answer, and the text says which.
         """
         from agentctl import commands  # noqa: F401  (registers the core handlers)
-        from agentctl.cli import COMMANDS
+        from agentctl.registry import COMMANDS
 
         ctx = _Capture(self.state_dir)
         given = {k: v for k, v in (opts or {}).items() if v is not None and v is not False}

@@ -24,7 +24,7 @@ from .fake_anthropic import JSON, FakeAnthropic, Reply, events, is_compaction_re
 from .harness import Run, agentctl_command, dump_artifacts
 from .test_claude_code import replies_tool_uses, result_for, run_claude
 
-pytest.importorskip("mcp", reason="the MCP extra is not installed (pip install 'agentctl[mcp]')")
+pytest.importorskip("mcp", reason="the MCP extra is not installed (pip install 'agentctl-state[mcp]')")
 
 RESUME, DONE = "mcp__agentctl__resume", "mcp__agentctl__task_done"
 NEXT_RE = re.compile(r"^NEXT=(\S+)$", re.MULTILINE)

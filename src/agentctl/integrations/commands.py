@@ -9,14 +9,14 @@ from __future__ import annotations
 import os
 import sys
 
-from agentctl.cli import command
 from agentctl.errors import EXIT_OK
+from agentctl.registry import command
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from agentctl.cli import Ctx
+    from agentctl.registry import Ctx
 
 TARGET_USAGE = "claude [--local] | codex | gemini | cursor | agents-md [--file NAME] | mcp --client claude|cursor"
 OPTIONS = {"--local": "flag", "--file": "value", "--client": "value"}

@@ -1,0 +1,104 @@
+"""Help texts: what each service, command and option is for.
+
+Read only by ``--help``, ``agentctl help`` and the generated reference (``docs/reference.md``),
+never on the hot path. ``tests/test_docs.py`` fails when a registered command or one of its
+options has no text here, or when the reference is stale.
+"""
+
+from __future__ import annotations
+
+from agentctl import DISTRIBUTION
+
+# The command groups (services and other multi-word commands).
+GROUPS: dict[str, str] = {
+    "task": "the task: its list of entries, NEXT, progress, claims, archive",
+    "files": "the files log: every path changed in this task",
+    "constraints": "the project's rules by priority; P0 `deny-write:` globs are enforced",
+    "verify": "the scripted checks, their last result and the fixes already tried",
+}
+
+# Options that mean the same wherever they appear.
+COMMON: dict[str, str] = {
+    "--agent": "the helper's name (letters, digits, . _ -)",
+    "--timeout": "seconds before a running script is ended with its process group (at most 86400)",
+    "--json": "print the result as JSON on stdout (messages go to stderr)",
+    "--state-dir": "use this state folder instead of looking for .agent-state/ here and above",
+    "--help": "print this help",
+    "--local": "claude only: write .claude/settings.local.json (not committed) instead of settings.json",
+    "--file": "agents-md only: the instruction file to hold the block (default AGENTS.md)",
+    "--client": "mcp only: which client's config to write: claude (.mcp.json) or cursor (.cursor/mcp.json)",
+}
+
+# Options whose meaning depends on the command: (command key, option) -> text.
+OPTIONS: dict[tuple[tuple[str, ...], str], str] = {
+    (("resume",), "--max-chars"): "the character budget (default 2000); every P0 rule is printed whatever it says",
+    (("resume",), "--agent"): "a helper's view: its own claims instead of the main agent's NEXT",
+    (("resume",), "--brief"): "P0 rules, the task and NEXT (or the helper's claims) in at most 600 characters",
+    (("demo",), "--keep"): "keep the demo's temporary project and print its folder",
+    (("demo",), "--quiet"): "print nothing but errors; the exit code says whether the demo held",
+    (("task", "start"), "--id"): "the task's id (letters, digits, . _ -; at most 64)",
+    (("task", "start"), "--desc"): "one line saying what the task is",
+    (("task", "start"), "--files"): "the list of entries: a file of paths, one a line, or - for stdin",
+    (("task", "start"), "--force"): "archive the running task first (REPLACED_BY in its archive)",
+    (("task", "update"), "--done"): "mark the next N entries done",
+    (("task", "update"), "--next"): "pin NEXT to this entry",
+    (("task", "update"), "--notes"): "replace NOTES (for people; decisions rest on NEXT)",
+    (("task", "update"), "--state"): "ACTIVE or PAUSED",
+    (("task", "update"), "--seq"): "apply only when SEQ is N: a replayed update is a no-op that says so",
+    (("task", "stop"), "--force"): "archive even with a change no verify pass covers (recorded as FORCED=1)",
+    (("task", "claim"), "--lease"): "seconds the claim holds before another agent may take the entry (default 1800)",
+    (("task", "status"), "--agent"): "show only this helper's claims",
+    (("constraints", "update"), "--add"): "add a rule written as P0|TEXT (repeatable)",
+    (("constraints", "update"), "--remove"): "remove a rule by its text, P0|text or number (repeatable)",
+    (("mcp",), "--tools"): "core (6 tools for the agent's loop) or full (every tool; the default)",
+    (("doctor",), "--fix"): "repair what is safe; whatever is taken out is moved to quarantine, never deleted",
+    (("history",), "--limit"): "at most N rows (default 20)",
+}
+
+# Longer descriptions for the reference (the one-line summary stays with the command).
+DETAILS: dict[tuple[str, ...], str] = {
+    ("init",): "Creates `.agent-state/` here, or re-checks the one found above; existing state is kept. In a "
+               "subfolder of a git repository it says so (right for one project of a monorepo).",
+    ("resume",): "Every P0 rule always; then the task and NEXT, the failing check and the fixes already tried, the "
+                 "files touched, P1/P2 rules while room remains, and one DO NEXT line. Whatever is cut is named on a "
+                 "`CUT` line.",
+    ("task", "start"): "Starts a task over a list of paths (one a line, relative to where you run it, blank lines "
+                       "ignored, `-` = stdin; entries that do not exist yet are counted in a warning). Refused over an "
+                       "ACTIVE or PAUSED task unless `--force`.",
+    ("task", "update"): "Prints `APPLIED=` and the new `SEQ=`; with `--seq N` it applies only when SEQ is N.",
+    ("task", "done"): "Already done: no change. Not in the list: refused.",
+    ("task", "stop"): "Archives the task to `logs/` (status, list, files log, verify journal) and adds a line to "
+                      "`logs/index`; STATE=IDLE; clears the files log. Refused (exit 1, files named) when verify "
+                      "commands exist and a change is not covered by a pass, unless `--force`.",
+    ("task", "claim"): "Gives NAME the first entry neither done nor claimed under a live lease; `task done` releases "
+                       "it; exit 1 when none is left.",
+    ("files", "log"): "Appends `TIME|OP|PATH`, PATH made relative to the project root; a path outside the project is "
+                      "refused.",
+    ("files", "check"): "Exit 0 and the path's entries if it was touched in this task, exit 1 if not.",
+    ("files", "sync"): "Logs what git shows changed since `task start` that the log does not hold yet (edits made "
+                       "through the shell or any tool without a hook).",
+    ("constraints", "check"): "Exit 1 and the rule when a P0 `deny-write: GLOB` forbids writing PATH.",
+    ("verify", "start"): "Runs the checks in order from the project root, showing progress; exit 1 on failure; a "
+                         "failure identical to an earlier one (same error, same files) is named.",
+    ("verify", "stop"): "Clears the result after a pass (keeps `LAST_PASS`); after a failure keeps it and exits 1.",
+    ("verify", "tried"): "One that says the same as an earlier attempt is recorded with a warning naming it.",
+    ("history",): "Archived tasks newest first (from `logs/index`); `show ID` one task; `search TEXT` the tasks "
+                  "whose description, notes, tried fixes or touched paths match (exit 1: none).",
+    ("hook",): "What the installed hooks run (the payload on stdin); never blocks the agent except for a P0 "
+               "`deny-write`.",
+    ("mcp",): f"Needs the optional extra: pip install '{DISTRIBUTION}[mcp]' (pipx: pipx install --force "
+              f"'{DISTRIBUTION}[mcp]'; uv: uv tool install '{DISTRIBUTION}[mcp]'). Logs go to stderr; stdout is the "
+              "protocol.",
+    ("@custom",): "Runs `services/NAME/start.sh`, `stop.sh` or `status.sh` with a lock and a timeout, the init.d way.",
+}
+
+EXIT_CODES = (
+    (0, "done"),
+    (1, "a check answered no (not touched, denied, verify failed, nothing left to claim, no match)"),
+    (2, "usage error: unknown command or option, a missing or malformed argument"),
+    (3, "state or environment error: no state folder, damaged state file, lock timeout, I/O error"),
+)
+
+
+def option_help(key: tuple[str, ...], option: str) -> str | None:
+    return OPTIONS.get((key, option)) or COMMON.get(option)
