@@ -193,7 +193,8 @@ def test_install_then_uninstall_leaves_the_project_as_it_was(project: Path) -> N
 def test_install_grouped_agents_merge_and_unmerge(project: Path, agent: str, rel: str) -> None:
     path = project / rel
     path.parent.mkdir()
-    user = {"model": {"name": "x"}, "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "theirs"}]}]}}
+    user: dict[str, Any] = {"model": {"name": "x"},
+                            "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "theirs"}]}]}}
     path.write_text(dumped(user))
     assert run("install", agent, cwd=project).code == 0
     doc = json.loads(path.read_text())
@@ -218,7 +219,7 @@ def test_install_codex_events(project: Path) -> None:
 def test_install_cursor_writes_hooks_and_the_rule(project: Path) -> None:
     hooks = project / ".cursor" / "hooks.json"
     hooks.parent.mkdir()
-    user = {"version": 1, "hooks": {"afterFileEdit": [{"command": "./format.sh"}], "beforeShellExecution": [
+    user: dict[str, Any] = {"version": 1, "hooks": {"afterFileEdit": [{"command": "./format.sh"}], "beforeShellExecution": [
         {"command": "./guard.sh"}]}}
     hooks.write_text(dumped(user))
     assert run("install", "cursor", cwd=project).code == 0

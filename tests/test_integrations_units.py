@@ -87,7 +87,7 @@ def test_cursor_payload_detection() -> None:
 
 # -- the managed block ----------------------------------------------------------------------------
 
-text_lines = st.lists(st.text(st.characters(blacklist_categories=("Cs",)), max_size=30).filter(
+text_lines = st.lists(st.text(st.characters(codec="utf-8"), max_size=30).filter(
     lambda s: "agentctl:" not in s), max_size=8)
 
 
@@ -149,7 +149,7 @@ def test_merge_then_unmerge_gives_back_the_users_document(doc: dict[str, Any]) -
 def without_empty_events(doc: dict[str, Any]) -> dict[str, Any]:
     """The one thing uninstall may not give back: an empty event list (or empty "hooks") that
     we filled and emptied again is dropped -- the same configuration, one key shorter."""
-    out = json.loads(json.dumps(doc))
+    out: dict[str, Any] = json.loads(json.dumps(doc))
     if "hooks" in out:
         out["hooks"] = {k: v for k, v in out["hooks"].items() if v or k not in {e for e, _, _ in WANTED}}
         if not out["hooks"]:

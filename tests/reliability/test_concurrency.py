@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import collections
 import fcntl
+import functools
 import os
 import subprocess
 import threading
@@ -356,7 +357,7 @@ def test_archive_while_appenders_run(project: Path, tmp_path: Path) -> None:
     assert code == 0, err
     gate_r, gate_w = os.pipe()
     outs = [results / f"a{i}.json" for i in range(appenders)]
-    pids = [spawn(lambda i=i: _log_worker(i, per), outs[i], project, gate_r, close=(gate_w,)) for i in range(appenders)]
+    pids = [spawn(functools.partial(_log_worker, i, per), outs[i], project, gate_r, close=(gate_w,)) for i in range(appenders)]
     os.close(gate_r)
     os.close(gate_w)
     stops = 0
@@ -435,7 +436,7 @@ def test_multi_service_operations_never_deadlock(project: Path, tmp_path: Path, 
     gate_r, gate_w = os.pipe()
     outs = [tmp_path / f"m{i}.json" for i in range(procs)]
     t0 = time.monotonic()
-    pids = [spawn(lambda i=i: _mixed_worker(i, n), outs[i], project, gate_r, close=(gate_w,)) for i in range(procs)]
+    pids = [spawn(functools.partial(_mixed_worker, i, n), outs[i], project, gate_r, close=(gate_w,)) for i in range(procs)]
     os.close(gate_r)
     os.close(gate_w)
     statuses = reap(pids, timeout=300)

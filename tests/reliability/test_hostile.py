@@ -57,8 +57,8 @@ class Env:
             cmd = ["/bin/sh", "-c", f'exec "$@" {shell}', "sh", *cmd]
         if "stdout" not in kw:
             kw["capture_output"] = True
-        r = subprocess.run(cmd, cwd=cwd or self.project, env=full, input=stdin, timeout=30, check=False,
-                           **kw)  # type: ignore[call-overload]
+        r: subprocess.CompletedProcess[bytes] = subprocess.run(
+            cmd, cwd=cwd or self.project, env=full, input=stdin, timeout=30, check=False, **kw)  # type: ignore[call-overload]
         self.calls.append(r)
         return r
 
@@ -112,7 +112,8 @@ def round_trip(env: Env, value: str, *, path: bool = True) -> None:
         assert env.run("files", "log", "MODIFY", "--", p).returncode == 0
         entries = env.read("files", "status")["entries"]
         p = posixpath.normpath(p)  # the path is made relative to the project like any path
-        assert isinstance(entries, list) and entries[-1][1:] == ["MODIFY", p], (entries[-1], p)
+        assert isinstance(entries, list)
+        assert entries[-1][1:] == ["MODIFY", p], (entries[-1], p)
         r = env.run("files", "check", "--", p)
         assert r.returncode == 0, r.stderr
     # one record per line, whatever the value: every file still parses, one STATE line

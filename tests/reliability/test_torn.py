@@ -181,7 +181,7 @@ DAMAGED = [
     ("runlevel", b"\x00\x00\n", "runlevel: NULs"),
     ("VERSION", b"FORMAT=banana\n", "VERSION: damaged"),
 ]
-READERS = {
+READERS: dict[str, list[tuple[str, ...]]] = {
     TASK: [("task", "status"), ("status",), ("resume",), ("task", "update", "--done", "1")],
     "services/task/list-1": [("task", "update", "--done", "1"), ("task", "done", "a.py"), ("task", "update", "--notes", "n")],
     "services/verify/status": [("verify", "status"), ("resume",), ("status",), ("verify", "tried", "x")],
