@@ -13,9 +13,10 @@ from __future__ import annotations
 import os
 
 from agentctl.errors import UsageError
+from agentctl.services import NAMES
 from agentctl.store import Store
 
-BUILTIN = ("task", "files", "constraints", "verify")
+BUILTIN = NAMES  # the built-in services; a user service may not take their names
 ACTIONS = ("start", "stop", "status")
 DEFAULT_TIMEOUT = 60.0
 

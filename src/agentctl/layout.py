@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from agentctl import runlevels
+from agentctl import runlevels, services
 from agentctl.errors import StateError
 from agentctl.store import FORMAT_VERSION, STATE_DIRNAME, Store
 
@@ -23,15 +23,7 @@ project, kept outside its conversation so that a context compaction loses nothin
 Read it with `agentctl resume` or `agentctl status`; change it only with agentctl.
 """
 
-VERIFY_COMMANDS = """\
-# One shell command a line, run in order from the project root by `agentctl verify start`.
-# Lines starting with # are comments. For example:
-# npm run typecheck
-# pytest -q
-"""
-
-
-FOLDERS = ("services", "logs", "services/task", "services/files", "services/constraints", "services/verify")
+FOLDERS = ("services", "logs", *services.FOLDERS)
 
 
 def default_files() -> dict[str, bytes]:
@@ -40,11 +32,7 @@ def default_files() -> dict[str, bytes]:
         "README": README.encode(),
         "runlevels": runlevels.TABLE_TEXT.encode(),
         "runlevel": f"RUNLEVEL={runlevels.DEFAULT_LEVEL}\n".encode(),
-        "services/task/status": b"STATE=IDLE\nSEQ=0\n",
-        "services/files/status": b"",
-        "services/constraints/status": b"",
-        "services/verify/status": b"STATE=IDLE\n",
-        "services/verify/commands": VERIFY_COMMANDS.encode(),
+        **services.fresh_files(),
     }
 
 

@@ -40,11 +40,12 @@ import time
 
 from agentctl import codec
 from agentctl.errors import StateError
+from agentctl.services import NAMES
 from agentctl.store import FORMAT_VERSION, Store, now_iso
 
 BACKUP_PREFIX = "backup-format"
 SEED_SCRIPTS = ("start.sh", "stop.sh", "update.sh", "status.sh")
-BUILTIN = ("task", "files", "constraints", "verify")
+BUILTIN = NAMES
 
 
 def read_version(store: Store) -> int | None:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import sys
 
+from agentctl.services import NAMES
+
 # The hot path imports no `typing`, `collections.abc` or `dataclasses` at run time (see bench/ and
 # tests/test_perf_guard.py): annotations are strings, and type checkers see these imports.
 TYPE_CHECKING = False
@@ -23,7 +25,7 @@ if TYPE_CHECKING:
 
     Handler = Callable[["Ctx", dict[str, Any], list[str]], int]
 
-BUILTIN_SERVICES = ("task", "files", "constraints", "verify")
+BUILTIN_SERVICES = NAMES
 ACTION_WORDS = ("start", "stop", "update", "status", "log", "check", "list", "add", "remove", "done", "tried", "run",
                 "sync", "claim")
 # Options every command takes (handled before a command's own options are parsed).
@@ -98,6 +100,8 @@ def command(key: tuple[str, ...], usage: str, summary: str, options: dict[str, s
     return deco
 
 
+# The module that registers the core commands (always loaded but for a self-contained word).
+CORE = "agentctl.commands"
 # Top-level words whose commands live in their own module (imported only when used).
 EXTENSIONS: dict[str, str] = {}
 EXTENSIONS["hook"] = "agentctl.integrations.commands"  # `agentctl hook AGENT EVENT`: the agent hooks (hot path)
@@ -116,7 +120,7 @@ SELF_CONTAINED = ("hook",)
 def load_commands(first: str | None = None) -> None:
     """Import the modules that register handlers: the core always, an extension only when named."""
     if first not in SELF_CONTAINED:
-        from agentctl import commands  # noqa: F401  (registers the core handlers)
+        __import__(CORE)  # by name: the registry knows of its commands, it does not depend on them
 
     for word, module in EXTENSIONS.items():
         if first is None or first == word:

@@ -10,7 +10,7 @@ resumes a PAUSED task and starting verify runs the checks.
 from __future__ import annotations
 
 from agentctl import codec
-from agentctl.custom import BUILTIN, valid_name
+from agentctl.custom import valid_name
 from agentctl.errors import StateError, UsageError
 from agentctl.store import Store
 
@@ -81,7 +81,8 @@ class SwitchResult:
 
 
 def switch(store: Store, name: str, say: Callable[[str], None] | None = None) -> SwitchResult:
-    from agentctl import custom, task, verify
+    from agentctl import custom
+    from agentctl.services import SERVICES
     from agentctl.store import now_iso
 
     levels = table(store)
@@ -100,34 +101,19 @@ def switch(store: Store, name: str, say: Callable[[str], None] | None = None) ->
     for svc in reversed(old_services):
         if svc in new_services:
             continue
-        if svc == "task":
-            changed = task.set_state(store, "PAUSED")
-            step("stop task: " + ("PAUSED (kept, not archived)" if changed else "nothing running"))
-        elif svc == "files":
-            step("stop files: log kept")
-        elif svc in ("constraints", "verify"):
-            step(f"stop {svc}: state kept")
+        if svc in SERVICES:
+            step(f"stop {svc}: {SERVICES[svc].stop(store)}")
         elif custom.is_service(store, svc):
             r = custom.run(store, svc, "stop")
             step(f"stop {svc}: exit {r.code}")
     with store.lock(LOCK):
         store.replace(CURRENT, codec.format_status({"RUNLEVEL": name, "UPDATED": now_iso()}))
     for svc in new_services:
-        if svc in old_services and svc != "verify":
+        if svc in old_services:
             continue
-        if svc == "task":
-            changed = task.set_state(store, "ACTIVE")
-            step("start task: " + ("resumed (PAUSED -> ACTIVE)" if changed else "running"))
-        elif svc == "files":
-            step("start files: logging")
-        elif svc == "constraints":
-            step("start constraints: loaded")
-        elif svc == "verify":
-            if svc in old_services:
-                continue
-            vr = verify.run(store)
-            step(f"start verify: {vr.message}")
-        elif svc not in BUILTIN and custom.is_service(store, svc):
+        if svc in SERVICES:
+            step(f"start {svc}: {SERVICES[svc].start(store)}")
+        elif custom.is_service(store, svc):
             r2 = custom.run(store, svc, "start")
             step(f"start {svc}: exit {r2.code}")
         else:

@@ -21,6 +21,7 @@ import stat
 import time
 
 from agentctl.errors import StateError
+from agentctl.services import FOLDERS
 
 TYPE_CHECKING = False  # every command imports this module: no contextlib/collections at run time (see bench/)
 if TYPE_CHECKING:
@@ -456,7 +457,7 @@ class Store:
                 self.append("logs/agent.log", line, sync=False)
             # Every change ends here: sweep what killed writers left in the small state folders
             # (a folder that is written sweeps itself too, see replace()).
-            for folder in ("", "services/task", "services/files", "services/constraints", "services/verify"):
+            for folder in ("", *FOLDERS):
                 sweep_temps(self.path(folder))
         except (StateError, OSError) as exc:
             import sys

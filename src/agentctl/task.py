@@ -766,3 +766,12 @@ def status_lines(fields: dict[str, str]) -> list[str]:
     """The status as printed: KEY=VALUE in the file's escaped form, internal keys hidden."""
     order = [k for k in KEYS if k in fields] + [k for k in fields if k not in KEYS]
     return [f"{k}={codec.encode(fields[k])}" for k in order if k not in ("LIST", "NEXT_PINNED", "CLAIMS")]
+
+
+def on_runlevel_stop(store: Store) -> str:
+    """A runlevel without the task service pauses it (never archives it)."""
+    return "PAUSED (kept, not archived)" if set_state(store, "PAUSED") else "nothing running"
+
+
+def on_runlevel_start(store: Store) -> str:
+    return "resumed (PAUSED -> ACTIVE)" if set_state(store, "ACTIVE") else "running"

@@ -569,3 +569,12 @@ def configure(store: Store, command: str) -> None:
 
 def status_lines(fields: dict[str, str]) -> list[str]:
     return [f"{k}={codec.encode(v)}" for k, v in fields.items()]
+
+
+def on_runlevel_stop(store: Store) -> str:
+    return "state kept"
+
+
+def on_runlevel_start(store: Store) -> str:
+    """Entering a level with verify runs the checks."""
+    return run(store).message
