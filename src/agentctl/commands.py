@@ -124,14 +124,6 @@ def cmd_runlevel(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
     return EXIT_OK
 
 
-@command(("demo",), "demo [--keep] [--quiet]", "play the seed scenario: 120 files, several memory losses",
-         {"--keep": "flag", "--quiet": "flag"})
-def cmd_demo(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
-    from agentctl.demo import run_demo
-
-    return run_demo(keep=bool(opts.get("--keep")), quiet=bool(opts.get("--quiet")))
-
-
 # -- task -------------------------------------------------------------------------------------
 
 @command(("task", "start"), "task start --id ID --desc TEXT [--files LIST|-] [--force]",

@@ -194,11 +194,3 @@ def denied(store: Store, path: str) -> Rule | None:
         if rx.match(path):
             return rule
     return None
-
-
-def on_runlevel_stop(store: Store) -> str:
-    return "state kept"
-
-
-def on_runlevel_start(store: Store) -> str:
-    return "loaded"

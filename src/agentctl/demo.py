@@ -19,6 +19,9 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
+from typing import Any
+
+from agentctl.registry import Ctx, command
 
 OLD = "from '../../old/"
 NEW = "from '@/"
@@ -179,3 +182,9 @@ def _report(root: str, finished: bool, say: Callable[[str], None]) -> int:
 if __name__ == "__main__":
     for line in agent_life(sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1"):
         print(line)
+
+
+@command(("demo",), "demo [--keep] [--quiet]", "play the seed scenario: 120 files, several memory losses",
+         {"--keep": "flag", "--quiet": "flag"})
+def cmd_demo(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
+    return run_demo(keep=bool(opts.get("--keep")), quiet=bool(opts.get("--quiet")))

@@ -397,11 +397,3 @@ def _paths(store: Store, data: bytes) -> list[str]:
         if op in OPS:
             seen[path] = None
     return list(seen)
-
-
-def on_runlevel_stop(store: Store) -> str:
-    return "log kept"
-
-
-def on_runlevel_start(store: Store) -> str:
-    return "logging"

@@ -109,6 +109,7 @@ EXTENSIONS["install"] = "agentctl.integrations.commands"  # `agentctl install TA
 EXTENSIONS["uninstall"] = "agentctl.integrations.commands"  # `agentctl uninstall TARGET`
 EXTENSIONS["mcp"] = "agentctl.mcp_server"  # `agentctl mcp`: the MCP server (SDK loaded only by that command)
 EXTENSIONS["doctor"] = "agentctl.doctor"  # `agentctl doctor [--fix]`: check and repair the state folder
+EXTENSIONS["demo"] = "agentctl.demo"  # `agentctl demo`: the seed scenario played by a scripted agent
 EXTENSIONS["history"] = "agentctl.history"  # `agentctl history [show ID | search TEXT]`: archived tasks
 
 

@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 
 
 class Service:
-    """One built-in service. ``on_stop``/``on_start``: ``"module:function"``, called with the store."""
+    """One built-in service. ``on_stop``/``on_start``: ``"module:function"``, called with the store and
+    returning what it did; or plain words when a switch leaves the service's state as it is."""
 
     __slots__ = ("name", "summary", "files", "on_stop", "on_start")
 
@@ -38,10 +39,10 @@ class Service:
         return f"services/{self.name}"
 
     def stop(self, store: Store) -> str:
-        return str(_call(self.on_stop, store))
+        return _call(self.on_stop, store)
 
     def start(self, store: Store) -> str:
-        return str(_call(self.on_start, store))
+        return _call(self.on_start, store)
 
 
 VERIFY_COMMANDS = b"""\
@@ -56,9 +57,9 @@ SERVICES: dict[str, Service] = {
                     {"status": b"STATE=IDLE\nSEQ=0\n"}, "agentctl.task:on_runlevel_stop",
                     "agentctl.task:on_runlevel_start"),
     "files": Service("files", "every file touched in this task: TIME|OP|PATH", {"status": b""},
-                     "agentctl.files:on_runlevel_stop", "agentctl.files:on_runlevel_start"),
+                     "log kept", "logging"),
     "constraints": Service("constraints", "the project's hard rules: P0|text, P1|text, P2|text", {"status": b""},
-                           "agentctl.constraints:on_runlevel_stop", "agentctl.constraints:on_runlevel_start"),
+                           "state kept", "loaded"),
     "verify": Service("verify", "the checks (commands, one a line) and the last result with the fixes tried",
                       {"status": b"STATE=IDLE\n", "commands": VERIFY_COMMANDS}, "agentctl.verify:on_runlevel_stop",
                       "agentctl.verify:on_runlevel_start"),
@@ -73,9 +74,11 @@ def fresh_files() -> dict[str, bytes]:
     return {f"{s.folder}/{rel}": data for s in SERVICES.values() for rel, data in s.files.items()}
 
 
-def _call(spec: str, store: Store) -> object:
-    module, _, func = spec.partition(":")
+def _call(spec: str, store: Store) -> str:
+    module, colon, func = spec.partition(":")
+    if not colon:
+        return spec
     __import__(module)
     import sys
 
-    return getattr(sys.modules[module], func)(store)
+    return str(getattr(sys.modules[module], func)(store))
