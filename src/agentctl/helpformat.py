@@ -22,8 +22,9 @@ def name_of(key: tuple[str, ...]) -> str:
 
 
 def visible() -> list[tuple[tuple[str, ...], Command]]:
-    """Every command a person may run, in registration order (the user-service form last)."""
-    rows = [(k, c) for k, c in COMMANDS.items() if not k[0].startswith("@")]
+    """Every command a person may run, by name (the user-service form last): the same order whatever
+    order their modules were imported in."""
+    rows = sorted(((k, c) for k, c in COMMANDS.items() if not k[0].startswith("@")), key=lambda kc: kc[0])
     rows += [(k, c) for k, c in COMMANDS.items() if k == ("@custom",)]
     return rows
 
