@@ -59,7 +59,7 @@ WHY = {
     "clear": "after /clear",
 }
 AFTER_COMPRESS = "right after the conversation history was compressed (COMPACTIONS counts them)"
-ESCAPED_NOTE = " (Gemini CLI shows <, > and & in hook context as &lt; &gt; &amp;)"
+ESCAPED_NOTE = " (HTML-escaped by Gemini CLI: &lt; &gt; &amp; stand for less-than, greater-than, ampersand)"
 
 
 def target_path(tool_input: dict[str, Any]) -> object:
@@ -94,8 +94,8 @@ def escape_context(text: str) -> str:
     """
     if not any(c in text for c in "<>&"):
         return text
-    head, sep, body = text.partition("\n")
-    return (head.rstrip(":") + ESCAPED_NOTE + ":" + sep + body).replace("&", "&amp;")
+    head, sep, body = text.replace("&", "&amp;").partition("\n")
+    return head.rstrip(":") + ESCAPED_NOTE + ":" + sep + body
 
 
 def _marker(h: Hook) -> str:
