@@ -17,12 +17,14 @@ from typing import Any
 import pytest
 
 import test_integrations_hooks as hooks
+import test_perf_guard as perf
 from agentctl.integrations import gemini
 from conftest import run
 from test_integrations_hooks import P0, Fired, command_for, env_for, fire, install, log_entries, session
 
 bindir = hooks.bindir
 proj = hooks.proj
+busy = perf.busy
 AT_RULE = "every import uses the @/ alias"
 ODD_RULE = "keep <script> & a&lt;b out of @docs/x.md"
 
@@ -224,3 +226,20 @@ def test_real_tool_payloads_log_and_deny(proj: Path, gem: Any, bindir: Path) -> 
         r = fire(f"agentctl hook gemini {name}", payload(name, proj), proj, bindir, env_for("gemini", proj))
         assert (r.code, r.out) == (0, "")
 
+
+
+@pytest.mark.parametrize("name", ["BeforeModel", "BeforeModel-compressed-resumed", "BeforeTool-write_file",
+                                  "AfterTool-replace"])
+def test_every_turn_hooks_import_no_json_or_re(busy: Path, name: str) -> None:
+    """BeforeModel runs before every model request (with the whole history): the ordinary path
+    and the path of a compression already counted stay as slim as Claude's hooks."""
+    event = name.split("-")[0]
+    word = {"BeforeModel": "before-model", "BeforeTool": "before-tool", "AfterTool": "after-tool"}[event]
+    data = payload(name, busy).replace("__PROJECT__", str(busy))
+    if name == "BeforeModel-compressed-resumed":  # counted once already
+        assert run("hook", "gemini", word, cwd=busy, stdin=data).code == 0
+        assert session(busy)["COMPACTIONS"] == "1"
+    loaded = perf._loaded(busy, "hook", "gemini", word, stdin=data.encode())
+    heavy = {m for m in loaded if m.split(".")[0] in perf.HOOK_HEAVY | {"hashlib"}}
+    assert not heavy, f"`agentctl hook gemini {word}` ({name}) imports {sorted(heavy)}"
+    assert session(busy).get("COMPACTIONS") in (None, "1")

@@ -16,10 +16,10 @@ the final JSON; BeforeTool takes ``decision: "deny"`` + ``reason``.
   A real compression leaves one trace in the request: the history then starts with
   the summary (``<state_snapshot>``) followed by the model message
   ``Got it. Thanks for the additional context!``. BeforeModel sees every request:
-  the first time it sees a given summary (by its hash) it counts the compaction and
+  the first time it sees a given summary (by its digest) it counts the compaction and
   adds the resume block to that one request (``hookSpecificOutput.llm_request``; not
   kept in Gemini's history, not escaped). Later turns, and ``--resume latest`` of the same history, carry a known
-  hash and get nothing.
+  digest and get nothing.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 CONFIG = ".gemini/settings.json"
 START_MARKER = "hooks/gemini-start-"  # + session id: SessionStart's source, consumed by BeforeAgent
-HANDLED = "hooks/gemini-compressions"  # hashes of compressed histories already counted
+HANDLED = "hooks/gemini-compressions"  # digests of the summaries already counted
 HANDLED_LOCK = "hooks/.gemini-compressions.lock"
 MAX_HANDLED = 64
 ACK = "Got it. Thanks for the additional context!"
@@ -147,17 +147,28 @@ def compressed_history(messages: object) -> str | None:
 
 
 def first_sighting(h: Hook, identity: str) -> bool:
-    """True once per compressed history: remembers its hash (the last ``MAX_HANDLED``)."""
-    import hashlib
+    """True once per compressed history: remembers its digest (the last ``MAX_HANDLED``).
 
-    token = hashlib.sha256(identity.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    Every later request of a compressed session asks again, so the usual answer (known)
+    costs one small read and no lock; zlib's two checksums and the length make the digest
+    (importing hashlib would cost ten times as much, on every such request).
+    """
+    import zlib
+
+    raw = identity.encode("utf-8", "surrogatepass")
+    token = f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}{len(raw):x}"
+
+    def known() -> list[str]:
+        return (h.store.read(HANDLED, cap=1 << 16) or b"").decode("ascii", "replace").split()
+
+    if token in known():
+        return False
     os.makedirs(h.store.path("hooks"), mode=0o700, exist_ok=True)
     with h.store.lock(HANDLED_LOCK):
-        known = (h.store.read(HANDLED, cap=1 << 16) or b"").decode("ascii", "replace").split()
-        if token in known:
+        seen = known()
+        if token in seen:
             return False
-        keep = known[-(MAX_HANDLED - 1):] + [token]
-        h.store.replace(HANDLED, ("\n".join(keep) + "\n").encode("ascii"))
+        h.store.replace(HANDLED, ("\n".join(seen[-(MAX_HANDLED - 1):] + [token]) + "\n").encode("ascii"))
     return True
 
 
