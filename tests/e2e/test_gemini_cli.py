@@ -428,13 +428,13 @@ def test_gemini_cli_scenario(gemini: Binary, agentctl_bin: Path, agentctl_with_g
     # the first request after each compression carries the state: task id, NEXT, every P0 rule as written
     firsts = []
     for n, summary in enumerate(summaries, 1):
-        first = next(r for r in main if r.seq > summary.seq)
-        firsts.append(first.seq)
+        after = next(r for r in main if r.seq > summary.seq)
+        firsts.append(after.seq)
         label = f"compression {n} ({run_of[summary.seq]})"
-        cs = contents(first.body)
-        assert content_text(cs[1]).strip() == COMPRESSED_ACK, f"{label}: request {first.seq} is not compressed"
+        cs = contents(after.body)
+        assert content_text(cs[1]).strip() == COMPRESSED_ACK, f"{label}: request {after.seq} is not compressed"
         found = [b for b in blocks(content_text(cs[0])) if AFTER_COMPRESS in b]
-        assert len(found) == 1, f"{label}: {len(found)} re-injected blocks in request {first.seq}"
+        assert len(found) == 1, f"{label}: {len(found)} re-injected blocks in request {after.seq}"
         block = found[0]
         done_before = {c["args"]["command"].split()[-1] for r in main if r.seq < summary.seq
                        for p in (r.reply or {})["candidates"][0]["content"]["parts"]
