@@ -11,6 +11,7 @@ to end test (tests/e2e/test_gemini_cli.py) checks the same against the real CLI.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -243,3 +244,19 @@ def test_every_turn_hooks_import_no_json_or_re(busy: Path, name: str) -> None:
     heavy = {m for m in loaded if m.split(".")[0] in perf.HOOK_HEAVY | {"hashlib"}}
     assert not heavy, f"`agentctl hook gemini {word}` ({name}) imports {sorted(heavy)}"
     assert session(busy).get("COMPACTIONS") in (None, "1")
+
+
+def test_start_markers_no_prompt_consumed_are_cleared_after_a_day(proj: Path, gem: Any) -> None:
+    hooks_dir = proj / ".agent-state" / "hooks"
+    for n in range(3):
+        start = json.loads(payload("SessionStart-startup", proj))
+        start["session_id"] = f"quit-at-once-{n}"
+        assert gem("", "SessionStart", "startup", data=json.dumps(start)).out == ""
+    markers = sorted(hooks_dir.glob("gemini-start-*"))
+    assert [m.name for m in markers] == [f"gemini-start-quit-at-once-{n}" for n in range(3)]
+    old = markers[0].stat().st_mtime - gemini.MARKER_TTL - 60
+    os.utime(markers[0], (old, old))
+    assert gem("SessionStart-resume", "SessionStart", "resume").out == ""
+    left = sorted(m.name for m in hooks_dir.glob("gemini-start-*"))
+    resumed = json.loads(payload("SessionStart-resume", proj))["session_id"]
+    assert left == sorted(["gemini-start-quit-at-once-1", "gemini-start-quit-at-once-2", f"gemini-start-{resumed}"])

@@ -39,6 +39,7 @@ START_MARKER = "hooks/gemini-start-"  # + session id: SessionStart's source, con
 HANDLED = "hooks/gemini-compressions"  # digests of the summaries already counted
 HANDLED_LOCK = "hooks/.gemini-compressions.lock"
 MAX_HANDLED = 64
+MARKER_TTL = 86400.0  # seconds a start marker no BeforeAgent consumed is kept
 ACK = "Got it. Thanks for the additional context!"
 WRITE_TOOLS = frozenset(("write_file", "replace"))
 SHELL_TOOLS = frozenset(("run_shell_command",))
@@ -104,8 +105,23 @@ def _marker(h: Hook) -> str:
 
 
 def session_start(h: Hook) -> Result | None:
-    """Nothing for the model here (this context would be @-expanded): note the start for BeforeAgent."""
-    os.makedirs(h.store.path("hooks"), mode=0o700, exist_ok=True)
+    """Nothing for the model here (this context would be @-expanded): note the start for BeforeAgent.
+
+    A start no prompt followed (a session quit at once) leaves its marker; markers older than
+    a day are removed here, so they stay few.
+    """
+    folder = h.store.path("hooks")
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    import time
+
+    prefix, stale = os.path.basename(START_MARKER), time.time() - MARKER_TTL
+    for name in os.listdir(folder):
+        if name.startswith(prefix):
+            try:
+                if os.stat(os.path.join(folder, name)).st_mtime < stale:
+                    os.unlink(os.path.join(folder, name))
+            except OSError:
+                pass
     h.store.replace(_marker(h), (h.text("source", "startup")[:40] + "\n").encode())
     return None
 
