@@ -86,7 +86,10 @@ def test_compressed_history_is_recognised_only_after_a_compression(tmp_path: Pat
     assert gemini.compressed_history([{"role": "user", "content": "<session_context>x</session_context>"}, ack]) is None
     assert gemini.compressed_history([{"role": "user", "content": "<state_snapshot>s</state_snapshot>"},
                                       {"role": "model", "content": "ok"}]) is None
-    for junk in (None, [], [1, 2], [{"role": "user", "content": 5}, ack], "text"):
+    split = [{"role": "user", "content": "<session_context>x</session_context>"},
+             {"role": "user", "content": "<state_snapshot>s</state_snapshot>"}, ack]
+    assert gemini.compressed_history(split) == "<state_snapshot>s</state_snapshot>"  # context and summary apart
+    for junk in (None, [], [1, 2], [{"role": "user", "content": 5}, ack], "text", [{"role": "user"}, 3, ack]):
         assert gemini.compressed_history(junk) is None
 
 

@@ -148,18 +148,19 @@ def compressed_history(messages: object) -> str | None:
     ``--resume latest``, which may drop the prompt kept after it) has the same summary,
     and a new compression writes a new one.
     """
-    if not isinstance(messages, list) or len(messages) < 2:
+    if not isinstance(messages, list):
         return None
-    first, second = messages[0], messages[1]
-    if not (isinstance(first, dict) and isinstance(second, dict)):
-        return None
-    if second.get("role") != "model" or second.get("content") != ACK or first.get("role") != "user":
-        return None
-    summary = first.get("content")
-    if not isinstance(summary, str):
-        return None
-    summary = summary.rpartition("</session_context>")[2].strip()
-    return summary or None  # an older Gemini CLI greeted a fresh session with the same words
+    for k in (1, 2):  # 0.61.0 sends the session context and the summary as one content; allow two
+        if len(messages) <= k or not isinstance(messages[k], dict) or not isinstance(messages[k - 1], dict):
+            return None
+        ack, summary = messages[k], messages[k - 1]
+        if ack.get("role") == "model" and ack.get("content") == ACK and summary.get("role") == "user":
+            text = summary.get("content")
+            if not isinstance(text, str):
+                return None
+            text = text.rpartition("</session_context>")[2].strip()
+            return text or None  # an older Gemini CLI greeted a fresh session with the same words
+    return None
 
 
 def first_sighting(h: Hook, identity: str) -> bool:
@@ -199,8 +200,11 @@ def before_model(h: Hook) -> Result | None:
 
     session.record_compaction(h.store)
     assert isinstance(messages, list)  # compressed_history checked it
+    head = messages[0]
+    if not isinstance(head.get("content"), str):
+        return None
     block = f"\n\n<hook_context>{h.context(AFTER_COMPRESS)}</hook_context>"
-    first = {"role": "user", "content": messages[0]["content"] + block}
+    first = {"role": str(head.get("role") or "user"), "content": head["content"] + block}
     # One message: Gemini merges it into the first content and keeps every other one as it was.
     return emit({"hookSpecificOutput": {"hookEventName": "BeforeModel", "llm_request": {"messages": [first]}}})
 
