@@ -292,8 +292,10 @@ def gemini(tmp_path_factory: pytest.TempPathFactory) -> Binary:
     return find_binary(GEMINI, tmp_path_factory.mktemp("gemini-version"))
 
 
-def gemini_env(home: Path, base_url: str, extra_path: list[Path]) -> dict[str, str]:
-    """A clean environment: temporary HOME with Gemini's user settings, loopback model, no network."""
+def gemini_env(home: Path, base_url: str, extra_path: list[Path], record: Path) -> dict[str, str]:
+    """A clean environment: temporary HOME with Gemini's user settings, loopback model, no network.
+    A user-level hook copies every PreCompress and AfterTool payload into ``record`` (the
+    project's hooks stay exactly as `agentctl install gemini` wrote them)."""
     env = clean_env(home, ("LANG", "LC_ALL", "TMPDIR", "VIRTUAL_ENV"), extra_path)
     dead = "http://127.0.0.1:9"  # anything but the model server fails at once
     env.update(GOOGLE_GEMINI_BASE_URL=base_url, GEMINI_API_KEY="e2e-dummy-key", GEMINI_CLI_TRUST_WORKSPACE="true",
@@ -301,12 +303,23 @@ def gemini_env(home: Path, base_url: str, extra_path: list[Path]) -> dict[str, s
                NO_PROXY="127.0.0.1", no_proxy="127.0.0.1", TERM="dumb", NO_COLOR="1")
     settings = home / ".gemini" / "settings.json"
     settings.parent.mkdir(parents=True, exist_ok=True)
+    record.mkdir(parents=True, exist_ok=True)
+    recorder = home / "record-hook.sh"
+    recorder.write_text(f'#!/bin/sh\ncat > "{record}/$(date +%s%N)-$$.json"\n')
+    recorder.chmod(0o755)
+    hook = [{"hooks": [{"type": "command", "command": str(recorder), "name": "e2e-record", "timeout": 10000}]}]
     settings.write_text(json.dumps({
         "security": {"auth": {"selectedType": "gemini-api-key"}},
         "privacy": {"usageStatisticsEnabled": False}, "telemetry": {"enabled": False},
         "model": {"compressionThreshold": 0.1},
+        "hooks": {"PreCompress": hook, "AfterTool": hook},
     }, indent=2))
     return env
+
+
+def recorded(record: Path, event: str) -> list[JSON]:
+    payloads = [json.loads(p.read_text()) for p in sorted(record.glob("*.json"))]
+    return [p for p in payloads if p.get("hook_event_name") == event]
 
 
 def blocks(text: str) -> list[str]:
@@ -363,7 +376,7 @@ def test_gemini_cli_scenario(gemini: Binary, agentctl_bin: Path, agentctl_with_g
     policy = ConvertPolicy(files[TRIGGER_INDEX])
     with FakeGemini(policy, summarise=summarise, record_dir=tmp_path / "requests", input_tokens=reported_tokens,
                     on_request=snapshot_log) as server:
-        env = gemini_env(home, server.base_url, [agentctl_bin])
+        env = gemini_env(home, server.base_url, [agentctl_bin], tmp_path / "hook-payloads")
         try:
             for label, args in plan:
                 first = len(server.requests) + 1
@@ -417,10 +430,18 @@ def test_gemini_cli_scenario(gemini: Binary, agentctl_bin: Path, agentctl_with_g
     assert told and told[0].result is not None
     assert told[0].result.is_error and "secrets/**" in told[0].result.text, told[0].result.text
 
+    after_tool = recorded(tmp_path / "hook-payloads", "AfterTool")
+    assert len(after_tool) == len(calls) - 1, (len(after_tool), len(calls))  # every call but the denied one
+    assert not [p for p in after_tool if p["tool_input"].get("file_path") == secret_abs]
+
     # real compressions: the summariser was asked (and asked to verify) once per compression
     summaries = [r for r in records if r.kind == "summarise"]
     verifies = [r for r in records if r.kind == "verify"]
     assert len(summaries) >= 2 and len(verifies) == len(summaries), [r.kind for r in records]
+    # ... while PreCompress(auto) fired before every model turn: it is no compression signal
+    pre_compress = recorded(tmp_path / "hook-payloads", "PreCompress")
+    assert len(pre_compress) >= len(main) - len(runs) and {p["trigger"] for p in pre_compress} == {"auto"}
+    assert len(pre_compress) > 3 * len(summaries), (len(pre_compress), len(summaries))
     session = dict(ln.split("=", 1) for ln in (project / ".agent-state" / "session").read_text().splitlines()
                    if "=" in ln)
     assert session.get("COMPACTIONS") == str(len(summaries)), (session, len(summaries))
@@ -479,7 +500,8 @@ def test_gemini_cli_scenario(gemini: Binary, agentctl_bin: Path, agentctl_with_g
 
     elapsed = time.monotonic() - started
     (tmp_path / "summary.txt").write_text(
-        f"{len(records)} requests ({len(main)} main, {len(summaries)} compressions), {len(calls)} tool calls, "
+        f"{len(records)} requests ({len(main)} main, {len(summaries)} compressions, {len(pre_compress)} PreCompress), "
+        f"{len(calls)} tool calls, "
         f"{elapsed:.1f}s\n" + "".join(f"{r.label}: exit {r.returncode} {r.seconds:.1f}s\n" for r in runs))
 
 
