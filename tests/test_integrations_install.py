@@ -199,7 +199,7 @@ def test_install_grouped_agents_merge_and_unmerge(project: Path, agent: str, rel
     assert run("install", agent, cwd=project).code == 0
     doc = json.loads(path.read_text())
     assert doc["hooks"]["SessionStart"][0] == user["hooks"]["SessionStart"][0] and doc["model"] == user["model"]
-    assert all(c.startswith(f"agentctl hook {agent} ") for c in ours(doc)) and len(ours(doc)) == 5
+    assert all(c.startswith(f"agentctl hook {agent} ") for c in ours(doc)) and len(ours(doc)) == {"codex": 5, "gemini": 6}[agent]
     once = path.read_bytes()
     assert run("install", agent, cwd=project).code == 0 and path.read_bytes() == once
     assert (project / ".agent-state" / "backups" / rel.replace("/", "__")).read_text() == dumped(user)

@@ -7,6 +7,9 @@ with an absolute ``file_path`` and ``edits[]``; ``workspace_roots`` instead of
 startup protocol lives in ``.cursor/rules/agentctl.mdc`` (``alwaysApply: true``) and
 the hooks mostly record: edits, shell commands (via git), compaction. Every field
 is read defensively; an unexpected payload is ignored, never an error.
+
+Untested against the real Cursor (no installable CLI): docs/agents/cursor.md says what
+fails closed (a P0 deny: JSON and exit 2) and what is best effort (everything else).
 """
 
 from __future__ import annotations

@@ -1,14 +1,25 @@
 """Gemini CLI: ``.gemini/settings.json`` hooks, payload -> action per event.
 
-[V] facts: handler ``timeout`` is in milliseconds; stdout must be only the final
-JSON; SessionStart (no ``compact`` source) and BeforeAgent take
-``hookSpecificOutput.additionalContext``; AfterTool's additionalContext is appended
-to the tool result; BeforeTool takes ``decision: "deny"`` + ``reason``; PreCompress
-is asynchronous and advisory (cannot inject).
+Facts used, as Gemini CLI 0.61.0 really behaves (its documentation differs; see
+docs/agents/gemini.md): handler ``timeout`` is in milliseconds; stdout must be only
+the final JSON; BeforeTool takes ``decision: "deny"`` + ``reason``.
 
-So: PreCompress records the compaction as announced and leaves a marker; the next
-BeforeAgent (or, if the compression happened mid-turn, the next AfterTool we see)
-consumes the marker and re-injects the state once. Every other turn prints nothing.
+* **Where the state goes in.** SessionStart's ``additionalContext`` becomes part of
+  the ``-p`` prompt, and the prompt's ``@path`` references are expanded (files pasted
+  in, text rewritten). BeforeAgent's context is appended after that expansion, so it
+  arrives as written except that Gemini escapes ``<`` and ``>`` to ``&lt;`` and
+  ``&gt;``; agentctl escapes ``&`` to ``&amp;`` first, so what the model reads is
+  plain HTML-escaped text, never ambiguous. So SessionStart only notes the start
+  (a marker per session) and the next BeforeAgent injects the block, once.
+* **Compressions.** PreCompress fires on every model turn (before Gemini checks its
+  threshold) and there is no hook after a compression, so neither counts anything.
+  A real compression leaves one trace in the request: the history then starts with
+  the summary (``<state_snapshot>``) followed by the model message
+  ``Got it. Thanks for the additional context!``. BeforeModel sees every request:
+  the first time it sees a given summary (by its digest) it counts the compaction and
+  adds the resume block to that one request (``hookSpecificOutput.llm_request``; not
+  kept in Gemini's history, not escaped). Later turns, and ``--resume latest`` of the same history, carry a known
+  digest and get nothing.
 """
 
 from __future__ import annotations
@@ -24,17 +35,23 @@ if TYPE_CHECKING:
     from agentctl.integrations.hookrun import Handler
 
 CONFIG = ".gemini/settings.json"
-MARKER = "hooks/gemini-compressed"
+START_MARKER = "hooks/gemini-start-"  # + session id: SessionStart's source, consumed by BeforeAgent
+HANDLED = "hooks/gemini-compressions"  # digests of the summaries already counted
+HANDLED_LOCK = "hooks/.gemini-compressions.lock"
+MAX_HANDLED = 64
+MARKER_TTL = 86400.0  # seconds a start marker no BeforeAgent consumed is kept
+ACK = "Got it. Thanks for the additional context!"
 WRITE_TOOLS = frozenset(("write_file", "replace"))
 SHELL_TOOLS = frozenset(("run_shell_command",))
 
 # (event, matcher, command, timeout in MILLISECONDS)
 HOOKS: list[tuple[str, str | None, str, int]] = [
-    ("SessionStart", "*", "agentctl hook gemini session-start", 20000),
-    ("BeforeAgent", "*", "agentctl hook gemini before-agent", 10000),
+    ("SessionStart", "*", "agentctl hook gemini session-start", 10000),
+    ("BeforeAgent", "*", "agentctl hook gemini before-agent", 20000),
+    ("BeforeModel", "*", "agentctl hook gemini before-model", 20000),
     ("BeforeTool", "write_file|replace", "agentctl hook gemini before-tool", 10000),
     ("AfterTool", "write_file|replace|run_shell_command", "agentctl hook gemini after-tool", 20000),
-    ("PreCompress", "*", "agentctl hook gemini pre-compress", 10000),
+    ("AfterAgent", "*", "agentctl hook gemini after-agent", 20000),
 ]
 
 WHY = {
@@ -43,6 +60,7 @@ WHY = {
     "clear": "after /clear",
 }
 AFTER_COMPRESS = "right after the conversation history was compressed (COMPACTIONS counts them)"
+ESCAPED_NOTE = " (HTML-escaped by Gemini CLI: &lt; &gt; &amp; stand for less-than, greater-than, ampersand)"
 
 
 def target_path(tool_input: dict[str, Any]) -> object:
@@ -68,34 +86,127 @@ def write_op(tool: str, tool_input: dict[str, Any], response: dict[str, Any]) ->
     return None
 
 
-def _consume_marker(h: Hook) -> bool:
-    """True for exactly one caller after a PreCompress (unlink is the atomic test)."""
+def escape_context(text: str) -> str:
+    """What to print as ``additionalContext`` so the model reads unambiguous HTML-escaped text.
+
+    Gemini CLI turns ``<`` and ``>`` in hook context into ``&lt;`` and ``&gt;`` but leaves
+    ``&`` alone (so a literal ``&lt;`` would be indistinguishable); escaping ``&`` here
+    completes the escape. ``@`` needs nothing: BeforeAgent context is not expanded.
+    """
+    if not any(c in text for c in "<>&"):
+        return text
+    head, sep, body = text.replace("&", "&amp;").partition("\n")
+    return head.rstrip(":") + ESCAPED_NOTE + ":" + sep + body
+
+
+def _marker(h: Hook) -> str:
+    sid = "".join(c for c in h.text("session_id") if c.isascii() and (c.isalnum() or c in "-_"))[:80]
+    return START_MARKER + (sid or "unknown")
+
+
+def session_start(h: Hook) -> Result | None:
+    """Nothing for the model here (this context would be @-expanded): note the start for BeforeAgent.
+
+    A start no prompt followed (a session quit at once) leaves its marker; markers older than
+    a day are removed here, so they stay few.
+    """
+    folder = h.store.path("hooks")
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    import time
+
+    prefix, stale = os.path.basename(START_MARKER), time.time() - MARKER_TTL
+    for name in os.listdir(folder):
+        if name.startswith(prefix):
+            try:
+                if os.stat(os.path.join(folder, name)).st_mtime < stale:
+                    os.unlink(os.path.join(folder, name))
+            except OSError:
+                pass
+    h.store.replace(_marker(h), (h.text("source", "startup")[:40] + "\n").encode())
+    return None
+
+
+def before_agent(h: Hook) -> Result | None:
+    """The first prompt after SessionStart carries the resume block (once per start)."""
+    path = h.store.path(_marker(h))
     try:
-        os.unlink(h.store.path(MARKER))
+        with open(path, "rb") as fh:
+            source = fh.read(64).decode("utf-8", "replace").strip() or "startup"
+        os.unlink(path)  # the atomic test: one BeforeAgent per SessionStart injects
     except OSError:
+        return None
+    text = escape_context(h.context(WHY.get(source, f"at session {source}")))
+    return emit({"hookSpecificOutput": {"hookEventName": "BeforeAgent", "additionalContext": text}})
+
+
+def compressed_history(messages: object) -> str | None:
+    """The summary of a compressed history, or None when this request shows no compression.
+
+    A compression leaves ``[session context + summary, model ACK, kept messages...]``.
+    The summary alone (without the session context, which Gemini rebuilds on every
+    start) identifies it: the same compressed history seen again (a later turn,
+    ``--resume latest``, which may drop the prompt kept after it) has the same summary,
+    and a new compression writes a new one.
+    """
+    if not isinstance(messages, list):
+        return None
+    for k in (1, 2):  # 0.61.0 sends the session context and the summary as one content; allow two
+        if len(messages) <= k or not isinstance(messages[k], dict) or not isinstance(messages[k - 1], dict):
+            return None
+        ack, summary = messages[k], messages[k - 1]
+        if ack.get("role") == "model" and ack.get("content") == ACK and summary.get("role") == "user":
+            text = summary.get("content")
+            if not isinstance(text, str):
+                return None
+            text = text.rpartition("</session_context>")[2].strip()
+            return text or None  # an older Gemini CLI greeted a fresh session with the same words
+    return None
+
+
+def first_sighting(h: Hook, identity: str) -> bool:
+    """True once per compressed history: remembers its digest (the last ``MAX_HANDLED``).
+
+    Every later request of a compressed session asks again, so the usual answer (known)
+    costs one small read and no lock; zlib's two checksums and the length make the digest
+    (importing hashlib would cost ten times as much, on every such request).
+    """
+    import zlib
+
+    raw = identity.encode("utf-8", "surrogatepass")
+    token = f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}{len(raw):x}"
+
+    def known() -> list[str]:
+        return (h.store.read(HANDLED, cap=1 << 16) or b"").decode("ascii", "replace").split()
+
+    if token in known():
         return False
+    os.makedirs(h.store.path("hooks"), mode=0o700, exist_ok=True)
+    with h.store.lock(HANDLED_LOCK):
+        seen = known()
+        if token in seen:
+            return False
+        h.store.replace(HANDLED, ("\n".join(seen[-(MAX_HANDLED - 1):] + [token]) + "\n").encode("ascii"))
     return True
 
 
-def _reinjection(h: Hook, event_name: str) -> Result | None:
-    if not _consume_marker(h):
+def before_model(h: Hook) -> Result | None:
+    """Every model request: after a real compression, count it and give the state back once."""
+    request = h.obj("llm_request")
+    messages = request.get("messages")
+    identity = compressed_history(messages)
+    if identity is None or not first_sighting(h, identity):
         return None
     from agentctl import session
 
     session.record_compaction(h.store)
-    text = h.context(AFTER_COMPRESS)
-    return emit({"hookSpecificOutput": {"hookEventName": event_name, "additionalContext": text}})
-
-
-def session_start(h: Hook) -> Result | None:
-    _consume_marker(h)  # this injection covers a pending one
-    source = h.text("source", "startup")
-    text = h.context(WHY.get(source, f"at session {source}"))
-    return emit({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}})
-
-
-def before_agent(h: Hook) -> Result | None:
-    return _reinjection(h, "BeforeAgent")
+    assert isinstance(messages, list)  # compressed_history checked it
+    head = messages[0]
+    if not isinstance(head.get("content"), str):
+        return None
+    block = f"\n\n<hook_context>{h.context(AFTER_COMPRESS)}</hook_context>"
+    first = {"role": str(head.get("role") or "user"), "content": head["content"] + block}
+    # One message: Gemini merges it into the first content and keeps every other one as it was.
+    return emit({"hookSpecificOutput": {"hookEventName": "BeforeModel", "llm_request": {"messages": [first]}}})
 
 
 def after_tool(h: Hook) -> Result | None:
@@ -108,7 +219,7 @@ def after_tool(h: Hook) -> Result | None:
         h.log_writes([(path, write_op(tool, tin, resp))], h.dedup_key(path))
     elif tool in SHELL_TOOLS:
         h.sync()
-    return _reinjection(h, "AfterTool")
+    return None
 
 
 def before_tool(h: Hook) -> Result | None:
@@ -120,21 +231,23 @@ def before_tool(h: Hook) -> Result | None:
     return emit({"decision": "deny", "reason": reason})
 
 
-def pre_compress(h: Hook) -> Result | None:
-    from agentctl import session
-    from agentctl.store import now_iso
+def after_agent(h: Hook) -> Result | None:
+    h.sync()  # the end of a prompt's work: the files log catches up with git; never prints
+    return None
 
-    session.record_pre_compact(h.store)
-    os.makedirs(h.store.path("hooks"), mode=0o700, exist_ok=True)
-    h.store.replace(MARKER, f"PRE_COMPRESS={now_iso()}\n".encode())
-    h.sync()
+
+def nothing(h: Hook) -> Result | None:
     return None
 
 
 EVENTS: dict[str, Handler] = {
     "sessionstart": session_start,
     "beforeagent": before_agent,
+    "beforemodel": before_model,
     "aftertool": after_tool,
     "beforetool": before_tool,
-    "precompress": pre_compress,
+    "afteragent": after_agent,
+    # Installed by agentctl 0.1; it fires on every turn, so it must not count or arm anything.
+    "precompress": nothing,
+    "sessionend": nothing,
 }

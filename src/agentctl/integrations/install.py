@@ -130,7 +130,8 @@ def plan_install(project: str, target: str, *, local: bool = False, file: str | 
         from agentctl.integrations import gemini
 
         plan.changes.append(_hooks_change(project, gemini.CONFIG, "gemini", True))
-        plan.notes.append("Gemini CLI warns about new project hooks once; older releases need hooks enabled in settings")
+        plan.notes.append("Gemini CLI runs project hooks only in a trusted folder (trust it when asked; "
+                          "`--skip-trust` or GEMINI_CLI_TRUST_WORKSPACE=true for scripts) and warns about new hooks once")
         if not agentsmd.has_block(project, "GEMINI.md"):
             plan.notes.append("Gemini reads GEMINI.md: `agentctl install agents-md --file GEMINI.md` adds the startup protocol")
     elif target == "cursor":
