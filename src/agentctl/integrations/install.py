@@ -15,7 +15,7 @@ from agentctl.errors import UsageError
 from agentctl.integrations import agentsmd, jsonmerge
 from agentctl.integrations.jsonmerge import Change
 
-TARGETS = ("claude", "codex", "gemini", "cursor", "agents-md", "mcp")
+TARGETS = ("claude", "codex", "gemini", "cursor", "opencode", "agents-md", "mcp")
 MCP_CLIENTS = {"claude": ".mcp.json", "cursor": ".cursor/mcp.json"}
 MCP_NAME = "agentctl"
 MCP_SPEC: dict[str, Any] = {"command": "agentctl", "args": ["mcp"]}
@@ -140,6 +140,13 @@ def plan_install(project: str, target: str, *, local: bool = False, file: str | 
         plan.changes.append(_hooks_change(project, cursor.CONFIG, "cursor", True))
         plan.changes.append(agentsmd.plan_block(project, cursor.RULE, agentsmd.protocol(), "always-applied rule"))
         plan.notes.append("restart Cursor (or reload the window) so it reads .cursor/hooks.json")
+    elif target == "opencode":
+        from agentctl.integrations import opencode
+
+        plan.changes.append(opencode.plan_plugin(project, True))
+        plan.notes.append("OpenCode loads .opencode/plugin/ at start; `agentctl` must be on the PATH it runs with")
+        if not agentsmd.has_block(project, "AGENTS.md"):
+            plan.notes.append("OpenCode reads AGENTS.md: `agentctl install agents-md` adds the startup protocol there")
     elif target == "agents-md":
         rel = instruction_file(project, file)
         plan.changes.append(agentsmd.plan_block(project, rel, agentsmd.protocol()))
@@ -173,6 +180,10 @@ def plan_uninstall(project: str, target: str, *, local: bool = False, file: str 
 
         plan.changes.append(_hooks_change(project, cursor.CONFIG, "cursor", False))
         plan.changes.append(agentsmd.plan_unblock(project, cursor.RULE))
+    elif target == "opencode":
+        from agentctl.integrations import opencode
+
+        plan.changes.append(opencode.plan_plugin(project, False))
     elif target == "agents-md":
         rel = instruction_file(project, file)
         plan.changes.append(agentsmd.plan_unblock(project, rel))
