@@ -5,7 +5,8 @@
 //   experimental.session.compacting      the resume block goes into the compaction prompt's context
 //   event session.compacted              counts the compaction; the next request gets a fresh resume block
 //   experimental.chat.system.transform   the resume block as a system message (fetched at the first request of
-//                                        this process and after each compaction, then reused unchanged)
+//                                        this process and after each compaction, then reused unchanged; not in
+//                                        the summariser's request, whose prompt has the fresh state)
 // Node built-ins only; agentctl is run with an argument list, never through a shell, and for a bounded time.
 import { spawn } from "node:child_process"
 import fs from "node:fs"
@@ -93,6 +94,7 @@ export const AgentctlPlugin = async ({ directory }) => {
   const blocks = new Map() // sessionID -> the resume block this process gives that session's requests
   const why = new Map() // sessionID -> "compact" once a compaction is waiting for its fresh block
   const children = new Set() // sessions a parent session started (task tool): they get the brief form
+  const summarising = new Set() // the session's next request is the summariser's: the state is in its prompt
   const call = (event, payload) => runHook(directory, event, payload)
   return {
     "tool.execute.before": async (input, output) => {
@@ -112,11 +114,15 @@ export const AgentctlPlugin = async ({ directory }) => {
     "experimental.session.compacting": async (input, output) => {
       const r = await call("session-compacting", { input })
       const text = r.ok && r.answer ? r.answer.context : undefined
-      if (typeof text === "string" && text && Array.isArray(output.context)) output.context.push(text)
+      if (typeof text === "string" && text && Array.isArray(output.context)) {
+      output.context.push(text)
+      summarising.add(input.sessionID)
+    }
     },
     "experimental.chat.system.transform": async (input, output) => {
       const sid = input.sessionID
       if (!sid || !Array.isArray(output.system)) return
+    if (summarising.delete(sid)) return // one request only, even if the compaction then fails
       if (!blocks.has(sid)) {
         const source = why.get(sid) ?? (children.has(sid) ? "subagent" : "start")
         const r = await call("system-transform", { input: { sessionID: sid }, source })
