@@ -16,10 +16,8 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
 import time
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -419,7 +417,7 @@ def test_opencode_scenario(opencode: OpenCode, agentctl_bin: Path, agentctl_with
     # ... and between compactions the block is the same text (the plugin asks agentctl only when it changes)
     for label, lo, hi in spans:
         cuts = [lo] + [i + 1 for i in compactions if lo <= i < hi] + [hi]
-        for a, b in zip(cuts, cuts[1:]):
+        for a, b in zip(cuts, cuts[1:], strict=False):
             texts = {agentctl_blocks(r.body)[0] for r in requests[a:b] if r.kind == "main"}
             assert len(texts) <= 1, (label, a, b, len(texts))
 
