@@ -17,4 +17,4 @@ event needs and nothing else.
 from __future__ import annotations
 
 HOOK_PREFIX = "agentctl hook"
-AGENTS = ("claude", "codex", "gemini", "cursor", "opencode")
+AGENTS = ("claude", "codex", "gemini", "cursor", "opencode", "cline")

@@ -328,7 +328,7 @@ def project_root(payload: dict[str, Any]) -> str:
             return str(value)
     if _is_dir(payload.get("cwd")):
         return str(payload["cwd"])
-    roots = payload.get("workspace_roots")
+    roots = payload.get("workspace_roots") or payload.get("workspaceRoots")  # Cursor; Cline
     if isinstance(roots, list) and roots and _is_dir(roots[0]):
         return str(roots[0])
     return os.getcwd()

@@ -15,7 +15,7 @@ from agentctl.errors import UsageError
 from agentctl.integrations import agentsmd, jsonmerge
 from agentctl.integrations.jsonmerge import Change
 
-TARGETS = ("claude", "codex", "gemini", "cursor", "opencode", "agents-md", "mcp")
+TARGETS = ("claude", "codex", "gemini", "cursor", "opencode", "cline", "agents-md", "mcp")
 MCP_CLIENTS = {"claude": ".mcp.json", "cursor": ".cursor/mcp.json"}
 MCP_NAME = "agentctl"
 MCP_SPEC: dict[str, Any] = {"command": "agentctl", "args": ["mcp"]}
@@ -147,6 +147,13 @@ def plan_install(project: str, target: str, *, local: bool = False, file: str | 
         plan.notes.append("OpenCode loads .opencode/plugin/ at start; `agentctl` must be on the PATH it runs with")
         if not agentsmd.has_block(project, "AGENTS.md"):
             plan.notes.append("OpenCode reads AGENTS.md: `agentctl install agents-md` adds the startup protocol there")
+    elif target == "cline":
+        from agentctl.integrations import cline
+
+        plan.changes.extend(cline.plan_hooks(project, True))
+        plan.notes.append("Cline cannot skip one tool call from a hook: a write a P0 deny-write rule forbids stops the task")
+        if not agentsmd.has_block(project, "AGENTS.md"):
+            plan.notes.append("Cline reads AGENTS.md: `agentctl install agents-md` adds the startup protocol there")
     elif target == "agents-md":
         rel = instruction_file(project, file)
         plan.changes.append(agentsmd.plan_block(project, rel, agentsmd.protocol()))
@@ -184,6 +191,10 @@ def plan_uninstall(project: str, target: str, *, local: bool = False, file: str 
         from agentctl.integrations import opencode
 
         plan.changes.append(opencode.plan_plugin(project, False))
+    elif target == "cline":
+        from agentctl.integrations import cline
+
+        plan.changes.extend(cline.plan_hooks(project, False))
     elif target == "agents-md":
         rel = instruction_file(project, file)
         plan.changes.append(agentsmd.plan_unblock(project, rel))
