@@ -427,3 +427,61 @@ def test_opencode_scenario(opencode: OpenCode, agentctl_bin: Path, agentctl_with
         f"({', '.join(run_of[i] for i in compactions)}), {elapsed:.1f}s\n"
         + "".join(f"{r.label}: exit {r.returncode} {r.seconds:.1f}s\n" for r in runs))
     assert elapsed < 400, f"the scenario took {elapsed:.0f}s"
+
+
+# --------------------------------------------------------------------------
+# a sub-agent (the task tool) gets the brief form
+
+SUB_PROMPT = "SUBAGENT-TASK: report the P0 rules you were given."
+
+
+def test_opencode_subagent_gets_the_brief(opencode: OpenCode, agentctl_bin: Path,
+                                          agentctl_with_opencode_integration: None, tmp_path: Path) -> None:
+    project, listfile = make_project(tmp_path, 2, OLD, SECRET_REL, SECRET_TEXT)
+    home = tmp_path / "opencode-home"
+    home.mkdir()
+    with (project / ".git" / "info" / "exclude").open("a") as exclude:
+        exclude.write(".opencode/\nopencode.json\n")
+    seed_config_dir(home / ".config" / "opencode", opencode.seed)
+    seed_config_dir(project / ".opencode", opencode.seed)
+    ok(project, "init")
+    ok(project, "constraints", "add", "P0", P0_RULE)
+    ok(project, "install", "opencode")
+    ok(project, "task", "start", "--id", TASK_ID, "--desc", "convert", "--files", str(listfile))
+
+    def is_sub(body: JSON) -> bool:
+        return any(m.get("role") == "user" and SUB_PROMPT in content_text(m.get("content")) for m in messages(body)) \
+            and not any(e.kind == "tool_use" and e.name == "task" for e in events(body))
+
+    def policy(body: JSON) -> Reply:
+        if classify(body) != "main":
+            return Reply.say("A title")
+        if is_sub(body):
+            return Reply.say("SUB-DONE")
+        if any(e.kind == "tool_result" for e in events(body)):
+            return Reply.say("Parent done.")
+        return Reply.tool("task", {"description": "Report rules", "prompt": SUB_PROMPT, "subagent_type": "general"})
+
+    runs: list[Run] = []
+    with FakeChat(policy, record_dir=tmp_path / "requests", classify=classify) as server:
+        (project / "opencode.json").write_text(json.dumps(opencode_config(server.base_url), indent=1))
+        env = opencode_env(home, project, [agentctl_bin])
+        try:
+            runs.append(run_cli(opencode.binary, project, env, "run", ["run", "--format", "json", "Delegate it."],
+                                RUN_TIMEOUT))
+        finally:
+            dump_artifacts(tmp_path, server, runs, "opencode")
+    where = f"(artifacts in {tmp_path})"
+    assert runs[0].returncode == 0 and server.errors == [], where
+    mains = [r for r in server.chat_requests() if r.kind == "main"]
+    subs = [r for r in mains if is_sub(r.body)]
+    parents = [r for r in mains if not is_sub(r.body)]
+    assert subs and parents, ([r.seq for r in subs], [r.seq for r in parents], where)
+    for r in subs:
+        blocks = agentctl_blocks(r.body)
+        assert len(blocks) == 1 and "for this helper (brief form" in blocks[0].split("\n", 1)[0], (r.seq, blocks)
+        assert P0_RULE in blocks[0] and TASK_ID in blocks[0] and len(blocks[0]) < 1000, blocks[0]
+    for r in parents:
+        blocks = agentctl_blocks(r.body)
+        assert len(blocks) == 1 and "as this OpenCode run began" in blocks[0], (r.seq, blocks)
+    assert "SUB-DONE" in "\n".join(e.text for e in events(parents[-1].body) if e.kind == "tool_result"), where
