@@ -120,7 +120,7 @@ def test_before_write_allows_and_denies_by_the_p0_rule(proj: Path) -> None:
 def test_before_apply_patch_denies_when_any_path_is_denied(proj: Path) -> None:
     patch = ("*** Begin Patch\n*** Update File: src/m.py\n@@\n-a\n+b\n*** Add File: secrets/new.txt\n+x\n"
              "*** End Patch")
-    data = {"input": {"tool": "apply_patch", "sessionID": "s", "callID": "c1"},
+    data: dict[str, Any] = {"input": {"tool": "apply_patch", "sessionID": "s", "callID": "c1"},
             "output": {"args": {"patchText": patch}}, "cwd": str(proj)}
     code, out, _ = hook(proj, "tool-execute-before", data)
     assert json.loads(out)["decision"] == "deny" and "secrets/new.txt" in json.loads(out)["reason"]

@@ -110,6 +110,12 @@ def results_in(body: JSON) -> dict[str, tuple[int, str]]:
             for i, m in enumerate(messages(body)) if m.get("role") == "tool"}
 
 
+def reply_body(record: Recorded) -> JSON:
+    """The scripted model's answer to a request, as a one-message conversation."""
+    choices = (record.reply or {}).get("choices") or [{}]
+    return {"messages": [choices[0].get("message") or {}]}
+
+
 class ConvertPolicy:
     """Stateless: works on the latest NEXT an ``agentctl task`` command printed (it asks
     ``agentctl task status`` when it has none), reads, edits, marks done.  When the first
@@ -225,7 +231,7 @@ def test_cline_scenario(cline: Binary, agentctl_bin: Path, daemon_reaper: list[P
 
     # run 1 was stopped by the deny, before the write: the file is untouched, the reason logged
     secret = str(project / SECRET_REL)
-    attempts = [(r, a) for r in requests for _, cid, name, a in calls_in({"messages": [r.reply["choices"][0]["message"]]})
+    attempts = [(r, a) for r in requests for _, cid, name, a in calls_in(reply_body(r))
                 if name == "editor" and a.get("path") == secret] if requests else []
     assert len(attempts) == 1, (len(attempts), where)
     assert (project / SECRET_REL).read_text() == SECRET_TEXT
@@ -247,7 +253,7 @@ def test_cline_scenario(cline: Binary, agentctl_bin: Path, daemon_reaper: list[P
     for rel in files:
         text = (project / rel).read_text()
         assert text.count(NEW) == 1 and OLD not in text, (rel, text)
-    replies = [(r, c) for r in requests for c in calls_in({"messages": [r.reply["choices"][0]["message"]]})]
+    replies = [(r, c) for r in requests for c in calls_in(reply_body(r))]
     edits = Counter(c[3]["path"] for _, c in replies if c[2] == "editor")
     for rel in files:
         assert edits[str(project / rel)] == 1, (rel, edits)
@@ -256,7 +262,7 @@ def test_cline_scenario(cline: Binary, agentctl_bin: Path, daemon_reaper: list[P
     logged = {line.rsplit("|", 1)[-1] for line in files_log.read_text().splitlines() if "|" in line}
     assert set(files) <= logged and not any(p.startswith(("secrets", ".clinerules")) for p in logged), logged
     for k, record in enumerate(requests[:-1]):
-        for _, _, name, a in calls_in({"messages": [record.reply["choices"][0]["message"]]}):
+        for _, _, name, a in calls_in(reply_body(record)):
             if name == "editor" and a["path"] != secret:
                 rel = str(Path(a["path"]).relative_to(project))
                 nxt = requests[k + 1].seq

@@ -268,6 +268,13 @@ def context_tokens(body: JSON) -> int:
     return 2_000 + TOKENS_PER_TOOL_CALL * sum(1 for e in events(body) if e.kind == "tool_use")
 
 
+def reply_message(record: Recorded) -> JSON:
+    """The assistant message the scripted model answered a request with."""
+    choices = (record.reply or {}).get("choices") or [{}]
+    message: JSON = choices[0].get("message") or {}
+    return message
+
+
 def reply_calls(record: Recorded) -> list[tuple[str, str, JSON]]:
     """(call id, tool, arguments) of each tool call the scripted model answered with."""
     out = []
@@ -346,12 +353,12 @@ def test_opencode_scenario(opencode: OpenCode, agentctl_bin: Path, agentctl_with
     assert status.get("TASK_ID") == TASK_ID, status
     assert status.get("DONE") == status.get("TOTAL") == str(N_FILES), status
     assert status.get("STATE") == "DONE", status
-    assert "is DONE" in mains[-1].reply["choices"][0]["message"]["content"], (mains[-1].reply, where)
+    assert "is DONE" in reply_message(mains[-1])["content"], (mains[-1].reply, where)
     for rel in files:
         text = (project / rel).read_text()
         assert text.count(NEW) == 1 and OLD not in text, (rel, text)
     # each run stopped where it was asked to (the pause survived the compactions in between)
-    said = [r.reply["choices"][0]["message"]["content"] for r in mains if not reply_calls(r)]
+    said = [reply_message(r)["content"] for r in mains if not reply_calls(r)]
     assert said == [f"Pausing before {PAUSES[0]}, as asked.", f"Pausing before {PAUSES[1]}, as asked.",
                     "The agentctl task is DONE: every file is converted."], (said, where)
 
@@ -417,9 +424,9 @@ def test_opencode_scenario(opencode: OpenCode, agentctl_bin: Path, agentctl_with
     # ... and between compactions the block is the same text (the plugin asks agentctl only when it changes)
     for label, lo, hi in spans:
         cuts = [lo] + [i + 1 for i in compactions if lo <= i < hi] + [hi]
-        for a, b in zip(cuts, cuts[1:], strict=False):
-            texts = {agentctl_blocks(r.body)[0] for r in requests[a:b] if r.kind == "main"}
-            assert len(texts) <= 1, (label, a, b, len(texts))
+        for first_i, past_i in zip(cuts, cuts[1:], strict=False):
+            texts = {agentctl_blocks(r.body)[0] for r in requests[first_i:past_i] if r.kind == "main"}
+            assert len(texts) <= 1, (label, first_i, past_i, len(texts))
 
     elapsed = time.monotonic() - started
     (tmp_path / "summary.txt").write_text(
