@@ -13,9 +13,14 @@ it (``plugin-seed``): without it every start waits about 70 s for the registry.
 
 from __future__ import annotations
 
+import http.client
 import json
+import os
 import re
 import shutil
+import signal
+import socket
+import subprocess
 import time
 from collections import Counter
 from dataclasses import dataclass
@@ -492,3 +497,105 @@ def test_opencode_subagent_gets_the_brief(opencode: OpenCode, agentctl_bin: Path
         blocks = agentctl_blocks(r.body)
         assert len(blocks) == 1 and "as this OpenCode run began" in blocks[0], (r.seq, blocks)
     assert "SUB-DONE" in "\n".join(e.text for e in events(parents[-1].body) if e.kind == "tool_result"), where
+
+
+# --------------------------------------------------------------------------
+# a manual compaction (the server API's summarize) is counted and given the state too
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def api(port: int, method: str, path: str, body: JSON | None = None, timeout: float = 120) -> tuple[int, bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        conn.request(method, path, json.dumps(body) if body is not None else None,
+                     {"Content-Type": "application/json"} if body is not None else {})
+        resp = conn.getresponse()
+        return resp.status, resp.read()
+    finally:
+        conn.close()
+
+
+def test_opencode_manual_compaction_is_counted(opencode: OpenCode, agentctl_bin: Path,
+                                               agentctl_with_opencode_integration: None, tmp_path: Path) -> None:
+    project, listfile = make_project(tmp_path, 3, OLD, SECRET_REL, SECRET_TEXT)
+    home = tmp_path / "opencode-home"
+    home.mkdir()
+    with (project / ".git" / "info" / "exclude").open("a") as exclude:
+        exclude.write(".opencode/\nopencode.json\n")
+    seed_config_dir(home / ".config" / "opencode", opencode.seed)
+    seed_config_dir(project / ".opencode", opencode.seed)
+    ok(project, "init")
+    ok(project, "constraints", "add", "P0", P0_RULE)
+    ok(project, "install", "opencode")
+    ok(project, "task", "start", "--id", TASK_ID, "--desc", "convert", "--files", str(listfile))
+    task_status = project / ".agent-state" / "services" / "task" / "status"
+    seen_next: dict[int, str] = {}
+
+    def snapshot(record: Recorded) -> None:
+        seen_next[record.seq] = parse_kv(task_status.read_text()).get("NEXT", "")
+
+    runs: list[Run] = []
+    policy = ConvertPolicy(project, "no-trigger")
+    with FakeChat(policy, record_dir=tmp_path / "requests", classify=classify, on_request=snapshot) as server:
+        (project / "opencode.json").write_text(json.dumps(opencode_config(server.base_url), indent=1))
+        env = opencode_env(home, project, [agentctl_bin])
+        serve: subprocess.Popen[bytes] | None = None
+        try:
+            runs.append(run_cli(opencode.binary, project, env, "run-1",
+                                ["run", "--format", "json", f"{PROMPT} PAUSE-AT={file_rel(1)}"], RUN_TIMEOUT))
+            assert runs[0].returncode == 0, runs[0].stderr[-2000:]
+            sid = json.loads(runs[0].stdout.splitlines()[0])["sessionID"]
+            port = free_port()
+            serve = subprocess.Popen([str(opencode.binary.path), "serve", "--hostname", "127.0.0.1", "--port", str(port)],
+                                     cwd=project, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL, start_new_session=True)
+            deadline = time.monotonic() + 90
+            while True:
+                try:
+                    if api(port, "GET", "/session", timeout=5)[0] == 200:
+                        break
+                except OSError:
+                    pass
+                assert time.monotonic() < deadline and serve.poll() is None, "opencode serve did not come up"
+                time.sleep(0.5)
+            before = len(server.chat_requests())
+            status, raw = api(port, "POST", f"/session/{sid}/summarize", {"providerID": "e2e", "modelID": "fake-model"})
+            assert status == 200, raw[:500]
+            # session.compacted reaches plugins as an event after the answer: give its hook time to count
+            counted = project / ".agent-state" / "session"
+            deadline = time.monotonic() + 60
+            while "COMPACTIONS=" not in (counted.read_text() if counted.exists() else ""):
+                assert time.monotonic() < deadline, "session.compacted was never counted"
+                time.sleep(0.2)
+            served = len(server.chat_requests())
+        finally:
+            if serve is not None:
+                os.killpg(serve.pid, signal.SIGTERM)
+                try:
+                    serve.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    os.killpg(serve.pid, signal.SIGKILL)
+                    serve.wait()
+        runs.append(run_cli(opencode.binary, project, env, "run-2",
+                            ["run", "--format", "json", "--continue", "Continue the task. PAUSE-AT=none"], RUN_TIMEOUT))
+        dump_artifacts(tmp_path, server, runs, "opencode")
+    where = f"(artifacts in {tmp_path})"
+    assert runs[1].returncode == 0 and server.errors == [], (runs[1].stderr[-2000:], where)
+    requests = server.chat_requests()
+    kinds = [r.kind for r in requests]
+    assert kinds[before:served].count("compact") == 1 and kinds.count("compact") == 1, (kinds, where)
+    session = (project / ".agent-state" / "session").read_text()
+    assert "COMPACTIONS=1\n" in session, session
+    index = kinds.index("compact")
+    prompt = content_text(messages(requests[index].body)[-1].get("content"))
+    assert TASK_ID in prompt and P0_RULE in prompt and f"NEXT={file_rel(1)}" in prompt, prompt[-1500:]
+    first = next(r for r in requests[index + 1:] if r.kind == "main")
+    blocks = agentctl_blocks(first.body)
+    assert len(blocks) == 1 and TASK_ID in blocks[0] and P0_RULE in blocks[0], (first.seq, blocks)
+    assert set(NEXT_RE.findall(blocks[0])) == {seen_next[first.seq]} == {file_rel(1)}, blocks[0][:1500]
+    assert parse_kv(ok(project, "task", "status")).get("STATE") == "DONE", where
