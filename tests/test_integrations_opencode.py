@@ -330,3 +330,34 @@ def test_plugin_allows_when_agentctl_is_missing_and_there_is_no_state(tmp_path: 
                           env=dict(os.environ, PATH=str(tmp_path / "empty")))  # no agentctl at all
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["before"] == "allowed"
+
+
+@needs_node
+def test_plugin_bounds_the_time_it_waits_for_agentctl(tmp_path: Path, proj: Path) -> None:
+    """A hung agentctl is killed after 10 s before a write; the write is then denied (a rule exists)."""
+    bindir = tmp_path / "bin-hang"
+    bindir.mkdir()
+    pidfile = tmp_path / "hung.pid"
+    stub = bindir / "agentctl"
+    stub.write_text(f'#!/bin/sh\necho $$ > "{pidfile}"\nexec sleep 60\n')
+    stub.chmod(0o755)
+    driver = tmp_path / "hang.mjs"
+    src = Path(opencode.__file__).with_name(opencode.SOURCE)
+    driver.write_text(textwrap.dedent(f"""
+        import {{ AgentctlPlugin }} from {json.dumps(str(src))}
+        const hooks = await AgentctlPlugin({{ directory: {json.dumps(str(proj))} }})
+        const t = Date.now()
+        let said = "allowed"
+        try {{
+          await hooks["tool.execute.before"]({{ tool: "edit", sessionID: "s", callID: "c" }}, {{ args: {{ filePath: "src/a.py" }} }})
+        }} catch (err) {{ said = err.message }}
+        console.log(JSON.stringify({{ said, ms: Date.now() - t }}))
+    """))
+    env = dict(os.environ, PATH=f"{bindir}{os.pathsep}{os.environ['PATH']}")
+    done = subprocess.run([str(NODE), str(driver)], capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert 9_500 <= out["ms"] < 30_000, out
+    assert "timed out after 10s" in out["said"] and "the edit was not made" in out["said"], out
+    pid = int(pidfile.read_text())
+    assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text().lower()
