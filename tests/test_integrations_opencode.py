@@ -247,6 +247,11 @@ DRIVER = textwrap.dedent("""
     await hooks.event({ event: { id: "evt_1", type: "session.compacted", properties: { sessionID: "s" } } })
     await request()
     await request()
+    const loop = {}
+    loop.self = loop  // a payload JSON cannot hold: no agentctl call, no exception into OpenCode
+    await hooks["tool.execute.after"]({ tool: "write", sessionID: "s", callID: "w", args: { filePath: "b" } },
+                                      { title: "", output: "", metadata: loop })
+    out.circular = "survived"
     console.log(JSON.stringify(out))
 """)
 STUB = textwrap.dedent("""\
@@ -291,7 +296,7 @@ needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed")
 def test_plugin_applies_agentctls_answers(tmp_path: Path, proj: Path) -> None:
     out, calls = drive_plugin(tmp_path, proj, "answer")
     assert out["before"] == "denied: STUB-REASON"
-    assert out["context"] == ["STUB-CONTEXT"]
+    assert out["context"] == ["STUB-CONTEXT"] and out["circular"] == "survived"
     # fetched at the first request, then the same text reused without asking; none in the summariser's
     # request (its prompt has the state); after session.compacted a fresh one, then reused
     assert out["systems"] == [["base", "STUB-BLOCK-1"], ["base", "STUB-BLOCK-1"], ["base"],

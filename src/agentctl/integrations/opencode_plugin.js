@@ -24,6 +24,13 @@ function runHook(directory, event, payload) {
   const command = "agentctl"
   return new Promise((resolve) => {
     const limit = TIMEOUT_MS[event] ?? DEFAULT_TIMEOUT_MS
+    let body
+    try {
+      body = JSON.stringify({ ...payload, cwd: directory, hook_event_name: event })
+    } catch (err) {
+      resolve({ ok: false, answer: null, problem: `the ${event} payload is not JSON: ${err && err.message}` })
+      return
+    }
     const env = { ...process.env }
     for (const name of ROOT_VARS) delete env[name]
     let child
@@ -59,7 +66,7 @@ function runHook(directory, event, payload) {
       }
     })
     child.stdin.on("error", () => {})
-    child.stdin.end(JSON.stringify({ ...payload, cwd: directory, hook_event_name: event }))
+    child.stdin.end(body)
   })
 }
 
