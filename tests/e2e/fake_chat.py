@@ -34,8 +34,8 @@ from typing import Any
 
 from .harness import JSON, Exchange, Recorded, RecordingServer
 
-__all__ = ["JSON", "FakeChat", "Policy", "Recorded", "Reply", "ToolCall", "all_text", "approx_tokens",
-           "assistant_tool_calls", "content_text", "last_user_text", "messages", "parse_chat_sse",
+__all__ = ["JSON", "Event", "FakeChat", "Policy", "Recorded", "Reply", "ToolCall", "all_text", "approx_tokens",
+           "assistant_tool_calls", "content_text", "events", "last_user_text", "messages", "parse_chat_sse",
            "system_text", "tool_names", "tool_results"]
 
 MODEL_NAME = "fake-model"
@@ -173,6 +173,43 @@ def tool_results(body: JSON) -> dict[str, str]:
     """Map tool_call_id -> result text for every ``tool`` message."""
     return {str(m.get("tool_call_id", "")): content_text(m.get("content"))
             for m in messages(body) if m.get("role") == "tool"}
+
+
+@dataclass
+class Event:
+    """One item of a conversation, flattened: a text, a tool call or a tool result."""
+
+    index: int
+    role: str  # "system" | "developer" | "user" | "assistant" | "tool"
+    kind: str  # "text" | "tool_use" | "tool_result"
+    text: str = ""
+    name: str = ""  # tool_use: the function's name
+    arguments: JSON = field(default_factory=dict)  # tool_use: its parsed arguments
+    tool_call_id: str = ""  # tool_use: its id; tool_result: the call it answers
+
+
+def events(body: JSON) -> list[Event]:
+    """The request's ``messages`` flattened into events, in order: one text event per text
+    part of a message, an assistant message's text before its tool calls, one event per
+    tool result."""
+    out: list[Event] = []
+    calls = iter(assistant_tool_calls(body))
+    for message in messages(body):
+        role = str(message.get("role", ""))
+        content = message.get("content")
+        if role == "tool":
+            out.append(Event(len(out), role, "tool_result", content_text(content),
+                             tool_call_id=str(message.get("tool_call_id", ""))))
+            continue
+        for part in content if isinstance(content, list) else [content]:
+            text = content_text(part if isinstance(part, str) else [part])
+            if text:
+                out.append(Event(len(out), role, "text", text))
+        if role == "assistant":
+            for _ in [c for c in message.get("tool_calls") or [] if isinstance(c, dict)]:
+                call_id, name, args = next(calls)
+                out.append(Event(len(out), role, "tool_use", name=name, arguments=args, tool_call_id=call_id))
+    return out
 
 
 # --------------------------------------------------------------------------
