@@ -3,7 +3,7 @@
 * ``hookrun`` -- the one hook runner behind ``agentctl hook AGENT EVENT``: reads the
   payload, finds the project, never fails the agent (exit 0, nothing on stdout,
   the failure logged to ``logs/agent.log``); exit 2 only for a deliberate deny.
-* ``claude``, ``codex``, ``gemini``, ``cursor`` -- payload -> action per event, and
+* ``claude``, ``codex``, ``gemini``, ``cursor``, ``qwen`` -- payload -> action per event, and
   the hook entries each installer writes.
 * ``jsonmerge`` -- merge/unmerge our entries into a user's JSON config.
 * ``agentsmd`` -- the managed startup-protocol block in AGENTS.md and friends.
@@ -17,4 +17,4 @@ event needs and nothing else.
 from __future__ import annotations
 
 HOOK_PREFIX = "agentctl hook"
-AGENTS = ("claude", "codex", "gemini", "cursor", "opencode", "cline")
+AGENTS = ("claude", "codex", "gemini", "cursor", "opencode", "cline", "qwen")

@@ -15,7 +15,7 @@ from agentctl.errors import UsageError
 from agentctl.integrations import agentsmd, jsonmerge
 from agentctl.integrations.jsonmerge import Change
 
-TARGETS = ("claude", "codex", "gemini", "cursor", "opencode", "cline", "agents-md", "mcp")
+TARGETS = ("claude", "codex", "gemini", "cursor", "opencode", "cline", "qwen", "agents-md", "mcp")
 MCP_CLIENTS = {"claude": ".mcp.json", "cursor": ".cursor/mcp.json"}
 MCP_NAME = "agentctl"
 MCP_SPEC: dict[str, Any] = {"command": "agentctl", "args": ["mcp"]}
@@ -134,6 +134,13 @@ def plan_install(project: str, target: str, *, local: bool = False, file: str | 
                           "`--skip-trust` or GEMINI_CLI_TRUST_WORKSPACE=true for scripts) and warns about new hooks once")
         if not agentsmd.has_block(project, "GEMINI.md"):
             plan.notes.append("Gemini reads GEMINI.md: `agentctl install agents-md --file GEMINI.md` adds the startup protocol")
+    elif target == "qwen":
+        from agentctl.integrations import qwen
+
+        plan.changes.append(_hooks_change(project, qwen.CONFIG, "qwen", True))
+        plan.notes.append("Qwen Code runs project hooks without a trust step; `/hooks` in Qwen Code lists them")
+        if not agentsmd.has_block(project, "QWEN.md"):
+            plan.notes.append("Qwen Code reads QWEN.md: `agentctl install agents-md --file QWEN.md` adds the startup protocol")
     elif target == "cursor":
         from agentctl.integrations import cursor
 
@@ -177,7 +184,7 @@ def plan_uninstall(project: str, target: str, *, local: bool = False, file: str 
         from agentctl.integrations import claude
 
         plan.changes.append(_hooks_change(project, claude.LOCAL_CONFIG if local else claude.CONFIG, "claude", False))
-    elif target in ("codex", "gemini"):
+    elif target in ("codex", "gemini", "qwen"):
         import importlib
 
         module = importlib.import_module(f"agentctl.integrations.{target}")
