@@ -15,14 +15,24 @@ When does the state reach the model after a compaction?
 
 * ``/compress`` (trigger ``manual``): Qwen restarts the chat and *awaits*
   SessionStart(``compact``): its context is in the system prompt of the very next request.
-* automatic (trigger ``auto``): the compaction runs inside the send, after that send's
-  UserPromptSubmit, and SessionStart(``compact``) is then fired without being awaited, so
-  its context lands one or two requests late. No hook runs between the compaction and the
-  first request after it whose output reaches the model (PostCompact's is ignored). So
-  PostCompact counts the compaction and leaves a marker; the next UserPromptSubmit (the
-  second request after it) consumes the marker and appends the whole resume block. The
-  first request still carries, in its system prompt, the SessionStart context of the
-  current run (task id, P0 rules, and NEXT as it was when the run started).
+* automatic (trigger ``auto``): the compaction runs inside a send, *after* that send's
+  UserPromptSubmit, and the message UserPromptSubmit extended is then sent as the first
+  request after the compaction; SessionStart(``compact``) is fired without being awaited
+  and lands one or two requests late; PostCompact's output is ignored. So
+  UserPromptSubmit looks ahead: Qwen compacts when the last reported prompt tokens plus
+  the last output tokens plus the new message reach ``min(threshold * window,
+  window - 33,000)``. The last usage is in the session transcript (``transcript_path``,
+  written before the next send), the window is what the last Stop reported
+  (``context_limit``), the threshold is ``context.autoCompactThreshold`` (project, then
+  user settings; default 0.85). When that sum is within ``LOOKAHEAD`` tokens of the limit,
+  the resume block goes with this send: it is in the first request after the compaction.
+  When the look-ahead could not tell (no window known yet, a message larger than the
+  margin), PostCompact leaves a marker and the next UserPromptSubmit (the second request
+  after the compaction) appends the block. A look-ahead that fired too early costs one
+  extra copy of the block, at most once per compaction (then it waits for the compaction).
+  The transcript and the user's ``~/.qwen/settings.json`` are only read (a bounded tail,
+  one number; one setting), never written: the one place this integration looks outside
+  the project, because Qwen Code reports its token usage nowhere else before a send.
 
 The compaction is counted once, on PostCompact (SessionStart(``compact``) does not count).
 """
@@ -39,7 +49,15 @@ if TYPE_CHECKING:
     from agentctl.integrations.hookrun import Handler
 
 CONFIG = ".qwen/settings.json"
-MARKER = "hooks/qwen-compacted"
+MARKER = "hooks/qwen-compacted"  # an automatic compaction happened and the block has not been sent since
+AHEAD = "hooks/qwen-sent-ahead"  # the last UserPromptSubmit sent the block ahead of a compaction
+SPENT = "hooks/qwen-ahead-spent"  # ... and no compaction came with it: no more look-ahead until one does
+WINDOW = "hooks/qwen-window"  # the context window the last Stop reported
+LOOKAHEAD = 1000  # tokens: the margin left for the message being sent
+TRANSCRIPT_TAIL = 256 << 10
+# Qwen Code 0.24.4's automatic threshold: min(pct * window, window - SUMMARY_RESERVE - AUTOCOMPACT_BUFFER)
+DEFAULT_THRESHOLD = 0.85
+RESERVE = 20_000 + 13_000
 WRITE_TOOLS = frozenset(("write_file", "edit", "notebook_edit"))
 SHELL_TOOLS = frozenset(("run_shell_command",))
 # Qwen's tool -> Claude Code's, so Claude's handlers can answer for Qwen's edit tools.
@@ -59,6 +77,8 @@ HOOKS: list[tuple[str, str | None, str, int]] = [
 ]
 
 AFTER_AUTO = "right after Qwen Code compacted the conversation by itself (COMPACTIONS counts them)"
+AHEAD_OF_AUTO = ("because Qwen Code is about to compact the conversation by itself (this copy survives it; "
+                 "COMPACTIONS counts them)")
 WHY = dict(claude.WHY, compact="right after the conversation was compacted (COMPACTIONS counts them)")
 
 
@@ -84,13 +104,99 @@ def session_start(h: Hook) -> Result | None:
     return emit({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}})
 
 
-def user_prompt_submit(h: Hook) -> Result | None:
-    """After an automatic compaction, once: the resume block appended to the message being sent."""
+def _take(h: Hook, rel: str) -> bool:
+    """True for exactly one caller when the flag file exists (unlink is the atomic test)."""
     try:
-        os.unlink(h.store.path(MARKER))  # the atomic test: exactly one caller wins
+        os.unlink(h.store.path(rel))
     except OSError:
+        return False
+    return True
+
+
+def _flag(h: Hook, rel: str, text: str) -> None:
+    from agentctl.store import now_iso
+
+    os.makedirs(h.store.path("hooks"), mode=0o700, exist_ok=True)
+    h.store.replace(rel, f"{text}={now_iso()}\n".encode())
+
+
+def _number_after(text: str, key: str, at: int) -> int | None:
+    start = text.find(key, at)
+    if start < 0:
         return None
-    text = h.context(AFTER_AUTO)
+    digits = ""
+    for ch in text[start + len(key):start + len(key) + 20]:
+        if not ch.isdigit():
+            break
+        digits += ch
+    return int(digits) if digits else None
+
+
+def last_usage(transcript: str) -> int | None:
+    """Prompt plus output tokens of the last answer in the session transcript, or None
+    (unreadable, none in its tail, or a compaction recorded after it)."""
+    try:
+        with open(transcript, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            size = fh.tell()
+            fh.seek(max(0, size - TRANSCRIPT_TAIL))
+            tail = fh.read().decode("utf-8", "replace")
+    except (OSError, ValueError):
+        return None
+    at = tail.rfind('"usageMetadata":')
+    if at < 0 or tail.rfind('"subtype":"chat_compression"') > at:
+        return None
+    prompt = _number_after(tail, '"promptTokenCount":', at)
+    output = _number_after(tail, '"candidatesTokenCount":', at) or 0
+    return None if prompt is None else prompt + output
+
+
+def threshold(project: str) -> float:
+    """``context.autoCompactThreshold`` from the project's, else the user's Qwen settings."""
+    from agentctl.integrations.hookrun import loads
+
+    for path in (os.path.join(project, CONFIG), os.path.join(os.path.expanduser("~"), CONFIG)):
+        try:
+            with open(path, "rb") as fh:
+                doc = loads(fh.read(4 << 20))
+        except (OSError, ValueError, RecursionError):
+            continue
+        context = doc.get("context") if isinstance(doc, dict) else None
+        value = context.get("autoCompactThreshold") if isinstance(context, dict) else None
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return min(1.0, max(0.0, float(value)))
+    return DEFAULT_THRESHOLD
+
+
+def about_to_compact(h: Hook) -> bool:
+    """Will Qwen Code compact automatically in the send this UserPromptSubmit precedes?"""
+    raw = h.store.read(WINDOW, cap=64)
+    used = last_usage(h.text("transcript_path")) if raw else None
+    if raw is None or used is None:
+        return False
+    try:
+        window = int(raw.decode("ascii").strip())
+    except (UnicodeDecodeError, ValueError):
+        return False
+    limit = threshold(h.store.project) * window
+    if window - RESERVE > 0:
+        limit = min(limit, window - RESERVE)
+    return used + LOOKAHEAD >= limit
+
+
+def user_prompt_submit(h: Hook) -> Result | None:
+    """Once after an automatic compaction, or ahead of one: the resume block appended to the message being sent."""
+    if _take(h, MARKER):
+        why = AFTER_AUTO
+    elif _take(h, AHEAD):  # sent ahead, but Qwen did not compact in that send: once per compaction only
+        _flag(h, SPENT, "AHEAD_SPENT")
+        return None
+    elif not os.path.exists(h.store.path(SPENT)) and about_to_compact(h):
+        _flag(h, AHEAD, "SENT_AHEAD")
+        why = AHEAD_OF_AUTO
+    else:
+        return None
+    text = h.context(why)
     return emit({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": text}})
 
 
@@ -113,15 +219,25 @@ def pre_tool_use(h: Hook) -> Result | None:
 
 
 def post_compact(h: Hook) -> Result | None:
-    """Fires once per successful compaction: count it; after an automatic one, arm the re-injection."""
+    """Fires once per successful compaction: count it; after an automatic one whose send did
+    not already carry the block, arm the re-injection."""
     from agentctl import session
-    from agentctl.store import now_iso
 
     session.record_compaction(h.store)
-    if h.text("trigger") != "manual":  # /compress: SessionStart(compact) is awaited and is enough
-        os.makedirs(h.store.path("hooks"), mode=0o700, exist_ok=True)
-        h.store.replace(MARKER, f"COMPACTED={now_iso()}\n".encode())
+    ahead = _take(h, AHEAD)
+    _take(h, SPENT)
+    if h.text("trigger") != "manual" and not ahead:  # /compress: SessionStart(compact) is awaited
+        _flag(h, MARKER, "COMPACTED")
     return None
+
+
+def stop(h: Hook) -> Result | None:
+    """Sync the files log; remember the context window Qwen Code works with (for the look-ahead)."""
+    limit = h.payload.get("context_limit")
+    if isinstance(limit, int) and not isinstance(limit, bool) and limit > 0:
+        os.makedirs(h.store.path("hooks"), mode=0o700, exist_ok=True)
+        h.store.replace(WINDOW, f"{limit}\n".encode())
+    return claude.stop(h)
 
 
 EVENTS: dict[str, Handler] = {
@@ -131,7 +247,7 @@ EVENTS: dict[str, Handler] = {
     "posttooluse": post_tool_use,
     "precompact": claude.pre_compact,
     "postcompact": post_compact,
-    "stop": claude.stop,
+    "stop": stop,
     "subagentstart": claude.subagent_start,
     "sessionend": claude.nothing,
     "notification": claude.nothing,
