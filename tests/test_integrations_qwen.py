@@ -247,3 +247,63 @@ def test_no_state_folder_means_silence(tmp_path: Path, bindir: Path) -> None:  #
         fired = fire(f"agentctl hook qwen {event}", qwen_payload(name, bare), bare, bindir)
         assert fired.code == 0 and fired.out == "" and fired.err == ""
     assert not (bare / ".agent-state").exists()
+
+
+def _transcript(path: Path, prompt_tokens: int, compacted_after: bool = False) -> str:
+    """A session transcript tail as Qwen Code 0.24.4 writes it (one JSON record a line)."""
+    records = [
+        {"type": "assistant", "message": {"role": "model", "parts": [{"text": "x"}]},
+         "usageMetadata": {"promptTokenCount": prompt_tokens, "candidatesTokenCount": 16, "totalTokenCount": prompt_tokens + 16}},
+        {"type": "tool_result", "message": {"role": "user", "parts": [{"functionResponse": {"id": "c", "name": "edit"}}]}},
+    ]
+    if compacted_after:
+        records.append({"type": "system", "subtype": "chat_compression", "systemPayload": {"info": {"compressionStatus": 1}}})
+    path.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records))
+    return str(path)
+
+
+def test_look_ahead_sends_the_block_with_the_send_that_compacts(qwen: Any, proj: Path, tmp_path: Path) -> None:  # noqa: F811
+    transcript = tmp_path / "session.jsonl"
+    # no window known yet (no Stop seen): no look-ahead, however large the usage
+    assert qwen("user_prompt_submit", transcript_path=_transcript(transcript, 199_000)).out == ""
+    qwen("stop", context_limit=200_000)
+    assert (proj / ".agent-state" / "hooks" / "qwen-window").read_text() == "200000\n"
+    # 200k window, threshold 0.85: Qwen compacts at min(170k, 200k - 33k) = 167k
+    assert qwen("user_prompt_submit", transcript_path=_transcript(transcript, 160_000)).out == ""
+    ahead = qwen("user_prompt_submit", transcript_path=_transcript(transcript, 166_500))
+    assert ahead is not None
+    text = ahead.json()["hookSpecificOutput"]["additionalContext"]
+    assert "about to compact" in text and "TASK t1 " in text and P0 in text and "NEXT=src/app.py" in text
+    # the compaction came with that send: counted, and no second copy afterwards
+    qwen("post_compact_auto", "auto")
+    assert session(proj)["COMPACTIONS"] == "1"
+    after = _transcript(transcript, 166_500, compacted_after=True)
+    assert qwen("user_prompt_submit", transcript_path=after).out == ""
+    assert qwen("user_prompt_submit", transcript_path=_transcript(transcript, 150_000)).out == ""
+
+
+def test_look_ahead_too_early_costs_one_copy_then_falls_back(qwen: Any, proj: Path, tmp_path: Path) -> None:  # noqa: F811
+    transcript = tmp_path / "session.jsonl"
+    qwen("stop", context_limit=200_000)
+    near = _transcript(transcript, 166_200)
+    assert "about to compact" in qwen("user_prompt_submit", transcript_path=near).out
+    # Qwen did not compact in that send: no more look-ahead copies until it does
+    assert qwen("user_prompt_submit", transcript_path=near).out == ""
+    assert qwen("user_prompt_submit", transcript_path=_transcript(transcript, 166_900)).out == ""
+    qwen("post_compact_auto", "auto")  # ... it compacts later: the marker brings the block next time
+    fired = qwen("user_prompt_submit", transcript_path=_transcript(transcript, 166_900, compacted_after=True))
+    assert fired is not None and "compacted the conversation by itself" in fired.out
+    assert session(proj)["COMPACTIONS"] == "1"
+
+
+def test_look_ahead_reads_the_threshold_from_qwen_settings(qwen: Any, proj: Path, tmp_path: Path) -> None:  # noqa: F811
+    settings = json.loads((proj / CONFIG).read_text())
+    settings["context"] = {"autoCompactThreshold": 0.5}
+    (proj / CONFIG).write_text(json.dumps(settings))
+    transcript = tmp_path / "session.jsonl"
+    qwen("stop", context_limit=200_000)
+    assert qwen("user_prompt_submit", transcript_path=_transcript(transcript, 98_000)).out == ""
+    assert "about to compact" in qwen("user_prompt_submit", transcript_path=_transcript(transcript, 99_500)).out
+    # unreadable transcript: silence, never an error
+    assert qwen("user_prompt_submit", transcript_path=str(tmp_path / "missing.jsonl")).out == ""
+    assert "error" not in agent_log(proj)
