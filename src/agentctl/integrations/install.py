@@ -15,7 +15,7 @@ from agentctl.errors import UsageError
 from agentctl.integrations import agentsmd, jsonmerge
 from agentctl.integrations.jsonmerge import Change
 
-TARGETS = ("claude", "codex", "gemini", "cursor", "opencode", "cline", "qwen", "agents-md", "mcp")
+TARGETS = ("claude", "codex", "gemini", "cursor", "opencode", "cline", "qwen", "aider", "agents-md", "mcp")
 MCP_CLIENTS = {"claude": ".mcp.json", "cursor": ".cursor/mcp.json"}
 MCP_NAME = "agentctl"
 MCP_SPEC: dict[str, Any] = {"command": "agentctl", "args": ["mcp"]}
@@ -141,6 +141,11 @@ def plan_install(project: str, target: str, *, local: bool = False, file: str | 
         plan.notes.append("Qwen Code runs project hooks without a trust step; `/hooks` in Qwen Code lists them")
         if not agentsmd.has_block(project, "QWEN.md"):
             plan.notes.append("Qwen Code reads QWEN.md: `agentctl install agents-md --file QWEN.md` adds the startup protocol")
+    elif target == "aider":
+        from agentctl.integrations import aider
+
+        plan.changes.extend(aider.plan_install(project))
+        plan.notes.extend(aider.notes(project))
     elif target == "cursor":
         from agentctl.integrations import cursor
 
@@ -184,6 +189,10 @@ def plan_uninstall(project: str, target: str, *, local: bool = False, file: str 
         from agentctl.integrations import claude
 
         plan.changes.append(_hooks_change(project, claude.LOCAL_CONFIG if local else claude.CONFIG, "claude", False))
+    elif target == "aider":
+        from agentctl.integrations import aider
+
+        plan.changes.extend(aider.plan_uninstall(project))
     elif target in ("codex", "gemini", "qwen"):
         import importlib
 
