@@ -258,3 +258,20 @@ def test_lint_with_a_broken_state_folder_still_lints(proj: Path, bindir: Path) -
 def test_lint_usage_slip_never_fails_the_edit(proj: Path, bindir: Path) -> None:  # noqa: F811
     done = lint(proj, bindir, "agentctl hook aider bogus")
     assert done.returncode == 0 and "usage" in done.stderr
+
+
+def test_one_reply_editing_two_files_logs_each_once(proj: Path, bindir: Path) -> None:  # noqa: F811
+    # Aider applies every edit of a reply, commits, then lints each file in turn: the first
+    # call's git sync already logs both; the second call must not log its file again.
+    (proj / "src" / "app.py").write_text("from api import NEW_API\n")
+    (proj / "src" / "old_name.py").write_text("y\n")
+    (proj / ".gitignore").write_text(".aider*\n")
+    git(proj, "add", "-A")
+    git(proj, "commit", "-q", "-m", "aider: two files")
+    assert lint(proj, bindir, LINT, "src/app.py").returncode == 0
+    assert lint(proj, bindir, LINT, "src/old_name.py").returncode == 0
+    assert sorted(log_entries(proj)) == [("CREATE", ".gitignore"), ("MODIFY", "src/app.py"), ("MODIFY", "src/old_name.py")]
+    # the next edit of the same file is a new edit
+    (proj / "src" / "app.py").write_text("from api import NEW_API as api\n")
+    assert lint(proj, bindir, LINT, "src/app.py").returncode == 0
+    assert log_entries(proj).count(("MODIFY", "src/app.py")) == 2

@@ -29,18 +29,11 @@ if ! "$python" -m venv --help >/dev/null 2>&1; then
 fi
 
 echo "install_aider.sh: installing aider-chat==$AIDER_VERSION into $prefix" >&2
-tmp="$prefix.tmp.$$"
-rm -rf "$tmp"
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-# The venv is created at its final path (a venv cannot be moved), under a lock-free
-# temporary marker: $tmp only says an install is under way.
+# A venv cannot be moved once made: build it in place; a half-made one fails `works` and is redone.
 rm -rf "$prefix"
 "$python" -m venv "$prefix/venv"
 "$prefix/venv/bin/pip" install -q --disable-pip-version-check --no-input \
     "aider-chat==$AIDER_VERSION" >&2
-rm -rf "$tmp"
-trap - EXIT
 
 if ! works; then
     echo "install_aider.sh: installed, but '$bin --version' fails" >&2

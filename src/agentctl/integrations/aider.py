@@ -131,8 +131,23 @@ def auto_lint_off(project: str) -> bool:
 # -- the lint command ------------------------------------------------------------------------------
 
 
+def _edit_key(store_project: str, rel: str) -> str | None:
+    """This version of the file (its path and mtime in ns): one edit, however many lint calls see it."""
+    try:
+        return f"aider:{rel}:{os.stat(os.path.join(store_project, rel)).st_mtime_ns}"
+    except OSError:
+        return None
+
+
 def _log(files: list[str]) -> None:
-    """Log each edited file (after a git sync, which gives the right CREATE/MODIFY); never raises."""
+    """Log each edited file once per edit; never raises.
+
+    A git sync comes first: it gives the right CREATE or MODIFY and also logs what else
+    changed (Aider's own .gitignore line, the other files of the same reply, whose lint
+    calls follow). Each file version logged is remembered (``hooks/seen``), so the later
+    lint call for a file the sync already logged adds nothing.
+    """
+    from agentctl import gitsync
     from agentctl.integrations import hookrun
 
     store = None
@@ -140,18 +155,15 @@ def _log(files: list[str]) -> None:
         store = hookrun._open_store({"cwd": os.getcwd()})
         if store is None:
             return
-        from agentctl import files as files_log
-
         h = hookrun.Hook("aider", "lint", {"cwd": os.getcwd()}, store)
-        counts = {}
-        for name in files:
-            rel = h.rel(name)
-            if rel is not None:
-                counts[rel] = len(files_log.check(store, rel))
-        h.sync()
-        for rel, before in counts.items():
-            if len(files_log.check(store, rel)) == before:  # the sync did not log it (no git, unchanged, ...)
-                h.log_writes([(rel, "MODIFY" if before else None)], None)
+        todo = [rel for rel in (h.rel(name) for name in files) if rel is not None]
+        synced = {path for _, path in gitsync.sync(store, timeout=hookrun.HOOK_GIT_TIMEOUT).logged}
+        for rel in synced:
+            h.seen(_edit_key(store.project, rel))
+        for rel in todo:
+            if rel in synced or h.seen(_edit_key(store.project, rel)):
+                continue  # logged by this sync, or by an earlier lint call's sync for this same edit
+            h.log_writes([(rel, None)], None)
     except BaseException as exc:  # the lint command must still run: note the failure, go on
         hookrun._note(store, "aider", "lint", f"internal error {type(exc).__name__}: {str(exc)[:200]}")
 
