@@ -80,7 +80,8 @@ def classify(body: JSON) -> str:
 
 def _rebuild(chunks: list[JSON]) -> JSON:
     """Reassemble a streamed answer the way an OpenAI client does."""
-    text, calls, finish, usage = "", {}, None, None
+    text, finish, usage = "", None, None
+    calls: dict[int, dict[str, str]] = {}
     for chunk in chunks:
         assert chunk["object"] == "chat.completion.chunk"
         usage = chunk.get("usage") or usage
