@@ -440,3 +440,67 @@ def test_qwen_code_scenario(qwen: Binary, agentctl_bin: Path, tmp_path: Path) ->
     (tmp_path / "summary.txt").write_text(
         f"{len(requests)} model requests, {len(uses)} tool calls, {len(manual)} manual and {len(automatic)} "
         f"automatic compactions, {elapsed:.1f}s\n" + "".join(f"{r.label}: exit {r.returncode} {r.seconds:.1f}s\n" for r in runs))
+
+
+SUBAGENT_TASK = "SUBAGENT-TASK: list the task's files and report"
+
+
+HELPER_AGENT = """---
+name: task-helper
+description: Works on one part of the current agentctl task
+---
+You are a helper working on one part of the current task.
+
+${hook_context}
+"""
+
+
+@pytest.mark.parametrize("agent_type", ["task-helper", "general-purpose"])
+def test_qwen_code_subagent_brief(qwen: Binary, agentctl_bin: Path, tmp_path: Path, agent_type: str) -> None:
+    """Qwen's `agent` tool starts a sub-agent and fires SubagentStart, whose context Qwen Code
+    0.24.4 puts where the agent's system prompt says ``${hook_context}``: agentctl's brief reaches
+    a sub-agent defined that way, and not a built-in one (whose prompt has no such place)."""
+    require_integration("qwen", "the Qwen Code hook integration")
+    project, listfile = make_project(tmp_path, 2, OLD, SECRET_REL, SECRET_TEXT)
+    home = tmp_path / "qwen-home"
+    (home / ".qwen").mkdir(parents=True)
+    (home / ".qwen" / "settings.json").write_text(json.dumps({"security": {"auth": {"selectedType": "openai"}}}))
+    ok(project, "init")
+    ok(project, "constraints", "add", "P0", P0_RULE)
+    ok(project, "install", "qwen")
+    ok(project, "task", "start", "--id", TASK_ID, "--desc", "convert", "--files", str(listfile))
+    (project / ".qwen" / "agents").mkdir()
+    (project / ".qwen" / "agents" / "task-helper.md").write_text(HELPER_AGENT)
+
+    def is_subagent(body: JSON) -> bool:
+        return any(SUBAGENT_TASK in e.text for e in events(body) if e.role == "user")
+
+    def sub_policy(body: JSON) -> Reply:
+        if is_subagent(body):
+            return Reply.say("Sub-agent report: two files.")
+        if any(e.kind == "tool_result" for e in events(body)):
+            return Reply.say("Done: the sub-agent reported.")
+        return Reply.tool("agent", {"description": "List task files", "prompt": SUBAGENT_TASK,
+                                    "subagent_type": agent_type})
+
+    runs: list[Run] = []
+    with FakeChat(sub_policy, record_dir=tmp_path / "requests",
+                  classify=lambda b: "subagent" if is_subagent(b) else classify(b)) as server:
+        env = qwen_env(home, server.base_url, agentctl_bin)
+        try:
+            runs.append(run_cli(qwen, project, env, "subagent", ["-p", "Use a sub-agent.", "--approval-mode", "yolo"],
+                                RUN_TIMEOUT))
+        finally:
+            dump_artifacts(tmp_path, server, runs, "qwen")
+    where = f"(artifacts in {tmp_path})"
+    assert runs[0].returncode == 0 and server.errors == [], where
+    sub = server.chat_requests("subagent")
+    assert sub, f"no sub-agent request {where}"
+    text = system_text(sub[0].body) + "\n".join(e.text for e in events(sub[0].body))
+    if agent_type == "task-helper":
+        assert "for this helper" in text and "brief form" in text, f"no agentctl brief in the sub-agent's request {where}"
+        assert P0_RULE in text and TASK_ID in text, where
+    else:  # if this fails, Qwen Code now passes SubagentStart context to built-in agents: update docs/agents/qwen.md
+        assert "for this helper" not in text, where
+    main = server.chat_requests("main")
+    assert "Sub-agent report: two files." in "\n".join(e.text for e in events(main[-1].body)), where
