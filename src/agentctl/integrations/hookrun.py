@@ -3,7 +3,7 @@
 Contract with the agent (the same for every agent):
 
 * The payload is JSON on stdin. The project is found from ``CLAUDE_PROJECT_DIR``
-  (also ``GEMINI_PROJECT_DIR``, ``CURSOR_PROJECT_DIR``), else the payload's ``cwd``,
+  (also ``GEMINI_PROJECT_DIR``, ``CURSOR_PROJECT_DIR``, ``QWEN_PROJECT_DIR``), else the payload's ``cwd``,
   else its ``workspace_roots[0]``, else the working directory; the state folder is
   looked for there and above, as every agentctl command does.
 * No ``.agent-state``: exit 0, print nothing. Malformed payload or any internal
