@@ -264,10 +264,12 @@ def _transcript(path: Path, prompt_tokens: int, compacted_after: bool = False) -
 
 def test_look_ahead_sends_the_block_with_the_send_that_compacts(qwen: Any, proj: Path, tmp_path: Path) -> None:  # noqa: F811
     transcript = tmp_path / "session.jsonl"
-    # no window known yet (no Stop seen): no look-ahead, however large the usage
+    # before the first Stop, Qwen's default window (200k) is assumed; Stop then says the real one
+    assert qwen("user_prompt_submit", transcript_path=_transcript(transcript, 160_000)).out == ""
+    qwen("stop", context_limit=1_000_000)
+    assert (proj / ".agent-state" / "hooks" / "qwen-window").read_text() == "1000000\n"
     assert qwen("user_prompt_submit", transcript_path=_transcript(transcript, 199_000)).out == ""
     qwen("stop", context_limit=200_000)
-    assert (proj / ".agent-state" / "hooks" / "qwen-window").read_text() == "200000\n"
     # 200k window, threshold 0.85: Qwen compacts at min(170k, 200k - 33k) = 167k
     assert qwen("user_prompt_submit", transcript_path=_transcript(transcript, 160_000)).out == ""
     ahead = qwen("user_prompt_submit", transcript_path=_transcript(transcript, 166_500))
@@ -307,3 +309,10 @@ def test_look_ahead_reads_the_threshold_from_qwen_settings(qwen: Any, proj: Path
     # unreadable transcript: silence, never an error
     assert qwen("user_prompt_submit", transcript_path=str(tmp_path / "missing.jsonl")).out == ""
     assert "error" not in agent_log(proj)
+
+
+def test_look_ahead_before_any_stop_assumes_qwens_default_window(qwen: Any, proj: Path, tmp_path: Path) -> None:  # noqa: F811
+    near = _transcript(tmp_path / "session.jsonl", 166_500)
+    fired = qwen("user_prompt_submit", transcript_path=near)
+    assert fired is not None and "about to compact" in fired.out
+    assert not (proj / ".agent-state" / "hooks" / "qwen-window").exists()

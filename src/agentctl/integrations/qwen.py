@@ -23,11 +23,11 @@ When does the state reach the model after a compaction?
   the last output tokens plus the new message reach ``min(threshold * window,
   window - 33,000)``. The last usage is in the session transcript (``transcript_path``,
   written before the next send), the window is what the last Stop reported
-  (``context_limit``), the threshold is ``context.autoCompactThreshold`` (project, then
+  (``context_limit``; 200,000, Qwen's default, before the first Stop), the threshold is ``context.autoCompactThreshold`` (project, then
   user settings; default 0.85). When that sum is within ``LOOKAHEAD`` tokens of the limit,
   the resume block goes with this send: it is in the first request after the compaction.
-  When the look-ahead could not tell (no window known yet, a message larger than the
-  margin), PostCompact leaves a marker and the next UserPromptSubmit (the second request
+  When the look-ahead could not tell (a wrong window assumed before the first Stop, a
+  message larger than the margin), PostCompact leaves a marker and the next UserPromptSubmit (the second request
   after the compaction) appends the block. A look-ahead that fired too early costs one
   extra copy of the block, at most once per compaction (then it waits for the compaction).
   The transcript and the user's ``~/.qwen/settings.json`` are only read (a bounded tail,
@@ -57,6 +57,7 @@ LOOKAHEAD = 1000  # tokens: the margin left for the message being sent
 TRANSCRIPT_TAIL = 256 << 10
 # Qwen Code 0.24.4's automatic threshold: min(pct * window, window - SUMMARY_RESERVE - AUTOCOMPACT_BUFFER)
 DEFAULT_THRESHOLD = 0.85
+DEFAULT_WINDOW = 200_000  # Qwen Code's window for a model it has no figure for; the first Stop tells the real one
 RESERVE = 20_000 + 13_000
 WRITE_TOOLS = frozenset(("write_file", "edit", "notebook_edit"))
 SHELL_TOOLS = frozenset(("run_shell_command",))
@@ -170,14 +171,14 @@ def threshold(project: str) -> float:
 
 def about_to_compact(h: Hook) -> bool:
     """Will Qwen Code compact automatically in the send this UserPromptSubmit precedes?"""
+    used = last_usage(h.text("transcript_path"))
+    if used is None:
+        return False
     raw = h.store.read(WINDOW, cap=64)
-    used = last_usage(h.text("transcript_path")) if raw else None
-    if raw is None or used is None:
-        return False
     try:
-        window = int(raw.decode("ascii").strip())
+        window = int(raw.decode("ascii").strip()) if raw else DEFAULT_WINDOW
     except (UnicodeDecodeError, ValueError):
-        return False
+        window = DEFAULT_WINDOW
     limit = threshold(h.store.project) * window
     if window - RESERVE > 0:
         limit = min(limit, window - RESERVE)
