@@ -4,8 +4,8 @@
   user's keys, byte-identical after uninstall, strict refusals with one line and no change.
   Where the pinned Aider is installed (tests/e2e/install_aider.sh), Aider's own config
   parser (configargparse's YAML parser, in Aider's venv) reads what was written.
-* The lint command: logs each file it is given, then runs the user's own lint command
-  exactly as Aider would have, its output and exit code passed through.
+* The lint command: logs each file it is given; wrapped around the user's own lint
+  command, which Aider's shell then runs exactly as before, its output and exit code kept.
 """
 
 from __future__ import annotations
@@ -112,9 +112,11 @@ def _as_list(value: object) -> list[object]:
 
 
 def test_wrap_keeps_the_language_and_the_command_exactly() -> None:
-    assert _wrap("python: flake8 --select=E9") == "python: agentctl hook aider lint-with 'flake8 --select=E9' --"
-    assert _wrap("make lint && echo 'ok'") == "agentctl hook aider lint-with 'make lint && echo '\"'\"'ok'\"'\"'' --"
-    assert _wrap("Python: x") == "agentctl hook aider lint-with 'Python: x' --"  # Aider's own rule: [a-z]+:
+    assert _wrap("python: flake8 --select=E9") == (
+        """python: sh -c 'agentctl hook aider lint -- "$@"; flake8 --select=E9 "$@"' agentctl-lint""")
+    assert _wrap("make lint && echo 'ok'") == (
+        """sh -c 'agentctl hook aider lint -- "$@"; make lint && echo '"'"'ok'"'"' "$@"' agentctl-lint""")
+    assert _wrap("Python: x").startswith("sh -c ")  # Aider's own rule for a language is [a-z]+:
 
 
 REFUSED = {
@@ -215,7 +217,7 @@ def test_lint_logs_each_edited_file_with_its_operation(proj: Path, bindir: Path)
     assert len(log_entries(proj)) == 3
 
 
-def test_lint_with_chains_the_users_command_unchanged(proj: Path, bindir: Path, tmp_path: Path) -> None:  # noqa: F811
+def test_wrapped_lint_runs_the_users_command_unchanged(proj: Path, bindir: Path, tmp_path: Path) -> None:  # noqa: F811
     script = tmp_path / "mylint.sh"
     script.write_text('#!/bin/sh\necho "MYLINT $# [$1]"\necho "complaint" >&2\nexit 7\n')
     script.chmod(0o755)
@@ -234,6 +236,11 @@ def test_lint_with_chains_the_users_command_unchanged(proj: Path, bindir: Path, 
     ok_cmd = _wrap("python: true")
     assert ok_cmd.startswith("python: ")
     assert lint(proj, bindir, ok_cmd.split(": ", 1)[1], "src/app.py").returncode == 0
+    # a compound command of the user's keeps its meaning: the file goes to its last command
+    both = lint(proj, bindir, _wrap("true && echo second"), "src/app.py")
+    assert (both.returncode, both.stdout) == (0, "second src/app.py\n")
+    failing = lint(proj, bindir, _wrap("false && echo never"), "src/app.py")
+    assert (failing.returncode, failing.stdout) == (1, "")
 
 
 def test_lint_without_state_still_runs_the_users_command(tmp_path: Path, bindir: Path) -> None:  # noqa: F811
@@ -256,8 +263,9 @@ def test_lint_with_a_broken_state_folder_still_lints(proj: Path, bindir: Path) -
 
 
 def test_lint_usage_slip_never_fails_the_edit(proj: Path, bindir: Path) -> None:  # noqa: F811
-    done = lint(proj, bindir, "agentctl hook aider bogus")
-    assert done.returncode == 0 and "usage" in done.stderr
+    for slip in ("agentctl hook aider bogus", "agentctl hook aider"):
+        done = lint(proj, bindir, slip)
+        assert done.returncode == 0 and "usage" in done.stderr
 
 
 def test_one_reply_editing_two_files_logs_each_once(proj: Path, bindir: Path) -> None:  # noqa: F811

@@ -131,7 +131,7 @@ def test_aider_edits_logged_protocol_sent_user_lint_chained(aider: Binary, agent
     ok(project, "constraints", "add", "P0", "deny-write: secrets/**")
     ok(project, "task", "start", "--id", "e2e-aider", "--desc", "convert", "--files", str(listfile))
     ok(project, "install", "aider")
-    assert "agentctl hook aider lint-with" in (project / ".aider.conf.yml").read_text()
+    assert "agentctl hook aider lint --" in (project / ".aider.conf.yml").read_text()
 
     home = tmp_path / "aider-home"
     home.mkdir()
@@ -185,7 +185,7 @@ def test_aider_edits_logged_protocol_sent_user_lint_chained(aider: Binary, agent
     assert len(fix) == 1, f"Aider sent {len(fix)} lint complaints back {where}"
     complaint = last_user_text(fix[0].body)
     assert f"{BAIT_REL}:3:1: E999 USER-LINT-FAIL leftover TODO-LINT" in complaint, complaint
-    assert "agentctl hook aider lint-with" in complaint  # Aider names the command it ran
+    assert "agentctl hook aider lint --" in complaint and str(lint_script) in complaint  # the command Aider ran
     lo, hi = spans["lint-fix"]
     assert lo <= requests.index(fix[0]) < hi
 

@@ -16,8 +16,9 @@ Facts used, from Aider 0.86.2's own source (``aider/linter.py``, ``aider/main.py
   languages; files of a language grep-ast does not know are never linted.
 
 So ``agentctl install aider`` wraps each of the user's own ``lint-cmd`` entries as
-``agentctl hook aider lint-with 'CMD' --`` (the file name follows): that logs the file,
-then runs ``CMD FILE`` exactly as Aider would have, with its output and exit code. With
+``sh -c 'agentctl hook aider lint -- "$@"; CMD "$@"' agentctl-lint`` (the file name
+follows): Aider's shell logs the file, then runs ``CMD FILE`` exactly as it would have, with
+its output and exit code; agentctl runs nothing of the user's. With
 no ``lint-cmd`` of the user's it adds ``agentctl hook aider lint --`` for every language
 (which then stands in for Aider's built-in syntax check). What Aider cannot give: a
 pre-edit deny (nothing runs before an edit) and a compaction signal (its history
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
 CONFIG = ".aider.conf.yml"
 PROTOCOL = ".aider.agentctl.md"
 LINT = "agentctl hook aider lint --"
-LINT_WITH = "agentctl hook aider lint-with"
+WRAP_NAME = "agentctl-lint"  # $0 of the wrapper shell, so the user's command gets the files as "$@"
 NOTES = [
     "Aider runs the lint command after each edit it applies (auto-lint, on by default): that logs the edited files; "
     "it has no pre-edit hook, so a P0 deny-write rule reaches it only as text in the protocol, and no compaction "
@@ -48,13 +49,17 @@ NOTES = [
 
 
 def _wrap(value: str) -> str:
+    """A user's ``lint-cmd`` entry, wrapped: Aider's shell runs agentctl's logging step, then
+    the user's command exactly as before (the file names follow as ``"$@"``; its exit status is
+    the whole line's). agentctl itself runs nothing of the user's."""
     import re
     import shlex
 
     match = re.match(r"^([a-z]+):(.*)$", value, re.DOTALL)  # Aider's own test for "LANG: CMD"
-    if match:
-        return f"{match.group(1)}: {LINT_WITH} {shlex.quote(match.group(2).strip())} --"
-    return f"{LINT_WITH} {shlex.quote(value.strip())} --"
+    lang, command = (match.group(1), match.group(2).strip()) if match else (None, value.strip())
+    script = LINT + ' "$@"; ' + command + ' "$@"'
+    wrapped = f"sh -c {shlex.quote(script)} {WRAP_NAME}"
+    return f"{lang}: {wrapped}" if lang else wrapped
 
 
 def _read(project: str) -> tuple[bytes | None, str]:
@@ -169,24 +174,9 @@ def _log(files: list[str]) -> None:
 
 
 def run_hook(args: list[str]) -> int:
-    """``agentctl hook aider lint [--] FILE…`` or ``… lint-with CMD [--] FILE…``: log, then chain."""
-    if not args or args[0] not in ("lint", "lint-with") or (args[0] == "lint-with" and len(args) < 2):
-        sys.stderr.write("agentctl hook aider: usage: agentctl hook aider lint FILE... | "
-                         "agentctl hook aider lint-with 'YOUR LINT COMMAND' FILE...\n")
-        return 0  # never fail an edit for a usage slip
-    command = args[1] if args[0] == "lint-with" else None
-    files = [f for f in args[2 if command is not None else 1:] if f != "--"]
-    _log(files)
-    if command is None:
+    """``agentctl hook aider lint [--] FILE…``: log the files; always exit 0 (never fails an edit)."""
+    if not args or args[0] != "lint":
+        sys.stderr.write("agentctl hook aider: usage: agentctl hook aider lint -- FILE...\n")
         return 0
-    import shlex
-    import subprocess
-
-    sys.stdout.flush()
-    line = command + "".join(" " + shlex.quote(f) for f in files)  # what Aider itself would have run
-    try:
-        done = subprocess.run(line, shell=True, check=False)
-    except OSError as exc:
-        sys.stderr.write(f"agentctl hook aider: cannot run your lint command: {exc.strerror}\n")
-        return 1
-    return done.returncode if done.returncode >= 0 else 128 - done.returncode
+    _log([f for f in args[1:] if f != "--"])
+    return 0
