@@ -316,3 +316,26 @@ def test_look_ahead_before_any_stop_assumes_qwens_default_window(qwen: Any, proj
     fired = qwen("user_prompt_submit", transcript_path=near)
     assert fired is not None and "about to compact" in fired.out
     assert not (proj / ".agent-state" / "hooks" / "qwen-window").exists()
+
+
+def test_the_transcript_read_is_bounded_to_a_regular_jsonl_file(tmp_path: Path) -> None:
+    """A payload never makes the hook read (or wait on) anything but Qwen's own transcript."""
+    import os
+    import time
+
+    from agentctl.integrations import qwen as q
+
+    good = tmp_path / "s.jsonl"
+    _transcript(good, 160_000)
+    assert q.last_usage(str(good)) == 160_016
+    other = tmp_path / "s.txt"
+    other.write_bytes(good.read_bytes())
+    assert q.last_usage(str(other)) is None  # not a transcript's name
+    fifo = tmp_path / "f.jsonl"
+    os.mkfifo(fifo)
+    t0 = time.monotonic()
+    assert q.last_usage(str(fifo)) is None  # no writer: a plain open() would block here for ever
+    assert time.monotonic() - t0 < 5
+    link = tmp_path / "l.jsonl"
+    link.symlink_to(good)
+    assert q.last_usage(str(link)) is None

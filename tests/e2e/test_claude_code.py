@@ -618,6 +618,9 @@ def test_claude_code_scenario(
     for n, (want, stdout) in enumerate(zip(expected, compact_hooks, strict=True), 1):
         said = f"NEXT={want}" if want else "DONE"
         assert said in stdout, f"compaction {n}: SessionStart(compact) printed {stdout[:500]}"
+    # ... and agentctl counted each real compaction exactly once
+    session = (project / ".agent-state" / "session").read_text()
+    assert f"COMPACTIONS={len(compactions)}\n" in session, session
 
     elapsed = time.monotonic() - started
     (tmp_path / "summary.txt").write_text(

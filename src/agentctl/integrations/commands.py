@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 
     from agentctl.registry import Ctx
 
-TARGET_USAGE = "claude [--local] | codex | gemini | cursor | qwen | aider | agents-md [--file NAME] | mcp --client claude|cursor"
+TARGET_USAGE = ("claude [--local] | codex | gemini | cursor | qwen | opencode | cline | aider | agents-md [--file NAME] "
+                "| mcp --client claude|cursor")
 OPTIONS = {"--local": "flag", "--file": "value", "--client": "value"}
 
 
@@ -31,7 +32,7 @@ def cmd_hook(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
         return aider.run_hook(pos[1:])
     if len(pos) != 2:
         # Never exit 2 here: in a PreToolUse hook that would block the agent's edit.
-        sys.stderr.write("agentctl hook: usage: agentctl hook claude|codex|gemini|cursor|qwen|aider EVENT (payload on stdin)\n")
+        sys.stderr.write("agentctl hook: usage: agentctl hook claude|codex|gemini|cursor|qwen|opencode|cline|aider EVENT (payload on stdin)\n")
         return EXIT_OK
     from agentctl.integrations.hookrun import run
 

@@ -136,14 +136,21 @@ def _number_after(text: str, key: str, at: int) -> int | None:
 def last_usage(transcript: str) -> int | None:
     """Prompt plus output tokens of the last answer in the session transcript, or None
     (unreadable, none in its tail, or a compaction recorded after it)."""
+    if not transcript.endswith(".jsonl"):
+        return None  # Qwen's own session transcript, nothing else: a payload never makes a hook read a file
     try:
-        with open(transcript, "rb") as fh:
-            fh.seek(0, os.SEEK_END)
-            size = fh.tell()
-            fh.seek(max(0, size - TRANSCRIPT_TAIL))
-            tail = fh.read().decode("utf-8", "replace")
+        fd = os.open(transcript, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
     except (OSError, ValueError):
         return None
+    try:
+        info = os.fstat(fd)
+        if info.st_mode & 0o170000 != 0o100000:  # a regular file only (never a FIFO or a device)
+            return None
+        tail = os.pread(fd, TRANSCRIPT_TAIL, max(0, info.st_size - TRANSCRIPT_TAIL)).decode("utf-8", "replace")
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     at = tail.rfind('"usageMetadata":')
     if at < 0 or tail.rfind('"subtype":"chat_compression"') > at:
         return None
