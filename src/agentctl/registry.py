@@ -111,6 +111,7 @@ EXTENSIONS["mcp"] = "agentctl.mcp_server"  # `agentctl mcp`: the MCP server (SDK
 EXTENSIONS["doctor"] = "agentctl.doctor"  # `agentctl doctor [--fix]`: check and repair the state folder
 EXTENSIONS["demo"] = "agentctl.demo"  # `agentctl demo`: the seed scenario played by a scripted agent
 EXTENSIONS["history"] = "agentctl.history"  # `agentctl history [show ID | search TEXT]`: archived tasks
+EXTENSIONS["sync"] = "agentctl.refsync.commands"  # `agentctl sync push|pull|status|auto`: the state through git refs
 
 
 # Extensions whose word is the whole command and which need no core handler: `hook` runs on every

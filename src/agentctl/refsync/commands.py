@@ -1,0 +1,206 @@
+"""`agentctl sync push|pull|status|auto`: the state through git refs (docs/sync.md)."""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+
+from agentctl import codec
+from agentctl.registry import Ctx, command
+from agentctl.errors import EXIT_NO, EXIT_OK, StateError, UsageError
+from agentctl.refsync import engine
+from agentctl.refsync.plumbing import Repo, open_repo
+from agentctl.store import Store
+
+CONFIG = "sync/config"
+CONFIG_KEYS = ("STREAM", "REMOTE", "AUTO")
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}(/[A-Za-z0-9][A-Za-z0-9._-]{0,99}){0,4}\Z")
+PUSH_TRIES = 5
+NET_TIMEOUT = 60.0
+
+
+def valid_name(name: str, what: str) -> str:
+    if not _NAME.match(name) or ".." in name or name.endswith((".lock", ".")) or "@{" in name:
+        raise UsageError(f"{what} {name[:60]!r} is not allowed; use letters, digits, '.', '_', '-' and '/' between parts")
+    return name
+
+
+def read_config(store: Store) -> dict[str, str]:
+    data = store.read(CONFIG)
+    return codec.parse_status(data, store.shown(CONFIG), CONFIG_KEYS) if data else {}
+
+
+def write_config(store: Store, fields: dict[str, str]) -> None:
+    os.makedirs(store.path("sync"), mode=0o700, exist_ok=True)
+    with store.lock("sync/.config.lock"):
+        cur = read_config(store)
+        cur.update(fields)
+        store.replace(CONFIG, codec.format_status({k: cur[k] for k in CONFIG_KEYS if cur.get(k)}))
+
+
+def auto_enabled(state_dir: str) -> bool:
+    """For the hooks: one small read, nothing imported."""
+    try:
+        with open(os.path.join(state_dir, CONFIG), "rb") as fh:
+            return b"AUTO=on\n" in fh.read(4096)
+    except OSError:
+        return False
+
+
+class Target:
+    """Where a sync goes: the repository, the stream and its refs, the remote (or none)."""
+
+    __slots__ = ("repo", "stream", "remote", "ref", "mirror")
+
+    def __init__(self, repo: Repo, stream: str, remote: str) -> None:
+        self.repo = repo
+        self.stream = stream
+        self.remote = remote
+        self.ref = f"refs/agentctl/{stream}"
+        self.mirror = f"refs/agentctl-remotes/{remote}/{stream}" if remote else ""
+
+    def __repr__(self) -> str:
+        return f"Target({self.stream!r}, {self.remote!r})"
+
+    def upstreams(self) -> list[str]:
+        return [self.ref] + ([self.mirror] if self.mirror else [])
+
+
+def _project_store(ctx: Ctx, create: bool) -> Store:
+    from agentctl.location import find_state_dir
+
+    if find_state_dir(explicit=ctx.state_dir) is None and create:
+        repo = open_repo(os.getcwd())
+        if repo is None:
+            raise StateError("not inside a git repository; `agentctl sync` keeps the state in git refs")
+        from agentctl import layout
+
+        ctx._store, _ = layout.init(repo.top)
+    return ctx.store()
+
+
+def target(store: Store, opts: dict[str, Any], remember: bool) -> Target:
+    repo = open_repo(store.project)
+    if repo is None:
+        raise StateError(f"{store.project} is not inside a git repository; `agentctl sync` keeps the state in git refs")
+    cfg = read_config(store)
+    stream = opts.get("--stream") or cfg.get("STREAM") or ""
+    if not stream:
+        res = repo.git(["symbolic-ref", "--quiet", "--short", "HEAD"], check=False)
+        stream = res.text.strip() if res.code == 0 and res.text.strip() else "main"
+    valid_name(stream, "stream")
+    remotes = repo.remotes()
+    if opts.get("--local"):
+        remote = ""
+    else:
+        remote = opts.get("--remote") or cfg.get("REMOTE") or ("origin" if "origin" in remotes else "")
+    if remote:
+        valid_name(remote, "remote")
+        if remote not in remotes:
+            raise UsageError(f"there is no git remote {remote!r}; add it with `git remote add` or use --local")
+    if remember:
+        changes = {k: v for k, v in (("STREAM", opts.get("--stream")), ("REMOTE", opts.get("--remote"))) if v}
+        if opts.get("--local"):
+            changes["REMOTE"] = ""
+        if changes:
+            write_config(store, changes)
+    return Target(repo, stream, remote)
+
+
+def fetch(t: Target) -> str:
+    if not t.remote:
+        return "local"
+    return t.repo.fetch(t.remote, t.ref, t.mirror, NET_TIMEOUT)
+
+
+def pull(store: Store, t: Target) -> tuple[str, engine.Outcome]:
+    got = fetch(t)
+    return got, engine.sync_round(store, t.repo, t.stream, t.upstreams(), ref=t.ref)
+
+
+def push(store: Store, t: Target) -> tuple[str, engine.Outcome]:
+    got, outcome = pull(store, t)
+    if not t.remote:
+        return "local", outcome
+    if got == "offline":
+        return "offline", outcome
+    for _ in range(PUSH_TRIES):
+        res = t.repo.push(t.remote, t.ref, NET_TIMEOUT)
+        if res == "ok":
+            head = t.repo.rev(t.ref)
+            if head:
+                t.repo.set_ref(t.mirror, head)
+            return "ok", outcome
+        if res == "offline":
+            return "offline", outcome
+        got, outcome = pull(store, t)  # rejected: theirs moved; fetch, merge, try again
+    return "rejected", outcome
+
+
+def _where(t: Target) -> str:
+    return f"{t.ref} on {t.remote}" if t.remote else f"{t.ref} (local, shared by every worktree)"
+
+
+@command(("sync",), "sync push|pull|status [--remote NAME | --local] [--stream NAME] | sync auto on|off",
+         "share the state through git refs (refs/agentctl/STREAM); pull merges, push publishes",
+         {"--remote": "value", "--stream": "value", "--local": "flag"}, min_pos=1, max_pos=2)
+def cmd_sync(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
+    action = pos[0]
+    if action == "auto":
+        if len(pos) != 2 or pos[1] not in ("on", "off"):
+            raise UsageError("usage: agentctl sync auto on|off")
+        store = ctx.store()
+        write_config(store, {"AUTO": pos[1]})
+        ctx.emit([f"auto sync {pos[1]}"], {"auto": pos[1]})
+        return EXIT_OK
+    if len(pos) != 1 or action not in ("push", "pull", "status"):
+        raise UsageError("usage: agentctl sync push|pull|status [--remote NAME | --local] [--stream NAME]")
+    store = _project_store(ctx, create=action == "pull")
+    t = target(store, opts, remember=action == "pull")
+    if action == "status":
+        return _status(ctx, store, t)
+    got, outcome = (pull if action == "pull" else push)(store, t)
+    lines = []
+    if got == "offline":
+        lines.append(f"{t.remote} unreachable: the local state and {t.ref} were used")
+    if outcome.replaced:
+        lines.append(f"task {outcome.replaced} was archived as replaced by the task started later elsewhere")
+    head = t.repo.rev(t.ref) or ""
+    verb = "could not push to" if got == "rejected" else "pushed to" if action == "push" and got == "ok" else "synced with"
+    lines.append(f"{action}: {verb} {_where(t)} at {head[:12]} ({outcome.objects} new objects)")
+    ctx.emit(lines, {"action": action, "stream": t.stream, "remote": t.remote, "ref": t.ref, "commit": head,
+                     "remote_state": got, "objects": outcome.objects, "replaced": outcome.replaced})
+    if got == "rejected":
+        return 3
+    return EXIT_OK
+
+
+def _status(ctx: Ctx, store: Store, t: Target) -> int:
+    got = fetch(t)
+    st = engine.load_state(store)
+    local_head = t.repo.rev(t.ref)
+    pending = engine.has_local_changes(store, t.repo, st) if st.get("stream") == t.stream else True
+    lines = [f"stream {t.stream}: {_where(t)}" + (f" at {local_head[:12]}" if local_head else " (none yet)")]
+    lines.append("local state: changes not yet synced" if pending else "local state: synced")
+    rel = "local"
+    if t.remote:
+        theirs = t.repo.rev(t.mirror)
+        if got == "offline":
+            lines.append(f"{t.remote} unreachable; comparing with what was fetched last")
+        if not theirs and not local_head:
+            rel = "empty"
+        elif not theirs:
+            rel = "ahead"
+        elif not local_head:
+            rel = "behind"
+        else:
+            ahead, behind = t.repo.counts(local_head, theirs)
+            rel = ("in sync" if not ahead and not behind else "ahead" if not behind else "behind" if not ahead
+                   else "diverged")
+            if ahead or behind:
+                rel += f" ({ahead} ahead, {behind} behind)"
+        lines.append(f"{t.remote}: {rel}")
+    ctx.emit(lines, {"stream": t.stream, "ref": t.ref, "remote": t.remote, "commit": local_head or "",
+                     "local_changes": pending, "relation": rel.split(" (")[0], "remote_state": got})
+    return EXIT_OK if not pending and rel in ("in sync", "local") else EXIT_NO

@@ -1,0 +1,289 @@
+"""A document as the files of a git tree, and back, refusing anything agentctl would not write.
+
+Layout (format 1; every file a plain 100644 blob, every folder a tree)::
+
+    FORMAT                                 agentctl-sync 1
+    meta                                   CLOCK=, SEQ=, LAST_COMPACTION=
+    constraints, tried                     A|TAG|VALUE and R|TAG lines (observed-remove sets)
+    counters                               REPLICA|COMPACTIONS lines
+    verify                                 STAMP=CLOCK.REPLICA then the result's KEY=VALUE lines
+    stopped                                the stopped epochs, one id a line
+    index                                  the history index's rows
+    task/EPOCH/head, list, done, claims, state
+    task/EPOCH/files/REPLICA/CHUNK         COUNTER|RECORD lines, CHUNK_SIZE records a piece
+    task/EPOCH/journal/REPLICA/CHUNK
+    archive/NAME/BLOB                      one archived file of logs/ (NAME), by content
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from agentctl import codec
+from agentctl.errors import StateError
+from agentctl.refsync.doc import Doc, Epoch, Log, ORSet, Stamp
+
+FORMAT = 1
+FORMAT_LINE = b"agentctl-sync %d\n"
+CHUNK_SIZE = 1000
+TOP_FILES = ("FORMAT", "meta", "constraints", "tried", "counters", "verify", "stopped", "index")
+EPOCH_FILES = ("head", "list", "done", "claims", "state")
+HEX16 = re.compile(r"[0-9a-f]{16}\Z")
+REPLICA = re.compile(r"[0-9a-f]{12}\Z")
+CHUNK = re.compile(r"[0-9]{6}\Z")
+BLOB = re.compile(r"[0-9a-f]{40}\Z")
+ARCHIVE = re.compile(r"(task|files|verify)-[A-Za-z0-9][A-Za-z0-9._-]{0,120}\.(done|list|log|journal)\Z")
+VERIFY_KEYS = ("STATE", "RUN", "LAST_RUN", "COMMAND", "EXIT_CODE", "ERROR_COUNT", "ERRORS", "ATTEMPTS",
+               "LAST_PASS", "REPEAT", "SAME_ERROR", "UPDATED")
+STATE_KEYS = ("STATE", "NOTES", "NEXT")
+TASK_STATES = ("ACTIVE", "PAUSED")
+
+
+class Refused(StateError):
+    """A ref that is not a state agentctl wrote: refused whole, nothing applied."""
+
+
+def max_file() -> int:
+    raw = os.environ.get("AGENTCTL_SYNC_MAX_FILE", "")
+    return int(raw) if raw.isdigit() and int(raw) > 0 else 8 << 20
+
+
+def max_commit() -> int:
+    raw = os.environ.get("AGENTCTL_SYNC_MAX_COMMIT", "")
+    return int(raw) if raw.isdigit() and int(raw) > 0 else 512 << 20
+
+
+def archive_ok(name: str) -> bool:
+    return bool(ARCHIVE.match(name)) and ".." not in name
+
+
+def path_ok(path: str) -> bool:
+    """Is ``path`` one agentctl writes (the grammar above)?"""
+    parts = path.split("/")
+    if len(parts) == 1:
+        return parts[0] in TOP_FILES
+    if parts[0] == "archive":
+        return len(parts) == 3 and archive_ok(parts[1]) and bool(BLOB.match(parts[2]))
+    if parts[0] != "task" or len(parts) < 3 or not HEX16.match(parts[1]):
+        return False
+    if len(parts) == 3:
+        return parts[2] in EPOCH_FILES
+    return (len(parts) == 5 and parts[2] in ("files", "journal") and bool(REPLICA.match(parts[3]))
+            and bool(CHUNK.match(parts[4])))
+
+
+# -- encode ----------------------------------------------------------------------------------------
+def _lines(items: list[str]) -> bytes:
+    return "".join(f"{x}\n" for x in items).encode("utf-8", "surrogateescape")
+
+
+def _orset(s: ORSet) -> bytes:
+    rows = [f"A|{t}|{codec.encode(v)}" for t, v in sorted(s.adds.items())] + [f"R|{t}" for t in sorted(s.removed)]
+    return _lines(rows)
+
+
+def _stamped(st: tuple[Stamp, dict[str, str]] | None, keys: tuple[str, ...]) -> bytes:
+    if st is None:
+        return b""
+    (clock, replica), fields = st
+    extra = sorted(k for k in fields if k not in keys)
+    out = {"STAMP": f"{clock}.{replica}", **{k: fields[k] for k in (*keys, *extra) if k in fields}}
+    return codec.format_status(out)
+
+
+def _log_files(prefix: str, log: Log) -> dict[str, bytes]:
+    out: dict[str, bytes] = {}
+    for replica, recs in log.items():
+        chunks: dict[int, list[str]] = {}
+        for n in sorted(recs):
+            chunks.setdefault(n // CHUNK_SIZE, []).append(f"{n}|{recs[n]}")
+        for k, rows in chunks.items():
+            out[f"{prefix}/{replica}/{k:06d}"] = _lines(rows)
+    return out
+
+
+def encode(doc: Doc) -> dict[str, bytes]:
+    files = {
+        "FORMAT": FORMAT_LINE % FORMAT,
+        "meta": codec.format_status({"CLOCK": str(doc.clock), "SEQ": str(doc.seq), "LAST_COMPACTION": doc.last_compaction}),
+        "constraints": _orset(doc.constraints),
+        "tried": _orset(doc.tried),
+        "counters": _lines([f"{r}|{n}" for r, n in sorted(doc.compactions.items())]),
+        "verify": _stamped(doc.verify, VERIFY_KEYS),
+        "stopped": _lines(sorted(doc.stopped)),
+        "index": _lines(sorted(doc.index)),
+    }
+    for eid, e in doc.epochs.items():
+        p = f"task/{eid}"
+        files[f"{p}/head"] = codec.format_status({k: e.head[k] for k in ("TASK_ID", "DESC", "STARTED") if k in e.head})
+        files[f"{p}/list"] = _lines([codec.encode(x) for x in e.paths])
+        files[f"{p}/done"] = _lines([str(i) for i in sorted(e.done)])
+        files[f"{p}/claims"] = _lines([f"{i}|{a}|{x}" for i in sorted(e.claims) for a, x in sorted(e.claims[i].items())])
+        files[f"{p}/state"] = _lines([f"{k}|{c}.{r}|{codec.encode(v)}" for k, ((c, r), v) in sorted(e.fields.items())])
+        files.update(_log_files(f"{p}/files", e.files))
+        files.update(_log_files(f"{p}/journal", e.journal))
+    for name, versions in doc.archives.items():
+        for blob, data in versions.items():
+            files[f"archive/{name}/{blob}"] = data
+    return files
+
+
+# -- decode (strict) -------------------------------------------------------------------------------
+def _text(path: str, data: bytes) -> list[str]:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise Refused(f"{path} is not UTF-8") from None
+    if text and not text.endswith("\n"):
+        raise Refused(f"{path} does not end with a newline")
+    lines = text.split("\n")[:-1]
+    if any(not ln or "\r" in ln or "\0" in ln for ln in lines):
+        raise Refused(f"{path} has an empty or malformed line")
+    return lines
+
+
+def _int(path: str, raw: str) -> int:
+    if not raw.isascii() or not raw.isdigit() or len(raw) > 18:
+        raise Refused(f"{path}: {raw[:20]!r} is not a number")
+    return int(raw)
+
+
+def _value(path: str, raw: str) -> str:
+    try:
+        return codec.decode(raw)
+    except ValueError:
+        raise Refused(f"{path}: malformed escape") from None
+
+
+def _orset_dec(path: str, data: bytes) -> ORSet:
+    s = ORSet()
+    for ln in _text(path, data):
+        kind, _, rest = ln.partition("|")
+        tag, sep, val = rest.partition("|")
+        if not re.fullmatch(r"[0-9]{1,18}\.[0-9a-f]{12}\.[0-9]{1,9}", tag) or kind not in ("A", "R") or (kind == "A") != bool(sep):
+            raise Refused(f"{path}: malformed line {ln[:40]!r}")
+        if kind == "A":
+            s.adds[tag] = _value(path, val)
+        else:
+            s.removed.add(tag)
+    return s
+
+
+def _status(path: str, data: bytes, keys: tuple[str, ...]) -> dict[str, str]:
+    try:
+        return codec.parse_status(data, path, keys)
+    except StateError as exc:
+        raise Refused(exc.message) from None
+
+
+def _stamped_dec(path: str, data: bytes, keys: tuple[str, ...]) -> tuple[Stamp, dict[str, str]] | None:
+    if not data:
+        return None
+    fields = _status(path, data, ("STAMP", *keys))
+    clock, _, replica = fields.pop("STAMP", "").partition(".")
+    if not REPLICA.match(replica):
+        raise Refused(f"{path}: malformed STAMP")
+    return (_int(path, clock), replica), fields
+
+
+def _record_ok(line: str, count: int) -> bool:
+    return codec.split_record(line, count) is not None and len(line) <= 8192
+
+
+def decode(files: dict[str, bytes]) -> Doc:
+    """The document a tree's files describe; Refused at the first thing out of place."""
+    for path in files:
+        if not path_ok(path):
+            raise Refused(f"path {path[:80]!r} is not one agentctl writes")
+    fmt = files.get("FORMAT", b"")
+    m = re.fullmatch(rb"agentctl-sync ([0-9]{1,6})\n", fmt)
+    if not m:
+        raise Refused("FORMAT is missing or malformed")
+    if int(m.group(1)) > FORMAT:
+        raise Refused(f"format {int(m.group(1))} is newer than this agentctl's {FORMAT}; upgrade agentctl")
+    doc = Doc()
+    meta = _status("meta", files.get("meta", b""), ("CLOCK", "SEQ", "LAST_COMPACTION"))
+    doc.clock = _int("meta", meta.get("CLOCK", "0"))
+    doc.seq = _int("meta", meta.get("SEQ", "0"))
+    doc.last_compaction = meta.get("LAST_COMPACTION", "")
+    doc.constraints = _orset_dec("constraints", files.get("constraints", b""))
+    doc.tried = _orset_dec("tried", files.get("tried", b""))
+    for ln in _text("counters", files.get("counters", b"")):
+        r, _, n = ln.partition("|")
+        if not REPLICA.match(r):
+            raise Refused(f"counters: malformed line {ln[:40]!r}")
+        doc.compactions[r] = _int("counters", n)
+    doc.verify = _stamped_dec("verify", files.get("verify", b""), VERIFY_KEYS + tuple(f"SIG_{i}" for i in range(1, 101)))
+    for ln in _text("stopped", files.get("stopped", b"")):
+        if not HEX16.match(ln):
+            raise Refused(f"stopped: malformed id {ln[:40]!r}")
+        doc.stopped.add(ln)
+    for ln in _text("index", files.get("index", b"")):
+        if not _record_ok(ln, 11):
+            raise Refused(f"index: malformed row {ln[:40]!r}")
+        doc.index.add(ln)
+    for path, data in files.items():
+        parts = path.split("/")
+        if parts[0] == "archive":
+            _text(path, data) if parts[1].endswith((".list", ".log", ".journal")) else None
+            doc.archives.setdefault(parts[1], {})[parts[2]] = data
+        elif parts[0] == "task" and len(parts) == 3 and parts[2] == "head":
+            doc.epochs[parts[1]] = _epoch(parts[1], files)
+    for path, data in files.items():
+        parts = path.split("/")
+        if parts[0] == "task" and len(parts) == 5:
+            e = doc.epochs.get(parts[1])
+            if e is None:
+                raise Refused(f"{path} belongs to no task")
+            log = e.files if parts[2] == "files" else e.journal
+            count = 3 if parts[2] == "files" else 6
+            recs = log.setdefault(parts[3], {})
+            for ln in _text(path, data):
+                n, _, rec = ln.partition("|")
+                num = _int(path, n)
+                if num // CHUNK_SIZE != int(parts[4]) or not _record_ok(rec, count):
+                    raise Refused(f"{path}: malformed record {ln[:40]!r}")
+                recs[num] = rec
+    return doc
+
+
+def _epoch(eid: str, files: dict[str, bytes]) -> Epoch:
+    from agentctl.refsync.doc import epoch_id
+
+    p = f"task/{eid}"
+    head = _status(f"{p}/head", files[f"{p}/head"], ("TASK_ID", "DESC", "STARTED"))
+    paths = [_value(f"{p}/list", ln) for ln in _text(f"{p}/list", files.get(f"{p}/list", b""))]
+    if epoch_id(head.get("TASK_ID", ""), head.get("STARTED", ""), head.get("DESC", ""), paths) != eid:
+        raise Refused(f"{p}: the task does not match its id")
+    from agentctl.task import _valid_id
+
+    try:
+        _valid_id(head.get("TASK_ID", ""))
+    except Exception:
+        raise Refused(f"{p}/head: malformed TASK_ID") from None
+    e = Epoch(eid, head, paths)
+    for ln in _text(f"{p}/done", files.get(f"{p}/done", b"")):
+        i = _int(f"{p}/done", ln)
+        if i >= len(paths):
+            raise Refused(f"{p}/done: entry {i} out of range")
+        e.done.add(i)
+    for ln in _text(f"{p}/claims", files.get(f"{p}/claims", b"")):
+        parts = ln.split("|")
+        if len(parts) != 3 or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}", parts[1]):
+            raise Refused(f"{p}/claims: malformed line {ln[:40]!r}")
+        i = _int(f"{p}/claims", parts[0])
+        if i >= len(paths):
+            raise Refused(f"{p}/claims: entry {i} out of range")
+        e.claims.setdefault(i, {})[parts[1]] = _int(f"{p}/claims", parts[2])
+    for ln in _text(f"{p}/state", files.get(f"{p}/state", b"")):
+        key, _, rest = ln.partition("|")
+        stamp, _, raw = rest.partition("|")
+        clock, _, replica = stamp.partition(".")
+        if key not in STATE_KEYS or not REPLICA.match(replica):
+            raise Refused(f"{p}/state: malformed line {ln[:40]!r}")
+        value = _value(f"{p}/state", raw)
+        if key == "STATE" and value not in TASK_STATES:
+            raise Refused(f"{p}/state: unknown STATE")
+        e.fields[key] = ((_int(f"{p}/state", clock), replica), value)
+    return e
