@@ -157,7 +157,7 @@ def cmd_sync(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
     if len(pos) != 1 or action not in ("push", "pull", "status"):
         raise UsageError("usage: agentctl sync push|pull|status [--remote NAME | --local] [--stream NAME]")
     store = _project_store(ctx, create=action == "pull")
-    t = target(store, opts, remember=action == "pull")
+    t = target(store, opts, remember=action in ("pull", "push"))
     if action == "status":
         return _status(ctx, store, t)
     got, outcome = (pull if action == "pull" else push)(store, t)
