@@ -1,0 +1,160 @@
+"""`agentctl sync` through the real command on real git repositories: clones, a bare remote, merges."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from conftest import run
+
+from .helpers import clone, git, ok, origin_and_clone, state_view, users_view
+
+
+def _rich_state(repo: Path, tmp: Path) -> None:
+    ok("init", cwd=repo)
+    ok("constraints", "add", "P0", "never push to main", cwd=repo)
+    ok("constraints", "add", "P1", "tabs, not spaces", cwd=repo)
+    (tmp / "list1").write_text("a.py\nb.py\nc.py\n")
+    ok("task", "start", "--id", "t1", "--desc", "first task", "--files", str(tmp / "list1"), cwd=repo)
+    ok("task", "done", "a.py", cwd=repo)
+    ok("files", "log", "MODIFY", "a.py", cwd=repo)
+    ok("verify", "add", "false", cwd=repo)
+    assert run("verify", "start", cwd=repo).code == 1
+    ok("verify", "tried", "added the missing import", cwd=repo)
+    ok("task", "stop", "--force", cwd=repo)
+    (tmp / "list2").write_text("x.py\ny.py\nz.py\n")
+    ok("task", "start", "--id", "t2", "--desc", "second task", "--files", str(tmp / "list2"), cwd=repo)
+    ok("task", "update", "--notes", "halfway through x.py", cwd=repo)
+    ok("files", "log", "CREATE", "x.py", cwd=repo)
+    assert run("verify", "start", cwd=repo).code == 1
+    ok("verify", "tried", "pinned the version", cwd=repo)
+
+
+def test_fresh_clone_pull_resumes_where_the_origin_stopped(tmp_path: Path) -> None:
+    bare, a = origin_and_clone(tmp_path)
+    _rich_state(a, tmp_path)
+    before = users_view(a)
+    out = ok("sync", "push", cwd=a)
+    assert "pushed to refs/agentctl/main on origin" in out
+    assert users_view(a) == before  # branches, index, work tree, HEAD, config, hooks: untouched
+    assert git(bare, "for-each-ref", "--format=%(refname)").split() == ["refs/agentctl/main", "refs/heads/main"]
+    b = clone(tmp_path, bare, "b")
+    assert not (b / ".agent-state").exists()
+    b_user = users_view(b)
+    ok("sync", "pull", cwd=b)  # alone: creates the state folder and brings the state
+    assert users_view(b) == b_user
+    assert ok("resume", cwd=b) == ok("resume", cwd=a)
+    assert ok("history", cwd=b) == ok("history", cwd=a)
+    vs = ok("verify", "status", cwd=b)
+    assert "pinned the version" in vs
+    assert ok("files", "check", "x.py", cwd=b).strip()
+    # what runs never travels: b's verify commands are its own defaults
+    assert "false" not in (b / ".agent-state/services/verify/commands").read_text().split("\n")
+    assert "refs/remotes" not in git(b, "for-each-ref", "--format=%(refname)").replace("refs/remotes/origin", "")
+    assert ok("sync", "status", cwd=b).rstrip().endswith("origin: in sync")
+
+
+def test_concurrent_edits_merge_by_the_rules(tmp_path: Path) -> None:
+    bare, a = origin_and_clone(tmp_path)
+    ok("init", cwd=a)
+    ok("constraints", "add", "P0", "rule one", cwd=a)
+    ok("constraints", "add", "P1", "rule two", cwd=a)
+    (tmp_path / "l").write_text("a\nb\nc\nd\n")
+    ok("task", "start", "--id", "t", "--desc", "shared", "--files", str(tmp_path / "l"), cwd=a)
+    ok("sync", "push", cwd=a)
+    b = clone(tmp_path, bare, "b")
+    ok("sync", "pull", cwd=b)
+    seq_before = int(re.search(r"SEQ=(\d+)", ok("task", "status", cwd=b)).group(1))  # type: ignore[union-attr]
+    # concurrently: a removes rule one, b removes it too and re-adds it; each logs the same-looking record
+    ok("constraints", "remove", "rule two", cwd=a)
+    ok("constraints", "add", "P2", "from a", cwd=a)
+    ok("constraints", "add", "P2", "from b", cwd=b)
+    ok("constraints", "remove", "rule one", cwd=b)
+    ok("constraints", "add", "P0", "rule one", cwd=b)  # a new addition: stays after the merge
+    ok("task", "done", "a", cwd=a)
+    ok("task", "done", "c", cwd=b)
+    for repo in (a, b):
+        ok("files", "log", "MODIFY", "same.py", cwd=repo)
+    ok("verify", "tried", "fix from a", cwd=a)
+    ok("verify", "tried", "fix from b", cwd=b)
+    ok("sync", "push", cwd=a)
+    ok("sync", "push", cwd=b)  # rejected first (a pushed): fetches, merges, retries
+    ok("sync", "pull", cwd=a)
+    ok("sync", "pull", cwd=a)  # a pull repeated changes nothing
+    for repo in (a, b):
+        rules = (repo / ".agent-state/services/constraints/status").read_text().split("\n")
+        assert sorted(filter(None, rules)) == ["P0|rule one", "P2|from a", "P2|from b"]
+        st = ok("task", "status", cwd=repo)
+        assert "DONE=2" in st and "NEXT=b" in st
+        flog = (repo / ".agent-state/services/files/status").read_text()
+        assert flog.count("|MODIFY|same.py") == 2  # two records written separately: both kept
+        vs = ok("verify", "status", cwd=repo)
+        assert "fix from a" in vs and "fix from b" in vs
+    seq_after = int(re.search(r"SEQ=(\d+)", ok("task", "status", cwd=b)).group(1))  # type: ignore[union-attr]
+    assert seq_after > seq_before + 1
+    assert run("task", "update", "--notes", "stale", "--seq", str(seq_before + 1), cwd=b).out.startswith("APPLIED=0")
+    assert git(a, "rev-parse", "refs/agentctl/main") == git(b, "rev-parse", "refs/agentctl/main")
+    assert git(a, "rev-parse", "refs/agentctl/main^{tree}") == git(bare, "rev-parse", "refs/agentctl/main^{tree}")
+
+
+def test_two_tasks_started_apart_one_is_archived_as_replaced(tmp_path: Path) -> None:
+    bare, a = origin_and_clone(tmp_path)
+    ok("init", cwd=a)
+    ok("sync", "push", cwd=a)
+    b = clone(tmp_path, bare, "b")
+    ok("sync", "pull", cwd=b)
+    (tmp_path / "l").write_text("one\n")
+    ok("task", "start", "--id", "early", "--desc", "started first", "--files", str(tmp_path / "l"), cwd=a)
+    ok("files", "log", "MODIFY", "one", cwd=a)
+    import time
+
+    time.sleep(1.1)  # STARTED has one-second resolution
+    ok("task", "start", "--id", "late", "--desc", "started later", "--files", str(tmp_path / "l"), cwd=b)
+    ok("sync", "push", cwd=b)
+    out = ok("sync", "push", cwd=a)
+    assert "task early was archived as replaced" in out
+    ok("sync", "pull", cwd=b)
+    for repo in (a, b):
+        assert "TASK late ACTIVE" in ok("resume", cwd=repo)
+        done = (repo / ".agent-state/logs/task-early.done").read_text()
+        assert "REPLACED_BY=late" in done
+        assert "early" in ok("history", cwd=repo)
+        assert "|MODIFY|one" in (repo / ".agent-state/logs/files-early.log").read_text()
+
+
+def test_claims_of_one_entry_on_two_machines_resolve_to_one_holder(tmp_path: Path) -> None:
+    bare, a = origin_and_clone(tmp_path)
+    ok("init", cwd=a)
+    (tmp_path / "l").write_text("e1\ne2\n")
+    ok("task", "start", "--id", "t", "--desc", "d", "--files", str(tmp_path / "l"), cwd=a)
+    ok("sync", "push", cwd=a)
+    b = clone(tmp_path, bare, "b")
+    ok("sync", "pull", cwd=b)
+    assert "CLAIMED=e1" in ok("task", "claim", "--agent", "alice", "--lease", "600", cwd=a)
+    assert "CLAIMED=e1" in ok("task", "claim", "--agent", "bob", "--lease", "900", cwd=b)
+    ok("sync", "push", cwd=a)
+    ok("sync", "push", cwd=b)
+    ok("sync", "pull", cwd=a)
+    for repo in (a, b):
+        st = ok("task", "status", cwd=repo)
+        assert "alice" in st and "bob" not in st  # the lease that ends first keeps the entry
+    assert "CLAIMED=e2" in ok("task", "claim", "--agent", "bob", cwd=b)
+
+
+def test_without_a_remote_worktrees_share_the_local_ref(tmp_path: Path) -> None:
+    main = tmp_path / "main"
+    git(tmp_path, "init", "-q", "-b", "main", str(main))
+    git(main, "commit", "-q", "--allow-empty", "-m", "init")
+    git(main, "worktree", "add", "-q", str(tmp_path / "w2"))
+    ok("init", cwd=main)
+    ok("constraints", "add", "P0", "shared rule", cwd=main)
+    out = ok("sync", "push", "--stream", "team", cwd=main)
+    assert "refs/agentctl/team (local" in out
+    w2 = tmp_path / "w2"
+    ok("sync", "pull", "--stream", "team", cwd=w2)  # joins the stream and remembers it
+    assert "P0|shared rule" in ok("resume", cwd=w2)
+    ok("constraints", "add", "P1", "from w2", cwd=w2)
+    ok("sync", "push", cwd=w2)  # the remembered stream
+    ok("sync", "pull", cwd=main)
+    assert "from w2" in ok("constraints", "list", cwd=main)
+    assert git(main, "config", "--list", "--local").count("agentctl") == 0
