@@ -92,9 +92,9 @@ class Epoch:
 
     def key(self) -> tuple[object, ...]:
         return (self.id, sorted(self.head.items()), self.paths, sorted(self.done),
-                sorted((i, sorted(c.items())) for i, c in self.claims.items()), sorted(self.fields.items()),
-                sorted((r, sorted(c.items())) for r, c in self.files.items()),
-                sorted((r, sorted(c.items())) for r, c in self.journal.items()))
+                sorted((i, sorted(c.items())) for i, c in self.claims.items() if c), sorted(self.fields.items()),
+                sorted((r, sorted(c.items())) for r, c in self.files.items() if c),
+                sorted((r, sorted(c.items())) for r, c in self.journal.items() if c))
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Epoch) and self.key() == other.key()
