@@ -7,7 +7,7 @@ from pathlib import Path
 
 from conftest import run
 
-from .helpers import clone, git, ok, origin_and_clone, state_view, users_view
+from .helpers import clone, git, ok, origin_and_clone, users_view
 
 
 def _rich_state(repo: Path, tmp: Path) -> None:

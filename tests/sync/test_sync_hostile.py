@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from conftest import run
 
 from .helpers import clone, git, ok, origin_and_clone, state_view

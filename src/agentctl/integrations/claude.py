@@ -133,11 +133,13 @@ def pre_compact(h: Hook) -> Result | None:
 
     session.record_pre_compact(h.store)
     h.sync()  # the files log is complete before the conversation is cut
+    h.auto_sync("push")
     return None
 
 
 def stop(h: Hook) -> Result | None:
     h.sync()  # never blocks, never prints: a Stop hook that prints keeps the turn going
+    h.auto_sync("push")
     return None
 
 

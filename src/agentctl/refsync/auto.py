@@ -1,0 +1,51 @@
+"""`sync auto on`: the SessionStart hooks pull first (bounded), Stop and PreCompact push in the background.
+
+Imported by the hooks only when ``sync/config`` says ``AUTO=on`` (they check with one small read).
+A pull that does not finish within AGENTCTL_SYNC_HOOK_TIMEOUT seconds (default 8) is killed, which
+the sync's write protocol tolerates, and the resume block says the local state was used.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from agentctl.store import Store
+
+
+def _timeout() -> float:
+    raw = os.environ.get("AGENTCTL_SYNC_HOOK_TIMEOUT", "")
+    try:
+        return max(0.5, min(float(raw), 120.0)) if raw else 8.0
+    except ValueError:
+        return 8.0
+
+
+def _cmd(store: Store, action: str) -> list[str]:
+    return [sys.executable, "-m", "agentctl", "--state-dir", store.root, "sync", action]
+
+
+def run(store: Store, action: str) -> str:
+    """Pull now (returns a note for the resume block) or start a push in the background ("")."""
+    if action == "push":
+        try:
+            subprocess.Popen(_cmd(store, "push"), cwd=store.project, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        except OSError:
+            pass
+        return ""
+    try:
+        proc = subprocess.run(_cmd(store, "pull"), cwd=store.project, stdin=subprocess.DEVNULL,
+                              capture_output=True, timeout=_timeout(), check=False)
+    except subprocess.TimeoutExpired:
+        return f"auto sync: the pull did not finish within {_timeout():g}s; this is the local state"
+    except OSError as exc:
+        return f"auto sync: could not run the pull ({exc.strerror}); this is the local state"
+    text = proc.stdout.decode("utf-8", "replace")
+    if proc.returncode != 0:
+        err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        return f"auto sync: pull failed ({err[-1][:200] if err else proc.returncode}); this is the local state"
+    if "unreachable" in text:
+        return "auto sync: the remote is unreachable (offline?); this is the local state"
+    return "auto sync: pulled the shared state first"
