@@ -158,3 +158,23 @@ def test_without_a_remote_worktrees_share_the_local_ref(tmp_path: Path) -> None:
     ok("sync", "pull", cwd=main)
     assert "from w2" in ok("constraints", "list", cwd=main)
     assert git(main, "config", "--list", "--local").count("agentctl") == 0
+
+
+def test_compaction_counters_add_up(tmp_path: Path) -> None:
+    import json
+
+    bare, a = origin_and_clone(tmp_path)
+    ok("init", cwd=a)
+    ok("sync", "push", cwd=a)
+    b = clone(tmp_path, bare, "b")
+    ok("sync", "pull", cwd=b)
+    for repo, n in ((a, 2), (b, 1)):
+        for _ in range(n):
+            payload = json.dumps({"cwd": str(repo), "source": "compact"})
+            assert run("hook", "claude", "SessionStart", cwd=repo, stdin=payload).code == 0
+    ok("sync", "push", cwd=a)
+    ok("sync", "push", cwd=b)
+    ok("sync", "pull", cwd=a)
+    ok("sync", "pull", cwd=a)
+    for repo in (a, b):
+        assert "3 compactions" in ok("resume", cwd=repo).splitlines()[0]
