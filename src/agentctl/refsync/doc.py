@@ -187,7 +187,9 @@ class Doc:
             if k in out.stopped:
                 continue
             a, b = self.epochs.get(k), other.epochs.get(k)
-            out.epochs[k] = a.join(b) if a is not None and b is not None else (a or b)  # type: ignore[assignment]
+            one = a if a is not None else b
+            assert one is not None
+            out.epochs[k] = one.join(b if b is not None else one)  # a copy even when one side has it
         out.archives = {n: dict(v) for n, v in self.archives.items()}
         for name, versions in other.archives.items():
             out.archives.setdefault(name, {}).update(versions)

@@ -51,11 +51,18 @@ def replica_id(store: Store, st: dict[str, Any]) -> str:
     return os.urandom(6).hex()
 
 
+_DOCS: dict[str, Doc] = {}  # commit -> its document (commits never change); callers never mutate these
+
+
 def read_doc(repo: Repo, commit: str, what: str) -> Doc:
+    if commit in _DOCS:
+        return _DOCS[commit]
     try:
-        return treecodec.decode(repo.read_files(commit))
+        doc = treecodec.decode(repo.read_files(commit))
     except treecodec.Refused as exc:
         raise treecodec.Refused(f"{what} ({commit[:12]}) refused: {exc.message}; the local state is unchanged") from None
+    _DOCS[commit] = doc
+    return doc
 
 
 class Outcome:
@@ -130,7 +137,7 @@ def _loser(store: Store, st: dict[str, Any], theirs: list[Doc], repo: Repo, repl
     view = View(store)
     if not view.epoch or not theirs:
         return ""
-    doc = _base(repo, st)
+    doc = Doc().join(_base(repo, st))
     observe(doc, _recover_memo(store, st), view, store, replica)
     for t in theirs:
         doc = doc.join(t)

@@ -188,7 +188,11 @@ def _stamped_dec(path: str, data: bytes, keys: tuple[str, ...]) -> tuple[Stamp, 
 
 
 def _record_ok(line: str, count: int) -> bool:
-    return codec.split_record(line, count) is not None and len(line) <= 8192
+    if len(line) > 8192:
+        return False
+    if "\\" not in line:  # no escapes: the fields are the parts (what codec.split_record finds, at C speed)
+        return line.count("|") == count - 1
+    return codec.split_record(line, count) is not None
 
 
 def decode(files: dict[str, bytes]) -> Doc:
