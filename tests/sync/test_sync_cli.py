@@ -133,7 +133,9 @@ def test_claims_of_one_entry_on_two_machines_resolve_to_one_holder(tmp_path: Pat
     assert "CLAIMED=e1" in ok("task", "claim", "--agent", "alice", "--lease", "600", cwd=a)
     assert "CLAIMED=e1" in ok("task", "claim", "--agent", "bob", "--lease", "900", cwd=b)
     ok("sync", "push", cwd=a)
-    ok("sync", "push", cwd=b)
+    told = ok("sync", "push", cwd=b)
+    assert "claim of e1 by bob given up: alice holds it" in told  # the losing agent is told
+    assert "claim-lost|bob e1 -> alice" in (b / ".agent-state/logs/agent.log").read_text()
     ok("sync", "pull", cwd=a)
     for repo in (a, b):
         st = ok("task", "status", cwd=repo)
@@ -178,3 +180,27 @@ def test_compaction_counters_add_up(tmp_path: Path) -> None:
     ok("sync", "pull", cwd=a)
     for repo in (a, b):
         assert "3 compactions" in ok("resume", cwd=repo).splitlines()[0]
+
+
+def test_status_says_ahead_behind_diverged_in_sync(tmp_path: Path) -> None:
+    bare, a = origin_and_clone(tmp_path)
+    ok("init", cwd=a)
+    ok("sync", "push", cwd=a)
+    b = clone(tmp_path, bare, "b")
+    ok("sync", "pull", cwd=b)
+    r = run("sync", "status", cwd=b)
+    assert r.code == 0 and "local state: synced" in r.out and "origin: in sync" in r.out
+    ok("constraints", "add", "P1", "on b", cwd=b)
+    r = run("sync", "status", cwd=b)
+    assert r.code == 1 and "local state: changes not yet synced" in r.out
+    ok("sync", "pull", "--local", cwd=b)  # committed to the local ref only
+    assert "origin: ahead (1 ahead, 0 behind)" in run("sync", "status", cwd=b).out
+    ok("constraints", "add", "P1", "on a", cwd=a)
+    ok("sync", "push", cwd=a)
+    assert "origin: diverged (1 ahead, 1 behind)" in run("sync", "status", cwd=b).out
+    ok("sync", "push", cwd=b)
+    assert "origin: in sync" in run("sync", "status", cwd=b).out
+    assert "origin: behind (0 ahead, 2 behind)" in run("sync", "status", cwd=a).out  # b's commit and its merge
+    ok("sync", "pull", cwd=a)
+    r = run("sync", "status", "--json", cwd=a)
+    assert r.code == 0 and '"relation": "in sync"' in r.out, git(a, "diff", "refs/agentctl-remotes/origin/main", "refs/agentctl/main")

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from conftest import run
 
 from .helpers import clone, ok, origin_and_clone

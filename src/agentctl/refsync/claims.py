@@ -33,7 +33,18 @@ def through_ref(store: Store, make: Callable[[], T]) -> T:
     ref = f"refs/agentctl/{stream}"
     shared = Store(repo.common)
     with shared.lock(f"agentctl-claims-{hashlib.sha1(stream.encode()).hexdigest()[:12]}.lock"):
-        engine.sync_round(store, repo, stream, [ref], ref=ref)  # bring in what the others hold
+        pulled = engine.sync_round(store, repo, stream, [ref], ref=ref)  # bring in what the others hold
+        _tell(pulled.lost)
         result = make()
         engine.sync_round(store, repo, stream, [ref], ref=ref)  # publish the claim before the next one
     return result
+
+
+def _tell(lost: list[tuple[str, str, str]]) -> None:
+    import sys
+
+    from agentctl import codec
+
+    for path, agent, holder in lost:
+        why = "it was done elsewhere" if holder == "done" else f"{holder}'s lease on it ends first"
+        sys.stderr.write(f"agentctl: warning: {agent}'s claim of {codec.encode(path)} was given up: {why}\n")

@@ -164,13 +164,16 @@ def cmd_sync(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
     lines = []
     if got == "offline":
         lines.append(f"{t.remote} unreachable: the local state and {t.ref} were used")
+    lines += [f"claim of {codec.encode(path)} by {agent} given up: {'done elsewhere' if holder == 'done' else f'{holder} holds it (its lease ends first)'}"
+              for path, agent, holder in outcome.lost]
     if outcome.replaced:
         lines.append(f"task {outcome.replaced} was archived as replaced by the task started later elsewhere")
     head = t.repo.rev(t.ref) or ""
     verb = "could not push to" if got == "rejected" else "pushed to" if action == "push" and got == "ok" else "synced with"
     lines.append(f"{action}: {verb} {_where(t)} at {head[:12]} ({outcome.objects} new objects)")
     ctx.emit(lines, {"action": action, "stream": t.stream, "remote": t.remote, "ref": t.ref, "commit": head,
-                     "remote_state": got, "objects": outcome.objects, "replaced": outcome.replaced})
+                     "remote_state": got, "objects": outcome.objects, "replaced": outcome.replaced,
+                     "lost_claims": [{"path": p, "agent": a, "holder": h} for p, a, h in outcome.lost]})
     if got == "rejected":
         return 3
     return EXIT_OK

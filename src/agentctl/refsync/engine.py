@@ -66,9 +66,10 @@ def read_doc(repo: Repo, commit: str, what: str) -> Doc:
 
 
 class Outcome:
-    __slots__ = ("commit", "objects", "changed_local", "replaced")
+    __slots__ = ("commit", "objects", "changed_local", "replaced", "lost")
 
     def __init__(self) -> None:
+        self.lost: list[tuple[str, str, str]] = []
         self.commit = ""
         self.objects = 0
         self.changed_local = False
@@ -118,6 +119,8 @@ def sync_round(store: Store, repo: Repo, stream: str, upstreams: list[str], *, r
                 _round_locked(store, repo, st, replica, heads, theirs, out)
             finally:
                 _release(held)
+            for path, agent, holder in out.lost:
+                store.log_change("sync", "claim-lost", f"{agent} {path} -> {holder}"[:400])
             break
         old = repo.rev(ref)
         if out.commit and out.commit != old and not repo.cas(ref, out.commit, old):
@@ -191,6 +194,7 @@ def _round_locked(store: Store, repo: Repo, st: dict[str, Any], replica: str, he
     fault("sync_committed")
     new_memo = render(merged, view, memo, store, replica, p)
     out.changed_local = bool(p.task or any(v[0] for v in p.logs.values()))
+    out.lost += p.lost
     save_state(store, {"replica": replica, "stream": st.get("stream"), "base": commit, "memo": new_memo, "pending": {}})
 
 

@@ -120,7 +120,7 @@ def observe(doc: Doc, memo: Memo, view: View, store: Any, replica: str) -> Memo:
                                          [x.path for x in view.entries])
         seen = memo.get("fields", {}) if old_epoch == eid else {}
         for k, v in view.task_fields().items():
-            if seen.get(k) != v or k not in e.fields:
+            if (seen.get(k) != v or k not in e.fields) and (k not in e.fields or e.fields[k][1] != v):
                 e.fields[k] = (doc.stamp(replica), v)
         for i, x in enumerate(view.entries):
             if x.done:
@@ -134,7 +134,8 @@ def observe(doc: Doc, memo: Memo, view: View, store: Any, replica: str) -> Memo:
     new["epoch"], new["fields"] = eid, view.task_fields()
 
     run = view.run_fields()
-    if run != memo.get("verify", {}) and (run or doc.verify is not None):
+    current = doc.verify[1] if doc.verify is not None else {"STATE": "IDLE"}
+    if run != memo.get("verify", {}) and run != current and run:  # a value the document already has is no change
         doc.verify = (doc.stamp(replica), run)
     new["verify"] = run
 

@@ -21,9 +21,10 @@ from agentctl.store import Store, now_iso
 class Plan:
     """What a render will write for the task and the two logs, worked out before anything is written."""
 
-    __slots__ = ("task", "logs", "idle")
+    __slots__ = ("task", "logs", "idle", "lost")
 
     def __init__(self) -> None:
+        self.lost: list[tuple[str, str, str]] = []  # (path, agent, new holder or "done") of live claims given up
         self.task: tuple[dict[str, str], dict[str, str], list[task.Entry]] | None = None  # (old, new, entries)
         self.logs: dict[str, tuple[bytes, bool, dict[str, Any]]] = {}  # key -> (payload, move the old log away, memo after)
         self.idle = False
@@ -37,7 +38,15 @@ def plan(doc: Doc, view: View, memo: Memo, store: Store) -> Plan:
     if cur is None or not (view.epoch == cur.id or not view.epoch or p.idle):
         return p
     same = view.epoch == cur.id
-    p.task = _plan_task(doc, cur, store, view, time.time())
+    now = time.time()
+    p.task = _plan_task(doc, cur, store, view, now)
+    if same and p.task is not None:
+        after = {e.path: task.claim_of(e) for e in p.task[2]}
+        for e in view.entries:
+            mine = task.claim_of(e)
+            if mine is not None and mine[1] > now and not e.done and after.get(e.path) != mine:
+                held = after.get(e.path)
+                p.lost.append((e.path, mine[0], held[0] if held else "done"))
     for key, log in (("files", cur.files), ("journal", cur.journal)):
         known = memo.get(key, {}) if same else {}
         data = view.flog if key == "files" else view.journal
