@@ -214,7 +214,13 @@ def cmd_task_claim(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
 
     if "--agent" not in opts:
         raise UsageError("usage: agentctl task claim --agent NAME [--lease SECONDS]")
-    r = task.claim(ctx.store(), opts["--agent"], opts.get("--lease", task.DEFAULT_LEASE))
+    store = ctx.store()
+    if store.exists("sync/config"):  # a worktree that joined a stream claims through its shared ref (docs/sync.md)
+        from agentctl.refsync.claims import through_ref
+
+        r = through_ref(store, lambda: task.claim(store, opts["--agent"], opts.get("--lease", task.DEFAULT_LEASE)))
+    else:
+        r = task.claim(store, opts["--agent"], opts.get("--lease", task.DEFAULT_LEASE))
     lines = [f"CLAIMED={encode(r.path)}", f"AGENT={r.agent}", f"EXPIRES={now_iso(r.expires)}", f"SEQ={r.fields.get('SEQ', '')}",
              f"DO: work on {encode(r.path)}, then `agentctl task done {encode(r.path)}` (releases the claim)"]
     ctx.emit(lines, {"ok": True, "claimed": r.path, "agent": r.agent, "expires": r.expires, "expires_iso": now_iso(r.expires),

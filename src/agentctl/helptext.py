@@ -53,6 +53,9 @@ OPTIONS: dict[tuple[tuple[str, ...], str], str] = {
     (("mcp",), "--tools"): "core (6 tools for the agent's loop) or full (every tool; the default)",
     (("doctor",), "--fix"): "repair what is safe; whatever is taken out is moved to quarantine, never deleted",
     (("history",), "--limit"): "at most N rows (default 20)",
+    (("sync",), "--remote"): "the git remote to sync with (default: the remembered one, else origin if it exists)",
+    (("sync",), "--no-remote"): "only the local ref refs/agentctl/STREAM, which every worktree shares",
+    (("sync",), "--stream"): "the stream (default: the joined one, else the current branch); pull/push remember it",
 }
 
 # Longer descriptions for the reference (the one-line summary stays with the command).
@@ -84,6 +87,10 @@ DETAILS: dict[tuple[str, ...], str] = {
     ("verify", "tried"): "One that says the same as an earlier attempt is recorded with a warning naming it.",
     ("history",): "Archived tasks newest first (from `logs/index`); `show ID` one task; `search TEXT` the tasks "
                   "whose description, notes, tried fixes or touched paths match (exit 1: none).",
+    ("sync",): "The syncable state as commits under `refs/agentctl/STREAM`, built with git plumbing (branches, "
+               "index and work tree untouched); `pull` merges by fixed rules, `push` publishes (a rejected push "
+               "fetches, merges, retries), `status` says in sync/ahead/behind/diverged (exit 1 unless in sync); "
+               "`auto on` makes the hooks pull at SessionStart and push at Stop. See docs/sync.md.",
     ("hook",): "What the installed hooks run (the payload on stdin); never blocks the agent except for a P0 "
                "`deny-write`.",
     ("mcp",): f"Needs the optional extra: pip install '{DISTRIBUTION}[mcp]' (pipx: pipx install --force "

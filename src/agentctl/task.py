@@ -590,15 +590,11 @@ class ClaimResult:
         self.fields = fields
 
 
-def claim(store: Store, agent: str, lease: int = DEFAULT_LEASE, *, shared: bool = True) -> ClaimResult:
+def claim(store: Store, agent: str, lease: int = DEFAULT_LEASE) -> ClaimResult:
     """Give ``agent`` the first entry neither done nor claimed under a live lease (one commit)."""
     valid_agent(agent)
     if not 1 <= lease <= MAX_LEASE:
         raise UsageError(f"--lease must be from 1 to {MAX_LEASE} seconds, got {lease}")
-    if shared and store.exists("sync/config"):  # a worktree that joined a stream claims through its ref
-        from agentctl.refsync.claims import through_ref
-
-        return through_ref(store, lambda: claim(store, agent, lease, shared=False))
     with store.lock(LOCK):
         old = read_status(store)
         state = old.get("STATE")

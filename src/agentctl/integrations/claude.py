@@ -130,16 +130,19 @@ def pre_tool_use(h: Hook) -> Result | None:
 
 def pre_compact(h: Hook) -> Result | None:
     from agentctl import session
+    from agentctl.refsync import auto
 
     session.record_pre_compact(h.store)
     h.sync()  # the files log is complete before the conversation is cut
-    h.auto_sync("push")
+    auto.run(h.store, "push")  # `agentctl sync auto on`: in the background; nothing when off
     return None
 
 
 def stop(h: Hook) -> Result | None:
+    from agentctl.refsync import auto
+
     h.sync()  # never blocks, never prints: a Stop hook that prints keeps the turn going
-    h.auto_sync("push")
+    auto.run(h.store, "push")  # `agentctl sync auto on`: in the background; nothing when off
     return None
 
 

@@ -244,25 +244,12 @@ class Hook:
     def context(self, why: str) -> str:
         """The resume block as plain facts, prefixed with one line saying where it comes from."""
         from agentctl import resume
-
-        note = self.auto_sync("pull")
-        body = resume.build(self.store, CONTEXT_BUDGET)
-        head = f"agentctl working state of this project, read from {self.store.shown('')[:-1]} {why}:"
-        if note:
-            head += "\n" + note
-        return (head + "\n" + body)[:MAX_CONTEXT]
-
-    def auto_sync(self, action: str) -> str:
-        """With `agentctl sync auto on`: pull (bounded; returns a note) or push in the background."""
-        try:  # one small read decides; nothing is imported when auto sync is off
-            with open(self.store.path("sync/config"), "rb") as fh:
-                if b"AUTO=on\n" not in fh.read(4096):
-                    return ""
-        except OSError:
-            return ""
         from agentctl.refsync import auto
 
-        return auto.run(self.store, action)
+        note = auto.run(self.store, "pull")  # `agentctl sync auto on`: pull first (bounded); "" when off
+        body = resume.build(self.store, CONTEXT_BUDGET)
+        head = f"agentctl working state of this project, read from {self.store.shown('')[:-1]} {why}:" + (f"\n{note}" if note else "")
+        return (head + "\n" + body)[:MAX_CONTEXT]
 
     def sync(self) -> None:
         """Reconcile the files log with git (changes made by shell commands); quiet, bounded."""

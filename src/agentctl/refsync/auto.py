@@ -8,10 +8,10 @@ the sync's write protocol tolerates, and the resume block says the local state w
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 
-from agentctl.store import Store
+TYPE_CHECKING = False  # imported by every SessionStart and Stop hook: nothing but os at run time
+if TYPE_CHECKING:
+    from agentctl.store import Store
 
 
 def _timeout() -> float:
@@ -22,12 +22,27 @@ def _timeout() -> float:
         return 8.0
 
 
+def enabled(store: Store) -> bool:
+    """One small read: is auto sync on in this working copy?"""
+    try:
+        with open(os.path.join(store.root, "sync", "config"), "rb") as fh:
+            return b"AUTO=on\n" in fh.read(4096)
+    except OSError:
+        return False
+
+
 def _cmd(store: Store, action: str) -> list[str]:
+    import sys
+
     return [sys.executable, "-m", "agentctl", "--state-dir", store.root, "sync", action]
 
 
 def run(store: Store, action: str) -> str:
-    """Pull now (returns a note for the resume block) or start a push in the background ("")."""
+    """With auto sync on: pull now (returns a note for the resume block) or start a push in the background."""
+    if not enabled(store):
+        return ""
+    import subprocess
+
     if action == "push":
         try:
             subprocess.Popen(_cmd(store, "push"), cwd=store.project, stdin=subprocess.DEVNULL,

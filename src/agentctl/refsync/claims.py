@@ -22,10 +22,11 @@ T = TypeVar("T")
 
 
 def through_ref(store: Store, make: Callable[[], T]) -> T:
-    from agentctl.refsync import commands, engine
+    from agentctl.refsync import engine
+    from agentctl.refsync.config import read_config
     from agentctl.refsync.plumbing import open_repo
 
-    cfg = commands.read_config(store)
+    cfg = read_config(store)
     stream = cfg.get("STREAM", "")
     repo = open_repo(store.project) if stream else None
     if repo is None:

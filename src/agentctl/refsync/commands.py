@@ -7,14 +7,13 @@ import re
 from typing import Any
 
 from agentctl import codec
-from agentctl.registry import Ctx, command
 from agentctl.errors import EXIT_NO, EXIT_OK, StateError, UsageError
 from agentctl.refsync import engine
+from agentctl.refsync.config import read_config, write_config
 from agentctl.refsync.plumbing import Repo, open_repo
+from agentctl.registry import Ctx, command
 from agentctl.store import Store
 
-CONFIG = "sync/config"
-CONFIG_KEYS = ("STREAM", "REMOTE", "AUTO")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}(/[A-Za-z0-9][A-Za-z0-9._-]{0,99}){0,4}\Z")
 PUSH_TRIES = 5
 NET_TIMEOUT = 60.0
@@ -24,28 +23,6 @@ def valid_name(name: str, what: str) -> str:
     if not _NAME.match(name) or ".." in name or name.endswith((".lock", ".")) or "@{" in name:
         raise UsageError(f"{what} {name[:60]!r} is not allowed; use letters, digits, '.', '_', '-' and '/' between parts")
     return name
-
-
-def read_config(store: Store) -> dict[str, str]:
-    data = store.read(CONFIG)
-    return codec.parse_status(data, store.shown(CONFIG), CONFIG_KEYS) if data else {}
-
-
-def write_config(store: Store, fields: dict[str, str]) -> None:
-    os.makedirs(store.path("sync"), mode=0o700, exist_ok=True)
-    with store.lock("sync/.config.lock"):
-        cur = read_config(store)
-        cur.update(fields)
-        store.replace(CONFIG, codec.format_status({k: cur[k] for k in CONFIG_KEYS if cur.get(k)}))
-
-
-def auto_enabled(state_dir: str) -> bool:
-    """For the hooks: one small read, nothing imported."""
-    try:
-        with open(os.path.join(state_dir, CONFIG), "rb") as fh:
-            return b"AUTO=on\n" in fh.read(4096)
-    except OSError:
-        return False
 
 
 class Target:
@@ -91,17 +68,17 @@ def target(store: Store, opts: dict[str, Any], remember: bool) -> Target:
         stream = res.text.strip() if res.code == 0 and res.text.strip() else "main"
     valid_name(stream, "stream")
     remotes = repo.remotes()
-    if opts.get("--local"):
+    if opts.get("--no-remote"):
         remote = ""
     else:
         remote = opts.get("--remote") or cfg.get("REMOTE") or ("origin" if "origin" in remotes else "")
     if remote:
         valid_name(remote, "remote")
         if remote not in remotes:
-            raise UsageError(f"there is no git remote {remote!r}; add it with `git remote add` or use --local")
+            raise UsageError(f"there is no git remote {remote!r}; add it with `git remote add` or use --no-remote")
     if remember:
         changes = {k: v for k, v in (("STREAM", opts.get("--stream")), ("REMOTE", opts.get("--remote"))) if v}
-        if opts.get("--local"):
+        if opts.get("--no-remote"):
             changes["REMOTE"] = ""
         if changes:
             write_config(store, changes)
@@ -142,9 +119,9 @@ def _where(t: Target) -> str:
     return f"{t.ref} on {t.remote}" if t.remote else f"{t.ref} (local, shared by every worktree)"
 
 
-@command(("sync",), "sync push|pull|status [--remote NAME | --local] [--stream NAME] | sync auto on|off",
+@command(("sync",), "sync push|pull|status [--remote NAME | --no-remote] [--stream NAME] | sync auto on|off",
          "share the state through git refs (refs/agentctl/STREAM); pull merges, push publishes",
-         {"--remote": "value", "--stream": "value", "--local": "flag"}, min_pos=1, max_pos=2)
+         {"--remote": "value", "--stream": "value", "--no-remote": "flag"}, min_pos=1, max_pos=2)
 def cmd_sync(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
     action = pos[0]
     if action == "auto":
@@ -155,7 +132,7 @@ def cmd_sync(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
         ctx.emit([f"auto sync {pos[1]}"], {"auto": pos[1]})
         return EXIT_OK
     if len(pos) != 1 or action not in ("push", "pull", "status"):
-        raise UsageError("usage: agentctl sync push|pull|status [--remote NAME | --local] [--stream NAME]")
+        raise UsageError("usage: agentctl sync push|pull|status [--remote NAME | --no-remote] [--stream NAME]")
     store = _project_store(ctx, create=action == "pull")
     t = target(store, opts, remember=action in ("pull", "push"))
     if action == "status":

@@ -6,8 +6,7 @@ import re
 from pathlib import Path
 
 from conftest import run
-
-from .helpers import clone, git, ok, origin_and_clone, users_view
+from test_sync_helpers import clone, git, ok, origin_and_clone, users_view
 
 
 def _rich_state(repo: Path, tmp: Path) -> None:
@@ -193,7 +192,7 @@ def test_status_says_ahead_behind_diverged_in_sync(tmp_path: Path) -> None:
     ok("constraints", "add", "P1", "on b", cwd=b)
     r = run("sync", "status", cwd=b)
     assert r.code == 1 and "local state: changes not yet synced" in r.out
-    ok("sync", "pull", "--local", cwd=b)  # committed to the local ref only
+    ok("sync", "pull", "--no-remote", cwd=b)  # committed to the local ref only
     assert "origin: ahead (1 ahead, 0 behind)" in run("sync", "status", cwd=b).out
     ok("constraints", "add", "P1", "on a", cwd=a)
     ok("sync", "push", cwd=a)

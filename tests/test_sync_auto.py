@@ -7,8 +7,7 @@ import time
 from pathlib import Path
 
 from conftest import run
-
-from .helpers import clone, git, ok, origin_and_clone
+from test_sync_helpers import clone, git, ok, origin_and_clone
 
 
 def _hook(repo: Path, event: str, payload: dict[str, str]) -> str:

@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run
-
-from .helpers import clone, ok, origin_and_clone
+from test_sync_helpers import clone, ok, origin_and_clone
 
 
 def _records(repo: Path) -> list[str]:

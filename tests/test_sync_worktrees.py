@@ -7,8 +7,7 @@ import subprocess
 from pathlib import Path
 
 from conftest import AGENTCTL, run
-
-from .helpers import git, ok
+from test_sync_helpers import git, ok
 
 N_ENTRIES = 12
 CLAIMS_EACH = 5

@@ -12,8 +12,7 @@ import re
 from pathlib import Path
 
 from conftest import LONG, run
-
-from .helpers import clone, git, ok, origin_and_clone
+from test_sync_helpers import clone, git, ok, origin_and_clone
 
 ENTRIES = [f"src/m{i}.py" for i in range(40)]
 
