@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from conftest import run
-from test_sync_helpers import clone, git, ok, origin_and_clone, users_view
+from test_sync_helpers import clone, git, ok, origin_and_clone, state_view, users_view
 
 
 def _rich_state(repo: Path, tmp: Path) -> None:
@@ -203,3 +203,24 @@ def test_status_says_ahead_behind_diverged_in_sync(tmp_path: Path) -> None:
     ok("sync", "pull", cwd=a)
     r = run("sync", "status", "--json", cwd=a)
     assert r.code == 0 and '"relation": "in sync"' in r.out, git(a, "diff", "refs/agentctl-remotes/origin/main", "refs/agentctl/main")
+
+
+def test_bad_input_gets_one_line_and_the_documented_code(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    r = run("sync", "pull", cwd=plain)
+    assert r.code == 3 and "not inside a git repository" in r.err and len(r.err.splitlines()) == 1
+    assert not (plain / ".agent-state").exists()
+    bare, a = origin_and_clone(tmp_path)
+    ok("init", cwd=a)
+    before = state_view(a)
+    for args, code, text in ((("sync", "pull", "--stream", "../evil"), 2, "stream"),
+                             (("sync", "push", "--stream", "a..b"), 2, "stream"),
+                             (("sync", "pull", "--remote", "nowhere"), 2, "no git remote"),
+                             (("sync", "auto", "maybe"), 2, "usage"),
+                             (("sync", "merge"), 2, "usage"),
+                             (("sync",), 2, "usage")):
+        r = run(*args, cwd=a)
+        assert r.code == code and text in r.err and len(r.err.splitlines()) == 1, (args, r.code, r.err)
+    assert state_view(a) == before
+    assert "refs/agentctl" not in git(a, "for-each-ref")

@@ -85,10 +85,8 @@ def render(doc: Doc, view: View, memo: Memo, store: Store, replica: str, p: Plan
             if payload:
                 store.append(rel, payload)
             logs[key] = after
-    for name, versions in sorted(doc.archives.items()):
-        rel = f"logs/{name}"
-        if not store.exists(rel):
-            store.replace(rel, versions[min(versions)])  # the smallest id is the one shown; all are kept
+    missing = [(f"logs/{n}", v[min(v)]) for n, v in sorted(doc.archives.items()) if not store.exists(f"logs/{n}")]
+    _create_all(store, missing)  # of two contents under one name the smallest id is shown; all are kept
     _render_index(doc, store)
     after_view = View(store)
     out = dict(memo)
@@ -98,6 +96,32 @@ def render(doc: Doc, view: View, memo: Memo, store: Store, replica: str, p: Plan
                compactions=codec.status_int(after_view.session, "COMPACTIONS", "session") if after_view.session else 0,
                archives=_observe_archives(doc, memo.get("archives", {}), store))
     return out
+
+
+def _create_all(store: Store, items: list[tuple[str, bytes]]) -> None:
+    """Create files that do not exist yet (archives): each written to a temp file and fsynced, then
+    linked to its name (a name that appeared meanwhile is left alone), one fsync of the folder at the end."""
+    from agentctl.store import fsync_dir
+
+    for rel, data in items:
+        path = store.path(rel)
+        tmp = f"{os.path.dirname(path)}/.{os.path.basename(path)}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass
+        finally:
+            os.unlink(tmp)
+    if items:
+        fsync_dir(store.path("logs"))
 
 
 def _sha(data: bytes) -> str:
