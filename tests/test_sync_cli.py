@@ -224,3 +224,47 @@ def test_bad_input_gets_one_line_and_the_documented_code(tmp_path: Path) -> None
         assert r.code == code and text in r.err and len(r.err.splitlines()) == 1, (args, r.code, r.err)
     assert state_view(a) == before
     assert "refs/agentctl" not in git(a, "for-each-ref")
+
+
+def test_pushes_racing_each_other_lose_nothing(tmp_path: Path) -> None:
+    import subprocess
+
+    from conftest import AGENTCTL
+
+    bare, a = origin_and_clone(tmp_path)
+    ok("init", cwd=a)
+    ok("sync", "push", cwd=a)
+    b = clone(tmp_path, bare, "b")
+    ok("sync", "pull", cwd=b)
+    for round_ in range(3):
+        for repo, name in ((a, "a"), (b, "b")):
+            ok("constraints", "add", "P1", f"{name} rule {round_}", cwd=repo)
+        procs = [subprocess.Popen([*AGENTCTL, "sync", "push"], cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                 for repo in (a, b)]
+        for p in procs:
+            _, err = p.communicate(timeout=300)
+            assert p.returncode == 0, err  # a push rejected by the other's fetches, merges and retries
+    ok("sync", "pull", cwd=a)
+    ok("sync", "pull", cwd=b)
+    want = sorted(f"{n} rule {r}" for n in "ab" for r in range(3))
+    for repo in (a, b):
+        rules = [ln.split("|", 1)[1] for ln in (repo / ".agent-state/services/constraints/status").read_text().splitlines()]
+        assert sorted(rules) == want
+    assert git(a, "rev-parse", "refs/agentctl/main^{tree}") == git(bare, "rev-parse", "refs/agentctl/main^{tree}")
+
+
+def test_a_remote_that_refuses_the_push_is_one_line_exit_3_and_the_merge_kept(tmp_path: Path) -> None:
+    bare, a = origin_and_clone(tmp_path)
+    ok("init", cwd=a)
+    ok("sync", "push", cwd=a)
+    hook = bare / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\necho 'read-only' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    ok("constraints", "add", "P0", "made while read-only", cwd=a)
+    r = run("sync", "push", cwd=a, timeout=300)
+    assert r.code == 3 and len(r.err.strip().splitlines()) == 1 and "could not push" in r.err, (r.code, r.err)
+    assert "made while read-only" not in git(bare, "show", "refs/agentctl/main:constraints")
+    assert "made while read-only" in git(a, "show", "refs/agentctl/main:constraints")  # merged and committed here
+    hook.unlink()
+    ok("sync", "push", cwd=a)
+    assert "made while read-only" in git(bare, "show", "refs/agentctl/main:constraints")

@@ -110,7 +110,7 @@ def push(store: Store, t: Target) -> tuple[str, engine.Outcome]:
                 t.repo.set_ref(t.mirror, head)
             return "ok", outcome
         if res == "offline":
-            return "offline", outcome
+            return "error", outcome  # reachable a moment ago (the fetch worked): refused, e.g. no write access
         got, outcome = pull(store, t)  # rejected: theirs moved; fetch, merge, try again
     return "rejected", outcome
 
@@ -146,13 +146,14 @@ def cmd_sync(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
     if outcome.replaced:
         lines.append(f"task {outcome.replaced} was archived as replaced by the task started later elsewhere")
     head = t.repo.rev(t.ref) or ""
-    verb = "could not push to" if got == "rejected" else "pushed to" if action == "push" and got == "ok" else "synced with"
+    verb = "pushed to" if action == "push" and got == "ok" else "synced with"
     lines.append(f"{action}: {verb} {_where(t)} at {head[:12]} ({outcome.objects} new objects)")
+    if got in ("rejected", "error"):
+        raise StateError(f"could not push to {_where(t)} (the remote refused it); the merged state is kept "
+                         "here; check your access to the remote, then `agentctl sync push` again")
     ctx.emit(lines, {"action": action, "stream": t.stream, "remote": t.remote, "ref": t.ref, "commit": head,
                      "remote_state": got, "objects": outcome.objects, "replaced": outcome.replaced,
                      "lost_claims": [{"path": p, "agent": a, "holder": h} for p, a, h in outcome.lost]})
-    if got == "rejected":
-        return 3
     return EXIT_OK
 
 

@@ -176,7 +176,9 @@ class Repo:
         if res.code == 0:
             return "ok"
         text = (res.out + res.err).decode("utf-8", "replace")
-        return "rejected" if "[rejected]" in text or "non-fast-forward" in text or "fetch first" in text else "offline"
+        raced = ("[rejected]", "non-fast-forward", "fetch first", "[remote rejected]", "cannot lock ref",
+                 "failed to update ref", "stale info")
+        return "rejected" if any(r in text for r in raced) else "offline"
 
 
 def _obj_id(kind: bytes, data: bytes) -> str:
