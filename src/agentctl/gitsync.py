@@ -3,8 +3,8 @@
 At ``task start`` agentctl records a baseline in ``services/files/git-baseline``:
 the commit (``HEAD``, or git's empty tree before the first commit) and every path
 already dirty then, with its size and mtime. ``files sync`` then asks git for the
-working tree against that commit (``git diff --name-status -M BASE`` and the
-untracked files that are not ignored) and logs each path
+working tree against that commit and logs each path (see ``scan``: one ``git
+status`` while HEAD is still that commit, one ``git diff BASE`` more once it moved)
 
 * git shows as added (untracked-not-ignored counts as added) -> CREATE,
   modified / type-changed / unmerged -> MODIFY, deleted -> DELETE,
@@ -65,7 +65,7 @@ def in_git(project: str) -> bool:
 
 
 def _git(project: str, args: list[str], timeout: float) -> bytes:
-    env = dict(os.environ, GIT_OPTIONAL_LOCKS="0", LC_ALL="C", GIT_TERMINAL_PROMPT="0")
+    env = dict(os.environ, GIT_OPTIONAL_LOCKS="0", LC_ALL="C", GIT_TERMINAL_PROMPT="0", GIT_LITERAL_PATHSPECS="1")
     try:
         proc = subprocess.run(["git", *args], cwd=project, stdin=subprocess.DEVNULL, capture_output=True,
                               timeout=timeout, env=env, check=False)
@@ -81,44 +81,131 @@ def _git(project: str, args: list[str], timeout: float) -> bytes:
     return proc.stdout
 
 
-def _head(project: str, timeout: float) -> str:
-    try:
-        out = _git(project, ["rev-parse", "-q", "--verify", "HEAD^{commit}"], timeout)
-    except GitUnavailable:
-        _git(project, ["rev-parse", "--git-dir"], timeout)  # a repository without commits yet?
-        return EMPTY_TREE
-    return out.decode("ascii", "replace").strip() or EMPTY_TREE
-
-
 def _fsdecode(raw: bytes) -> str:
     return os.fsdecode(raw).replace(os.sep, "/")
 
 
-def changes(project: str, base: str, timeout: float, skip: str = "") -> list[tuple[str, str]]:
-    """(op, path) for every path whose working-tree state differs from ``base``, project-relative."""
-    out: list[tuple[str, str]] = []
-    diff = _git(project, ["diff", "--name-status", "-z", "-M", "--no-ext-diff", "--relative", base, "--"], timeout)
-    parts = diff.split(b"\0")
+# `git status` answers for the whole work tree in one process: HEAD (``# branch.oid``), the tracked
+# paths that differ from it and the untracked ones that are not ignored. Renames are off: a rename
+# is logged as the DELETE of the old path and the CREATE of the new, the same as a deletion and an
+# addition. Whatever the repository sets for core.fsmonitor and core.untrackedCache applies.
+STATUS = ["status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--no-renames"]
+_DIFF = ["diff", "--name-status", "-z", "-M", "--no-ext-diff", "--relative"]
+
+
+class Scan:
+    """What git shows: HEAD, the (op, path) changes against the base, and which paths are untracked."""
+
+    __slots__ = ("head", "changes", "untracked", "processes")
+
+    def __init__(self, head: str) -> None:
+        self.head = head
+        self.changes: list[tuple[str, str]] = []
+        self.untracked: set[str] = set()
+        self.processes = 1
+
+
+def _prefix(project: str) -> str:
+    """The project's folder inside its work tree ("" at the top), as git spells it ("src/")."""
+    from agentctl.location import git_root
+
+    root = git_root(project)
+    rel = os.path.relpath(os.path.abspath(project), os.path.abspath(root)) if root else "."
+    return "" if rel == "." else rel.replace(os.sep, "/") + "/"
+
+
+def scan(project: str, base: str | None, timeout: float, skip: str = "") -> Scan:
+    """Every path whose working-tree state differs from ``base`` (HEAD when None), project-relative.
+
+    One ``git status`` when HEAD is the base; when HEAD moved, or for the few entries status
+    cannot judge against the base by itself (staged and then changed again in the work tree,
+    unmerged paths, submodules), one ``git diff`` of the base answers for the tracked paths.
+    """
+    prefix = _prefix(project)
+    cut = len(prefix)
+    out = _git(project, STATUS + (["--", "."] if prefix else []), timeout)
+    tracked: list[tuple[str, str]] = []
+    undecided: list[str] = []
+    untracked: list[str] = []
+    head = EMPTY_TREE
+    parts = out.split(b"\0")
+    i, n = 0, len(parts)
+    while i < n:
+        rec = parts[i]
+        i += 1
+        kind = rec[:1]
+        if kind == b"#":
+            if rec.startswith(b"# branch.oid "):
+                oid = rec[13:].decode("ascii", "replace")
+                head = EMPTY_TREE if oid == "(initial)" else oid
+            continue
+        if kind == b"?":
+            untracked.append(_fsdecode(rec[2 + cut:]).rstrip("/"))  # "dir/" = a nested repository
+            continue
+        if kind == b"1" or kind == b"2":
+            fields = rec.split(b" ", 9 if kind == b"2" else 8)
+            if kind == b"2":
+                i += 1  # the original path (renames are not asked for)
+            if len(fields) < 9:
+                continue
+            path = _fsdecode(fields[-1][cut:])
+            x, y = fields[1][:1], fields[1][1:2]
+            if fields[2][:1] == b"S" or (x in b"MT" and y in b"MT"):
+                undecided.append(path)  # a submodule; or the work tree may be back at the base
+            elif x == b"A":
+                if y != b"D":  # added, then removed again: nothing against the base
+                    tracked.append(("CREATE", path))
+            elif x == b"D" or y == b"D":
+                tracked.append(("DELETE", path))
+            else:
+                tracked.append(("MODIFY", path))
+        elif kind == b"u":
+            fields = rec.split(b" ", 10)
+            if len(fields) == 11:
+                undecided.append(_fsdecode(fields[-1][cut:]))
+    result = Scan(head)
+    if base is not None and head != base:
+        result.processes += 1
+        tracked = _diff(project, base, timeout, [])
+    elif undecided:
+        result.processes += 1
+        if len(undecided) > 500:  # a long command line: the whole tree is as quick
+            tracked = _diff(project, head, timeout, [])
+        else:
+            tracked += _diff(project, head, timeout, undecided)
+    found = tracked + [("CREATE", p) for p in untracked]
+    if skip:
+        found = [(op, p) for op, p in found if p != skip and not p.startswith(skip + "/")]
+    result.changes = found[:MAX_PATHS]
+    result.untracked = set(untracked)
+    return result
+
+
+def _diff(project: str, base: str, timeout: float, paths: list[str]) -> list[tuple[str, str]]:
+    """``git diff --name-status -M BASE`` of the work tree, project-relative (``paths``: only those; [] = all)."""
+    out = _git(project, [*_DIFF, base, "--", *paths], timeout)
+    found: list[tuple[str, str]] = []
+    parts = out.split(b"\0")
     i = 0
     while i < len(parts) and parts[i]:
         status = parts[i][:1].decode("ascii", "replace")
         if status in ("R", "C") and i + 2 < len(parts):
             old, new = _fsdecode(parts[i + 1]), _fsdecode(parts[i + 2])
             if status == "R":
-                out.append(("DELETE", old))
-            out.append(("CREATE", new))
+                found.append(("DELETE", old))
+            found.append(("CREATE", new))
             i += 3
             continue
         if i + 1 >= len(parts):
             break
-        path = _fsdecode(parts[i + 1])
-        out.append(({"A": "CREATE", "D": "DELETE"}.get(status, "MODIFY"), path))
+        found.append(({"A": "CREATE", "D": "DELETE"}.get(status, "MODIFY"), _fsdecode(parts[i + 1])))
         i += 2
-    others = _git(project, ["ls-files", "-z", "--others", "--exclude-standard", "--", "."], timeout)
-    out += [("CREATE", _fsdecode(p).rstrip("/")) for p in others.split(b"\0") if p]  # "dir/" = a nested repo
-    if skip:
-        out = [(op, p) for op, p in out if p != skip and not p.startswith(skip + "/")]
-    return out[:MAX_PATHS]
+    return found
+
+
+def changes(project: str, base: str, timeout: float, skip: str = "") -> list[tuple[str, str]]:
+    """(op, path) for every path whose working-tree state differs from ``base``, project-relative."""
+    return scan(project, base, timeout, skip).changes
 
 
 def signature(store: Store, rel: str) -> str:
@@ -173,8 +260,8 @@ def record_baseline(store: Store, fields: dict[str, str] | None = None, timeout:
 
 
 def _record(store: Store, fields: dict[str, str], timeout: float) -> str:
-    commit = _head(store.project, timeout)
-    dirty = changes(store.project, commit, timeout, _state_rel(store))
+    found = scan(store.project, None, timeout, _state_rel(store))
+    commit, dirty = found.head, found.changes
     lines = [codec.record("BASE", commit, fields.get("TASK_ID", ""), fields.get("STARTED", ""), now_iso())]
     seen: set[str] = set()
     for _, path in dirty:
