@@ -38,7 +38,7 @@ class GitUnavailable(Exception):
 
 
 class Baseline:
-    __slots__ = ("commit", "task_id", "started", "taken", "dirty")
+    __slots__ = ("commit", "task_id", "started", "taken", "dirty", "verify")
 
     def __init__(self, commit: str, task_id: str, started: str, taken: str) -> None:
         self.commit = commit
@@ -46,15 +46,17 @@ class Baseline:
         self.started = started
         self.taken = taken
         self.dirty: dict[str, str] = {}  # path -> signature (size:mtime_ns, "-" if absent) at task start
+        self.verify: dict[str, str] = {}  # path -> signature a verify run left it with (not an agent edit)
 
 
 class SyncResult:
-    __slots__ = ("logged", "message", "git")
+    __slots__ = ("logged", "message", "git", "scan")
 
     def __init__(self, logged: list[tuple[str, str]] | None = None, message: str = "", git: bool = True) -> None:
         self.logged: list[tuple[str, str]] = logged or []  # (op, path)
         self.message = message
         self.git = git  # False: not a git repository, or git failed
+        self.scan: Scan | None = None  # what git showed, when it was asked against the task's baseline
 
 
 def in_git(project: str) -> bool:
@@ -227,10 +229,10 @@ def read_baseline(store: Store) -> Baseline | None:
             if rec is None:
                 return None
             base = Baseline(rec[1], rec[2], rec[3], rec[4])
-        elif line.startswith("DIRTY|") and base is not None:
+        elif line.startswith(("DIRTY|", "VERIFY|")) and base is not None:
             rec = codec.split_record(line, 3)
             if rec is not None:
-                base.dirty[rec[1]] = rec[2]
+                (base.dirty if rec[0] == "DIRTY" else base.verify)[rec[1]] = rec[2]
     return base
 
 
@@ -290,11 +292,15 @@ def sync(store: Store, timeout: float = 60.0) -> SyncResult:
             return SyncResult(message=f"{exc}; nothing reconciled", git=False)
         return SyncResult(message=f"this task had no git baseline: {note} now; changes made before are not attributed to it")
     try:
-        current = changes(store.project, base.commit, timeout, _state_rel(store))
+        found = scan(store.project, base.commit, timeout, _state_rel(store))
     except GitUnavailable as exc:
         return SyncResult(message=f"{exc}; nothing reconciled", git=False)
+    from agentctl import ignore
+
+    patterns = ignore.read(store)
+    tracked = {p for _, p in found.changes if p not in found.untracked}
     wanted: dict[str, str] = {}
-    for op, path in current:
+    for op, path in found.changes:
         if path in base.dirty:
             continue  # judged below by its signature
         wanted[path] = op
@@ -303,6 +309,10 @@ def sync(store: Store, timeout: float = 60.0) -> SyncResult:
         if now == sig:
             continue
         wanted[path] = "DELETE" if now == "-" else ("CREATE" if sig == "-" else "MODIFY")
+    for path in list(wanted):  # build output, caches, the project's patterns; what a verify run wrote
+        if ignore.ignored(path, path in tracked, patterns) or (
+                path in base.verify and signature(store, path) == base.verify[path]):
+            del wanted[path]
     logged: list[tuple[str, str]] = []
     with store.lock(files.LOCK):
         last: dict[str, str] = {}
@@ -321,7 +331,47 @@ def sync(store: Store, timeout: float = 60.0) -> SyncResult:
             logged.append((op, path))
         if records:
             store.append(files.LOG, b"".join(records))
+    result = SyncResult(logged, f"logged {len(logged)} paths from git") if logged else \
+        SyncResult(message="nothing changed since the task started that the log does not hold")
+    result.scan = found
     if logged:
         store.log_change("files", "sync", f"{len(logged)} paths from git")
-        return SyncResult(logged, f"logged {len(logged)} paths from git")
-    return SyncResult(message="nothing changed since the task started that the log does not hold")
+    return result
+
+
+def before_verify(store: Store, timeout: float = 60.0) -> dict[str, str] | None:
+    """Before a verify run: log the agent's own changes, then note what git shows changed (path -> signature).
+
+    None outside git or without a task (nothing to tell apart). Never raises: a check runs anyway.
+    """
+    try:
+        if not in_git(store.project):
+            return None
+        found = sync(store, timeout).scan
+        return None if found is None else {p: signature(store, p) for _, p in found.changes}
+    except Exception:
+        return None
+
+
+def after_verify(store: Store, before: dict[str, str] | None, timeout: float = 60.0) -> list[str]:
+    """After a verify run: record each path the run changed as verify-written, with the signature it left.
+
+    `files sync` skips such a path while its signature is still that one: what the checks wrote
+    is not an agent edit, and a later edit of the same path is. Returns the paths. Never raises.
+    """
+    if before is None:
+        return []
+    try:
+        base = read_baseline(store)
+        if base is None:
+            return []
+        now = {p: signature(store, p) for _, p in scan(store.project, base.commit, timeout, _state_rel(store)).changes}
+        for path in before:
+            if path not in now:
+                now[path] = signature(store, path)  # a path the run put back as git had it, or removed
+        written = [(p, sig) for p, sig in now.items() if before.get(p, "") != sig and base.verify.get(p) != sig]
+        if written:
+            store.append(BASELINE, b"".join(codec.record("VERIFY", p, sig) for p, sig in written))
+        return [p for p, _ in written]
+    except Exception:
+        return []

@@ -268,7 +268,7 @@ def run(
     same line with its outcome after.
     """
 
-    from agentctl import evidence
+    from agentctl import evidence, gitsync
 
     cmds = commands(store)
     if not cmds:
@@ -278,6 +278,7 @@ def run(
         run_no = codec.status_int(fields, "RUN", store.shown(STATUS)) + 1
         fields["RUN"] = str(run_no)
         _write(store, fields, tried(fields))
+    before = gitsync.before_verify(store)  # the agent's shell edits logged first; then what the checks write is theirs
     log_id, pos = evidence.mark(store)  # what this run covers: edits logged later are not covered
     files_sig = files_signature(store)
     err_sig = "-"
@@ -306,6 +307,7 @@ def run(
                 break
     finally:
         os.close(log_fd)
+    gitsync.after_verify(store, before)  # never an agent edit: `files sync` skips these paths until edited again
     with store.lock(LOCK):
         fields = read_status(store)
         if fields.get("RUN") != str(run_no):
