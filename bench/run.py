@@ -12,7 +12,11 @@ the same run (so machine load weighs on both sides alike):
   same plus the same durable write: the same files, byte counts, locks and fsyncs) for one
   that writes; their ratio (target <= 1.2);
 * the median on the large state (100,000-entry files log, 10,000-entry task list, 500
-  constraints, 200 archived tasks, a 50 MB verify log) and its ratio to fresh (target <= 1.3);
+  constraints, 1,000 archived tasks, a 50 MB verify log), its ratio to its floor there and to fresh
+  (target <= 1.3; for `task done` and `task update`, whose large state is the 10,000-entry list,
+  <= 1.15 of the 120-entry list);
+* the Bash hook (`files sync`) on generated repositories of 30,000 and 200,000 files, alternating with
+  one `git status --porcelain` of the same tree (target <= 1.15);
   ``resume (verify passed, then edited)`` runs on a variant of both where the checks passed
   right after the task started, so every edit of the log comes after the last pass and
   resume's VERIFIED line weighs all of them;
@@ -40,6 +44,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import gitrepo  # noqa: E402
 import states  # noqa: E402
 
 FLOOR_RATIO = 1.2
@@ -47,6 +52,10 @@ LARGE_RATIO = 1.3
 RSS_MARGIN_KIB = 5 * 1024
 RESUME_TARGET = 1000
 RESUME_BUDGET = 2000
+LIST_RATIO = 1.15  # `task done` / `task update` on the 10,000-entry list against the 120-entry one
+GIT_RATIO = 1.15  # the shell hook (`files sync`) against one `git status --porcelain` of the same tree
+GIT_SIZES = (30_000, 200_000)
+GIT_RUNS = 15
 
 
 class Case:
@@ -192,11 +201,16 @@ def measure(runner: Runner, case: Case, fresh_t: str, large_t: str, runs: int, w
     for sub in ("services/files", "services/task"):
         os.makedirs(os.path.join(floor_dir, sub), exist_ok=True)
 
-    def floor_argv() -> list[str]:
-        ops = case.floor(fresh)
+    large_floor_dir = floor_dir + "-large"
+    for sub in ("services/files", "services/task"):
+        os.makedirs(os.path.join(large_floor_dir, sub), exist_ok=True)
+    writes = bool(case.floor(fresh))
+
+    def floor_argv(project: str, folder: str) -> list[str]:
+        ops = case.floor(project)
         if not ops:
             return [runner.python, str(HERE / "floor_read.py")]
-        return [runner.python, str(HERE / "floor_write.py"), floor_dir, *ops]
+        return [runner.python, str(HERE / "floor_write.py"), folder, *ops]
 
     # A first run with its output shown, so a broken command fails loudly instead of being timed.
     for project in (fresh, large):
@@ -205,33 +219,41 @@ def measure(runner: Runner, case: Case, fresh_t: str, large_t: str, runs: int, w
         if proc.returncode not in case.ok:
             raise SystemExit(f"bench: `agentctl {' '.join(case.args(project, 0))}` exited {proc.returncode} in {project}:\n"
                              f"{proc.stdout.decode(errors='replace')}{proc.stderr.decode(errors='replace')}")
-    samples: dict[str, list[tuple[float, int]]] = {"floor": [], "fresh": [], "large": []}
-    kinds = ["floor", "fresh", "large"]
+    samples: dict[str, list[tuple[float, int]]] = {"floor": [], "fresh": [], "large": [], "lfloor": []}
+    # A command that writes has a floor of its own on the large state (the same bytes it writes there).
+    kinds = ["floor", "fresh", "large"] + (["lfloor"] if writes else [])
     for i in range(1, warmup + runs + 1):
-        order = kinds[i % 3:] + kinds[: i % 3]  # rotate, so no side always runs right after another
+        k = i % len(kinds)
+        order = kinds[k:] + kinds[:k]  # rotate, so no side always runs right after another
         for kind in order:
             if kind == "floor":
-                argv, cwd, stdin = floor_argv(), fresh, None
+                argv, cwd, stdin = floor_argv(fresh, floor_dir), fresh, None
+            elif kind == "lfloor":
+                argv, cwd, stdin = floor_argv(large, large_floor_dir), large, None
             else:
                 project = fresh if kind == "fresh" else large
                 argv = [runner.agentctl, *case.args(project, i)]
                 cwd, stdin = project, (case.stdin(project, i) if case.stdin else None)
             took, rss, code = runner.spawn(argv, cwd, stdin)
-            expected = (0,) if kind == "floor" else case.ok
+            expected = (0,) if kind in ("floor", "lfloor") else case.ok
             if code not in expected:
                 raise SystemExit(f"bench: {' '.join(argv)} exited {code} (run {i}, {kind})")
             if i > warmup:
                 samples[kind].append((took, rss))
+    if not writes:
+        samples["lfloor"] = samples["floor"]
     med = {k: statistics.median(t for t, _ in v) for k, v in samples.items()}
     mem = {k: statistics.median(r for _, r in v) for k, v in samples.items()}
     return {
         "command": case.name,
-        "floor": "write" if case.floor(fresh) else "read",
+        "floor": "write" if writes else "read",
         "runs": runs,
         "fresh_ms": med["fresh"] * 1000,
         "floor_ms": med["floor"] * 1000,
         "ratio": med["fresh"] / med["floor"],
         "large_ms": med["large"] * 1000,
+        "large_floor_ms": med["lfloor"] * 1000,
+        "large_floor_ratio": med["large"] / med["lfloor"],
         "large_ratio": med["large"] / med["fresh"],
         "rss_large_mib": mem["large"] / 1024,
         "rss_floor_mib": mem["floor"] / 1024,
@@ -277,26 +299,85 @@ def find_agentctl(explicit: str | None) -> tuple[str, str]:
     return str(script), python
 
 
-def table(rows: list[dict[str, object]]) -> str:
-    out = ["| command | floor | median (ms) | floor (ms) | ratio (<= 1.2) | large state (ms) | large / fresh (<= 1.3) "
-           "| peak RSS, large (MiB) | floor RSS (MiB) | RSS - floor (<= 5 MiB) |",
-           "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+def _bash_payload(repo: str, run: int) -> bytes:
+    return json.dumps({"session_id": "bench", "transcript_path": os.path.join(repo, "t.jsonl"), "cwd": repo,
+                       "hook_event_name": "PostToolUse", "tool_name": "Bash",
+                       "tool_input": {"command": "sed -i s/old/new/ d000/s0/f00.txt"},
+                       "tool_response": {"stdout": "", "stderr": "", "interrupted": False},
+                       "tool_use_id": f"toolu_bench_bash_{run}"}).encode()
+
+
+def measure_git(runner: Runner, n: int, runs: int, warmup: int) -> dict[str, object]:
+    """The Bash hook on a generated repository of ``n`` files, alternating with one `git status --porcelain`."""
+    repo = os.path.join(runner.work, f"repo-{n}")
+    t0 = time.monotonic()
+    gitrepo.build(repo, n)
+    gitrepo.start_task(runner.agentctl, repo, n)
+    built = time.monotonic() - t0
+    git = shutil.which("git") or "git"
+    hook = [runner.agentctl, "hook", "claude", "post-tool-use"]
+    proc = runner.output(hook[1:], repo, _bash_payload(repo, 0))
+    if proc.returncode != 0:
+        raise SystemExit(f"bench: the Bash hook exited {proc.returncode} in {repo}: {proc.stderr.decode(errors='replace')}")
+    samples: dict[str, list[float]] = {"hook": [], "git": []}
+    for i in range(1, warmup + runs + 1):
+        for kind in (("hook", "git") if i % 2 else ("git", "hook")):
+            if kind == "hook":
+                took, _, code = runner.spawn(hook, repo, _bash_payload(repo, i))
+            else:
+                took, _, code = runner.spawn([git, "status", "--porcelain"], repo, None)
+            if code != 0:
+                raise SystemExit(f"bench: {kind} exited {code} in {repo} (run {i})")
+            if i > warmup:
+                samples[kind].append(took)
+    hook_ms = statistics.median(samples["hook"]) * 1000
+    git_ms = statistics.median(samples["git"]) * 1000
+    return {"files": n, "runs": runs, "hook_ms": hook_ms, "git_ms": git_ms, "ratio": hook_ms / git_ms,
+            "built_s": built}
+
+
+def goals(rows: list[dict[str, object]], git_rows: list[dict[str, object]], resume: tuple[int, int]) -> list[list[str]]:
+    """One line a goal: figure, its median, what it is compared with, that median, the ratio, the goal, met?"""
+    out: list[list[str]] = []
+
+    def add(figure: str, value: float, unit: str, against: str, base: float | None, goal: float, ratio: bool = True) -> None:
+        got = value / base if ratio and base else value
+        ok = got <= goal
+        out.append([figure, f"{value:.1f} {unit}", against, f"{base:.1f} {unit}" if base is not None else "",
+                    f"{got:.2f}" if ratio else f"{got:+.1f}", f"<= {goal:g}", "yes" if ok else "NO"])
+
     for r in rows:
         if "skipped" in r:
-            out.append(f"| `{r['command']}` | | | | | | | | | skipped: {r['skipped']} |")
             continue
-        ok = "" if float(str(r["ratio"])) <= FLOOR_RATIO else " !"
-        ok2 = "" if float(str(r["large_ratio"])) <= LARGE_RATIO else " !"
-        ok3 = "" if float(str(r["rss_delta_mib"])) <= RSS_MARGIN_KIB / 1024 else " !"
-        out.append(f"| `{r['command']}` | {r['floor']} | {r['fresh_ms']:.1f} | {r['floor_ms']:.1f} | {r['ratio']:.2f}{ok} "
-                   f"| {r['large_ms']:.1f} | {r['large_ratio']:.2f}{ok2} | {r['rss_large_mib']:.1f} "
-                   f"| {r['rss_floor_mib']:.1f} | {r['rss_delta_mib']:+.1f}{ok3} |")
+        cmd = f"`{r['command']}`"
+        fresh, floor, large = float(str(r["fresh_ms"])), float(str(r["floor_ms"])), float(str(r["large_ms"]))
+        add(f"{cmd}, fresh state", fresh, "ms", f"its floor ({r['floor']})", floor, FLOOR_RATIO)
+        add(f"{cmd}, large state", large, "ms", f"its floor ({r['floor']})", float(str(r["large_floor_ms"])), FLOOR_RATIO)
+        if str(r["command"]).startswith("task "):
+            add(f"{cmd}, 10,000-entry list", large, "ms", "the 120-entry list", fresh, LIST_RATIO)
+        else:
+            add(f"{cmd}, large state", large, "ms", "fresh state", fresh, LARGE_RATIO)
+        add(f"{cmd}, peak RSS over the floor's, large", float(str(r["rss_delta_mib"])), "MiB", "", None,
+            RSS_MARGIN_KIB / 1024, ratio=False)
+    for g in git_rows:
+        add(f"Bash hook (`files sync`), {int(str(g['files'])):,}-file repository", float(str(g["hook_ms"])), "ms",
+            "one `git status --porcelain`", float(str(g["git_ms"])), GIT_RATIO)
+    out.append(["`resume`, the 120-file scenario (characters)", str(resume[0]), "", "", "", f"<= {RESUME_TARGET}",
+                "yes" if resume[0] <= RESUME_TARGET else "NO"])
+    out.append(["`resume`, the large state (characters)", str(resume[1]), "", "", "", f"<= {RESUME_BUDGET}",
+                "yes" if resume[1] <= RESUME_BUDGET else "NO"])
+    return out
+
+
+def table(lines: list[list[str]]) -> str:
+    out = ["| figure | median | compared with | its median | ratio | goal | met |", "|---|---:|---|---:|---:|---:|---|"]
+    out += ["| " + " | ".join(ln) + " |" for ln in lines]
     return "\n".join(out)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    opts = {"--runs": "31", "--only": "", "--json": "", "--agentctl": ""}
+    opts = {"--runs": "31", "--only": "", "--json": "", "--agentctl": "", "--no-git": ""}
     keep = False
     i = 0
     while i < len(args):
@@ -305,12 +386,14 @@ def main(argv: list[str] | None = None) -> int:
             opts["--runs"] = "15"
         elif a == "--keep":
             keep = True
+        elif a == "--no-git":
+            opts["--no-git"] = "1"
         elif a in opts and i + 1 < len(args):
             opts[a] = args[i + 1]
             i += 1
         elif a in ("-h", "--help"):
             print(__doc__.strip() + "\n\noptions: --quick, --runs N (>= 15), --only SUBSTRING, --json FILE, "
-                  "--agentctl PATH, --keep")
+                  "--agentctl PATH, --keep, --no-git (skip the generated repositories)")
             return 0
         else:
             print(f"bench: unknown argument {a!r}; see --help", file=sys.stderr)
@@ -350,27 +433,30 @@ def main(argv: list[str] | None = None) -> int:
         for case in cases:
             print(f"bench: {case.name} ({runs} runs + 3 warm-up, alternating with its floor) ...", file=sys.stderr)
             rows.append(measure(runner, case, *templates[case.state], runs, warmup=3))
+        git_rows: list[dict[str, object]] = []
+        sizes = [n for n in GIT_SIZES if not opts["--only"] or opts["--only"] in f"git {n}"]
+        for n in ([] if opts["--no-git"] else sizes):
+            print(f"bench: the Bash hook on a {n:,}-file repository ({GIT_RUNS} runs + 2 warm-up, alternating with "
+                  "`git status --porcelain`) ...", file=sys.stderr)
+            git_rows.append(measure_git(runner, n, GIT_RUNS, warmup=2))
+        lines = goals(rows, git_rows, (len(resume), len(resume_large)))
         print()
-        print(f"Measured on {machine()}; {runs} runs per figure, medians; {time.strftime('%Y-%m-%d')}.")
+        print(f"Measured on {machine()}; {runs} runs per figure ({GIT_RUNS} for the repositories), medians, "
+              f"each side by side with what it is compared with; {time.strftime('%Y-%m-%d')}.")
         print()
-        print(table(rows))
+        print(table(lines))
         print()
-        print(f"`resume` for the seed's 120-file scenario mid-task: {len(resume)} characters (target <= {RESUME_TARGET}); "
-              f"on the large state: {len(resume_large)} (budget {RESUME_BUDGET}).")
-        for n in notes:
-            print(f"Note: {n}.")
+        for note in notes:
+            print(f"Note: {note}.")
         spreads = "; ".join(f"{r['command']}: {r['fresh_spread_ms']} vs floor {r['floor_spread_ms']}" for r in rows)
         print(f"Interquartile ranges (ms, fresh vs floor): {spreads}.")
-        failed = [str(r["command"]) for r in rows
-                  if float(str(r["ratio"])) > FLOOR_RATIO or float(str(r["large_ratio"])) > LARGE_RATIO
-                  or float(str(r["rss_delta_mib"])) > RSS_MARGIN_KIB / 1024]
-        if len(resume) > RESUME_TARGET or len(resume_large) > RESUME_BUDGET:
-            failed.append("resume size")
-        print("All targets met." if not failed else f"Over target: {', '.join(failed)}.")
+        failed = [ln[0] for ln in lines if ln[-1] != "yes"]
+        print("All targets met." if not failed else f"Over target: {'; '.join(failed)}.")
         if opts["--json"]:
             with open(opts["--json"], "w", encoding="utf-8") as fh:
-                json.dump({"machine": machine(), "runs": runs, "rows": rows, "resume_chars": len(resume),
-                           "resume_large_chars": len(resume_large), "resume": resume}, fh, indent=1)
+                json.dump({"machine": machine(), "runs": runs, "rows": rows, "git": git_rows, "goals": lines,
+                           "resume_chars": len(resume), "resume_large_chars": len(resume_large), "resume": resume},
+                          fh, indent=1)
         runner.stop()
         return 0 if not failed else 1
     finally:

@@ -5,7 +5,7 @@ Fresh ("the seed's scenario mid-task"): 3 constraints, a task over 120 files wit
 ``agentctl`` console script, so the files are exactly what users get.
 
 Large: the same scenario after a long history: a files log of 100,000 entries, a task list of
-10,000 entries, 500 constraints, 200 archived tasks and a 50 MB verify log. The bulk is written
+10,000 entries, 500 constraints, 1,000 archived tasks and a 50 MB verify log. The bulk is written
 directly in the documented formats (making it through the CLI would take hours), then checked
 through the CLI.
 """
@@ -39,7 +39,7 @@ TRIED = ("cast size to number", "widen the prop type to string | number", "re-ex
 LARGE_FILES_LOG = 100_000
 LARGE_TASK_LIST = 10_000
 LARGE_CONSTRAINTS = 500
-LARGE_ARCHIVED = 200
+LARGE_ARCHIVED = 1000
 LARGE_VERIFY_LOG = 50 << 20
 
 
@@ -114,7 +114,7 @@ def build_large(agentctl: str, project: str, passed_first: bool = False) -> None
     lines = [f"{stamp}|MODIFY|{extra[i % len(extra)]}\n" for i in range(LARGE_FILES_LOG - N_TOUCHED)]  # ~10 edits a file
     _write(log, head + "".join(lines).encode())
 
-    # 200 archived tasks, each with its status, list and files log (as `task stop` leaves them).
+    # 1,000 archived tasks, each with its status, list and files log (as `task stop` leaves them).
     logs = os.path.join(state, "logs")
     for n in range(LARGE_ARCHIVED):
         tid = f"old-task-{n:03d}"

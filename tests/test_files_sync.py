@@ -1,6 +1,6 @@
 """`files sync` from one `git status`: the same answers as the two-process algorithm it replaced.
 
-The oracle below is a copy of the algorithm `gitsync.changes` had before (``git diff
+The oracle below is a copy of the algorithm `gitsync.changes` had before (now `gitstatus.scan`) (``git diff
 --name-status -M BASE`` for the tracked paths, then ``git ls-files --others --exclude-standard``
 for the untracked ones). It lives here, not in the product, only to hold the new one to it.
 """
@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentctl import gitsync
+from agentctl import gitstatus
 from conftest import LONG, run
 
 GIT_ENV = {"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0",
@@ -67,9 +67,9 @@ def head(repo: Path) -> str:
     return _git(repo, "rev-parse", "HEAD").decode().strip()
 
 
-def same(project: Path, base: str, skip: str = "") -> gitsync.Scan:
+def same(project: Path, base: str, skip: str = "") -> gitstatus.Scan:
     """Assert the new scan and the oracle agree; the last op per path too (what `sync` keeps)."""
-    got = gitsync.scan(str(project), base, 30.0, skip)
+    got = gitstatus.scan(str(project), base, 30.0, skip)
     want = oracle(str(project), base, skip)
     assert Counter(got.changes) == Counter(want)
     assert {p: op for op, p in got.changes} == {p: op for op, p in want}
@@ -208,8 +208,8 @@ def test_a_repository_without_commits(tmp_path: Path) -> None:
     (repo / "a.py").write_text("x\n")
     (repo / "b.py").write_text("y\n")
     _git(repo, "add", "b.py")
-    got = same(repo, gitsync.EMPTY_TREE)
-    assert got.head == gitsync.EMPTY_TREE and got.processes == 1
+    got = same(repo, gitstatus.EMPTY_TREE)
+    assert got.head == gitstatus.EMPTY_TREE and got.processes == 1
     assert sorted(got.changes) == [("CREATE", "a.py"), ("CREATE", "b.py")]
 
 
@@ -272,4 +272,4 @@ def test_sync_through_the_cli_runs_one_git(tmp_path: Path) -> None:
     (repo / "c d.txt").write_text("new\n")
     r = run("files", "sync", cwd=repo, env=env)
     assert r.code == 0 and "logged 2 paths" in r.out, r.out + r.err
-    assert counter.read_text().splitlines() == [" ".join(gitsync.STATUS)]
+    assert [ln.split(" ", 2)[2] for ln in counter.read_text().splitlines()] == [" ".join(gitstatus.STATUS)]

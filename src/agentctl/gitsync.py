@@ -23,18 +23,12 @@ so it never takes the index lock away from the agent's own git commands.
 from __future__ import annotations
 
 import os
-import subprocess
 
 from agentctl import codec
+from agentctl.gitstatus import GitUnavailable, Scan, scan, start_status
 from agentctl.store import Store, now_iso
 
 BASELINE = "services/files/git-baseline"
-EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-MAX_PATHS = 50_000
-
-
-class GitUnavailable(Exception):
-    """Not a git work tree, git missing, or git failed; the message says which."""
 
 
 class Baseline:
@@ -64,150 +58,6 @@ def in_git(project: str) -> bool:
     from agentctl.location import git_root
 
     return git_root(project) is not None
-
-
-def _git(project: str, args: list[str], timeout: float) -> bytes:
-    env = dict(os.environ, GIT_OPTIONAL_LOCKS="0", LC_ALL="C", GIT_TERMINAL_PROMPT="0", GIT_LITERAL_PATHSPECS="1")
-    try:
-        proc = subprocess.run(["git", *args], cwd=project, stdin=subprocess.DEVNULL, capture_output=True,
-                              timeout=timeout, env=env, check=False)
-    except FileNotFoundError:
-        raise GitUnavailable("git is not installed") from None
-    except subprocess.TimeoutExpired:
-        raise GitUnavailable(f"git {args[0]} took more than {timeout:g}s") from None
-    except OSError as exc:
-        raise GitUnavailable(f"git could not run: {exc.strerror}") from None
-    if proc.returncode != 0:
-        first = proc.stderr.decode("utf-8", "replace").strip().split("\n")[0][:200]
-        raise GitUnavailable(f"git {args[0]} failed: {first or f'exit {proc.returncode}'}")
-    return proc.stdout
-
-
-def _fsdecode(raw: bytes) -> str:
-    return os.fsdecode(raw).replace(os.sep, "/")
-
-
-# `git status` answers for the whole work tree in one process: HEAD (``# branch.oid``), the tracked
-# paths that differ from it and the untracked ones that are not ignored. Renames are off: a rename
-# is logged as the DELETE of the old path and the CREATE of the new, the same as a deletion and an
-# addition. Whatever the repository sets for core.fsmonitor and core.untrackedCache applies.
-STATUS = ["status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--no-renames"]
-_DIFF = ["diff", "--name-status", "-z", "-M", "--no-ext-diff", "--relative"]
-
-
-class Scan:
-    """What git shows: HEAD, the (op, path) changes against the base, and which paths are untracked."""
-
-    __slots__ = ("head", "changes", "untracked", "processes")
-
-    def __init__(self, head: str) -> None:
-        self.head = head
-        self.changes: list[tuple[str, str]] = []
-        self.untracked: set[str] = set()
-        self.processes = 1
-
-
-def _prefix(project: str) -> str:
-    """The project's folder inside its work tree ("" at the top), as git spells it ("src/")."""
-    from agentctl.location import git_root
-
-    root = git_root(project)
-    rel = os.path.relpath(os.path.abspath(project), os.path.abspath(root)) if root else "."
-    return "" if rel == "." else rel.replace(os.sep, "/") + "/"
-
-
-def scan(project: str, base: str | None, timeout: float, skip: str = "") -> Scan:
-    """Every path whose working-tree state differs from ``base`` (HEAD when None), project-relative.
-
-    One ``git status`` when HEAD is the base; when HEAD moved, or for the few entries status
-    cannot judge against the base by itself (staged and then changed again in the work tree,
-    unmerged paths, submodules), one ``git diff`` of the base answers for the tracked paths.
-    """
-    prefix = _prefix(project)
-    cut = len(prefix)
-    out = _git(project, STATUS + (["--", "."] if prefix else []), timeout)
-    tracked: list[tuple[str, str]] = []
-    undecided: list[str] = []
-    untracked: list[str] = []
-    head = EMPTY_TREE
-    parts = out.split(b"\0")
-    i, n = 0, len(parts)
-    while i < n:
-        rec = parts[i]
-        i += 1
-        kind = rec[:1]
-        if kind == b"#":
-            if rec.startswith(b"# branch.oid "):
-                oid = rec[13:].decode("ascii", "replace")
-                head = EMPTY_TREE if oid == "(initial)" else oid
-            continue
-        if kind == b"?":
-            untracked.append(_fsdecode(rec[2 + cut:]).rstrip("/"))  # "dir/" = a nested repository
-            continue
-        if kind == b"1" or kind == b"2":
-            fields = rec.split(b" ", 9 if kind == b"2" else 8)
-            if kind == b"2":
-                i += 1  # the original path (renames are not asked for)
-            if len(fields) < 9:
-                continue
-            path = _fsdecode(fields[-1][cut:])
-            x, y = fields[1][:1], fields[1][1:2]
-            if fields[2][:1] == b"S" or (x in b"MT" and y in b"MT"):
-                undecided.append(path)  # a submodule; or the work tree may be back at the base
-            elif x == b"A":
-                if y != b"D":  # added, then removed again: nothing against the base
-                    tracked.append(("CREATE", path))
-            elif x == b"D" or y == b"D":
-                tracked.append(("DELETE", path))
-            else:
-                tracked.append(("MODIFY", path))
-        elif kind == b"u":
-            fields = rec.split(b" ", 10)
-            if len(fields) == 11:
-                undecided.append(_fsdecode(fields[-1][cut:]))
-    result = Scan(head)
-    if base is not None and head != base:
-        result.processes += 1
-        tracked = _diff(project, base, timeout, [])
-    elif undecided:
-        result.processes += 1
-        if len(undecided) > 500:  # a long command line: the whole tree is as quick
-            tracked = _diff(project, head, timeout, [])
-        else:
-            tracked += _diff(project, head, timeout, undecided)
-    found = tracked + [("CREATE", p) for p in untracked]
-    if skip:
-        found = [(op, p) for op, p in found if p != skip and not p.startswith(skip + "/")]
-    result.changes = found[:MAX_PATHS]
-    result.untracked = set(untracked)
-    return result
-
-
-def _diff(project: str, base: str, timeout: float, paths: list[str]) -> list[tuple[str, str]]:
-    """``git diff --name-status -M BASE`` of the work tree, project-relative (``paths``: only those; [] = all)."""
-    out = _git(project, [*_DIFF, base, "--", *paths], timeout)
-    found: list[tuple[str, str]] = []
-    parts = out.split(b"\0")
-    i = 0
-    while i < len(parts) and parts[i]:
-        status = parts[i][:1].decode("ascii", "replace")
-        if status in ("R", "C") and i + 2 < len(parts):
-            old, new = _fsdecode(parts[i + 1]), _fsdecode(parts[i + 2])
-            if status == "R":
-                found.append(("DELETE", old))
-            found.append(("CREATE", new))
-            i += 3
-            continue
-        if i + 1 >= len(parts):
-            break
-        found.append(({"A": "CREATE", "D": "DELETE"}.get(status, "MODIFY"), _fsdecode(parts[i + 1])))
-        i += 2
-    return found
-
-
-def changes(project: str, base: str, timeout: float, skip: str = "") -> list[tuple[str, str]]:
-    """(op, path) for every path whose working-tree state differs from ``base``, project-relative."""
-    return scan(project, base, timeout, skip).changes
 
 
 def signature(store: Store, rel: str) -> str:
@@ -284,20 +134,25 @@ def sync(store: Store, timeout: float = 60.0) -> SyncResult:
     fields = task.read_status(store)
     if fields.get("STATE", "IDLE") == "IDLE":
         return SyncResult(message="no task is running; `files sync` reconciles changes since `task start`")
+    try:
+        running = start_status(store.project)  # git works while the state is read
+    except GitUnavailable as exc:
+        return SyncResult(message=f"{exc}; nothing reconciled", git=False)
     base = read_baseline(store)
     if base is None or base.task_id != fields.get("TASK_ID", "") or base.started != fields.get("STARTED", ""):
+        running.stop()
         try:
             note = _record(store, fields, timeout)
         except GitUnavailable as exc:
             return SyncResult(message=f"{exc}; nothing reconciled", git=False)
         return SyncResult(message=f"this task had no git baseline: {note} now; changes made before are not attributed to it")
-    try:
-        found = scan(store.project, base.commit, timeout, _state_rel(store))
-    except GitUnavailable as exc:
-        return SyncResult(message=f"{exc}; nothing reconciled", git=False)
     from agentctl import ignore
 
     patterns = ignore.read(store)
+    try:
+        found = scan(store.project, base.commit, timeout, _state_rel(store), running)
+    except GitUnavailable as exc:
+        return SyncResult(message=f"{exc}; nothing reconciled", git=False)
     tracked = {p for _, p in found.changes if p not in found.untracked}
     wanted: dict[str, str] = {}
     for op, path in found.changes:

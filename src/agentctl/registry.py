@@ -112,6 +112,7 @@ EXTENSIONS["doctor"] = "agentctl.doctor"  # `agentctl doctor [--fix]`: check and
 EXTENSIONS["demo"] = "agentctl.demo"  # `agentctl demo`: the seed scenario played by a scripted agent
 EXTENSIONS["history"] = "agentctl.history"  # `agentctl history [show ID | search TEXT]`: archived tasks
 EXTENSIONS["sync"] = "agentctl.refsync.commands"  # `agentctl sync push|pull|status|auto`: the state through git refs
+EXTENSIONS["gc"] = "agentctl.gccmd"  # `agentctl gc [--dry-run]`: the retention policy for logs/
 
 
 # Extensions whose word is the whole command and which need no core handler: `hook` runs on every

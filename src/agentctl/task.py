@@ -695,8 +695,9 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
     Refused (CheckFailed) when verify commands exist and an edit logged in this task is
     not covered by a passing run, unless ``force`` (then the archive says FORCED=1).
     """
-    from agentctl import evidence, files, history, verify
+    from agentctl import evidence, files, history, retention, verify
 
+    retention.policy(store)  # a wrong retention setting refuses the stop before anything moves
     with store.lock(".lock"), store.lock(LOCK):
         old = read_status(store)
         if old.get("STATE") == "IDLE":
@@ -750,6 +751,10 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
         verify.archive_task(store, f"verify-{task_id}{dot}")
         history.append_index(store, archived, done_rel)
     store.log_change("task", "stop", f"{task_id} -> {done_rel}" + (" FORCED" if ev.blocks_stop else ""))
+    try:
+        retention.gc(store)  # every stop keeps logs/ within the retention policy
+    except (OSError, StateError) as exc:
+        store.log_change("gc", "failed", str(exc)[:200])
     return StopResult(task_id, done_rel, warning, archived, ev.blocks_stop, ev.line())
 
 

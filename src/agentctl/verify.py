@@ -268,11 +268,12 @@ def run(
     same line with its outcome after.
     """
 
-    from agentctl import evidence, gitsync
+    from agentctl import evidence, gitsync, retention
 
     cmds = commands(store)
     if not cmds:
         return RunResult("NONE", read_status(store), f"no verify commands configured; add them to {store.shown(COMMANDS)}")
+    log_cap = retention.policy(store)["verify_log_max"]  # a wrong setting stops the run before it starts
     with store.lock(LOCK):
         fields = read_status(store)
         run_no = codec.status_int(fields, "RUN", store.shown(STATUS)) + 1
@@ -293,7 +294,7 @@ def run(
             if starting:
                 starting(f"[{i}/{len(cmds)}] {cmd} ...")
             t0 = time.monotonic()
-            code = _run_one(cmd, store.project, log_fd, timeout)
+            code = _run_one(cmd, store.project, log_fd, timeout, retention.run_budget(log_cap, log_fd))
             took = time.monotonic() - t0
             word = "ok" if code == 0 else (f"timed out after {timeout:g}s" if code == TIMED_OUT else f"exit {code}")
             os.write(log_fd, f"# exit {code} after {took:.1f}s\n".encode())
@@ -379,21 +380,32 @@ def _match_signature(fields: dict[str, str], sig_list: list[Sig], run_no: str, e
         sig_list.append(Sig(run_no, err_sig, files_sig))
 
 
-def _run_one(cmd: str, cwd: str, log_fd: int, timeout: float) -> int:
+def _run_one(cmd: str, cwd: str, log_fd: int, timeout: float, cap: int = 1 << 62) -> int:
+    """Run one check; its output goes to the log through a pipe, capped as it is written (``cap`` bytes)."""
     import signal
     import subprocess
 
-    proc = subprocess.Popen(
-        ["/bin/sh", "-c", cmd],
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        stdout=log_fd,
-        stderr=log_fd,
-        start_new_session=True,
-    )
-    previous = _terminate_on_signals()
+    from agentctl import retention
+
+    out_r, out_w = os.pipe()
     try:
-        return proc.wait(timeout=timeout)
+        proc = subprocess.Popen(
+            ["/bin/sh", "-c", cmd],
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=out_w,
+            stderr=out_w,
+            start_new_session=True,
+        )
+    finally:
+        os.close(out_w)
+    previous = _terminate_on_signals()
+    deadline = time.monotonic() + timeout
+    try:
+        if not retention.CappedLog(log_fd, cap).pump(out_r, lambda: proc.poll() is not None, deadline):
+            kill_group(proc)
+            return TIMED_OUT
+        return proc.wait(timeout=max(0.0, deadline - time.monotonic()))
     except subprocess.TimeoutExpired:
         kill_group(proc)
         return TIMED_OUT
@@ -401,6 +413,7 @@ def _run_one(cmd: str, cwd: str, log_fd: int, timeout: float) -> int:
         kill_group(proc)
         raise
     finally:
+        os.close(out_r)
         for sig, handler in previous.items():
             signal.signal(sig, handler)
 
