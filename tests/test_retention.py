@@ -43,7 +43,7 @@ def test_a_loud_check_is_cut_as_it_writes(project: Path) -> None:
     assert b"src/a.py:3: error: the decisive line\n# exit 1" in data
     cut = [ln for ln in data.split(b"\n") if ln.startswith(b"[agentctl: ")]
     assert len(cut) == 1
-    total = sum(len("PASS test_%06d " % i) + 91 for i in range(200_000)) + len("src/a.py:3: error: the decisive line\n")
+    total = sum(len(f"PASS test_{i:06d} ") + 91 for i in range(200_000)) + len("src/a.py:3: error: the decisive line\n")
     kept_output = len(data) - len(b"$ python3 loud.py\n") - len(cut[0]) - 2 - len(data.split(b"\n# exit 1")[1]) - len(b"# exit 1")
     assert int(cut[0].split()[1]) == total - kept_output
     assert "the decisive line" in status["ERRORS"]
