@@ -123,3 +123,9 @@ def test_project_patterns_read_like_gitignore() -> None:
     assert not pats.decide("logs/keep.log", False)
     assert pats.decide("a/gen/x.ts", False) and pats.decide("gen/x.ts", False) and not pats.decide("gen/x.js", False)
     assert ignore.Patterns("!dist/\n").decide("dist/a.js", True) is False
+
+
+def test_the_default_list_is_the_documented_one() -> None:
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "performance.md").read_text()
+    for pattern in ignore.defaults_text().split():
+        assert f" {pattern} " in doc.replace("\n", " "), pattern
