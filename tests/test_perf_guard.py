@@ -640,3 +640,25 @@ def test_codex_hooks_import_no_json_or_re(busy: Path, event: str, word: str, ext
     assert not heavy, f"`agentctl hook codex {word}` imports {sorted(heavy)}"
     if word == "post-tool-use":
         assert run("files", "check", "src/f5.ts", cwd=busy).code == 0  # the patch was logged
+
+
+@pytest.mark.skipif(not _hooks_available(), reason="the editor-hook commands are not in this build")
+def test_shell_hook_starts_git_without_subprocess(tmp_path: Path) -> None:
+    """The Bash hook (`files sync`) in a real repository: git through posix_spawn, none of HOOK_HEAVY loaded,
+    and still the edit made through the shell is logged."""
+    from test_integrations_hooks import git, log_entries, make_git_project
+
+    proj = make_git_project(tmp_path)
+    assert run("init", cwd=proj).code == 0
+    (proj / "list.txt").write_text("src/app.py\n")
+    assert run("task", "start", "--id", "t1", "--desc", "d", "--files", "list.txt", cwd=proj).code == 0
+    git(proj, "status")
+    (proj / "src" / "app.py").write_text("edited through the shell\n")
+    payload = json.dumps({"session_id": "s", "cwd": str(proj), "hook_event_name": "PostToolUse", "tool_name": "Bash",
+                          "tool_input": {"command": "sed -i s/a/b/ src/app.py"}, "tool_use_id": "toolu_bash_1",
+                          "tool_response": {"stdout": "", "stderr": "", "interrupted": False}}).encode()
+    loaded = _loaded(proj, "hook", "claude", "post-tool-use", stdin=payload)
+    heavy = {m for m in loaded if m.split(".")[0] in HOOK_HEAVY}
+    assert not heavy, f"the Bash hook imports {sorted(heavy)}; git is started with posix_spawn (see gitstatus)"
+    assert not _third_party(loaded), sorted(_third_party(loaded))
+    assert ("MODIFY", "src/app.py") in log_entries(proj)

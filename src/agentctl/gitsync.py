@@ -13,7 +13,10 @@ status`` while HEAD is still that commit, one ``git diff BASE`` more once it mov
 * unless the task's log already holds it (a path logged as deleted that exists
   again is logged again, and so is a logged path that git now shows deleted);
 * and a path the log holds that no longer exists is logged as DELETE (git does not
-  show a file that was created and removed again without being committed).
+  show a file that was created and removed again without being committed);
+* never build output or caches (:mod:`agentctl.ignore`: a default list for untracked
+  paths, and the project's ``.agent-state/ignore``), nor a path a verify run wrote
+  while it is still as the run left it (``VERIFY`` records, see :func:`after_verify`).
 
 Idempotent: a second run logs nothing. The state folder is never logged. Outside a
 git repository it says so and does nothing. git runs with ``GIT_OPTIONAL_LOCKS=0``
