@@ -204,7 +204,6 @@ def measure(runner: Runner, case: Case, fresh_t: str, large_t: str, runs: int, w
     large_floor_dir = floor_dir + "-large"
     for sub in ("services/files", "services/task"):
         os.makedirs(os.path.join(large_floor_dir, sub), exist_ok=True)
-    writes = bool(case.floor(fresh))
 
     def floor_argv(project: str, folder: str) -> list[str]:
         ops = case.floor(project)
@@ -219,6 +218,7 @@ def measure(runner: Runner, case: Case, fresh_t: str, large_t: str, runs: int, w
         if proc.returncode not in case.ok:
             raise SystemExit(f"bench: `agentctl {' '.join(case.args(project, 0))}` exited {proc.returncode} in {project}:\n"
                              f"{proc.stdout.decode(errors='replace')}{proc.stderr.decode(errors='replace')}")
+    writes = bool(case.floor(fresh))  # after the first runs: a floor may size a file the command creates
     samples: dict[str, list[tuple[float, int]]] = {"floor": [], "fresh": [], "large": [], "lfloor": []}
     # A command that writes has a floor of its own on the large state (the same bytes it writes there).
     kinds = ["floor", "fresh", "large"] + (["lfloor"] if writes else [])
@@ -433,12 +433,19 @@ def main(argv: list[str] | None = None) -> int:
         for case in cases:
             print(f"bench: {case.name} ({runs} runs + 3 warm-up, alternating with its floor) ...", file=sys.stderr)
             rows.append(measure(runner, case, *templates[case.state], runs, warmup=3))
+            r = rows[-1]
+            print(f"bench:   {r['fresh_ms']:.1f} ms vs floor {r['floor_ms']:.1f} ({r['ratio']:.2f}); large "
+                  f"{r['large_ms']:.1f} vs its floor {r['large_floor_ms']:.1f} ({r['large_floor_ratio']:.2f})",
+                  file=sys.stderr)
         git_rows: list[dict[str, object]] = []
         sizes = [n for n in GIT_SIZES if not opts["--only"] or opts["--only"] in f"git {n}"]
         for n in ([] if opts["--no-git"] else sizes):
             print(f"bench: the Bash hook on a {n:,}-file repository ({GIT_RUNS} runs + 2 warm-up, alternating with "
                   "`git status --porcelain`) ...", file=sys.stderr)
             git_rows.append(measure_git(runner, n, GIT_RUNS, warmup=2))
+            g = git_rows[-1]
+            print(f"bench:   hook {g['hook_ms']:.1f} ms vs git status {g['git_ms']:.1f} ({g['ratio']:.2f}); "
+                  f"built in {g['built_s']:.0f} s", file=sys.stderr)
         lines = goals(rows, git_rows, (len(resume), len(resume_large)))
         print()
         print(f"Measured on {machine()}; {runs} runs per figure ({GIT_RUNS} for the repositories), medians, "
