@@ -67,9 +67,9 @@ def head(repo: Path) -> str:
     return _git(repo, "rev-parse", "HEAD").decode().strip()
 
 
-def same(project: Path, base: str, skip: str = "") -> gitstatus.Scan:
+def same(project: Path, base: str, skip: str = "", root: Path | None = None) -> gitstatus.Scan:
     """Assert the new scan and the oracle agree; the last op per path too (what `sync` keeps)."""
-    got = gitstatus.scan(str(project), base, 30.0, skip)
+    got = gitstatus.scan(str(project), base, 30.0, skip, root=str(root) if root else None)
     want = oracle(str(project), base, skip)
     assert Counter(got.changes) == Counter(want)
     assert {p: op for op, p in got.changes} == {p: op for op, p in want}
@@ -182,7 +182,7 @@ def test_scan_matches_the_old_algorithm(tmp_path_factory: pytest.TempPathFactory
     got = same(repo, base, ".agent-state")
     assert got.processes == 2 if head(repo) != base else got.processes in (1, 2)
     if sub and (repo / "pkg").is_dir() and not (repo / "pkg").is_symlink():
-        same(repo / "pkg", base)
+        same(repo / "pkg", base, root=repo)
 
 
 def test_one_git_process_while_head_is_the_base(tmp_path: Path) -> None:

@@ -432,7 +432,7 @@ def cmd_constraints_stop(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
 @command(("verify", "start"), "verify start [--timeout S]", "run services/verify/commands in order; record the result",
          {"--timeout": "float"})
 def cmd_verify_start(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
-    from agentctl import verify
+    from agentctl import gitsync, verify
 
     stream = sys.stderr if ctx.json else sys.stdout
     live = stream.isatty()  # a terminal sees each check start; an agent's pipe gets whole lines
@@ -447,8 +447,8 @@ def cmd_verify_start(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
         ctx.say(text)
         stream.flush()
 
-    result = verify.run(ctx.store(), timeout=opts.get("--timeout", 600.0), progress=progress,
-                        starting=starting if live else None)
+    result = gitsync.verify_run(ctx.store(), timeout=opts.get("--timeout", 600.0), progress=progress,
+                                starting=starting if live else None)  # what the checks write is not an agent edit
     if result.state == "NONE":
         ctx.emit([result.message], {"state": "NONE", "message": result.message})
         return EXIT_OK

@@ -118,30 +118,29 @@ class Scan:
         self.processes = 1
 
 
-def _prefix(project: str) -> str:
-    """The project's folder inside its work tree ("" at the top), as git spells it ("src/")."""
-    from agentctl.location import git_root
-
-    root = git_root(project)
+def prefix_of(project: str, root: str | None) -> str:
+    """The project's folder inside the work tree at ``root`` ("" at the top), as git spells it ("src/")."""
     rel = os.path.relpath(os.path.abspath(project), os.path.abspath(root)) if root else "."
     return "" if rel == "." else rel.replace(os.sep, "/") + "/"
 
 
-def start_status(project: str) -> _Git:
+def start_status(project: str, root: str | None = None) -> _Git:
     """Start the `git status` that :func:`scan` reads (so the caller can read its state meanwhile)."""
-    return _Git(project, STATUS + (["--", "."] if _prefix(project) else []))
+    return _Git(project, STATUS + (["--", "."] if prefix_of(project, root) else []))
 
 
-def scan(project: str, base: str | None, timeout: float, skip: str = "", started: _Git | None = None) -> Scan:
+def scan(project: str, base: str | None, timeout: float, skip: str = "", started: _Git | None = None,
+         root: str | None = None) -> Scan:
     """Every path whose working-tree state differs from ``base`` (HEAD when None), project-relative.
 
+    ``root`` is the work tree's top folder when the project is below it (None: the project is the top).
     One ``git status`` when HEAD is the base; when HEAD moved, or for the few entries status
     cannot judge against the base by itself (staged and then changed again in the work tree,
     unmerged paths, submodules), one ``git diff`` of the base answers for the tracked paths.
     """
-    prefix = _prefix(project)
+    prefix = prefix_of(project, root)
     cut = len(prefix)
-    out = (started or start_status(project)).result(timeout)
+    out = (started or start_status(project, root)).result(timeout)
     tracked: list[tuple[str, str]] = []
     undecided: list[str] = []
     untracked: list[str] = []

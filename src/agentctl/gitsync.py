@@ -31,6 +31,10 @@ from agentctl import codec
 from agentctl.gitstatus import GitUnavailable, Scan, scan, start_status
 from agentctl.store import Store, now_iso
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 BASELINE = "services/files/git-baseline"
 
 
@@ -89,6 +93,12 @@ def read_baseline(store: Store) -> Baseline | None:
     return base
 
 
+def _root(store: Store) -> str | None:
+    from agentctl.location import git_root
+
+    return git_root(store.project)
+
+
 def _state_rel(store: Store) -> str:
     return os.path.relpath(store.root, store.project).replace(os.sep, "/")
 
@@ -115,7 +125,7 @@ def record_baseline(store: Store, fields: dict[str, str] | None = None, timeout:
 
 
 def _record(store: Store, fields: dict[str, str], timeout: float) -> str:
-    found = scan(store.project, None, timeout, _state_rel(store))
+    found = scan(store.project, None, timeout, _state_rel(store), root=_root(store))
     commit, dirty = found.head, found.changes
     lines = [codec.record("BASE", commit, fields.get("TASK_ID", ""), fields.get("STARTED", ""), now_iso())]
     seen: set[str] = set()
@@ -138,7 +148,7 @@ def sync(store: Store, timeout: float = 60.0) -> SyncResult:
     if fields.get("STATE", "IDLE") == "IDLE":
         return SyncResult(message="no task is running; `files sync` reconciles changes since `task start`")
     try:
-        running = start_status(store.project)  # git works while the state is read
+        running = start_status(store.project, _root(store))  # git works while the state is read
     except GitUnavailable as exc:
         return SyncResult(message=f"{exc}; nothing reconciled", git=False)
     base = read_baseline(store)
@@ -153,7 +163,7 @@ def sync(store: Store, timeout: float = 60.0) -> SyncResult:
 
     patterns = ignore.read(store)
     try:
-        found = scan(store.project, base.commit, timeout, _state_rel(store), running)
+        found = scan(store.project, base.commit, timeout, _state_rel(store), running, _root(store))
     except GitUnavailable as exc:
         return SyncResult(message=f"{exc}; nothing reconciled", git=False)
     tracked = {p for _, p in found.changes if p not in found.untracked}
@@ -197,6 +207,17 @@ def sync(store: Store, timeout: float = 60.0) -> SyncResult:
     return result
 
 
+def verify_run(store: Store, **kwargs: Any) -> Any:
+    """``verify.run`` between the two snapshots below: what the checks write is never an agent edit."""
+    from agentctl import verify
+
+    before = before_verify(store)  # the agent's own shell edits are logged first, so the run covers them
+    try:
+        return verify.run(store, **kwargs)
+    finally:
+        after_verify(store, before)
+
+
 def before_verify(store: Store, timeout: float = 60.0) -> dict[str, str] | None:
     """Before a verify run: log the agent's own changes, then note what git shows changed (path -> signature).
 
@@ -223,7 +244,8 @@ def after_verify(store: Store, before: dict[str, str] | None, timeout: float = 6
         base = read_baseline(store)
         if base is None:
             return []
-        now = {p: signature(store, p) for _, p in scan(store.project, base.commit, timeout, _state_rel(store)).changes}
+        now = {p: signature(store, p) for _, p in scan(store.project, base.commit, timeout, _state_rel(store),
+                                                          root=_root(store)).changes}
         for path in before:
             if path not in now:
                 now[path] = signature(store, path)  # a path the run put back as git had it, or removed

@@ -56,6 +56,7 @@ OPTIONS: dict[tuple[tuple[str, ...], str], str] = {
     (("sync",), "--remote"): "the git remote to sync with (default: the remembered one, else origin if it exists)",
     (("sync",), "--no-remote"): "only the local ref refs/agentctl/STREAM, which every worktree shares",
     (("sync",), "--stream"): "the stream (default: the joined one, else the current branch); pull/push remember it",
+    (("gc",), "--dry-run"): "print what would be removed or cut; change nothing",
 }
 
 # Longer descriptions for the reference (the one-line summary stays with the command).
@@ -91,6 +92,9 @@ DETAILS: dict[tuple[str, ...], str] = {
                "index and work tree untouched); `pull` merges by fixed rules, `push` publishes (a rejected push "
                "fetches, merges, retries), `status` says in sync/ahead/behind/diverged (exit 1 unless in sync); "
                "`auto on` makes the hooks pull at SessionStart and push at Stop. See docs/sync.md.",
+    ("gc",): "Removes the oldest verify logs, journals, archived files logs, quarantine and backups past the "
+             "caps in `.agent-state/config` (`retention.*`; see docs/performance.md); `task stop` runs it too. "
+             "Task records, lists and the history index are kept.",
     ("hook",): "What the installed hooks run (the payload on stdin); never blocks the agent except for a P0 "
                "`deny-write`.",
     ("mcp",): f"Needs the optional extra: pip install '{DISTRIBUTION}[mcp]' (pipx: pipx install --force "

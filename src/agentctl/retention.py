@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import stat
 
+from agentctl import codec
 from agentctl.errors import StateError
 from agentctl.store import Store
 
@@ -212,11 +213,10 @@ def _over(items: list[Item], cap: int, why: str, keep_newest: int = 1) -> list[I
 def plan(store: Store) -> tuple[list[Item], list[Item]]:
     """(files to remove, verify logs to cut down to the per-run cap) under the current policy."""
     pol = policy(store)
-    from agentctl import verify
-
     items = _listing(store)
     runs = [it.rel for it in items if it.rel.startswith("logs/verify-") and it.rel.endswith(".log")]
-    keep = {verify.read_status(store).get("LOG", ""), *runs[-1:]}  # the log resume names; a run being written
+    status = codec.parse_status(store.read("services/verify/status") or b"", "verify status")
+    keep = {status.get("LOG", ""), *runs[-1:]}  # the log resume names; a run being written
 
     def group(pred: Any) -> list[Item]:
         return [it for it in items if pred(it.rel[5:]) and it.rel not in keep]

@@ -268,7 +268,7 @@ def run(
     same line with its outcome after.
     """
 
-    from agentctl import evidence, gitsync, retention
+    from agentctl import evidence, retention
 
     cmds = commands(store)
     if not cmds:
@@ -279,7 +279,6 @@ def run(
         run_no = codec.status_int(fields, "RUN", store.shown(STATUS)) + 1
         fields["RUN"] = str(run_no)
         _write(store, fields, tried(fields))
-    before = gitsync.before_verify(store)  # the agent's shell edits logged first; then what the checks write is theirs
     log_id, pos = evidence.mark(store)  # what this run covers: edits logged later are not covered
     files_sig = files_signature(store)
     err_sig = "-"
@@ -308,7 +307,6 @@ def run(
                 break
     finally:
         os.close(log_fd)
-    gitsync.after_verify(store, before)  # never an agent edit: `files sync` skips these paths until edited again
     with store.lock(LOCK):
         fields = read_status(store)
         if fields.get("RUN") != str(run_no):
@@ -389,14 +387,8 @@ def _run_one(cmd: str, cwd: str, log_fd: int, timeout: float, cap: int = 1 << 62
 
     out_r, out_w = os.pipe()
     try:
-        proc = subprocess.Popen(
-            ["/bin/sh", "-c", cmd],
-            cwd=cwd,
-            stdin=subprocess.DEVNULL,
-            stdout=out_w,
-            stderr=out_w,
-            start_new_session=True,
-        )
+        proc = subprocess.Popen(["/bin/sh", "-c", cmd], cwd=cwd, stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w,
+                                start_new_session=True)
     finally:
         os.close(out_w)
     previous = _terminate_on_signals()
