@@ -447,8 +447,13 @@ def cmd_verify_start(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
         ctx.say(text)
         stream.flush()
 
-    result = gitsync.verify_run(ctx.store(), timeout=opts.get("--timeout", 600.0), progress=progress,
-                                starting=starting if live else None)  # what the checks write is not an agent edit
+    try:
+        result = gitsync.verify_run(ctx.store(), timeout=opts.get("--timeout", 600.0), progress=progress,
+                                    starting=starting if live else None)  # what the checks write is not an agent edit
+    except (KeyboardInterrupt, SystemExit):
+        ctx.warn("verify interrupted: the check was ended and the run recorded as INTERRUPTED "
+                 "(not a failure); the previous result stands. Run `agentctl verify start` again")
+        raise
     if result.state == "NONE":
         ctx.emit([result.message], {"state": "NONE", "message": result.message})
         return EXIT_OK
@@ -459,7 +464,12 @@ def cmd_verify_start(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
     ev = evidence.check(ctx.store(), result.fields)
     lines = [result.message] + verify.status_lines(result.fields) + [ev.line()]
     ctx.emit(lines, {"state": result.state, "message": result.message, "verify": result.fields,
-                     "repeat": result.repeat, "same_error": result.same_error, "evidence": (ev.as_dict() if ctx.json else {})})
+                     "repeat": result.repeat, "same_error": result.same_error, "superseded_by": result.superseded or None,
+                     "evidence": (ev.as_dict() if ctx.json else {})})
+    if result.state == "PASSED":
+        from agentctl import autostop
+
+        autostop.after_pass(ctx)
     return EXIT_OK if result.state == "PASSED" else EXIT_NO
 
 

@@ -17,6 +17,7 @@ from agentctl.store import Store
 DEFAULT_BUDGET = 2000
 BRIEF_BUDGET = 600
 MIN_BUDGET = 200
+ERROR_LINES = 6  # of the failing check's excerpt (verify keeps up to 12)
 
 
 def _v(value: str, limit: int = 300) -> str:
@@ -84,12 +85,16 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
     vstate = vfields.get("STATE", "IDLE")
     if vstate == "FAILED":
         errs = vfields.get("ERRORS", "").split("\n") if vfields.get("ERRORS") else []
+        how = vfields.get("REASON") or f"exit {vfields.get('EXIT_CODE', '?')}"
+        count = vfields.get("ERROR_COUNT", "0")
         group = [
-            f"VERIFY FAILED `{_v(vfields.get('COMMAND', ''), 120)}` exit {vfields.get('EXIT_CODE', '?')}, "
-            f"{vfields.get('ERROR_COUNT', '0')} error lines"
+            f"VERIFY FAILED `{_v(vfields.get('COMMAND', ''), 120)}` {_v(how, 80)}"
+            + (f", {count} error lines" if count not in ("", "0") else "")
             + (f", {vfields['ATTEMPTS']} failed runs in a row" if vfields.get("ATTEMPTS", "1") not in ("", "0", "1") else "")
         ]
-        group += [f"  {_v(e, 160)}" for e in errs[:3]]
+        group += [f"  {_v(e, 160)}" for e in errs[:ERROR_LINES]]
+        if vfields.get("LOG"):
+            group.append(f"  full output: {_v(store.shown(vfields['LOG']), 200)}")
         if vfields.get("REPEAT"):
             group.append(f"REPEATED: this failure is identical to {_v(vfields['REPEAT'], 200)} (same error, same files); do not try that again")
         elif vfields.get("SAME_ERROR"):
@@ -98,6 +103,8 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
         if tried:
             group.append("TRIED (failed, do not repeat): " + " ".join(f"{i}) {_v(t, 120)}" for i, t in enumerate(tried, 1)))
         must += group
+    if vfields.get("INTERRUPTED"):
+        must.append(f"VERIFY INTERRUPTED: {_v(vfields['INTERRUPTED'], 240)}; not a result: run `agentctl verify start` again")
     ev = None
     if state != "IDLE" and (vstate != "FAILED" or state == "DONE"):  # only where it is shown or used
         from agentctl import evidence

@@ -13,11 +13,11 @@ import time
 
 from agentctl import codec
 from agentctl.errors import CheckFailed, StateError, UsageError
+from agentctl.signature import error_signature, files_signature, normalise, similar  # noqa: F401 (re-exported)
 from agentctl.store import Store, now_iso
 
 TYPE_CHECKING = False  # `resume` and the hooks import this module: no typing/dataclasses at run time
 if TYPE_CHECKING:  # nor `re` or `signal` (which load `enum`): imported where a run or a signature needs them
-    import re
     from collections.abc import Callable
     from typing import Any
 
@@ -41,21 +41,31 @@ KEYS = (
     "RUN_POS",
     "REPEAT",
     "SAME_ERROR",
+    "REASON",
+    "RESULT_RUN",
+    "INTERRUPTED",
     "UPDATED",
 )
 STATES = ("IDLE", "RUNNING", "PASSED", "FAILED")
 MAX_TRIED = 20
 MAX_SIGS = 20  # error signatures kept in the status file; the journal keeps every one
 JOURNAL = "services/verify/journal"  # TIME|EVENT|RUN|ERRSIG|FILESIG|TEXT, archived at task stop
-MAX_ERROR_LINES = 5
-TIMED_OUT = -9  # the exit code recorded for a check ended by its timeout (its group got SIGKILL)
-_ERROR_PATTERN = r"error|fail|exception|traceback|assert|\b[\w./-]+:\d+"
+TIMED_OUT = -1000  # what _run_one returns for a check ended by its timeout (never a real exit status)
 
 
-def _error_rx() -> re.Pattern[str]:
-    import re
+def reason(code: int, timeout: float) -> str:
+    """How a check ended, in words: ``exit 1``, ``timed out after 5 s``, ``killed by signal 9 (SIGKILL)``."""
+    if code == TIMED_OUT:
+        return f"timed out after {timeout:g} s"
+    if code < 0:
+        import signal
 
-    return re.compile(_ERROR_PATTERN, re.IGNORECASE)  # compiled once; `re` caches it
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = "unknown signal"
+        return f"killed by signal {-code} ({name})"
+    return f"exit {code}"
 
 
 def read_status(store: Store) -> dict[str, str]:
@@ -128,112 +138,6 @@ def _journal(store: Store, event: str, run: str, err: str, files_sig: str, text:
     store.append(JOURNAL, codec.record(now_iso(), event, run, err, files_sig, text[:1000]), sync=False)
 
 
-# -- signatures ---------------------------------------------------------------------------------
-# Volatile parts of error output, replaced before hashing so that the same failure
-# hashes the same on every run. Line and column numbers are kept: the signature only
-# counts as a repeat together with identical file contents, and then they are stable.
-_VOLATILE = (  # (pattern, replacement), compiled on first use (and cached by `re`)
-    (r"\d{4}-\d{2}-\d{2}[T ]\d{1,2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?", "<time>"),
-    (r"\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b", "<time>"),
-    (r"\b0x[0-9a-fA-F]+\b", "<addr>"),
-    (r"\b[0-9a-f]{12,}\b", "<hex>"),
-    (r"\b\d+(?:\.\d+)?\s?(?:ms|us|µs|ns|s|secs?|seconds?|mins?|minutes?)\b", "<dur>"),
-    (r"(?:/private)?/(?:tmp|var/tmp|var/folders)/[^\s:'\"()\[\],]*", "<tmp>"),
-    (r"\b(pid|PID|process)[ =:#]*\d+", r"\1 <n>"),
-    (r"[ \t]+", " "),
-)
-_SIG_LINES = 200
-
-
-def normalise(line: str, project: str = "") -> str:
-    """One error line with times, durations, addresses and temp paths replaced."""
-    if project and project != "/":
-        line = line.replace(project + "/", "").replace(project, ".")
-    tmp = os.environ.get("TMPDIR", "").rstrip("/")
-    if tmp and len(tmp) > 1:
-        line = line.replace(tmp, "/tmp")
-    import re
-
-    for pattern, repl in _VOLATILE:
-        line = re.sub(pattern, repl, line)
-    return line.strip()
-
-
-def error_signature(cmd: str, output: bytes, project: str = "") -> str:
-    """Hash of the failing command and its normalised error lines (16 hex digits)."""
-    import hashlib
-
-    text = output.decode("utf-8", "replace")
-    lines = [ln for ln in text.split("\n") if ln.strip() and not ln.startswith("# exit ")]
-    rx = _error_rx()
-    hits = [ln for ln in lines if rx.search(ln)]
-    chosen = hits[:_SIG_LINES] if hits else lines[-20:]
-    body = "\n".join([cmd.strip()] + [normalise(ln, project) for ln in chosen])
-    return hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-
-
-def files_signature(store: Store) -> str:
-    """Hash of the current contents of every file touched in this task; ``-`` if none is logged."""
-    import hashlib
-    import stat
-
-    from agentctl import files
-
-    paths = sorted({p for p, _, _ in files.touched(store)})
-    if not paths:
-        return "-"
-    total = hashlib.sha256()
-    for rel in paths:
-        one = hashlib.sha256()
-        try:
-            fd = os.open(os.path.join(store.project, rel), os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-        except OSError as exc:
-            one.update(f"<missing {exc.errno}>".encode())
-        else:
-            try:
-                st = os.fstat(fd)
-                if not stat.S_ISREG(st.st_mode):
-                    one.update(f"<not a file {stat.S_IFMT(st.st_mode)}>".encode())
-                else:
-                    left = 64 << 20  # beyond this, the size stands for the rest
-                    while left > 0:
-                        chunk = os.read(fd, min(left, 1 << 20))
-                        if not chunk:
-                            break
-                        one.update(chunk)
-                        left -= len(chunk)
-                    one.update(f"<size {st.st_size}>".encode())
-            except OSError as exc:
-                one.update(f"<unreadable {exc.errno}>".encode())
-            finally:
-                os.close(fd)
-        total.update(rel.encode("utf-8", "surrogateescape") + b"\0" + one.digest())
-    return total.hexdigest()[:16]
-
-
-# -- similar fixes ------------------------------------------------------------------------------
-# Two tried-fix texts say the same when, after case folding and dropping punctuation,
-# they are equal, or their sets of words (filler words dropped) overlap with a Jaccard
-# index of at least SIMILAR (shared words / all words).
-SIMILAR = 0.75
-_FILLER = frozenset("a an the and or of to in on for with by it its this that again also".split())
-def _words(text: str) -> list[str]:
-    import re
-
-    return re.findall(r"\w+", text.casefold())
-
-
-def similar(a: str, b: str) -> bool:
-    wa, wb = _words(a), _words(b)
-    if wa == wb:
-        return True
-    ta = {w for w in wa if w not in _FILLER}
-    tb = {w for w in wb if w not in _FILLER}
-    if not ta or not tb:
-        return False
-    return len(ta & tb) / len(ta | tb) >= SIMILAR
-
-
 def commands(store: Store) -> list[str]:
     data = store.read(COMMANDS) or b""
     out = []
@@ -245,9 +149,11 @@ def commands(store: Store) -> list[str]:
 
 
 class RunResult:
-    __slots__ = ("state", "fields", "message", "repeat", "same_error")
+    __slots__ = ("state", "fields", "message", "repeat", "same_error", "superseded")
 
-    def __init__(self, state: str, fields: dict[str, str], message: str, repeat: str = "", same_error: str = "") -> None:
+    def __init__(self, state: str, fields: dict[str, str], message: str, repeat: str = "", same_error: str = "",
+                 superseded: int = 0) -> None:
+        self.superseded = superseded  # a newer run's number when its result was recorded first and stands
         self.state = state
         self.fields = fields
         self.message = message
@@ -295,22 +201,35 @@ def run(
             t0 = time.monotonic()
             code = _run_one(cmd, store.project, log_fd, timeout, retention.run_budget(log_cap, log_fd))
             took = time.monotonic() - t0
-            word = "ok" if code == 0 else (f"timed out after {timeout:g}s" if code == TIMED_OUT else f"exit {code}")
-            os.write(log_fd, f"# exit {code} after {took:.1f}s\n".encode())
+            word = "ok" if code == 0 else reason(code, timeout)
+            os.write(log_fd, f"# exit {code} after {took:.1f}s\n".encode() if code != TIMED_OUT
+                     else f"# exit timeout: {word}\n".encode())
             if progress:
                 progress(f"[{i}/{len(cmds)}] {cmd} ... {word} ({took:.1f}s)")
             if code != 0:
+                from agentctl import excerpt
+
                 out = store.read_from(log_rel, start_at, cap=8 << 20)
-                lines, count = _errors(out)
+                lines, count = excerpt.select(out)
                 err_sig = error_signature(cmd, out, store.project)
                 failed = (cmd, code, lines, count)
                 break
+    except (KeyboardInterrupt, SystemExit) as exc:
+        signum = 2 if isinstance(exc, KeyboardInterrupt) else (exc.code - 128 if isinstance(exc.code, int) else 15)
+        _interrupted(store, run_no, log_fd, log_rel, signum)
+        raise
     finally:
         os.close(log_fd)
     with store.lock(LOCK):
         fields = read_status(store)
-        if fields.get("RUN") != str(run_no):
-            return RunResult("STALE", fields, f"a newer verify run ({fields.get('RUN')}) finished first; its result stands")
+        stood = int(fields["RESULT_RUN"]) if fields.get("RESULT_RUN", "").isdigit() else 0
+        if stood > run_no:  # a newer run recorded its result first: that result stands, not this one
+            state = fields.get("STATE", "IDLE")
+            word = "PASSED" if state == "PASSED" else f"{state} ({fields.get('REASON', '')})".replace(" ()", "")
+            return RunResult(state, fields, f"run {run_no} was overtaken: the newer run {stood} finished first and its "
+                             f"result stands: {word}", superseded=stood)
+        fields["RESULT_RUN"] = str(run_no)
+        fields.pop("INTERRUPTED", None)
         fields["LAST_RUN"] = now_iso()
         fields["LOG"] = log_rel
         fields["RUN_LOG"] = log_id
@@ -320,7 +239,7 @@ def run(
         prev_tried = tried(fields)
         sig_list = sigs(fields)
         if failed is None:
-            fields.update(STATE="PASSED", COMMAND="", EXIT_CODE="0", ERROR_COUNT="0", ERRORS="", ATTEMPTS="0")
+            fields.update(STATE="PASSED", COMMAND="", EXIT_CODE="0", ERROR_COUNT="0", ERRORS="", ATTEMPTS="0", REASON="")
             fields["LAST_PASS"] = fields["LAST_RUN"]
             fields["LAST_PASS_POS"] = str(pos)
             fields["LAST_PASS_LOG"] = log_id
@@ -332,13 +251,14 @@ def run(
             fields.update(
                 STATE="FAILED",
                 COMMAND=cmd,
-                EXIT_CODE=str(code),
+                EXIT_CODE="timeout" if code == TIMED_OUT else str(code),
+                REASON=reason(code, timeout),
                 ERROR_COUNT=str(count),
                 ERRORS="\n".join(lines),
                 ATTEMPTS=str(attempts),
             )
             _match_signature(fields, sig_list, str(run_no), err_sig, files_sig)
-            _journal(store, "FAIL", str(run_no), err_sig, files_sig, f"`{cmd}` exit {code}: {lines[0] if lines else ''}")
+            _journal(store, "FAIL", str(run_no), err_sig, files_sig, f"`{cmd}` {fields['REASON']}: {lines[0] if lines else ''}")
             if fields.get("REPEAT"):
                 _journal(store, "REPEAT", str(run_no), err_sig, files_sig, fields["REPEAT"])
         _write(store, fields, prev_tried, sig_list)
@@ -346,15 +266,41 @@ def run(
     if failed is None:
         msg = "PASSED"
     elif failed[1] == TIMED_OUT:
-        msg = f"FAILED: `{failed[0]}` timed out after {timeout:g}s (its process group was ended)"
+        msg = f"FAILED: `{failed[0]}` timed out after {timeout:g} s (its process group was ended)"
+    elif failed[1] < 0:
+        msg = f"FAILED: `{failed[0]}` was {reason(failed[1], timeout)}"
     else:
         msg = f"FAILED: `{failed[0]}` exited {failed[1]}"
+    msg += f"; full output in {store.shown(log_rel)}" if failed is not None else ""
     if fields.get("REPEAT"):
         msg += (f"; REPEATED: identical to {fields['REPEAT']} (same error from the same file contents)"
                 " - that attempt already failed, do not try it again")
     elif fields.get("SAME_ERROR"):
         msg += f"; the same error as {fields['SAME_ERROR']}, though the files changed"
     return RunResult(fields["STATE"], fields, msg, fields.get("REPEAT", ""), fields.get("SAME_ERROR", ""))
+
+
+def _interrupted(store: Store, run_no: int, log_fd: int, log_rel: str, signum: int) -> None:
+    """Record that run ``run_no`` was ended by a signal (Ctrl-C, SIGTERM...): not a failure, no
+    attempt counted, the previous result kept; INTERRUPTED says so until the next run finishes."""
+    import signal
+
+    try:
+        name = signal.Signals(signum).name
+    except ValueError:
+        name = f"signal {signum}"
+    try:
+        os.write(log_fd, f"# interrupted by {name}\n".encode())
+        with store.lock(LOCK, timeout=5.0):
+            fields = read_status(store)
+            stood = int(fields["RESULT_RUN"]) if fields.get("RESULT_RUN", "").isdigit() else 0
+            if stood < run_no:
+                fields["INTERRUPTED"] = f"run {run_no} by {name} at {now_iso()} (output so far in {store.shown(log_rel)})"
+                _write(store, fields, tried(fields))
+                _journal(store, "INTERRUPTED", str(run_no), "-", "-", name)
+        store.log_change("verify", "interrupted", f"run={run_no} {name}")
+    except Exception:  # a second signal, a held lock: the run stays unrecorded, as if it never finished
+        pass
 
 
 def _describe(sig: Sig) -> str:
@@ -450,15 +396,6 @@ def kill_group(proc: object) -> None:
         os.killpg(proc.pid, signal.SIGKILL)  # stragglers that outlived the leader
     except ProcessLookupError:
         pass
-
-
-def _errors(output: bytes) -> tuple[list[str], int]:
-    text = output.decode("utf-8", "replace")
-    lines = [ln.rstrip() for ln in text.split("\n") if ln.strip() and not ln.startswith("# exit ")]
-    rx = _error_rx()
-    hits = [ln for ln in lines if rx.search(ln)]
-    chosen = hits if hits else lines[-MAX_ERROR_LINES:]
-    return [ln[:200] for ln in chosen[:MAX_ERROR_LINES]], len(hits)
 
 
 def add_tried(store: Store, text: str) -> tuple[int, dict[str, str]]:
