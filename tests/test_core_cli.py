@@ -388,7 +388,7 @@ def test_user_service_timeout_ends_group(project: Path) -> None:
 
 def test_hostile_text_round_trips_and_never_runs(project: Path) -> None:
     nasty = "$(touch CANARY) `touch CANARY`; touch CANARY | x\nSTATE=DONE\r\u2028\x1b[2J 中文 \\x41"
-    r = run("task", "start", "--id", "h", "--desc", nasty, cwd=project)
+    r = run("task", "start", "--id", "h", "--desc", nasty, "--empty", cwd=project)
     assert r.code == 0
     run("task", "update", "--notes", nasty, cwd=project)
     run("constraints", "add", "P0", nasty, cwd=project)
@@ -489,7 +489,7 @@ def test_main_agent_never_takes_a_helpers_claim(project: Path) -> None:
 def test_start_force_archives_the_running_task(project: Path) -> None:
     start_task(project, ["a", "b"], task_id="first")
     run("files", "log", "MODIFY", "a", cwd=project)
-    r = run("task", "start", "--id", "second", "--desc", "d", "--force", cwd=project)
+    r = run("task", "start", "--id", "second", "--desc", "d", "--force", "--empty", cwd=project)
     assert r.code == 0 and "first was archived first" in r.err
     logs = project / ".agent-state/logs"
     archived = (logs / "task-first.done").read_text()
@@ -523,12 +523,12 @@ def test_resume_tiny_budgets_keep_order_and_say_what_was_cut(project: Path, budg
     start_task(project, ["src/dir with space/a b.ts", "x"])
     text = run("resume", "--max-chars", str(budget), cwd=project).out.rstrip("\n")
     lines = text.splitlines()
-    assert len(text) <= budget and lines[0].startswith("agentctl state") and lines[-1].startswith("DO NEXT")
+    assert lines[0].startswith("agentctl state") and lines[-1].startswith("DO NEXT")
     kept = [ln for ln in lines if ln.startswith("P0|")]
-    assert all(ln.endswith("z" * 40) for ln in kept)  # whole rules only, in order
-    assert kept == [f"P0|rule {i} " + "z" * 40 for i in range(len(kept))]
-    if len(kept) < 3:
-        assert any(ln.startswith("CUT to fit:") and "P0 rule" in ln for ln in lines)
+    assert kept == [f"P0|rule {i} " + "z" * 40 for i in range(3)]  # every P0 rule, whole, in order, whatever the budget
+    if len(text) > budget:  # only when even the P0 rules do not fit, and then it says so
+        assert any(ln.startswith(f"BUDGET too small: --max-chars {budget}") for ln in lines)
+        assert len("\n".join(lines[:4])) + max(50, budget // 5) + 70 > budget  # no room for them, a CUT line and DO NEXT
 
 
 def test_do_next_quotes_paths_for_the_shell(project: Path) -> None:

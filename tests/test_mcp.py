@@ -264,10 +264,10 @@ async def test_task_start_with_entries_matches_a_list_file(project: Path, twin: 
         over = await fails(c, "task_start", {"id": "t2", "desc": "d", "entries": ["x"]})
         assert over == cli_refusal("task", "start", "--id", "t2", "--desc", "d", cwd=twin, code=2)
         await call(c, "task_stop")
-        started = await call(c, "task_start", {"id": "t2", "desc": "d"})  # no entries: an empty task, as the CLI
+        started = await call(c, "task_start", {"id": "t2", "desc": "d", "empty": True})  # an empty task, as the CLI
         assert "TOTAL=0" in started.splitlines()
     assert run("task", "stop", cwd=twin).code == 0
-    assert run("task", "start", "--id", "t2", "--desc", "d", cwd=twin).code == 0
+    assert run("task", "start", "--id", "t2", "--desc", "d", "--empty", cwd=twin).code == 0
     assert normalized(project / ".agent-state") == normalized(twin / ".agent-state")
 
 

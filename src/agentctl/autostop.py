@@ -1,8 +1,60 @@
-"""placeholder"""
+"""Stop a finished task at once when verification passes (`task start --auto-stop`).
+
+The seed's remedy for a DONE task left unarchived: a task started with ``--auto-stop``
+(or any task, when ``services/task/settings`` holds ``AUTO_STOP=1``) carries
+``AUTO_STOP=1`` in its status. After a ``verify start`` that passes, if the task is DONE
+(every entry done or skipped) and the pass covers every change logged in the task, the
+P1 rules are printed as the last reminder and the task is archived exactly as ``task
+stop`` would: ``task stop``'s own refusals (an uncovered change, an open P0 violation)
+still apply, and then the task is left as it is, with the reason printed.
+"""
+
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from agentctl.cli import Ctx
+    from agentctl.store import Store
+
+SETTINGS = "services/task/settings"
 
 
-def after_pass(ctx: Any) -> None:
-    return None
+def project_default(store: Store) -> bool:
+    """``AUTO_STOP=1`` in services/task/settings: every task starts with --auto-stop."""
+    data = store.read(SETTINGS, cap=4096)
+    if not data:
+        return False
+    for line in data.decode("utf-8", "replace").splitlines():
+        key, _, value = line.strip().partition("=")
+        if key.strip().upper() == "AUTO_STOP":
+            return value.strip().lower() in ("1", "yes", "true", "on")
+    return False
+
+
+def start_settings(store: Store, flag: bool) -> dict[str, str]:
+    """The status keys `task start` adds: AUTO_STOP=1 with --auto-stop or the project setting."""
+    return {"AUTO_STOP": "1"} if flag or project_default(store) else {}
+
+
+def after_pass(ctx: Ctx) -> None:
+    """Called by `verify start` after a pass: archive an AUTO_STOP task that is DONE and covered."""
+    from agentctl import constraints, evidence, task
+    from agentctl.errors import AgentctlError
+
+    store = ctx.store()
+    fields = task.read_status(store)
+    if fields.get("AUTO_STOP") != "1" or fields.get("STATE") != "DONE":
+        return
+    ev = evidence.check(store)
+    if ev.verdict not in ("yes", "none"):
+        ctx.say(f"auto-stop: task {fields.get('TASK_ID')} not archived: {ev.detail()}")
+        return
+    reminders = [r for r in constraints.read(store) if r.priority == "P1"]
+    for rule in reminders:
+        ctx.say(f"auto-stop: last reminder, P1|{rule.text}")
+    try:
+        result = task.stop(store)
+    except AgentctlError as exc:
+        ctx.say(f"auto-stop: task {fields.get('TASK_ID')} not archived: {exc.message}")
+        return
+    ctx.say(f"auto-stop: task {result.task_id} is DONE and verified; archived to {result.archive}; STATE=IDLE")

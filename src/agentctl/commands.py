@@ -126,21 +126,36 @@ def cmd_runlevel(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
 
 # -- task -------------------------------------------------------------------------------------
 
-@command(("task", "start"), "task start --id ID --desc TEXT [--files LIST|-] [--force]",
-         "start a task over a list of files (one path a line; - reads stdin)",
-         {"--id": "value", "--desc": "value", "--files": "value", "--force": "flag"})
+TASK_START_USAGE = "task start --id ID --desc TEXT --files LIST|- | --empty [--force] [--auto-stop]"
+
+
+@command(("task", "start"), TASK_START_USAGE,
+         "start a task over a list of files (one path a line; - reads stdin); --auto-stop archives it at its first covering pass",
+         {"--id": "value", "--desc": "value", "--files": "value", "--force": "flag", "--empty": "flag", "--auto-stop": "flag"})
 def cmd_task_start(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
-    from agentctl import task
+    from agentctl import listcheck, task
 
     if "--id" not in opts or "--desc" not in opts:
-        raise UsageError("usage: agentctl task start --id ID --desc TEXT [--files LIST|-] [--force]")
+        raise UsageError(f"usage: agentctl {TASK_START_USAGE}")
+    if opts.get("--empty") and "--files" in opts:
+        raise UsageError("give --files LIST or --empty, not both")
     store = ctx.store()
     paths: list[str] = []
     if "--files" in opts:
         stdin = sys.stdin.buffer.read() if opts["--files"] == "-" else None
         paths = task.read_list_file(store, opts["--files"], stdin)
+        code, why = listcheck.is_code(paths)
+        if code and not opts.get("--force"):
+            raise UsageError(f"the list {opts['--files'][:80]!r} looks like a source file: {why}; give a file with one "
+                             "path a line, or --force to use these lines as paths anyway")
+        if not paths and not opts.get("--empty"):
+            raise UsageError(f"the list {opts['--files'][:80]!r} holds no path; give a file with one path a line, "
+                             "or --empty to start a task without a list")
+    from agentctl import autostop
+
     replaced: list[task.StopResult] = []
-    fields = task.start(store, opts["--id"], opts["--desc"], paths, force=bool(opts.get("--force")), replaced=replaced)
+    fields = task.start(store, opts["--id"], opts["--desc"], paths, force=bool(opts.get("--force")), replaced=replaced,
+                        allow_empty=bool(opts.get("--empty")), settings=autostop.start_settings(store, bool(opts.get("--auto-stop"))))
     for old in replaced:
         ctx.warn(f"--force: task {old.task_id} was archived first to {old.archive} (not discarded)")
     missing = [p for p in paths if not os.path.lexists(os.path.join(store.project, p))]
@@ -181,10 +196,28 @@ def cmd_task_done(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
     store = ctx.store()
     paths = [project_path(store, p) for p in pos]
     result = task.mark_done(store, paths)
+    _warn_untouched(ctx, store, result.changed)
     ctx.emit(_seq_text(result.applied, result.fields, result.message),
              {"applied": result.applied, "seq": int(result.fields.get("SEQ", "0")), "message": result.message,
               "marked": result.changed, "task": _public(result.fields)})
     return EXIT_OK
+
+
+def _warn_untouched(ctx: Ctx, store: Any, marked: list[str]) -> None:
+    """`task done` on an entry the files log never saw changed in this task: say so (it may be a slip)."""
+    import os as _os
+
+    from agentctl import files
+
+    if not marked or not store.exists(files.LOG):
+        return
+    untouched = [p for p in marked[:50] if not files.check(store, p)]
+    for p in untouched[:3]:
+        gone = "" if _os.path.lexists(_os.path.join(store.project, p)) else " (and it does not exist)"
+        ctx.warn(f"{p} was marked done but this task never changed it{gone}: if you did edit it, record it with "
+                 f"`agentctl files log MODIFY {p}`; if it was marked by mistake, `agentctl task reopen {p} --reason TEXT`")
+    if len(untouched) > 3:
+        ctx.warn(f"{len(untouched) - 3} more entries marked done were never changed in this task")
 
 
 @command(("task", "stop"), "task stop [--force]", "archive the task to logs/ and go back to IDLE", {"--force": "flag"})

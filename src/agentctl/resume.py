@@ -18,6 +18,7 @@ DEFAULT_BUDGET = 2000
 BRIEF_BUDGET = 600
 MIN_BUDGET = 200
 ERROR_LINES = 6  # of the failing check's excerpt (verify keeps up to 12)
+P0_CHARS = 4200  # a P0 rule is printed whole (a rule's text is at most 2000 characters, escaped at most twice that)
 
 
 def _v(value: str, limit: int = 300) -> str:
@@ -57,7 +58,7 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
     head += ")"
 
     must: list[str] = [head]
-    must += [f"P0|{_v(r.text)}" for r in rules if r.priority == "P0"]
+    must += [f"P0|{_v(r.text, P0_CHARS)}" for r in rules if r.priority == "P0"]  # whole, never cut
 
     optional: list[list[str]] = []  # each group is kept whole or dropped, in this order
     fields = task.read_status(store)
@@ -138,7 +139,7 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
         final = _next_step(state, fields, vstate, ev)
     used = sum(len(x) + 1 for x in must) + len(final) + 1
     if used + 80 > budget:  # even the essentials overflow: keep them in order, shorten the last line
-        return _squeeze(must, final, budget)
+        return _squeeze(must, final, budget, [g[0].split(" ", 1)[0].split("|", 1)[0].lower() for g in optional if g])
     out = list(must)
     dropped: list[str] = []
     for group in optional:
@@ -168,24 +169,39 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
     return text
 
 
-def _squeeze(must: list[str], final: str, budget: int) -> str:
-    """A tiny budget: the head, P0 rules, task and NEXT in that order while they fit, whole
-    lines only, then a CUT line naming what did not fit, then a shortened DO NEXT."""
+def _squeeze(must: list[str], final: str, budget: int, optional: list[str] | None = None) -> str:
+    """A tiny budget: the head and every P0 rule (never cut, whatever the budget), then the task,
+    NEXT and the failing check in that order while they fit, whole lines only, then a CUT line
+    naming what did not fit, then a shortened DO NEXT. When even the P0 rules do not fit, they are
+    all printed anyway, with a BUDGET line saying the budget was too small."""
+    fixed = [line for i, line in enumerate(must) if i == 0 or line.startswith("P0|")]
+    rest = [line for i, line in enumerate(must) if i and not line.startswith("P0|")]
+    fixed_len = sum(len(x) + 1 for x in fixed)
     final = _cap(final, max(50, budget // 5))
-    room = budget - len(final) - 1 - 70  # 70: the CUT line
-    kept: list[str] = []
+    if fixed_len + len(final) + 1 + 70 > budget:  # not even room for the CUT line beside them
+        n = len(fixed) - 1
+        note = (f"BUDGET too small: --max-chars {budget} cannot hold the {n} P0 rule{'s' if n != 1 else ''} "
+                f"({fixed_len} characters); printed whole anyway, as P0 rules are never cut. "
+                f"Not shown: {len(rest)} lines (`agentctl resume` shows them)")
+        return "\n".join(fixed + [note, _cap(final, 120)])
+    room = budget - fixed_len - len(final) - 1 - 70  # 70: the CUT line
+    kept: list[str] = list(fixed)
     cut: dict[str, int] = {}
-    for line in must:
+    for line in rest:
         if len(line) + 1 <= room and not cut:
             kept.append(line)
             room -= len(line) + 1
         else:
-            kind = "P0 rules" if line.startswith("P0|") else line.split(" ", 1)[0].split("=", 1)[0].strip().lower()
+            kind = line.strip().split(" ", 1)[0].split("=", 1)[0].strip().lower() or "lines"
+            if kind not in ("task", "next", "notes", "verify", "tried"):
+                kind = "verify lines"
             cut[kind] = cut.get(kind, 0) + 1
+    for kind in optional or []:
+        cut[kind] = cut.get(kind, 0) + 1
     if cut:
-        named = ", ".join((f"{n} P0 rule{'s' if n > 1 else ''}" if k == "P0 rules" else k) for k, n in cut.items())
+        named = ", ".join(k for k in cut)
         kept.append(_cap(f"CUT to fit: {named}; see `agentctl resume`", 69))
-    return "\n".join(kept + [final])[:budget]
+    return "\n".join(kept + [final])
 
 
 def _stale(store: Store, sess: dict[str, str], active: set[str]) -> list[str]:

@@ -34,6 +34,8 @@ KEYS = (
     "LIST",
     "STOPPED_BY",
     "CLAIMS",
+    "SKIPPED",
+    "AUTO_STOP",
 )
 MAX_ENTRIES = 100_000
 MAX_LIST_BYTES = 64 << 20
@@ -170,8 +172,8 @@ def list_paths(store: Store, lines: list[str], cwd: str | None = None) -> list[s
     paths: list[str] = []
     real_dirs: dict[str, str] = {}
     for lineno, raw in enumerate(lines, 1):
-        line = raw.rstrip("\r")
-        if not line.strip():
+        line = raw.strip()  # entries are trimmed: `  src/a.py ` is src/a.py
+        if not line:
             continue
         try:
             rel = project_path(store, line, cwd, real_dirs)
@@ -420,13 +422,26 @@ def _update_plain(store: Store, done: int, notes: str | None, state: str | None,
     return UpdateResult(True, new, "", changed)
 
 
+def _busy(old: dict[str, str]) -> UsageError:
+    return UsageError(f"task {old.get('TASK_ID')} is {old['STATE']}; finish it with `agentctl task stop` "
+                      "or start over it with --force")
+
+
 def start(store: Store, task_id: str, desc: str, paths: list[str], *, force: bool = False,
-          replaced: list[StopResult] | None = None) -> dict[str, str]:
+          replaced: list[StopResult] | None = None, allow_empty: bool = True,
+          settings: dict[str, str] | None = None) -> dict[str, str]:
     """Start a task. Over an ACTIVE or PAUSED task only with ``force``: that task is then
     archived first, as ``task stop --force`` would (nothing is discarded), and its
-    StopResult appended to ``replaced``."""
+    StopResult appended to ``replaced``. Without entries only with ``allow_empty``.
+    ``settings``: extra status keys (AUTO_STOP=1)."""
     _valid_id(task_id)
     codec.check_text(desc, "--desc")
+    if not paths and not allow_empty:
+        busy = read_status(store)
+        if busy.get("STATE") in ("ACTIVE", "PAUSED") and not force:
+            raise _busy(busy)
+        raise UsageError("a task needs its list of files: give --files LIST (one path a line, - for stdin), "
+                         "or --empty to start a task without a list on purpose")
     if force and read_status(store).get("STATE") in ("ACTIVE", "PAUSED"):
         try:
             result = stop(store, force=True, extra={"REPLACED_BY": task_id})
@@ -437,10 +452,7 @@ def start(store: Store, task_id: str, desc: str, paths: list[str], *, force: boo
     with store.lock(LOCK):
         old = read_status(store)
         if old.get("STATE") in ("ACTIVE", "PAUSED") and not force:
-            raise UsageError(
-                f"task {old.get('TASK_ID')} is {old['STATE']}; finish it with `agentctl task stop` "
-                "or start over it with --force"
-            )
+            raise _busy(old)
         entries = [Entry("todo", p) for p in paths]
         seq = codec.status_int(old, "SEQ", store.shown(STATUS)) + 1
         new = {
@@ -452,6 +464,7 @@ def start(store: Store, task_id: str, desc: str, paths: list[str], *, force: boo
             "SEQ": str(seq),
             "NEXT_PINNED": "0",
         }
+        new.update(settings or {})
         _refresh(new, entries)
         if not entries:
             new["STATE"] = "ACTIVE"

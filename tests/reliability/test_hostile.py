@@ -266,7 +266,7 @@ def _(env: Env) -> None:
 def _(env: Env) -> None:
     tid = "A" + "b.-_9" * 12 + "xyz"
     assert len(tid) == 64
-    assert env.run("task", "start", "--id", tid, "--desc", "d", "--force").returncode == 0
+    assert env.run("task", "start", "--id", tid, "--desc", "d", "--force", "--empty").returncode == 0
     task = env.read("task", "status")["task"]
     assert isinstance(task, dict) and task["TASK_ID"] == tid
 
