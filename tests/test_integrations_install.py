@@ -118,7 +118,7 @@ def test_install_claude_keeps_the_users_hooks_and_keys(project: Path) -> None:
     r = run("uninstall", "claude", cwd=project)
     assert r.code == 0 and "7 removed" in r.out
     assert json.loads(settings.read_text()) == USER_CLAUDE
-    assert settings.read_text() == dumped(USER_CLAUDE)
+    assert settings.read_text() == original  # their bytes, their formatting: restored from the backup
 
 
 def test_install_claude_refuses_invalid_json_and_touches_nothing(project: Path) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 
-from agentctl.errors import EXIT_OK
+from agentctl.errors import EXIT_OK, UsageError
 from agentctl.registry import command
 
 TYPE_CHECKING = False
@@ -19,8 +19,8 @@ if TYPE_CHECKING:
     from agentctl.registry import Ctx
 
 TARGET_USAGE = ("claude [--local] | codex | gemini | cursor | qwen | opencode | cline | aider | agents-md [--file NAME] "
-                "| mcp --client claude|cursor")
-OPTIONS = {"--local": "flag", "--file": "value", "--client": "value"}
+                "| mcp --client claude|cursor [--absolute]")
+OPTIONS = {"--local": "flag", "--file": "value", "--client": "value", "--absolute": "flag"}
 
 
 @command(("hook",), "hook AGENT EVENT", "run one agent hook: the payload JSON on stdin (what the installed hooks call)",
@@ -62,8 +62,15 @@ def _run(ctx: Ctx, opts: dict[str, Any], pos: list[str], install: bool) -> int:
 
     project, has_state = project_dir(ctx)
     target = pos[0]
-    plan = (inst.plan_install if install else inst.plan_uninstall)(
-        project, target, local=bool(opts.get("--local")), file=opts.get("--file"), client=opts.get("--client"))
+    if opts.get("--absolute") and not install:
+        raise UsageError("--absolute applies to install only; uninstall removes agentctl's entries however they call it")
+    kw: dict[str, Any] = {"local": bool(opts.get("--local")), "file": opts.get("--file"), "client": opts.get("--client")}
+    path_note = ""
+    if install:
+        kw["agentctl"] = inst.running_agentctl() if opts.get("--absolute") else "agentctl"
+        if not opts.get("--absolute") and target != "agents-md":
+            path_note = _path_note()
+    plan = (inst.plan_install if install else inst.plan_uninstall)(project, target, **kw)
     results = inst.apply(plan)
     lines = []
     for r in results:
@@ -72,6 +79,8 @@ def _run(ctx: Ctx, opts: dict[str, Any], pos: list[str], install: bool) -> int:
     notes = list(plan.notes) if install else []
     if install and not has_state:
         notes.insert(0, f"no .agent-state in {project} yet: run `agentctl init` there; the hooks do nothing until then")
+    if path_note:
+        ctx.warn(path_note)
     lines += [f"note: {n}" for n in notes]
     if has_state:
         try:
@@ -83,6 +92,27 @@ def _run(ctx: Ctx, opts: dict[str, Any], pos: list[str], install: bool) -> int:
             pass
     ctx.emit(lines, {"ok": True, "target": target, "project": project, "files": results, "notes": notes})
     return EXIT_OK
+
+
+def _path_note() -> str:
+    """A warning when the hooks' bare `agentctl` would not find this agentctl on the PATH the agent inherits."""
+    import shutil
+
+    from agentctl.integrations.install import running_agentctl
+
+    found = shutil.which("agentctl")
+    try:
+        here = running_agentctl()
+    except UsageError:
+        here = ""
+    if found is None:
+        return ("`agentctl` is not on PATH, so the installed hooks (which call `agentctl` by name) would fail in an "
+                "agent started from this environment: put it on PATH, or install with --absolute"
+                + (f" (writes {here})" if here else ""))
+    if here and os.path.realpath(found) != os.path.realpath(here):
+        return (f"the `agentctl` on PATH is {found}, not this one ({here}): the hooks will run that one; "
+                "install with --absolute to call this one")
+    return ""
 
 
 @command(("install",), f"install {TARGET_USAGE}", "add agentctl's hooks / startup protocol / MCP server for an agent",

@@ -37,23 +37,46 @@ def _handler(agent: str, command: str, timeout: int | None) -> dict[str, Any]:
     return out
 
 
-def _grouped(agent: str) -> jsonmerge.Grouped:
+def running_agentctl() -> str:
+    """The full path of the `agentctl` that runs now (for ``install --absolute``)."""
+    import sys
+
+    here = sys.argv[0] if sys.argv else ""
+    if os.path.basename(here) == "agentctl" and os.path.isfile(here):
+        return os.path.abspath(here)
+    beside = os.path.join(os.path.dirname(sys.executable), "agentctl")
+    if os.path.isfile(beside) and os.access(beside, os.X_OK):
+        return beside
+    raise UsageError("--absolute: cannot tell where this agentctl is installed (run as a module?); "
+                     "run the `agentctl` console script by its full path")
+
+
+def _spelled(cmd: str, agentctl: str) -> str:
+    """``agentctl hook ...`` with ``agentctl`` spelled as ``agentctl`` (a name or a full path)."""
+    if agentctl == "agentctl" or not cmd.startswith("agentctl "):
+        return cmd
+    import shlex
+
+    return shlex.quote(agentctl) + cmd[len("agentctl"):]
+
+
+def _grouped(agent: str, agentctl: str = "agentctl") -> jsonmerge.Grouped:
     import importlib
 
     module = importlib.import_module(f"agentctl.integrations.{agent}")
-    return [(event, matcher, _handler(agent, cmd, t)) for event, matcher, cmd, t in module.HOOKS]
+    return [(event, matcher, _handler(agent, _spelled(cmd, agentctl), t)) for event, matcher, cmd, t in module.HOOKS]
 
 
-def _hooks_change(project: str, rel: str, agent: str, install: bool) -> Change:
+def _hooks_change(project: str, rel: str, agent: str, install: bool, agentctl: str = "agentctl") -> Change:
     if agent == "cursor":
         from agentctl.integrations import cursor
 
-        flat = [(event, {"command": cmd}) for event, cmd in cursor.HOOKS]
+        flat = [(event, {"command": _spelled(cmd, agentctl)}) for event, cmd in cursor.HOOKS]
         if install:
             return jsonmerge.plan(project, rel, lambda d: "hooks: " + jsonmerge.merge_flat(d, flat, rel))
         return jsonmerge.plan(project, rel, lambda d: "hooks: " + jsonmerge.unmerge_flat(d, rel),
                               empty_ok=jsonmerge.only_scaffolding)
-    wanted = _grouped(agent)
+    wanted = _grouped(agent, agentctl)
     if install:
         return jsonmerge.plan(project, rel, lambda d: "hooks: " + jsonmerge.merge_grouped(d, wanted, rel))
     return jsonmerge.plan(project, rel, lambda d: "hooks: " + jsonmerge.unmerge_grouped(d, rel),
@@ -98,14 +121,15 @@ def instruction_file(project: str, name: str | None) -> str:
 
 
 def plan_install(project: str, target: str, *, local: bool = False, file: str | None = None,
-                 client: str | None = None) -> Plan:
+                 client: str | None = None, agentctl: str = "agentctl") -> Plan:
+    """``agentctl``: how the hooks and the MCP config call agentctl (its name, or a full path)."""
     _check_options(target, local, file, client)
     plan = Plan()
     if target == "claude":
         from agentctl.integrations import claude
 
         rel = claude.LOCAL_CONFIG if local else claude.CONFIG
-        plan.changes.append(_hooks_change(project, rel, "claude", True))
+        plan.changes.append(_hooks_change(project, rel, "claude", True, agentctl))
         if agentsmd.has_block(project, "AGENTS.md"):
             imp = agentsmd.plan_claude_import(project)
             if imp is not None:
@@ -119,7 +143,7 @@ def plan_install(project: str, target: str, *, local: bool = False, file: str | 
     elif target == "codex":
         from agentctl.integrations import codex
 
-        plan.changes.append(_hooks_change(project, codex.CONFIG, "codex", True))
+        plan.changes.append(_hooks_change(project, codex.CONFIG, "codex", True, agentctl))
         plan.notes.append("Codex loads .codex/ only in a trusted project (trust it when Codex asks, or "
                           "`[projects.\"<path>\"] trust_level = \"trusted\"` in ~/.codex/config.toml), then skips hooks "
                           "it has not reviewed: open `/hooks` in Codex once and trust the agentctl hooks; Codex releases "
@@ -129,7 +153,7 @@ def plan_install(project: str, target: str, *, local: bool = False, file: str | 
     elif target == "gemini":
         from agentctl.integrations import gemini
 
-        plan.changes.append(_hooks_change(project, gemini.CONFIG, "gemini", True))
+        plan.changes.append(_hooks_change(project, gemini.CONFIG, "gemini", True, agentctl))
         plan.notes.append("Gemini CLI runs project hooks only in a trusted folder (trust it when asked; "
                           "`--skip-trust` or GEMINI_CLI_TRUST_WORKSPACE=true for scripts) and warns about new hooks once")
         if not agentsmd.has_block(project, "GEMINI.md"):
@@ -149,7 +173,7 @@ def plan_install(project: str, target: str, *, local: bool = False, file: str | 
     elif target == "cursor":
         from agentctl.integrations import cursor
 
-        plan.changes.append(_hooks_change(project, cursor.CONFIG, "cursor", True))
+        plan.changes.append(_hooks_change(project, cursor.CONFIG, "cursor", True, agentctl))
         plan.changes.append(agentsmd.plan_block(project, cursor.RULE, agentsmd.protocol(), "always-applied rule"))
         plan.notes.append("restart Cursor (or reload the window) so it reads .cursor/hooks.json")
     elif target == "opencode":
@@ -176,7 +200,7 @@ def plan_install(project: str, target: str, *, local: bool = False, file: str | 
     elif target == "mcp":
         assert client is not None
         rel = MCP_CLIENTS[client]
-        plan.changes.append(jsonmerge.plan(project, rel, lambda d: jsonmerge.merge_server(d, MCP_NAME, MCP_SPEC, rel)))
+        plan.changes.append(jsonmerge.plan(project, rel, lambda d: jsonmerge.merge_server(d, MCP_NAME, {**MCP_SPEC, "command": agentctl}, rel)))
         plan.notes.append(f"{'Claude Code asks you once to approve project MCP servers' if client == 'claude' else 'enable the server in Cursor settings > MCP'}")
     return plan
 
