@@ -142,7 +142,7 @@ def cmd_task_start(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
     store = ctx.store()
     paths: list[str] = []
     if "--files" in opts:
-        stdin = sys.stdin.buffer.read() if opts["--files"] == "-" else None
+        stdin = (ctx.data["stdin"] if "stdin" in ctx.data else sys.stdin.buffer.read()) if opts["--files"] == "-" else None
         paths = task.read_list_file(store, opts["--files"], stdin)
         code, why = listcheck.is_code(paths)
         if code and not opts.get("--force"):

@@ -17,7 +17,6 @@ from __future__ import annotations
 import inspect
 import logging
 import os
-import tempfile
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
@@ -89,7 +88,8 @@ class Tools:
         """Found again on every call: another process may have created, moved or changed it."""
         return open_store(explicit=self.state_dir)
 
-    def cli(self, key: tuple[str, ...], opts: dict[str, Any] | None = None, pos: list[str] | None = None) -> str:
+    def cli(self, key: tuple[str, ...], opts: dict[str, Any] | None = None, pos: list[str] | None = None,
+            stdin: bytes | None = None) -> str:
         """Run the CLI command ``key``'s handler with these options; what it would print.
 
         Options whose value is None are left out, as if not given on the command line.
@@ -99,6 +99,8 @@ class Tools:
         from agentctl.registry import COMMANDS
 
         ctx = _Capture(self.state_dir)
+        if stdin is not None:
+            ctx.data["stdin"] = stdin  # what `--files -` reads instead of the server's own stdin
         given = {k: v for k, v in (opts or {}).items() if v is not None and v is not False}
         COMMANDS[key].handler(ctx, given, list(pos or []))
         return "\n".join(ctx.out)
@@ -117,25 +119,68 @@ class Tools:
 
     # -- task ----------------------------------------------------------------------------
     def task_start(self, id: str, desc: str, entries: list[str] | None = None, list_file: str | None = None,
-                   force: bool = False) -> str:
-        """Start a task over project files, given as entries (paths) or list_file (a file of
-        paths, one a line); also starts a fresh files log. Refused over an ACTIVE or PAUSED
-        task unless force."""
+                   force: bool = False, empty: bool = False, auto_stop: bool = False) -> str:
+        """Start a task over project files: entries (paths) or list_file (a project file of
+        paths, one a line); starts a fresh files log. Refused without a list unless empty,
+        over an ACTIVE or PAUSED task unless force. auto_stop: archive it at its first
+        covering verify pass."""
         if entries is not None and list_file is not None:
             raise UsageError("give entries or list_file, not both")
         if list_file == "-":
             raise UsageError("list_file '-' (standard input) is not available over MCP; pass the paths as entries")
-        opts = {"--id": id, "--desc": desc, "--files": list_file, "--force": force}
-        if entries is None:
+        opts = {"--id": id, "--desc": desc, "--force": force, "--empty": empty, "--auto-stop": auto_stop}
+        if entries is None and list_file is None:
             return self.cli(("task", "start"), opts)
-        # The entries become the list file `task start --files` reads: the same rules for each path.
-        for n, entry in enumerate(entries, 1):
-            if "\n" in entry or "\r" in entry:
-                raise UsageError(f"entry {n} contains a line break; give one path per entry")
-        with tempfile.NamedTemporaryFile("wb", prefix="agentctl-mcp-entries-", suffix=".list") as fh:
-            fh.write("\n".join(entries).encode("utf-8", "surrogateescape"))
-            fh.flush()
-            return self.cli(("task", "start"), {**opts, "--files": fh.name})
+        if entries is None:
+            assert list_file is not None
+            data = self._read_project_file(list_file, "list_file")
+        else:
+            # The entries become the list `task start --files -` reads: the same rules for each path.
+            for n, entry in enumerate(entries, 1):
+                if "\n" in entry or "\r" in entry:
+                    raise UsageError(f"entry {n} contains a line break; give one path per entry")
+            data = "\n".join(entries).encode("utf-8", "surrogateescape")
+        return self.cli(("task", "start"), {**opts, "--files": "-"}, stdin=data)
+
+    def _read_project_file(self, raw: str, what: str) -> bytes:
+        """The bytes of a project file (its state folder included), reached without leaving the
+        project through a symlink at any step; anything else is refused in one line that shows
+        nothing of the file."""
+        import stat
+
+        from agentctl.location import project_path
+
+        store = self.store()
+        shown = raw if len(raw) <= 80 else raw[:77] + "..."
+        try:
+            rel = project_path(store, raw, store.project)
+        except UsageError:
+            raise UsageError(f"{what} {shown!r} is not a file of the project {store.project}: MCP tools read only "
+                             "inside the project; give a project path, or pass the paths as entries") from None
+        real_project = os.path.realpath(store.project)
+        try:
+            fd = os.open(os.path.join(store.project, rel), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError as exc:
+            raise UsageError(f"cannot read the list file {raw!r}: {os.strerror(exc.errno or 0)}; "
+                             "give a readable file of paths") from None  # the CLI's words
+        try:
+            where = os.path.realpath(f"/proc/self/fd/{fd}") if os.path.isdir("/proc/self/fd") else os.path.realpath(
+                os.path.join(store.project, rel))
+            if os.path.commonpath([where, real_project]) != real_project:
+                raise UsageError(f"{what} {shown!r} leads outside the project; give a project path")
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise UsageError(f"{what} {shown!r} is not a regular file; give a file of paths")
+            chunks = []
+            left = 64 << 20
+            while left > 0:
+                chunk = os.read(fd, min(left, 1 << 20))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                left -= len(chunk)
+            return b"".join(chunks)
+        finally:
+            os.close(fd)
 
     def task_update(self, done: int | None = None, next: str | None = None, notes: str | None = None,
                     state: Literal["ACTIVE", "PAUSED"] | None = None, seq: int | None = None) -> str:
