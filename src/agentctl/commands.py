@@ -143,7 +143,7 @@ def cmd_task_start(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
     paths: list[str] = []
     if "--files" in opts:
         stdin = (ctx.data["stdin"] if "stdin" in ctx.data else sys.stdin.buffer.read()) if opts["--files"] == "-" else None
-        paths = task.read_list_file(store, opts["--files"], stdin)
+        paths = task.read_list_file(store, opts["--files"], stdin, ctx.data.get("cwd"))
         code, why = listcheck.is_code(paths)
         if code and not opts.get("--force"):
             raise UsageError(f"the list {opts['--files'][:80]!r} looks like a source file: {why}; give a file with one "

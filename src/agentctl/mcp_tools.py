@@ -89,7 +89,7 @@ class Tools:
         return open_store(explicit=self.state_dir)
 
     def cli(self, key: tuple[str, ...], opts: dict[str, Any] | None = None, pos: list[str] | None = None,
-            stdin: bytes | None = None) -> str:
+            stdin: bytes | None = None, cwd: str | None = None) -> str:
         """Run the CLI command ``key``'s handler with these options; what it would print.
 
         Options whose value is None are left out, as if not given on the command line.
@@ -101,6 +101,8 @@ class Tools:
         ctx = _Capture(self.state_dir)
         if stdin is not None:
             ctx.data["stdin"] = stdin  # what `--files -` reads instead of the server's own stdin
+        if cwd is not None:
+            ctx.data["cwd"] = cwd  # what the list's relative paths are relative to (the project root)
         given = {k: v for k, v in (opts or {}).items() if v is not None and v is not False}
         COMMANDS[key].handler(ctx, given, list(pos or []))
         return "\n".join(ctx.out)
@@ -140,7 +142,7 @@ class Tools:
                 if "\n" in entry or "\r" in entry:
                     raise UsageError(f"entry {n} contains a line break; give one path per entry")
             data = "\n".join(entries).encode("utf-8", "surrogateescape")
-        return self.cli(("task", "start"), {**opts, "--files": "-"}, stdin=data)
+        return self.cli(("task", "start"), {**opts, "--files": "-"}, stdin=data, cwd=self.store().project)
 
     def _read_project_file(self, raw: str, what: str) -> bytes:
         """The bytes of a project file (its state folder included), reached without leaving the
