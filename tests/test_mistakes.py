@@ -10,7 +10,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from tests.conftest import AGENTCTL, BIN, run, snapshot
 
 

@@ -13,7 +13,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from tests.conftest import AGENTCTL, run, snapshot
 
 SECRET = "SECRET-LINE-do-not-echo"

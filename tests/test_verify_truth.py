@@ -14,7 +14,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from tests.conftest import AGENTCTL, run
 
 FIXTURES = Path(__file__).parent / "fixtures" / "verify"

@@ -24,7 +24,6 @@ from __future__ import annotations
 import fcntl
 import os
 import stat
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -140,7 +139,7 @@ def _version(store: Store, report: Report) -> bool:
         text = (data or b"").decode("utf-8", "replace").strip()[:30]
         if report.fix:
             assert data is not None
-            store.quarantine("VERSION", 0, data.replace(b"\n", b"\\n"), why="damaged VERSION")
+            _keep_copy(store, "VERSION", "damaged VERSION, replaced")
             store.replace("VERSION", f"FORMAT={FORMAT_VERSION}\n".encode())
             report.repaired(f"VERSION was damaged ({text!r}); set to FORMAT={FORMAT_VERSION} (old content quarantined)")
         else:
@@ -195,18 +194,16 @@ def _walk(store: Store) -> list[tuple[str, os.stat_result]]:
     return out
 
 
-def _move_aside(store: Store, rel: str, report: Report) -> str:
-    """Rename ``rel`` (a symlink, FIFO, folder...) into logs/ without following or reading it."""
-    stamp = time.strftime("%Y%m%dT%H%M%S")
-    logs = store.path("logs")
-    into_logs = rel != "logs" and os.path.isdir(logs) and not os.path.islink(logs)
-    dest = f"{'logs/' if into_logs else ''}quarantine-{stamp}-{rel.replace('/', '_').lstrip('.')}"
-    n = 2
-    base = dest
-    while os.path.lexists(store.path(dest)):
-        dest = f"{base}.{n}"
-        n += 1
+def _move_aside(store: Store, rel: str, report: Report, why: str = "moved aside") -> str:
+    """Rename ``rel`` (a symlink, FIFO, folder...) into logs/ without following or reading it; note it."""
+    from agentctl import quarantine
+
+    dest = quarantine.free_name(store, rel)
     os.rename(store.path(rel), store.path(dest))
+    try:
+        quarantine.note(store, rel, dest, why)
+    except (AgentctlError, OSError):
+        pass  # logs/ itself was what moved: the report still names where it went
     return dest
 
 
@@ -279,13 +276,12 @@ def _temps(store: Store, report: Report) -> None:
             report.notes.append(f"{store.shown(rel)} belongs to a running agentctl")
             continue
         if report.fix:
-            try:
-                os.unlink(store.path(rel))
-            except FileNotFoundError:
+            if not os.path.lexists(store.path(rel)):
                 continue
-            report.repaired(f"removed the stale temporary file {store.shown(rel)}")
+            dest = _move_aside(store, rel, report, why="temporary file left by a killed agentctl")
+            report.repaired(f"moved the stale temporary file {store.shown(rel)} to {store.shown(dest)}")
         else:
-            report.problem(f"{store.shown(rel)} is a temporary file left by a killed agentctl (`--fix` removes it)")
+            report.problem(f"{store.shown(rel)} is a temporary file left by a killed agentctl (`--fix` moves it to logs/)")
 
 
 def _locks(store: Store, report: Report) -> None:
@@ -342,6 +338,7 @@ def _salvage_kv(store: Store, rel: str, keys: tuple[str, ...] | None) -> tuple[d
 
 def _rewrite_kv(store: Store, rel: str, fields: dict[str, str], bad: list[tuple[int, bytes]], report: Report,
                 what: str) -> None:
+    _keep_copy(store, rel, f"rewritten by doctor --fix: {what}")
     for off, raw in bad:
         store.quarantine(rel, off, raw, why="damaged line")
     store.replace(rel, codec.format_status(fields))
@@ -428,6 +425,8 @@ def _task_list(store: Store, report: Report, fields: dict[str, str]) -> None:
     name = fields.get("LIST", "")
     if state != "IDLE" and not name and fields.get("TOTAL", "0") not in ("", "0"):
         report.problem(f"{store.shown(task.STATUS)}: the {state} task names no list file; restart it with `agentctl task start --force`")
+    if name and not store.exists(f"services/task/{name}") and state != "IDLE":
+        name = _adopt_list(store, report, fields, name)
     if name:
         rel = f"services/task/{name}"
         if not store.exists(rel):
@@ -456,6 +455,7 @@ def _task_list(store: Store, report: Report, fields: dict[str, str]) -> None:
                         task._refresh(new, entries)
                         new["SEQ"] = str(int(fields.get("SEQ", "0")) + 1)
                         new["UPDATED"] = now_iso()
+                        _keep_copy(store, task.STATUS, "DONE/TOTAL recomputed from the list")
                         store.replace(task.STATUS, codec.format_status({k: new[k] for k in task.KEYS if k in new}))
                         report.repaired(text + "; recomputed from the list")
                     else:
@@ -468,11 +468,47 @@ def _task_list(store: Store, report: Report, fields: dict[str, str]) -> None:
         if other.startswith("list-") and other != name:
             rel = f"services/task/{other}"
             if report.fix:
-                os.unlink(store.path(rel))
-                report.repaired(f"removed {store.shown(rel)}, a list no status names (left by a killed update)")
+                dest = _move_aside(store, rel, report, why="a list no status names (left by a killed update)")
+                report.repaired(f"moved {store.shown(rel)}, a list no status names, to {store.shown(dest)}")
             else:  # harmless: readers follow the status, never a stray list
                 report.notes.append(f"{store.shown(rel)} is a list no status names (left by a killed update; "
-                                    "`--fix` removes it)")
+                                    "`--fix` moves it to logs/)")
+
+
+def _adopt_list(store: Store, report: Report, fields: dict[str, str], name: str) -> str:
+    """The status names a list that is gone but another list file is there (the only copy of the
+    entries): point the status at the newest one instead of ever removing it. Returns the name used."""
+    from agentctl import task
+
+    others = [n for n in _list_files(store) if n != name]
+    if not others:
+        return name
+    newest = others[-1]
+    text = (f"{store.shown(task.STATUS)} names {name}, which is missing, while {store.shown('services/task/' + newest)} "
+            "holds the entries")
+    if not report.fix:
+        report.problem(text + " (`--fix` points the status at it)")
+        return name
+    new = dict(fields)
+    new["LIST"] = newest
+    try:
+        task._refresh(new, task.read_entries(store, dict(new)))
+    except StateError:
+        pass
+    new["SEQ"] = str(max(int(fields.get("SEQ", "0") or 0), _seq_floor(store)) + 1)
+    new["UPDATED"] = now_iso()
+    _keep_copy(store, task.STATUS, f"pointed at {newest}: the list it named ({name}) is missing")
+    store.replace(task.STATUS, codec.format_status({k: new[k] for k in task.KEYS if k in new}))
+    fields.clear()
+    fields.update(new)
+    report.repaired(text + f"; the status now names {newest}, kept as it was")
+    return newest
+
+
+def _keep_copy(store: Store, rel: str, why: str) -> None:
+    from agentctl import quarantine
+
+    quarantine.keep_copy(store, rel, why)
 
 
 def _list_files(store: Store) -> list[str]:
@@ -510,6 +546,7 @@ def _salvage_list(store: Store, report: Report, fields: dict[str, str]) -> None:
             out.append(codec.record(parts[0], *(codec.decode(p) for p in parts[1:])))
         except ValueError:
             bad.append((here, raw))
+    _keep_copy(store, rel, "task list rewritten by doctor --fix")
     for off, raw in bad:
         store.quarantine(rel, off, raw, why="damaged entry")
     store.replace(rel, b"".join(out))
@@ -597,18 +634,44 @@ def _constraints(store: Store, report: Report) -> None:
         for here, raw in _lines(data):
             if not raw:
                 continue
-            try:
-                pri, sep, text = raw.decode("utf-8").partition("|")
-                if not sep or pri not in constraints.PRIORITIES:
-                    raise ValueError
-                codec.decode(text)
+            if _rule_readable(raw):  # read by the very parser the hooks use: a readable rule is never moved
                 keep.append(raw + b"\n")
-            except ValueError:
+            else:
                 bad.append((here, raw))
+        if not bad:
+            report.problem(f"{store.shown(constraints.STATUS)} cannot be read as a whole although each line can "
+                           "(left as it is; check it by hand)")
+            return
+        _keep_copy(store, constraints.STATUS, "rules file rewritten without its unreadable lines")
         for off, raw in bad:
-            store.quarantine(constraints.STATUS, off, raw, why="damaged line")
+            store.quarantine(constraints.STATUS, off, raw, why="unreadable rule line")
         store.replace(constraints.STATUS, b"".join(keep))
         report.repaired(f"{store.shown(constraints.STATUS)}: kept {len(keep)} rules, moved {len(bad)} damaged lines to logs/quarantine-*.log")
+
+
+class _OneLine:
+    """A stand-in store holding one line as the constraints file, to ask the real parser about it."""
+
+    def __init__(self, line: bytes) -> None:
+        self.line = line
+
+    def read(self, rel: str, cap: int = 0) -> bytes:
+        return self.line + b"\n"
+
+    def shown(self, rel: str) -> str:
+        return rel
+
+
+def _rule_readable(raw: bytes) -> bool:
+    from agentctl import constraints
+
+    try:
+        constraints.read(_OneLine(raw))  # type: ignore[arg-type]
+    except StateError:
+        return False
+    except Exception:  # the parser wanted more of a store than this: keep the line rather than guess
+        return True
+    return True
 
 
 def _kv_service(store: Store, rel: str, lock: str, reader: Callable[[Store], object], keys: tuple[str, ...],

@@ -87,10 +87,10 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
     if vstate == "FAILED":
         errs = vfields.get("ERRORS", "").split("\n") if vfields.get("ERRORS") else []
         how = vfields.get("REASON") or f"exit {vfields.get('EXIT_CODE', '?')}"
-        count = vfields.get("ERROR_COUNT", "0")
+        nerr = vfields.get("ERROR_COUNT", "0")
         group = [
             f"VERIFY FAILED `{_v(vfields.get('COMMAND', ''), 120)}` {_v(how, 80)}"
-            + (f", {count} error lines" if count not in ("", "0") else "")
+            + (f", {nerr} error lines" if nerr not in ("", "0") else "")
             + (f", {vfields['ATTEMPTS']} failed runs in a row" if vfields.get("ATTEMPTS", "1") not in ("", "0", "1") else "")
         ]
         group += [f"  {_v(e, 160)}" for e in errs[:ERROR_LINES]]
@@ -121,9 +121,13 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
             optional.append([_cap(f"CLAIMED by helpers (not yours, NEXT skips them): {len(held)} entries: "
                                   + ", ".join(f"{codec.encode(p)} ({codec.encode(a)})" for p, a, _ in held[:5]), 400)])
     if "files" in active:
-        count, exact, last = files.recent(store, 3)  # a bounded read of the log's end, however long it is
+        count, exact, last = files.recent(store, 3)  # the last paths: a bounded read of the log's end
+        if not exact:
+            from agentctl.filecount import touched_count
+
+            count = touched_count(store)  # the count: exact however long the log (see filecount)
         if count:
-            optional.append([f"FILES {count}{'' if exact else '+'} touched, last: " + ", ".join(_v(p, 100) for p in last)])
+            optional.append([f"FILES {count} touched, last: " + ", ".join(_v(p, 100) for p in last)])
     others = [r for r in rules if r.priority != "P0"]
     if others:
         optional.append([f"{r.priority}|{_v(r.text)}" for r in others])
