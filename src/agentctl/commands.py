@@ -354,7 +354,10 @@ def cmd_files_stop(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
 
     from agentctl import files
 
+    from agentctl.task import empty_files_log
+
     rel = files.archive(ctx.store(), f"files-{time.strftime('%Y%m%dT%H%M%S')}")
+    empty_files_log(ctx.store())
     ctx.emit([f"files log archived to {rel}" if rel else "files log was empty; nothing archived"], {"ok": True, "archive": rel})
     return EXIT_OK
 
@@ -580,3 +583,6 @@ def cmd_custom(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
     return EXIT_OK if result.code == 0 else EXIT_NO
 
 
+
+
+from agentctl import commands_task  # noqa: E402,F401  (registers task add/reopen/skip)

@@ -541,7 +541,7 @@ def _salvage_list(store: Store, report: Report, fields: dict[str, str]) -> None:
             recoded += 1
         parts = line.split("|")
         try:
-            if len(parts) < 2 or parts[0] not in ("todo", "done"):
+            if len(parts) < 2 or parts[0] not in task.MARKS:
                 raise ValueError
             out.append(codec.record(parts[0], *(codec.decode(p) for p in parts[1:])))
         except ValueError:
@@ -773,5 +773,5 @@ def _list_ok(store: Store, rel: str) -> None:
         if not raw:
             continue
         rec = raw.decode("utf-8", "surrogateescape").split("|")
-        if len(rec) < 2 or rec[0] not in ("todo", "done"):
+        if len(rec) < 2 or rec[0] not in ("todo", "done", "skip"):
             raise StateError(f"{store.shown(rel)} line {lineno} is not MARK|PATH")

@@ -53,7 +53,8 @@ def append_index(store: Store, archived: dict[str, str], archive_rel: str) -> No
         archived.get("STARTED", ""),
         archived.get("ENDED", ""),
         archived.get("DURATION", ""),
-        f"{archived.get('DONE', '0')}/{archived.get('TOTAL', '0')}",
+        f"{archived.get('DONE', '0')}/{archived.get('TOTAL', '0')}"
+        + (f" ({archived['SKIPPED']} SKIPPED)" if archived.get("SKIPPED", "0") != "0" else ""),
         archived.get("FILES_TOUCHED", "0"),
         archived.get("LAST_VERIFY", "never"),
         archived.get("VERIFIED", ""),

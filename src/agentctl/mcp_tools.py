@@ -33,6 +33,9 @@ FULL = (
     "task_start",
     "task_update",
     "task_done",
+    "task_add",
+    "task_reopen",
+    "task_skip",
     "task_stop",
     "files_log",
     "files_check",
@@ -195,6 +198,19 @@ class Tools:
         """Mark task entries done (already done: no change). NEXT moves on; DONE reaching
         TOTAL sets STATE=DONE. Returns APPLIED=1|0 and the new SEQ."""
         return self.cli(("task", "done"), pos=paths)
+
+    def task_add(self, paths: list[str], after: str | None = None) -> str:
+        """Add entries (project paths) to the running task, after the entry after, else at the
+        end; entries already listed stay where they are. Returns APPLIED=1|0 and the new SEQ."""
+        return self.cli(("task", "add"), {"--after": after}, pos=paths)
+
+    def task_reopen(self, path: str, reason: str) -> str:
+        """Take back a done (or skip) given by mistake: the entry is todo again (reason kept)."""
+        return self.cli(("task", "reopen"), {"--reason": reason}, pos=[path])
+
+    def task_skip(self, path: str, reason: str) -> str:
+        """Set an entry aside as not to be done: counted as SKIPPED, apart from DONE (reason kept)."""
+        return self.cli(("task", "skip"), {"--reason": reason}, pos=[path])
 
     def task_stop(self, force: bool = False) -> str:
         """Archive the task, its list and its files log to logs/ and go back to IDLE. Refused

@@ -71,7 +71,8 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
     state = fields.get("STATE", "IDLE")
     nxt = fields.get("NEXT", "")
     if state != "IDLE":
-        line = f"TASK {_v(fields.get('TASK_ID', ''), 64)} {state} {fields.get('DONE', '0')}/{fields.get('TOTAL', '0')} SEQ={fields.get('SEQ', '0')}: {_v(fields.get('DESC', ''), 200)}"
+        skipped = f" ({fields['SKIPPED']} SKIPPED)" if fields.get("SKIPPED", "0") != "0" else ""
+        line = f"TASK {_v(fields.get('TASK_ID', ''), 64)} {state} {fields.get('DONE', '0')}/{fields.get('TOTAL', '0')}{skipped} SEQ={fields.get('SEQ', '0')}: {_v(fields.get('DESC', ''), 200)}"
         group = [line]
         mine: list[tuple[str, str, int]] = []
         if agent is not None:

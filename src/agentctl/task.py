@@ -38,6 +38,7 @@ KEYS = (
     "AUTO_STOP",
 )
 MAX_ENTRIES = 100_000
+MARKS = ("todo", "done", "skip")  # skip: set aside by `task skip`, counted apart from DONE
 MAX_LIST_BYTES = 64 << 20
 
 
@@ -84,6 +85,11 @@ class Entry:
     @property
     def done(self) -> bool:
         return self.mark == "done"
+
+    @property
+    def closed(self) -> bool:
+        """Done, or skipped (set aside as not to be done): no longer work to do."""
+        return self.mark in ("done", "skip")
 
 
 def read_status(store: Store) -> dict[str, str]:
@@ -134,7 +140,7 @@ def read_entries(store: Store, fields: dict[str, str]) -> list[Entry]:
         if not line:
             continue
         parts = line.split("|")
-        if len(parts) < 2 or parts[0] not in ("todo", "done"):
+        if len(parts) < 2 or parts[0] not in MARKS:
             raise StateError(f"{store.shown(rel)} line {lineno} is not MARK|PATH; run `agentctl doctor`")
         try:
             entries.append(Entry(parts[0], codec.decode(parts[1]), [codec.decode(p) for p in parts[2:]]))
@@ -204,7 +210,7 @@ def claim_of(e: Entry) -> tuple[str, int] | None:
 
 def _live_claim(e: Entry, now: float) -> tuple[str, int] | None:
     c = claim_of(e)
-    return c if c is not None and not e.done and c[1] > now else None
+    return c if c is not None and not e.closed and c[1] > now else None
 
 
 def _release(e: Entry) -> None:
@@ -228,7 +234,7 @@ def _first_todo(entries: list[Entry]) -> str:
     """
     now = time.time()
     for e in entries:
-        if not e.done and _live_claim(e, now) is None:
+        if not e.closed and _live_claim(e, now) is None:
             return e.path
     return ""
 
@@ -253,20 +259,23 @@ def _commit(store: Store, old: dict[str, str], new: dict[str, str], entries: lis
 def _refresh(fields: dict[str, str], entries: list[Entry]) -> None:
     total = len(entries)
     done = sum(1 for e in entries if e.done)
+    skipped = sum(1 for e in entries if e.mark == "skip")
     fields["TOTAL"] = str(total)
     fields["DONE"] = str(done)
+    if skipped or "SKIPPED" in fields:
+        fields["SKIPPED"] = str(skipped)
     pinned = fields.get("NEXT_PINNED") == "1"
     if pinned:
         pin = fields.get("NEXT", "")
-        if any(e.path == pin and e.done for e in entries):
+        if any(e.path == pin and e.closed for e in entries):
             pinned = False
     if not pinned:
         fields["NEXT_PINNED"] = "0"
         fields["NEXT"] = _first_todo(entries)
-    claimed = sum(1 for e in entries if not e.done and claim_of(e) is not None)
+    claimed = sum(1 for e in entries if not e.closed and claim_of(e) is not None)
     if claimed or fields.get("CLAIMS", "0") != "0":
         fields["CLAIMS"] = str(claimed)
-    if total and done >= total and fields.get("STATE") in ("ACTIVE", "PAUSED"):
+    if total and done + skipped >= total and fields.get("STATE") in ("ACTIVE", "PAUSED"):
         fields["STATE"] = "DONE"
         fields["NEXT"] = ""
         fields["NEXT_PINNED"] = "0"
@@ -530,15 +539,15 @@ def update(
             target = next((e for e in entries if e.path == next_path), None)
             if target is None:
                 raise UsageError(f"--next {next_path!r} is not an entry of task {old.get('TASK_ID')}; give a listed path")
-            if target.done:
-                raise UsageError(f"--next {next_path!r} is already done; give an entry not yet done")
+            if target.closed:
+                raise UsageError(f"--next {next_path!r} is already {'done' if target.done else 'skipped'}; give an entry not yet done")
             new["NEXT"] = next_path
             new["NEXT_PINNED"] = "1"
         if done:
             now = time.time()  # entries claimed by helpers are theirs: --done N never takes one
-            order = [e for e in entries if e.path == new.get("NEXT") and not e.done and _live_claim(e, now) is None]
-            order += [e for e in entries if not e.done and e not in order and _live_claim(e, now) is None]
-            if entries and not order and any(not e.done for e in entries):
+            order = [e for e in entries if e.path == new.get("NEXT") and not e.closed and _live_claim(e, now) is None]
+            order += [e for e in entries if not e.closed and e not in order and _live_claim(e, now) is None]
+            if entries and not order and any(not e.closed for e in entries):
                 raise CheckFailed(
                     f"every entry left in task {old.get('TASK_ID')} is claimed by a helper under a live lease; "
                     "mark one by name with `agentctl task done PATH`, or wait for the claims to end"
@@ -617,7 +626,7 @@ def claim(store: Store, agent: str, lease: int = DEFAULT_LEASE) -> ClaimResult:
             raise UsageError(f"task {old.get('TASK_ID')} is PAUSED; resume it with `agentctl task update --state ACTIVE` first")
         entries = read_entries(store, old)
         now = time.time()
-        target = next((e for e in entries if not e.done and _live_claim(e, now) is None), None)
+        target = next((e for e in entries if not e.closed and _live_claim(e, now) is None), None)
         if target is None:
             live = [c for c in (_live_claim(e, now) for e in entries) if c is not None]
             if not live:
@@ -761,6 +770,7 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
         new = {"STATE": "IDLE", "SEQ": str(seq + 1), "TASK_ID": task_id}
         _commit(store, old, new, None)
         files.archive(store, f"files-{task_id}{dot}")
+        empty_files_log(store)
         verify.archive_task(store, f"verify-{task_id}{dot}")
         history.append_index(store, archived, done_rel)
     store.log_change("task", "stop", f"{task_id} -> {done_rel}" + (" FORCED" if ev.blocks_stop else ""))
@@ -769,6 +779,16 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
     except (OSError, StateError) as exc:
         store.log_change("gc", "failed", str(exc)[:200])
     return StopResult(task_id, done_rel, warning, archived, ev.blocks_stop, ev.line())
+
+
+def empty_files_log(store: Store) -> None:
+    """After the files log is archived, an empty one in its place: every service's status file
+    stays there (agents read services/files/status directly)."""
+    from agentctl import files
+
+    with store.lock(files.LOCK):
+        if not store.exists(files.LOG):
+            store.replace(files.LOG, b"")
 
 
 def _duration(started: str, ended: float) -> str:
