@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from tests.conftest import run
 
 STATE = ".agent-state"

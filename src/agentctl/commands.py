@@ -353,7 +353,6 @@ def cmd_files_stop(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
     import time
 
     from agentctl import files
-
     from agentctl.task import empty_files_log
 
     rel = files.archive(ctx.store(), f"files-{time.strftime('%Y%m%dT%H%M%S')}")
