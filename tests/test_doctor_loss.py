@@ -10,7 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from tests.conftest import run
+
+from conftest import run
 
 STATE = ".agent-state"
 

@@ -10,7 +10,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from tests.conftest import AGENTCTL, BIN, run, snapshot
+
+from conftest import AGENTCTL, BIN, run, snapshot
 
 
 def _status(project: Path) -> dict[str, str]:

@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.conftest import run
+
+from conftest import run
 
 STATE = ".agent-state"
 

@@ -14,7 +14,8 @@ import time
 from pathlib import Path
 
 import pytest
-from tests.conftest import AGENTCTL, run
+
+from conftest import AGENTCTL, run
 
 FIXTURES = Path(__file__).parent / "fixtures" / "verify"
 EXPECTED: dict[str, list[str]] = json.loads((FIXTURES / "expected.json").read_text())

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from agentctl.cli import Ctx
+    from agentctl.registry import Ctx
     from agentctl.store import Store
 
 SETTINGS = "services/task/settings"

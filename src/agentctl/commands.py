@@ -9,23 +9,13 @@ from __future__ import annotations
 import os
 import sys
 
+from agentctl.commands_task import _public, _seq_text, _warn_untouched  # also registers task start/add/...
 from agentctl.errors import EXIT_NO, EXIT_OK, UsageError
 from agentctl.registry import Ctx, command
 
 TYPE_CHECKING = False  # no `typing` at run time on the hot path
 if TYPE_CHECKING:
     from typing import Any
-
-
-def _seq_text(applied: bool, fields: dict[str, str], message: str = "") -> list[str]:
-    from agentctl.codec import encode
-
-    lines = [f"APPLIED={1 if applied else 0}"]
-    for key in ("SEQ", "STATE", "DONE", "TOTAL", "NEXT"):
-        lines.append(f"{key}={encode(fields.get(key, ''))}")
-    if message:
-        lines.append(f"NOTE={message}")
-    return lines
 
 
 # -- init / status / resume / prompt -------------------------------------------------------
@@ -126,51 +116,6 @@ def cmd_runlevel(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
 
 # -- task -------------------------------------------------------------------------------------
 
-TASK_START_USAGE = "task start --id ID --desc TEXT --files LIST|- | --empty [--force] [--auto-stop]"
-
-
-@command(("task", "start"), TASK_START_USAGE,
-         "start a task over a list of files (one path a line; - reads stdin); --auto-stop archives it at its first covering pass",
-         {"--id": "value", "--desc": "value", "--files": "value", "--force": "flag", "--empty": "flag", "--auto-stop": "flag"})
-def cmd_task_start(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
-    from agentctl import listcheck, task
-
-    if "--id" not in opts or "--desc" not in opts:
-        raise UsageError(f"usage: agentctl {TASK_START_USAGE}")
-    if opts.get("--empty") and "--files" in opts:
-        raise UsageError("give --files LIST or --empty, not both")
-    store = ctx.store()
-    paths: list[str] = []
-    if "--files" in opts:
-        stdin = (ctx.data["stdin"] if "stdin" in ctx.data else sys.stdin.buffer.read()) if opts["--files"] == "-" else None
-        paths = task.read_list_file(store, opts["--files"], stdin, ctx.data.get("cwd"))
-        code, why = listcheck.is_code(paths)
-        if code and not opts.get("--force"):
-            raise UsageError(f"the list {opts['--files'][:80]!r} looks like a source file: {why}; give a file with one "
-                             "path a line, or --force to use these lines as paths anyway")
-        if not paths and not opts.get("--empty"):
-            raise UsageError(f"the list {opts['--files'][:80]!r} holds no path; give a file with one path a line, "
-                             "or --empty to start a task without a list")
-    from agentctl import autostop
-
-    replaced: list[task.StopResult] = []
-    fields = task.start(store, opts["--id"], opts["--desc"], paths, force=bool(opts.get("--force")), replaced=replaced,
-                        allow_empty=bool(opts.get("--empty")), settings=autostop.start_settings(store, bool(opts.get("--auto-stop"))))
-    for old in replaced:
-        ctx.warn(f"--force: task {old.task_id} was archived first to {old.archive} (not discarded)")
-    missing = [p for p in paths if not os.path.lexists(os.path.join(store.project, p))]
-    if missing:
-        ctx.warn(f"{len(missing)} of {len(paths)} entries do not exist yet (first: {missing[0]}); "
-                 "fine for files the task creates, otherwise check the list's paths (relative to where you ran this)")
-    lines = [f"task {fields['TASK_ID']} started: {fields['TOTAL']} entries"] + task.status_lines(fields)
-    ctx.emit(lines, {"ok": True, "task": _public(fields)})
-    return EXIT_OK
-
-
-def _public(fields: dict[str, str]) -> dict[str, str]:
-    return {k: v for k, v in fields.items() if k not in ("LIST", "NEXT_PINNED")}
-
-
 @command(("task", "update"), "task update [--done N] [--next PATH] [--notes TEXT] [--state ACTIVE|PAUSED] [--seq N]",
          "record progress; with --seq N it applies only when SEQ is N (a replay is a no-op)",
          {"--done": "int1", "--next": "value", "--notes": "value", "--state": "value", "--seq": "int"})
@@ -201,23 +146,6 @@ def cmd_task_done(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
              {"applied": result.applied, "seq": int(result.fields.get("SEQ", "0")), "message": result.message,
               "marked": result.changed, "task": _public(result.fields)})
     return EXIT_OK
-
-
-def _warn_untouched(ctx: Ctx, store: Any, marked: list[str]) -> None:
-    """`task done` on an entry the files log never saw changed in this task: say so (it may be a slip)."""
-    import os as _os
-
-    from agentctl import files
-
-    if not marked or not store.exists(files.LOG):
-        return
-    untouched = [p for p in marked[:50] if not files.check(store, p)]
-    for p in untouched[:3]:
-        gone = "" if _os.path.lexists(_os.path.join(store.project, p)) else " (and it does not exist)"
-        ctx.warn(f"{p} was marked done but this task never changed it{gone}: if you did edit it, record it with "
-                 f"`agentctl files log MODIFY {p}`; if it was marked by mistake, `agentctl task reopen {p} --reason TEXT`")
-    if len(untouched) > 3:
-        ctx.warn(f"{len(untouched) - 3} more entries marked done were never changed in this task")
 
 
 @command(("task", "stop"), "task stop [--force]", "archive the task to logs/ and go back to IDLE", {"--force": "flag"})
@@ -353,10 +281,10 @@ def cmd_files_stop(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
     import time
 
     from agentctl import files
-    from agentctl.task import empty_files_log
-
     rel = files.archive(ctx.store(), f"files-{time.strftime('%Y%m%dT%H%M%S')}")
-    empty_files_log(ctx.store())
+    from agentctl.filecount import keep_empty
+
+    keep_empty(ctx.store())
     ctx.emit([f"files log archived to {rel}" if rel else "files log was empty; nothing archived"], {"ok": True, "archive": rel})
     return EXIT_OK
 
@@ -583,5 +511,3 @@ def cmd_custom(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
 
 
 
-
-from agentctl import commands_task  # noqa: E402,F401  (registers task add/reopen/skip)

@@ -1,19 +1,96 @@
-"""Command handlers for correcting a running task's list: `task add`, `task reopen`, `task skip`.
+"""Command handlers for starting and correcting a task's list: `task start`, `task add`, `task reopen`,
+`task skip`, and the output helpers the other task commands share.
 
-Registered with the core commands (``commands`` imports this module); the work is in ``tasklist``.
+Registered with the core commands (``commands`` imports this module); the work is in ``task`` and
+``tasklist``.
 """
 
 from __future__ import annotations
 
-from agentctl.cli import Ctx, command
-from agentctl.commands import _public, _seq_text
+import os
+import sys
+
 from agentctl.errors import EXIT_OK, UsageError
+from agentctl.registry import Ctx, command
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
     from agentctl.task import UpdateResult
+
+
+def _seq_text(applied: bool, fields: dict[str, str], message: str = "") -> list[str]:
+    from agentctl.codec import encode
+
+    lines = [f"APPLIED={1 if applied else 0}"]
+    for key in ("SEQ", "STATE", "DONE", "TOTAL", "NEXT"):
+        lines.append(f"{key}={encode(fields.get(key, ''))}")
+    if message:
+        lines.append(f"NOTE={message}")
+    return lines
+
+
+def _public(fields: dict[str, str]) -> dict[str, str]:
+    return {k: v for k, v in fields.items() if k not in ("LIST", "NEXT_PINNED")}
+
+
+def _warn_untouched(ctx: Ctx, store: Any, marked: list[str]) -> None:
+    """`task done` on an entry the files log never saw changed in this task: say so (it may be a slip)."""
+    import os as _os
+
+    from agentctl import files
+
+    if not marked or not store.exists(files.LOG):
+        return
+    untouched = [p for p in marked[:50] if not files.check(store, p)]
+    for p in untouched[:3]:
+        gone = "" if _os.path.lexists(_os.path.join(store.project, p)) else " (and it does not exist)"
+        ctx.warn(f"{p} was marked done but this task never changed it{gone}: if you did edit it, record it with "
+                 f"`agentctl files log MODIFY {p}`; if it was marked by mistake, `agentctl task reopen {p} --reason TEXT`")
+    if len(untouched) > 3:
+        ctx.warn(f"{len(untouched) - 3} more entries marked done were never changed in this task")
+
+
+TASK_START_USAGE = "task start --id ID --desc TEXT --files LIST|- | --empty [--force] [--auto-stop]"
+
+
+@command(("task", "start"), TASK_START_USAGE,
+         "start a task over a list of files (one path a line; - reads stdin)",
+         {"--id": "value", "--desc": "value", "--files": "value", "--force": "flag", "--empty": "flag", "--auto-stop": "flag"})
+def cmd_task_start(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
+    from agentctl import listcheck, task
+
+    if "--id" not in opts or "--desc" not in opts:
+        raise UsageError(f"usage: agentctl {TASK_START_USAGE}")
+    if opts.get("--empty") and "--files" in opts:
+        raise UsageError("give --files LIST or --empty, not both")
+    store = ctx.store()
+    paths: list[str] = []
+    if "--files" in opts:
+        stdin = (ctx.data["stdin"] if "stdin" in ctx.data else sys.stdin.buffer.read()) if opts["--files"] == "-" else None
+        paths = task.read_list_file(store, opts["--files"], stdin, ctx.data.get("cwd"))
+        code, why = listcheck.is_code(paths)
+        if code and not opts.get("--force"):
+            raise UsageError(f"the list {opts['--files'][:80]!r} looks like a source file: {why}; give a file with one "
+                             "path a line, or --force to use these lines as paths anyway")
+        if not paths and not opts.get("--empty"):
+            raise UsageError(f"the list {opts['--files'][:80]!r} holds no path; give a file with one path a line, "
+                             "or --empty to start a task without a list")
+    from agentctl import autostop
+
+    replaced: list[task.StopResult] = []
+    fields = task.start(store, opts["--id"], opts["--desc"], paths, force=bool(opts.get("--force")), replaced=replaced,
+                        allow_empty=bool(opts.get("--empty")), settings=autostop.start_settings(store, bool(opts.get("--auto-stop"))))
+    for old in replaced:
+        ctx.warn(f"--force: task {old.task_id} was archived first to {old.archive} (not discarded)")
+    missing = [p for p in paths if not os.path.lexists(os.path.join(store.project, p))]
+    if missing:
+        ctx.warn(f"{len(missing)} of {len(paths)} entries do not exist yet (first: {missing[0]}); "
+                 "fine for files the task creates, otherwise check the list's paths (relative to where you ran this)")
+    lines = [f"task {fields['TASK_ID']} started: {fields['TOTAL']} entries"] + task.status_lines(fields)
+    ctx.emit(lines, {"ok": True, "task": _public(fields)})
+    return EXIT_OK
 
 
 def _emit(ctx: Ctx, result: UpdateResult) -> int:
@@ -30,8 +107,6 @@ def _emit(ctx: Ctx, result: UpdateResult) -> int:
          "add entries to the running task (after the entry --after, else at the end)", {"--after": "value"},
          min_pos=1, max_pos=None)
 def cmd_task_add(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
-    import os
-
     from agentctl import listcheck, tasklist
     from agentctl.location import project_path
 

@@ -30,6 +30,11 @@ from typing import Any
 
 from agentctl import codec
 from agentctl.errors import EXIT_NO, EXIT_OK, AgentctlError, StateError
+from agentctl.quarantine import adopt_list as _adopt_list
+from agentctl.quarantine import keep_copy as _keep_copy
+from agentctl.quarantine import list_files as _list_files
+from agentctl.quarantine import rule_readable as _rule_readable
+from agentctl.quarantine import seq_floor as _seq_floor
 from agentctl.registry import Ctx, command
 from agentctl.store import FORMAT_VERSION, STATE_DIRNAME, Store, now_iso, parse_temp_name, temp_is_dead
 
@@ -346,26 +351,6 @@ def _rewrite_kv(store: Store, rel: str, fields: dict[str, str], bad: list[tuple[
     report.repaired(f"{store.shown(rel)}: {what}{moved}")
 
 
-def _seq_floor(store: Store) -> int:
-    """The highest SEQ any trace of the task shows (list file names, archives), so SEQ never goes back."""
-    best = 0
-    for folder, prefix in (("services/task", "list-"), ("logs", "task-")):
-        try:
-            names = os.listdir(store.path(folder))
-        except OSError:
-            continue
-        for name in names:
-            if prefix == "list-" and name.startswith("list-") and name[5:].isdigit():
-                best = max(best, int(name[5:]))
-            elif prefix == "task-" and name.startswith("task-") and name.endswith(".done"):
-                try:
-                    fields = codec.parse_status(store.read(f"logs/{name}") or b"", name)
-                    best = max(best, codec.status_int(fields, "SEQ", name))
-                except (AgentctlError, OSError):
-                    continue
-    return best
-
-
 def _task(store: Store, report: Report) -> None:
     from agentctl import task
 
@@ -473,50 +458,6 @@ def _task_list(store: Store, report: Report, fields: dict[str, str]) -> None:
             else:  # harmless: readers follow the status, never a stray list
                 report.notes.append(f"{store.shown(rel)} is a list no status names (left by a killed update; "
                                     "`--fix` moves it to logs/)")
-
-
-def _adopt_list(store: Store, report: Report, fields: dict[str, str], name: str) -> str:
-    """The status names a list that is gone but another list file is there (the only copy of the
-    entries): point the status at the newest one instead of ever removing it. Returns the name used."""
-    from agentctl import task
-
-    others = [n for n in _list_files(store) if n != name]
-    if not others:
-        return name
-    newest = others[-1]
-    text = (f"{store.shown(task.STATUS)} names {name}, which is missing, while {store.shown('services/task/' + newest)} "
-            "holds the entries")
-    if not report.fix:
-        report.problem(text + " (`--fix` points the status at it)")
-        return name
-    new = dict(fields)
-    new["LIST"] = newest
-    try:
-        task._refresh(new, task.read_entries(store, dict(new)))
-    except StateError:
-        pass
-    new["SEQ"] = str(max(int(fields.get("SEQ", "0") or 0), _seq_floor(store)) + 1)
-    new["UPDATED"] = now_iso()
-    _keep_copy(store, task.STATUS, f"pointed at {newest}: the list it named ({name}) is missing")
-    store.replace(task.STATUS, codec.format_status({k: new[k] for k in task.KEYS if k in new}))
-    fields.clear()
-    fields.update(new)
-    report.repaired(text + f"; the status now names {newest}, kept as it was")
-    return newest
-
-
-def _keep_copy(store: Store, rel: str, why: str) -> None:
-    from agentctl import quarantine
-
-    quarantine.keep_copy(store, rel, why)
-
-
-def _list_files(store: Store) -> list[str]:
-    try:
-        names = os.listdir(store.path("services/task"))
-    except OSError:
-        return []
-    return sorted((n for n in names if n.startswith("list-") and n[5:].isdigit()), key=lambda n: int(n[5:]))
 
 
 def _salvage_list(store: Store, report: Report, fields: dict[str, str]) -> None:
@@ -647,31 +588,6 @@ def _constraints(store: Store, report: Report) -> None:
             store.quarantine(constraints.STATUS, off, raw, why="unreadable rule line")
         store.replace(constraints.STATUS, b"".join(keep))
         report.repaired(f"{store.shown(constraints.STATUS)}: kept {len(keep)} rules, moved {len(bad)} damaged lines to logs/quarantine-*.log")
-
-
-class _OneLine:
-    """A stand-in store holding one line as the constraints file, to ask the real parser about it."""
-
-    def __init__(self, line: bytes) -> None:
-        self.line = line
-
-    def read(self, rel: str, cap: int = 0) -> bytes:
-        return self.line + b"\n"
-
-    def shown(self, rel: str) -> str:
-        return rel
-
-
-def _rule_readable(raw: bytes) -> bool:
-    from agentctl import constraints
-
-    try:
-        constraints.read(_OneLine(raw))  # type: ignore[arg-type]
-    except StateError:
-        return False
-    except Exception:  # the parser wanted more of a store than this: keep the line rather than guess
-        return True
-    return True
 
 
 def _kv_service(store: Store, rel: str, lock: str, reader: Callable[[Store], object], keys: tuple[str, ...],

@@ -1,4 +1,5 @@
-"""The exact number of paths touched in this task, however long the files log (for `resume`).
+"""The exact number of paths touched in this task, however long the files log (for `resume`);
+and the empty files log left in place when the log is archived.
 
 `resume` used to count the paths in the log's last 32 KiB and print ``FILES 655+``: a guess.
 Here the count is exact. A log up to ``files.INDEX_MIN`` (1 MiB, about 16,000 entries) is
@@ -80,3 +81,11 @@ def _from_index(store: Store, fd: int, total: int) -> int | None:
         keys.add(key)
     rest = os.pread(fd, total - covered, covered) if total > covered else b""
     return len(keys | _paths(rest))
+
+
+def keep_empty(store: Store) -> None:
+    """After the files log is archived (`task stop`, `files stop`), an empty one in its place: every
+    service's status file stays there (agents read services/files/status directly)."""
+    with store.lock(files.LOCK):
+        if not store.exists(files.LOG):
+            store.replace(files.LOG, b"")

@@ -27,6 +27,8 @@ COMMON: dict[str, str] = {
     "--local": "claude only: write .claude/settings.local.json (not committed) instead of settings.json",
     "--file": "agents-md only: the instruction file to hold the block (default AGENTS.md)",
     "--client": "mcp only: which client's config to write: claude (.mcp.json) or cursor (.cursor/mcp.json)",
+    "--absolute": "install only: call agentctl by the full path of the one running now (when it is not on PATH)",
+    "--reason": "why (kept on the entry and in the archived list)",
 }
 
 # Options whose meaning depends on the command: (command key, option) -> text.
@@ -39,7 +41,11 @@ OPTIONS: dict[tuple[tuple[str, ...], str], str] = {
     (("task", "start"), "--id"): "the task's id (letters, digits, . _ -; at most 64)",
     (("task", "start"), "--desc"): "one line saying what the task is",
     (("task", "start"), "--files"): "the list of entries: a file of paths, one a line, or - for stdin",
-    (("task", "start"), "--force"): "archive the running task first (REPLACED_BY in its archive)",
+    (("task", "start"), "--force"): "archive the running task first (REPLACED_BY in its archive); also takes a list "
+                                    "that looks like source code",
+    (("task", "start"), "--empty"): "start a task without a list on purpose (refused otherwise)",
+    (("task", "start"), "--auto-stop"): "archive the task at the first verify pass that covers every change once it is DONE",
+    (("task", "add"), "--after"): "insert the new entries after this entry (default: at the end)",
     (("task", "update"), "--done"): "mark the next N entries done",
     (("task", "update"), "--next"): "pin NEXT to this entry",
     (("task", "update"), "--notes"): "replace NOTES (for people; decisions rest on NEXT)",
@@ -67,10 +73,18 @@ DETAILS: dict[tuple[str, ...], str] = {
                  "files touched, P1/P2 rules while room remains, and one DO NEXT line. Whatever is cut is named on a "
                  "`CUT` line.",
     ("task", "start"): "Starts a task over a list of paths (one a line, relative to where you run it, blank lines "
-                       "ignored, `-` = stdin; entries that do not exist yet are counted in a warning). Refused over an "
-                       "ACTIVE or PAUSED task unless `--force`.",
+                       "ignored, entries trimmed, `-` = stdin; entries that do not exist yet are counted in a "
+                       "warning). Refused without a list (unless `--empty`), with a list that looks like source code "
+                       "(unless `--force`; see docs/guarantees-b.md for how that is decided), and over an ACTIVE or "
+                       "PAUSED task unless `--force`.",
+    ("task", "add"): "Adds entries to the running task (a DONE task is ACTIVE again); entries already listed stay "
+                     "where they are. One commit under the task lock; SEQ moves on.",
+    ("task", "reopen"): "Takes back a `done` (or a skip) given by mistake; the reason stays on the entry.",
+    ("task", "skip"): "Sets an entry aside as not to be done: SKIPPED=N, counted apart from DONE; a task is DONE when "
+                      "every entry is done or skipped.",
     ("task", "update"): "Prints `APPLIED=` and the new `SEQ=`; with `--seq N` it applies only when SEQ is N.",
-    ("task", "done"): "Already done: no change. Not in the list: refused.",
+    ("task", "done"): "Already done: no change. Not in the list: refused. An entry this task never changed is marked "
+                      "with a warning.",
     ("task", "stop"): "Archives the task to `logs/` (status, list, files log, verify journal) and adds a line to "
                       "`logs/index`; STATE=IDLE; clears the files log. Refused (exit 1, files named) when verify "
                       "commands exist and a change is not covered by a pass, unless `--force`.",
@@ -83,7 +97,10 @@ DETAILS: dict[tuple[str, ...], str] = {
                        "through the shell or any tool without a hook).",
     ("constraints", "check"): "Exit 1 and the rule when a P0 `deny-write: GLOB` forbids writing PATH.",
     ("verify", "start"): "Runs the checks in order from the project root, showing progress; exit 1 on failure; a "
-                         "failure identical to an earlier one (same error, same files) is named.",
+                         "failure identical to an earlier one (same error, same files) is named. The status keeps the "
+                         "error lines that decide and REASON (exit N, timed out after N s, killed by signal); Ctrl-C "
+                         "or SIGTERM is recorded as INTERRUPTED, not as a failure; a run overtaken by a newer one "
+                         "reports the newer result, which stands.",
     ("verify", "stop"): "Clears the result after a pass (keeps `LAST_PASS`); after a failure keeps it and exits 1.",
     ("verify", "tried"): "One that says the same as an earlier attempt is recorded with a warning naming it.",
     ("history",): "Archived tasks newest first (from `logs/index`); `show ID` one task; `search TEXT` the tasks "

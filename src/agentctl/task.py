@@ -717,7 +717,7 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
     Refused (CheckFailed) when verify commands exist and an edit logged in this task is
     not covered by a passing run, unless ``force`` (then the archive says FORCED=1).
     """
-    from agentctl import evidence, files, history, retention, verify
+    from agentctl import evidence, filecount, files, history, retention, verify
 
     retention.policy(store)  # a wrong retention setting refuses the stop before anything moves
     with store.lock(".lock"), store.lock(LOCK):
@@ -770,7 +770,7 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
         new = {"STATE": "IDLE", "SEQ": str(seq + 1), "TASK_ID": task_id}
         _commit(store, old, new, None)
         files.archive(store, f"files-{task_id}{dot}")
-        empty_files_log(store)
+        filecount.keep_empty(store)
         verify.archive_task(store, f"verify-{task_id}{dot}")
         history.append_index(store, archived, done_rel)
     store.log_change("task", "stop", f"{task_id} -> {done_rel}" + (" FORCED" if ev.blocks_stop else ""))
@@ -779,16 +779,6 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
     except (OSError, StateError) as exc:
         store.log_change("gc", "failed", str(exc)[:200])
     return StopResult(task_id, done_rel, warning, archived, ev.blocks_stop, ev.line())
-
-
-def empty_files_log(store: Store) -> None:
-    """After the files log is archived, an empty one in its place: every service's status file
-    stays there (agents read services/files/status directly)."""
-    from agentctl import files
-
-    with store.lock(files.LOCK):
-        if not store.exists(files.LOG):
-            store.replace(files.LOG, b"")
 
 
 def _duration(started: str, ended: float) -> str:

@@ -74,13 +74,41 @@ def _hooks_change(project: str, rel: str, agent: str, install: bool, agentctl: s
         flat = [(event, {"command": _spelled(cmd, agentctl)}) for event, cmd in cursor.HOOKS]
         if install:
             return jsonmerge.plan(project, rel, lambda d: "hooks: " + jsonmerge.merge_flat(d, flat, rel))
-        return jsonmerge.plan(project, rel, lambda d: "hooks: " + jsonmerge.unmerge_flat(d, rel),
-                              empty_ok=jsonmerge.only_scaffolding)
+        return restored(jsonmerge.plan(project, rel, lambda d: "hooks: " + jsonmerge.unmerge_flat(d, rel),
+                                       empty_ok=jsonmerge.only_scaffolding))
     wanted = _grouped(agent, agentctl)
     if install:
         return jsonmerge.plan(project, rel, lambda d: "hooks: " + jsonmerge.merge_grouped(d, wanted, rel))
-    return jsonmerge.plan(project, rel, lambda d: "hooks: " + jsonmerge.unmerge_grouped(d, rel),
-                          empty_ok=jsonmerge.only_scaffolding)
+    return restored(jsonmerge.plan(project, rel, lambda d: "hooks: " + jsonmerge.unmerge_grouped(d, rel),
+                                   empty_ok=jsonmerge.only_scaffolding))
+
+
+def restored(change: Change) -> Change:
+    """An uninstall's change, with the file's own bytes from before install when our entries were
+    the only change (the backup install kept holds the same document, give or take the scaffolding
+    install adds: ``"version": 1``, an empty ``"hooks"``): a hand-formatted file comes back byte for byte."""
+    import json
+
+    if not change.changed or change.old is None:
+        return change
+    try:
+        with open(os.path.join(change.project, jsonmerge.backup_rel(change.project, change.rel)), "rb") as fh:
+            data = fh.read(16 << 20)
+        text = data.decode("utf-8-sig")
+        old = json.loads(text) if text.strip() else {}
+        now = json.loads(change.new.decode("utf-8")) if change.new else {}
+    except (OSError, ValueError, RecursionError):
+        return change
+    if not isinstance(old, dict) or not isinstance(now, dict):
+        return change
+
+    def bare(d: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in d.items() if not (v in ({}, []) or (k == "version" and v == 1))}
+
+    if bare(now) != bare(old):
+        return change
+    return Change(change.project, change.rel, change.old, data, change.summary + " (its bytes from before install restored)",
+                  backup=False)
 
 
 def claude_installed(project: str) -> bool:
@@ -243,8 +271,8 @@ def plan_uninstall(project: str, target: str, *, local: bool = False, file: str 
     elif target == "mcp":
         assert client is not None
         rel = MCP_CLIENTS[client]
-        plan.changes.append(jsonmerge.plan(project, rel, lambda d: jsonmerge.unmerge_server(d, MCP_NAME, rel),
-                                           empty_ok=jsonmerge.only_scaffolding))
+        plan.changes.append(restored(jsonmerge.plan(project, rel, lambda d: jsonmerge.unmerge_server(d, MCP_NAME, rel),
+                                                    empty_ok=jsonmerge.only_scaffolding)))
     return plan
 
 

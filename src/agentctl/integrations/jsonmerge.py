@@ -59,23 +59,13 @@ class Change:
 
 
 def is_ours(handler: object) -> bool:
-    """A handler agentctl wrote: its command is ``agentctl hook ...``, by name or by a full path
-    ending in ``/agentctl`` (``install --absolute``)."""
-    if not isinstance(handler, dict):
-        return False
-    cmd = handler.get("command")
+    """``agentctl hook ...``, by name or by a full path ending in ``/agentctl`` (install --absolute)."""
+    cmd = handler.get("command") if isinstance(handler, dict) else None
     if not isinstance(cmd, str):
         return False
     cmd = cmd.strip()
-    if cmd == HOOK_PREFIX or cmd.startswith(HOOK_PREFIX + " "):
-        return True
-    import shlex
-
-    try:
-        words = shlex.split(cmd)
-    except ValueError:
-        return False
-    return len(words) >= 2 and words[0].startswith("/") and os.path.basename(words[0]) == "agentctl" and words[1] == "hook"
+    path = cmd.split(" hook", 1)[0].strip("'\"") if " hook" in cmd else ""
+    return cmd == HOOK_PREFIX or cmd.startswith(HOOK_PREFIX + " ") or (path.startswith("/") and path.endswith("/agentctl"))
 
 
 def _no_dupes(pairs: list[tuple[str, Any]]) -> Doc:
@@ -141,32 +131,9 @@ def plan(project: str, rel: str, mutate: Callable[[Doc], str], *, empty_ok: Call
     summary = mutate(doc)
     if json.dumps(doc, sort_keys=False) == before:
         return Change(project, rel, raw, raw, summary)
-    if empty_ok is not None:  # an uninstall: the user's own bytes come back when only our entries changed
-        kept = _original(project, rel, doc)
-        if kept is not None:
-            return Change(project, rel, raw, kept, summary + " (the file's bytes from before install restored)", backup=False)
-        if empty_ok(doc):
-            return Change(project, rel, raw, None, summary)
+    if empty_ok is not None and empty_ok(doc):
+        return Change(project, rel, raw, None, summary)
     return Change(project, rel, raw, dump(doc), summary)
-
-
-def _original(project: str, rel: str, doc: Doc) -> bytes | None:
-    """The bytes kept before the last install, when they hold exactly ``doc`` (give or take the
-    scaffolding install adds: ``"version": 1``, an empty ``"hooks"``); else None."""
-    path = os.path.join(project, backup_rel(project, rel))
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(16 << 20)
-        text = data.decode("utf-8-sig")
-        old = json.loads(text, object_pairs_hook=_no_dupes, parse_constant=_no_constants) if text.strip() else {}
-    except (OSError, ValueError, RecursionError):
-        return None
-    if not isinstance(old, dict):
-        return None
-    def bare(d: Doc) -> Doc:
-        return {k: v for k, v in d.items() if not (v in ({}, []) or (k == "version" and v == 1))}
-
-    return data if bare(doc) == bare(old) else None
 
 
 def _shape(value: object, kind: type, what: str, rel: str) -> None:
