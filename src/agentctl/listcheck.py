@@ -11,7 +11,7 @@ code. A line looks like code when, trimmed, it
 * ends with ``;``, ``{``, ``}``, ``(``, ``,``, ``:`` or ``)``, or is a lone bracket;
 * holds a space together with one of ``=(){}<>;"'`` or with ``//``, ``/*``, ``->``, ``=>``, unless
   it ends in a file extension and holds none of ``=;{}`` (``docs/it's (old).md`` is a path);
-* or starts with ``//``, ``/*``, ``*`` or ``@`` (comments, decorators).
+* or starts with ``//``, ``/*`` or ``*`` (comments), or is a decorator (``@name``, ``@f(...)``).
 
 A path with spaces (``docs/My Notes.md``) or odd characters but none of these patterns is
 a path. Files that do not exist yet are never a reason to refuse: tasks create files.
@@ -33,7 +33,9 @@ def looks_like_code(line: str) -> bool:
     text = line.strip()
     if not text:
         return False
-    if text.startswith(("#!", "#include", "//", "/*", "* ", "@")) or text in ("*", "{", "}", "(", ")", "[", "]"):
+    if text.startswith(("#!", "#include", "//", "/*", "* ")) or text in ("*", "{", "}", "(", ")", "[", "]"):
+        return True
+    if text.startswith("@") and ("(" in text or "/" not in text):  # a decorator, not `@scope/pkg/x.js`
         return True
     first = text.replace("(", " ").split(" ", 1)[0]
     if first in _KEYWORDS and len(text) > len(first) and text[len(first)] in " (":

@@ -504,13 +504,16 @@ def _(env: Env) -> None:
     assert _texts(env)["NOTES"] == ""
 
 
-@case(G, "10,000 constraints: resume stays within its budget", "SAFE")
+@case(G, "10,000 constraints: resume prints every P0 rule, says the budget was too small, nothing else", "SAFE")
 def _(env: Env) -> None:
     rules = "".join(f"P{i % 3}|rule number {i} " + "x" * 50 + "\n" for i in range(10_000))
     (env.state / "services/constraints/status").write_text(rules)
     t0 = time.monotonic()
     r = env.run("resume", "--max-chars", "2000")
-    assert r.returncode == 0 and len(r.stdout.decode()) <= 2001 + 200 and time.monotonic() - t0 < 5
+    out = r.stdout.decode().splitlines()
+    assert r.returncode == 0 and time.monotonic() - t0 < 5
+    assert sum(1 for ln in out if ln.startswith("P0|")) == 3334  # P0 rules are never cut
+    assert any(ln.startswith("BUDGET too small") for ln in out) and not any(ln.startswith(("P1|", "P2|")) for ln in out)
 
 
 # -- 7. numbers -------------------------------------------------------------------------------------
