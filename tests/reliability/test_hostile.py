@@ -585,6 +585,8 @@ def _(env: Env) -> None:
 @case(G, "stdin closed", "SAFE")
 def _(env: Env) -> None:
     r = env.run("task", "start", "--id", "s", "--desc", "d", "--files", "-", "--force", shell="<&-")
+    assert r.returncode == 2 and b"holds no path" in r.stderr and b"Traceback" not in r.stderr, r.stderr  # no list
+    r = env.run("task", "start", "--id", "s", "--desc", "d", "--empty", "--force", shell="<&-")
     assert r.returncode == 0 and b"Traceback" not in r.stderr, r.stderr
     _no_stray_bytes(env)
 
