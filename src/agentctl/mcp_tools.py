@@ -125,10 +125,8 @@ class Tools:
     # -- task ----------------------------------------------------------------------------
     def task_start(self, id: str, desc: str, entries: list[str] | None = None, list_file: str | None = None,
                    force: bool = False, empty: bool = False, auto_stop: bool = False) -> str:
-        """Start a task over project files: entries (paths) or list_file (a project file of
-        paths, one a line); starts a fresh files log. Refused without a list unless empty,
-        over an ACTIVE or PAUSED task unless force. auto_stop: archive it at its first
-        covering verify pass."""
+        """Start a task over entries, or list_file (a project file of paths). Needs empty
+        without a list, force over a running task; auto_stop: archive it once verified."""
         if entries is not None and list_file is not None:
             raise UsageError("give entries or list_file, not both")
         if list_file == "-":
@@ -200,16 +198,15 @@ class Tools:
         return self.cli(("task", "done"), pos=paths)
 
     def task_add(self, paths: list[str], after: str | None = None) -> str:
-        """Add entries (project paths) to the running task, after the entry after, else at the
-        end; entries already listed stay where they are. Returns APPLIED=1|0 and the new SEQ."""
+        """Add entries to the task (at the end, or after the entry after)."""
         return self.cli(("task", "add"), {"--after": after}, pos=paths)
 
     def task_reopen(self, path: str, reason: str) -> str:
-        """Take back a done (or skip) given by mistake: the entry is todo again (reason kept)."""
+        """Take back a done given by mistake: the entry is todo again."""
         return self.cli(("task", "reopen"), {"--reason": reason}, pos=[path])
 
     def task_skip(self, path: str, reason: str) -> str:
-        """Set an entry aside as not to be done: counted as SKIPPED, apart from DONE (reason kept)."""
+        """Set an entry aside as not to be done (SKIPPED, not DONE)."""
         return self.cli(("task", "skip"), {"--reason": reason}, pos=[path])
 
     def task_stop(self, force: bool = False) -> str:
