@@ -175,10 +175,14 @@ def test_without_auto_stop_a_pass_archives_nothing_but_the_setting_turns_it_on(p
 
 def test_help_lists_the_new_commands_and_options(tmp_path: Path) -> None:
     out = run("task", "--help", cwd=tmp_path).out
-    for usage in ("task add PATH... [--after PATH]", "task reopen PATH --reason TEXT", "task skip PATH --reason TEXT",
-                  "--empty", "--auto-stop"):
-        assert usage in out, usage
-    assert "--absolute" in run("install", "--help", cwd=tmp_path).out
+    for action in ("add", "reopen", "skip"):
+        assert f"\n  {action} " in out, action
+    for words, wanted in ((("task", "add"), ("task add PATH... [--after PATH]", "--after")),
+                          (("task", "reopen"), ("task reopen PATH --reason TEXT", "--reason")),
+                          (("task", "skip"), ("task skip PATH --reason TEXT", "--reason")),
+                          (("task", "start"), ("--empty", "--auto-stop")), (("install",), ("--absolute",))):
+        text = run(*words, "--help", cwd=tmp_path).out
+        assert all(w in text for w in wanted), (words, text)
 
 
 def test_mcp_full_profile_exposes_the_corrections(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
