@@ -92,10 +92,11 @@ HAND_FORMATTED = {
     ".claude/settings.json": '{\n    "permissions" : { "allow": ["Bash(ls:*)"] },\n\t"model": "x"\n}',
     ".codex/hooks.json": '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo mine"}]}]}}\n',
     ".gemini/settings.json": '{ "theme": "dark" }\n\n',
+    ".qwen/settings.json": '{"model":  "q"}',
     ".cursor/hooks.json": '{\n  "hooks": {}\n}',
     ".mcp.json": '{"mcpServers": {"other": {"command": "x"}}}',
 }
-TARGETS = [("claude",), ("codex",), ("gemini",), ("cursor",), ("mcp", "--client", "claude"), ("agents-md",)]
+TARGETS = [("claude",), ("codex",), ("gemini",), ("qwen",), ("cursor",), ("mcp", "--client", "claude"), ("agents-md",)]
 
 
 def _project_files(project: Path) -> dict[str, bytes]:
@@ -157,6 +158,8 @@ def test_install_absolute_mcp_and_uninstall_refuses_the_flag(project: Path) -> N
     assert spec["command"] == str(BIN) and spec["args"] == ["mcp"]
     r = run("uninstall", "mcp", "--client", "cursor", "--absolute", cwd=project)
     assert r.code == 2 and "--absolute applies to install only" in r.err
+    r = run("install", "opencode", "--absolute", cwd=project)
+    assert r.code == 2 and "calls agentctl by name" in r.err and not (project / ".opencode").exists()
     assert run("uninstall", "mcp", "--client", "cursor", cwd=project).code == 0
     assert not (project / ".cursor").exists()
 

@@ -64,6 +64,9 @@ def _run(ctx: Ctx, opts: dict[str, Any], pos: list[str], install: bool) -> int:
     target = pos[0]
     if opts.get("--absolute") and not install:
         raise UsageError("--absolute applies to install only; uninstall removes agentctl's entries however they call it")
+    if opts.get("--absolute") and target in ("opencode", "cline", "aider", "agents-md"):
+        raise UsageError(f"--absolute applies to claude, codex, gemini, qwen, cursor and mcp; {target} calls agentctl "
+                         "by name: put agentctl on the PATH it runs with")
     kw: dict[str, Any] = {"local": bool(opts.get("--local")), "file": opts.get("--file"), "client": opts.get("--client")}
     path_note = ""
     if install:

@@ -189,7 +189,7 @@ def plan_install(project: str, target: str, *, local: bool = False, file: str | 
     elif target == "qwen":
         from agentctl.integrations import qwen
 
-        plan.changes.append(_hooks_change(project, qwen.CONFIG, "qwen", True))
+        plan.changes.append(_hooks_change(project, qwen.CONFIG, "qwen", True, agentctl))
         plan.notes.append("Qwen Code runs project hooks without a trust step; `/hooks` in Qwen Code lists them")
         if not agentsmd.has_block(project, "QWEN.md"):
             plan.notes.append("Qwen Code reads QWEN.md: `agentctl install agents-md --file QWEN.md` adds the startup protocol")
