@@ -95,7 +95,7 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
             + (f", {vfields['ATTEMPTS']} failed runs in a row" if vfields.get("ATTEMPTS", "1") not in ("", "0", "1") else "")
         ]
         group += [f"  {_v(e, 160)}" for e in errs[:ERROR_LINES]]
-        if vfields.get("LOG"):
+        if vfields.get("LOG") and os.path.isfile(store.path(vfields["LOG"])):  # named only where it is (a clone has none)
             group.append(f"  full output: {_v(store.shown(vfields['LOG']), 200)}")
         if vfields.get("REPEAT"):
             group.append(f"REPEATED: this failure is identical to {_v(vfields['REPEAT'], 200)} (same error, same files); do not try that again")
