@@ -77,11 +77,17 @@ def cmd_task_start(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
         if not paths and not opts.get("--empty"):
             raise UsageError(f"the list {opts['--files'][:80]!r} holds no path; give a file with one path a line, "
                              "or --empty to start a task without a list")
+    if not paths and not opts.get("--empty"):
+        busy = task.read_status(store)
+        if busy.get("STATE") in ("ACTIVE", "PAUSED") and not opts.get("--force"):
+            raise task._busy(busy)
+        raise UsageError("a task needs its list of files: give --files LIST (one path a line, - for stdin), "
+                         "or --empty to start a task without a list on purpose")
     from agentctl import autostop
 
     replaced: list[task.StopResult] = []
     fields = task.start(store, opts["--id"], opts["--desc"], paths, force=bool(opts.get("--force")), replaced=replaced,
-                        allow_empty=bool(opts.get("--empty")), settings=autostop.start_settings(store, bool(opts.get("--auto-stop"))))
+                        settings=autostop.start_settings(store, bool(opts.get("--auto-stop"))))
     for old in replaced:
         ctx.warn(f"--force: task {old.task_id} was archived first to {old.archive} (not discarded)")
     missing = [p for p in paths if not os.path.lexists(os.path.join(store.project, p))]

@@ -87,8 +87,7 @@ class Entry:
         return self.mark == "done"
 
     @property
-    def closed(self) -> bool:
-        """Done, or skipped (set aside as not to be done): no longer work to do."""
+    def closed(self) -> bool:  # done, or skipped (set aside as not to be done)
         return self.mark in ("done", "skip")
 
 
@@ -437,20 +436,12 @@ def _busy(old: dict[str, str]) -> UsageError:
 
 
 def start(store: Store, task_id: str, desc: str, paths: list[str], *, force: bool = False,
-          replaced: list[StopResult] | None = None, allow_empty: bool = True,
-          settings: dict[str, str] | None = None) -> dict[str, str]:
+          replaced: list[StopResult] | None = None, settings: dict[str, str] | None = None) -> dict[str, str]:
     """Start a task. Over an ACTIVE or PAUSED task only with ``force``: that task is then
     archived first, as ``task stop --force`` would (nothing is discarded), and its
-    StopResult appended to ``replaced``. Without entries only with ``allow_empty``.
-    ``settings``: extra status keys (AUTO_STOP=1)."""
+    StopResult appended to ``replaced``. ``settings``: extra status keys (AUTO_STOP=1)."""
     _valid_id(task_id)
     codec.check_text(desc, "--desc")
-    if not paths and not allow_empty:
-        busy = read_status(store)
-        if busy.get("STATE") in ("ACTIVE", "PAUSED") and not force:
-            raise _busy(busy)
-        raise UsageError("a task needs its list of files: give --files LIST (one path a line, - for stdin), "
-                         "or --empty to start a task without a list on purpose")
     if force and read_status(store).get("STATE") in ("ACTIVE", "PAUSED"):
         try:
             result = stop(store, force=True, extra={"REPLACED_BY": task_id})
