@@ -75,7 +75,7 @@ DETAILS: dict[tuple[str, ...], str] = {
     ("task", "start"): "Starts a task over a list of paths (one a line, relative to where you run it, blank lines "
                        "ignored, entries trimmed, `-` = stdin; entries that do not exist yet are counted in a "
                        "warning). Refused without a list (unless `--empty`), with a list that looks like source code "
-                       "(unless `--force`; see docs/guarantees-b.md for how that is decided), and over an ACTIVE or "
+                       "(unless `--force`; see docs/guarantees.md for how that is decided), and over an ACTIVE or "
                        "PAUSED task unless `--force`.",
     ("task", "add"): "Adds entries to the running task (a DONE task is ACTIVE again); entries already listed stay "
                      "where they are. One commit under the task lock; SEQ moves on.",
