@@ -7,6 +7,7 @@ the evidence, not in the repeat signature; a later real edit of such a path stil
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -72,6 +73,8 @@ def test_verify_output_never_counts_as_an_agent_edit(tmp_path: Path) -> None:
     assert "report.txt" not in resume and "pycache" not in resume and "check.stamp" not in resume
 
     (proj / "src" / "a.py").write_text("VALUE = 2\n")
+    later = (proj / "src" / "a.py").stat().st_mtime + 5  # same size, maybe the same second: Python's .pyc
+    os.utime(proj / "src" / "a.py", (later, later))  # check (mtime + size) would take the old value
     assert run("files", "sync", cwd=proj).code == 0
     passed = run("verify", "start", cwd=proj)
     assert passed.code == 0, passed.out
