@@ -330,8 +330,12 @@ def test_malformed_payloads_exit_0_silently_and_are_logged(proj: Path, bindir: P
     malformed = MALFORMED if LONG else [MALFORMED[i] for i in (0, 2, 3, 7)]  # all of them with AGENTCTL_LONG=1
     wrong = WRONG_TYPES if LONG else WRONG_TYPES[:2]
     for cmd in commands:
+        gate = cmd.endswith(("pre-tool-use", "before-tool"))  # decides an edit: never fails open
         for data in malformed:
             r = fire(cmd, data, proj / "sub", bindir, env_for(agent, proj))
+            if gate:  # refused, with the fix named, in a form every agent reads as a block
+                assert r.code == 2 and "agentctl doctor" in r.out and "agentctl doctor" in r.err, (cmd, data[:40])
+                continue
             assert (r.code, r.out) == (0, ""), (cmd, data[:40], r.err)
             assert len(r.err.splitlines()) <= 1
         for data in wrong:  # JSON objects with odd fields: no error, nothing logged from them

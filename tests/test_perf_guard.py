@@ -620,7 +620,7 @@ def test_codex_envelope_lines_are_the_regex_matches(text: str) -> None:
 
     from agentctl.integrations import codex
 
-    rx = re.compile(r"^\*\*\* (Add File|Update File|Delete File|Move to): (.+?)\s*$", re.MULTILINE)
+    rx = re.compile(r"^[^\S\n]*\*\*\* (Add File|Update File|Delete File|Move to): (.+?)\s*$", re.MULTILINE)
     ops = {"Add File": "CREATE", "Update File": "MODIFY", "Delete File": "DELETE", "Move to": "MOVE"}
     assert codex.envelope_lines(text) == [(ops[m.group(1)], m.group(2)) for m in rx.finditer(text)]
 

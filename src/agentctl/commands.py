@@ -11,6 +11,7 @@ import sys
 
 from agentctl.commands_task import _public, _seq_text, _warn_untouched  # also registers task start/add/...
 from agentctl.errors import EXIT_NO, EXIT_OK, UsageError
+from agentctl.location import resolve_arg
 from agentctl.registry import Ctx, command
 
 TYPE_CHECKING = False  # no `typing` at run time on the hot path
@@ -121,13 +122,12 @@ def cmd_runlevel(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
          {"--done": "int1", "--next": "value", "--notes": "value", "--state": "value", "--seq": "int"})
 def cmd_task_update(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
     from agentctl import task
-    from agentctl.location import project_path
 
     store = ctx.store()
-    nxt = project_path(store, opts["--next"]) if "--next" in opts else None
+    nxt = resolve_arg(store, opts["--next"], ctx.warn)[0] if "--next" in opts else None
     result = task.update(store, done=opts.get("--done"), next_path=nxt, notes=opts.get("--notes"),
                          state=opts.get("--state"), seq=opts.get("--seq"))
-    ctx.emit(_seq_text(result.applied, result.fields, result.message),
+    ctx.emit(_seq_text(result.applied, result.fields, result.message, store),
              {"applied": result.applied, "seq": int(result.fields.get("SEQ", "0")), "message": result.message,
               "marked": result.changed, "task": _public(result.fields)})
     return EXIT_OK
@@ -135,14 +135,12 @@ def cmd_task_update(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
 
 @command(("task", "done"), "task done PATH...", "mark list entries done (already done: no change)", min_pos=1, max_pos=None)
 def cmd_task_done(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
-    from agentctl import task
-    from agentctl.location import project_path
+    from agentctl import answers
 
     store = ctx.store()
-    paths = [project_path(store, p) for p in pos]
-    result = task.mark_done(store, paths)
+    result = answers.mark_done(store, pos, ctx.warn)
     _warn_untouched(ctx, store, result.changed)
-    ctx.emit(_seq_text(result.applied, result.fields, result.message),
+    ctx.emit(_seq_text(result.applied, result.fields, result.message, store),
              {"applied": result.applied, "seq": int(result.fields.get("SEQ", "0")), "message": result.message,
               "marked": result.changed, "task": _public(result.fields)})
     return EXIT_OK
@@ -157,7 +155,8 @@ def cmd_task_stop(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
     if result.warning:
         ctx.warn(result.warning)
     if result.forced:
-        ctx.warn(f"stopped with --force although not verified; recorded as FORCED=1 in {result.archive}")
+        broke = "a P0 rule was broken" if result.fields.get("VIOLATIONS_OPEN_AT_STOP") else "not verified"
+        ctx.warn(f"stopped with --force although {broke}; recorded as FORCED=1 in {result.archive}")
     lines.append(f"task {result.task_id} archived to {result.archive}; STATE=IDLE")
     lines.append(result.evidence)
     ctx.emit(lines, {"ok": True, "task_id": result.task_id, "archive": result.archive, "warning": result.warning,
@@ -221,13 +220,12 @@ def cmd_task_status(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
 @command(("files", "log"), "files log CREATE|MODIFY|DELETE PATH", "record that PATH was changed", min_pos=2, max_pos=2)
 def cmd_files_log(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
     from agentctl import files
-    from agentctl.location import project_path
 
     op = pos[0].upper()
     if op not in files.OPS:
         raise UsageError(f"operation {pos[0][:20]!r} is not one of {', '.join(files.OPS)}")
     store = ctx.store()
-    line = files.log(store, op, project_path(store, pos[1]))
+    line = files.log(store, op, resolve_arg(store, pos[1], ctx.warn)[1])  # one identity: the real path
     ctx.emit([line], {"ok": True, "entry": line})
     return EXIT_OK
 
@@ -236,11 +234,10 @@ def cmd_files_log(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
          min_pos=1, max_pos=1)
 def cmd_files_check(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
     from agentctl import codec, files
-    from agentctl.location import project_path
 
     store = ctx.store()
-    path = project_path(store, pos[0])
-    found = files.check(store, path)
+    path, real = resolve_arg(store, pos[0], ctx.warn)
+    found = files.check(store, real) + (files.check(store, path) if real != path else [])
     lines = ["|".join(codec.encode(x) for x in e) for e in found] or [f"{codec.encode(path)}: not touched in this task"]
     ctx.emit(lines, {"path": path, "touched": bool(found), "entries": [list(e) for e in found]})
     return EXIT_OK if found else EXIT_NO
@@ -291,9 +288,12 @@ def cmd_files_stop(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
 
 @command(("files", "sync"), "files sync", "log what git shows changed since `task start` that the log does not hold yet")
 def cmd_files_sync(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
-    from agentctl import gitsync
+    from agentctl import gitsync, violations
 
-    result = gitsync.sync(ctx.store())
+    store = ctx.store()
+    result = gitsync.sync(store)
+    if result.violations:
+        ctx.warn(violations.tell(store, result.violations))
     ctx.emit([f"{op}|{path}" for op, path in result.logged] + [result.message],
              {"ok": True, "git": result.git, "logged": [{"op": op, "path": p} for op, p in result.logged],
               "message": result.message})
@@ -312,6 +312,8 @@ def cmd_constraints_add(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
     from agentctl import constraints
 
     added, rules = constraints.add(ctx.store(), pos[0], " ".join(pos[1:]))
+    if constraints.warning(pos[0], " ".join(pos[1:])):
+        ctx.warn(constraints.warning(pos[0], " ".join(pos[1:])))
     ctx.emit([("added" if added else "already present, nothing changed")] + _rules_lines(rules),
              {"added": added, "constraints": [{"priority": r.priority, "text": r.text} for r in rules]})
     return EXIT_OK
@@ -355,6 +357,8 @@ def cmd_constraints_update(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> in
     lines = []
     for pri, text in specs:
         added, _ = constraints.add(store, pri, text)
+        if constraints.warning(pri, text):
+            ctx.warn(constraints.warning(pri, text))
         lines.append(f"{'added' if added else 'already present'} {pri}|{text}")
     for what in opts.get("--remove", []):
         rule = constraints.remove(store, what)
@@ -367,17 +371,22 @@ def cmd_constraints_update(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> in
 @command(("constraints", "check"), "constraints check PATH", "exit 1 and print the rule if a P0 deny-write rule forbids writing PATH",
          min_pos=1, max_pos=1)
 def cmd_constraints_check(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
-    from agentctl import constraints
-    from agentctl.location import project_path
+    from agentctl import answers
 
-    store = ctx.store()
-    path = project_path(store, pos[0])
-    rule = constraints.denied(store, path)
-    if rule is None:
-        ctx.emit([f"{path}: allowed"], {"path": path, "allowed": True})
-        return EXIT_OK
-    ctx.emit([f"{path}: denied by {rule.line()}"], {"path": path, "allowed": False, "rule": rule.line()})
-    return EXIT_NO
+    lines, data = answers.check_answer(ctx.store(), pos[0], ctx.warn)
+    ctx.emit(lines, data)
+    return EXIT_OK if data["allowed"] else EXIT_NO
+
+
+@command(("constraints", "ack"), "constraints ack PATH",
+         "acknowledge a P0 violation (a denied path written anyway) the user allowed: resume stops showing it",
+         min_pos=1, max_pos=1)
+def cmd_constraints_ack(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
+    from agentctl import answers
+
+    lines, data = answers.ack_answer(ctx.store(), pos[0], ctx.warn)
+    ctx.emit(lines, data)
+    return EXIT_OK if data["acked"] else EXIT_NO
 
 
 @command(("constraints", "start"), "constraints start", "constraints always run; prints them")

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from agentctl.task import UpdateResult
 
 
-def _seq_text(applied: bool, fields: dict[str, str], message: str = "") -> list[str]:
+def _seq_text(applied: bool, fields: dict[str, str], message: str = "", store: Any = None) -> list[str]:
     from agentctl.codec import encode
 
     lines = [f"APPLIED={1 if applied else 0}"]
@@ -28,6 +28,10 @@ def _seq_text(applied: bool, fields: dict[str, str], message: str = "") -> list[
         lines.append(f"{key}={encode(fields.get(key, ''))}")
     if message:
         lines.append(f"NOTE={message}")
+    if store is not None and fields.get("NEXT"):  # never an unmarked write-protected NEXT
+        from agentctl import answers
+
+        lines += answers.next_note(store, fields)
     return lines
 
 
@@ -90,6 +94,10 @@ def cmd_task_start(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
                         settings=autostop.start_settings(store, bool(opts.get("--auto-stop"))))
     for old in replaced:
         ctx.warn(f"--force: task {old.task_id} was archived first to {old.archive} (not discarded)")
+    from agentctl import answers
+
+    for warning in answers.start_warnings(store, paths):
+        ctx.warn(warning)
     missing = [p for p in paths if not os.path.lexists(os.path.join(store.project, p))]
     if missing:
         ctx.warn(f"{len(missing)} of {len(paths)} entries do not exist yet (first: {missing[0]}); "

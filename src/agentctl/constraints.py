@@ -61,16 +61,33 @@ def read(store: Store) -> list[Rule]:
         raise StateError(f"{store.shown(STATUS)} is not valid UTF-8; run `agentctl doctor`") from None
     rules = []
     for lineno, line in enumerate(text.split("\n"), 1):
-        if not line or line.startswith("#"):
-            continue
-        pri, sep, raw = line.partition("|")
-        if not sep or pri not in PRIORITIES:
-            raise StateError(f"{store.shown(STATUS)} line {lineno} is not P0|text, P1|text or P2|text; run `agentctl doctor`")
         try:
-            rules.append(Rule(pri, codec.decode(raw)))
+            rule = parse_line(line, lineno == 1)
         except ValueError as exc:
             raise StateError(f"{store.shown(STATUS)} line {lineno}: {exc}; run `agentctl doctor`") from None
+        if rule is not None:
+            rules.append(rule)
     return rules
+
+
+def parse_line(line: str, first: bool = False) -> Rule | None:
+    """One line of the status file as a person meant it, or None (blank, a comment).
+
+    A hand edit is read as meant: a byte-order mark on the first line, a CR before the
+    newline, spaces around the line, the priority or the text, a lowercase priority
+    (``p0 | deny-write: db/**``). Anything else raises ValueError naming the problem.
+    """
+    if first and line.startswith("\ufeff"):
+        line = line[1:]
+    line = line.strip(" \t\r\ufeff")
+    if not line or line.startswith("#"):
+        return None
+    pri, sep, raw = line.partition("|")
+    pri = pri.strip().upper()
+    if not sep or pri not in PRIORITIES:
+        raise ValueError("is not P0|text, P1|text or P2|text")
+    text = codec.decode(raw.strip(" \t"))
+    return Rule(pri, text)
 
 
 def _write(store: Store, rules: list[Rule]) -> None:
@@ -87,13 +104,18 @@ def parse_spec(spec: str) -> tuple[str, str]:
 
 
 def add(store: Store, priority: str, text: str) -> tuple[bool, list[Rule]]:
-    priority = priority.upper()
+    priority = priority.strip().upper()
     if priority not in PRIORITIES:
         raise UsageError(f"priority {priority[:10]!r} is not P0, P1 or P2")
     codec.check_text(text, "the constraint text", limit=2000)
     text = text.strip()
-    if text.lower().startswith("deny-write:"):
-        _glob_regex(text.split(":", 1)[1].strip())  # refuse a bad pattern now, not in a hook
+    near = near_miss(text)
+    if near:
+        raise UsageError(f"{text[:60]!r} is not a deny-write rule and would never be enforced; write it as {near!r}")
+    pattern = deny_pattern(text)
+    if pattern is not None:
+        _glob_regex(pattern)  # refuse a bad pattern now, not in a hook
+        _project_relative(store, pattern)
     with store.lock(LOCK):
         rules = read(store)
         if any(r.priority == priority and r.text == text for r in rules):
@@ -104,6 +126,51 @@ def add(store: Store, priority: str, text: str) -> tuple[bool, list[Rule]]:
         _write(store, rules)
     store.log_change("constraints", "add", f"{priority}|{text}")
     return True, read(store)
+
+
+def warning(priority: str, text: str) -> str:
+    """What to tell the user about a rule as added ("" if nothing): a deny-write below P0 is not enforced."""
+    if deny_pattern(text) is not None and priority.strip().upper() != "P0":
+        return (f"`{text.strip()[:80]}` at {priority.strip().upper()} is a reminder only: the hooks and "
+                f"`constraints check` enforce deny-write rules at P0 (add it as P0 to enforce it)")
+    return ""
+
+
+def _project_relative(store: Store, pattern: str) -> None:
+    """Refuse a glob that can never match a project path: the project's absolute path, or `../`."""
+    import os
+
+    project = store.project.rstrip("/") + "/"
+    if pattern.startswith(project) or pattern.startswith(os.path.realpath(store.project) + "/"):
+        right = pattern[len(project):] if pattern.startswith(project) else pattern.split("/", 1)[-1]
+        raise UsageError(f"deny-write globs are relative to the project root; write it as 'deny-write: {right}'")
+    if pattern.startswith("../") or "/../" in pattern:
+        raise UsageError(f"deny-write glob {pattern!r} leads outside the project, so it would never match; "
+                         "give a glob relative to the project root")
+
+
+def deny_pattern(text: str) -> str | None:
+    """The glob of a ``deny-write: GLOB`` rule text (any case, spaces around the colon too), else None."""
+    t = text.strip()
+    if t[:10].lower() != "deny-write":
+        return None
+    rest = t[10:].lstrip()  # `deny-write : x` as a person may write it
+    if not rest.startswith(":"):
+        return None
+    glob = rest[1:].strip()
+    return "/" + glob[2:] if glob.startswith("./") else glob  # `./db/**` meant from the root: `/db/**`
+
+
+def near_miss(text: str) -> str:
+    """The right spelling when ``text`` looks meant as ``deny-write: GLOB`` but is not read as one, else ""."""
+    import re
+
+    if deny_pattern(text) is not None:
+        return ""
+    m = re.match(r"\s*deny[\s_\-.]*writ(?:e|es|ing)?\b\s*[:=]*\s*(.*)$", text, re.IGNORECASE | re.DOTALL)
+    if m is None:
+        return ""
+    return f"deny-write: {m.group(1).strip() or 'PATTERN'}"
 
 
 def ordered(store: Store) -> list[Rule]:
@@ -177,20 +244,55 @@ def _glob_regex(pattern: str) -> re.Pattern[str]:
     return re.compile(f"^{prefix}{body}(?:/.*)?$", re.DOTALL)
 
 
-def deny_write_rules(rules: list[Rule]) -> list[tuple[Rule, re.Pattern[str]]]:
+def deny_write_rules(rules: list[Rule], fold: bool = False) -> list[tuple[Rule, re.Pattern[str]]]:
+    """The P0 deny-write rules with their compiled globs (lowercased when ``fold``); a bad glob is skipped."""
     out = []
     for r in rules:
-        if r.priority == "P0" and r.text.lower().startswith("deny-write:"):
+        pattern = deny_pattern(r.text) if r.priority == "P0" else None
+        if pattern is not None:
             try:
-                out.append((r, _glob_regex(r.text.split(":", 1)[1].strip())))
+                out.append((r, _glob_regex(pattern.lower() if fold else pattern)))
             except UsageError:
                 continue
     return out
 
 
-def denied(store: Store, path: str) -> Rule | None:
-    """The P0 deny-write rule that forbids writing ``path`` (project-relative), if any."""
-    for rule, rx in deny_write_rules(read(store)):
-        if rx.match(path):
+def match(rules: list[Rule], rel: str, fold: bool = False) -> Rule | None:
+    """The first P0 ``deny-write:`` rule whose glob matches project path ``rel`` (as a string).
+
+    The globs are matched by the same regexes, compiled only for the rules that can match at all:
+    a glob's literal runs (what lies between its wildcards) must each occur in a path it
+    matches, so a rule missing one is skipped without loading ``re`` (an edit outside every
+    denied area, the usual case, costs a substring test per rule). A glob with a character
+    class always goes to the regex, whose errors stay what they were. ``fold``: compare
+    without case (a case-insensitive filesystem).
+    """
+    if fold:
+        rel = rel.lower()
+    maybe = [r for r in rules if _may_deny(r.priority, r.text, rel, fold)]
+    for rule, rx in deny_write_rules(maybe, fold):
+        if rx.match(rel):
             return rule
     return None
+
+
+def _may_deny(priority: str, text: str, rel: str, fold: bool) -> bool:
+    """False only when the rule cannot deny ``rel`` (see :func:`match`); mirrors _glob_regex."""
+    pattern = deny_pattern(text) if priority == "P0" else None
+    if pattern is None:
+        return False
+    if "[" in pattern:
+        return True
+    if fold:
+        pattern = pattern.lower()
+    pat = pattern.strip("/") if pattern.endswith("/") else pattern.lstrip("/")
+    run_start = i = 0
+    while i < len(pat):
+        if pat[i] in "*?":  # `**/`, `**`, `*`, `?`: wildcards; everything else matches itself
+            if pat[run_start:i] not in rel:
+                return False
+            i += 3 if pat.startswith("**/", i) else 2 if pat.startswith("**", i) else 1
+            run_start = i
+        else:
+            i += 1
+    return pat[run_start:] in rel

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import stat
 
-from agentctl import codec
+from agentctl import codec, deferred
 from agentctl.errors import AgentctlError, StateError, UsageError
 from agentctl.store import Store, fault, fsync_dir, now_iso
 
@@ -28,6 +28,7 @@ def log(store: Store, op: str, path: str) -> str:
     if len(line) > 8192:
         raise UsageError("the path is too long to log; give a real file path")
     with store.lock(LOCK):
+        deferred.drain_locked(store, LOG)
         store.append(LOG, line)
     return line.decode("utf-8", "surrogateescape").rstrip("\n")
 
@@ -51,15 +52,14 @@ def entries(store: Store, data: bytes | None = None) -> list[tuple[str, str, str
 
 
 def check(store: Store, path: str) -> list[tuple[str, str, str]]:
-    """The entries for ``path`` in the current task's log.
+    """The entries for ``path`` in the current task's log (and those a hook deferred, see agentctl.deferred).
 
-    A path is a record's last field, so its lines are the ones ending in ``|PATH\\n``. A log
-    over INDEX_MIN is looked up in its index (see _indexed), which covers all but at most
-    INDEX_SLACK bytes of it; the rest is searched at C speed in chunks of whole lines. Only
-    the lines found are parsed, each read back from the log. So the cost stays flat however
-    long the log grows, and memory stays one chunk. The log is read through one descriptor:
-    a consistent view even if the task is stopped and its log archived meanwhile.
-    """
+    A path is a record's last field, so its lines are the ones ending in ``|PATH\\n``. A log over
+    INDEX_MIN is looked up in its index (see _indexed), which covers all but at most INDEX_SLACK bytes
+    of it; the rest is searched at C speed in chunks of whole lines. Only the lines found are parsed,
+    each read back from the log. So the cost stays flat however long the log grows, and memory stays
+    one chunk. The log is read through one descriptor: a consistent view even if the task is stopped
+    and its log archived meanwhile."""
     fd = _open(store, LOG)
     if fd is None:
         return []
@@ -77,6 +77,8 @@ def check(store: Store, path: str) -> list[tuple[str, str, str]]:
                 for offset in offsets:
                     _match(_line_at(fd, offset), path, found)
         _search(fd, b"|" + key + b"\n", path, start, found)
+        for line in deferred.lines(store, LOG):  # records a hook could not log in time
+            _match(line, path, found)
         return found
     finally:
         os.close(fd)
@@ -144,15 +146,14 @@ _INDEX_MAGIC = b"agentctl-files-index 1"
 def _indexed(store: Store, log: int, total: int, key: bytes) -> tuple[int, list[int]] | None:
     """(COVERED, offsets of the lines whose path field is ``key`` before COVERED), or None: search it all.
 
-    ``services/files/.index`` is a cache for `files check` on a long log: a header line (magic,
-    the log's inode, COVERED, the body's length, the log's first 64 bytes and the 64 before
-    COVERED, in hex), then ``PATH<TAB>OFFSET`` lines (PATH as stored, OFFSET zero-padded) sorted
-    as bytes, so a path's lines are found by a binary search of a few small reads. Readers build
-    and extend it (the log's write path is untouched) and replace it atomically; it is used only
-    while the log is the same file with the same bytes at both ends of the covered part, and
-    every line it points to is read back from the log and checked. A missing, stale or cut
-    index is rebuilt (or, where the folder cannot be written, the log is searched instead).
-    """
+    ``services/files/.index`` is a cache for `files check` on a long log: a header line (magic, the log's
+    inode, COVERED, the body's length, the log's first 64 bytes and the 64 before COVERED, in hex), then
+    ``PATH<TAB>OFFSET`` lines (PATH as stored, OFFSET zero-padded) sorted as bytes, so a path's lines
+    are found by a binary search of a few small reads. Readers build and extend it (the log's write path
+    is untouched) and replace it atomically; it is used only while the log is the same file with the
+    same bytes at both ends of the covered part, and every line it points to is read back from the log
+    and checked. A missing, stale or cut index is rebuilt (or, where the folder cannot be written, the
+    log is searched instead)."""
     try:
         idx = os.open(store.path(INDEX), os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError:
@@ -339,6 +340,7 @@ def _archive_locked(store: Store, stem: str) -> str | None:
     while store.exists(rel):
         rel = f"logs/{stem}.{n}.log"
         n += 1
+    deferred.drain_locked(store, LOG)  # what a hook deferred belongs to this task's log
     store.seal(LOG)  # an archive never keeps a fragment a killed writer left
     try:
         os.rename(store.path(LOG), store.path(rel))
@@ -372,11 +374,9 @@ def since(store: Store, offset: int) -> list[str]:
 def since_head(store: Store, offset: int, window: int = RECENT_WINDOW) -> tuple[list[str], bool]:
     """:func:`since` from at most ``window`` bytes of the log: (paths, exact).
 
-    A bounded read, however long the log: when the log holds more than ``window`` bytes past
-    ``offset`` (``exact`` False), the paths are those of the window's complete lines, so the
-    first ones are :func:`since`'s first ones and their number is a lower bound. Otherwise
-    the answer is :func:`since`'s.
-    """
+    A bounded read, however long the log: when the log holds more than ``window`` bytes past ``offset``
+    (``exact`` False), the paths are those of the window's complete lines, so the first ones are
+    :func:`since`'s first ones and their number is a lower bound. Otherwise the answer is :func:`since`'s."""
     fd = _open(store, LOG)
     if fd is None:
         return [], True

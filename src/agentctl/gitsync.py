@@ -51,13 +51,14 @@ class Baseline:
 
 
 class SyncResult:
-    __slots__ = ("logged", "message", "git", "scan")
+    __slots__ = ("logged", "message", "git", "scan", "violations")
 
     def __init__(self, logged: list[tuple[str, str]] | None = None, message: str = "", git: bool = True) -> None:
         self.logged: list[tuple[str, str]] = logged or []  # (op, path)
         self.message = message
         self.git = git  # False: not a git repository, or git failed
         self.scan: Scan | None = None  # what git showed, when it was asked against the task's baseline
+        self.violations: list[tuple[str, str]] = []  # (path, P0 rule) logged here although denied
 
 
 def in_git(project: str) -> bool:
@@ -140,7 +141,7 @@ def _record(store: Store, fields: dict[str, str], timeout: float) -> str:
 
 def sync(store: Store, timeout: float = 60.0) -> SyncResult:
     """Log what git shows changed since the task started and the log does not hold yet."""
-    from agentctl import files, task
+    from agentctl import deferred, files, task
 
     if not in_git(store.project):
         return SyncResult(message=f"{store.project} is not in a git repository; nothing to reconcile", git=False)
@@ -177,12 +178,14 @@ def sync(store: Store, timeout: float = 60.0) -> SyncResult:
         if now == sig:
             continue
         wanted[path] = "DELETE" if now == "-" else ("CREATE" if sig == "-" else "MODIFY")
+    still = set(wanted)  # what differs from the task's start, as git sees it
     for path in list(wanted):  # build output, caches, the project's patterns; what a verify run wrote
         if ignore.ignored(path, path in tracked, patterns) or (
                 path in base.verify and signature(store, path) == base.verify[path]):
             del wanted[path]
     logged: list[tuple[str, str]] = []
     with store.lock(files.LOCK):
+        deferred.drain_locked(store, files.LOG)
         last: dict[str, str] = {}
         for _, op, path in files.entries(store):
             if op in files.OPS:
@@ -199,9 +202,13 @@ def sync(store: Store, timeout: float = 60.0) -> SyncResult:
             logged.append((op, path))
         if records:
             store.append(files.LOG, b"".join(records))
+    from agentctl import violations
+
     result = SyncResult(logged, f"logged {len(logged)} paths from git") if logged else \
         SyncResult(message="nothing changed since the task started that the log does not hold")
     result.scan = found
+    result.violations = violations.note(store, [p for op, p in logged])  # a shell write to a denied path: said at once
+    violations.restored(store, still)
     if logged:
         store.log_change("files", "sync", f"{len(logged)} paths from git")
     return result

@@ -5,12 +5,14 @@ from __future__ import annotations
 import os
 import stat
 
-from agentctl.errors import StateError, UsageError
+from agentctl.errors import AgentctlError, StateError, UsageError
 from agentctl.store import FORMAT_VERSION, STATE_DIRNAME, Store
+from agentctl.walkup import ancestors as _ancestors
+from agentctl.walkup import git_root as git_root
 
 TYPE_CHECKING = False  # the hot path loads no typing/collections at run time
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable
 
 ENV_STATE_DIR = "AGENTCTL_STATE_DIR"
 
@@ -34,17 +36,6 @@ def find_state_dir(start: str | None = None, explicit: str | None = None) -> str
     return None
 
 
-def _ancestors(start: str) -> Iterator[str]:
-    """``start`` (made absolute) and each folder above it, up to the filesystem root."""
-    here = os.path.abspath(start)
-    while True:
-        yield here
-        parent = os.path.dirname(here)
-        if parent == here:
-            return
-        here = parent
-
-
 def _cwd() -> str:
     try:
         return os.getcwd()
@@ -55,11 +46,6 @@ def _cwd() -> str:
 # Folders inside the state folder that agentctl writes into: a symlink planted at one of them
 # would carry writes outside .agent-state, so it is refused (O_NOFOLLOW guards the last component).
 _INNER_DIRS = ("logs", "services", "services/task", "services/files", "services/constraints", "services/verify")
-
-
-def git_root(start: str) -> str | None:
-    """The root of the git repository enclosing ``start`` (a folder holding ``.git``), if any."""
-    return next((here for here in _ancestors(start) if os.path.lexists(os.path.join(here, ".git"))), None)
 
 
 def open_store(start: str | None = None, explicit: str | None = None) -> Store:
@@ -162,6 +148,156 @@ def project_path(store: Store, raw: str, cwd: str | None = None, real_dirs: dict
     if os.path.commonpath([real, real_project]) != real_project:
         raise UsageError(f"{raw!r} leads outside the project through a symlink; give a path inside it")
     return os.path.relpath(full, project).replace(os.sep, "/")
+
+
+# -- the one path rule ---------------------------------------------------------------------------
+# A path given to a command (files, task, constraints, claims, evidence) is read by resolve_path:
+#
+# * absolute, or starting with ``./`` or ``../``: as the shell reads it (the working folder);
+# * starting with ``:/``: relative to the project root (git's spelling), whatever the folder;
+# * otherwise both readings are tried when they differ (the command runs below the root):
+#   the cwd-relative one is used if it is "known" -- it exists, or it is a task entry or a
+#   logged path -- else the root-relative one if that is known (the spelling agentctl prints,
+#   pasted from a subfolder), else the cwd-relative one. When both are known the cwd-relative
+#   one wins and the answer says so (``note``).
+
+
+def resolve_path(store: Store, raw: str, cwd: str | None = None, known: Callable[[str], bool] | None = None,
+                 real_dirs: dict[str, str] | None = None) -> tuple[str, str]:
+    """(project path, note) for ``raw`` by the rule above; ``note`` is "" unless a reading was chosen.
+    ``known`` replaces the default test (exists, logged, an entry); ``real_dirs``: see project_path."""
+    rel, _, note = _resolve(store, raw, cwd or _cwd(), known, real_dirs)
+    return rel, note
+
+
+def resolve_arg(store: Store, raw: str, warn: Callable[[str], None]) -> tuple[str, str]:
+    """A command's path argument: (project path, the file it names), its note (if any) given to ``warn``."""
+    rel, real, note = resolve_target(store, raw)
+    if note:
+        warn(note)
+    return rel, real
+
+
+def resolve_target(store: Store, raw: str, cwd: str | None = None) -> tuple[str, str, str]:
+    """(project path as spelled, the file it names with every symlink followed, note): resolve_path,
+    then :func:`identity` of the reading it chose (so ``link/../x`` follows ``link`` first)."""
+    rel, base, note = _resolve(store, raw, cwd or _cwd(), None, None)
+    target = identity(store, raw[2:] if raw.startswith(":/") else raw, base)[1]
+    return rel, target or rel, note
+
+
+def _resolve(store: Store, raw: str, base: str, known: Callable[[str], bool] | None,
+             real_dirs: dict[str, str] | None) -> tuple[str, str, str]:
+    """(project path, the folder it was read from, note)."""
+    if raw.startswith(":/"):
+        return project_path(store, raw[2:] or ".", store.project, real_dirs), store.project, ""
+    if os.path.isabs(raw) or raw.startswith(("./", "../")) or raw in (".", "..") or base == store.project:
+        return project_path(store, raw, base, real_dirs), base, ""
+    try:
+        here = project_path(store, raw, base, real_dirs)
+    except UsageError:
+        here = None
+    try:
+        root = project_path(store, raw, store.project, real_dirs)
+    except UsageError:
+        root = None
+    if here is None or root is None or here == root:
+        if here is not None:
+            return here, base, ""
+        if root is not None:
+            return root, store.project, ""
+        return project_path(store, raw, base, real_dirs), base, ""  # raises the cwd reading's own error
+    test = known or _known_in(store)
+    here_known, root_known = test(here), test(root)
+    if here_known and root_known:
+        return here, base, (f"read {raw!r} as {here} (relative to this folder); the project-root reading {root} "
+                            f"also exists: give :/{root} for it")
+    if not here_known and root_known:
+        return root, store.project, ""  # the spelling agentctl prints, pasted from a subfolder: no note
+    return here, base, ""
+
+
+def other_reading(store: Store, raw: str, chosen: str, cwd: str | None = None) -> str | None:
+    """The reading of ``raw`` that resolve_path did not choose, if the rule tried two and they differ."""
+    if raw.startswith((":/", "./", "../")) or raw in (".", "..") or os.path.isabs(raw):
+        return None
+    readings = set()
+    for base in (cwd or _cwd(), store.project):
+        try:
+            readings.add(project_path(store, raw, base))
+        except UsageError:
+            pass
+    readings.discard(chosen)
+    return readings.pop() if len(readings) == 1 else None
+
+
+def exists_in(store: Store) -> Callable[[str], bool]:
+    """A "known" test for resolve_path that asks only whether the project path exists (a new list)."""
+    return lambda rel: os.path.lexists(os.path.join(store.project, rel))
+
+
+def _known_in(store: Store) -> Callable[[str], bool]:
+    """Is a project path an existing file, a logged path or a task entry? (the list is read once)"""
+    entries: list[set[str]] = []
+
+    def known(rel: str) -> bool:
+        from agentctl import files, task
+
+        if os.path.lexists(os.path.join(store.project, rel)) or files.check(store, rel):
+            return True
+        if not entries:
+            names: set[str] = set()
+            try:
+                fields = task.read_status(store)
+                if fields.get("STATE", "IDLE") != "IDLE":
+                    names = {e.path for e in task.read_entries(store, fields)}
+            except AgentctlError:
+                pass
+            entries.append(names)
+        return rel in entries[0]
+
+    return known
+
+
+def state_rel(store: Store) -> str:
+    """The state folder as a project path (``.agent-state`` unless --state-dir put it elsewhere)."""
+    return os.path.relpath(store.root, store.project).replace(os.sep, "/")
+
+
+def in_state_dir(store: Store, rel: str) -> bool:
+    """True if project path ``rel`` is the state folder or inside it (the one rule for CLI and hooks).
+
+    Compared case-insensitively: on a case-insensitive filesystem `.AGENT-STATE/x` is the same folder,
+    and on any other a project keeps no second folder of that name.
+    """
+    state = state_rel(store).lower()
+    low = rel.lower()
+    return low == state or low.startswith(state + "/")
+
+
+def identity(store: Store, raw: str, cwd: str | None = None) -> tuple[str | None, str | None]:
+    """(the path as spelled, its resolved target) as project paths; None where one is outside the project.
+
+    The target follows every symlink before applying ``..`` (as the kernel does), so
+    ``link/../x`` and a symlinked folder or file name the file that a write would change.
+    """
+    base = cwd or _cwd()
+    full = raw if os.path.isabs(raw) else os.path.join(base, raw)
+    try:
+        spelled: str | None = project_path(store, raw, base)
+    except UsageError:
+        spelled = None
+    real = os.path.realpath(full)
+    real_project = os.path.realpath(store.project)
+    target: str | None = None
+    if real != real_project and os.path.commonpath([real, real_project]) == real_project:
+        target = os.path.relpath(real, real_project).replace(os.sep, "/")
+    return spelled, target
+
+
+def real_rel(store: Store, rel: str) -> str:
+    """The resolved target of project path ``rel`` (itself when nothing on the way is a symlink)."""
+    return identity(store, rel, store.project)[1] or rel
 
 
 def _real_cached(path: str, cache: dict[str, str]) -> str:

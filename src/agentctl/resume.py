@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from agentctl import codec, constraints, files, runlevels, session, task, verify
+from agentctl import answers, codec, constraints, files, runlevels, session, task, verify, violations
 from agentctl.store import Store
 
 DEFAULT_BUDGET = 2000
@@ -59,6 +59,7 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
 
     must: list[str] = [head]
     must += [f"P0|{_v(r.text, P0_CHARS)}" for r in rules if r.priority == "P0"]  # whole, never cut
+    must += violations.lines(store)  # a P0 rule broken anyway: shown until restored or acknowledged
 
     optional: list[list[str]] = []  # each group is kept whole or dropped, in this order
     fields = task.read_status(store)
@@ -70,6 +71,7 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
         fields = {"STATE": "IDLE"}
     state = fields.get("STATE", "IDLE")
     nxt = fields.get("NEXT", "")
+    blocked: tuple[str, str] | None = None
     if state != "IDLE":
         skipped = f" ({fields['SKIPPED']} SKIPPED)" if fields.get("SKIPPED", "0") != "0" else ""
         line = f"TASK {_v(fields.get('TASK_ID', ''), 64)} {state} {fields.get('DONE', '0')}/{fields.get('TOTAL', '0')}{skipped} SEQ={fields.get('SEQ', '0')}: {_v(fields.get('DESC', ''), 200)}"
@@ -79,7 +81,8 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
             mine = task.claims(store, fields, agent)
             group.append(_claims_line(agent, mine, 1200))
         elif nxt:
-            group.append(f"NEXT={_v(nxt)}")
+            blocked = answers.next_blocked(store, rules, fields)
+            group.append(f"NEXT={_v(nxt)}" + (f" (write-protected by P0 `{_v(blocked[0], 120)}`)" if blocked else ""))
         if fields.get("NOTES"):
             group.append(f"NOTES={_v(fields['NOTES'], 300)}")
         must += group
@@ -140,6 +143,8 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
         final = f"DO NEXT: task {parked} is outside runlevel {level}; continue it with `agentctl runlevel work`."
     elif agent is not None and state == "ACTIVE":
         final = _agent_step(agent, mine, vstate)
+    elif blocked is not None and state == "ACTIVE":
+        final = answers.blocked_step(nxt, blocked[0], blocked[1], _arg)
     else:
         final = _next_step(state, fields, vstate, ev)
     used = sum(len(x) + 1 for x in must) + len(final) + 1
@@ -277,7 +282,8 @@ def build_brief(store: Store, agent: str | None = None, budget: int = BRIEF_BUDG
             body.append(_claims_line(agent, task.claims(store, fields, agent), 220))
         elif fields.get("NEXT"):
             q = _v(fields["NEXT"], 180)
-            body.append(f"NEXT={q}")
+            blocked = answers.next_blocked(store, rules, fields)
+            body.append(f"NEXT={q}" + (" (write-protected by a P0 rule: do not edit it)" if blocked else ""))
     tail = "Check `agentctl files check PATH` before editing; `agentctl task done PATH` after."
     room = budget - sum(len(x) + 1 for x in body)
     lines: list[str] = []

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from collections.abc import Generator
 
 STATE_DIRNAME = ".agent-state"
+HOOK_LOCK_BOUND, HOOK_LOCK_TOTAL = 2.0, 3.0  # a hook's wait for one lock, for all: see docs/reliability.md
 FORMAT_VERSION = 1
 MAX_STATUS = 1 << 20
 _O_FILE = os.O_NOFOLLOW | os.O_CLOEXEC
@@ -143,6 +144,7 @@ class Store:
     def __init__(self, root: str) -> None:
         self.root = root
         self.project = os.path.dirname(root)
+        self.lock_deadline: float | None = None  # set in a hook: no lock is waited for past it (monotonic)
 
     # -- paths -----------------------------------------------------------------
     def path(self, rel: str) -> str:
@@ -389,6 +391,8 @@ class Store:
         if timeout is None:
             raw = os.environ.get("AGENTCTL_LOCK_TIMEOUT", "30")
             timeout = float(raw) if raw.replace(".", "", 1).isdigit() else 30.0
+        if self.lock_deadline is not None:  # a hook answers within its agent's timeout, whoever holds a lock
+            timeout = max(0.0, min(timeout, HOOK_LOCK_BOUND, self.lock_deadline - time.monotonic()))
         path = self.path(rel)
         deadline = time.monotonic() + timeout
         delay = 0.001

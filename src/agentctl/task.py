@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import time
 
-from agentctl import codec
+from agentctl import codec, protect
 from agentctl.errors import CheckFailed, StateError, UsageError
 from agentctl.store import Store, now_iso
 
@@ -171,7 +171,7 @@ def read_list_file(store: Store, source: str, stdin_data: bytes | None = None, c
 
 def list_paths(store: Store, lines: list[str], cwd: str | None = None) -> list[str]:
     """The task's entries from a list's lines: project paths, blank lines ignored, repeats dropped."""
-    from agentctl.location import project_path
+    from agentctl.location import exists_in, resolve_path
 
     seen: set[str] = set()
     paths: list[str] = []
@@ -181,7 +181,7 @@ def list_paths(store: Store, lines: list[str], cwd: str | None = None) -> list[s
         if not line:
             continue
         try:
-            rel = project_path(store, line, cwd, real_dirs)
+            rel = resolve_path(store, line, cwd, exists_in(store), real_dirs)[0]  # "known" = exists
         except UsageError as exc:
             raise UsageError(f"list line {lineno}: {exc.message}") from None
         if rel not in seen:
@@ -617,7 +617,8 @@ def claim(store: Store, agent: str, lease: int = DEFAULT_LEASE) -> ClaimResult:
             raise UsageError(f"task {old.get('TASK_ID')} is PAUSED; resume it with `agentctl task update --state ACTIVE` first")
         entries = read_entries(store, old)
         now = time.time()
-        target = next((e for e in entries if not e.closed and _live_claim(e, now) is None), None)
+        target = next((e for e in entries if not e.closed and _live_claim(e, now) is None  # never a protected one
+                       and not protect.denied_entries(store, [e.path])), None)
         if target is None:
             live = [c for c in (_live_claim(e, now) for e in entries) if c is not None]
             if not live:
@@ -708,7 +709,7 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
     Refused (CheckFailed) when verify commands exist and an edit logged in this task is
     not covered by a passing run, unless ``force`` (then the archive says FORCED=1).
     """
-    from agentctl import evidence, filecount, files, history, retention, verify
+    from agentctl import evidence, filecount, files, history, retention, verify, violations
 
     retention.policy(store)  # a wrong retention setting refuses the stop before anything moves
     with store.lock(".lock"), store.lock(LOCK):
@@ -723,6 +724,7 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
                 f"task {task_id} is not verified: {ev.detail()}; run `agentctl verify start` until it passes, "
                 "or stop anyway with `agentctl task stop --force` (recorded as forced)"
             )
+        broken = violations.stop_check(store, task_id, force)  # refused like an unverified change
         entries = read_entries(store, old)
         warning = ""
         if old.get("STATE") != "DONE":
@@ -741,7 +743,8 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
             archived["LAST_VERIFY"] = f"PASSED {vfields['LAST_PASS']}" if vfields.get("LAST_PASS") else "never"
         archived["VERIFIED"] = ev.verdict
         archived["EVIDENCE"] = ev.detail()
-        archived["FORCED"] = "1" if ev.blocks_stop else "0"
+        archived["FORCED"] = "1" if ev.blocks_stop or broken else "0"
+        archived.update(violations.archive_fields(store, old.get("STARTED", ""), broken))
         if extra:
             archived.update(extra)
         # The archives are written first and the status rename is the commit point; the
@@ -764,12 +767,13 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
         filecount.keep_empty(store)
         verify.archive_task(store, f"verify-{task_id}{dot}")
         history.append_index(store, archived, done_rel)
-    store.log_change("task", "stop", f"{task_id} -> {done_rel}" + (" FORCED" if ev.blocks_stop else ""))
+        violations.force(store, task_id)  # a forced stop closes the open violations (recorded above)
+    store.log_change("task", "stop", f"{task_id} -> {done_rel}" + (" FORCED" if ev.blocks_stop or broken else ""))
     try:
         retention.gc(store)  # every stop keeps logs/ within the retention policy
     except (OSError, StateError) as exc:
         store.log_change("gc", "failed", str(exc)[:200])
-    return StopResult(task_id, done_rel, warning, archived, ev.blocks_stop, ev.line())
+    return StopResult(task_id, done_rel, warning, archived, ev.blocks_stop or bool(broken), ev.line())
 
 
 def _duration(started: str, ended: float) -> str:

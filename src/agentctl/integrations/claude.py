@@ -106,12 +106,13 @@ def session_start(h: Hook) -> Result | None:
 def post_tool_use(h: Hook) -> Result | None:
     tool = h.text("tool_name")
     if tool in SHELL_TOOLS:
-        h.sync()
-        return None
-    if tool in EDIT_TOOLS or (h.cursor and tool in CURSOR_WRITE_TOOLS | CURSOR_DELETE_TOOLS):
+        h.sync()  # a shell write to a denied path is found here and told at once
+    elif tool in EDIT_TOOLS or (h.cursor and tool in CURSOR_WRITE_TOOLS | CURSOR_DELETE_TOOLS):
         path = target_path(h.payload)
         h.log_writes([(path, write_op(tool, h.payload))], h.dedup_key(path))
-    return None
+    if h.cursor and h.told:
+        return emit({"additional_context": h.told})
+    return h.reply("PostToolUse", block=True)
 
 
 def pre_tool_use(h: Hook) -> Result | None:

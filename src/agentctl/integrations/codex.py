@@ -33,10 +33,11 @@ HOOKS: list[tuple[str, str | None, str, int]] = [
 
 PATCH_TOOLS = frozenset(("apply_patch", "Edit", "Write"))
 SHELL_TOOLS = frozenset(("Bash", "shell", "exec_command", "local_shell"))
-# The envelope lines, read without `re` (this runs on every patch): a line (text split at "\n")
-# starting with one of these, then the path, whose trailing whitespace is dropped. The same
-# lines, and paths, as ^\*\*\* (Add File|Update File|Delete File|Move to): (.+?)\s*$ in
-# MULTILINE mode finds (tests/test_perf_guard.py holds the two to each other).
+# The envelope lines, read without `re` (this runs on every patch): a line (text split at "\n"),
+# leading whitespace dropped as Codex trims it, starting with one of these, then the path, whose
+# trailing whitespace is dropped. The same lines, and paths, as
+# ^[^\S\n]*\*\*\* (Add File|Update File|Delete File|Move to): (.+?)\s*$ in MULTILINE mode finds
+# (tests/test_perf_guard.py holds the two to each other).
 _HEADS = (("*** Add File: ", "CREATE"), ("*** Update File: ", "MODIFY"), ("*** Delete File: ", "DELETE"),
           ("*** Move to: ", "MOVE"))
 
@@ -84,6 +85,9 @@ def envelope_lines(text: str) -> list[tuple[str, str]]:
     """(CREATE|MODIFY|DELETE|MOVE, path) for each envelope line of ``text``, in order."""
     found = []
     for line in text.split("\n"):
+        if "*** " not in line:
+            continue
+        line = line.lstrip()  # Codex trims a line before it matches a header: an indented one counts
         if not line.startswith("*** "):
             continue
         for head, op in _HEADS:
@@ -111,9 +115,9 @@ def post_tool_use(h: Hook) -> Result | None:
         paths = patch_paths(h.payload.get("tool_input"))
         if paths:
             h.log_writes([(p, op) for op, p in paths], h.dedup_key())
-            return None
+            return h.reply("PostToolUse")
     h.sync()  # a shell command, or a patch we could not read: ask git what changed
-    return None
+    return h.reply("PostToolUse")
 
 
 def pre_tool_use(h: Hook) -> Result | None:

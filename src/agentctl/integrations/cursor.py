@@ -51,12 +51,19 @@ def after_file_edit(h: Hook) -> Result | None:
     ):
         op = None  # every edit inserts into nothing: a new file, unless this task logged it
     h.log_writes([(path, op)], h.dedup_key(path))
-    return None
+    return _told(h)
 
 
 def after_shell(h: Hook) -> Result | None:
     h.sync()
-    return None
+    return _told(h)
+
+
+def _told(h: Hook) -> Result | None:
+    """Cursor has no pre-edit hook: a write to a denied path is found after it. Cursor documents no
+    answer for these events, so the violation is offered as context (best effort) and stays on
+    resume's VIOLATION line, which the always-applied rule makes the agent read."""
+    return emit({"additional_context": h.told}) if h.told else None
 
 
 def pre_compact(h: Hook) -> Result | None:

@@ -8,25 +8,33 @@ Contract with the agent (the same for every agent):
   looked for there and above, as every agentctl command does.
 * No ``.agent-state``: exit 0, print nothing. Malformed payload or any internal
   failure: exit 0, print nothing, one line on stderr and one in ``logs/agent.log``.
-  Never a traceback.
+  Never a traceback. Except in a hook that decides an edit (PRE_EDIT): it never fails
+  open, so there a write it cannot judge (a payload it cannot read, an unreadable
+  state folder or rules file, a path that is not text, an internal error) is denied,
+  with a reason naming the fix (``agentctl doctor``).
 * stdout carries only the JSON the agent reads (context to inject, a deny).
   Exit 2 is used only for a deliberate deny, and only where JSON may not be
-  understood (a Cursor-shaped payload); everywhere else a deny is JSON on exit 0.
+  understood (a Cursor-shaped payload, or a payload that could not be read, whose
+  agent's shape is unknown); everywhere else a deny is JSON on exit 0.
+* A deny is decided before anything is written (logging follows the answer: Hook.later).
+  No lock is waited for past store.HOOK_LOCK_BOUND / HOOK_LOCK_TOTAL: the hook still
+  answers, and what it could not log is deferred (agentctl.deferred).
 
 This module is on the hot path of every tool call: it imports what one event needs,
 nothing else (no subprocess unless git is consulted, no argparse). Not even ``json``:
 importing it costs ``re`` (with enum, functools, collections), about a third of the
-interpreter's start-up. The payload is parsed by the C scanner ``json.loads`` itself uses
-(``_json.make_scanner``, with the settings of ``json.loads``), and our replies, dicts of
-strings, are written with ``json.dumps``'s own C string escape; anything else, and every
-payload the fast path does not accept, goes through ``json`` itself, so the results and the
-errors are ``json``'s.
+interpreter's start-up; see hookjson. The deciding of writes is in gate.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+
+from agentctl.integrations.gate import Result as Result
+from agentctl.integrations.gate import emit as emit
+from agentctl.integrations.hookjson import dumps as dumps
+from agentctl.integrations.hookjson import loads as loads
 
 # No typing/collections.abc/dataclasses at run time on the hot path: annotations are strings.
 TYPE_CHECKING = False
@@ -49,99 +57,12 @@ MAX_SEEN = 256
 ROOT_VARS = ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "CURSOR_PROJECT_DIR", "QWEN_PROJECT_DIR")
 
 
-class Result:
-    """What a handler wants said: JSON text for stdout, an exit code, a stderr line."""
-
-    __slots__ = ("stdout", "code", "stderr")
-
-    def __init__(self, stdout: str = "", code: int = 0, stderr: str = "") -> None:
-        self.stdout = stdout
-        self.code = code
-        self.stderr = stderr
-
-
-def emit(obj: dict[str, Any]) -> Result:
-    return Result(dumps(obj))
-
-
-try:  # the C half of the standard json module; absent on some interpreters (then json is used)
-    from _json import encode_basestring_ascii as _quote
-    from _json import make_scanner as _make_scanner
-except ImportError:  # pragma: no cover - CPython always has it
-    _quote = None  # type: ignore[assignment]
-    _make_scanner = None  # type: ignore[assignment,misc]
-
-_WS = " \t\n\r"  # JSON's whitespace (json.decoder.WHITESPACE)
-
-
-class _Decoding:
-    """The settings ``json.loads`` gives its scanner (json.decoder.JSONDecoder's defaults)."""
-
-    strict = True
-    object_hook = None
-    object_pairs_hook = None
-    array_hook = None  # read by Python 3.15's scanner; older ones ignore it
-    parse_float = float
-    parse_int = int
-    parse_constant = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}.__getitem__
-
-
-def loads(raw: bytes) -> Any:
-    """``json.loads(raw)``: the same value, or the same exception.
-
-    The fast path is json's own C scanner with json's settings, over the bytes decoded as
-    ``json.loads`` decodes them (it is taken only when json's encoding detection would say
-    UTF-8: no byte-order mark, no NUL in the first bytes), then json's end check (only
-    whitespace may follow the value). Anything it does not accept is handed to ``json.loads``,
-    which then gives the result or the error.
-    """
-    first = raw[:1]
-    if _make_scanner is not None and first and first in b"{[ \t\n\r" and b"\0" not in raw[:4]:
-        try:
-            text = raw.decode("utf-8", "surrogatepass")
-            start = 0
-            while start < len(text) and text[start] in _WS:
-                start += 1
-            value, end = _make_scanner(_Decoding())(text, start)  # type: ignore[arg-type]
-            if not text[end:].strip(_WS):
-                return value
-        except Exception:
-            pass
-    import json
-
-    return json.loads(raw)
-
-
-def dumps(obj: object) -> str:
-    """``json.dumps(obj, ensure_ascii=True)``; dicts of strings (what hooks print) without importing json."""
-    text = _dumps_plain(obj, 0)
-    if text is not None:
-        return text
-    import json
-
-    return json.dumps(obj, ensure_ascii=True)
-
-
-def _dumps_plain(obj: object, depth: int) -> str | None:
-    if _quote is None or depth > 8:
-        return None
-    if type(obj) is str:
-        return _quote(obj)
-    if type(obj) is not dict:
-        return None
-    parts = []
-    for key, value in obj.items():
-        inner = _dumps_plain(value, depth + 1)
-        if type(key) is not str or inner is None:
-            return None
-        parts.append(f"{_quote(key)}: {inner}")
-    return "{" + ", ".join(parts) + "}"
 
 
 class Hook:
     """One hook call: the payload, the state folder, and the actions the agents share."""
 
-    __slots__ = ("agent", "event", "payload", "store", "cwd", "cursor")
+    __slots__ = ("agent", "event", "payload", "store", "cwd", "cursor", "after", "told")
 
     def __init__(self, agent: str, event: str, payload: dict[str, Any], store: Store) -> None:
         self.agent = agent
@@ -151,6 +72,8 @@ class Hook:
         cwd = payload.get("cwd")
         self.cwd = cwd if _is_dir(cwd) else store.project
         self.cursor = is_cursor_payload(payload)
+        self.after: list[tuple[Callable[..., object], tuple[object, ...]]] = []  # done once the answer is out
+        self.told = ""  # a P0 violation to tell the agent in this hook's answer
 
     # -- payload access -----------------------------------------------------------------
     def text(self, key: str, default: str = "") -> str:
@@ -161,20 +84,24 @@ class Hook:
         value = self.payload.get(key)
         return value if isinstance(value, dict) else {}
 
+    def later(self, fn: Callable[..., object], *args: object) -> None:
+        """Do ``fn(*args)`` once the answer is out (logging, notes): a deny never waits for a log."""
+        self.after.append((fn, args))
+
     # -- paths ----------------------------------------------------------------------------
     def rel(self, raw: object) -> str | None:
-        """``raw`` as a project-relative path, or None (not a string, outside, in the state folder)."""
+        """The project path a write of ``raw`` changes (its resolved target, so an edit through a
+        symlink is logged under the real path), or None (not a string, outside, in the state folder)."""
         if not isinstance(raw, str) or not raw.strip():
             return None
-        from agentctl.errors import AgentctlError
-        from agentctl.location import project_path
+        from agentctl.location import identity, in_state_dir
 
         try:
-            rel = project_path(self.store, raw, cwd=self.cwd)
-        except AgentctlError:
+            spelled, target = identity(self.store, raw, self.cwd)
+        except (OSError, ValueError):
             return None
-        state = self.store.rel(self.store.root).replace(os.sep, "/")
-        if rel == state or rel.startswith(state + "/"):
+        rel = target or spelled
+        if rel is None or in_state_dir(self.store, rel) or (spelled is not None and in_state_dir(self.store, spelled)):
             return None
         return rel
 
@@ -183,63 +110,94 @@ class Hook:
         """True if ``key`` was already handled (a double delivery); otherwise remember it.
 
         A small bounded record (the last ``MAX_SEEN`` keys) under ``hooks/``, changed
-        only under its lock, so two deliveries racing each other still log once.
+        only under its lock, so two deliveries racing each other still log once. When the
+        lock is not free in time the call counts as new: a write logged twice, never lost.
         """
         if not key:
             return False
         from agentctl import codec
+        from agentctl.errors import StateError
 
         token = codec.encode(key)[:200]
         try:
             os.makedirs(self.store.path("hooks"), mode=0o700, exist_ok=True)
         except OSError:
             return False
-        with self.store.lock(SEEN_LOCK):
-            data = self.store.read(SEEN, cap=1 << 20) or b""
-            lines = data.decode("utf-8", "replace").split("\n")[:-1]
-            if token in lines:
-                return True
-            if len(lines) >= MAX_SEEN:
-                keep = lines[-(MAX_SEEN // 2):] + [token]
-                self.store.replace(SEEN, ("\n".join(keep) + "\n").encode("utf-8"))
-            else:
-                self.store.append(SEEN, (token + "\n").encode("utf-8"), sync=False)
+        try:
+            with self.store.lock(SEEN_LOCK):
+                data = self.store.read(SEEN, cap=1 << 20) or b""
+                lines = data.decode("utf-8", "replace").split("\n")[:-1]
+                if token in lines:
+                    return True
+                if len(lines) >= MAX_SEEN:
+                    keep = lines[-(MAX_SEEN // 2):] + [token]
+                    self.store.replace(SEEN, ("\n".join(keep) + "\n").encode("utf-8"))
+                else:
+                    self.store.append(SEEN, (token + "\n").encode("utf-8"), sync=False)
+        except StateError:
+            return False
         return False
 
     def log_writes(self, items: list[tuple[object, str | None]], key: str | None) -> list[str]:
         """Log each (raw path, op) once per ``key``; op None = CREATE unless this task logged it.
 
-        Paths outside the project or inside the state folder are ignored silently.
+        Paths outside the project or inside the state folder are ignored silently. What cannot
+        be logged in time (the log's lock held too long) is deferred (see agentctl.deferred).
+        A logged path that a P0 rule denies is a violation: recorded, and said in :meth:`reply`.
         """
         resolved = [(rel, op) for rel, op in ((self.rel(raw), op) for raw, op in items) if rel is not None]
         if not resolved or self.seen(key):
             return []
-        from agentctl import files
+        from agentctl import deferred, files
+        from agentctl.errors import StateError
 
         done = []
-        for rel, op in resolved:
+        for i, (rel, op) in enumerate(resolved):
             if op is None:
                 op = "MODIFY" if files.check(self.store, rel) else "CREATE"
-            files.log(self.store, op, rel)
+            try:
+                files.log(self.store, op, rel)
+            except StateError as exc:
+                from agentctl import codec
+                from agentctl.store import now_iso
+
+                rest = [(o or "MODIFY", r) for r, o in [(rel, op)] + resolved[i + 1:]]
+                deferred.defer(self.store, files.LOG, b"".join(codec.record(now_iso(), o, r) for o, r in rest))
+                what = f"deferred {len(rest)} files-log records: {exc.message}"
+                self.later(_note, self.store, self.agent, self.event, what)
+                done += [f"{o}|{r}" for o, r in rest]
+                break
             done.append(f"{op}|{rel}")
+        self.check_violations([d.split("|", 1)[1] for d in done])
         return done
 
-    def deny_reason(self, raws: list[object]) -> str | None:
-        """The reason to refuse writing any of ``raws`` (a P0 ``deny-write:`` rule), or None."""
-        from agentctl import constraints
+    def check_violations(self, paths: list[str]) -> None:
+        """Record writes to denied paths (see agentctl.violations); the message goes in :meth:`reply`."""
+        from agentctl import violations
+        from agentctl.errors import AgentctlError
 
-        rules: list[Rule] | None = None
-        for raw in raws:
-            rel = self.rel(raw)
-            if rel is None:
-                continue
-            if rules is None:
-                rules = constraints.read(self.store)
-            rule = denied(rules, rel)
-            if rule is not None:
-                self.store.log_change("hook", "deny", f"{self.agent} {rel} by P0|{rule.text}")
-                return f"P0 constraint `{rule.text}` (agentctl) forbids writing {rel}; the edit was not made"
-        return None
+        try:
+            said = violations.tell(self.store, violations.note(self.store, paths))
+            self.told = f"agentctl: {said}" if said else ""
+        except AgentctlError as exc:
+            self.told = f"agentctl could not check these writes against the P0 rules ({exc.message}); run `agentctl doctor`"
+
+    def reply(self, event_name: str, block: bool = False) -> Result | None:
+        """The post-edit answer: nothing, or the violation found, told to the agent at once."""
+        from agentctl.integrations import gate
+
+        return gate.told(self.told, event_name, block) if self.told else None
+
+    def deny_reason(self, raws: list[object]) -> str | None:
+        """The reason to refuse writing any of ``raws``, or None (see gate.deny_reason); never fails open."""
+        from agentctl.integrations import gate
+
+        try:
+            return gate.deny_reason(self.store, str(self.cwd), self.agent, raws, self.later)
+        except Exception as exc:  # a write we cannot judge is refused, with the fix
+            why = getattr(exc, "message", "") or f"{type(exc).__name__}: {str(exc)[:120]}"
+            self.later(_note, self.store, self.agent, self.event, f"denied, cannot judge: {why}", False)
+            return gate.unjudged(why)
 
     def context(self, why: str) -> str:
         """The resume block as plain facts, prefixed with one line saying where it comes from."""
@@ -252,10 +210,21 @@ class Hook:
         return (head + "\n" + body)[:MAX_CONTEXT]
 
     def sync(self) -> None:
-        """Reconcile the files log with git (changes made by shell commands); quiet, bounded."""
+        """Reconcile the files log with git (changes made by shell commands); bounded. A write to a
+        denied path it finds is a violation, said in :meth:`reply`; a lock not free in time leaves
+        the reconciling to the next sync (it is idempotent: nothing is lost)."""
         from agentctl import gitsync
+        from agentctl.errors import StateError
 
-        gitsync.sync(self.store, timeout=HOOK_GIT_TIMEOUT)
+        try:
+            result = gitsync.sync(self.store, timeout=HOOK_GIT_TIMEOUT)
+        except StateError as exc:
+            self.later(_note, self.store, self.agent, self.event, f"sync left for later: {exc.message}")
+            return
+        if result.violations:
+            from agentctl import violations
+
+            self.told = "agentctl: " + violations.tell(self.store, result.violations)
 
     def dedup_key(self, path: object = None) -> str | None:
         """The identity of this tool call across double deliveries."""
@@ -270,41 +239,10 @@ class Hook:
 
 
 def denied(rules: list[Rule], rel: str) -> Rule | None:
-    """``constraints.denied`` for these rules: the first P0 ``deny-write:`` rule whose glob matches ``rel``.
-
-    The globs are matched by the same regexes, compiled only for the rules that can match at all:
-    a glob's literal runs (what lies between its wildcards) must each occur in a path it
-    matches, so a rule missing one is skipped without loading ``re`` (an edit outside every
-    denied area, the usual case, costs a substring test per rule). A glob with a character
-    class always goes to the regex, whose errors stay what they were.
-    """
+    """``constraints.match``: the first P0 ``deny-write:`` rule whose glob matches ``rel`` (the string)."""
     from agentctl import constraints
 
-    maybe = [r for r in rules if _may_deny(r.priority, r.text, rel)]
-    for rule, rx in constraints.deny_write_rules(maybe):
-        if rx.match(rel):
-            return rule
-    return None
-
-
-def _may_deny(priority: str, text: str, rel: str) -> bool:
-    """False only when the rule cannot deny ``rel`` (see :func:`denied`); mirrors constraints._glob_regex."""
-    if priority != "P0" or not text.lower().startswith("deny-write:"):
-        return False
-    pattern = text.split(":", 1)[1].strip()
-    if "[" in pattern:
-        return True
-    pat = pattern.strip("/") if pattern.endswith("/") else pattern.lstrip("/")
-    run_start = i = 0
-    while i < len(pat):
-        if pat[i] in "*?":  # `**/`, `**`, `*`, `?`: wildcards; everything else matches itself
-            if pat[run_start:i] not in rel:
-                return False
-            i += 3 if pat.startswith("**/", i) else 2 if pat.startswith("**", i) else 1
-            run_start = i
-        else:
-            i += 1
-    return pat[run_start:] in rel
+    return constraints.match(rules, rel)
 
 
 def is_cursor_payload(payload: dict[str, Any]) -> bool:
@@ -363,24 +301,38 @@ def _parse(raw: bytes) -> tuple[dict[str, Any] | None, str]:
 
 
 def _open_store(payload: dict[str, Any]) -> Store | None:
+    """The project's state folder for this payload, or None (none there, or it cannot be opened)."""
+    return _open_store_why(payload)[0]
+
+
+def _open_store_why(payload: dict[str, Any]) -> tuple[Store | None, str]:
+    """(the store, "") or (None, why) when a state folder is there but cannot be opened, or (None, "")."""
     from agentctl.errors import AgentctlError
     from agentctl.location import find_state_dir, open_store
+    from agentctl.store import HOOK_LOCK_TOTAL
 
     try:
         root = project_root(payload)
         if find_state_dir(start=root) is None:
-            return None
-        return open_store(start=root)
-    except (AgentctlError, OSError, ValueError):
-        return None
+            return None, ""
+        store = open_store(start=root)
+    except AgentctlError as exc:
+        return None, exc.message
+    except (OSError, ValueError) as exc:
+        return None, str(exc)[:200]
+    import time
+
+    store.lock_deadline = time.monotonic() + HOOK_LOCK_TOTAL
+    return store, ""
 
 
-def _note(store: Store | None, agent: str, event: str, problem: str) -> None:
+def _note(store: Store | None, agent: str, event: str, problem: str, stderr: bool = True) -> None:
     """One line on stderr (the agent's debug log) and one in logs/agent.log; never raises."""
     text = f"{agent} {event}: {problem}"[:400].replace("\n", " ")
     try:
-        sys.stderr.write(f"agentctl hook: {text}\n")
-        sys.stderr.flush()
+        if stderr:
+            sys.stderr.write(f"agentctl hook: {text}\n")
+            sys.stderr.flush()
     except (OSError, ValueError):
         pass
     if store is not None:
@@ -404,25 +356,44 @@ def handler_for(agent: str, event: str) -> Handler | None:
 def run(agent: str, event: str) -> int:
     """Run one hook; the exit code for the agent (0, or 2 for a deliberate deny)."""
     store: Store | None = None
+    hook: Hook | None = None
+    from agentctl.integrations import gate as g
+
+    gate = (agent, normalise(event)) in g.PRE_EDIT
     try:
         raw = _read_stdin()
         payload, problem = _parse(raw)
-        store = _open_store(payload or {})
+        store, broken = _open_store_why(payload or {})
         if store is None:
+            if broken and gate:
+                return _answer(g.refuse(agent, g.unjudged(f"the state folder cannot be read: {broken}")))
             return 0
         if payload is None:
-            _note(store, agent, event, problem)
-            return 0
+            _note(store, agent, event, problem, stderr=not gate)  # a gate says it in its deny (stderr too)
+            return _answer(g.refuse(agent, g.unjudged(problem))) if gate else 0
         handler = handler_for(agent, event)
         if handler is None:
             _note(store, agent, event, "unknown agent or event; reinstall with `agentctl install AGENT`")
             return 0
-        result = handler(Hook(agent, event, payload, store))
+        hook = Hook(agent, event, payload, store)
+        result = handler(hook)
+        if result is None and hook.told:  # a violation found by a handler that had nothing to say
+            result = g.tell(agent, normalise(event), hook.cursor, hook.told)
     except BaseException as exc:  # the one funnel: never a traceback, never a failed agent call
         if isinstance(exc, SystemExit):
             return 0
         _note(store, agent, event, f"internal error {type(exc).__name__}: {str(exc)[:200]}")
-        return 0
+        return _answer(g.refuse(agent, g.unjudged(f"internal error {type(exc).__name__}"))) if gate else 0
+    code = _answer(result)
+    for fn, args in hook.after if hook is not None else ():  # logging, once the answer is out
+        try:
+            fn(*args)
+        except Exception:
+            pass
+    return code
+
+
+def _answer(result: Result | None) -> int:
     if result is None:
         return 0
     try:

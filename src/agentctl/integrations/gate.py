@@ -1,0 +1,109 @@
+"""What a hook says, and how a pre-edit hook decides a write (no import of hookrun: hookrun uses this).
+
+A pre-edit hook (PRE_EDIT) refuses a write to a path that a P0 ``deny-write:`` rule matches by
+any name of the file (protect.judge), and any write into the state folder; it never fails open:
+a write it cannot judge is refused with a reason naming ``agentctl doctor``. After a tool ran,
+a P0 violation found is told to the agent at once (:func:`told`, :func:`tell`).
+"""
+
+from __future__ import annotations
+
+from agentctl.integrations.hookjson import dumps
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from agentctl.store import Store
+
+# The hooks that decide whether an edit happens: they never fail open.
+# (OpenCode's plugin fails closed on its own side when the hook gives no verdict.)
+PRE_EDIT = frozenset((("claude", "pretooluse"), ("codex", "pretooluse"), ("gemini", "beforetool"),
+                      ("cline", "pretooluse")))
+
+
+class Result:
+    """What a handler wants said: JSON text for stdout, an exit code, a stderr line."""
+
+    __slots__ = ("stdout", "code", "stderr")
+
+    def __init__(self, stdout: str = "", code: int = 0, stderr: str = "") -> None:
+        self.stdout = stdout
+        self.code = code
+        self.stderr = stderr
+
+
+def emit(obj: dict[str, Any]) -> Result:
+    return Result(dumps(obj))
+
+
+def unjudged(why: str) -> str:
+    return (f"agentctl could not check this write against the project's P0 rules ({why[:200]}); "
+            "the edit was not made: run `agentctl doctor` to see and fix the problem, then retry")
+
+
+def refuse(agent: str, reason: str) -> Result:
+    """A deny when the payload or the state could not be read: the agent's JSON, and exit 2 with the
+    reason on stderr, which blocks in every agent whatever shape it expected (Cline reads only the
+    JSON, on exit 0)."""
+    if agent == "cline":
+        return emit({"cancel": True, "errorMessage": reason + "; Cline stopped the task before the write"})
+    if agent == "gemini":
+        out = emit({"decision": "deny", "reason": reason})
+    else:
+        out = emit({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                                            "permissionDecisionReason": reason}})
+    return Result(out.stdout, 2, reason)
+
+
+def told(text: str, event_name: str, block: bool = False) -> Result:
+    """A violation told after a tool ran: ``additionalContext`` (and, for Claude Code, a PostToolUse
+    ``block`` whose reason it shows the model: the tool already ran)."""
+    out: dict[str, Any] = {"hookSpecificOutput": {"hookEventName": event_name, "additionalContext": text}}
+    if block:
+        out = {"decision": "block", "reason": text, **out}
+    return emit(out)
+
+
+def tell(agent: str, event: str, cursor: bool, text: str) -> Result | None:
+    """A violation found by a handler that had nothing to say; Stop and PreCompact stay quiet, and so
+    do agents whose post-tool answer takes no context (resume's VIOLATION line tells them)."""
+    name = {"aftertool": "AfterTool", "posttooluse": "PostToolUse"}.get(event)
+    if name is None or agent not in ("claude", "codex", "gemini", "cursor"):
+        return None
+    return emit({"additional_context": text}) if cursor else told(text, name)
+
+
+def deny_reason(store: Store, cwd: str, agent: str, raws: list[object],
+                later: Callable[..., None]) -> str | None:
+    """The reason to refuse writing any of ``raws``, or None; raises when it cannot judge.
+
+    Decided before anything is written: the log line is handed to ``later`` (after the answer).
+    """
+    from agentctl import constraints, protect
+    from agentctl.location import identity, in_state_dir
+
+    rules = None
+    for raw in raws:
+        if raw is None:
+            continue
+        if not isinstance(raw, str):
+            raise ValueError(f"the path is JSON {type(raw).__name__}, not a string")
+        raw.encode("utf-8")  # a lone surrogate cannot name a file we can judge: UnicodeEncodeError
+        spelled, target = identity(store, raw, cwd)
+        state = next((p for p in (spelled, target) if p is not None and in_state_dir(store, p)), None)
+        if state is not None:
+            later(store.log_change, "hook", "deny", f"{agent} {state} (state folder)")
+            return (f"{state} is agentctl's state folder; change state through agentctl "
+                    "(`agentctl task|files|constraints ...`), not by editing its files; the edit was not made")
+        if rules is None:
+            rules = constraints.read(store)
+        found = protect.judge(store, rules, spelled, target)
+        if found is not None:
+            rule, via = found
+            shown = spelled or raw
+            also = "" if via == shown else f" ({shown} is {via})"
+            later(store.log_change, "hook", "deny", f"{agent} {via} by P0|{rule.text}")
+            return f"P0 constraint `{rule.text}` (agentctl) forbids writing {via}{also}; the edit was not made"
+    return None
