@@ -6,6 +6,8 @@ import json
 import time
 from pathlib import Path
 
+import pytest
+
 from conftest import run
 from test_sync_helpers import clone, git, ok, origin_and_clone
 
@@ -45,3 +47,31 @@ def test_auto_sync_pulls_at_session_start_and_pushes_at_stop(tmp_path: Path) -> 
     assert "unreachable" in text and "P0|rule made on a" in text
     ok("sync", "auto", "off", cwd=b)
     assert "auto sync" not in _hook(b, "SessionStart", {"source": "startup"})
+
+
+
+@pytest.mark.parametrize("agent,event,payload", [
+    ("codex", "stop", {"hook_event_name": "Stop"}),
+    ("codex", "pre-compact", {"hook_event_name": "PreCompact", "trigger": "auto"}),
+    ("cursor", "stop", {"hook_event_name": "stop", "conversation_id": "c", "workspace_roots": []}),
+    ("gemini", "after-agent", {"hook_event_name": "AfterAgent"}),
+    ("qwen", "stop", {"hook_event_name": "Stop"}),
+    ("opencode", "session-compacting", {"sessionID": "s"}),
+])
+def test_every_agents_end_of_turn_hook_pushes(tmp_path: Path, agent: str, event: str,
+                                              payload: dict[str, object]) -> None:
+    bare, a = origin_and_clone(tmp_path)
+    ok("init", cwd=a)
+    ok("sync", "push", cwd=a)
+    ok("sync", "auto", "on", cwd=a)
+    ok("constraints", "add", "P1", f"rule made before {agent} {event}", cwd=a)
+    before = git(bare, "rev-parse", "refs/agentctl/main")
+    body = {"cwd": str(a), **payload}
+    if agent == "cursor":
+        body["workspace_roots"] = [str(a)]
+    r = run("hook", agent, event, cwd=a, stdin=json.dumps(body), timeout=120)
+    assert r.code == 0, r.err
+    deadline = time.time() + 60
+    while git(bare, "rev-parse", "refs/agentctl/main") == before and time.time() < deadline:
+        time.sleep(0.2)
+    assert git(bare, "rev-parse", "refs/agentctl/main") != before, f"{agent} {event} pushed nothing"
