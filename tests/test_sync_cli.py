@@ -56,6 +56,30 @@ def test_fresh_clone_pull_resumes_where_the_origin_stopped(tmp_path: Path) -> No
     assert ok("sync", "status", cwd=b).rstrip().endswith("origin: in sync")
 
 
+def test_init_in_a_fresh_clone_brings_the_shared_state(tmp_path: Path) -> None:
+    """A cloud sandbox that only runs `agentctl init` resumes where the last one stopped."""
+    bare, a = origin_and_clone(tmp_path)
+    _rich_state(a, tmp_path)
+    ok("sync", "push", cwd=a)
+    b = clone(tmp_path, bare, "b")
+    b_user = users_view(b)
+    out = ok("init", cwd=b)
+    assert "pulled the shared state from refs/agentctl/main on origin" in out
+    assert users_view(b) == b_user
+
+    def synced(text: str) -> str:
+        return "".join(ln for ln in text.splitlines(keepends=True) if not ln.startswith("  full output: "))
+
+    assert ok("resume", cwd=b) == synced(ok("resume", cwd=a))
+    c = clone(tmp_path, bare, "c")
+    assert "pulled" not in ok("init", "--no-pull", cwd=c)
+    assert "no task is running" in ok("resume", cwd=c) or "IDLE" in ok("resume", cwd=c)
+    d = tmp_path / "d"  # a clone of a project nobody pushed a state for: init as ever, nothing said
+    git(tmp_path, "init", "-q", "--bare", str(tmp_path / "empty.git"))
+    git(tmp_path, "clone", "-q", str(tmp_path / "empty.git"), str(d))
+    assert "pulled" not in ok("init", cwd=d) and (d / ".agent-state").is_dir()
+
+
 def test_concurrent_edits_merge_by_the_rules(tmp_path: Path) -> None:
     bare, a = origin_and_clone(tmp_path)
     ok("init", cwd=a)

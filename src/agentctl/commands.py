@@ -21,7 +21,8 @@ if TYPE_CHECKING:
 
 # -- init / status / resume / prompt -------------------------------------------------------
 
-@command(("init",), "init", "create .agent-state/ here (an existing one above keeps its state)")
+@command(("init",), "init [--no-pull]", "create .agent-state/ here (an existing one above keeps its state)",
+         {"--no-pull": "flag"})
 def cmd_init(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
     from agentctl.layout import init
     from agentctl.location import find_state_dir, git_root
@@ -32,6 +33,12 @@ def cmd_init(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
     what = f"created {', '.join(created)}" if created else "already initialised; existing state kept"
     lines = [f"{store.root}: {what}", "next: `agentctl constraints add P0 TEXT`, then `agentctl task start`"]
     root = git_root(project)
+    if created and root is not None and not opts.get("--no-pull"):
+        from agentctl.refsync.commands import pull_on_init
+
+        pulled = pull_on_init(store)  # a fresh clone of a project whose state travels in git refs
+        if pulled:
+            lines.insert(1, pulled)
     if created and root is not None and root != project:
         ctx.warn(f"this is a subfolder of the git repository {root}: commands run outside {project} will not "
                  "find this state (fine for one project of a monorepo; else run `agentctl init` at the root)")

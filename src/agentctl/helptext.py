@@ -33,6 +33,7 @@ COMMON: dict[str, str] = {
 
 # Options whose meaning depends on the command: (command key, option) -> text.
 OPTIONS: dict[tuple[tuple[str, ...], str], str] = {
+    (("init",), "--no-pull"): "do not bring the state the git remote holds for this branch (refs/agentctl/)",
     (("resume",), "--max-chars"): "the character budget (default 2000); every P0 rule is printed whatever it says",
     (("resume",), "--agent"): "a helper's view: its own claims instead of the main agent's NEXT",
     (("resume",), "--brief"): "P0 rules, the task and NEXT (or the helper's claims) in at most 600 characters",
@@ -68,7 +69,9 @@ OPTIONS: dict[tuple[tuple[str, ...], str], str] = {
 # Longer descriptions for the reference (the one-line summary stays with the command).
 DETAILS: dict[tuple[str, ...], str] = {
     ("init",): "Creates `.agent-state/` here, or re-checks the one found above; existing state is kept. In a "
-               "subfolder of a git repository it says so (right for one project of a monorepo).",
+               "subfolder of a git repository it says so (right for one project of a monorepo). In a fresh clone "
+               "whose remote holds the state of this branch (`agentctl sync push` elsewhere), it brings it, as "
+               "`agentctl sync pull` would (at most 15 s; unreachable: said, and the folder starts empty).",
     ("resume",): "Every P0 rule always; then the task and NEXT, the failing check and the fixes already tried, the "
                  "files touched, P1/P2 rules while room remains, and one DO NEXT line. Whatever is cut is named on a "
                  "`CUT` line.",

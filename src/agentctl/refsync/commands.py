@@ -115,6 +115,32 @@ def push(store: Store, t: Target) -> tuple[str, engine.Outcome]:
     return "rejected", outcome
 
 
+INIT_TIMEOUT = 15.0
+
+
+def pull_on_init(store: Store) -> str:
+    """`agentctl init` in a fresh clone: when the project's remote holds this stream's state, bring it.
+
+    Returns the line to print ("" when there is nothing to bring: no git, no remote, no such ref, or
+    the remote unreachable within INIT_TIMEOUT seconds, which init also says)."""
+    repo = open_repo(store.project)
+    if repo is None:
+        return ""
+    try:
+        t = target(store, {}, remember=False)
+    except (StateError, UsageError):
+        return ""
+    if not t.remote:
+        return ""
+    got = t.repo.fetch(t.remote, t.ref, t.mirror, INIT_TIMEOUT)
+    if got == "absent":
+        return ""
+    if got == "offline":
+        return f"{t.remote} did not answer within {INIT_TIMEOUT:g}s: no shared state brought (`agentctl sync pull` later)"
+    outcome = engine.sync_round(store, t.repo, t.stream, t.upstreams(), ref=t.ref)
+    return f"pulled the shared state from {_where(t)} ({outcome.objects} new objects); see `agentctl resume`"
+
+
 def _where(t: Target) -> str:
     return f"{t.ref} on {t.remote}" if t.remote else f"{t.ref} (local, shared by every worktree)"
 
