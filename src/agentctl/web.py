@@ -60,12 +60,13 @@ def cmd_web(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
     view = View(store)
     server = make_server(view, host, port)
     bound: int = server.server_port
+    _note(store, "start", f"{_netloc(host, bound)} pid={os.getpid()}")
+    view.state()  # the first build (the whole files log read once) before the URL is given out
     url = f"http://{_netloc(host if host != '0.0.0.0' else LOOPBACK, bound)}/?token={server.token}"  # type: ignore[attr-defined]
     sys.stdout.write(url + "\n")
     sys.stdout.flush()
     if host != LOOPBACK:
         ctx.warn(RISK.format(host=host))
-    _note(store, "start", f"{_netloc(host, bound)} pid={os.getpid()}")
     _stop_on_signals(store)
     if not opts.get("--no-open"):
         _open_browser(url)
@@ -119,6 +120,7 @@ def _handler(view: View) -> type[BaseHTTPRequestHandler]:
         server_version = "agentctl-web"
         sys_version = ""
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # headers and body go out at once, not 40 ms apart
 
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the base class's name)
             if os.environ.get("AGENTCTL_LOG", "").lower() == "debug":
@@ -201,6 +203,8 @@ def _handler(view: View) -> type[BaseHTTPRequestHandler]:
                 self._send(200, body, "application/json", (("ETag", f'"{version}"'),))
             elif path == "/api/files":
                 self._json(200, view.files(arg("q")))
+            elif path == "/api/file":
+                self._json(200, view.file_entries(query.get("path", [""])[0]))
             elif path == "/api/history":
                 self._json(200, view.search_history(arg("q")))
             elif path == "/api/task":

@@ -146,6 +146,10 @@ class View:
             hits.sort(key=lambda kv: kv[1].last, reverse=True)
             return {"query": query, "count": len(hits), "shown": [i.as_dict(p) for p, i in hits[:limit]]}
 
+    def file_entries(self, path: str) -> dict[str, Any]:
+        """Every entry (time, operation) for one path in the current files log, as `files check` lists them."""
+        return {"path": path, "entries": [list(e) for e in weblog.entries_of(self.store, files.LOG, path)]}
+
     def _timeline(self, fields: dict[str, str], now: float) -> dict[str, Any]:
         log = self.files_log
         start = weblog.epoch(fields.get("STARTED", "")) or weblog.epoch(getattr(log, "session", "")) or log.first_t
@@ -210,6 +214,7 @@ class View:
                                       "runs": runs, "compactions": [], "claims": {}}
             detail["runs_list"] = journal.events[-RUNS_SHOWN:]
             detail["files"] = [i.as_dict(p) for p, i in list(flog.paths.items())[:2000]]
+            detail["files_count"] = len(flog.paths)
         if len(self.archived) > 32:
             self.archived.clear()
         self.archived[row["ARCHIVE"]] = (key, detail)

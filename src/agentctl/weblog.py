@@ -12,6 +12,7 @@ and the last few thousand events.
 from __future__ import annotations
 
 import os
+from collections import Counter
 from datetime import datetime
 
 from agentctl import codec, files
@@ -20,7 +21,6 @@ from agentctl.store import Store
 CHUNK = 4 << 20
 MAX_BUCKETS = 4096
 MAX_EVENTS = 2000
-RECENT_PER_PATH = 5
 
 _MINUTES: dict[str, float] = {}
 
@@ -122,7 +122,7 @@ class Follower:
 
 
 class PathInfo:
-    __slots__ = ("count", "first", "last", "op", "ops", "recent")
+    __slots__ = ("count", "first", "last", "op", "ops")
 
     def __init__(self, ts: str) -> None:
         self.count = 0
@@ -130,15 +130,17 @@ class PathInfo:
         self.last = ts
         self.op = ""
         self.ops: dict[str, int] = {}
-        self.recent: list[tuple[str, str]] = []
 
     def as_dict(self, path: str) -> dict[str, object]:
-        return {"path": path, "count": self.count, "op": self.op, "ops": self.ops, "first": self.first,
-                "last": self.last, "recent": [list(r) for r in self.recent]}
+        return {"path": path, "count": self.count, "op": self.op, "ops": self.ops, "first": self.first, "last": self.last}
 
 
 class FilesLog(Follower):
-    """The files log: each touched path (its operations and times) and edits over time."""
+    """The files log: each touched path (its operations, first and last time) and edits over time.
+
+    A chunk is aggregated column-wise (``zip``, ``Counter``, dict building: C loops), so
+    the Python work per chunk grows with the distinct paths and times, not with the lines.
+    """
 
     def reset(self, store: Store) -> None:
         self.paths: dict[str, PathInfo] = {}
@@ -148,25 +150,57 @@ class FilesLog(Follower):
         self.hist = Histogram()
 
     def feed(self, store: Store, data: bytes) -> None:
-        for ts, op, path in files.entries(store, data):
-            if op == "SESSION_START":
-                self.session = ts
-                continue
-            self.lines += 1
+        recs = files.entries(store, data)
+        edits = [r for r in recs if r[1] != "SESSION_START"]
+        if len(edits) != len(recs):
+            self.session = next(r[0] for r in reversed(recs) if r[1] == "SESSION_START")
+        if not edits:
+            return
+        self.lines += len(edits)
+        stamps, ops, paths = zip(*edits, strict=True)
+        last = dict(zip(paths, zip(stamps, ops, strict=True), strict=True))
+        first = dict(zip(reversed(paths), reversed(stamps), strict=True))
+        per_op = Counter(zip(paths, ops, strict=True))
+        for path, n in Counter(paths).items():
             info = self.paths.get(path)
             if info is None:
-                info = self.paths[path] = PathInfo(ts)
-            info.count += 1
-            info.last, info.op = ts, op
-            info.ops[op] = info.ops.get(op, 0) + 1
-            info.recent.append((ts, op))
-            if len(info.recent) > RECENT_PER_PATH:
-                del info.recent[0]
+                info = self.paths[path] = PathInfo(first[path])
+            info.count += n
+            info.last, info.op = last[path]
+        for (path, op), n in per_op.items():
+            counts = self.paths[path].ops
+            counts[op] = counts.get(op, 0) + n
+        for ts, n in Counter(stamps).items():
             t = epoch(ts)
             if t is not None:
-                self.hist.add(t)
+                self.hist.add(t, n)
                 if self.first_t is None or t < self.first_t:
                     self.first_t = t
+
+
+def entries_of(store: Store, rel: str, path: str, limit: int = 500) -> list[tuple[str, str]]:
+    """(time, op) of every entry for ``path`` in the log ``rel``, oldest first, at most the last ``limit``:
+    a byte search for the lines ending in ``|PATH`` (a path is a record's last field), read-only."""
+    needle = b"|" + codec.encode(path).encode("utf-8", "surrogateescape") + b"\n"
+    found: list[tuple[str, str]] = []
+    offset = 0
+    while True:
+        data = store.read_from(rel, offset, cap=CHUNK)
+        end = data.rfind(b"\n") + 1
+        if end == 0:
+            break
+        block = b"\n" + data[:end]
+        at = block.find(needle)
+        while at != -1:
+            start = block.rfind(b"\n", 0, at) + 1
+            for ts, op, p in files.entries(store, block[start : at + len(needle)]):
+                if p == path and op != "SESSION_START":
+                    found.append((ts, op))
+            at = block.find(needle, at + 1)
+        offset += end
+        if len(data) < CHUNK:
+            break
+    return found[-limit:]
 
 
 class Journal(Follower):

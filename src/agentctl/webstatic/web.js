@@ -121,9 +121,23 @@
   }
 
   // -- sections ---------------------------------------------------------------------------------
-  function fileRows(list) {
-    return list.map((f) => row([[f.path, 'path'], [f.op], [Object.entries(f.ops).map(([k, v]) => k + ' ' + v).join(', ')],
-      [shortTime(f.first)], [shortTime(f.last)]]));
+  function fileRows(list, current) {
+    return list.map((f) => {
+      const tr = row([[f.path, 'path'], [f.op], [Object.entries(f.ops).map(([k, v]) => k + ' ' + v).join(', ')],
+        [shortTime(f.first)], [shortTime(f.last)]]);
+      if (current) tr.addEventListener('click', () => fileEntries(tr, f.path));
+      return tr;
+    });
+  }
+  async function fileEntries(tr, path) { // every entry of one path: its operations and times
+    const next = tr.nextElementSibling;
+    if (next && next.classList.contains('entries')) { next.remove(); return; }
+    const d = await get('/api/file?path=' + encodeURIComponent(path));
+    const td = el('td', 'mono', d.entries.map((e) => shortTime(e[0]) + ' ' + e[1]).join('   ·   ') || 'no entry');
+    td.colSpan = 5;
+    const extra = el('tr', 'entries');
+    extra.appendChild(td);
+    tr.after(extra);
   }
   function runRows(list) {
     return list.slice().reverse().map((e) => row([[shortTime(e.time)], [e.event], [e.run], [e.text]], e.event));
@@ -182,7 +196,7 @@
       (v.time ? ' at ' + shortTime(v.time) : '') + (v.restore ? ' — restore: ' + v.restore : ''))));
   }
   function renderFiles(res) {
-    fill($('files'), fileRows(res.shown), filesQuery ? 'no touched path matches' : 'no file touched yet');
+    fill($('files'), fileRows(res.shown, true), filesQuery ? 'no touched path matches' : 'no file touched yet');
     const f = state.files;
     set($('files-count'), filesQuery ? res.count + ' of ' + f.count + ' paths match'
       : f.count + ' paths, ' + f.lines + ' log entries' + (f.count > res.shown.length ? ' (newest ' + res.shown.length + ' shown; search for the rest)' : ''));
@@ -270,8 +284,7 @@
     timeline($('detail-timeline'), d.timeline);
     tried(d.tried, $('detail-tried'));
     fill($('detail-runs'), runRows(d.runs_list || []), 'no run recorded');
-    fill($('detail-files'), d.files.map((f) => row([[f.path, 'path'], [f.op], [f.ops ? Object.entries(f.ops).map(([k, v]) => k + ' ' + v).join(', ') : String(f.count)],
-      [shortTime(f.first)], [shortTime(f.last)]])), 'no file recorded');
+    fill($('detail-files'), fileRows(d.files, false), 'no file recorded');
     fill($('detail-fields'), Object.entries(t).map(([k, v]) => row([[k], [v, 'path']])));
   }
   function debounce(fn) { let h = null; return () => { clearTimeout(h); h = setTimeout(fn, 150); }; }
