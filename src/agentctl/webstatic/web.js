@@ -123,7 +123,7 @@
   // -- sections ---------------------------------------------------------------------------------
   function fileRows(list, current) {
     return list.map((f) => {
-      const tr = row([[f.path, 'path'], [f.op], [Object.entries(f.ops).map(([k, v]) => k + ' ' + v).join(', ')],
+      const tr = row([[f.path, 'path'], [f.op], [Object.entries(f.ops || { [f.op]: f.count }).map(([k, v]) => k + ' ' + v).join(', ')],
         [shortTime(f.first)], [shortTime(f.last)]]);
       if (current) tr.addEventListener('click', () => fileEntries(tr, f.path));
       return tr;
