@@ -84,7 +84,7 @@
     box.replaceChildren();
     if (!tl || !tl.edits) { box.appendChild(el('p', 'empty', 'no files log yet')); return; }
     const agents = Object.keys(tl.claims || {}).sort();
-    const W = 1000, left = 40, right = 10, top = 22, barH = 110, lane = 16;
+    const W = 1000, left = 80, right = 10, top = 22, barH = 110, lane = 16;
     const H = top + barH + 22 + agents.length * lane + 6;
     const root = svg('svg', { viewBox: '0 0 ' + W + ' ' + H, role: 'img', 'aria-label': 'timeline' });
     const span0 = tl.end - tl.start || 1;
@@ -109,7 +109,7 @@
     }
     agents.forEach((a, i) => {
       const y = top + barH + 22 + i * lane;
-      root.appendChild(svg('text', { x: 2, y: y + 10, class: 'axis' })).textContent = plain(a).slice(0, 6);
+      root.appendChild(svg('text', { x: 2, y: y + 10, class: 'axis' })).textContent = plain(a).slice(0, 12);
       for (const t of tl.claims[a]) {
         root.appendChild(svg('rect', { x: x(t) - 2, y: y, width: 4, height: lane - 4, class: 'claim' }, a + ' claimed at ' + clock(t)));
       }
@@ -140,7 +140,7 @@
     tr.after(extra);
   }
   function runRows(list) {
-    return list.slice().reverse().map((e) => row([[shortTime(e.time)], [e.event], [e.run], [e.text]], e.event));
+    return list.slice().reverse().map((e) => row([[shortTime(e.time).slice(5)], [e.event], [e.run], [e.text]], e.event));
   }
   function tried(list, node) {
     node.replaceChildren(...(list || []).map((t) => el('li', '', t)));
