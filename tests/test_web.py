@@ -17,6 +17,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -61,7 +62,7 @@ class Served:
         conn.close()
         return resp.status, {k.lower(): v for k, v in resp.getheaders()}, body
 
-    def json(self, path: str) -> dict[str, object]:
+    def json(self, path: str) -> dict[str, Any]:
         code, _, body = self.request(path)
         assert code == 200, (code, body[:300])
         data = json.loads(body)
@@ -290,4 +291,4 @@ def test_command_stays_off_the_hot_path(busy: Path) -> None:
             "sys.stderr.write(' '.join(m for m in sys.modules if m.startswith(('agentctl.web', 'http'))))")
     proc = subprocess.run([sys.executable, "-c", code], cwd=busy, capture_output=True, text=True, check=False)
     assert proc.returncode == 0 and proc.stderr.strip() == ""
-    assert "web [--port N] [--no-open] [--host H]" in run("--help", cwd=busy).out
+    assert "usage: agentctl web [--port N] [--no-open] [--host H]" in run("help", "web", cwd=busy).out

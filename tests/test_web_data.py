@@ -122,3 +122,4 @@ def test_violations_show_when_the_core_reports_them(project: Path, monkeypatch: 
     found = [{"path": "db/x.sql", "rule": "deny-write: db/**", "time": "2026-01-01T00:00:00+00:00"}]
     monkeypatch.setattr(constraints, "violations", lambda s: found, raising=False)
     assert json.loads(View(store).state()[1])["violations"] == found
+

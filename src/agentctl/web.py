@@ -16,8 +16,8 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
-from agentctl.cli import Ctx, command
 from agentctl.errors import EXIT_OK, AgentctlError, StateError, UsageError
+from agentctl.registry import Ctx, command
 
 if TYPE_CHECKING:
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer

@@ -17,12 +17,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from agentctl import codec, constraints, files, history, resume, runlevels, session, task, verify, weblog
+from agentctl import codec, constraints, files, resume, runlevels, session, task, verify, weblog
 from agentctl.errors import AgentctlError
 from agentctl.store import Store, now_iso
 
 WATCH = (task.STATUS, files.LOG, verify.STATUS, verify.JOURNAL, verify.COMMANDS, constraints.STATUS, session.STATUS,
-         runlevels.CURRENT, runlevels.TABLE, history.INDEX, "logs/agent.log")
+         runlevels.CURRENT, runlevels.TABLE, "logs/index", "logs/agent.log")  # logs/index: history.INDEX
 FILES_SHOWN = 200  # the most recently touched paths in the state; the rest through files()
 HISTORY_SHOWN = 50
 RUNS_SHOWN = 200
@@ -168,11 +168,15 @@ class View:
                 "claims": {a: ts for a, ts in claims.items() if ts}}
 
     def _history(self) -> dict[str, Any]:
+        from agentctl import history  # imported where used: importing it registers the `history` command
+
         rows, more = history.read_index(self.store, 1 << 20)
         return {"count": len(rows), "more": more, "tasks": [r.fields for r in rows[:HISTORY_SHOWN]]}
 
     def search_history(self, query: str, limit: int = HISTORY_SHOWN) -> dict[str, Any]:
         """Archived tasks matching ``query`` the way `agentctl history search` matches them ("" lists the newest)."""
+        from agentctl import history
+
         if not query:
             rows, more = history.read_index(self.store, 1 << 20)
             return {"query": "", "more": more, "tasks": [{"task": r.fields, "matched": []} for r in rows[:limit]]}
@@ -182,6 +186,8 @@ class View:
 
     def archived_task(self, task_id: str) -> dict[str, Any]:
         """One archived task as `agentctl history show` gives it, plus its timeline and runs (cached by index state)."""
+        from agentctl import history
+
         store = self.store
         row = history.find(store, task_id)
         try:
