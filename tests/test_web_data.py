@@ -9,11 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from agentctl import constraints, weblog
+from agentctl import constraints, registry, weblog
 from agentctl.location import open_store
 from agentctl.store import Store
 from agentctl.webdata import View, signature
 from conftest import run
+
+# The view reads history through `agentctl.history`, whose import registers the `history` command: register
+# every command first, in the CLI's order, so this process's registry is the one the reference is built from.
+registry.load_commands()
 
 
 def _store(project: Path) -> Store:
