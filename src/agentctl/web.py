@@ -177,6 +177,10 @@ def _handler(view: View) -> type[BaseHTTPRequestHandler]:
                 self._json(400 if isinstance(exc, UsageError) else 500, {"error": exc.message})
             except (BrokenPipeError, ConnectionResetError):
                 pass
+            except Exception as exc:  # the one funnel: a line on stderr and in the answer, never a traceback
+                text = f"internal error: {type(exc).__name__}: {str(exc)[:200]}"
+                sys.stderr.write(f"agentctl web: {text}\n")
+                self._json(500, {"error": text})
 
         def do_POST(self) -> None:  # noqa: N802
             self._send(405, b"agentctl web is read-only\n", extra=(("Allow", "GET, HEAD"),))
