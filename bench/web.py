@@ -149,6 +149,16 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(("on demand: archived task detail", [server.get(f"/api/task?id=arch-{n:04d}")[0] for n in range(runs)]))
         rss, hwm = server.memory()
         server.stop()
+        from agentctl.location import open_store
+        from agentctl.webdata import View
+
+        store = open_store(explicit=os.path.join(project, ".agent-state"))
+        builds: list[float] = []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            View(store).state()
+            builds.append((time.perf_counter() - t0) * 1000)
+        rows.insert(1, ("start-up: the first build alone (in-process)", builds))
 
         print(f"agentctl web on the large state: {states.LARGE_FILES_LOG:,}+ files-log entries, "
               f"{states.LARGE_TASK_LIST:,}-entry list, {ARCHIVED:,} archived tasks; goal {GOAL_MS:.0f} ms")
