@@ -127,3 +127,47 @@ def test_violations_show_when_the_core_reports_them(project: Path, monkeypatch: 
     monkeypatch.setattr(constraints, "violations", lambda s: found, raising=False)
     assert json.loads(View(store).state()[1])["violations"] == found
 
+
+
+def test_a_100k_line_log_makes_a_bounded_page(project: Path) -> None:
+    """The timeline is bucketed on the server: 100,000 edits over a week are 120 bars, and the state stays small."""
+    (project / "l.txt").write_text("a.py\n")
+    assert run("task", "start", "--id", "big", "--desc", "d", "--files", "l.txt", cwd=project).code == 0
+    store = _store(project)
+    from agentctl.store import now_iso
+
+    t0 = weblog.epoch(json.loads(run("--json", "task", "status", cwd=project).out)["task"]["STARTED"])
+    assert t0 is not None
+    with open(project / ".agent-state/services/files/status", "ab") as fh:
+        fh.write("".join(f"{now_iso(t0 - 7 * 86400 + i * 6)}|MODIFY|src/p{i % 5000:04d}.py\n"
+                         for i in range(100_000)).encode())
+    body = View(store).state()[1]
+    data = json.loads(body)
+    assert len(data["timeline"]["edits"]) == 120 and sum(data["timeline"]["edits"]) == 100_000
+    assert data["files"]["count"] == 5000 and data["files"]["lines"] == 100_000 and len(data["files"]["shown"]) == 200
+    assert len(body) < 200_000
+
+
+def test_the_page_is_shipped_with_the_package() -> None:
+    from agentctl import web
+
+    folder = Path(web.__file__).parent / "webstatic"
+    for name, _ctype in web.STATIC.values():
+        assert (folder / name).is_file(), name
+    html = (folder / "index.html").read_text()
+    assert "<script src=\"/static/web.js\" defer></script>" in html and "http" not in html.replace('href="data:,"', "")
+    pyproject = (Path(__file__).resolve().parent.parent / "pyproject.toml").read_text()
+    assert '"webstatic/*"' in pyproject
+
+
+@pytest.mark.parametrize("offset", [0, 1, 127, 128, 255, 4095])
+def test_bars_count_every_edit_in_the_span_whatever_the_bucket_alignment(offset: int) -> None:
+    h = weblog.Histogram()
+    first = 1_700_000_000 + offset
+    for i in range(20_000):
+        h.add(first + i * 30)
+    assert h.width > 1
+    _, bars = h.bars(first, first + 20_000 * 30, 120)
+    assert sum(bars) == 20_000
+    _, before = h.bars(first - 10 * 86400, first - 9 * 86400, 10)
+    assert sum(before) == 0

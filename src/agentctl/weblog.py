@@ -65,9 +65,9 @@ class Histogram:
         width = span / count
         out = [0] * count
         for k, v in self.counts.items():
-            t = (k + 0.5) * self.width
-            if start <= t <= end + self.width:
-                out[min(count - 1, int((t - start) / width))] += v
+            if (k + 1) * self.width > start and k * self.width <= end:  # the bucket overlaps the span
+                t = (k + 0.5) * self.width
+                out[max(0, min(count - 1, int((t - start) / width)))] += v
         return width, out
 
 
