@@ -117,6 +117,10 @@ def test_changes_appear_live_without_a_reload(page: Any, busy: Path) -> None:
         page.evaluate("window.__same_page = true")
         took = []
         t0 = time.monotonic()
+        assert run("verify", "start", cwd=busy).code == 1  # the same failure after the fix tried: a repeat
+        took.append(_until(page, "#repeat", "REPEATED: this failure is identical to run 1", t0))
+        assert page.locator("#runs tr.REPEAT").count() == 1 and page.locator("#timeline svg circle.fail").count() == 2
+        t0 = time.monotonic()
         assert run("task", "done", "src/m2.py", cwd=busy).code == 0
         took.append(_until(page, "#done-total", "3/5", t0))
         t0 = time.monotonic()
@@ -147,6 +151,10 @@ BIDI_PATH = "src/evil\u202egnp.py"
 
 
 def test_hostile_values_are_text_and_run_nothing(page: Any, project: Path) -> None:
+    (project / "old.txt").write_text(HOSTILE_PATH + "\n")
+    assert run("task", "start", "--id", "old1", "--desc", "archived " + HOSTILE_DESC, "--files", "old.txt", cwd=project).code == 0
+    assert run("files", "log", "MODIFY", HOSTILE_PATH, cwd=project).code == 0
+    assert run("task", "stop", "--force", cwd=project).code == 0
     entries = [HOSTILE_PATH, "javascript:window.__pwned=6", BIDI_PATH, "src/bell\x07\x1b[31m.py", "src/ok.py"]
     (project / "list.txt").write_text("".join(e + "\n" for e in entries))
     assert run("task", "start", "--id", "x1", "--desc", HOSTILE_DESC, "--files", "list.txt", cwd=project).code == 0
@@ -176,6 +184,12 @@ def test_hostile_values_are_text_and_run_nothing(page: Any, project: Path) -> No
         assert "\u202e" not in files and "\x1b" not in files
         assert _text(page, "#notes") == "one⟨U+000A⟩two⟨U+2066⟩three⟨U+007F⟩"
         assert page.locator("#files .esc").count() >= 3  # marked, so the reader sees what was hidden
+        assert "archived " + HOSTILE_DESC in _text(page, "#history")
+        page.click("#history tbody tr")
+        page.wait_for_selector("#detail:not([hidden])", timeout=WAIT_MS)
+        assert ("archived " + HOSTILE_DESC) in _text(page, "#detail-summary") and HOSTILE_PATH in _text(page, "#detail-files")
+        assert page.evaluate("window.__pwned") is None and page.evaluate("window.__ran") == []
+        assert page.evaluate("document.querySelectorAll('img, iframe, a, object, embed').length") == 0
         assert page.errors == []
     finally:
         s.stop()
