@@ -171,3 +171,11 @@ def test_bars_count_every_edit_in_the_span_whatever_the_bucket_alignment(offset:
     assert sum(bars) == 20_000
     _, before = h.bars(first - 10 * 86400, first - 9 * 86400, 10)
     assert sum(before) == 0
+
+
+def test_files_are_listed_most_recently_touched_first_within_a_second(project: Path) -> None:
+    stamp = "2026-01-01T00:00:00+00:00"
+    with open(project / ".agent-state/services/files/status", "ab") as fh:
+        fh.write("".join(f"{stamp}|MODIFY|{p}\n" for p in ("b.py", "a.py", "c.py", "a.py")).encode())
+    data = json.loads(View(_store(project)).state()[1])
+    assert [f["path"] for f in data["files"]["shown"]] == ["a.py", "c.py", "b.py"]

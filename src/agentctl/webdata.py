@@ -133,7 +133,7 @@ class View:
         log = self.files_log
         if not log.ready:
             return {"count": 0, "lines": 0, "shown": []}
-        newest = sorted(log.paths.items(), key=lambda kv: kv[1].last, reverse=True)[:FILES_SHOWN]
+        newest = sorted(log.paths.items(), key=lambda kv: kv[1].seq, reverse=True)[:FILES_SHOWN]
         return {"count": len(log.paths), "lines": log.lines, "session": log.session,
                 "shown": [info.as_dict(p) for p, info in newest]}
 
@@ -143,7 +143,7 @@ class View:
         with self.lock:
             self.files_log.poll(self.store)
             hits = [(p, i) for p, i in self.files_log.paths.items() if needle in p.casefold()]
-            hits.sort(key=lambda kv: kv[1].last, reverse=True)
+            hits.sort(key=lambda kv: kv[1].seq, reverse=True)
             return {"query": query, "count": len(hits), "shown": [i.as_dict(p) for p, i in hits[:limit]]}
 
     def file_entries(self, path: str) -> dict[str, Any]:

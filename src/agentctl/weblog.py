@@ -122,9 +122,10 @@ class Follower:
 
 
 class PathInfo:
-    __slots__ = ("count", "first", "last", "op", "ops")
+    __slots__ = ("count", "first", "last", "op", "ops", "seq")
 
     def __init__(self, ts: str) -> None:
+        self.seq = 0  # the log position (entry number) of its last touch: exact order within a second
         self.count = 0
         self.first = ts
         self.last = ts
@@ -156,9 +157,11 @@ class FilesLog(Follower):
             self.session = next(r[0] for r in reversed(recs) if r[1] == "SESSION_START")
         if not edits:
             return
+        base = self.lines
         self.lines += len(edits)
         stamps, ops, paths = zip(*edits, strict=True)
         last = dict(zip(paths, zip(stamps, ops, strict=True), strict=True))
+        order = dict(zip(paths, range(base, self.lines), strict=True))
         first = dict(zip(reversed(paths), reversed(stamps), strict=True))
         per_op = Counter(zip(paths, ops, strict=True))
         for path, n in Counter(paths).items():
@@ -167,6 +170,7 @@ class FilesLog(Follower):
                 info = self.paths[path] = PathInfo(first[path])
             info.count += n
             info.last, info.op = last[path]
+            info.seq = order[path]
         for (path, op), n in per_op.items():
             counts = self.paths[path].ops
             counts[op] = counts.get(op, 0) + n
