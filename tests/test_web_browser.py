@@ -152,12 +152,13 @@ BIDI_PATH = "src/evil\u202egnp.py"
 
 def test_hostile_values_are_text_and_run_nothing(page: Any, project: Path) -> None:
     (project / "old.txt").write_text(HOSTILE_PATH + "\n")
-    assert run("task", "start", "--id", "old1", "--desc", "archived " + HOSTILE_DESC, "--files", "old.txt", cwd=project).code == 0
+    assert run("task", "start", "--id", "old1", "--desc", "archived " + HOSTILE_DESC, "--files", "old.txt", "--force",
+               cwd=project).code == 0  # --force: a hostile list looks like source code
     assert run("files", "log", "MODIFY", HOSTILE_PATH, cwd=project).code == 0
     assert run("task", "stop", "--force", cwd=project).code == 0
     entries = [HOSTILE_PATH, "javascript:window.__pwned=6", BIDI_PATH, "src/bell\x07\x1b[31m.py", "src/ok.py"]
     (project / "list.txt").write_text("".join(e + "\n" for e in entries))
-    assert run("task", "start", "--id", "x1", "--desc", HOSTILE_DESC, "--files", "list.txt", cwd=project).code == 0
+    assert run("task", "start", "--id", "x1", "--desc", HOSTILE_DESC, "--files", "list.txt", "--force", cwd=project).code == 0
     assert run("task", "update", "--notes", "one\ntwo\u2066three\x00".replace("\x00", "\x7f"), cwd=project).code == 0
     assert run("constraints", "add", "P1", HOSTILE_RULE, cwd=project).code == 0
     for e in entries[:4]:
