@@ -64,6 +64,9 @@ OPTIONS: dict[tuple[tuple[str, ...], str], str] = {
     (("sync",), "--no-remote"): "only the local ref refs/agentctl/STREAM, which every worktree shares",
     (("sync",), "--stream"): "the stream (default: the joined one, else the current branch); pull/push remember it",
     (("gc",), "--dry-run"): "print what would be removed or cut; change nothing",
+    (("web",), "--port"): "the port to listen on (default 0: a free one)",
+    (("web",), "--no-open"): "do not open a browser; just print the URL",
+    (("web",), "--host"): "listen on this address instead of 127.0.0.1 (prints why that is risky; prefer ssh -L)",
 }
 
 # Longer descriptions for the reference (the one-line summary stays with the command).
@@ -120,6 +123,8 @@ DETAILS: dict[tuple[str, ...], str] = {
     ("mcp",): f"Needs the optional extra: pip install '{DISTRIBUTION}[mcp]' (pipx: pipx install --force "
               f"'{DISTRIBUTION}[mcp]'; uv: uv tool install '{DISTRIBUTION}[mcp]'). Logs go to stderr; stdout is the "
               "protocol.",
+    ("web",): "Prints its URL (with a random token) first; every request needs the token (then a cookie) and this "
+              "server's Host header; changes no state; Ctrl-C, SIGTERM or SIGHUP stop it. See docs/web.md.",
     ("@custom",): "Runs `services/NAME/start.sh`, `stop.sh` or `status.sh` with a lock and a timeout, the init.d way.",
 }
 

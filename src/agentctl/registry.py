@@ -113,6 +113,7 @@ EXTENSIONS["demo"] = "agentctl.demo"  # `agentctl demo`: the seed scenario playe
 EXTENSIONS["history"] = "agentctl.history"  # `agentctl history [show ID | search TEXT]`: archived tasks
 EXTENSIONS["sync"] = "agentctl.refsync.commands"  # `agentctl sync push|pull|status|auto`: the state through git refs
 EXTENSIONS["gc"] = "agentctl.gccmd"  # `agentctl gc [--dry-run]`: the retention policy for logs/
+EXTENSIONS["web"] = "agentctl.web"  # `agentctl web`: the live read-only page for the person supervising
 
 
 # Extensions whose word is the whole command and which need no core handler: `hook` runs on every

@@ -1,0 +1,257 @@
+"""What `agentctl web` shows: one dict built from a Store by the library's own operations.
+
+Every value comes from the functions the CLI's commands use (``task.read_status``,
+``task.claims``, ``verify.read_status``, ``evidence.check``, ``constraints.ordered``,
+``session.read``, ``runlevels``, ``history.read_index``/``show_lines``/``search``,
+``resume.build``/``build_brief``); the logs that grow (the files log, the verify journal,
+agent.log) are followed incrementally by ``weblog``. ``View.state()`` rebuilds only when
+one stat pass over the state files says something changed; nothing here writes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from agentctl import codec, constraints, files, resume, runlevels, session, task, verify, weblog
+from agentctl.errors import AgentctlError
+from agentctl.store import Store, now_iso
+
+WATCH = (task.STATUS, files.LOG, verify.STATUS, verify.JOURNAL, verify.COMMANDS, constraints.STATUS, session.STATUS,
+         runlevels.CURRENT, runlevels.TABLE, "logs/index", "logs/agent.log")  # logs/index: history.INDEX
+FILES_SHOWN = 200  # the most recently touched paths in the state; the rest through files()
+HISTORY_SHOWN = 50
+RUNS_SHOWN = 200
+BARS = 120
+HIDDEN = ("LIST", "NEXT_PINNED")  # what `task status` hides too
+
+
+def signature(store: Store) -> str:
+    """One stat pass over the state files: changes whenever any agentctl command or hook wrote."""
+    parts = []
+    for rel in WATCH:
+        try:
+            st = os.stat(store.path(rel))
+            parts.append(f"{st.st_ino:x}.{st.st_size:x}.{st.st_mtime_ns:x}")
+        except OSError:
+            parts.append("-")
+    return f"{hash(tuple(parts)) & 0xFFFFFFFFFFFF:012x}"
+
+
+def _dumps(data: object) -> bytes:
+    # ensure_ascii: lone surrogates (bytes that were not UTF-8) and control characters travel escaped
+    return json.dumps(data, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+
+
+class View:
+    """The page's data for one store, cached by the state's signature (safe to share between threads)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.files_log = weblog.FilesLog(files.LOG)
+        self.journal = weblog.Journal(verify.JOURNAL)
+        self.agent_log = weblog.AgentLog("logs/agent.log")
+        self.lock = threading.Lock()
+        self.version = ""
+        self.body = b""
+        self.archived: dict[str, tuple[tuple[int, int], dict[str, Any]]] = {}
+
+    def state(self) -> tuple[str, bytes]:
+        """(version, JSON body) of the current state; rebuilt only when the signature changed."""
+        sig = signature(self.store)
+        with self.lock:
+            if sig != self.version:
+                data = self.build()
+                data["version"] = sig
+                self.version, self.body = sig, _dumps(data)
+            return self.version, self.body
+
+    def build(self) -> dict[str, Any]:
+        store = self.store
+        errors: list[str] = []
+
+        def part(name: str, fn: Callable[[], Any], default: Any) -> Any:
+            try:
+                return fn()
+            except AgentctlError as exc:  # a damaged file: said on the page, the rest still shown
+                errors.append(f"{name}: {exc.message}")
+                return default
+
+        for follower in (self.files_log, self.journal, self.agent_log):
+            part(follower.rel, lambda f=follower: f.poll(store), False)  # type: ignore[misc]
+        fields: dict[str, str] = part("task", lambda: task.read_status(store), {"STATE": "IDLE"})
+        now = time.time()
+        data: dict[str, Any] = {
+            "project": store.project,
+            "generated": now_iso(now),
+            "now": now,
+            "runlevel": part("runlevel", lambda: self._runlevel(), {}),
+            "session": part("session", lambda: session.read(store), {}),
+            "task": {k: v for k, v in fields.items() if k not in HIDDEN},
+            "progress": _progress(fields, now),
+            "claims": part("claims", lambda: [{"path": p, "agent": a, "expires": x, "until": now_iso(x)}
+                                              for p, a, x in task.claims(store, fields)], []),
+            "verify": part("verify", lambda: self._verify(fields), {}),
+            "constraints": part("constraints", lambda: [{"priority": r.priority, "text": r.text}
+                                                        for r in constraints.ordered(store)], []),
+            "files": self._files(),
+            "violations": part("violations", lambda: violations(store), []),
+            "timeline": self._timeline(fields, now),
+            "history": part("history", lambda: self._history(), {"tasks": [], "more": False}),
+            "resume": part("resume", lambda: resume.build(store), ""),
+            "brief": part("brief", lambda: resume.build_brief(store), ""),
+        }
+        data["errors"] = errors
+        return data
+
+    def _runlevel(self) -> dict[str, Any]:
+        level = runlevels.current(self.store)
+        return {"name": level, "services": runlevels.services_of(self.store, level)}
+
+    def _verify(self, fields: dict[str, str]) -> dict[str, Any]:
+        store = self.store
+        v = verify.read_status(store)
+        out: dict[str, Any] = {k: v[k] for k in verify.KEYS if k in v and k != "ERRORS"}
+        out["errors"] = v["ERRORS"].split("\n") if v.get("ERRORS") else []
+        out["tried"] = verify.tried(v)
+        out["commands"] = verify.commands(store)
+        if fields.get("STATE", "IDLE") != "IDLE":
+            from agentctl import evidence
+
+            ev = evidence.check(store, v)
+            out["evidence"] = {"verdict": ev.verdict, "line": ev.line(), "last_pass": ev.last_pass}
+        runs = self.journal.events[-RUNS_SHOWN:]
+        out["runs"] = runs
+        out["repeats"] = [e for e in runs if e["event"] == "REPEAT"]
+        return out
+
+    def _files(self) -> dict[str, Any]:
+        log = self.files_log
+        if not log.ready:
+            return {"count": 0, "lines": 0, "shown": []}
+        newest = sorted(log.paths.items(), key=lambda kv: kv[1].seq, reverse=True)[:FILES_SHOWN]
+        return {"count": len(log.paths), "lines": log.lines, "session": log.session,
+                "shown": [info.as_dict(p) for p, info in newest]}
+
+    def files(self, query: str, limit: int = FILES_SHOWN) -> dict[str, Any]:
+        """Touched paths containing ``query`` (case-insensitive), newest first."""
+        needle = query.casefold()
+        with self.lock:
+            self.files_log.poll(self.store)
+            hits = [(p, i) for p, i in self.files_log.paths.items() if needle in p.casefold()]
+            hits.sort(key=lambda kv: kv[1].seq, reverse=True)
+            return {"query": query, "count": len(hits), "shown": [i.as_dict(p) for p, i in hits[:limit]]}
+
+    def file_entries(self, path: str) -> dict[str, Any]:
+        """Every entry (time, operation) for one path in the current files log, as `files check` lists them."""
+        return {"path": path, "entries": [list(e) for e in weblog.entries_of(self.store, files.LOG, path)]}
+
+    def _timeline(self, fields: dict[str, str], now: float) -> dict[str, Any]:
+        log = self.files_log
+        start = weblog.epoch(fields.get("STARTED", "")) or weblog.epoch(getattr(log, "session", "")) or log.first_t
+        if not log.ready or start is None:
+            return {}
+        if log.first_t is not None:
+            start = min(start, log.first_t)
+        end = max(now, start + 60)
+        width, edits = log.hist.bars(start, end, BARS)
+        runs = [{"t": e["t"], "ok": e["event"] == "PASS", "run": e["run"], "text": e["text"]}
+                for e in self.journal.events if e["event"] in ("PASS", "FAIL") and e["t"] is not None]
+        agents = self.agent_log
+        comps = [t for t in getattr(agents, "compactions", []) if start <= t <= end]
+        claims = {a: [t for t in ts if start <= t <= end] for a, ts in getattr(agents, "claims", {}).items()}
+        return {"start": start, "end": end, "bar": width, "edits": edits, "runs": runs, "compactions": comps,
+                "claims": {a: ts for a, ts in claims.items() if ts}}
+
+    def _history(self) -> dict[str, Any]:
+        from agentctl import history  # imported where used: importing it registers the `history` command
+
+        rows, more = history.read_index(self.store, 1 << 20)
+        return {"count": len(rows), "more": more, "tasks": [r.fields for r in rows[:HISTORY_SHOWN]]}
+
+    def search_history(self, query: str, limit: int = HISTORY_SHOWN) -> dict[str, Any]:
+        """Archived tasks matching ``query`` the way `agentctl history search` matches them ("" lists the newest)."""
+        from agentctl import history
+
+        if not query:
+            rows, more = history.read_index(self.store, 1 << 20)
+            return {"query": "", "more": more, "tasks": [{"task": r.fields, "matched": []} for r in rows[:limit]]}
+        codec.check_text(query, "the search text", limit=500)
+        hits, more = history.search(self.store, query, limit)
+        return {"query": query, "more": more, "tasks": [{"task": r.fields, "matched": m} for r, m in hits]}
+
+    def archived_task(self, task_id: str) -> dict[str, Any]:
+        """One archived task as `agentctl history show` gives it, plus its timeline and runs (cached by index state)."""
+        from agentctl import history
+
+        store = self.store
+        row = history.find(store, task_id)
+        try:
+            st = os.stat(store.path(row["ARCHIVE"]))
+            key = (st.st_ino, st.st_mtime_ns)
+        except OSError:
+            key = (0, 0)
+        cached = self.archived.get(row["ARCHIVE"])
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        _, detail = history.show_lines(store, row)
+        done = detail["task"]
+        detail["index"] = row.fields
+        detail["files"] = detail["files"][:2000]
+        detail["timeline"] = {}
+        log_rel, journal_rel = done.get("FILES_LOG", ""), done.get("VERIFY_JOURNAL", "")
+        if log_rel.startswith("logs/") and "/" not in log_rel[5:]:
+            flog = weblog.FilesLog(log_rel)
+            flog.poll(store)
+            journal = weblog.Journal(journal_rel if journal_rel.startswith("logs/") and "/" not in journal_rel[5:]
+                                     else "logs/-")
+            journal.poll(store)
+            start = weblog.epoch(done.get("STARTED", "")) or flog.first_t
+            end = weblog.epoch(done.get("ENDED", "")) or time.time()
+            if start is not None:
+                width, edits = flog.hist.bars(start, max(end, start + 60), BARS)
+                runs = [{"t": e["t"], "ok": e["event"] == "PASS", "run": e["run"], "text": e["text"]}
+                        for e in journal.events if e["event"] in ("PASS", "FAIL") and e["t"] is not None]
+                detail["timeline"] = {"start": start, "end": max(end, start + 60), "bar": width, "edits": edits,
+                                      "runs": runs, "compactions": [], "claims": {}}
+            detail["runs_list"] = journal.events[-RUNS_SHOWN:]
+            detail["files"] = [i.as_dict(p) for p, i in list(flog.paths.items())[:2000]]
+            detail["files_count"] = len(flog.paths)
+        if len(self.archived) > 32:
+            self.archived.clear()
+        self.archived[row["ARCHIVE"]] = (key, detail)
+        return detail
+
+
+def violations(store: Store) -> list[dict[str, Any]]:
+    """Open P0 violations, when this build records them (a ``constraints.violations(store)`` returning
+    dicts with at least ``path`` and ``rule``); an empty list otherwise. The page shows whatever is here."""
+    fn = getattr(constraints, "violations", None)
+    if fn is None:
+        return []
+    found = fn(store)
+    return [v if isinstance(v, dict) else {"path": str(getattr(v, "path", v)), "rule": str(getattr(v, "rule", ""))}
+            for v in found]
+
+
+def _progress(fields: dict[str, str], now: float) -> dict[str, Any]:
+    """DONE/TOTAL, the rate in entries an hour since the task started, and the time left at that rate."""
+    try:
+        done, total = int(fields.get("DONE", "0")), int(fields.get("TOTAL", "0"))
+    except ValueError:
+        done, total = 0, 0
+    out: dict[str, Any] = {"done": done, "total": total, "percent": (100.0 * done / total) if total else 0.0,
+                           "rate": None, "eta": None, "elapsed": None}
+    started = weblog.epoch(fields.get("STARTED", ""))
+    if started is not None and fields.get("STATE") in ("ACTIVE", "PAUSED", "DONE"):
+        elapsed = max(0.0, now - started)
+        out["elapsed"] = elapsed
+        if done and elapsed >= 60:
+            rate = done / (elapsed / 3600)
+            out["rate"] = rate
+            out["eta"] = (total - done) / rate * 3600 if rate > 0 else None
+    return out

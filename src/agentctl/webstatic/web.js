@@ -1,0 +1,298 @@
+// agentctl web: renders /api/state. Every value from the state is agent-written: it enters the page
+// only as text nodes (textContent / createTextNode), never as markup, and never as a URL.
+'use strict';
+(function () {
+  const SVG = 'http://www.w3.org/2000/svg';
+  // Control characters, bidi controls, invisible formatting and lone surrogates: shown as ⟨U+XXXX⟩.
+  const LINE_RX = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]|[\ud800-\udfff]/u;
+  const BLOCK_RX = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]|[\ud800-\udfff]/u;
+  const $ = (id) => document.getElementById(id);
+  let version = null;
+  let state = null;
+  let filesQuery = '';
+  let historyQuery = '';
+  let openTask = null;
+
+  function code(c) { return '⟨U+' + c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0') + '⟩'; }
+
+  // The value as nodes: plain runs as text, each special character as a marked ⟨U+XXXX⟩.
+  function text(value, block) {
+    const s = value === null || value === undefined ? '' : String(value);
+    const frag = document.createDocumentFragment();
+    const rx = new RegExp((block ? BLOCK_RX : LINE_RX).source, 'gu');
+    let last = 0;
+    for (const m of s.matchAll(rx)) {
+      if (m.index > last) frag.appendChild(document.createTextNode(s.slice(last, m.index)));
+      const mark = document.createElement('span');
+      mark.className = 'esc';
+      mark.textContent = code(m[0]);
+      frag.appendChild(mark);
+      last = m.index + m[0].length;
+    }
+    if (last < s.length) frag.appendChild(document.createTextNode(s.slice(last)));
+    return frag;
+  }
+  function plain(value) { // for attributes (title): the same escapes, as a string
+    return String(value === null || value === undefined ? '' : value).replace(new RegExp(LINE_RX.source, 'gu'), code);
+  }
+  function set(node, value, block) { node.replaceChildren(text(value, block)); return node; }
+  function el(tag, cls, value) {
+    const node = document.createElement(tag);
+    if (cls) node.className = cls;
+    if (value !== undefined) node.appendChild(text(value));
+    return node;
+  }
+  function row(cells, cls) {
+    const tr = el('tr', cls);
+    for (const c of cells) tr.appendChild(el('td', c[1] || '', c[0]));
+    return tr;
+  }
+  function fill(table, rows, empty) {
+    const body = table.tBodies[0];
+    body.replaceChildren(...rows);
+    if (!rows.length && empty) {
+      const td = el('td', 'empty', empty);
+      td.colSpan = 9;
+      body.appendChild(el('tr')).appendChild(td);
+    }
+  }
+  function clock(t) {
+    if (t === null || t === undefined) return '';
+    const d = new Date(t * 1000);
+    return d.toLocaleString([], { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  }
+  function span(seconds) {
+    if (seconds === null || seconds === undefined || !isFinite(seconds)) return '—';
+    const s = Math.max(0, Math.round(seconds));
+    const h = Math.floor(s / 3600), m = Math.floor(s % 3600 / 60);
+    return h ? h + 'h ' + String(m).padStart(2, '0') + 'm' : m ? m + 'm ' + (s % 60) + 's' : s + 's';
+  }
+  function shortTime(iso) { return iso ? String(iso).replace('T', ' ').slice(0, 19) : ''; }
+
+  // -- the timeline: edits as bars, verify runs as marks, compactions as vertical lines, claims by agent
+  function svg(tag, attrs, title) {
+    const node = document.createElementNS(SVG, tag);
+    for (const k in attrs) node.setAttribute(k, String(attrs[k]));
+    if (title !== undefined) {
+      const t = document.createElementNS(SVG, 'title');
+      t.textContent = plain(title);
+      node.appendChild(t);
+    }
+    return node;
+  }
+  function timeline(box, tl) {
+    box.replaceChildren();
+    if (!tl || !tl.edits) { box.appendChild(el('p', 'empty', 'no files log yet')); return; }
+    const agents = Object.keys(tl.claims || {}).sort();
+    const W = 1000, left = 80, right = 10, top = 22, barH = 110, lane = 16;
+    const H = top + barH + 22 + agents.length * lane + 6;
+    const root = svg('svg', { viewBox: '0 0 ' + W + ' ' + H, role: 'img', 'aria-label': 'timeline' });
+    const span0 = tl.end - tl.start || 1;
+    const x = (t) => left + (W - left - right) * (t - tl.start) / span0;
+    const max = Math.max(1, ...tl.edits);
+    const bw = (W - left - right) / tl.edits.length;
+    root.appendChild(svg('line', { x1: left, y1: top + barH, x2: W - right, y2: top + barH, class: 'grid' }));
+    root.appendChild(svg('text', { x: 2, y: top + 10, class: 'axis' }, undefined)).textContent = String(max);
+    tl.edits.forEach((n, i) => {
+      if (!n) return;
+      const h = Math.max(1, barH * n / max);
+      const t0 = tl.start + i * tl.bar;
+      root.appendChild(svg('rect', { x: left + i * bw, y: top + barH - h, width: Math.max(1, bw - 1), height: h, class: 'edits' },
+        n + ' edit' + (n === 1 ? '' : 's') + ' from ' + clock(t0)));
+    });
+    for (const r of tl.runs || []) {
+      root.appendChild(svg('circle', { cx: x(r.t), cy: 10, r: 5, class: r.ok ? 'pass' : 'fail' },
+        'verify run ' + r.run + ' ' + (r.ok ? 'passed' : 'failed') + ' at ' + clock(r.t) + (r.text ? ': ' + r.text : '')));
+    }
+    for (const t of tl.compactions || []) {
+      root.appendChild(svg('line', { x1: x(t), y1: 2, x2: x(t), y2: H - 4, class: 'comp' }, 'compaction at ' + clock(t)));
+    }
+    agents.forEach((a, i) => {
+      const y = top + barH + 22 + i * lane;
+      root.appendChild(svg('text', { x: 2, y: y + 10, class: 'axis' })).textContent = plain(a).slice(0, 12);
+      for (const t of tl.claims[a]) {
+        root.appendChild(svg('rect', { x: x(t) - 2, y: y, width: 4, height: lane - 4, class: 'claim' }, a + ' claimed at ' + clock(t)));
+      }
+    });
+    for (const [t, anchor] of [[tl.start, 'start'], [(tl.start + tl.end) / 2, 'middle'], [tl.end, 'end']]) {
+      root.appendChild(svg('text', { x: x(t), y: top + barH + 15, class: 'axis', 'text-anchor': anchor })).textContent = clock(t);
+    }
+    box.appendChild(root);
+  }
+
+  // -- sections ---------------------------------------------------------------------------------
+  function fileRows(list, current) {
+    return list.map((f) => {
+      const tr = row([[f.path, 'path'], [f.op], [Object.entries(f.ops || { [f.op]: f.count }).map(([k, v]) => k + ' ' + v).join(', ')],
+        [shortTime(f.first)], [shortTime(f.last)]]);
+      if (current) tr.addEventListener('click', () => fileEntries(tr, f.path));
+      return tr;
+    });
+  }
+  async function fileEntries(tr, path) { // every entry of one path: its operations and times
+    const next = tr.nextElementSibling;
+    if (next && next.classList.contains('entries')) { next.remove(); return; }
+    const d = await get('/api/file?path=' + encodeURIComponent(path));
+    const td = el('td', 'mono', d.entries.map((e) => shortTime(e[0]) + ' ' + e[1]).join('   ·   ') || 'no entry');
+    td.colSpan = 5;
+    const extra = el('tr', 'entries');
+    extra.appendChild(td);
+    tr.after(extra);
+  }
+  function runRows(list) {
+    return list.slice().reverse().map((e) => row([[shortTime(e.time).slice(5)], [e.event], [e.run], [e.text]], e.event));
+  }
+  function tried(list, node) {
+    node.replaceChildren(...(list || []).map((t) => el('li', '', t)));
+    if (!node.children.length) node.appendChild(el('li', 'empty', 'none'));
+  }
+  function renderProgress(d) {
+    const t = d.task, p = d.progress;
+    set($('task-id'), t.STATE === 'IDLE' ? '(none running)' : t.TASK_ID);
+    set($('state'), t.STATE); $('state').className = 'badge ' + t.STATE;
+    set($('runlevel'), (d.runlevel && d.runlevel.name) || '');
+    set($('desc'), t.DESC || '');
+    $('bar-fill').style.width = p.percent.toFixed(1) + '%';
+    set($('done-total'), p.done + '/' + p.total + (p.total ? '  (' + Math.floor(p.percent) + '%)' : ''));
+    set($('next'), t.NEXT || (t.STATE === 'IDLE' ? '' : '(none)'));
+    set($('rate'), p.rate === null ? '—' : p.rate.toFixed(1) + ' entries/hour' + (p.elapsed ? ' over ' + span(p.elapsed) : ''));
+    set($('eta'), p.eta === null ? '—' : span(p.eta));
+    set($('evidence'), (d.verify.evidence && d.verify.evidence.line) || '');
+    const s = d.session || {};
+    set($('compactions'), s.COMPACTIONS ? s.COMPACTIONS + ' (last ' + shortTime(s.LAST_COMPACTION) + ')' : '0');
+    set($('notes'), t.NOTES || '');
+  }
+  function renderVerify(v) {
+    set($('verify-state'), v.STATE || 'IDLE'); $('verify-state').className = 'badge ' + (v.STATE || 'IDLE');
+    set($('verify-command'), v.STATE === 'FAILED' ? '`' + (v.COMMAND || '') + '` exit ' + (v.EXIT_CODE || '?') : (v.commands || []).join(' ; '));
+    set($('verify-last'), shortTime(v.LAST_RUN) || 'never');
+    set($('verify-pass'), shortTime(v.LAST_PASS) || 'never');
+    set($('verify-attempts'), v.ATTEMPTS || '0');
+    set($('verify-errors'), v.STATE === 'FAILED' ? (v.errors || []).join('\n') : '', true);
+    const rep = $('repeat');
+    rep.hidden = !(v.REPEAT || v.SAME_ERROR);
+    set(rep, v.REPEAT ? 'REPEATED: this failure is identical to ' + v.REPEAT + ' — do not try that again'
+      : v.SAME_ERROR ? 'SAME ERROR as ' + v.SAME_ERROR + ', though the files changed' : '');
+    tried(v.tried, $('tried'));
+    fill($('runs'), runRows(v.runs || []), 'no run in this task yet');
+  }
+  function renderRules(list) {
+    const box = $('constraints');
+    box.replaceChildren(...list.map((r) => {
+      const d = el('div', 'rule');
+      d.appendChild(el('span', 'badge ' + r.priority, r.priority));
+      d.appendChild(text(r.text));
+      return d;
+    }));
+    if (!list.length) box.appendChild(el('p', 'empty', 'no constraints'));
+  }
+  function renderClaims(list, now) {
+    fill($('claims'), list.map((c) => row([[c.path, 'path'], [c.agent], [shortTime(c.until)], [span(c.expires - now)]])), 'no live claim');
+  }
+  function renderViolations(list) {
+    const box = $('violations');
+    box.hidden = !list.length;
+    box.replaceChildren(...list.map((v) => el('div', '', 'P0 VIOLATION: ' + (v.path || '') + ' broke ' + (v.rule || '') +
+      (v.time ? ' at ' + shortTime(v.time) : '') + (v.restore ? ' — restore: ' + v.restore : ''))));
+  }
+  function renderFiles(res) {
+    fill($('files'), fileRows(res.shown, true), filesQuery ? 'no touched path matches' : 'no file touched yet');
+    const f = state.files;
+    set($('files-count'), filesQuery ? res.count + ' of ' + f.count + ' paths match'
+      : f.count + ' paths, ' + f.lines + ' log entries' + (f.count > res.shown.length ? ' (newest ' + res.shown.length + ' shown; search for the rest)' : ''));
+  }
+  function historyRows(list) {
+    return list.map((h) => {
+      const t = h.task;
+      const tr = row([[t.ID, 'path'], [shortTime(t.ENDED)], [t.DURATION], [t.ENTRIES], [t.FILES],
+        [t.LAST_VERIFY + (t.FORCED === 'forced' ? ' FORCED' : '')], [t.DESC + (h.matched && h.matched.length ? '  — matched ' + h.matched.join('; ') : '')]]);
+      tr.addEventListener('click', () => showTask(t.ID));
+      return tr;
+    });
+  }
+  function renderHistory(res) {
+    fill($('history'), historyRows(res.tasks), historyQuery ? 'no archived task matches' : 'no archived task yet');
+    set($('history-count'), historyQuery ? res.tasks.length + ' match' : (state.history.count + (state.history.more ? '+' : '') + ' archived'));
+  }
+
+  function render(d) {
+    state = d;
+    set($('project'), d.project);
+    set($('generated'), shortTime(d.generated));
+    const errs = $('errors');
+    errs.hidden = !d.errors.length;
+    errs.replaceChildren(...d.errors.map((e) => el('div', '', e)));
+    renderViolations(d.violations || []);
+    renderProgress(d);
+    timeline($('timeline'), d.timeline);
+    renderVerify(d.verify || {});
+    renderRules(d.constraints);
+    renderClaims(d.claims, d.now);
+    set($('resume'), d.resume, true);
+    set($('brief'), d.brief, true);
+    if (filesQuery) searchFiles(); else renderFiles(d.files);
+    if (historyQuery) searchHistory(); else renderHistory({ tasks: d.history.tasks.map((t) => ({ task: t, matched: [] })) });
+    document.body.dataset.version = d.version;
+  }
+
+  async function get(url) {
+    const r = await fetch(url, { credentials: 'same-origin', cache: 'no-store' });
+    if (!r.ok) throw new Error(url + ': ' + r.status);
+    return r.json();
+  }
+  function live(on, why) {
+    const p = $('live');
+    p.className = 'pill ' + (on ? 'on' : 'off');
+    p.textContent = on ? 'live' : why;
+  }
+  async function poll() {
+    try {
+      const v = await get('/api/version');
+      if (v.version !== version) {
+        const d = await get('/api/state');
+        version = v.version;
+        render(d);
+      }
+      live(true);
+    } catch (e) {
+      live(false, 'offline');
+    }
+    setTimeout(poll, 400);
+  }
+  async function searchFiles() {
+    const q = filesQuery;
+    const res = await get('/api/files?q=' + encodeURIComponent(q));
+    if (q === filesQuery) renderFiles(res);
+  }
+  async function searchHistory() {
+    const q = historyQuery;
+    const res = await get('/api/history?q=' + encodeURIComponent(q));
+    if (q === historyQuery) renderHistory(res);
+  }
+  async function showTask(id) {
+    openTask = id;
+    const d = await get('/api/task?id=' + encodeURIComponent(id));
+    if (openTask !== id) return;
+    const t = d.task, idx = d.index;
+    $('detail').hidden = false;
+    set($('detail-id'), id);
+    const done = Number(t.DONE || 0), total = Number(t.TOTAL || 0);
+    $('detail-fill').style.width = (total ? 100 * done / total : 0).toFixed(1) + '%';
+    set($('detail-summary'), done + '/' + total + ' done in ' + (t.DURATION || '?') + ', ended ' + shortTime(t.ENDED) + ', verify ' +
+      (idx.LAST_VERIFY || '') + ', ' + d.runs.passed + ' passed / ' + d.runs.failed + ' failed runs, ' + d.runs.repeated + ' repeated' +
+      (idx.FORCED === 'forced' ? ', stopped with --force' : '') + ': ' + (t.DESC || ''));
+    timeline($('detail-timeline'), d.timeline);
+    tried(d.tried, $('detail-tried'));
+    fill($('detail-runs'), runRows(d.runs_list || []), 'no run recorded');
+    fill($('detail-files'), fileRows(d.files, false), 'no file recorded');
+    fill($('detail-fields'), Object.entries(t).map(([k, v]) => row([[k], [v, 'path']])));
+  }
+  function debounce(fn) { let h = null; return () => { clearTimeout(h); h = setTimeout(fn, 150); }; }
+
+  document.addEventListener('DOMContentLoaded', () => {
+    $('files-q').addEventListener('input', debounce(() => { filesQuery = $('files-q').value; if (state) { if (filesQuery) searchFiles(); else renderFiles(state.files); } }));
+    $('history-q').addEventListener('input', debounce(() => { historyQuery = $('history-q').value; if (state) searchHistory(); }));
+    $('detail-close').addEventListener('click', () => { openTask = null; $('detail').hidden = true; });
+    poll();
+  });
+})();

@@ -1,0 +1,294 @@
+"""`agentctl web` over plain HTTP: the real server as a subprocess on a real state folder.
+
+What the page's data says equals what the CLI says; the token and the Host header are required
+on every request; the server writes nothing but its start and stop lines; signals stop it at
+once. The browser side (rendering, live updates, hostile values) is in test_web_browser.py.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import AGENTCTL, run
+
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+       "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+
+
+class Served:
+    """A running `agentctl web --no-open --port 0` and a client for it."""
+
+    def __init__(self, project: Path, *extra: str, env: dict[str, str] | None = None) -> None:
+        full = dict(os.environ)
+        full.update(env or {})
+        self.proc = subprocess.Popen([*AGENTCTL, "web", "--port", "0", *extra], cwd=project, env=full,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert self.proc.stdout is not None
+        ready, _, _ = select.select([self.proc.stdout], [], [], 60)
+        line = self.proc.stdout.readline().decode() if ready else ""
+        if not line.startswith("http://"):
+            self.proc.kill()
+            raise AssertionError(f"no URL from agentctl web: {line!r} {self.proc.stderr.read() if self.proc.stderr else b''!r}")
+        self.url = line.strip()
+        hostport, _, rest = self.url[len("http://"):].partition("/")
+        self.host, _, port = hostport.rpartition(":")
+        self.port = int(port)
+        self.token = rest.split("token=", 1)[1]
+        self.cookie = f"agentctl_web_{self.port}={self.token}"
+
+    def request(self, path: str, *, cookie: str | None = "", host: str | None = None,
+                method: str = "GET") -> tuple[int, dict[str, str], bytes]:
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=30)
+        headers = {"Cookie": self.cookie if cookie == "" else cookie} if cookie is not None else {}
+        conn.putrequest(method, path, skip_host=True)
+        conn.putheader("Host", f"{self.host}:{self.port}" if host is None else host)
+        for k, v in headers.items():
+            conn.putheader(k, v)
+        conn.endheaders()
+        resp = conn.getresponse()
+        body = resp.read()
+        conn.close()
+        return resp.status, {k.lower(): v for k, v in resp.getheaders()}, body
+
+    def json(self, path: str) -> dict[str, Any]:
+        code, _, body = self.request(path)
+        assert code == 200, (code, body[:300])
+        data = json.loads(body)
+        assert isinstance(data, dict)
+        return data
+
+    def stop(self, sig: int = signal.SIGTERM) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        return self.proc.wait(timeout=20)
+
+
+@pytest.fixture
+def busy(project: Path) -> Path:
+    return make_busy(project)
+
+
+def make_busy(project: Path) -> Path:
+    """A task mid-way: 3 of 5 entries left, a failing check with a fix tried, rules, a claim, an archived task."""
+    (project / "old.txt").write_text("old/a.py\n")
+    assert run("task", "start", "--id", "old1", "--desc", "an earlier task", "--files", "old.txt", cwd=project).code == 0
+    assert run("files", "log", "MODIFY", "old/a.py", cwd=project).code == 0
+    assert run("task", "done", "old/a.py", cwd=project).code == 0
+    assert run("task", "stop", "--force", cwd=project).code == 0
+    (project / "list.txt").write_text("".join(f"src/m{i}.py\n" for i in range(5)))
+    assert run("constraints", "add", "P0", "deny-write: db/**", cwd=project).code == 0
+    assert run("constraints", "add", "P2", "keep lines short", cwd=project).code == 0
+    assert run("task", "start", "--id", "t1", "--desc", "move the imports", "--files", "list.txt", cwd=project).code == 0
+    for i in range(2):
+        assert run("files", "log", "MODIFY", f"src/m{i}.py", cwd=project).code == 0
+        assert run("task", "done", f"src/m{i}.py", cwd=project).code == 0
+    assert run("files", "log", "MODIFY", "src/m0.py", cwd=project).code == 0
+    (project / "check.sh").write_text("echo 'src/m1.py:3: error: bad import'\nexit 1\n")
+    assert run("verify", "add", "sh check.sh", cwd=project).code == 0
+    assert run("verify", "start", cwd=project).code == 1
+    assert run("verify", "tried", "re-export the old name", cwd=project).code == 0
+    assert run("task", "claim", "--agent", "helper-1", cwd=project).code == 0
+    return project
+
+
+@pytest.fixture
+def served(busy: Path) -> Iterator[Served]:
+    s = Served(busy, "--no-open")
+    yield s
+    s.stop()
+
+
+def _kv(text: str) -> dict[str, str]:
+    return dict(ln.split("=", 1) for ln in text.splitlines() if "=" in ln)
+
+
+def test_prints_its_url_first_and_binds_loopback(served: Served) -> None:
+    assert served.url.startswith("http://127.0.0.1:") and served.host == "127.0.0.1"
+    assert len(served.token) >= 32 and "/?token=" in served.url
+
+
+def test_state_is_what_the_cli_says(served: Served, busy: Path) -> None:
+    d = served.json("/api/state")
+    task = json.loads(run("--json", "task", "status", cwd=busy).out)["task"]
+    assert d["task"]["DONE"] == task["DONE"] == "2" and d["task"]["TOTAL"] == task["TOTAL"] == "5"
+    assert d["task"]["NEXT"] == task["NEXT"] and d["task"]["STATE"] == "ACTIVE"
+    assert d["progress"]["done"] == 2 and d["progress"]["total"] == 5 and d["progress"]["percent"] == 40.0
+    assert d["runlevel"]["name"] == run("runlevel", cwd=busy).out.splitlines()[0].split("=")[1]
+    assert d["resume"] == run("resume", cwd=busy).out.rstrip("\n")
+    assert d["brief"] == run("resume", "--brief", cwd=busy).out.rstrip("\n")
+    v = d["verify"]
+    assert v["STATE"] == "FAILED" and v["tried"] == ["re-export the old name"]
+    assert v["errors"] == _kv(run("verify", "status", cwd=busy).out)["ERRORS"].split("\\n")
+    assert [e["event"] for e in v["runs"]] == ["FAIL", "TRIED"]
+    rules = json.loads(run("--json", "constraints", "list", cwd=busy).out)["constraints"]
+    assert d["constraints"] == rules and rules[0]["priority"] == "P0"
+    listed = json.loads(run("--json", "files", "list", cwd=busy).out)["files"]
+    assert d["files"]["count"] == len(listed) == 2 and d["files"]["lines"] == 3
+    m0 = next(f for f in d["files"]["shown"] if f["path"] == "src/m0.py")
+    assert m0["count"] == 2 and m0["ops"] == {"MODIFY": 2}
+    claims = json.loads(run("--json", "task", "status", cwd=busy).out)["claims"]
+    assert [(c["path"], c["agent"], c["expires"]) for c in d["claims"]] == [(c["path"], c["agent"], c["expires"]) for c in claims]
+    assert [t["ID"] for t in d["history"]["tasks"]] == ["old1"]
+    assert d["violations"] == [] and d["errors"] == []
+    tl = d["timeline"]
+    assert sum(tl["edits"]) == 3 and [r["ok"] for r in tl["runs"]] == [False] and list(tl["claims"]) == ["helper-1"]
+
+
+def test_searches_and_details_are_the_history_commands(served: Served, busy: Path) -> None:
+    detail = served.json("/api/task?id=old1")
+    shown = json.loads(run("--json", "history", "show", "old1", cwd=busy).out)
+    assert detail["task"] == shown["task"] and [f["path"] for f in detail["files"]] == ["old/a.py"]
+    found = served.json("/api/history?q=earlier")
+    assert [t["task"]["ID"] for t in found["tasks"]] == ["old1"] and found["tasks"][0]["matched"] == ["description"]
+    assert served.json("/api/history?q=nothing-like-this")["tasks"] == []
+    assert [f["path"] for f in served.json("/api/files?q=M1")["shown"]] == ["src/m1.py"]
+    assert served.json("/api/file?path=src/m0.py")["entries"] == [
+        [e[0], e[1]] for e in json.loads(run("--json", "files", "check", "src/m0.py", cwd=busy).out)["entries"]]
+    code, _, body = served.request("/api/task?id=nope")
+    assert code == 400 and b"no archived task" in body and b"Traceback" not in body
+
+
+def test_every_request_needs_the_token(served: Served) -> None:
+    for path in ("/", "/static/web.js", "/api/state", "/api/version", "/api/task?id=old1", "/nope"):
+        for cookie in (None, f"agentctl_web_{served.port}=wrong", f"agentctl_web_{served.port + 1}={served.token}"):
+            code, headers, body = served.request(path, cookie=cookie)
+            assert code == 403, (path, cookie, code)
+            assert b"move the imports" not in body and b"src/m" not in body and len(body) < 200
+            assert headers["content-security-policy"] == CSP
+        code, _, _ = served.request(path + ("&" if "?" in path else "?") + "token=" + served.token[:-1] + "x", cookie=None)
+        assert code == 403
+
+
+def test_the_token_in_the_url_becomes_a_strict_cookie(served: Served) -> None:
+    code, headers, _ = served.request(f"/?token={served.token}", cookie=None)
+    assert code == 303 and headers["location"] == "/"
+    cookie = headers["set-cookie"]
+    assert cookie.startswith(f"{served.cookie};") and "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    code, headers, body = served.request("/")
+    assert code == 200 and headers["content-type"].startswith("text/html") and b"/static/web.js" in body
+    assert headers["content-security-policy"] == CSP
+    assert headers["x-content-type-options"] == "nosniff" and headers["referrer-policy"] == "no-referrer"
+    assert b"<script>" not in body and b"http://" not in body and b"https://" not in body  # nothing inline, nothing fetched
+    code, headers, _ = served.request("/static/web.js")
+    assert code == 200 and headers["content-type"].startswith("text/javascript")
+    assert served.json(f"/api/version?token={served.token}")["version"]  # a script may give it in the query
+
+
+@pytest.mark.parametrize("host", ["evil.example:{port}", "127.0.0.1:{other}", "localhost", "", "127.0.0.1.nip.io:{port}"])
+def test_a_foreign_host_header_is_refused(served: Served, host: str) -> None:
+    for path in ("/", "/api/state", f"/?token={served.token}"):
+        code, _, body = served.request(path, host=host.format(port=served.port, other=served.port + 1))
+        assert code == 421 and b"move the imports" not in body
+    assert served.request("/api/version", host=f"localhost:{served.port}")[0] == 200
+
+
+def test_it_is_read_only(served: Served, busy: Path) -> None:
+    state = busy / ".agent-state"
+
+    def every_byte() -> dict[str, tuple[bytes, int]]:
+        return {str(p.relative_to(state)): (p.read_bytes(), p.stat().st_mtime_ns)
+                for p in sorted(state.rglob("*")) if p.is_file()}
+
+    before = every_byte()
+    for _ in range(3):
+        for path in ("/", "/static/web.js", "/static/web.css", "/api/state", "/api/version", "/api/files?q=m",
+                     "/api/history?q=old", "/api/history", "/api/task?id=old1", "/api/file?path=src/m0.py", "/x"):
+            served.request(path)
+        for method in ("POST", "PUT", "DELETE"):
+            code, headers, _ = served.request("/api/state", method=method)
+            assert code == 405 and headers["allow"] == "GET, HEAD"
+    assert every_byte() == before
+
+
+def test_changes_show_without_rereading(served: Served, busy: Path) -> None:
+    v1 = served.json("/api/version")["version"]
+    assert served.json("/api/version")["version"] == v1
+    assert run("task", "done", "src/m2.py", cwd=busy).code == 0
+    v2 = served.json("/api/version")["version"]
+    assert v2 != v1 and served.json("/api/state")["task"]["DONE"] == "3"
+    assert run("files", "log", "CREATE", "src/new.py", cwd=busy).code == 0
+    d = served.json("/api/state")
+    assert d["files"]["count"] == 3 and d["files"]["shown"][0]["path"] == "src/new.py" and d["version"] != v2
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM", "SIGHUP"])
+def test_a_signal_stops_it_at_once_and_is_logged(busy: Path, sig: str) -> None:
+    s = Served(busy, "--no-open")
+    assert s.request("/api/version")[0] == 200
+    t0 = time.monotonic()
+    code = s.stop(getattr(signal, sig))
+    assert time.monotonic() - t0 < 5
+    assert code == 128 + getattr(signal, sig)
+    log = (busy / ".agent-state/logs/agent.log").read_text()
+    assert f"|web|start|127.0.0.1:{s.port} pid={s.proc.pid}" in log
+    assert f"|web|stop|pid={s.proc.pid} signal={getattr(signal, sig)}" in log
+
+
+def test_bad_options_are_one_line(busy: Path) -> None:
+    r = run("web", "--port", "70000", "--no-open", cwd=busy)
+    assert r.code == 2 and r.err.count("\n") == 1 and "--port" in r.err
+    r = run("web", "--host", "a/b", "--no-open", cwd=busy)
+    assert r.code == 2 and "--host" in r.err
+    s = Served(busy, "--no-open")
+    try:
+        r = run("web", "--port", str(s.port), "--no-open", cwd=busy, timeout=30)
+        assert r.code == 3 and r.err.count("\n") == 1 and "cannot listen" in r.err and "Traceback" not in r.err
+    finally:
+        s.stop()
+    r = run("web", "--no-open", cwd=busy.parent)
+    assert r.code == 3 and "agent-state" in r.err
+
+
+def test_another_host_says_why_it_is_risky(busy: Path) -> None:
+    s = Served(busy, "--no-open", "--host", "127.0.0.2")
+    try:
+        assert s.url.startswith("http://127.0.0.2:")
+        assert s.request("/api/version", host=f"127.0.0.2:{s.port}")[0] == 200
+    finally:
+        s.stop()
+    assert s.proc.stderr is not None
+    err = s.proc.stderr.read().decode()
+    assert err.count("\n") == 1 and "127.0.0.2" in err and "ssh -L" in err
+
+
+def test_opens_the_browser_only_when_asked_and_available(busy: Path, tmp_path: Path) -> None:
+    record = tmp_path / "opened"
+    browser = tmp_path / "browser.sh"
+    browser.write_text(f'#!/bin/sh\necho "$1" >> {record}\n')
+    browser.chmod(0o755)
+    env = {"BROWSER": str(browser), "DISPLAY": ":99"}
+    s = Served(busy, env=env)
+    try:
+        deadline = time.monotonic() + 20
+        while not record.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert record.read_text().split() == [s.url]
+    finally:
+        s.stop()
+    record.unlink()
+    for extra, more in ((("--no-open",), {}), ((), {"DISPLAY": "", "WAYLAND_DISPLAY": ""})):
+        s = Served(busy, *extra, env={**env, **more})
+        assert s.request("/api/version")[0] == 200
+        time.sleep(0.5)
+        s.stop()
+        assert not record.exists()
+
+
+def test_command_stays_off_the_hot_path(busy: Path) -> None:
+    code = ("import sys; from agentctl.cli import main; main(['resume']); "
+            "sys.stderr.write(' '.join(m for m in sys.modules if m.startswith(('agentctl.web', 'http'))))")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=busy, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0 and proc.stderr.strip() == ""
+    assert "usage: agentctl web [--port N] [--no-open] [--host H]" in run("help", "web", cwd=busy).out

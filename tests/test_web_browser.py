@@ -1,0 +1,218 @@
+"""`agentctl web` in a real browser: headless Chromium (Debian's package) driven by Playwright.
+
+The real `agentctl web` runs on a real state folder. The page shows the CLI's numbers; changes
+made by CLI commands and hooks appear without a reload; hostile values render as visible text
+and run nothing; requests without the token are refused. Skips (saying why) where Chromium or
+Playwright cannot be had; no browser is ever downloaded.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import run
+from test_web import Served, make_busy
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+HOOKED = """
+window.__ran = [];
+window.alert = window.confirm = window.prompt = (m) => { window.__ran.push(String(m)); };
+"""
+WAIT_MS = 5000  # a change must show within a couple of seconds; generous under a loaded machine
+
+if not os.path.exists(CHROMIUM):
+    pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install -y chromium)", allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed (pip install -e '.[dev]')")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
+    with sync_api.sync_playwright() as p:
+        try:
+            b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        except Exception as exc:  # a Chromium that cannot start here (libraries, sandbox)
+            pytest.skip(f"Chromium at {CHROMIUM} does not start: {str(exc).splitlines()[0]}")
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    ctx = browser.new_context(viewport={"width": 1300, "height": 1600})
+    ctx.add_init_script(HOOKED)
+    pg = ctx.new_page()
+    pg.errors = []
+    pg.on("pageerror", lambda e: pg.errors.append(str(e)))
+    yield pg
+    ctx.close()
+
+
+@pytest.fixture
+def busy(project: Path) -> Path:
+    return make_busy(project)  # the same state as the plain-HTTP tests
+
+
+def _open(page: Any, s: Served) -> None:
+    resp = page.goto(s.url)
+    assert resp is not None and resp.status == 200 and page.url == f"http://127.0.0.1:{s.port}/"
+    page.wait_for_selector("body[data-version]", timeout=WAIT_MS * 2)
+
+
+def _text(page: Any, sel: str) -> str:
+    return str(page.inner_text(sel))
+
+
+def _until(page: Any, sel: str, want: str, t0: float) -> float:
+    page.wait_for_function("([s, w]) => document.querySelector(s).innerText.includes(w)", arg=[sel, want], timeout=WAIT_MS)
+    return time.monotonic() - t0
+
+
+def test_the_page_shows_the_cli_numbers(page: Any, busy: Path, tmp_path: Path) -> None:
+    s = Served(busy, "--no-open")
+    try:
+        _open(page, s)
+        task = json.loads(run("--json", "task", "status", cwd=busy).out)["task"]
+        assert _text(page, "#done-total").startswith("2/5") and "40%" in _text(page, "#done-total")
+        assert _text(page, "#next") == task["NEXT"] and _text(page, "#state") == "ACTIVE"
+        assert _text(page, "#runlevel") == "work" and _text(page, "#task-id") == "t1"
+        assert _text(page, "#verify-state") == "FAILED" and "src/m1.py:3: error: bad import" in _text(page, "#verify-errors")
+        assert _text(page, "#tried") == "re-export the old name"
+        assert _text(page, "#files-count").startswith("2 paths, 3 log entries")
+        assert page.inner_text("#resume") == run("resume", cwd=busy).out.rstrip("\n")
+        assert page.inner_text("#brief") == run("resume", "--brief", cwd=busy).out.rstrip("\n")
+        assert page.locator("#constraints .rule").count() == 2 and _text(page, "#constraints").startswith("P0")
+        assert "helper-1" in _text(page, "#claims") and "src/m2.py" in _text(page, "#claims")
+        assert page.locator("#timeline svg rect.edits").count() >= 1 and page.locator("#timeline svg circle.fail").count() == 1
+        assert page.locator("#timeline svg rect.claim").count() == 1
+        page.click("#history tbody tr")
+        page.wait_for_selector("#detail:not([hidden])", timeout=WAIT_MS)
+        assert _text(page, "#detail-id") == "old1" and "old/a.py" in _text(page, "#detail-files")
+        page.fill("#files-q", "m1")
+        page.wait_for_function("() => document.querySelectorAll('#files tbody tr').length === 1", timeout=WAIT_MS)
+        page.click("#files tbody tr")
+        page.wait_for_selector("#files tr.entries", timeout=WAIT_MS)
+        assert "MODIFY" in _text(page, "#files tr.entries")
+        shot = tmp_path / "web.png"
+        page.screenshot(path=str(shot), full_page=True)
+        assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
+        assert page.errors == [] and page.evaluate("window.__ran") == []
+    finally:
+        s.stop()
+
+
+def test_changes_appear_live_without_a_reload(page: Any, busy: Path) -> None:
+    s = Served(busy, "--no-open")
+    try:
+        _open(page, s)
+        page.evaluate("window.__same_page = true")
+        took = []
+        t0 = time.monotonic()
+        assert run("verify", "start", cwd=busy).code == 1  # the same failure after the fix tried: a repeat
+        took.append(_until(page, "#repeat", "REPEATED: this failure is identical to run 1", t0))
+        assert page.locator("#runs tr.REPEAT").count() == 1 and page.locator("#timeline svg circle.fail").count() == 2
+        t0 = time.monotonic()
+        assert run("task", "done", "src/m2.py", cwd=busy).code == 0
+        took.append(_until(page, "#done-total", "3/5", t0))
+        t0 = time.monotonic()
+        assert run("files", "log", "CREATE", "src/live.py", cwd=busy).code == 0
+        took.append(_until(page, "#files", "src/live.py", t0))
+        (busy / "check.sh").write_text("echo ok\n")
+        t0 = time.monotonic()
+        assert run("verify", "start", cwd=busy).code == 0
+        took.append(_until(page, "#verify-state", "PASSED", t0))
+        assert page.locator("#timeline svg circle.pass").count() == 1
+        payload = json.dumps({"session_id": "s", "cwd": str(busy), "hook_event_name": "SessionStart", "source": "compact"})
+        t0 = time.monotonic()
+        assert run("hook", "claude", "session-start", cwd=busy, stdin=payload).code == 0
+        took.append(_until(page, "#compactions", "1 (last", t0))
+        assert page.locator("#timeline svg line.comp").count() == 1
+        assert page.evaluate("window.__same_page") is True  # the same document all along: no reload
+        assert max(took) < WAIT_MS / 1000, took
+        assert page.errors == []
+    finally:
+        s.stop()
+
+
+HOSTILE_DESC = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">'
+HOSTILE_RULE = '<a href="javascript:window.__pwned=3">click</a>'
+HOSTILE_TRIED = '<svg onload="window.__pwned=4"></svg>'
+HOSTILE_PATH = "<iframe src=javascript:window.__pwned=5>.py"
+BIDI_PATH = "src/evil\u202egnp.py"
+
+
+def test_hostile_values_are_text_and_run_nothing(page: Any, project: Path) -> None:
+    (project / "old.txt").write_text(HOSTILE_PATH + "\n")
+    assert run("task", "start", "--id", "old1", "--desc", "archived " + HOSTILE_DESC, "--files", "old.txt", "--force",
+               cwd=project).code == 0  # --force: a hostile list looks like source code
+    assert run("files", "log", "MODIFY", HOSTILE_PATH, cwd=project).code == 0
+    assert run("task", "stop", "--force", cwd=project).code == 0
+    entries = [HOSTILE_PATH, "javascript:window.__pwned=6", BIDI_PATH, "src/bell\x07\x1b[31m.py", "src/ok.py"]
+    (project / "list.txt").write_text("".join(e + "\n" for e in entries))
+    assert run("task", "start", "--id", "x1", "--desc", HOSTILE_DESC, "--files", "list.txt", "--force", cwd=project).code == 0
+    assert run("task", "update", "--notes", "one\ntwo\u2066three\x00".replace("\x00", "\x7f"), cwd=project).code == 0
+    assert run("constraints", "add", "P1", HOSTILE_RULE, cwd=project).code == 0
+    for e in entries[:4]:
+        assert run("files", "log", "MODIFY", e, cwd=project).code == 0, e
+    (project / "check.sh").write_text("echo '<script>window.__pwned=7</script> error in x.py:1'\nexit 1\n")
+    assert run("verify", "add", "sh check.sh", cwd=project).code == 0
+    assert run("verify", "start", cwd=project).code == 1
+    assert run("verify", "tried", HOSTILE_TRIED, cwd=project).code == 0
+    s = Served(project, "--no-open")
+    try:
+        _open(page, s)
+        page.wait_for_timeout(500)
+        assert page.evaluate("window.__pwned") is None and page.evaluate("window.__ran") == []
+        assert page.evaluate("document.querySelectorAll('script').length") == 1
+        assert page.evaluate("document.querySelectorAll('img, iframe, a, object, embed, main svg svg').length") == 0
+        assert page.evaluate("[...document.querySelectorAll('*')].filter(e => [...e.attributes].some("
+                             "a => a.name.startsWith('on') || a.value.includes('javascript:'))).length") == 0
+        assert _text(page, "#desc") == HOSTILE_DESC
+        assert HOSTILE_RULE in _text(page, "#constraints") and _text(page, "#tried") == HOSTILE_TRIED
+        assert "<script>window.__pwned=7</script> error in x.py:1" in _text(page, "#verify-errors")
+        files = _text(page, "#files")
+        assert HOSTILE_PATH in files and "javascript:window.__pwned=6" in files
+        assert "src/evil⟨U+202E⟩gnp.py" in files and "src/bell⟨U+0007⟩⟨U+001B⟩[31m.py" in files
+        assert "\u202e" not in files and "\x1b" not in files
+        assert _text(page, "#notes") == "one⟨U+000A⟩two⟨U+2066⟩three⟨U+007F⟩"
+        assert page.locator("#files .esc").count() >= 3  # marked, so the reader sees what was hidden
+        assert "archived " + HOSTILE_DESC in _text(page, "#history")
+        page.click("#history tbody tr")
+        page.wait_for_selector("#detail:not([hidden])", timeout=WAIT_MS)
+        assert ("archived " + HOSTILE_DESC) in _text(page, "#detail-summary") and HOSTILE_PATH in _text(page, "#detail-files")
+        assert page.evaluate("window.__pwned") is None and page.evaluate("window.__ran") == []
+        assert page.evaluate("document.querySelectorAll('img, iframe, a, object, embed').length") == 0
+        assert page.errors == []
+    finally:
+        s.stop()
+
+
+def test_the_browser_without_the_token_gets_nothing(browser: Any, busy: Path) -> None:
+    s = Served(busy, "--no-open")
+    ctx = browser.new_context()
+    try:
+        pg = ctx.new_page()
+        for url in (f"http://127.0.0.1:{s.port}/", f"http://127.0.0.1:{s.port}/api/state",
+                    f"http://127.0.0.1:{s.port}/?token=wrong"):
+            resp = pg.goto(url)
+            assert resp is not None and resp.status == 403
+            assert "move the imports" not in pg.content() and "token" in pg.inner_text("body")
+        resp = pg.goto(f"http://localhost:{s.port}/?token={s.token}")  # the other allowed name
+        assert resp is not None and resp.status == 200
+        pg.wait_for_selector("body[data-version]", timeout=WAIT_MS * 2)
+        assert pg.inner_text("#desc") == "move the imports"
+        cookie = next(c for c in ctx.cookies() if c["name"] == f"agentctl_web_{s.port}")
+        assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
+        assert pg.evaluate("document.cookie") == ""  # HttpOnly: the page's script never sees the token
+    finally:
+        ctx.close()
+        s.stop()
