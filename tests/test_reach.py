@@ -119,16 +119,16 @@ def _alive(pid: int) -> bool:
 
 def test_a_daemon_started_by_a_service_does_not_hold_agentctl(project: Path) -> None:
     pidfile = project / "daemon.pid"
-    _service(project, "web", "start", f"sleep 300 &\necho $! > {pidfile}\necho started the daemon")
+    _service(project, "daemon", "start", f"sleep 300 &\necho $! > {pidfile}\necho started the daemon")
     t0 = time.monotonic()
-    r = run("web", "start", cwd=project / ".git", timeout=120)
+    r = run("daemon", "start", cwd=project / ".git", timeout=120)
     took = time.monotonic() - t0
     pid = int(pidfile.read_text())
     try:
         assert r.code == 0 and "started the daemon" in r.out and "exit 0" in r.out, (r.out, r.err)
         assert took < 20, took  # the script's own time, not its 60 s timeout
         assert _alive(pid)  # the daemon lives on: it was not killed with the script's group
-        log = project / ".agent-state/logs/service-web-start.log"
+        log = project / ".agent-state/logs/service-daemon-start.log"
         assert log.read_text() == "started the daemon\n"
     finally:
         try:

@@ -292,3 +292,27 @@ def test_command_stays_off_the_hot_path(busy: Path) -> None:
     proc = subprocess.run([sys.executable, "-c", code], cwd=busy, capture_output=True, text=True, check=False)
     assert proc.returncode == 0 and proc.stderr.strip() == ""
     assert "usage: agentctl web [--port N] [--no-open] [--host H]" in run("help", "web", cwd=busy).out
+
+
+def test_a_broken_p0_rule_shows_until_acknowledged(tmp_path: Path) -> None:
+    """A write to a denied path made anyway (here: plainly, as a shell would) is on the page, with the rule
+    and how to restore it, and leaves it once acknowledged."""
+    from test_integrations_hooks import make_git_project
+
+    proj = make_git_project(tmp_path)
+    assert run("init", cwd=proj).code == 0
+    assert run("constraints", "add", "P0", "deny-write: secrets/**", cwd=proj).code == 0
+    (tmp_path / "list").write_text("src/app.py\n")
+    assert run("task", "start", "--id", "t1", "--desc", "d", "--files", str(tmp_path / "list"), cwd=proj).code == 0
+    s = Served(proj, "--no-open")
+    try:
+        assert s.json("/api/state")["violations"] == []
+        (proj / "secrets" / "key.txt").write_text("changed anyway\n")
+        assert run("files", "sync", cwd=proj).code == 0
+        got = s.json("/api/state")["violations"]
+        assert [v["path"] for v in got] == ["secrets/key.txt"] and "secrets/**" in got[0]["rule"]
+        assert "git" in got[0]["restore"] and "secrets/key.txt" in got[0]["restore"]
+        assert run("constraints", "ack", "secrets/key.txt", cwd=proj).code == 0
+        assert s.json("/api/state")["violations"] == []
+    finally:
+        s.stop()

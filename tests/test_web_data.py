@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agentctl import constraints, registry, weblog
+from agentctl import registry, weblog
 from agentctl.location import open_store
 from agentctl.store import Store
 from agentctl.webdata import View, signature
@@ -118,15 +118,6 @@ def test_a_damaged_file_is_named_and_the_rest_still_shown(project: Path) -> None
     data = json.loads(View(_store(project)).state()[1])
     assert any(e.startswith("task: ") and "BOGUS" in e for e in data["errors"]), data["errors"]
     assert data["constraints"] == [{"priority": "P0", "text": "deny-write: db/**"}] and data["task"]["STATE"] == "IDLE"
-
-
-def test_violations_show_when_the_core_reports_them(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    store = _store(project)
-    assert json.loads(View(store).state()[1])["violations"] == []
-    found = [{"path": "db/x.sql", "rule": "deny-write: db/**", "time": "2026-01-01T00:00:00+00:00"}]
-    monkeypatch.setattr(constraints, "violations", lambda s: found, raising=False)
-    assert json.loads(View(store).state()[1])["violations"] == found
-
 
 
 def test_a_100k_line_log_makes_a_bounded_page(project: Path) -> None:

@@ -17,12 +17,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from agentctl import codec, constraints, files, resume, runlevels, session, task, verify, weblog
+from agentctl import codec, constraints, files, resume, runlevels, session, task, verify, violations, weblog
 from agentctl.errors import AgentctlError
 from agentctl.store import Store, now_iso
 
 WATCH = (task.STATUS, files.LOG, verify.STATUS, verify.JOURNAL, verify.COMMANDS, constraints.STATUS, session.STATUS,
-         runlevels.CURRENT, runlevels.TABLE, "logs/index", "logs/agent.log")  # logs/index: history.INDEX
+         runlevels.CURRENT, runlevels.TABLE, "logs/index", "logs/agent.log", violations.LOG)  # logs/index: history.INDEX
 FILES_SHOWN = 200  # the most recently touched paths in the state; the rest through files()
 HISTORY_SHOWN = 50
 RUNS_SHOWN = 200
@@ -99,7 +99,7 @@ class View:
             "constraints": part("constraints", lambda: [{"priority": r.priority, "text": r.text}
                                                         for r in constraints.ordered(store)], []),
             "files": self._files(),
-            "violations": part("violations", lambda: violations(store), []),
+            "violations": part("violations", lambda: open_violations(store), []),
             "timeline": self._timeline(fields, now),
             "history": part("history", lambda: self._history(), {"tasks": [], "more": False}),
             "resume": part("resume", lambda: resume.build(store), ""),
@@ -227,15 +227,11 @@ class View:
         return detail
 
 
-def violations(store: Store) -> list[dict[str, Any]]:
-    """Open P0 violations, when this build records them (a ``constraints.violations(store)`` returning
-    dicts with at least ``path`` and ``rule``); an empty list otherwise. The page shows whatever is here."""
-    fn = getattr(constraints, "violations", None)
-    if fn is None:
-        return []
-    found = fn(store)
-    return [v if isinstance(v, dict) else {"path": str(getattr(v, "path", v)), "rule": str(getattr(v, "rule", ""))}
-            for v in found]
+def open_violations(store: Store) -> list[dict[str, Any]]:
+    """The open P0 violations (a write to a denied path that happened anyway), oldest first, each with
+    the rule it broke and how to restore the file."""
+    return [{"path": path, "rule": rule, "time": when, "restore": violations.restore_hint(store, path)}
+            for path, (when, rule) in violations.open_ones(store).items()]
 
 
 def _progress(fields: dict[str, str], now: float) -> dict[str, Any]:
