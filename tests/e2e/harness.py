@@ -437,3 +437,25 @@ def make_project(root: Path, n_files: int, api: str, secret_rel: str, secret_tex
     listfile = root / "files.txt"
     listfile.write_text("".join(file_rel(i) + "\n" for i in range(n_files)))
     return project, listfile
+
+
+# --------------------------------------------------------------------------
+# reading agentctl's KEY=VALUE lines out of what a scripted model was sent
+
+NEXT_RE = re.compile(r"(?:^|\s)NEXT=(\S*)", re.MULTILINE)
+KEY_RE = re.compile(r"(?:^|\s)(STATE|TASK_ID|DONE|TOTAL)=(\S*)", re.MULTILINE)
+
+
+def parse_kv(text: str) -> dict[str, str]:
+    """STATE, TASK_ID, DONE, TOTAL and the last NEXT= in ``text`` (a resume block, a command's output)."""
+    out = dict(KEY_RE.findall(text))
+    nexts = NEXT_RE.findall(text)
+    if nexts:
+        out["NEXT"] = nexts[-1]
+    return out
+
+
+def says_task_done(kv: dict[str, str]) -> bool:
+    if kv.get("STATE") == "DONE" or kv.get("NEXT", "x") in ("", "-", "none", "(none)"):
+        return True
+    return "DONE" in kv and kv.get("DONE") == kv.get("TOTAL")

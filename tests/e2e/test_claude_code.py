@@ -41,15 +41,18 @@ from .fake_anthropic import (
     system_text,
 )
 from .harness import (
+    NEXT_RE,
     Run,
     dump_artifacts,
     file_rel,
     make_project,
     ok,
+    parse_kv,
     parse_sse,
     post_json,
     require_integration,
     run_cli,
+    says_task_done,
 )
 
 # --------------------------------------------------------------------------
@@ -340,23 +343,9 @@ PROMPT = (
 )
 CONTINUE = "Continue the task."
 
-NEXT_RE = re.compile(r"(?:^|\s)NEXT=(\S*)", re.MULTILINE)
-KEY_RE = re.compile(r"(?:^|\s)(STATE|TASK_ID|DONE|TOTAL)=(\S*)", re.MULTILINE)
 CWD_RE = re.compile(r"Primary working directory: (\S+)")
 
 
-def parse_kv(text: str) -> dict[str, str]:
-    out = {key: value for key, value in KEY_RE.findall(text)}
-    nexts = NEXT_RE.findall(text)
-    if nexts:
-        out["NEXT"] = nexts[-1]
-    return out
-
-
-def says_task_done(kv: dict[str, str]) -> bool:
-    if kv.get("STATE") == "DONE" or kv.get("NEXT", "x") in ("", "-", "none", "(none)"):
-        return True
-    return "DONE" in kv and kv.get("DONE") == kv.get("TOTAL")
 
 
 class ConvertPolicy:

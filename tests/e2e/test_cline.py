@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import signal
 import time
 from collections import Counter
@@ -28,6 +27,7 @@ import pytest
 from .fake_chat import JSON, FakeChat, Recorded, Reply, content_text, messages, system_text
 from .harness import (
     HERE,
+    NEXT_RE,
     Binary,
     Pinned,
     Run,
@@ -37,6 +37,7 @@ from .harness import (
     find_binary,
     make_project,
     ok,
+    parse_kv,
     require_integration,
     run_cli,
 )
@@ -55,21 +56,12 @@ ROTATE = "Rotate the token in secrets/token.txt as well."
 PROMPT = (f"Convert every file of the current agentctl task: replace {OLD} with {NEW}, one file at a time, "
           "in the order agentctl gives (`agentctl task status` names the NEXT file), marking each with "
           "`agentctl task done PATH`. Stop when the task is DONE.")
-NEXT_RE = re.compile(r"(?:^|\s)NEXT=(\S*)", re.MULTILINE)
-KEY_RE = re.compile(r"(?:^|\s)(STATE|TASK_ID|DONE|TOTAL)=(\S*)", re.MULTILINE)
 
 
 @pytest.fixture(scope="session")
 def cline(tmp_path_factory: pytest.TempPathFactory) -> Binary:
     return find_binary(CLINE, tmp_path_factory.mktemp("cline-version"))
 
-
-def parse_kv(text: str) -> dict[str, str]:
-    out = {key: value for key, value in KEY_RE.findall(text)}
-    nexts = NEXT_RE.findall(text)
-    if nexts:
-        out["NEXT"] = nexts[-1]
-    return out
 
 
 def calls_in(body: JSON) -> list[tuple[int, str, str, JSON]]:

@@ -34,6 +34,7 @@ from .fake_gemini import (
 )
 from .harness import (
     HERE,
+    NEXT_RE,
     Binary,
     Pinned,
     Run,
@@ -43,6 +44,7 @@ from .harness import (
     find_binary,
     make_project,
     ok,
+    parse_kv,
     post_json,
     require_integration,
     run_cli,
@@ -66,8 +68,6 @@ BLOCK_HEAD = "agentctl working state of this project"
 EXPANDED = "--- Content from referenced files ---"  # what Gemini adds when it inlines an @path
 BIG, SMALL = 200_000, 5_000  # reported prompt tokens; 0.1 of Gemini's 1,048,576-token window lies between
 
-NEXT_RE = re.compile(r"(?:^|\s)NEXT=(\S*)", re.MULTILINE)
-KEY_RE = re.compile(r"(?:^|\s)(STATE|TASK_ID|DONE|TOTAL)=(\S*)", re.MULTILINE)
 ROOT_RE = re.compile(r"Workspace Directories:\*\*\n\s+- (\S+)")
 QUOTA_RE = re.compile(r"Convert at most (\d+) files? in this run")
 CALLS_RE = re.compile(r"<calls_summarised>(\d+)</calls_summarised>")
@@ -80,13 +80,6 @@ def prompt(quota: int | None) -> str:
             f"order agentctl gives (its NEXT file): read it, replace the name, then run `agentctl task done "
             f"PATH`. {how}")
 
-
-def parse_kv(text: str) -> dict[str, str]:
-    out = dict(KEY_RE.findall(text))
-    nexts = NEXT_RE.findall(text)
-    if nexts:
-        out["NEXT"] = nexts[-1]
-    return out
 
 
 def says_task_done(kv: dict[str, str]) -> bool:

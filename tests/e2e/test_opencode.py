@@ -31,6 +31,7 @@ import pytest
 from .fake_chat import JSON, FakeChat, Recorded, Reply, content_text, messages, system_text
 from .harness import (
     HERE,
+    NEXT_RE,
     Binary,
     Pinned,
     Run,
@@ -40,8 +41,10 @@ from .harness import (
     find_binary,
     make_project,
     ok,
+    parse_kv,
     require_integration,
     run_cli,
+    says_task_done,
 )
 
 OPENCODE = Pinned("OpenCode", "opencode", HERE / "install_opencode.sh", "OPENCODE_VERSION", "AGENTCTL_OPENCODE_BIN")
@@ -162,23 +165,9 @@ PROMPT = (f"Convert every file of the current agentctl task: replace {OLD} with 
           "with `agentctl task done PATH`. Stop when the task is DONE.")
 PAUSES = [file_rel(4), file_rel(8), "none"]  # run 1 stops before the 5th file, run 2 before the 9th
 
-NEXT_RE = re.compile(r"(?:^|\s)NEXT=(\S*)", re.MULTILINE)
-KEY_RE = re.compile(r"(?:^|\s)(STATE|TASK_ID|DONE|TOTAL)=(\S*)", re.MULTILINE)
 PAUSE_RE = re.compile(r"PAUSE-AT=([\w./-]+)")
 
 
-def parse_kv(text: str) -> dict[str, str]:
-    out = {key: value for key, value in KEY_RE.findall(text)}
-    nexts = NEXT_RE.findall(text)
-    if nexts:
-        out["NEXT"] = nexts[-1]
-    return out
-
-
-def says_task_done(kv: dict[str, str]) -> bool:
-    if kv.get("STATE") == "DONE" or kv.get("NEXT", "x") in ("", "-", "none", "(none)"):
-        return True
-    return "DONE" in kv and kv.get("DONE") == kv.get("TOTAL")
 
 
 def pause_at(evs: list[Event]) -> str | None:

@@ -35,6 +35,7 @@ from .fake_chat import (
 )
 from .harness import (
     HERE,
+    NEXT_RE,
     Binary,
     Pinned,
     Run,
@@ -44,6 +45,7 @@ from .harness import (
     find_binary,
     make_project,
     ok,
+    parse_kv,
     post_json,
     require_integration,
     run_cli,
@@ -172,16 +174,7 @@ PROMPT = (f"Convert every file of the current agentctl task: replace {OLD} with 
 CONTINUE = "Continue the task."
 FINISH = "Continue the task and finish it."
 
-NEXT_RE = re.compile(r"(?:^|\s)NEXT=(\S*)", re.MULTILINE)
-KEY_RE = re.compile(r"(?:^|\s)(STATE|TASK_ID|DONE|TOTAL)=(\S*)", re.MULTILINE)
 
-
-def parse_kv(text: str) -> dict[str, str]:
-    out = {key: value for key, value in KEY_RE.findall(text)}
-    nexts = NEXT_RE.findall(text)
-    if nexts:
-        out["NEXT"] = nexts[-1]
-    return out
 
 
 def _command(event: Event) -> str | None:
