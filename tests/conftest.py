@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,6 +27,13 @@ class Result:
     @property
     def lines(self) -> list[str]:
         return self.out.splitlines()
+
+    def data(self) -> Any:
+        """The ``data`` of a ``--json`` answer, after checking the envelope (docs/json.md)."""
+        doc = json.loads(self.out)
+        assert set(doc) == {"format", "ok", "command", "exit", "data", "warnings", "error"}, doc
+        assert doc["format"] == 1 and doc["exit"] == self.code and doc["ok"] == (self.code == 0), doc
+        return doc["data"]
 
     def kv(self) -> dict[str, str]:
         return dict(ln.split("=", 1) for ln in self.out.split("\n") if "=" in ln and ln[:1].isupper())

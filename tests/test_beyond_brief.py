@@ -31,7 +31,7 @@ def test_brief_has_p0_task_and_next_only(project: Path) -> None:
     assert lines[0] == "P0|deny-write: database/migrations/**"
     assert lines[1] == "TASK brief ACTIVE 0/2 SEQ=1: rename the old API" and lines[2] == "NEXT=src/a.ts"
     assert "P1" not in text and "FILES" not in text and "VERIFIED" not in text  # nothing else
-    data = json.loads(run("--json", "resume", "--brief", cwd=project).out)
+    data = run("--json", "resume", "--brief", cwd=project).data()
     assert data["brief"] is True and data["chars"] <= LIMIT
 
 

@@ -42,7 +42,7 @@ def test_sixteen_processes_never_get_the_same_entry(project: Path) -> None:
     agents = [f"agent{i:02d}" for i in range(16)]
     results = storm(project, agents)
     assert all(code == 0 for _, code, _, _ in results), [r for r in results if r[1]]
-    got = {a: json.loads(so)["claimed"] for a, _, so, _ in results}
+    got = {a: json.loads(so)["data"]["claimed"] for a, _, so, _ in results}
     assert len(set(got.values())) == 16  # sixteen processes, sixteen different entries
     assert set(got.values()) == set(paths[:16])  # the first free ones, nothing skipped
     lines = list_lines(project)
@@ -51,7 +51,7 @@ def test_sixteen_processes_never_get_the_same_entry(project: Path) -> None:
     assert run("task", "status", cwd=project).kv()["CLAIMS"] == "16"
     # a second storm over the 8 entries left: 8 win, 8 are told (exit 1, one line) that none is left
     more = storm(project, [f"late{i:02d}" for i in range(16)])
-    won = [json.loads(so)["claimed"] for _, code, so, _ in more if code == 0]
+    won = [json.loads(so)["data"]["claimed"] for _, code, so, _ in more if code == 0]
     lost = [se for _, code, _, se in more if code != 0]
     assert sorted(won) == paths[16:] and len(lost) == 8
     assert all(code in (0, 1) for _, code, _, _ in more)
@@ -64,8 +64,8 @@ def test_done_releases_and_expired_lease_is_claimable_again(project: Path) -> No
     r = run("task", "claim", "--agent", "a", cwd=project)
     assert r.code == 0 and r.kv()["CLAIMED"] == "src/f00.py" and r.kv()["AGENT"] == "a"
     r = run("--json", "task", "claim", "--agent", "b", "--lease", "4", cwd=project)
-    b_until = json.loads(r.out)["expires"]
-    assert json.loads(r.out)["claimed"] == "src/f01.py" and b_until - time.time() >= 3.5
+    b_until = r.data()["expires"]
+    assert r.data()["claimed"] == "src/f01.py" and b_until - time.time() >= 3.5
     assert run("task", "claim", "--agent", "c", cwd=project).kv()["CLAIMED"] == "src/f02.py"
     r = run("task", "claim", "--agent", "d", cwd=project)
     assert r.code == 1 and "no entry left to claim" in r.err
@@ -89,7 +89,7 @@ def test_each_agent_sees_its_own_claims(project: Path) -> None:
     assert mine.kv()["CLAIM_1"].startswith("src/f00.py|alice|") and mine.kv()["CLAIM_2"].startswith("src/f02.py|alice|")
     assert "bob" not in mine.out
     everyone = run("--json", "task", "status", cwd=project)
-    assert sorted(c["agent"] for c in json.loads(everyone.out)["claims"]) == ["alice", "alice", "bob"]
+    assert sorted(c["agent"] for c in everyone.data()["claims"]) == ["alice", "alice", "bob"]
     res = run("resume", "--agent", "bob", cwd=project).out
     assert "YOUR CLAIMS (bob): src/f01.py" in res and "src/f00.py" not in res and "NEXT=" not in res
     assert "DO NEXT: work on your claim src/f01.py" in res

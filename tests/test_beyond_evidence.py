@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import shlex
 from pathlib import Path
 
@@ -28,7 +27,7 @@ def edit(project: Path, path: str, content: str = "x\n") -> None:
 def verified(project: Path, *args: str) -> dict[str, object]:
     r = run("--json", *args, cwd=project)
     assert r.code in (0, 1), r.err
-    return json.loads(r.out)["evidence"]  # type: ignore[no-any-return]
+    return r.data()["evidence"]  # type: ignore[no-any-return]
 
 
 def test_no_verify_commands_claims_nothing_and_stop_is_allowed(project: Path) -> None:

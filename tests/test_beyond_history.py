@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
@@ -75,7 +74,7 @@ def test_history_lists_newest_first_from_the_index_alone(history: Path) -> None:
     assert "FORCED" in r.lines[0] and "FORCED" not in r.lines[1]
     assert "1/1 done" in r.lines[0] and "verified=never" in r.lines[0] and "quick fix under pressure" in r.lines[0]
     assert [ln.split()[0] for ln in run("history", "--limit", "2", cwd=project).lines[:2]] == ["hotfix", "types"]
-    data = json.loads(run("--json", "history", cwd=project).out)
+    data = run("--json", "history", cwd=project).data()
     assert [t["ID"] for t in data["tasks"]] == ["hotfix", "types", "auth"]
     # listing reads the index only: with every archive gone it still lists, while show names the damage
     for p in (project / ".agent-state/logs").glob("task-*.done"):
@@ -94,7 +93,7 @@ def test_history_show_prints_one_archived_task(history: Path) -> None:
     assert "  MODIFY|src/components/Button.tsx" in r.lines
     assert "  TRIED cast size to number" in r.lines
     assert any(ln.startswith("VERIFY 1 passed, 1 failed runs") for ln in r.lines)
-    data = json.loads(run("--json", "history", "show", "types", cwd=project).out)
+    data = run("--json", "history", "show", "types", cwd=project).data()
     assert data["tried"] == ["cast size to number"] and data["files"][0]["path"] == "src/components/Button.tsx"
 
 
@@ -113,7 +112,7 @@ def test_history_search_says_which_field_matched(history: Path) -> None:
     assert r.lines[0].startswith("types") and 'tried fix "cast size to number"' in r.lines[0]
     r = run("history", "search", "Button.tsx", cwd=project)
     assert "touched src/components/Button.tsx" in r.out
-    data = json.loads(run("--json", "history", "search", "session", cwd=project).out)
+    data = run("--json", "history", "search", "session", cwd=project).data()
     assert {m["task"]["ID"] for m in data["matches"]} == {"auth", "hotfix"}
     r = run("history", "search", "nothing like this", cwd=project)
     assert r.code == 1 and "no archived task matches" in r.out

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import shlex
 import sys
 from pathlib import Path
@@ -39,7 +38,7 @@ def write(project: Path, content: str) -> None:
 def verify(project: Path) -> dict[str, object]:
     r = run("--json", "verify", "start", cwd=project)
     assert r.code in (0, 1), r.err
-    return json.loads(r.out)  # type: ignore[no-any-return]
+    return r.data()  # type: ignore[no-any-return]
 
 
 def status(project: Path) -> dict[str, str]:
@@ -116,7 +115,7 @@ def test_similar_tried_text_is_recorded_with_a_warning(project: Path) -> None:
     for same in ("cast size to number", "  CAST   the size, to a number!  ", "cast size to number again"):
         r = run("--json", "verify", "tried", same, cwd=project)
         assert r.code == 0
-        data = json.loads(r.out)
+        data = r.data()
         assert data["similar_to"] == "Cast the size to a number" and data["similar_ref"] == "TRIED_1"
         assert data["tried"][-1] == same.strip()  # recorded anyway
         assert "TRIED_1" in r.err and "Cast the size to a number" in r.err

@@ -9,7 +9,6 @@ import pytest
 from agentctl import helpformat, helptext, registry
 from conftest import run
 
-registry.load_commands()
 KEYS = [k for k, _ in helpformat.visible() if k != ("@custom",)]  # a user service: test_user_service_help
 
 

@@ -97,9 +97,11 @@ def test_json_everywhere(project: Path) -> None:
                  ("verify", "status"), ("runlevel",), ("task", "update", "--done", "1")):
         r = run("--json", *args, cwd=project)
         assert r.code == 0, (args, r.err)
-        json.loads(r.out)
+        assert isinstance(r.data(), dict) and json.loads(r.out)["command"] == " ".join(args[:2] if args[0] != "runlevel" else args)
     bad = run("--json", "task", "done", "nope.py", cwd=project)
-    assert bad.code == 2 and json.loads(bad.out)["ok"] is False
+    doc = json.loads(bad.out)
+    assert bad.code == 2 and doc["ok"] is False and doc["data"] is None and doc["exit"] == 2
+    assert doc["error"]["kind"] == "usage" and "nope.py" in doc["error"]["message"] and doc["command"] == "task done"
 
 
 # -- task -----------------------------------------------------------------------------------
@@ -147,7 +149,7 @@ def test_seq_guard_makes_replays_no_ops(project: Path) -> None:
     replay = run("task", "update", "--done", "1", "--seq", seq, cwd=project)
     assert replay.code == 0 and replay.kv()["APPLIED"] == "0" and "not applied" in replay.out
     assert run("task", "status", cwd=project).kv()["DONE"] == "1"
-    j = json.loads(run("--json", "task", "update", "--notes", "n", "--seq", seq, cwd=project).out)
+    j = run("--json", "task", "update", "--notes", "n", "--seq", seq, cwd=project).data()
     assert j["applied"] is False and j["seq"] == int(seq) + 1
 
 
@@ -393,9 +395,9 @@ def test_hostile_text_round_trips_and_never_runs(project: Path) -> None:
     run("task", "update", "--notes", nasty, cwd=project)
     run("constraints", "add", "P0", nasty, cwd=project)
     run("verify", "tried", nasty, cwd=project)
-    j = json.loads(run("--json", "task", "status", cwd=project).out)["task"]
+    j = run("--json", "task", "status", cwd=project).data()["task"]
     assert j["DESC"] == nasty and j["NOTES"] == nasty and j["STATE"] == "ACTIVE"
-    rules = json.loads(run("--json", "constraints", "list", cwd=project).out)["constraints"]
+    rules = run("--json", "constraints", "list", cwd=project).data()["constraints"]
     assert rules[0]["text"] == nasty.strip()
     status = (project / ".agent-state/services/task/status").read_text()
     assert status.count("\n") == len(status.splitlines()) and sum(ln.startswith("STATE=") for ln in status.splitlines()) == 1

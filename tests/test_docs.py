@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agentctl import DISTRIBUTION, helpformat, refdoc, registry
+from agentctl import DISTRIBUTION, helpformat, refdoc
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -23,7 +23,6 @@ def test_reference_is_current() -> None:
 
 def test_reference_names_every_command_and_option() -> None:
     text = (DOCS / "reference.md").read_text(encoding="utf-8")
-    registry.load_commands()
     for key, cmd in helpformat.visible():
         assert f"agentctl {helpformat.name_of(key)}\n" in text, key
         for opt in cmd.options:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import subprocess
 from pathlib import Path
 
@@ -32,7 +31,7 @@ def test_outside_git_says_so(project: Path) -> None:
     r = run("files", "sync", cwd=project)
     assert r.code == 0 and "not in a git repository" in r.out
     r = run("--json", "files", "sync", cwd=project)
-    assert json.loads(r.out)["git"] is False
+    assert r.data()["git"] is False
 
 
 def test_sync_logs_what_git_shows_and_only_once(tmp_path: Path) -> None:

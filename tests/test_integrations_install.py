@@ -366,5 +366,5 @@ def test_install_without_state_folder_says_init(tmp_path: Path) -> None:
 
 def test_install_json_output(project: Path) -> None:
     r = run("--json", "install", "gemini", cwd=project)
-    data = json.loads(r.out)
-    assert data["ok"] and data["files"][0]["file"] == ".gemini/settings.json" and data["files"][0]["action"] == "created"
+    data = r.data()
+    assert data["files"][0]["file"] == ".gemini/settings.json" and data["files"][0]["action"] == "created"

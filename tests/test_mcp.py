@@ -25,7 +25,7 @@ pytest.importorskip("mcp")
 
 from mcp import Client, StdioServerParameters  # noqa: E402
 
-from agentctl.mcp_tools import CORE, FULL  # noqa: E402
+from agentctl.mcp_tools import CORE, FULL, READ_ONLY  # noqa: E402
 from conftest import AGENTCTL, run, snapshot  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,12 +50,16 @@ async def serve(cwd: Path, *args: str, mode: str = "auto", **env: str) -> AsyncI
         yield client
 
 
+STRUCTURED: dict[str, Any] = {}  # the structured content of the last successful call of each tool
+
+
 async def call(client: Client, name: str, args: dict[str, Any] | None = None) -> str:
-    """A tool call that must succeed; its text."""
+    """A tool call that must succeed; its text (its structured content kept in STRUCTURED)."""
     result = await client.call_tool(name, args or {})
     text = result.content[0].text  # type: ignore[union-attr]
     assert not result.is_error, f"{name}{args}: {text}"
-    assert result.structured_content is None  # text only: no second copy of the answer
+    assert isinstance(result.structured_content, dict)  # the `data` of `agentctl --json`
+    STRUCTURED[name] = result.structured_content
     return str(text)
 
 
@@ -169,6 +173,9 @@ async def test_every_tool_says_and_does_exactly_what_the_cli_does(project: Path,
             assert _plain("\n".join(ln for ln in lines if ln.startswith("warning: ")), project) == _plain("\n".join(warnings), twin)
             assert _plain("\n".join(ln for ln in lines if not ln.startswith("warning: ")), project) == \
                 _plain(r.out.rstrip("\n"), twin), tool
+            if tool in READ_ONLY:  # the structured content is the data the CLI's --json gives
+                data = run("--json", *cli_args, cwd=twin).data()
+                assert _plain(json.dumps(STRUCTURED[tool]), project) == _plain(json.dumps(data), twin), tool
             return text
 
         assert "no task is running" in await both("resume", {}, "resume")

@@ -103,7 +103,7 @@ def test_tools_refuse_with_the_core_errors(project: Path, monkeypatch: pytest.Mo
         tools.task_start("t", "d", list_file="-")
     # Entries obey the list-file rules: project paths, blanks ignored, repeats dropped.
     out = tools.task_start("t1", "d", entries=["src/a.py", "", "./src/a.py", str(project / "src/b.py")])
-    assert "TOTAL=2" in out.splitlines()
+    assert "TOTAL=2" in out.lines and out.data["task"]["TOTAL"] == 2
     with pytest.raises(UsageError, match=r"list line 1: '/etc/passwd' is outside the project"):
         tools.task_start("t2", "d", entries=["/etc/passwd"], force=True)
 

@@ -184,7 +184,7 @@ def test_resume_prints_every_p0_rule_whatever_the_budget(project: Path, where: P
         assert len(out.rstrip("\n")) <= budget and not any(ln.startswith("BUDGET") for ln in lines)
     assert lines[-1].startswith("DO NEXT")
     mcp_like = run("--json", "resume", "--max-chars", str(budget), cwd=where)
-    assert all(f"P0|{t}" in json.loads(mcp_like.out)["resume"] for t in rules)
+    assert all(f"P0|{t}" in mcp_like.data()["resume"] for t in rules)
 
 
 def test_cli_path_is_the_console_script() -> None:

@@ -116,7 +116,7 @@ def test_do_next_pasted_from_a_subfolder(repo: Path) -> None:
 
 def test_json_answer_carries_the_project_path(repo: Path) -> None:
     r = run("--json", "files", "check", "src/pkg/a.py", cwd=repo / "src")
-    assert json.loads(r.out)["path"] == "src/pkg/a.py"
+    assert r.data()["path"] == "src/pkg/a.py"
 
 
 def test_outside_the_project_is_still_refused(repo: Path) -> None:

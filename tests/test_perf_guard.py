@@ -116,7 +116,7 @@ def test_hot_path_imports_nothing_heavy(busy: Path, args: tuple[str, ...]) -> No
 def _hooks_available() -> bool:
     from agentctl import registry
 
-    return "hook" in registry.EXTENSIONS
+    return ("hook",) in registry.COMMANDS
 
 
 def _payload(project: Path, event: str, tool: str, rel: str = "src/f4.ts", **extra: object) -> bytes:

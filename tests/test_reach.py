@@ -4,7 +4,6 @@ memory stays bounded whatever it prints. Through the real `agentctl` (and the re
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -158,7 +157,7 @@ def test_a_service_printing_300_mb_stays_bounded(project: Path) -> None:
     text = log.read_bytes()
     assert text.startswith(b"xxxx") and text.rstrip().endswith(b"THE-END") and b"bytes of output cut here" in text
     r = run("--json", "loud", "start", "--timeout", "300", cwd=project)
-    data = json.loads(r.out)
+    data = r.data()
     assert data["exit"] == 0 and len(data["output"]) < 100_000 and "service-loud-start.log" in data["output"]
 
 

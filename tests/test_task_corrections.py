@@ -3,7 +3,6 @@ stop, and exact counts. Through the real `agentctl`, from the project root and a
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -193,9 +192,11 @@ def test_mcp_full_profile_exposes_the_corrections(project: Path, monkeypatch: py
     assert {"task_add", "task_reopen", "task_skip"} <= set(FULL) and not {"task_add"} & set(CORE)
     _start(project, ["a.py"])
     tools = Tools(str(project / STATE))
-    assert "APPLIED=1" in tools.task_add(["b.py"], after="a.py")
-    assert "SKIPPED=1" in tools.task_skip("b.py", "not needed")
-    assert "APPLIED=1" in tools.task_reopen("b.py", "needed after all")
+    added = tools.task_add(["b.py"], after="a.py")
+    assert "APPLIED=1" in added.lines and added.data["task"]["TOTAL"] == 2
+    skipped = tools.task_skip("b.py", "not needed")
+    assert "SKIPPED=1" in skipped.lines and skipped.data["task"]["SKIPPED"] == 1
+    assert "APPLIED=1" in tools.task_reopen("b.py", "needed after all").lines
     assert _entries(project) == ["todo|a.py", "todo|b.py|reopened|needed after all"]
 
 
@@ -208,7 +209,7 @@ def test_files_count_is_exact_however_long_the_log(project: Path) -> None:
     distinct = len({(i % 7, i % 4321) for i in range(60_000)})
     res = run("resume", cwd=project).out
     assert f"FILES {distinct} touched" in res and "+ touched" not in res
-    assert len(json.loads(run("--json", "files", "list", cwd=project).out)["files"]) == distinct
+    assert len(run("--json", "files", "list", cwd=project).data()["files"]) == distinct
     run("files", "check", "src/d0/f0.py", cwd=project)  # builds the index
     with open(log, "a") as fh:
         fh.write("2026-01-01T00:00:01+00:00|CREATE|brand/new.py\n")

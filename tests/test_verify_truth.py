@@ -33,7 +33,7 @@ def _status(project: Path) -> dict[str, str]:
 
 def _errors(project: Path) -> list[str]:
     r = run("--json", "verify", "status", cwd=project)
-    return str(json.loads(r.out)["verify"].get("ERRORS", "")).split("\n")
+    return str(r.data()["verify"].get("ERRORS", "")).split("\n")
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))

@@ -121,8 +121,8 @@ def test_prints_its_url_first_and_binds_loopback(served: Served) -> None:
 
 def test_state_is_what_the_cli_says(served: Served, busy: Path) -> None:
     d = served.json("/api/state")
-    task = json.loads(run("--json", "task", "status", cwd=busy).out)["task"]
-    assert d["task"]["DONE"] == task["DONE"] == "2" and d["task"]["TOTAL"] == task["TOTAL"] == "5"
+    task = run("--json", "task", "status", cwd=busy).data()["task"]
+    assert d["task"]["DONE"] == str(task["DONE"]) == "2" and d["task"]["TOTAL"] == str(task["TOTAL"]) == "5"
     assert d["task"]["NEXT"] == task["NEXT"] and d["task"]["STATE"] == "ACTIVE"
     assert d["progress"]["done"] == 2 and d["progress"]["total"] == 5 and d["progress"]["percent"] == 40.0
     assert d["runlevel"]["name"] == run("runlevel", cwd=busy).out.splitlines()[0].split("=")[1]
@@ -132,13 +132,13 @@ def test_state_is_what_the_cli_says(served: Served, busy: Path) -> None:
     assert v["STATE"] == "FAILED" and v["tried"] == ["re-export the old name"]
     assert v["errors"] == _kv(run("verify", "status", cwd=busy).out)["ERRORS"].split("\\n")
     assert [e["event"] for e in v["runs"]] == ["FAIL", "TRIED"]
-    rules = json.loads(run("--json", "constraints", "list", cwd=busy).out)["constraints"]
+    rules = run("--json", "constraints", "list", cwd=busy).data()["constraints"]
     assert d["constraints"] == rules and rules[0]["priority"] == "P0"
-    listed = json.loads(run("--json", "files", "list", cwd=busy).out)["files"]
+    listed = run("--json", "files", "list", cwd=busy).data()["files"]
     assert d["files"]["count"] == len(listed) == 2 and d["files"]["lines"] == 3
     m0 = next(f for f in d["files"]["shown"] if f["path"] == "src/m0.py")
     assert m0["count"] == 2 and m0["ops"] == {"MODIFY": 2}
-    claims = json.loads(run("--json", "task", "status", cwd=busy).out)["claims"]
+    claims = run("--json", "task", "status", cwd=busy).data()["claims"]
     assert [(c["path"], c["agent"], c["expires"]) for c in d["claims"]] == [(c["path"], c["agent"], c["expires"]) for c in claims]
     assert [t["ID"] for t in d["history"]["tasks"]] == ["old1"]
     assert d["violations"] == [] and d["errors"] == []
@@ -148,14 +148,14 @@ def test_state_is_what_the_cli_says(served: Served, busy: Path) -> None:
 
 def test_searches_and_details_are_the_history_commands(served: Served, busy: Path) -> None:
     detail = served.json("/api/task?id=old1")
-    shown = json.loads(run("--json", "history", "show", "old1", cwd=busy).out)
+    shown = run("--json", "history", "show", "old1", cwd=busy).data()
     assert detail["task"] == shown["task"] and [f["path"] for f in detail["files"]] == ["old/a.py"]
     found = served.json("/api/history?q=earlier")
     assert [t["task"]["ID"] for t in found["tasks"]] == ["old1"] and found["tasks"][0]["matched"] == ["description"]
     assert served.json("/api/history?q=nothing-like-this")["tasks"] == []
     assert [f["path"] for f in served.json("/api/files?q=M1")["shown"]] == ["src/m1.py"]
     assert served.json("/api/file?path=src/m0.py")["entries"] == [
-        [e[0], e[1]] for e in json.loads(run("--json", "files", "check", "src/m0.py", cwd=busy).out)["entries"]]
+        [e[0], e[1]] for e in run("--json", "files", "check", "src/m0.py", cwd=busy).data()["entries"]]
     code, _, body = served.request("/api/task?id=nope")
     assert code == 400 and b"no archived task" in body and b"Traceback" not in body
 

@@ -81,7 +81,7 @@ def test_the_page_shows_the_cli_numbers(page: Any, busy: Path, tmp_path: Path) -
     s = Served(busy, "--no-open")
     try:
         _open(page, s)
-        task = json.loads(run("--json", "task", "status", cwd=busy).out)["task"]
+        task = run("--json", "task", "status", cwd=busy).data()["task"]
         assert _text(page, "#done-total").startswith("2/5") and "40%" in _text(page, "#done-total")
         assert _text(page, "#next") == task["NEXT"] and _text(page, "#state") == "ACTIVE"
         assert _text(page, "#runlevel") == "work" and _text(page, "#task-id") == "t1"

@@ -9,15 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from agentctl import registry, weblog
+from agentctl import weblog
 from agentctl.location import open_store
 from agentctl.store import Store
 from agentctl.webdata import View, signature
 from conftest import run
-
-# The view reads history through `agentctl.history`, whose import registers the `history` command: register
-# every command first, in the CLI's order, so this process's registry is the one the reference is built from.
-registry.load_commands()
 
 
 def _store(project: Path) -> Store:
@@ -77,7 +73,7 @@ def test_one_paths_entries_are_what_files_check_lists(project: Path) -> None:
     odd = "src/we|ird\\name.py"
     for op, p in (("CREATE", odd), ("MODIFY", "src/other.py"), ("MODIFY", odd), ("MODIFY", "x" + odd)):
         assert run("files", "log", op, p, cwd=project).code == 0
-    want = json.loads(run("--json", "files", "check", odd, cwd=project).out)["entries"]
+    want = run("--json", "files", "check", odd, cwd=project).data()["entries"]
     got = weblog.entries_of(store, "services/files/status", odd)
     assert [list(e) for e in got] == [[e[0], e[1]] for e in want] and [e[1] for e in got] == ["CREATE", "MODIFY"]
 
@@ -127,7 +123,7 @@ def test_a_100k_line_log_makes_a_bounded_page(project: Path) -> None:
     store = _store(project)
     from agentctl.store import now_iso
 
-    t0 = weblog.epoch(json.loads(run("--json", "task", "status", cwd=project).out)["task"]["STARTED"])
+    t0 = weblog.epoch(run("--json", "task", "status", cwd=project).data()["task"]["STARTED"])
     assert t0 is not None
     with open(project / ".agent-state/services/files/status", "ab") as fh:
         fh.write("".join(f"{now_iso(t0 - 7 * 86400 + i * 6)}|MODIFY|src/p{i % 5000:04d}.py\n"

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from agentctl.registry import Ctx
     from agentctl.store import Store
 
 SETTINGS = "services/task/settings"
@@ -36,25 +35,23 @@ def start_settings(store: Store, flag: bool) -> dict[str, str]:
     return {"AUTO_STOP": "1"} if flag or project_default(store) else {}
 
 
-def after_pass(ctx: Ctx) -> None:
-    """Called by `verify start` after a pass: archive an AUTO_STOP task that is DONE and covered."""
+def after_pass(store: Store) -> list[str]:
+    """Called by `verify start` after a pass: archive an AUTO_STOP task that is DONE and covered.
+
+    Returns the lines to show after the pass (none when the task does not stop by itself).
+    """
     from agentctl import constraints, evidence, task
     from agentctl.errors import AgentctlError
 
-    store = ctx.store()
     fields = task.read_status(store)
     if fields.get("AUTO_STOP") != "1" or fields.get("STATE") != "DONE":
-        return
+        return []
     ev = evidence.check(store)
     if ev.verdict not in ("yes", "none"):
-        ctx.say(f"auto-stop: task {fields.get('TASK_ID')} not archived: {ev.detail()}")
-        return
-    reminders = [r for r in constraints.read(store) if r.priority == "P1"]
-    for rule in reminders:
-        ctx.say(f"auto-stop: last reminder, P1|{rule.text}")
+        return [f"auto-stop: task {fields.get('TASK_ID')} not archived: {ev.detail()}"]
+    lines = [f"auto-stop: last reminder, P1|{rule.text}" for rule in constraints.read(store) if rule.priority == "P1"]
     try:
         result = task.stop(store)
     except AgentctlError as exc:
-        ctx.say(f"auto-stop: task {fields.get('TASK_ID')} not archived: {exc.message}")
-        return
-    ctx.say(f"auto-stop: task {result.task_id} is DONE and verified; archived to {result.archive}; STATE=IDLE")
+        return lines + [f"auto-stop: task {fields.get('TASK_ID')} not archived: {exc.message}"]
+    return lines + [f"auto-stop: task {result.task_id} is DONE and verified; archived to {result.archive}; STATE=IDLE"]

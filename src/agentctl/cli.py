@@ -11,7 +11,8 @@ import os
 import sys
 
 from agentctl.errors import EXIT_NO, EXIT_OK, EXIT_STATE, EXIT_USAGE, AgentctlError, UsageError
-from agentctl.registry import ACTION_WORDS, BUILTIN_SERVICES, COMMANDS, Command, Ctx, load_commands
+from agentctl.operation import Ctx
+from agentctl.registry import ACTION_WORDS, BUILTIN_SERVICES, COMMANDS, Command, dest
 
 # The hot path imports no `typing`, `collections.abc` or `dataclasses` at run time (see bench/ and
 # tests/test_perf_guard.py): annotations are strings, and type checkers see these imports.
@@ -20,8 +21,11 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
+    from agentctl.operation import Result
 
-def _parse(cmd: Command, key: tuple[str, ...], tokens: list[str]) -> tuple[dict[str, Any], list[str]]:
+
+def _parse(cmd: Command, key: tuple[str, ...], tokens: list[str]) -> dict[str, Any]:
+    """argv words after the command -> the operation's keyword arguments (options given, then arguments)."""
     opts: dict[str, Any] = {}
     pos: list[str] = []
     i = 0
@@ -44,7 +48,7 @@ def _parse(cmd: Command, key: tuple[str, ...], tokens: list[str]) -> tuple[dict[
         if kind == "flag":
             if eq:
                 raise UsageError(f"{opt} takes no value")
-            opts[opt] = True
+            opts[dest(opt)] = True
             continue
         if eq:
             value = inline
@@ -60,16 +64,17 @@ def _parse(cmd: Command, key: tuple[str, ...], tokens: list[str]) -> tuple[dict[
         if kind in ("int", "int1"):
             from agentctl.codec import parse_uint
 
-            opts[opt] = parse_uint(value, opt, minimum=1 if kind == "int1" else 0)
+            opts[dest(opt)] = parse_uint(value, opt, minimum=1 if kind == "int1" else 0)
         elif kind == "float":
-            opts[opt] = _parse_seconds(value, opt)
+            opts[dest(opt)] = _parse_seconds(value, opt)
         elif kind == "multi":
-            opts.setdefault(opt, []).append(value)
+            opts.setdefault(dest(opt), []).append(value)
         else:
-            opts[opt] = value
+            opts[dest(opt)] = value
     if len(pos) < cmd.min_pos or (cmd.max_pos is not None and len(pos) > cmd.max_pos):
         raise UsageError(f"usage: agentctl {cmd.usage}")
-    return opts, pos
+    opts.update(cmd.arguments(pos))
+    return opts
 
 
 def _is_number(tok: str) -> bool:
@@ -141,6 +146,30 @@ def _all_services(ctx: Ctx) -> list[str]:
         return list(BUILTIN_SERVICES)
 
 
+class _Run:
+    """The CLI's side of one run: output mode, the command's name, the context it runs in."""
+
+    __slots__ = ("json", "command", "ctx")
+
+    def __init__(self) -> None:
+        self.json = False
+        self.command = ""
+        self.ctx = Ctx(progress=self.progress)
+
+    def stream(self) -> Any:
+        return sys.stderr if self.json else sys.stdout  # in --json mode stdout holds the JSON only
+
+    def progress(self, text: str) -> None:
+        stream = self.stream()
+        stream.write(("\r" if self.ctx.partial is not None else "") + text + "\n")
+        stream.flush()
+
+    def partial(self, text: str) -> None:
+        stream = self.stream()
+        stream.write(text)
+        stream.flush()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from agentctl.store import guard_std_fds
 
@@ -155,24 +184,27 @@ def main(argv: Sequence[str] | None = None) -> int:
             stream.reconfigure(errors="surrogateescape")  # type: ignore[union-attr]
         except (AttributeError, ValueError):
             pass
-    ctx = Ctx()
+    run = _Run()
     try:
-        return _main(ctx, args)
+        return _main(run, args)
     except AgentctlError as exc:
-        if ctx.json:
-            import json
+        warnings = run.ctx.warnings
+        _warnings(warnings)
+        if run.json:
+            from agentctl.operation import envelope
 
-            sys.stdout.write(json.dumps({"ok": False, "error": exc.message, "exit": exc.code}) + "\n")
+            _write_json(envelope(run.command, error=exc, warnings=warnings))
         _err(exc.message)
         return exc.code
     except BrokenPipeError:
         _silence_stdout()
         return EXIT_OK
     except KeyboardInterrupt:
+        _warnings(run.ctx.warnings)
         _err("interrupted")
         return 130
     except Exception as exc:  # the one funnel: never a traceback to the agent
-        _internal(ctx, exc)
+        _internal(run.ctx, exc)
         return EXIT_STATE
     finally:
         try:
@@ -183,7 +215,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             pass
 
 
-def _main(ctx: Ctx, args: list[str]) -> int:
+def _main(run: _Run, args: list[str]) -> int:
+    ctx = run.ctx
     words: list[str] = []
     rest: list[str] = []
     want_help = False
@@ -196,7 +229,7 @@ def _main(ctx: Ctx, args: list[str]) -> int:
         if tok in ("--help", "-h"):
             want_help = True
         elif tok == "--json":
-            ctx.json = True
+            run.json = True
         elif tok == "--version":
             from agentctl import __version__
 
@@ -222,15 +255,55 @@ def _main(ctx: Ctx, args: list[str]) -> int:
             _print_help(ctx, [])
             return EXIT_OK if want_help else EXIT_USAGE
         return _print_help(ctx, words)
-    load_commands(words[0])
+    run.command = " ".join(w[:40] for w in words[:2])  # what a refusal names before the command is known
     key, tokens = _resolve(words, ctx)
     if key[0] == "@custom":
         cmd = COMMANDS[("@custom",)]
         tokens = [key[1], key[2]] + tokens
+        run.command = f"{key[1]} {key[2]}"
     else:
         cmd = COMMANDS[key]
-    opts, pos = _parse(cmd, key, tokens + rest)
-    return cmd.handler(ctx, opts, pos)
+        run.command = " ".join(key)
+    kwargs = _parse(cmd, key, tokens + rest)
+    ctx._stdin = sys.stdin.buffer.read
+    if not run.json:
+        ctx.notify = _warning  # shown when given, as a long-running command (web, verify) goes on
+    if run.stream().isatty():
+        ctx.partial = run.partial  # a terminal sees a check start; an agent's pipe gets whole lines
+    from agentctl.operation import run as call
+
+    result = call(cmd.operation(), ctx, kwargs)
+    _show(run, result)
+    return result.code
+
+
+def _show(run: _Run, result: Result) -> None:
+    _warnings(result.warnings)
+    if run.json:
+        from agentctl.operation import envelope
+
+        _write_json(envelope(run.command, result))
+    elif result.lines:
+        sys.stdout.write("\n".join(result.lines) + "\n")
+
+
+def _write_json(doc: dict[str, Any]) -> None:
+    import json
+
+    text = json.dumps(doc, ensure_ascii=False)
+    if any("\ud800" <= c <= "\udfff" for c in text):  # bytes that were not UTF-8: keep the JSON valid UTF-8
+        text = "".join(f"\\u{ord(c):04x}" if "\ud800" <= c <= "\udfff" else c for c in text)
+    sys.stdout.write(text + "\n")
+
+
+def _warnings(warnings: list[str]) -> None:
+    for text in warnings:
+        _warning(text)
+    warnings.clear()
+
+
+def _warning(text: str) -> None:
+    _err(f"warning: {text}")
 
 
 def _print_help(ctx: Ctx, words: list[str]) -> int:
@@ -238,7 +311,6 @@ def _print_help(ctx: Ctx, words: list[str]) -> int:
     from agentctl import helpformat
 
     words = [w for w in _leading_words(words)]
-    load_commands(words[0] if words else None)
     if not words:
         text = helpformat.top_help()
     else:

@@ -19,9 +19,8 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
-from typing import Any
 
-from agentctl.registry import Ctx, command
+from agentctl.operation import Ctx, Result
 
 OLD = "from '../../old/"
 NEW = "from '@/"
@@ -99,10 +98,12 @@ def _make_project(root: str) -> None:
             fh.write(f"src/{['components', 'utils', 'hooks'][i % 3]}/m{i:03d}.tsx\n")
 
 
-def run_demo(keep: bool = False, quiet: bool = False) -> int:
+def run_demo(keep: bool = False, quiet: bool = False, say: Callable[[str], None] = print) -> int:
+    """Play the scenario; each line of its story goes to ``say`` (nothing with ``quiet``)."""
+
     def out(text: str) -> None:
         if not quiet:
-            print(text, flush=True)
+            say(text)
 
     root = tempfile.mkdtemp(prefix="agentctl-demo-")
     env = dict(os.environ)
@@ -145,7 +146,7 @@ def run_demo(keep: bool = False, quiet: bool = False) -> int:
     finally:
         os.chdir(os.path.expanduser("~") if os.path.isdir(os.path.expanduser("~")) else "/")
         if keep:
-            print(f"\nkept: {root}", flush=True)  # even with --quiet: the folder is the point of --keep
+            say(f"\nkept: {root}")  # even with --quiet: the folder is the point of --keep
         else:
             shutil.rmtree(root, ignore_errors=True)
 
@@ -184,7 +185,6 @@ if __name__ == "__main__":
         print(line)
 
 
-@command(("demo",), "demo [--keep] [--quiet]", "play the seed scenario: 120 files, several memory losses",
-         {"--keep": "flag", "--quiet": "flag"})
-def cmd_demo(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
-    return run_demo(keep=bool(opts.get("--keep")), quiet=bool(opts.get("--quiet")))
+def demo(ctx: Ctx, *, keep: bool = False, quiet: bool = False) -> Result:
+    """`agentctl demo`: the story is shown as it happens (progress); the result is its exit code."""
+    return Result(code=run_demo(keep=keep, quiet=quiet, say=ctx.say))

@@ -26,17 +26,15 @@ import os
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from agentctl import codec
-from agentctl.errors import EXIT_NO, EXIT_OK, AgentctlError, StateError
+from agentctl.errors import AgentctlError, StateError
 from agentctl.quarantine import adopt_list as _adopt_list
 from agentctl.quarantine import keep_copy as _keep_copy
 from agentctl.quarantine import list_files as _list_files
 from agentctl.quarantine import rule_readable as _rule_readable
 from agentctl.quarantine import seq_floor as _seq_floor
-from agentctl.registry import Ctx, command
-from agentctl.store import FORMAT_VERSION, STATE_DIRNAME, Store, now_iso, parse_temp_name, temp_is_dead
+from agentctl.store import FORMAT_VERSION, Store, now_iso, parse_temp_name, temp_is_dead
 
 MAX_LOG = 256 << 20
 
@@ -97,27 +95,6 @@ def examine(root: str, fix: bool = False) -> Report:
             text = exc.message if isinstance(exc, AgentctlError) else f"{exc.strerror or exc}"
             report.problem(f"{step.__name__.strip('_')} check could not finish: {text}")
     return report
-
-
-@command(("doctor",), "doctor [--fix]", "check the whole state folder; --fix repairs what is safe (never deletes data)",
-         {"--fix": "flag"})
-def cmd_doctor(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
-    from agentctl.location import find_state_dir
-
-    root = find_state_dir(explicit=ctx.state_dir)
-    if root is None:
-        raise StateError("no .agent-state folder here or above (up to the git root); run `agentctl init`")
-    report = examine(root, bool(opts.get("--fix")))
-    shown = root if os.path.basename(root) != STATE_DIRNAME else STATE_DIRNAME
-    lines = [f"fixed: {t}" for t in report.fixed] + [f"problem: {t}" for t in report.problems]
-    lines += [f"note: {t}" for t in report.notes]
-    if report.problems:
-        hint = "" if report.fix else "; `agentctl doctor --fix` repairs what is safe"
-        lines.append(f"{shown}: {len(report.problems)} problem{'s' if len(report.problems) != 1 else ''}{hint}")
-    else:
-        lines.append(f"{shown}: healthy" + (f" ({len(report.fixed)} fixed)" if report.fixed else ""))
-    ctx.emit(lines, {"ok": not report.problems, "problems": report.problems, "fixed": report.fixed, "notes": report.notes})
-    return EXIT_NO if report.problems else EXIT_OK
 
 
 # -- version and layout ------------------------------------------------------------------------

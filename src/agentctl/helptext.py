@@ -21,7 +21,7 @@ GROUPS: dict[str, str] = {
 COMMON: dict[str, str] = {
     "--agent": "the helper's name (letters, digits, . _ -)",
     "--timeout": "seconds before a running script is ended with its process group (at most 86400)",
-    "--json": "print the result as JSON on stdout (messages go to stderr)",
+    "--json": "print one JSON object on stdout: format, ok, command, exit, data, warnings, error (docs/json.md)",
     "--state-dir": "use this state folder instead of looking for .agent-state/ here and above",
     "--help": "print this help",
     "--local": "claude only: write .claude/settings.local.json (not committed) instead of settings.json",

@@ -17,8 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentctl import codec
-from agentctl.errors import EXIT_NO, EXIT_OK, StateError, UsageError
-from agentctl.registry import Ctx, command
+from agentctl.errors import StateError, UsageError
 from agentctl.store import Store
 
 INDEX = "logs/index"
@@ -184,37 +183,3 @@ def search(store: Store, text: str, limit: int) -> tuple[list[tuple[Row, list[st
             if len(hits) >= limit:
                 break
     return hits, more
-
-
-@command(("history",), "history [show ID | search TEXT] [--limit N]",
-         "archived tasks newest first; show one; search descriptions, notes, tried fixes and touched paths",
-         {"--limit": "int1"}, max_pos=None)
-def cmd_history(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
-    store = ctx.store()
-    limit = opts.get("--limit", DEFAULT_LIMIT)
-    if not pos:
-        rows, more = read_index(store, max(1 << 16, limit * 1024))
-        rows = rows[:limit]
-        lines = [r.line() for r in rows] or ["no archived task yet (`agentctl task stop` archives one)"]
-        if more and len(rows) == limit:
-            lines.append(f"(newest {limit}; --limit N for more)")
-        ctx.emit(lines, {"tasks": [r.fields for r in rows]})
-        return EXIT_OK
-    action, rest = pos[0], pos[1:]
-    if action == "show":
-        if len(rest) != 1:
-            raise UsageError("usage: agentctl history show ID")
-        lines, data = show_lines(store, find(store, rest[0]))
-        ctx.emit(lines, data)
-        return EXIT_OK
-    if action == "search":
-        text = " ".join(rest)
-        codec.check_text(text, "the search text", limit=500)
-        hits, more = search(store, text, limit)
-        lines = [f"{codec.encode(r['ID'])} (ended {r['ENDED']}, {r['ARCHIVE']}): matched {'; '.join(m)}" for r, m in hits]
-        lines = lines or [f"no archived task matches {codec.encode(text)[:80]!r}"]
-        if more:
-            lines.append("(searched the newest tasks only; older ones are in logs/index)")
-        ctx.emit(lines, {"query": text, "matches": [{"task": r.fields, "matched": m} for r, m in hits]})
-        return EXIT_OK if hits else EXIT_NO
-    raise UsageError(f"unknown history action {action[:30]!r}; use `agentctl history`, `history show ID` or `history search TEXT`")

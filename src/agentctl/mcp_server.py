@@ -3,8 +3,9 @@
 Built on the official MCP Python SDK 2.x (``pip install 'agentctl-state[mcp]'``), imported only
 inside the command's handler: importing this module (which ``agentctl --help`` does) costs
 nothing, and the CLI and the hooks never load the SDK. The tools themselves are plain
-functions in ``mcp_tools`` that run the CLI commands' own handlers; this module registers
-them, keeps their schemas small and turns the core's refusals into MCP tool errors.
+functions in ``mcp_tools`` that call the commands' own operations; this module registers
+them, keeps their schemas small, sends each result's lines as text and its data as structured
+content (the ``data`` of ``agentctl --json``), and turns the core's refusals into MCP tool errors.
 
 stdout is the protocol channel: nothing else is ever written there. Logs go to stderr
 (level from ``AGENTCTL_LOG``, default warning) and server start/stop and internal errors
@@ -19,11 +20,13 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from agentctl import DISTRIBUTION
-from agentctl.errors import EXIT_OK, AgentctlError, StateError, UsageError
-from agentctl.mcp_tools import PROFILES, READ_ONLY, Tools, describe, error_text
-from agentctl.registry import Ctx, command
+from agentctl.errors import AgentctlError, StateError, UsageError
+from agentctl.mcp_tools import PROFILES, READ_ONLY, Tools, as_text, describe, error_text
+from agentctl.operation import Ctx, Result
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from mcp.server import MCPServer
 
 log = logging.getLogger("agentctl.mcp")
@@ -37,10 +40,9 @@ INSTRUCTIONS = (
 )
 
 
-@command(("mcp",), "mcp [--tools core|full]",
-         "serve the state as MCP tools over stdio (needs the mcp extra)", {"--tools": "value"})
-def cmd_mcp(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
-    profile = opts.get("--tools", "full")
+def serve(ctx: Ctx, *, tools: str = "full") -> Result:
+    """`agentctl mcp`: serve until stdin closes or a signal ends it."""
+    profile = tools
     if profile not in PROFILES:
         raise UsageError(f"--tools must be core or full, got {profile[:20]!r}")
     _setup_logging()
@@ -55,7 +57,7 @@ def cmd_mcp(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
         server.run("stdio")
     finally:
         _note(ctx.state_dir, "stop", f"pid={os.getpid()}")
-    return EXIT_OK
+    return Result()
 
 
 def _stop_on_signals(state_dir: str | None) -> None:
@@ -145,7 +147,7 @@ def build_server(profile: str = "full", state_dir: str | None = None) -> MCPServ
     for name in PROFILES[profile]:
         fn = getattr(tools, name)
         tool = Tool.from_function(
-            fn, name=name, description=describe(fn), structured_output=False,
+            _answer(fn), name=name, description=describe(fn), structured_output=False,
             annotations=ToolAnnotations(read_only_hint=True) if name in READ_ONLY else None,
         )
         tool.parameters = compact_schema(tool.parameters)
@@ -193,6 +195,20 @@ def build_server(profile: str = "full", state_dir: str | None = None) -> MCPServ
         return "Continue from this working state (agentctl resume); do not rely on memory of earlier turns.\n\n" + text
 
     return server
+
+
+def _answer(fn: Callable[..., Result]) -> Callable[..., Any]:
+    """A tool that answers with the operation's lines as text and its data as structured content."""
+    import functools
+
+    from mcp.types import CallToolResult, TextContent
+
+    @functools.wraps(fn)
+    def tool(*args: Any, **kwargs: Any) -> CallToolResult:
+        result = fn(*args, **kwargs)
+        return CallToolResult(content=[TextContent(type="text", text=as_text(result))], structured_content=result.data)
+
+    return tool
 
 
 def _internal(tools: Tools, name: str, exc: BaseException) -> str:

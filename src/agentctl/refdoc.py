@@ -11,7 +11,6 @@ import sys
 
 from agentctl import helpformat
 from agentctl.helptext import EXIT_CODES
-from agentctl.registry import load_commands
 
 HEAD = """# Command reference
 
@@ -23,11 +22,11 @@ Both word orders work, as in the seed design: `agentctl task start` = `agentctl 
 
 
 def render() -> str:
-    load_commands()
     parts = [HEAD, "## Exit codes\n", "| code | meaning |", "|---|---|"]
     parts += [f"| {code} | {text} |" for code, text in EXIT_CODES]
     parts += ["", "Every refusal is one line on stderr naming the problem and the fix, with no traceback and no "
-              "change to state. With `--json` the error is also printed on stdout as JSON.", ""]
+              "change to state. With `--json` the error is also printed on stdout, in the one JSON shape of every command "
+              "([JSON output](json.md)).", ""]
     parts += ["## agentctl", "", "```text", helpformat.top_help().rstrip("\n"), "```", ""]
     seen_groups: set[str] = set()
     for key, cmd in helpformat.visible():

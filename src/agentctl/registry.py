@@ -1,11 +1,12 @@
-"""The one registry of commands: what each is called, its options, its handler, its help.
+"""The one table of commands: each command's words, its operation, its options, its arguments.
 
-The CLI (``cli``), the MCP server and any later front end read this module; it imports
-no front end. Handlers register themselves with :func:`command` when their module is
-imported; :func:`load_commands` imports the modules a command word needs (the core
-always, an extension only when named), so the hot path loads only what it uses.
-Help texts for options live in ``helptext`` (read only by ``--help``, ``agentctl help``
-and the generated reference), so the hot path never pays for them.
+The CLI (``cli``), the MCP server and any later front end read this table; it imports no
+command module. Each entry names its operation as ``module:function`` and the module is
+imported only when that command runs, so ``agentctl files log`` loads the files operations and
+nothing of ``doctor``, ``sync`` or ``web``. An operation takes ``(ctx, **kwargs)`` and returns
+an ``operation.Result`` (see ``operation``). Option ``--max-chars`` reaches it as ``max_chars``;
+the arguments by the names given here. Help texts live in ``helptext`` (read only by
+``--help``, ``agentctl help`` and the generated reference), so the hot path never pays for them.
 """
 
 from __future__ import annotations
@@ -18,122 +19,197 @@ from agentctl.services import NAMES
 # tests/test_perf_guard.py): annotations are strings, and type checkers see these imports.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
-    from typing import Any
+    from collections.abc import Callable
 
-    from agentctl.store import Store
-
-    Handler = Callable[["Ctx", dict[str, Any], list[str]], int]
+    from agentctl.operation import Result
 
 BUILTIN_SERVICES = NAMES
 ACTION_WORDS = ("start", "stop", "update", "status", "log", "check", "list", "add", "remove", "done", "tried", "run",
                 "sync", "claim")
 # Options every command takes (handled before a command's own options are parsed).
 GLOBAL_FLAGS = {"--json": "flag", "--state-dir": "value", "--help": "flag", "-h": "flag"}
+# Option kinds: a flag (True when given), a value (text), int (0 or more), int1 (1 or more),
+# float (seconds, more than 0 and at most 86400), multi (a value, repeatable: a list).
+KINDS = ("flag", "value", "int", "int1", "float", "multi")
 
 
-class Ctx:
-    __slots__ = ("json", "state_dir", "_store", "data")
-
-    def __init__(self, json: bool = False, state_dir: str | None = None, _store: Store | None = None,
-                 data: dict[str, Any] | None = None) -> None:
-        self.json = json
-        self.state_dir = state_dir
-        self._store = _store
-        self.data: dict[str, Any] = {} if data is None else data
-
-    def __repr__(self) -> str:
-        return f"Ctx(json={self.json!r}, state_dir={self.state_dir!r}, _store={self._store!r}, data={self.data!r})"
-
-    def store(self) -> Store:
-        if self._store is None:
-            from agentctl.location import open_store
-
-            self._store = open_store(explicit=self.state_dir)
-        return self._store
-
-    def say(self, text: str) -> None:
-        """Human output: stdout normally, stderr in --json mode (stdout is the JSON)."""
-        stream = sys.stderr if self.json else sys.stdout
-        stream.write(text + "\n")
-
-    def warn(self, text: str) -> None:
-        sys.stderr.write(f"agentctl: warning: {text}\n")
-
-    def emit(self, lines: Sequence[str], data: dict[str, Any]) -> None:
-        if self.json:
-            import json
-
-            text = json.dumps(data, ensure_ascii=False, sort_keys=False)
-            if any("\ud800" <= c <= "\udfff" for c in text):  # bytes that were not UTF-8: keep the JSON valid UTF-8
-                text = "".join(f"\\u{ord(c):04x}" if "\ud800" <= c <= "\udfff" else c for c in text)
-            sys.stdout.write(text + "\n")
-        elif lines:
-            sys.stdout.write("\n".join(lines) + "\n")
+def dest(option: str) -> str:
+    """The keyword an option reaches its operation by: ``--max-chars`` -> ``max_chars``."""
+    return option.lstrip("-").replace("-", "_")
 
 
 class Command:
-    __slots__ = ("handler", "options", "usage", "summary", "min_pos", "max_pos")
+    """One command: its words, ``module:function`` of its operation, usage, summary, options
+    (name -> kind) and positional arguments (``name`` one, ``name?`` optional, ``name+`` one or
+    more, ``name*`` any number: the last two reach the operation as a list)."""
 
-    def __init__(self, handler: Handler, options: dict[str, str], usage: str, summary: str,
-                 min_pos: int = 0, max_pos: int | None = 0) -> None:
-        self.handler = handler
-        self.options = options  # name -> flag | value | int | float | multi
+    __slots__ = ("key", "target", "options", "usage", "summary", "args")
+
+    def __init__(self, key: tuple[str, ...], target: str, usage: str, summary: str,
+                 options: dict[str, str] | None = None, args: tuple[str, ...] = ()) -> None:
+        self.key = key
+        self.target = target
+        self.options = options or {}
         self.usage = usage
         self.summary = summary
-        self.min_pos = min_pos
-        self.max_pos = max_pos
+        self.args = args
 
     def __repr__(self) -> str:
         return f"Command({self.usage!r})"
+
+    @property
+    def min_pos(self) -> int:
+        return sum(1 for a in self.args if a[-1] not in "?*")
+
+    @property
+    def max_pos(self) -> int | None:
+        return None if any(a[-1] in "+*" for a in self.args) else len(self.args)
+
+    def operation(self) -> Callable[..., Result]:
+        """The operation's function (its module imported now, by name)."""
+        module, _, name = self.target.partition(":")
+        __import__(module)
+        fn: Callable[..., Result] = getattr(sys.modules[module], name)
+        return fn
+
+    def arguments(self, pos: list[str]) -> dict[str, str | list[str] | None]:
+        """The positional words as the operation's keyword arguments (counts already checked)."""
+        out: dict[str, str | list[str] | None] = {}
+        i = 0
+        for spec in self.args:
+            name, mark = (spec[:-1], spec[-1]) if spec[-1] in "?+*" else (spec, "")
+            if mark in ("+", "*"):
+                out[name] = pos[i:]
+                i = len(pos)
+            elif i < len(pos):
+                out[name] = pos[i]
+                i += 1
+            elif mark == "?":
+                out[name] = None
+        return out
 
 
 COMMANDS: dict[tuple[str, ...], Command] = {}
 
 
-def command(key: tuple[str, ...], usage: str, summary: str, options: dict[str, str] | None = None,
-            min_pos: int = 0, max_pos: int | None = 0) -> Callable[[Handler], Handler]:
-    def deco(fn: Handler) -> Handler:
-        COMMANDS[key] = Command(fn, options or {}, usage, summary, min_pos, max_pos)
-        return fn
-
-    return deco
+def _add(key: tuple[str, ...], target: str, usage: str, summary: str, options: dict[str, str] | None = None,
+         args: tuple[str, ...] = ()) -> None:
+    COMMANDS[key] = Command(key, target, usage, summary, options, args)
 
 
-# The module that registers the core commands (always loaded but for a self-contained word).
-CORE = "agentctl.commands"
-# Top-level words whose commands live in their own module (imported only when used).
-EXTENSIONS: dict[str, str] = {}
-EXTENSIONS["hook"] = "agentctl.integrations.commands"  # `agentctl hook AGENT EVENT`: the agent hooks (hot path)
-EXTENSIONS["install"] = "agentctl.integrations.commands"  # `agentctl install TARGET`: hooks, AGENTS.md, MCP config
-EXTENSIONS["uninstall"] = "agentctl.integrations.commands"  # `agentctl uninstall TARGET`
-EXTENSIONS["mcp"] = "agentctl.mcp_server"  # `agentctl mcp`: the MCP server (SDK loaded only by that command)
-EXTENSIONS["doctor"] = "agentctl.doctor"  # `agentctl doctor [--fix]`: check and repair the state folder
-EXTENSIONS["demo"] = "agentctl.demo"  # `agentctl demo`: the seed scenario played by a scripted agent
-EXTENSIONS["history"] = "agentctl.history"  # `agentctl history [show ID | search TEXT]`: archived tasks
-EXTENSIONS["sync"] = "agentctl.refsync.commands"  # `agentctl sync push|pull|status|auto`: the state through git refs
-EXTENSIONS["gc"] = "agentctl.gccmd"  # `agentctl gc [--dry-run]`: the retention policy for logs/
-EXTENSIONS["web"] = "agentctl.web"  # `agentctl web`: the live read-only page for the person supervising
+S = "agentctl.ops.state:"
+_add(("init",), S + "init", "init [--no-pull]", "create .agent-state/ here (an existing one above keeps its state)",
+     {"--no-pull": "flag"})
+_add(("status",), S + "status", "status [SERVICE]", "every service and its state (or one service's status)",
+     args=("service?",))
+_add(("resume",), S + "resume", "resume [--max-chars N] [--agent NAME] [--brief]",
+     "one bounded block with everything needed to continue after a compaction",
+     {"--max-chars": "int", "--agent": "value", "--brief": "flag"})
+_add(("prompt",), S + "prompt", "prompt", "the startup protocol, to paste into a system prompt or AGENTS.md")
+_add(("runlevel",), S + "runlevel", "runlevel [NAME]", "show the runlevel, or switch to NAME (stops/starts services)",
+     args=("name?",))
+
+T = "agentctl.ops.task:"
+L = "agentctl.ops.tasklist:"
+TASK_START_USAGE = "task start --id ID --desc TEXT --files LIST|- | --empty [--force] [--auto-stop]"
+_add(("task", "start"), L + "start", TASK_START_USAGE, "start a task over a list of files (one path a line; - reads stdin)",
+     {"--id": "value", "--desc": "value", "--files": "value", "--force": "flag", "--empty": "flag", "--auto-stop": "flag"})
+_add(("task", "add"), L + "add", "task add PATH... [--after PATH]",
+     "add entries to the running task (after the entry --after, else at the end)", {"--after": "value"}, ("paths+",))
+_add(("task", "reopen"), L + "reopen", "task reopen PATH --reason TEXT",
+     "take back a done (or skip) given by mistake: todo again", {"--reason": "value"}, ("path",))
+_add(("task", "skip"), L + "skip", "task skip PATH --reason TEXT",
+     "set an entry aside as not to be done (counted as SKIPPED, not DONE)", {"--reason": "value"}, ("path",))
+_add(("task", "update"), T + "update", "task update [--done N] [--next PATH] [--notes TEXT] [--state ACTIVE|PAUSED] [--seq N]",
+     "record progress; with --seq N it applies only when SEQ is N (a replay is a no-op)",
+     {"--done": "int1", "--next": "value", "--notes": "value", "--state": "value", "--seq": "int"})
+_add(("task", "done"), T + "done", "task done PATH...", "mark list entries done (already done: no change)",
+     args=("paths+",))
+_add(("task", "stop"), T + "stop", "task stop [--force]", "archive the task to logs/ and go back to IDLE",
+     {"--force": "flag"})
+_add(("task", "claim"), T + "claim", "task claim --agent NAME [--lease SECONDS]",
+     "give NAME the first entry neither done nor claimed under a live lease (default lease 1800 s)",
+     {"--agent": "value", "--lease": "int1"})
+_add(("task", "status"), T + "status", "task status [--agent NAME]",
+     "the task's KEY=VALUE status, whether it is verified, and the live claims (NAME's only with --agent)",
+     {"--agent": "value"})
+
+F = "agentctl.ops.files:"
+_add(("files", "log"), F + "log", "files log CREATE|MODIFY|DELETE PATH", "record that PATH was changed", args=("op", "path"))
+_add(("files", "check"), F + "check", "files check PATH",
+     "exit 0 and print its entries if PATH was touched in this task, else exit 1", args=("path",))
+_add(("files", "list"), F + "touched", "files list", "each touched path once, with its last operation")
+_add(("files", "status"), F + "status", "files status", "the raw files log of this task")
+_add(("files", "start"), F + "start", "files start", "clear the log (archiving what it held) and write SESSION_START")
+_add(("files", "stop"), F + "stop", "files stop", "archive the files log to logs/")
+_add(("files", "sync"), F + "sync", "files sync", "log what git shows changed since `task start` that the log does not hold yet")
+
+C = "agentctl.ops.constraints:"
+_add(("constraints", "add"), C + "add", "constraints add P0|P1|P2 TEXT", "add a hard rule (P0 never to be broken)",
+     args=("priority", "text+"))
+_add(("constraints", "remove"), C + "remove", "constraints remove TEXT|NUMBER", "remove a rule by its text, P0|text, or number",
+     args=("rule+",))
+_add(("constraints", "list"), C + "listing", "constraints list", "the rules by priority, numbered")
+_add(("constraints", "status"), C + "listing", "constraints status", "same as constraints list")
+_add(("constraints", "update"), C + "update", "constraints update --add 'P0|TEXT' | --remove TEXT",
+     "the seed's form: `agentctl update constraints --add \"P0|text\"`", {"--add": "multi", "--remove": "multi"})
+_add(("constraints", "check"), C + "check", "constraints check PATH",
+     "exit 1 and print the rule if a P0 deny-write rule forbids writing PATH", args=("path",))
+_add(("constraints", "ack"), C + "ack", "constraints ack PATH",
+     "acknowledge a P0 violation (a denied path written anyway) the user allowed: resume stops showing it", args=("path",))
+_add(("constraints", "start"), C + "listing", "constraints start", "constraints always run; prints them")
+_add(("constraints", "stop"), C + "stop", "constraints stop", "refused: constraints outlive every task")
+
+V = "agentctl.ops.verify:"
+_add(("verify", "start"), V + "start", "verify start [--timeout S]", "run services/verify/commands in order; record the result",
+     {"--timeout": "float"})
+_add(("verify", "run"), V + "start", "verify run [--timeout S]", "same as verify start", {"--timeout": "float"})
+_add(("verify", "stop"), V + "stop", "verify stop", "clear the result after a pass (a failure is kept, exit 1)")
+_add(("verify", "status"), V + "status", "verify status", "the last result, errors and tried fixes")
+_add(("verify", "tried"), V + "tried", "verify tried TEXT", "record a fix that did not work, so it is not tried again",
+     args=("text+",))
+_add(("verify", "add"), V + "add", "verify add COMMAND", "append a check to services/verify/commands", args=("command+",))
+
+_add(("@custom",), "agentctl.ops.custom:run", "SERVICE start|stop|status [--timeout S]", "run a user service's script",
+     {"--timeout": "float"}, ("service", "action"))
+
+# Commands outside the services, each in its own module (imported only when it runs).
+HOOKS = "agentctl.integrations.commands:"
+TARGET_USAGE = ("claude [--local] | codex | gemini | cursor | qwen | opencode | cline | aider | agents-md [--file NAME] "
+                "| mcp --client claude|cursor [--absolute]")
+INSTALL_OPTIONS = {"--local": "flag", "--file": "value", "--client": "value", "--absolute": "flag"}
+_add(("hook",), HOOKS + "hook", "hook AGENT EVENT",
+     "run one agent hook: the payload JSON on stdin (what the installed hooks call)", args=("words*",))
+_add(("install",), HOOKS + "install", f"install {TARGET_USAGE}", "add agentctl's hooks / startup protocol / MCP server for an agent",
+     INSTALL_OPTIONS, ("target",))
+_add(("uninstall",), HOOKS + "uninstall", f"uninstall {TARGET_USAGE}", "remove exactly what `agentctl install` added for an agent",
+     INSTALL_OPTIONS, ("target",))
+_add(("mcp",), "agentctl.mcp_server:serve", "mcp [--tools core|full]",
+     "serve the state as MCP tools over stdio (needs the mcp extra)", {"--tools": "value"})
+_add(("doctor",), "agentctl.ops.doctor:doctor", "doctor [--fix]",
+     "check the whole state folder; --fix repairs what is safe (never deletes data)", {"--fix": "flag"})
+_add(("demo",), "agentctl.demo:demo", "demo [--keep] [--quiet]", "play the seed scenario: 120 files, several memory losses",
+     {"--keep": "flag", "--quiet": "flag"})
+_add(("history",), "agentctl.ops.history:history", "history [show ID | search TEXT] [--limit N]",
+     "archived tasks newest first; show one; search descriptions, notes, tried fixes and touched paths",
+     {"--limit": "int1"}, ("words*",))
+_add(("sync",), "agentctl.refsync.commands:sync", "sync push|pull|status [--remote NAME | --no-remote] [--stream NAME] | sync auto on|off",
+     "share the state through git refs (refs/agentctl/STREAM); pull merges, push publishes",
+     {"--remote": "value", "--stream": "value", "--no-remote": "flag"}, ("action", "value?"))
+_add(("gc",), "agentctl.ops.gc:gc", "gc [--dry-run]", "apply the retention policy to logs/ (see .agent-state/config)",
+     {"--dry-run": "flag"})
+_add(("web",), "agentctl.web:web", "web [--port N] [--no-open] [--host H]",
+     "a live read-only page of the state for the person supervising (127.0.0.1, token in the printed URL)",
+     {"--port": "int", "--no-open": "flag", "--host": "value"})
 
 
-# Extensions whose word is the whole command and which need no core handler: `hook` runs on every
-# tool call of the agent, so it skips registering the forty core commands it never uses.
-SELF_CONTAINED = ("hook",)
+def call(key: tuple[str, ...], ctx: object, **kwargs: object) -> Result:
+    """Run the operation of command ``key`` with keyword arguments (what the MCP tools do)."""
+    from agentctl.operation import Ctx, run
+
+    assert isinstance(ctx, Ctx)
+    return run(COMMANDS[key].operation(), ctx, dict(kwargs))
 
 
-def load_commands(first: str | None = None) -> None:
-    """Import the modules that register handlers: the core always, an extension only when named."""
-    if first not in SELF_CONTAINED:
-        __import__(CORE)  # by name: the registry knows of its commands, it does not depend on them
-
-    for word, module in EXTENSIONS.items():
-        if first is None or first == word:
-            try:
-                __import__(module)  # importlib itself is not needed on the hot path
-            except ModuleNotFoundError as exc:
-                if first is not None and exc.name and exc.name.startswith("agentctl"):
-                    raise
-
-
-__all__ = ["ACTION_WORDS", "BUILTIN_SERVICES", "COMMANDS", "Command", "Ctx", "EXTENSIONS", "GLOBAL_FLAGS",
-           "SELF_CONTAINED", "command", "load_commands"]
+__all__ = ["ACTION_WORDS", "BUILTIN_SERVICES", "COMMANDS", "Command", "GLOBAL_FLAGS", "KINDS", "TARGET_USAGE",
+           "TASK_START_USAGE", "call", "dest"]

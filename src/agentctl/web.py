@@ -16,8 +16,8 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
-from agentctl.errors import EXIT_OK, AgentctlError, StateError, UsageError
-from agentctl.registry import Ctx, command
+from agentctl.errors import AgentctlError, StateError, UsageError
+from agentctl.operation import Ctx, Result
 
 if TYPE_CHECKING:
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -44,14 +44,10 @@ RISK = ("serving on {host}: anyone who can reach that address and learns the URL
         "(task, paths, errors, rules) over plain HTTP; prefer the default 127.0.0.1 with `ssh -L` (docs/web.md)")
 
 
-@command(("web",), "web [--port N] [--no-open] [--host H]",
-         "a live read-only page of the state for the person supervising (127.0.0.1, token in the printed URL)",
-         {"--port": "int", "--no-open": "flag", "--host": "value"})
-def cmd_web(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
-    port = opts.get("--port", 0)
+def web(ctx: Ctx, *, port: int = 0, no_open: bool = False, host: str = "127.0.0.1") -> Result:
+    """`agentctl web`: serve until ended; the URL is shown as progress as soon as it is ready."""
     if port > 65535:
         raise UsageError(f"--port must be 0 (a free port) to 65535, got {port}")
-    host = opts.get("--host", LOOPBACK)
     if not host or any(c.isspace() or c in "/@?#" for c in host):
         raise UsageError(f"--host must be an address or a host name, got {host[:60]!r}")
     store = ctx.store()
@@ -63,18 +59,17 @@ def cmd_web(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
     _note(store, "start", f"{_netloc(host, bound)} pid={os.getpid()}")
     view.state()  # the first build (the whole files log read once) before the URL is given out
     url = f"http://{_netloc(host if host != '0.0.0.0' else LOOPBACK, bound)}/?token={server.token}"  # type: ignore[attr-defined]
-    sys.stdout.write(url + "\n")
-    sys.stdout.flush()
+    ctx.say(url)
     if host != LOOPBACK:
         ctx.warn(RISK.format(host=host))
     _stop_on_signals(store)
-    if not opts.get("--no-open"):
+    if not no_open:
         _open_browser(url)
     try:
         server.serve_forever(poll_interval=0.2)
     finally:
         _note(store, "stop", f"pid={os.getpid()}")
-    return EXIT_OK
+    return Result()
 
 
 def _netloc(host: str, port: int) -> str:

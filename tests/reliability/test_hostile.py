@@ -73,7 +73,9 @@ class Env:
         with chdir(self.project), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             code = main(["--json", *args])
         assert code in (0, 1), err.getvalue()
-        data: dict[str, object] = json.loads(out.getvalue())
+        doc = json.loads(out.getvalue())
+        assert doc["format"] == 1 and doc["exit"] == code
+        data: dict[str, object] = doc["data"]
         return data
 
     def rejected(self, r: subprocess.CompletedProcess[bytes], code: int, before: dict[str, bytes], *words: str) -> None:
@@ -437,7 +439,7 @@ def _(env: Env) -> None:
     r = env.run("task", "done", "\xff\xfe.py".encode("latin-1").decode("utf-8", "surrogateescape"))
     assert r.returncode == 0, r.stderr
     task = env.read("task", "status")["task"]
-    assert isinstance(task, dict) and (task["DONE"], task["TOTAL"]) == ("1", "3")
+    assert isinstance(task, dict) and (task["DONE"], task["TOTAL"]) == (1, 3)
 
 
 @case(G, "resume shows control and bidi characters escaped", "SAFE")
@@ -531,7 +533,7 @@ rej(G, "--max-chars below the floor", ["resume", "--max-chars", "5"], 2)
 def _(env: Env) -> None:
     assert env.run("task", "update", "--done", "999999999").returncode == 0
     task = env.read("task", "status")["task"]
-    assert isinstance(task, dict) and task["DONE"] == task["TOTAL"] == "3" and task["STATE"] == "DONE"
+    assert isinstance(task, dict) and task["DONE"] == task["TOTAL"] == 3 and task["STATE"] == "DONE"
 
 
 @case(G, "a planted TOTAL=abc or DONE=-3", "REJ")

@@ -369,13 +369,13 @@ def _check_migrated(project: Path, original: dict[str, bytes]) -> None:
     assert not (state / "agentctl").exists() and not (state / "services/task/update.sh").exists()
     import json
 
-    task = json.loads(agentctl("--json", "task", "status", cwd=project).stdout)["task"]
+    task = json.loads(agentctl("--json", "task", "status", cwd=project).stdout)["data"]["task"]
     assert task["DESC"] == "将旧模块导入替换为路径别名 C:\\new\\x41"  # raw then, raw now: never decoded
     assert task["NOTES"] == "utils done | hooks=ok"
-    assert (task["STATE"], task["DONE"], task["TOTAL"], task["NEXT"]) == ("ACTIVE", "1", "3", "src/b.ts")
-    files = json.loads(agentctl("--json", "files", "status", cwd=project).stdout)["entries"]
+    assert (task["STATE"], task["DONE"], task["TOTAL"], task["NEXT"]) == ("ACTIVE", 1, 3, "src/b.ts")
+    files = json.loads(agentctl("--json", "files", "status", cwd=project).stdout)["data"]["entries"]
     assert [e[2] for e in files] == ["src/a.ts", "src/we|ird\\n.ts"]
-    rules = json.loads(agentctl("--json", "constraints", "list", cwd=project).stdout)["constraints"]
+    rules = json.loads(agentctl("--json", "constraints", "list", cwd=project).stdout)["data"]["constraints"]
     assert [r["text"] for r in rules] == ["禁止修改 database/migrations 目录", "run lint \\ typecheck"]
     parse_everything(state)
 

@@ -1,7 +1,10 @@
-"""``agentctl hook``, ``agentctl install`` and ``agentctl uninstall`` (loaded only when named).
+"""The operations of ``agentctl hook``, ``agentctl install`` and ``agentctl uninstall``.
 
-This module is imported on every hook call, so it imports nothing beyond the CLI
-at the top; each handler imports what it needs.
+This module is imported on every hook call, so it imports nothing at the top beyond the
+operation types; each operation imports what it needs. ``hook`` is the one operation that
+speaks its caller's protocol itself: an agent's hook payload comes on stdin and its answer
+goes to stdout as that agent expects (``integrations.hookrun``), so its result carries only
+the exit code.
 """
 
 from __future__ import annotations
@@ -10,33 +13,25 @@ import os
 import sys
 
 from agentctl.errors import EXIT_OK, UsageError
-from agentctl.registry import command
+from agentctl.operation import Ctx, Result
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from agentctl.registry import Ctx
 
-TARGET_USAGE = ("claude [--local] | codex | gemini | cursor | qwen | opencode | cline | aider | agents-md [--file NAME] "
-                "| mcp --client claude|cursor [--absolute]")
-OPTIONS = {"--local": "flag", "--file": "value", "--client": "value", "--absolute": "flag"}
-
-
-@command(("hook",), "hook AGENT EVENT", "run one agent hook: the payload JSON on stdin (what the installed hooks call)",
-         max_pos=None)
-def cmd_hook(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
-    if pos[:1] == ["aider"]:  # Aider's lint command: file names as arguments, no payload
+def hook(ctx: Ctx, *, words: list[str]) -> Result:
+    if words[:1] == ["aider"]:  # Aider's lint command: file names as arguments, no payload
         from agentctl.integrations import aider
 
-        return aider.run_hook(pos[1:])
-    if len(pos) != 2:
+        return Result(code=aider.run_hook(words[1:]))
+    if len(words) != 2:
         # Never exit 2 here: in a PreToolUse hook that would block the agent's edit.
         sys.stderr.write("agentctl hook: usage: agentctl hook claude|codex|gemini|cursor|qwen|opencode|cline|aider EVENT (payload on stdin)\n")
-        return EXIT_OK
+        return Result(code=EXIT_OK)
     from agentctl.integrations.hookrun import run
 
-    return run(pos[0], pos[1])
+    return Result(code=run(words[0], words[1]))
 
 
 def project_dir(ctx: Ctx) -> tuple[str, bool]:
@@ -46,7 +41,7 @@ def project_dir(ctx: Ctx) -> tuple[str, bool]:
     found = find_state_dir(explicit=ctx.state_dir)
     if found:
         return os.path.dirname(found), True
-    here = os.getcwd()
+    here = ctx.cwd or os.getcwd()
     probe = here
     while True:
         if os.path.lexists(os.path.join(probe, ".git")):
@@ -57,21 +52,21 @@ def project_dir(ctx: Ctx) -> tuple[str, bool]:
         probe = parent
 
 
-def _run(ctx: Ctx, opts: dict[str, Any], pos: list[str], install: bool) -> int:
+def _run(ctx: Ctx, target: str, install: bool, local: bool, file: str | None, client: str | None,
+         absolute: bool) -> Result:
     from agentctl.integrations import install as inst
 
     project, has_state = project_dir(ctx)
-    target = pos[0]
-    if opts.get("--absolute") and not install:
+    if absolute and not install:
         raise UsageError("--absolute applies to install only; uninstall removes agentctl's entries however they call it")
-    if opts.get("--absolute") and target in ("opencode", "cline", "aider", "agents-md"):
+    if absolute and target in ("opencode", "cline", "aider", "agents-md"):
         raise UsageError(f"--absolute applies to claude, codex, gemini, qwen, cursor and mcp; {target} calls agentctl "
                          "by name: put agentctl on the PATH it runs with")
-    kw: dict[str, Any] = {"local": bool(opts.get("--local")), "file": opts.get("--file"), "client": opts.get("--client")}
+    kw: dict[str, Any] = {"local": local, "file": file, "client": client}
     path_note = ""
     if install:
-        kw["agentctl"] = inst.running_agentctl() if opts.get("--absolute") else "agentctl"
-        if not opts.get("--absolute") and target != "agents-md":
+        kw["agentctl"] = inst.running_agentctl() if absolute else "agentctl"
+        if not absolute and target != "agents-md":
             path_note = _path_note()
     plan = (inst.plan_install if install else inst.plan_uninstall)(project, target, **kw)
     results = inst.apply(plan)
@@ -93,8 +88,7 @@ def _run(ctx: Ctx, opts: dict[str, Any], pos: list[str], install: bool) -> int:
                 store.log_change("integrations", "install" if install else "uninstall", f"{target}: {', '.join(changed)}")
         except Exception:
             pass
-    ctx.emit(lines, {"ok": True, "target": target, "project": project, "files": results, "notes": notes})
-    return EXIT_OK
+    return Result(lines, {"target": target, "project": project, "files": results, "notes": notes})
 
 
 def _path_note() -> str:
@@ -118,13 +112,11 @@ def _path_note() -> str:
     return ""
 
 
-@command(("install",), f"install {TARGET_USAGE}", "add agentctl's hooks / startup protocol / MCP server for an agent",
-         OPTIONS, min_pos=1, max_pos=1)
-def cmd_install(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
-    return _run(ctx, opts, pos, True)
+def install(ctx: Ctx, *, target: str, local: bool = False, file: str | None = None, client: str | None = None,
+            absolute: bool = False) -> Result:
+    return _run(ctx, target, True, local, file, client, absolute)
 
 
-@command(("uninstall",), f"uninstall {TARGET_USAGE}", "remove exactly what `agentctl install` added for an agent",
-         OPTIONS, min_pos=1, max_pos=1)
-def cmd_uninstall(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
-    return _run(ctx, opts, pos, False)
+def uninstall(ctx: Ctx, *, target: str, local: bool = False, file: str | None = None, client: str | None = None,
+              absolute: bool = False) -> Result:
+    return _run(ctx, target, False, local, file, client, absolute)

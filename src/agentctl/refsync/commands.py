@@ -8,10 +8,10 @@ from typing import Any
 
 from agentctl import codec
 from agentctl.errors import EXIT_NO, EXIT_OK, StateError, UsageError
+from agentctl.operation import Ctx, Result
 from agentctl.refsync import engine
 from agentctl.refsync.config import read_config, write_config
 from agentctl.refsync.plumbing import Repo, open_repo
-from agentctl.registry import Ctx, command
 from agentctl.store import Store
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}(/[A-Za-z0-9][A-Za-z0-9._-]{0,99}){0,4}\Z")
@@ -145,19 +145,18 @@ def _where(t: Target) -> str:
     return f"{t.ref} on {t.remote}" if t.remote else f"{t.ref} (local, shared by every worktree)"
 
 
-@command(("sync",), "sync push|pull|status [--remote NAME | --no-remote] [--stream NAME] | sync auto on|off",
-         "share the state through git refs (refs/agentctl/STREAM); pull merges, push publishes",
-         {"--remote": "value", "--stream": "value", "--no-remote": "flag"}, min_pos=1, max_pos=2)
-def cmd_sync(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
-    action = pos[0]
+def sync(ctx: Ctx, *, action: str, value: str | None = None, remote: str | None = None, stream: str | None = None,
+         no_remote: bool = False) -> Result:
+    """`agentctl sync push|pull|status|auto`."""
     if action == "auto":
-        if len(pos) != 2 or pos[1] not in ("on", "off"):
+        if value not in ("on", "off"):
             raise UsageError("usage: agentctl sync auto on|off")
         store = ctx.store()
-        write_config(store, {"AUTO": pos[1]})
-        ctx.emit([f"auto sync {pos[1]}"], {"auto": pos[1]})
-        return EXIT_OK
-    if len(pos) != 1 or action not in ("push", "pull", "status"):
+        write_config(store, {"AUTO": value})
+        return Result([f"auto sync {value}"], {"auto": value})
+    opts = {"--remote": remote, "--stream": stream, "--no-remote": no_remote}
+    opts = {k: v for k, v in opts.items() if v is not None and v is not False}
+    if value is not None or action not in ("push", "pull", "status"):
         raise UsageError("usage: agentctl sync push|pull|status [--remote NAME | --no-remote] [--stream NAME]")
     store = _project_store(ctx, create=action == "pull")
     t = target(store, opts, remember=action in ("pull", "push"))
@@ -177,13 +176,12 @@ def cmd_sync(ctx: Ctx, opts: dict[str, Any], pos: list[str]) -> int:
     if got in ("rejected", "error"):
         raise StateError(f"could not push to {_where(t)} (the remote refused it); the merged state is kept "
                          "here; check your access to the remote, then `agentctl sync push` again")
-    ctx.emit(lines, {"action": action, "stream": t.stream, "remote": t.remote, "ref": t.ref, "commit": head,
-                     "remote_state": got, "objects": outcome.objects, "replaced": outcome.replaced,
-                     "lost_claims": [{"path": p, "agent": a, "holder": h} for p, a, h in outcome.lost]})
-    return EXIT_OK
+    return Result(lines, {"action": action, "stream": t.stream, "remote": t.remote, "ref": t.ref, "commit": head,
+                          "remote_state": got, "objects": outcome.objects, "replaced": outcome.replaced or None,
+                          "lost_claims": [{"path": p, "agent": a, "holder": h} for p, a, h in outcome.lost]})
 
 
-def _status(ctx: Ctx, store: Store, t: Target) -> int:
+def _status(ctx: Ctx, store: Store, t: Target) -> Result:
     got = fetch(t)
     st = engine.load_state(store)
     local_head = t.repo.rev(t.ref)
@@ -208,6 +206,6 @@ def _status(ctx: Ctx, store: Store, t: Target) -> int:
             if ahead or behind:
                 rel += f" ({ahead} ahead, {behind} behind)"
         lines.append(f"{t.remote}: {rel}")
-    ctx.emit(lines, {"stream": t.stream, "ref": t.ref, "remote": t.remote, "commit": local_head or "",
-                     "local_changes": pending, "relation": rel.split(" (")[0], "remote_state": got})
-    return EXIT_OK if not pending and rel in ("in sync", "local") else EXIT_NO
+    return Result(lines, {"stream": t.stream, "ref": t.ref, "remote": t.remote, "commit": local_head or "",
+                          "local_changes": pending, "relation": rel.split(" (")[0], "remote_state": got},
+                  EXIT_OK if not pending and rel in ("in sync", "local") else EXIT_NO)
