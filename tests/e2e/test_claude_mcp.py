@@ -31,6 +31,21 @@ NEXT_RE = re.compile(r"^NEXT=(\S+)$", re.MULTILINE)
 SEARCHES = 6  # ToolSearch calls before giving up on the server
 
 
+def structured(text: str) -> dict[str, object]:
+    """What Claude Code gives the model for a tool that returns structured content: that content, as JSON
+    (2.1.328 prefers it to the text content), i.e. the data of `agentctl --json`."""
+    data = json.loads(text)
+    assert isinstance(data, dict), text
+    return data
+
+
+def resume_text(text: str) -> str:
+    try:
+        return str(structured(text)["resume"])
+    except (ValueError, KeyError, AssertionError):
+        return text
+
+
 def policy(body: JSON) -> Reply:
     """Stateless: what to do next follows from the tool results already in the request."""
     if is_compaction_request(body):
@@ -50,7 +65,7 @@ def policy(body: JSON) -> Reply:
     resumed = [r for name, r in results if name == RESUME]
     if not resumed:
         return Reply.tool(RESUME, {}, say="Restoring my working state first.")
-    match = NEXT_RE.search(resumed[-1].text)
+    match = NEXT_RE.search(resume_text(resumed[-1].text))
     if resumed[-1].is_error or not match:
         return Reply.text(f"NO-NEXT in resume: {resumed[-1].text[:300]}")
     done = [r for name, r in results if name == DONE]
@@ -106,14 +121,18 @@ def test_claude_code_calls_the_mcp_server(claude: Claude, agentctl_bin: Path, tm
     uses = uses[-3:]
     resumed = result_for(server, uses[0]["id"])
     assert resumed is not None and not resumed.is_error, where
-    assert "TASK mcp-e2e ACTIVE 0/2" in resumed.text and "NEXT=src/a.py" in resumed.text
-    assert "P0|deny-write: secrets/**" in resumed.text
+    data = structured(resumed.text)  # the model was given the structured content: the data of `resume --json`
+    assert data["budget"] == 2000 and data["brief"] is False and data["chars"] == len(str(data["resume"]))
+    assert "TASK mcp-e2e ACTIVE 0/2" in str(data["resume"]) and "NEXT=src/a.py" in str(data["resume"])
+    assert "P0|deny-write: secrets/**" in str(data["resume"])
     refused = result_for(server, uses[1]["id"])
     assert refused is not None and refused.is_error, where
     assert "usage error (exit 2): 'src/not-in-the-task.py' is not an entry of task mcp-e2e" in refused.text
     marked = result_for(server, uses[2]["id"])
     assert marked is not None and not marked.is_error, where
-    assert "APPLIED=1" in marked.text and "NEXT=src/b.py" in marked.text
+    done = structured(marked.text)
+    task = done["task"]
+    assert done["applied"] is True and isinstance(task, dict) and (task["NEXT"], task["DONE"], task["SEQ"]) == ("src/b.py", 1, 2)
 
     # The state changed exactly as `agentctl task done src/a.py` changes it.
     status = dict(line.split("=", 1) for line in cli("task", "status").splitlines() if "=" in line)
