@@ -18,10 +18,9 @@ FRONT_ENDS = {"agentctl.cli", "agentctl.__main__", "agentctl.mcp_server", "agent
 # Each set is one strongly connected group of modules today. A group may lose members or vanish.
 KNOWN_CYCLES: list[set[str]] = [
     {"agentctl.evidence", "agentctl.verify"},
-    {"agentctl.gitsync", "agentctl.location", "agentctl.migrations", "agentctl.task"},
 ]
 # Modules over the limit today, with the size they may not grow past.
-KNOWN_LARGE = {"agentctl.task": 800, "agentctl.doctor": 720, "agentctl.store": 590, "agentctl.verify": 590,
+KNOWN_LARGE = {"agentctl.doctor": 720, "agentctl.store": 560, "agentctl.verify": 590,
                "agentctl.integrations.hookrun": 440}
 MAX_LINES = 400
 

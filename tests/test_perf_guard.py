@@ -291,14 +291,14 @@ NAMES = ["a", "ab", "a/b", "a.b", "b", "src/x.ts", "src/x.tsx", "é/ü.ts", "c d
 
 
 def _pair(base: str, paths: list[str], done_first: int) -> tuple[object, object]:
-    from agentctl import layout, task
+    from agentctl import layout, task, workflow
 
     stores = []
     for n in range(2):
         root = os.path.join(base, str(n))
         os.makedirs(os.path.join(root, ".git"))
         store, _ = layout.init(root)
-        task.start(store, "t1", "desc", paths)
+        workflow.start(store, "t1", "desc", paths)
         if done_first:
             task.update(store, done=done_first)
         stores.append(store)
@@ -363,13 +363,13 @@ def test_fast_task_path_matches_general_path(paths: list[str], done_first: int, 
 
 
 def test_fast_task_path_is_taken_for_plain_lists(project: Path) -> None:
-    from agentctl import task
+    from agentctl import task, workflow
     from agentctl.store import Store
 
     store = Store(str(project / ".agent-state"))
-    task.start(store, "t1", "d", [f"src/f{i}.ts" for i in range(5)])
+    workflow.start(store, "t1", "d", [f"src/f{i}.ts" for i in range(5)])
     assert task._plain_list(store, task.read_status(store)) is not None
-    task.start(store, "t2", "d", ["src/a|b.ts", "src/c.ts"], force=True)  # an escaped path: the general path
+    workflow.start(store, "t2", "d", ["src/a|b.ts", "src/c.ts"], force=True)  # an escaped path: the general path
     assert task._plain_list(store, task.read_status(store)) is None
 
 
@@ -553,11 +553,11 @@ def test_evidence_is_bounded_and_exact_when_it_fits(records: list[tuple[str, str
 
 def test_resume_evidence_does_not_read_the_whole_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """100,000 edits since the last pass: resume's VERIFIED line reads a window, never the whole log."""
-    from agentctl import codec, evidence, files, layout, resume, task, verify
+    from agentctl import codec, evidence, files, layout, resume, verify, workflow
 
     (tmp_path / ".git").mkdir()
     store, _ = layout.init(str(tmp_path))
-    task.start(store, "t1", "d", ["src/a.ts"])
+    workflow.start(store, "t1", "d", ["src/a.ts"])
     with open(store.path(verify.COMMANDS), "w", encoding="utf-8") as fh:
         fh.write("true\n")
     with open(store.path(files.LOG), "ab") as log:

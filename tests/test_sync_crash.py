@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run
+from reliability import faults
 from test_sync_helpers import clone, ok, origin_and_clone
 
 
@@ -31,7 +32,7 @@ def test_sync_killed_mid_write_loses_and_doubles_nothing(tmp_path: Path, step: s
     ok("constraints", "add", "P0", "from a", cwd=a)
     ok("task", "done", "e2", cwd=a)
     ok("sync", "push", cwd=a)
-    r = run("sync", "pull", cwd=b, env={"AGENTCTL_TEST_HOOKS": "1", "AGENTCTL_FAULT": step})
+    r = run("sync", "pull", cwd=b, env=faults.env(step))
     assert r.code == -9, (r.code, r.err)  # the kill happened at that step
     ok("files", "log", "MODIFY", "after-crash.py", cwd=b)
     ok("sync", "push", cwd=b)

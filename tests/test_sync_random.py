@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 from conftest import LONG, run
+from reliability import faults
 from test_sync_helpers import clone, git, ok, origin_and_clone
 
 ENTRIES = [f"src/m{i}.py" for i in range(40)]
@@ -76,7 +77,7 @@ def test_random_operations_and_syncs_converge_to_the_model(tmp_path: Path) -> No
         else:
             action = rnd.choice(["push", "pull"])
             if step >= kill_at and not killed:
-                r = run("sync", action, cwd=repo, env={"AGENTCTL_TEST_HOOKS": "1", "AGENTCTL_FAULT": "sync_committed"})
+                r = run("sync", action, cwd=repo, env=faults.env("sync_committed"))
                 assert r.code == -9, (r.code, r.err)  # killed after its commit, before writing the folder
                 killed = True
             else:

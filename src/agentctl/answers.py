@@ -27,8 +27,10 @@ def next_blocked(store: Store, rules: list[Rule], fields: dict[str, str]) -> tup
         return None
     instead = ""
     try:
+        from agentctl.taskentries import claim_of
+
         for e in task.read_entries(store, fields):
-            if not e.done and e.path != nxt and task.claim_of(e) is None and constraints.match(p0, e.path, fold) is None:
+            if not e.done and e.path != nxt and claim_of(e) is None and constraints.match(p0, e.path, fold) is None:
                 instead = e.path
                 break
     except Exception:  # the list is judged by doctor; this is advice only

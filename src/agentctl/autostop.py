@@ -40,7 +40,7 @@ def after_pass(store: Store) -> list[str]:
 
     Returns the lines to show after the pass (none when the task does not stop by itself).
     """
-    from agentctl import constraints, evidence, task
+    from agentctl import constraints, evidence, task, workflow
     from agentctl.errors import AgentctlError
 
     fields = task.read_status(store)
@@ -51,7 +51,7 @@ def after_pass(store: Store) -> list[str]:
         return [f"auto-stop: task {fields.get('TASK_ID')} not archived: {ev.detail()}"]
     lines = [f"auto-stop: last reminder, P1|{rule.text}" for rule in constraints.read(store) if rule.priority == "P1"]
     try:
-        result = task.stop(store)
+        result = workflow.stop(store)
     except AgentctlError as exc:
         return lines + [f"auto-stop: task {fields.get('TASK_ID')} not archived: {exc.message}"]
     return lines + [f"auto-stop: task {result.task_id} is DONE and verified; archived to {result.archive}; STATE=IDLE"]

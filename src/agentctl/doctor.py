@@ -27,7 +27,7 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from agentctl import codec
+from agentctl import codec, taskentries
 from agentctl.errors import AgentctlError, StateError
 from agentctl.quarantine import adopt_list as _adopt_list
 from agentctl.quarantine import keep_copy as _keep_copy
@@ -101,8 +101,8 @@ def examine(root: str, fix: bool = False) -> Report:
 
 
 def _version(store: Store, report: Report) -> bool:
-    from agentctl.location import parse_version
     from agentctl.migrations import migrate
+    from agentctl.store import parse_version
 
     try:
         data = store.read("VERSION", cap=4096)
@@ -371,7 +371,7 @@ def _salvage_task(store: Store, report: Report) -> dict[str, str]:
         try:
             _salvage_list(store, report, good)
             entries = task.read_entries(store, good)
-            task._refresh(good, entries)
+            taskentries.refresh(good, entries)
         except StateError:
             pass
     fields = {k: good[k] for k in task.KEYS if k in good}
@@ -414,7 +414,7 @@ def _task_list(store: Store, report: Report, fields: dict[str, str]) -> None:
                             f"but its list has {done}/{total}")
                     if report.fix:
                         new = dict(fields)
-                        task._refresh(new, entries)
+                        taskentries.refresh(new, entries)
                         new["SEQ"] = str(int(fields.get("SEQ", "0")) + 1)
                         new["UPDATED"] = now_iso()
                         _keep_copy(store, task.STATUS, "DONE/TOTAL recomputed from the list")
@@ -459,7 +459,7 @@ def _salvage_list(store: Store, report: Report, fields: dict[str, str]) -> None:
             recoded += 1
         parts = line.split("|")
         try:
-            if len(parts) < 2 or parts[0] not in task.MARKS:
+            if len(parts) < 2 or parts[0] not in taskentries.MARKS:
                 raise ValueError
             out.append(codec.record(parts[0], *(codec.decode(p) for p in parts[1:])))
         except ValueError:

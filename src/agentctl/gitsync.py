@@ -30,6 +30,7 @@ import os
 from agentctl import codec
 from agentctl.gitstatus import GitUnavailable, Scan, scan, start_status
 from agentctl.store import Store, now_iso
+from agentctl.walkup import git_root
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -63,8 +64,6 @@ class SyncResult:
 
 def in_git(project: str) -> bool:
     """A cheap test (no subprocess): is there a .git here or above?"""
-    from agentctl.location import git_root
-
     return git_root(project) is not None
 
 
@@ -95,8 +94,6 @@ def read_baseline(store: Store) -> Baseline | None:
 
 
 def _root(store: Store) -> str | None:
-    from agentctl.location import git_root
-
     return git_root(store.project)
 
 

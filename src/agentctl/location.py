@@ -6,9 +6,8 @@ import os
 import stat
 
 from agentctl.errors import AgentctlError, StateError, UsageError
-from agentctl.store import FORMAT_VERSION, STATE_DIRNAME, Store
+from agentctl.store import FORMAT_VERSION, STATE_DIRNAME, Store, parse_version
 from agentctl.walkup import ancestors as _ancestors
-from agentctl.walkup import git_root as git_root
 
 TYPE_CHECKING = False  # the hot path loads no typing/collections at run time
 if TYPE_CHECKING:
@@ -104,15 +103,6 @@ def check_version(store: Store) -> int:
             f"({FORMAT_VERSION}); upgrade agentctl"
         )
     return version
-
-
-def parse_version(data: bytes) -> int | None:
-    """``FORMAT=N`` (or a bare ``N``) from a VERSION file; None when it is damaged."""
-    text = data.decode("utf-8", "replace").strip()
-    value = text.partition("=")[2].strip() if "=" in text else text
-    if not value or not value.isascii() or not value.isdigit() or len(value) > 9:
-        return None
-    return int(value)
 
 
 def project_path(store: Store, raw: str, cwd: str | None = None, real_dirs: dict[str, str] | None = None) -> str:

@@ -41,7 +41,8 @@ import time
 from agentctl import codec
 from agentctl.errors import StateError
 from agentctl.services import NAMES
-from agentctl.store import FORMAT_VERSION, Store, now_iso
+from agentctl.store import FORMAT_VERSION, Store, now_iso, parse_version
+from agentctl.taskid import id_ok
 
 BACKUP_PREFIX = "backup-format"
 SEED_SCRIPTS = ("start.sh", "stop.sh", "update.sh", "status.sh")
@@ -50,8 +51,6 @@ BUILTIN = NAMES
 
 def read_version(store: Store) -> int | None:
     """The folder's format number: 0 when VERSION is missing; None when it is damaged."""
-    from agentctl.location import parse_version
-
     data = store.read("VERSION", cap=4096)
     return 0 if data is None else parse_version(data)
 
@@ -122,7 +121,7 @@ def _kv(data: bytes) -> dict[str, str]:
 
 
 def _migrate_task(store: Store, backup: str) -> None:
-    from agentctl import task
+    from agentctl import task, taskentries
 
     data = _raw(backup, "services/task/status")
     old = _kv(data) if data is not None else {}
@@ -139,7 +138,7 @@ def _migrate_task(store: Store, backup: str) -> None:
     for key in ("TASK_ID", "DESC", "NOTES"):
         new[key] = old.get(key, "")
     task_id = new["TASK_ID"].strip()
-    new["TASK_ID"] = task_id if _id_ok(task_id) else "migrated-task"
+    new["TASK_ID"] = task_id if id_ok(task_id) else "migrated-task"
     new["STARTED"] = old.get("STARTED") or old.get("START_TIME") or now_iso()
     listing = _raw(backup, "services/task/files.list")
     paths: list[str] = []
@@ -151,9 +150,9 @@ def _migrate_task(store: Store, backup: str) -> None:
             paths.append(p)
     done_raw = old.get("DONE", "0").strip()
     done = int(done_raw) if done_raw.isascii() and done_raw.isdigit() and len(done_raw) < 10 else 0
-    entries = [task.Entry("done" if i < done else "todo", p) for i, p in enumerate(paths)]
+    entries = [taskentries.Entry("done" if i < done else "todo", p) for i, p in enumerate(paths)]
     new["NEXT_PINNED"] = "0"
-    task._refresh(new, entries)
+    taskentries.refresh(new, entries)
     pinned = old.get("NEXT", "").strip()
     if pinned and any(e.path == pinned and not e.done for e in entries) and pinned != new.get("NEXT"):
         new["NEXT"], new["NEXT_PINNED"] = pinned, "1"
@@ -161,7 +160,7 @@ def _migrate_task(store: Store, backup: str) -> None:
         new["TOTAL"], new["DONE"] = _num(old.get("TOTAL")), _num(old.get("DONE"))
         new["NEXT"] = old.get("NEXT", "")
     new["LIST"] = f"list-{seq}"
-    store.replace(f"services/task/{new['LIST']}", task.format_entries(entries))
+    store.replace(f"services/task/{new['LIST']}", taskentries.format_entries(entries))
     new["UPDATED"] = now_iso()
     store.replace(task.STATUS, codec.format_status({k: new[k] for k in task.KEYS if k in new}))
 
@@ -169,16 +168,6 @@ def _migrate_task(store: Store, backup: str) -> None:
 def _num(raw: str | None) -> str:
     raw = (raw or "0").strip()
     return raw if raw.isascii() and raw.isdigit() and len(raw) < 10 else "0"
-
-
-def _id_ok(task_id: str) -> bool:
-    return (
-        0 < len(task_id) <= 64
-        and task_id.isascii()
-        and task_id[0].isalnum()
-        and all(c.isalnum() or c in "._-" for c in task_id)
-        and ".." not in task_id
-    )
 
 
 def _migrate_files(store: Store, backup: str) -> None:

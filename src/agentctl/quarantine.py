@@ -99,7 +99,7 @@ def list_files(store: Store) -> list[str]:
 def adopt_list(store: Store, report: Any, fields: dict[str, str], name: str) -> str:
     """The status names a list that is gone but another list file is there (the only copy of the
     entries): point the status at the newest one instead of ever removing it. Returns the name used."""
-    from agentctl import task
+    from agentctl import task, taskentries
 
     others = [n for n in list_files(store) if n != name]
     if not others:
@@ -113,7 +113,7 @@ def adopt_list(store: Store, report: Any, fields: dict[str, str], name: str) -> 
     new = dict(fields)
     new["LIST"] = newest
     try:
-        task._refresh(new, task.read_entries(store, dict(new)))
+        taskentries.refresh(new, task.read_entries(store, dict(new)))
     except StateError:
         pass
     new["SEQ"] = str(max(int(fields.get("SEQ", "0") or 0), seq_floor(store)) + 1)

@@ -44,7 +44,9 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
 
         raise UsageError(f"--max-chars must be at least {MIN_BUDGET}")
     if agent is not None:
-        task.valid_agent(agent)
+        from agentctl.taskclaims import valid_agent  # imported where claims are read: the hot path reads none
+
+        valid_agent(agent)
     level = runlevels.current(store)
     if brief or level == "sub":
         return build_brief(store, agent, min(budget, BRIEF_BUDGET))
@@ -78,7 +80,9 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
         group = [line]
         mine: list[tuple[str, str, int]] = []
         if agent is not None:
-            mine = task.claims(store, fields, agent)
+            from agentctl.taskclaims import claims
+
+            mine = claims(store, fields, agent)
             group.append(_claims_line(agent, mine, 1200))
         elif nxt:
             blocked = answers.next_blocked(store, rules, fields)
@@ -120,7 +124,9 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
     elif vstate == "PASSED" or vfields.get("LAST_PASS"):
         optional.append([f"VERIFY {'PASSED' if vstate == 'PASSED' else 'last passed'} {vfields.get('LAST_PASS', '')}"])
     if state != "IDLE" and agent is None and fields.get("CLAIMS", "0") != "0":
-        held = task.claims(store, fields)
+        from agentctl.taskclaims import claims
+
+        held = claims(store, fields)
         if held:
             optional.append([_cap(f"CLAIMED by helpers (not yours, NEXT skips them): {len(held)} entries: "
                                   + ", ".join(f"{codec.encode(p)} ({codec.encode(a)})" for p, a, _ in held[:5]), 400)])
@@ -267,7 +273,9 @@ def build_brief(store: Store, agent: str | None = None, budget: int = BRIEF_BUDG
     (or, with ``agent``, that agent's own claims). P0 rules that do not fit are counted on a
     CUT line. Used by `resume --brief`, by the `sub` runlevel and by SubagentStart hooks."""
     if agent is not None:
-        task.valid_agent(agent)
+        from agentctl.taskclaims import valid_agent
+
+        valid_agent(agent)
     budget = min(budget, BRIEF_BUDGET)
     rules = [r for r in constraints.read(store) if r.priority == "P0"]
     fields = task.read_status(store)
@@ -279,7 +287,9 @@ def build_brief(store: Store, agent: str | None = None, budget: int = BRIEF_BUDG
         body.append(_cap(f"TASK {_v(fields.get('TASK_ID', ''), 64)} {state} {fields.get('DONE', '0')}/{fields.get('TOTAL', '0')} "
                          f"SEQ={fields.get('SEQ', '0')}: {_v(fields.get('DESC', ''), 120)}", 220))
         if agent is not None:
-            body.append(_claims_line(agent, task.claims(store, fields, agent), 220))
+            from agentctl.taskclaims import claims
+
+            body.append(_claims_line(agent, claims(store, fields, agent), 220))
         elif fields.get("NEXT"):
             q = _v(fields["NEXT"], 180)
             blocked = answers.next_blocked(store, rules, fields)

@@ -54,8 +54,8 @@ VERIFY_COMMANDS = b"""\
 
 SERVICES: dict[str, Service] = {
     "task": Service("task", "the current task: STATE, NEXT, DONE/TOTAL, NOTES, SEQ",
-                    {"status": b"STATE=IDLE\nSEQ=0\n"}, "agentctl.task:on_runlevel_stop",
-                    "agentctl.task:on_runlevel_start"),
+                    {"status": b"STATE=IDLE\nSEQ=0\n"}, "agentctl.taskpause:on_runlevel_stop",
+                    "agentctl.taskpause:on_runlevel_start"),
     "files": Service("files", "every file touched in this task: TIME|OP|PATH", {"status": b""},
                      "log kept", "logging"),
     "constraints": Service("constraints", "the project's hard rules: P0|text, P1|text, P2|text", {"status": b""},

@@ -25,7 +25,7 @@ from agentctl.services import FOLDERS
 
 TYPE_CHECKING = False  # every command imports this module: no contextlib/collections at run time (see bench/)
 if TYPE_CHECKING:
-    from collections.abc import Generator
+    from collections.abc import Callable, Generator
 
 STATE_DIRNAME = ".agent-state"
 HOOK_LOCK_BOUND, HOOK_LOCK_TOTAL = 2.0, 3.0  # a hook's wait for one lock, for all: see docs/reliability.md
@@ -33,52 +33,25 @@ FORMAT_VERSION = 1
 MAX_STATUS = 1 << 20
 _O_FILE = os.O_NOFOLLOW | os.O_CLOEXEC
 
-# Fault injection for the crash tests: active only when both variables are set, so a
-# model cannot trigger it by accident. AGENTCTL_FAULT=step[:n] kills this process
-# with SIGKILL the n-th time (default 1st) the write protocol reaches ``step``.
-# Steps (in protocol order): lock_acquired; for a rewrite tmp_created,
-# tmp_half_written (half the bytes are in the temp file), tmp_written, tmp_fsynced,
-# renamed (the commit point has passed), dir_fsynced; for an append log_sealed (a
-# torn tail was just quarantined), log_half_written (half the record is in the log),
-# log_written, log_fsynced; archive_renamed (a log was just moved into logs/).
-FAULT_STEPS = (
-    "lock_acquired",
-    "tmp_created",
-    "tmp_half_written",
-    "tmp_written",
-    "tmp_fsynced",
-    "renamed",
-    "dir_fsynced",
-    "log_sealed",
-    "log_half_written",
-    "log_written",
-    "log_fsynced",
-    "archive_renamed",
-)
-# AGENTCTL_FAULT=trace appends every step reached, one a line, to the file named by
-# AGENTCTL_FAULT_TRACE instead (so a test can kill an operation at each step it reaches).
-_FAULT: tuple[str, int] | None = None
-if os.environ.get("AGENTCTL_TEST_HOOKS") == "1" and os.environ.get("AGENTCTL_FAULT"):
-    _step, _, _nth = os.environ["AGENTCTL_FAULT"].partition(":")
-    _FAULT = (_step, int(_nth) if _nth.isdigit() else 1)
-_fault_hits: dict[str, int] = {}
+# A test-only hook point: the crash tests (tests/reliability/faults.py) install a function here
+# that kills the process at a named step of the write protocol. None on every real run: then
+# fault() does nothing, and no write is split in two.
+fault_hook: Callable[[str], None] | None = None
 
 
 def fault(step: str) -> None:
     """A named point of the write protocol where the crash tests may kill us."""
-    if _FAULT is not None and _FAULT[0] == "trace":
-        trace = os.environ.get("AGENTCTL_FAULT_TRACE")
-        if trace:
-            tfd = os.open(trace, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
-            try:
-                os.write(tfd, step.encode() + b"\n")
-            finally:
-                os.close(tfd)
-        return
-    if _FAULT is not None and _FAULT[0] == step:
-        _fault_hits[step] = _fault_hits.get(step, 0) + 1
-        if _fault_hits[step] == _FAULT[1]:
-            os.kill(os.getpid(), 9)
+    if fault_hook is not None:
+        fault_hook(step)
+
+
+def parse_version(data: bytes) -> int | None:
+    """``FORMAT=N`` (or a bare ``N``) from a VERSION file; None when it is damaged."""
+    text = data.decode("utf-8", "replace").strip()
+    value = text.partition("=")[2].strip() if "=" in text else text
+    if not value or not value.isascii() or not value.isdigit() or len(value) > 9:
+        return None
+    return int(value)
 
 
 def guard_std_fds() -> None:
@@ -246,7 +219,7 @@ class Store:
         try:
             view = memoryview(data)
             half = len(data) // 2
-            if half and _FAULT is not None:
+            if half and fault_hook is not None:  # a torn temp file for the crash tests
                 os.write(fd, view[:half])
                 view = view[half:]
                 fault("tmp_half_written")
@@ -302,7 +275,7 @@ class Store:
             if size and os.pread(fd, 1, size - 1) != b"\n":
                 size = self._quarantine_tail(fd, rel, size)
                 fault("log_sealed")
-            if _FAULT is not None and len(data) > 1:
+            if fault_hook is not None and len(data) > 1:  # a torn record for the crash tests
                 os.write(fd, data[: len(data) // 2])
                 fault("log_half_written")
                 rest = data[len(data) // 2 :]

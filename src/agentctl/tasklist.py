@@ -10,7 +10,7 @@ DONE (``SKIPPED=N``) and a task is DONE when every entry is done or skipped.
 
 from __future__ import annotations
 
-from agentctl import codec, task
+from agentctl import codec, task, taskentries
 from agentctl.errors import UsageError
 from agentctl.store import Store
 
@@ -24,7 +24,7 @@ def _running(store: Store) -> dict[str, str]:
     return old
 
 
-def _set_note(e: task.Entry, key: str, reason: str) -> None:
+def _set_note(e: taskentries.Entry, key: str, reason: str) -> None:
     for k in NOTES:
         if k in e.extra:
             i = e.extra.index(k)
@@ -32,13 +32,13 @@ def _set_note(e: task.Entry, key: str, reason: str) -> None:
     e.extra += [key, reason]
 
 
-def _commit(store: Store, old: dict[str, str], entries: list[task.Entry], reopen: bool) -> dict[str, str]:
+def _commit(store: Store, old: dict[str, str], entries: list[taskentries.Entry], reopen: bool) -> dict[str, str]:
     new = dict(old)
     if reopen and new.get("STATE") == "DONE":
         new["STATE"] = "ACTIVE"  # open work again: the task is no longer DONE
-    task._refresh(new, entries)
+    taskentries.refresh(new, entries)
     new["SEQ"] = str(codec.status_int(old, "SEQ", store.shown(task.STATUS)) + 1)
-    task._commit(store, old, new, entries)
+    task.commit(store, old, new, entries)
     return new
 
 
@@ -57,15 +57,15 @@ def add(store: Store, paths: list[str], after: str | None = None) -> task.Update
                 fresh.append(p)
         if not fresh:
             return task.UpdateResult(False, old, "already entries of the task; nothing changed")
-        if len(entries) + len(fresh) > task.MAX_ENTRIES:
-            raise UsageError(f"the list would have over {task.MAX_ENTRIES} entries; split the task")
+        if len(entries) + len(fresh) > taskentries.MAX_ENTRIES:
+            raise UsageError(f"the list would have over {taskentries.MAX_ENTRIES} entries; split the task")
         at = len(entries)
         if after is not None:
             where = [i for i, e in enumerate(entries) if e.path == after]
             if not where:
                 raise UsageError(f"--after {after!r} is not an entry of task {old.get('TASK_ID')}; give a listed path")
             at = where[-1] + 1
-        entries[at:at] = [task.Entry("todo", p) for p in fresh]
+        entries[at:at] = [taskentries.Entry("todo", p) for p in fresh]
         new = _commit(store, old, entries, reopen=True)
     store.log_change("task", "add", (" ".join(fresh) + (f" after {after}" if after else ""))[:400])
     return task.UpdateResult(True, new, "", fresh)
@@ -91,7 +91,7 @@ def _one(store: Store, path: str, reason: str, verb: str) -> task.UpdateResult:
                 return task.UpdateResult(False, old, f"{path} is already skipped; nothing changed")
             if e.mark == "done":
                 raise UsageError(f"{path} is done; to set it aside, first `agentctl task reopen {path} --reason TEXT`")
-            task._release(e)  # a helper's claim ends with the entry
+            taskentries.release(e)  # a helper's claim ends with the entry
             e.mark = "skip"
             _set_note(e, "skipped", reason)
         if old.get("NEXT") == path and old.get("NEXT_PINNED") == "1" and verb == "skip":

@@ -1,7 +1,7 @@
 """What `agentctl web` shows: one dict built from a Store by the library's own operations.
 
 Every value comes from the functions the CLI's commands use (``task.read_status``,
-``task.claims``, ``verify.read_status``, ``evidence.check``, ``constraints.ordered``,
+``taskclaims.claims``, ``verify.read_status``, ``evidence.check``, ``constraints.ordered``,
 ``session.read``, ``runlevels``, ``history.read_index``/``show_lines``/``search``,
 ``resume.build``/``build_brief``); the logs that grow (the files log, the verify journal,
 agent.log) are followed incrementally by ``weblog``. ``View.state()`` rebuilds only when
@@ -17,7 +17,19 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from agentctl import codec, constraints, files, resume, runlevels, session, task, verify, violations, weblog
+from agentctl import (
+    codec,
+    constraints,
+    files,
+    resume,
+    runlevels,
+    session,
+    task,
+    taskclaims,
+    verify,
+    violations,
+    weblog,
+)
 from agentctl.errors import AgentctlError
 from agentctl.store import Store, now_iso
 
@@ -94,7 +106,7 @@ class View:
             "task": {k: v for k, v in fields.items() if k not in HIDDEN},
             "progress": _progress(fields, now),
             "claims": part("claims", lambda: [{"path": p, "agent": a, "expires": x, "until": now_iso(x)}
-                                              for p, a, x in task.claims(store, fields)], []),
+                                              for p, a, x in taskclaims.claims(store, fields)], []),
             "verify": part("verify", lambda: self._verify(fields), {}),
             "constraints": part("constraints", lambda: [{"priority": r.priority, "text": r.text}
                                                         for r in constraints.ordered(store)], []),

@@ -16,6 +16,8 @@ from pathlib import Path
 from agentctl import codec
 from agentctl.store import parse_temp_name
 
+from . import faults
+
 LONG = os.environ.get("AGENTCTL_LONG") == "1"
 _SEED_ENV = os.environ.get("AGENTCTL_TEST_SEED", "")  # read at import: the hermetic fixture clears AGENTCTL_*
 FIGURES: list[str] = []
@@ -174,7 +176,7 @@ def agentctl(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: 
 
 
 def fault_env(step: str, nth: int = 1) -> dict[str, str]:
-    return {"AGENTCTL_TEST_HOOKS": "1", "AGENTCTL_FAULT": f"{step}:{nth}"}
+    return faults.env(f"{step}:{nth}")
 
 
 @contextmanager

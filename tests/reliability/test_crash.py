@@ -30,6 +30,7 @@ from pathlib import Path
 
 import pytest
 
+from . import faults
 from .helpers import (
     AGENTCTL,
     LONG,
@@ -110,7 +111,7 @@ def _steps(op: Op, template: Path, work: Path) -> list[tuple[str, int]]:
     copy_folder(template, work)
     trace = work.parent / f"{work.name}.trace"
     trace.unlink(missing_ok=True)
-    env = {"AGENTCTL_TEST_HOOKS": "1", "AGENTCTL_FAULT": "trace", "AGENTCTL_FAULT_TRACE": str(trace)}
+    env = faults.env("trace", trace)
     _ok(agentctl(*_args(op, template), cwd=work, env=env))
     seen: dict[str, int] = {}
     out = []
@@ -228,7 +229,7 @@ def _child(root: str, w: int, seed: int) -> None:
 
 
 def test_random_kills_library(project: Path) -> None:
-    from agentctl import files, task
+    from agentctl import files, task, workflow
     from agentctl.store import Store
 
     r = rng("B1")
@@ -245,7 +246,7 @@ def test_random_kills_library(project: Path) -> None:
     for _k in range(kills):
         fields = task.read_status(store)
         if int(fields["TOTAL"]) - int(fields["DONE"]) < 100:
-            task.start(store, "k", "kills", [f"src/m{i:05d}.py" for i in range(entries)], force=True)
+            workflow.start(store, "k", "kills", [f"src/m{i:05d}.py" for i in range(entries)], force=True)
             last_seq = int(task.read_status(store)["SEQ"])
             acked_paths.clear()
         rd, wr = os.pipe()

@@ -20,10 +20,11 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from agentctl import constraints, files, task, verify
+from agentctl import constraints, files, task, verify, workflow
 from agentctl.errors import AgentctlError, CheckFailed, UsageError
 from agentctl.store import Store
 
+from . import faults
 from .helpers import LONG, figures, parse_everything
 
 WEIRD = ["", " ", "a|b", "c\\d", "line\nbreak", "cr\rlf", "tab\t", "é将", "\u2028sep", "\x1b[2J", "=x=",
@@ -82,14 +83,14 @@ class Machine(RuleBasedStateMachine):
     @rule(task_id=IDS, desc=TEXT, paths=st.lists(PATH, max_size=6, unique=True), force=st.booleans())
     def start(self, task_id: str, desc: str, paths: list[str], force: bool) -> None:
         if not desc.strip():
-            self._refused(UsageError, task.start, self.store, task_id, desc, paths, force=force)
+            self._refused(UsageError, workflow.start, self.store, task_id, desc, paths, force=force)
             return
         if self.m.state in ("ACTIVE", "PAUSED") and not force:
-            self._refused(UsageError, task.start, self.store, task_id, desc, paths, force=force)
+            self._refused(UsageError, workflow.start, self.store, task_id, desc, paths, force=force)
             return
         if self.m.state in ("ACTIVE", "PAUSED"):
             self.m.seq += 1  # --force archives the running task first (a stop: one SEQ)
-        task.start(self.store, task_id, desc, paths, force=force)
+        workflow.start(self.store, task_id, desc, paths, force=force)
         self.m.state, self.m.task_id, self.m.desc, self.m.notes = "ACTIVE", task_id, desc, ""
         self.m.entries = [[p, False] for p in paths]
         self.m.seq += 1
@@ -155,9 +156,9 @@ class Machine(RuleBasedStateMachine):
     @rule()
     def stop(self) -> None:
         if self.m.state == "IDLE":
-            self._refused(CheckFailed, task.stop, self.store)
+            self._refused(CheckFailed, workflow.stop, self.store)
             return
-        res = task.stop(self.store)
+        res = workflow.stop(self.store)
         assert os.path.exists(self.store.path(res.archive))
         self.m.state = "IDLE"
         self.m.seq += 1
@@ -240,10 +241,7 @@ class Machine(RuleBasedStateMachine):
         pid = os.fork()
         if pid == 0:
             try:
-                import agentctl.store as store_mod
-
-                store_mod._FAULT = (step, nth)
-                store_mod._fault_hits.clear()
+                faults.install(faults.killer(step, nth))
                 s = Store(self.store.root)
                 if kind == "update":
                     task.update(s, done=1)

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from . import faults
 from .forking import ctl
 from .helpers import (
     agentctl,
@@ -415,7 +416,7 @@ def test_migration_killed_at_every_step_converges(project: Path, tmp_path: Path)
     template = tmp_path / "seed"
     shutil.copytree(project, template)
     trace = tmp_path / "trace"
-    env = {"AGENTCTL_TEST_HOOKS": "1", "AGENTCTL_FAULT": "trace", "AGENTCTL_FAULT_TRACE": str(trace)}
+    env = faults.env("trace", trace)
     assert agentctl("status", cwd=project, env=env).returncode == 0
     steps: list[tuple[str, int]] = []
     seen: dict[str, int] = {}

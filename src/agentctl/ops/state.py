@@ -13,7 +13,8 @@ if TYPE_CHECKING:
 
 def init(ctx: Ctx, *, no_pull: bool = False) -> Result:
     from agentctl.layout import init as make
-    from agentctl.location import find_state_dir, git_root
+    from agentctl.location import find_state_dir
+    from agentctl.walkup import git_root
 
     found = find_state_dir(explicit=ctx.state_dir)
     project = os.path.dirname(found) if found else (ctx.cwd or os.getcwd())

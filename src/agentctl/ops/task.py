@@ -77,9 +77,9 @@ def _warn_untouched(ctx: Ctx, store: Store, marked: list[str]) -> None:
 
 
 def stop(ctx: Ctx, *, force: bool = False) -> Result:
-    from agentctl import task
+    from agentctl import workflow
 
-    result = task.stop(ctx.store(), force=force)
+    result = workflow.stop(ctx.store(), force=force)
     if result.warning:
         ctx.warn(result.warning)
     if result.forced:
@@ -91,20 +91,20 @@ def stop(ctx: Ctx, *, force: bool = False) -> Result:
 
 
 def claim(ctx: Ctx, *, agent: str | None = None, lease: int | None = None) -> Result:
-    from agentctl import task
+    from agentctl import taskclaims
     from agentctl.codec import encode
     from agentctl.store import now_iso
 
     if agent is None:
         raise UsageError("usage: agentctl task claim --agent NAME [--lease SECONDS]")
     store = ctx.store()
-    seconds = task.DEFAULT_LEASE if lease is None else lease
+    seconds = taskclaims.DEFAULT_LEASE if lease is None else lease
     if store.exists("sync/config"):  # a worktree that joined a stream claims through its shared ref (docs/sync.md)
         from agentctl.refsync.claims import through_ref
 
-        r = through_ref(store, lambda: task.claim(store, agent, seconds))
+        r = through_ref(store, lambda: taskclaims.claim(store, agent, seconds))
     else:
-        r = task.claim(store, agent, seconds)
+        r = taskclaims.claim(store, agent, seconds)
     lines = [f"CLAIMED={encode(r.path)}", f"AGENT={r.agent}", f"EXPIRES={now_iso(r.expires)}", f"SEQ={r.fields.get('SEQ', '')}",
              f"DO: work on {encode(r.path)}, then `agentctl task done {encode(r.path)}` (releases the claim)"]
     return Result(lines, {"claimed": r.path, "agent": r.agent, "expires": r.expires, "expires_iso": now_iso(r.expires),
@@ -112,7 +112,7 @@ def claim(ctx: Ctx, *, agent: str | None = None, lease: int | None = None) -> Re
 
 
 def status(ctx: Ctx, *, agent: str | None = None) -> Result:
-    from agentctl import task
+    from agentctl import task, taskclaims
 
     store = ctx.store()
     fields = task.read_status(store)
@@ -125,10 +125,10 @@ def status(ctx: Ctx, *, agent: str | None = None) -> Result:
         lines.append(ev.line())
         data["evidence"] = ev.as_dict()
         if agent is not None:
-            task.valid_agent(agent)
-        held = task.claims(store, fields, agent)
+            taskclaims.valid_agent(agent)
+        held = taskclaims.claims(store, fields, agent)
         lines.append(f"CLAIMS={len(held)}" + (f" (held by {agent})" if agent is not None else ""))
-        lines += task.claims_lines(held)
+        lines += taskclaims.claims_lines(held)
         data["claims"] = [{"path": p, "agent": a, "expires": x} for p, a, x in held]
     return Result(lines, data)
 

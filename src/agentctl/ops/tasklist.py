@@ -15,7 +15,7 @@ from agentctl.ops.task import write_result
 
 def start(ctx: Ctx, *, id: str | None = None, desc: str | None = None, files: str | None = None, force: bool = False,
           empty: bool = False, auto_stop: bool = False) -> Result:
-    from agentctl import listcheck, task
+    from agentctl import listcheck, task, taskinput, workflow
     from agentctl.registry import TASK_START_USAGE
 
     if id is None or desc is None:
@@ -25,7 +25,7 @@ def start(ctx: Ctx, *, id: str | None = None, desc: str | None = None, files: st
     store = ctx.store()
     paths: list[str] = []
     if files is not None:
-        paths = task.read_list_file(store, files, ctx.stdin() if files == "-" else None, ctx.cwd)
+        paths = taskinput.read_list_file(store, files, ctx.stdin() if files == "-" else None, ctx.cwd)
         code, why = listcheck.is_code(paths)
         if code and not force:
             raise UsageError(f"the list {files[:80]!r} looks like a source file: {why}; give a file with one "
@@ -36,14 +36,14 @@ def start(ctx: Ctx, *, id: str | None = None, desc: str | None = None, files: st
     if not paths and not empty:
         busy = task.read_status(store)
         if busy.get("STATE") in ("ACTIVE", "PAUSED") and not force:
-            raise task._busy(busy)
+            raise workflow.busy(busy)
         raise UsageError("a task needs its list of files: give --files LIST (one path a line, - for stdin), "
                          "or --empty to start a task without a list on purpose")
     from agentctl import answers, autostop
 
-    replaced: list[task.StopResult] = []
-    fields = task.start(store, id, desc, paths, force=force, replaced=replaced,
-                        settings=autostop.start_settings(store, auto_stop))
+    replaced: list[workflow.StopResult] = []
+    fields = workflow.start(store, id, desc, paths, force=force, replaced=replaced,
+                            settings=autostop.start_settings(store, auto_stop))
     for old in replaced:
         ctx.warn(f"--force: task {old.task_id} was archived first to {old.archive} (not discarded)")
     for warning in answers.start_warnings(store, paths):

@@ -15,7 +15,7 @@ import json
 import os
 from typing import Any
 
-from agentctl import constraints, files, history, session, task, verify
+from agentctl import constraints, files, history, session, task, verify, workflow
 from agentctl.errors import StateError
 from agentctl.refsync import treecodec
 from agentctl.refsync.doc import Doc
@@ -147,7 +147,7 @@ def _loser(store: Store, st: dict[str, Any], theirs: list[Doc], repo: Repo, repl
     cur = doc.current()
     if cur is None or cur.id == view.epoch or view.epoch in doc.stopped:
         return ""
-    task.stop(store, force=True, extra={"REPLACED_BY": cur.head.get("TASK_ID", "")})
+    workflow.stop(store, force=True, extra={"REPLACED_BY": cur.head.get("TASK_ID", "")})
     return view.tfields.get("TASK_ID", "")
 
 

@@ -16,7 +16,7 @@ import os
 import stat
 from typing import Any
 
-from agentctl import codec, constraints, files, history, session, task, verify
+from agentctl import codec, constraints, files, history, session, task, taskentries, verify
 from agentctl.refsync.doc import Doc, Epoch, Log, epoch_id
 from agentctl.refsync.treecodec import VERIFY_KEYS, archive_ok, max_file
 
@@ -125,7 +125,7 @@ def observe(doc: Doc, memo: Memo, view: View, store: Any, replica: str) -> Memo:
         for i, x in enumerate(view.entries):
             if x.done:
                 e.done.add(i)
-            c = task.claim_of(x)
+            c = taskentries.claim_of(x)
             if c is not None and not x.done:
                 held = e.claims.setdefault(i, {})
                 held[c[0]] = max(held.get(c[0], 0), c[1])

@@ -12,7 +12,7 @@ import os
 import time
 from typing import Any
 
-from agentctl import codec, constraints, files, history, session, task, verify
+from agentctl import codec, constraints, files, history, session, task, taskentries, verify
 from agentctl.refsync.doc import Doc, Epoch, started_ts
 from agentctl.refsync.local import LOCAL_VERIFY_KEYS, Memo, View, _observe_archives, compress, expand
 from agentctl.store import Store, now_iso
@@ -25,7 +25,7 @@ class Plan:
 
     def __init__(self) -> None:
         self.lost: list[tuple[str, str, str]] = []  # (path, agent, new holder or "done") of live claims given up
-        self.task: tuple[dict[str, str], dict[str, str], list[task.Entry]] | None = None  # (old, new, entries)
+        self.task: tuple[dict[str, str], dict[str, str], list[taskentries.Entry]] | None = None  # (old, new, entries)
         self.logs: dict[str, tuple[bytes, bool, dict[str, Any]]] = {}  # key -> (payload, move the old log away, memo after)
         self.idle = False
 
@@ -41,9 +41,9 @@ def plan(doc: Doc, view: View, memo: Memo, store: Store) -> Plan:
     now = time.time()
     p.task = _plan_task(doc, cur, store, view, now)
     if same and p.task is not None:
-        after = {e.path: task.claim_of(e) for e in p.task[2]}
+        after = {e.path: taskentries.claim_of(e) for e in p.task[2]}
         for e in view.entries:
-            mine = task.claim_of(e)
+            mine = taskentries.claim_of(e)
             if mine is not None and mine[1] > now and not e.done and after.get(e.path) != mine:
                 held = after.get(e.path)
                 p.lost.append((e.path, mine[0], held[0] if held else "done"))
@@ -76,7 +76,7 @@ def render(doc: Doc, view: View, memo: Memo, store: Store, replica: str, p: Plan
         _go_idle(store, view)  # stopped elsewhere: its archive comes with the merge
     if p.task is not None:
         old, new, entries = p.task
-        task._commit(store, old, new, entries)
+        task.commit(store, old, new, entries)
     for key, rel in (("files", files.LOG), ("journal", verify.JOURNAL)):
         if key in p.logs:
             payload, move, after = p.logs[key]
@@ -152,18 +152,18 @@ def _archive_stray(store: Store, rel: str) -> None:
 def _go_idle(store: Store, view: View) -> None:
     old = task.read_status(store)
     seq = codec.status_int(old, "SEQ", store.shown(task.STATUS))
-    task._commit(store, old, {"STATE": "IDLE", "SEQ": str(seq + 1), "TASK_ID": old.get("TASK_ID", "")}, None)
+    task.commit(store, old, {"STATE": "IDLE", "SEQ": str(seq + 1), "TASK_ID": old.get("TASK_ID", "")}, None)
     for rel in (files.LOG, verify.JOURNAL):
         if store.exists(rel):
             _archive_stray(store, rel)
     view.epoch = ""
 
 
-def _plan_task(doc: Doc, e: Epoch, store: Store, view: View, now: float) -> tuple[dict[str, str], dict[str, str], list[task.Entry]] | None:
+def _plan_task(doc: Doc, e: Epoch, store: Store, view: View, now: float) -> tuple[dict[str, str], dict[str, str], list[taskentries.Entry]] | None:
     old = view.tfields
     entries = []
     for i, path in enumerate(e.paths):
-        entry = task.Entry("done" if i in e.done else "todo", path)
+        entry = taskentries.Entry("done" if i in e.done else "todo", path)
         held = e.holder(i, now)
         if held is not None:
             entry.extra += ["claim", held[0], str(held[1])]
@@ -178,7 +178,7 @@ def _plan_task(doc: Doc, e: Epoch, store: Store, view: View, now: float) -> tupl
         new["NEXT_PINNED"] = "0"
     if "STOPPED_BY" in old and view.epoch == e.id:
         new["STOPPED_BY"] = old["STOPPED_BY"]
-    task._refresh(new, entries)
+    taskentries.refresh(new, entries)
     same = view.epoch == e.id and view.entries == entries and all(
         old.get(k, "") == new.get(k, "") for k in ("STATE", "TASK_ID", "DESC", "NOTES", "STARTED", "NEXT", "NEXT_PINNED"))
     if same:

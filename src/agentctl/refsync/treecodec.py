@@ -260,10 +260,10 @@ def _epoch(eid: str, files: dict[str, bytes]) -> Epoch:
     paths = [_value(f"{p}/list", ln) for ln in _text(f"{p}/list", files.get(f"{p}/list", b""))]
     if epoch_id(head.get("TASK_ID", ""), head.get("STARTED", ""), head.get("DESC", ""), paths) != eid:
         raise Refused(f"{p}: the task does not match its id")
-    from agentctl.task import _valid_id
+    from agentctl.taskid import valid_id
 
     try:
-        _valid_id(head.get("TASK_ID", ""))
+        valid_id(head.get("TASK_ID", ""))
     except Exception:
         raise Refused(f"{p}/head: malformed TASK_ID") from None
     e = Epoch(eid, head, paths)
