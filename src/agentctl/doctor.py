@@ -34,7 +34,8 @@ from agentctl.quarantine import keep_copy as _keep_copy
 from agentctl.quarantine import list_files as _list_files
 from agentctl.quarantine import rule_readable as _rule_readable
 from agentctl.quarantine import seq_floor as _seq_floor
-from agentctl.store import FORMAT_VERSION, Store, now_iso, parse_temp_name, temp_is_dead
+from agentctl.store import FORMAT_VERSION, Store, now_iso
+from agentctl.temps import parse_temp_name, temp_is_dead
 
 MAX_LOG = 256 << 20
 

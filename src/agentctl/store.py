@@ -11,6 +11,10 @@
   never glued to the next record and never read as one.
 * Mutual exclusion is ``flock`` on lock files that are never deleted; the kernel
   releases them when a holder dies, so a kill -9 never wedges later calls.
+
+What only a killed writer leaves behind is handled apart and loaded only then: a torn
+tail (``torn``) and temp files (``temps``). ``fault`` names the protocol's steps for the
+crash tests, which install ``fault_hook`` (tests/reliability/faults.py); it does nothing else.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ STATE_DIRNAME = ".agent-state"
 HOOK_LOCK_BOUND, HOOK_LOCK_TOTAL = 2.0, 3.0  # a hook's wait for one lock, for all: see docs/reliability.md
 FORMAT_VERSION = 1
 MAX_STATUS = 1 << 20
-_O_FILE = os.O_NOFOLLOW | os.O_CLOEXEC
+O_FILE = os.O_NOFOLLOW | os.O_CLOEXEC
 
 # A test-only hook point: the crash tests (tests/reliability/faults.py) install a function here
 # that kills the process at a named step of the write protocol. None on every real run: then
@@ -97,7 +101,7 @@ def now_iso(t: float | None = None) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", lt) + f"{sign}{off // 3600:02d}:{off % 3600 // 60:02d}"
 
 
-def _os_error(exc: OSError, path: str) -> StateError:
+def os_error(exc: OSError, path: str) -> StateError:
     reason = os.strerror(exc.errno) if exc.errno else str(exc)
     hint = {
         errno.ENOSPC: "free disk space",
@@ -134,7 +138,7 @@ class Store:
         """
         path = self.path(rel)
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | _O_FILE)
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | O_FILE)
         except FileNotFoundError:
             return None
         except OSError as exc:
@@ -142,7 +146,7 @@ class Store:
                 raise StateError(f"{self.shown(rel)} is a symlink; remove it or run `agentctl doctor --fix`") from None
             if exc.errno == errno.EISDIR:
                 raise StateError(f"{self.shown(rel)} is a directory; remove it or run `agentctl doctor`") from None
-            raise _os_error(exc, self.shown(rel)) from None
+            raise os_error(exc, self.shown(rel)) from None
         try:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
@@ -167,11 +171,11 @@ class Store:
     def read_tail(self, rel: str, size: int) -> tuple[bytes, int]:
         """The last ``size`` bytes (fewer if the file is smaller) and the file's length."""
         try:
-            fd = os.open(self.path(rel), os.O_RDONLY | os.O_NONBLOCK | _O_FILE)
+            fd = os.open(self.path(rel), os.O_RDONLY | os.O_NONBLOCK | O_FILE)
         except FileNotFoundError:
             return b"", 0
         except OSError as exc:
-            raise _os_error(exc, self.shown(rel)) from None
+            raise os_error(exc, self.shown(rel)) from None
         try:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
@@ -184,11 +188,11 @@ class Store:
     def read_from(self, rel: str, offset: int, cap: int = 64 << 20) -> bytes:
         """Bytes from ``offset`` to the end (bounded by ``cap``)."""
         try:
-            fd = os.open(self.path(rel), os.O_RDONLY | os.O_NONBLOCK | _O_FILE)
+            fd = os.open(self.path(rel), os.O_RDONLY | os.O_NONBLOCK | O_FILE)
         except FileNotFoundError:
             return b""
         except OSError as exc:
-            raise _os_error(exc, self.shown(rel)) from None
+            raise os_error(exc, self.shown(rel)) from None
         try:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
@@ -212,9 +216,9 @@ class Store:
         self._sweep_temps(folder, name)
         tmp = os.path.join(folder, f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
         try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_FILE, 0o600)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_FILE, 0o600)
         except OSError as exc:
-            raise _os_error(exc, self.shown(rel)) from None
+            raise os_error(exc, self.shown(rel)) from None
         fault("tmp_created")
         try:
             view = memoryview(data)
@@ -231,7 +235,7 @@ class Store:
         except OSError as exc:
             os.close(fd)
             _unlink_quiet(tmp)
-            raise _os_error(exc, self.shown(rel)) from None
+            raise os_error(exc, self.shown(rel)) from None
         except BaseException:
             os.close(fd)
             _unlink_quiet(tmp)
@@ -241,7 +245,7 @@ class Store:
             os.rename(tmp, path)
         except OSError as exc:
             _unlink_quiet(tmp)
-            raise _os_error(exc, self.shown(rel)) from None
+            raise os_error(exc, self.shown(rel)) from None
         fault("renamed")
         _fsync_dir(folder)
         fault("dir_fsynced")
@@ -264,16 +268,18 @@ class Store:
         """
         path = self.path(rel)
         try:
-            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | _O_FILE, 0o600)
+            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | O_FILE, 0o600)
         except OSError as exc:
-            raise _os_error(exc, self.shown(rel)) from None
+            raise os_error(exc, self.shown(rel)) from None
         try:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
                 raise StateError(f"{self.shown(rel)} is not a regular file; run `agentctl doctor`")
             size = st.st_size
-            if size and os.pread(fd, 1, size - 1) != b"\n":
-                size = self._quarantine_tail(fd, rel, size)
+            if size and os.pread(fd, 1, size - 1) != b"\n":  # a writer was killed mid-append (rare)
+                from agentctl.torn import quarantine_tail
+
+                size = quarantine_tail(self, fd, rel, size)
                 fault("log_sealed")
             if fault_hook is not None and len(data) > 1:  # a torn record for the crash tests
                 os.write(fd, data[: len(data) // 2])
@@ -289,56 +295,19 @@ class Store:
                 os.fsync(fd)
                 fault("log_fsynced")
         except OSError as exc:
-            raise _os_error(exc, self.shown(rel)) from None
+            raise os_error(exc, self.shown(rel)) from None
         finally:
             os.close(fd)
         if size == 0 and sync:
             _fsync_dir(os.path.dirname(path))
         return size
 
-    def seal(self, rel: str) -> None:
-        """Quarantine a cut-off last line of a log (the caller holds its lock), e.g. before archiving it."""
-        try:
-            fd = os.open(self.path(rel), os.O_RDWR | _O_FILE)
-        except FileNotFoundError:
-            return
-        except OSError as exc:
-            raise _os_error(exc, self.shown(rel)) from None
-        try:
-            st = os.fstat(fd)
-            if stat.S_ISREG(st.st_mode) and st.st_size and os.pread(fd, 1, st.st_size - 1) != b"\n":
-                self._quarantine_tail(fd, rel, st.st_size)
-                os.fsync(fd)
-        except OSError as exc:
-            raise _os_error(exc, self.shown(rel)) from None
-        finally:
-            os.close(fd)
-
-    def _quarantine_tail(self, fd: int, rel: str, size: int) -> int:
-        """Move an unterminated last line to logs/quarantine-TIME.log; return the new size.
-
-        The fragment is copied (and fsynced) before the log is truncated, so a kill
-        in between at worst quarantines it twice; it is never lost or glued.
-        """
-        keep = 0
-        end = size
-        while end > 0:  # find the last newline, however long the fragment is
-            start = max(0, end - (1 << 16))
-            cut = os.pread(fd, end - start, start).rfind(b"\n")
-            if cut >= 0:
-                keep = start + cut + 1
-                break
-            end = start
-        self.quarantine(rel, keep, _pread_all(fd, keep, size - keep))
-        os.ftruncate(fd, keep)
-        return keep
-
     def quarantine(self, rel: str, offset: int, fragment: bytes, why: str = "fragment cut") -> str:
         """Append ``fragment`` (one bad line) to logs/quarantine-TIME.log; never delete data."""
         stamp = time.strftime("%Y%m%dT%H%M%S")
         qrel = f"logs/quarantine-{stamp}.log"
         header = f"# {now_iso()} {why} from {rel} at byte {offset}\n".encode()
-        qfd = os.open(self.path(qrel), os.O_WRONLY | os.O_APPEND | os.O_CREAT | _O_FILE, 0o600)
+        qfd = os.open(self.path(qrel), os.O_WRONLY | os.O_APPEND | os.O_CREAT | O_FILE, 0o600)
         try:
             st = os.fstat(qfd)
             if not stat.S_ISREG(st.st_mode):
@@ -371,9 +340,9 @@ class Store:
         delay = 0.001
         while True:
             try:
-                fd = os.open(path, os.O_RDWR | os.O_CREAT | _O_FILE, 0o600)
+                fd = os.open(path, os.O_RDWR | os.O_CREAT | O_FILE, 0o600)
             except OSError as exc:
-                raise _os_error(exc, self.shown(rel)) from None
+                raise os_error(exc, self.shown(rel)) from None
             try:
                 if not stat.S_ISREG(os.fstat(fd).st_mode):
                     raise StateError(f"{self.shown(rel)} is not a regular file; remove it (agentctl recreates it)")
@@ -430,7 +399,7 @@ class Store:
                 except FileNotFoundError:
                     pass
                 except OSError as exc:
-                    raise _os_error(exc, self.shown("logs/agent.log")) from None
+                    raise os_error(exc, self.shown("logs/agent.log")) from None
                 self.append("logs/agent.log", line, sync=False)
             # Every change ends here: sweep what killed writers left in the small state folders
             # (a folder that is written sweeps itself too, see replace()).
@@ -479,53 +448,6 @@ def _fsync_dir(folder: str) -> None:
         os.close(dfd)
 
 
-def _holder(fd: int) -> str:
-    try:
-        raw = os.pread(fd, 11, 0).decode("ascii", "replace").strip()
-    except OSError:
-        return ""
-    return f" (PID {raw})" if raw.isdigit() and _pid_alive(int(raw)) else ""
-
-
-def _pread_all(fd: int, offset: int, length: int) -> bytes:
-    chunks = []
-    while length > 0:
-        chunk = os.pread(fd, min(length, 1 << 20), offset)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        offset += len(chunk)
-        length -= len(chunk)
-    return b"".join(chunks)
-
-
-TEMP_MAX_AGE = 3600.0
-
-
-def parse_temp_name(entry: str) -> int | None:
-    """The PID in a temp file name ``.NAME.PID.RANDOM.tmp``, or None if it is not one."""
-    if not (entry.startswith(".") and entry.endswith(".tmp")):
-        return None
-    parts = entry[1:-4].rsplit(".", 2)
-    if len(parts) != 3 or not parts[1].isascii() or not parts[1].isdigit() or len(parts[2]) != 8:
-        return None
-    return int(parts[1])
-
-
-def temp_is_dead(folder: str, entry: str) -> bool:
-    """True for a temp file whose writer is gone (PID dead, or the file is over an hour old)."""
-    pid = parse_temp_name(entry)
-    if pid is None:
-        return False
-    if pid == os.getpid() or _pid_alive(pid):
-        try:
-            age = time.time() - os.lstat(os.path.join(folder, entry)).st_mtime
-        except OSError:
-            return False
-        return age > TEMP_MAX_AGE
-    return True
-
-
 def sweep_temps(folder: str) -> list[str]:
     """Remove the dead temp files in ``folder``; return their names."""
     try:
@@ -534,20 +456,24 @@ def sweep_temps(folder: str) -> list[str]:
         return []
     removed = []
     for entry in entries:
-        if entry.endswith(".tmp") and temp_is_dead(folder, entry):
+        if not entry.endswith(".tmp"):
+            continue
+        from agentctl.temps import temp_is_dead  # where a temp is left: its writer died, or is writing
+
+        if temp_is_dead(folder, entry):
             _unlink_quiet(os.path.join(folder, entry))
             removed.append(entry)
     return removed
 
 
-def _pid_alive(pid: int) -> bool:
+def _holder(fd: int) -> str:
+    from agentctl.temps import pid_alive
+
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+        raw = os.pread(fd, 11, 0).decode("ascii", "replace").strip()
+    except OSError:
+        return ""
+    return f" (PID {raw})" if raw.isdigit() and pid_alive(int(raw)) else ""
 
 
 def _unlink_quiet(path: str) -> None:

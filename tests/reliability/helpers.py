@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from agentctl import codec
-from agentctl.store import parse_temp_name
+from agentctl.temps import parse_temp_name
 
 from . import faults
 
