@@ -164,3 +164,25 @@ def test_task_list_read_by_the_same_rule(repo: Path, tmp_path: Path) -> None:
     assert run("task", "done", "src/pkg/b.py", cwd=repo).code == 0  # `b.py` from src/pkg is src/pkg/b.py
     # a path that exists under neither reading is the folder's (what a write from there creates)
     assert run("task", "done", "src/pkg/src/pkg/brand-new.py", cwd=repo).code == 0
+
+
+@pytest.mark.parametrize("args", [("files", "log", "MODIFY", "{p}"), ("files", "check", "{p}"), ("task", "done", "{p}"),
+                                  ("constraints", "check", "{p}")])
+@pytest.mark.parametrize("spelling", [".agent-state/services/task/status", "../.AGENT-STATE/x", "link/status"])
+def test_the_state_folder_is_never_a_project_path_for_the_cli_as_for_the_hooks(repo: Path, bindir: Path,  # noqa: F811
+                                                                                args: tuple[str, ...], spelling: str) -> None:
+    """One rule (location.in_state) for both: the CLI refuses a state-folder path (one line, exit 2, nothing
+    changed), and the hooks deny or skip the same path however it is spelled (case, a symlink)."""
+    from conftest import snapshot
+
+    (repo / "link").symlink_to(".agent-state/services/task")
+    before = snapshot(repo / ".agent-state")
+    r = run(*(a.format(p=spelling) for a in args), cwd=repo / "src")
+    assert r.code == 2 and r.err.count("\n") == 1 and "in agentctl's state folder" in r.err, (r.code, r.err)
+    assert snapshot(repo / ".agent-state") == before
+    install(repo, "claude", restart=False)
+    target = str((repo / "src" / spelling).resolve()) if spelling.startswith("..") else str(repo / spelling)
+    pre = json.dumps({"session_id": "s", "cwd": str(repo), "hook_event_name": "PreToolUse", "tool_name": "Edit",
+                      "tool_use_id": "e1", "tool_input": {"file_path": target, "old_string": "a", "new_string": "b"}})
+    answer = fire("agentctl hook claude pre-tool-use", pre, repo, bindir).json()["hookSpecificOutput"]
+    assert answer["permissionDecision"] == "deny" and "state folder" in answer["permissionDecisionReason"]

@@ -157,6 +157,7 @@ def resolve_path(store: Store, raw: str, cwd: str | None = None, known: Callable
     """(project path, note) for ``raw`` by the rule above; ``note`` is "" unless a reading was chosen.
     ``known`` replaces the default test (exists, logged, an entry); ``real_dirs``: see project_path."""
     rel, _, note = _resolve(store, raw, cwd or _cwd(), known, real_dirs)
+    refuse_state(store, rel)
     return rel, note
 
 
@@ -173,6 +174,7 @@ def resolve_target(store: Store, raw: str, cwd: str | None = None) -> tuple[str,
     then :func:`identity` of the reading it chose (so ``link/../x`` follows ``link`` first)."""
     rel, base, note = _resolve(store, raw, cwd or _cwd(), None, None)
     target = identity(store, raw[2:] if raw.startswith(":/") else raw, base)[1]
+    refuse_state(store, rel, target)
     return rel, target or rel, note
 
 
@@ -254,8 +256,25 @@ def state_rel(store: Store) -> str:
     return os.path.relpath(store.root, store.project).replace(os.sep, "/")
 
 
+def in_state(store: Store, *paths: str | None) -> str | None:
+    """The first of ``paths`` (project paths, None skipped) that is the state folder or inside it.
+
+    The one rule for the CLI and the hooks: a file is judged by both its names (as spelled, and
+    its target with every symlink followed), and agentctl's own files are never a project path.
+    """
+    return next((p for p in paths if p is not None and in_state_dir(store, p)), None)
+
+
+def refuse_state(store: Store, *paths: str | None) -> None:
+    """Refuse (UsageError) a path argument that names the state folder or a file in it."""
+    state = in_state(store, *paths)
+    if state is not None:
+        raise UsageError(f"{state} is in agentctl's state folder, not a project file; change state through agentctl "
+                         "(`agentctl task|files|constraints ...`), not as a path")
+
+
 def in_state_dir(store: Store, rel: str) -> bool:
-    """True if project path ``rel`` is the state folder or inside it (the one rule for CLI and hooks).
+    """True if project path ``rel`` is the state folder or inside it (see :func:`in_state`).
 
     Compared case-insensitively: on a case-insensitive filesystem `.AGENT-STATE/x` is the same folder,
     and on any other a project keeps no second folder of that name.

@@ -2,8 +2,8 @@
 
 Three kinds of kill, all with ``kill -9`` semantics (no ``finally`` runs, nothing is cleaned up):
 
-* B3 - at every step of the write protocol each operation reaches (the fault hook,
-  ``AGENTCTL_TEST_HOOKS=1 AGENTCTL_FAULT=step:n``; a trace run lists the steps), through the
+* B3 - at every step of the write protocol each operation reaches (the fault hook of
+  ``faults.py``, ``AGENTCTL_FAULT=step:n``; a trace run lists the steps), through the
   real ``agentctl`` executable. Afterwards every state file is exactly its old or its new
   version, every reader parses the folder, re-running the command brings it to exactly the
   state one uninterrupted run gives (applied once, never twice), and no temp file is left.

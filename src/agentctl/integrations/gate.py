@@ -82,7 +82,7 @@ def deny_reason(store: Store, cwd: str, agent: str, raws: list[object],
     Decided before anything is written: the log line is handed to ``later`` (after the answer).
     """
     from agentctl import constraints, protect
-    from agentctl.location import identity, in_state_dir
+    from agentctl.location import identity, in_state
 
     rules = None
     for raw in raws:
@@ -92,7 +92,7 @@ def deny_reason(store: Store, cwd: str, agent: str, raws: list[object],
             raise ValueError(f"the path is JSON {type(raw).__name__}, not a string")
         raw.encode("utf-8")  # a lone surrogate cannot name a file we can judge: UnicodeEncodeError
         spelled, target = identity(store, raw, cwd)
-        state = next((p for p in (spelled, target) if p is not None and in_state_dir(store, p)), None)
+        state = in_state(store, spelled, target)
         if state is not None:
             later(store.log_change, "hook", "deny", f"{agent} {state} (state folder)")
             return (f"{state} is agentctl's state folder; change state through agentctl "

@@ -94,14 +94,14 @@ class Hook:
         symlink is logged under the real path), or None (not a string, outside, in the state folder)."""
         if not isinstance(raw, str) or not raw.strip():
             return None
-        from agentctl.location import identity, in_state_dir
+        from agentctl.location import identity, in_state
 
         try:
             spelled, target = identity(self.store, raw, self.cwd)
         except (OSError, ValueError):
             return None
         rel = target or spelled
-        if rel is None or in_state_dir(self.store, rel) or (spelled is not None and in_state_dir(self.store, spelled)):
+        if rel is None or in_state(self.store, rel, spelled) is not None:
             return None
         return rel
 

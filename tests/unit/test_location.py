@@ -1,0 +1,34 @@
+"""location: the path rule's state-folder part (project-relative and outside are in tests/test_paths.py)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from agentctl import location
+from agentctl.errors import UsageError
+from agentctl.store import Store
+
+
+def test_in_state_names_the_first_path_inside_the_state_folder(store: Store) -> None:
+    assert location.in_state(store, None, "src/a.py", ".agent-state/services/x", ".agent-state") == ".agent-state/services/x"
+    assert location.in_state(store, ".AGENT-STATE/logs/a") == ".AGENT-STATE/logs/a"  # case-insensitive
+    assert location.in_state(store, ".agent-stateful/a", "a/.agent-state/b", None) is None
+
+
+def test_a_state_folder_elsewhere_is_never_a_project_path(store: Store) -> None:
+    elsewhere = Store(os.path.join(os.path.dirname(store.project), "state"))
+    elsewhere.project = store.project
+    assert location.state_rel(elsewhere) == "../state" and location.in_state(elsewhere, ".agent-state/x", "state/x") is None
+
+
+def test_resolve_path_refuses_the_state_folder_by_either_name(store: Store) -> None:
+    with pytest.raises(UsageError) as exc:
+        location.resolve_path(store, ".agent-state/services/task/status", store.project)
+    assert "in agentctl's state folder" in exc.value.message
+    os.symlink(".agent-state/logs", os.path.join(store.project, "lnk"))
+    assert location.resolve_path(store, "lnk/x", store.project)[0] == "lnk/x"  # as spelled it is a project path
+    with pytest.raises(UsageError):
+        location.resolve_target(store, "lnk/x", store.project)  # but the file it names is agentctl's
+    assert location.resolve_target(store, "src/a.py", store.project) == ("src/a.py", "src/a.py", "")
