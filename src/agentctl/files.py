@@ -341,9 +341,7 @@ def _archive_locked(store: Store, stem: str) -> str | None:
         rel = f"logs/{stem}.{n}.log"
         n += 1
     deferred.drain_locked(store, LOG)  # what a hook deferred belongs to this task's log
-    from agentctl import torn
-
-    torn.seal(store, LOG)  # an archive never keeps a fragment a killed writer left
+    store.seal(LOG)  # an archive never keeps a fragment a killed writer left
     try:
         os.rename(store.path(LOG), store.path(rel))
     except OSError as exc:

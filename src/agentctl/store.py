@@ -127,9 +127,6 @@ class Store:
     def path(self, rel: str) -> str:
         return os.path.join(self.root, rel)
 
-    def rel(self, path: str) -> str:
-        return os.path.relpath(path, self.project)
-
     # -- reads -----------------------------------------------------------------
     def read(self, rel: str, cap: int = MAX_STATUS) -> bytes | None:
         """Read a regular file, refusing symlinks, FIFOs and anything over ``cap``.
@@ -213,7 +210,7 @@ class Store:
         """Atomically replace ``rel`` with ``data`` (temp, fsync, rename, fsync dir)."""
         path = self.path(rel)
         folder, name = os.path.split(path)
-        self._sweep_temps(folder, name)
+        sweep_temps(folder)
         tmp = os.path.join(folder, f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
         try:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_FILE, 0o600)
@@ -247,18 +244,8 @@ class Store:
             _unlink_quiet(tmp)
             raise os_error(exc, self.shown(rel)) from None
         fault("renamed")
-        _fsync_dir(folder)
+        fsync_dir(folder)
         fault("dir_fsynced")
-
-    def _sweep_temps(self, folder: str, name: str = "") -> None:
-        """Remove temp files in ``folder`` left behind by processes that died.
-
-        Any ``.NAME.PID.RANDOM.tmp`` whose PID is not alive goes (a list file's name
-        changes with every SEQ, so sweeping only ``name``'s temps would leave orphans
-        for ever). Temps of live processes, including this one (another thread may
-        be about to rename its temp), are kept unless older than an hour.
-        """
-        sweep_temps(folder)
 
     # -- locked append ---------------------------------------------------------------
     def append(self, rel: str, data: bytes, *, sync: bool = True) -> int:
@@ -299,8 +286,28 @@ class Store:
         finally:
             os.close(fd)
         if size == 0 and sync:
-            _fsync_dir(os.path.dirname(path))
+            fsync_dir(os.path.dirname(path))
         return size
+
+    def seal(self, rel: str) -> None:
+        """Quarantine a cut-off last line of a log (the caller holds its lock), e.g. before archiving it."""
+        try:
+            fd = os.open(self.path(rel), os.O_RDWR | O_FILE)
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise os_error(exc, self.shown(rel)) from None
+        try:
+            st = os.fstat(fd)
+            if stat.S_ISREG(st.st_mode) and st.st_size and os.pread(fd, 1, st.st_size - 1) != b"\n":
+                from agentctl.torn import quarantine_tail
+
+                quarantine_tail(self, fd, rel, st.st_size)
+                os.fsync(fd)
+        except OSError as exc:
+            raise os_error(exc, self.shown(rel)) from None
+        finally:
+            os.close(fd)
 
     def quarantine(self, rel: str, offset: int, fragment: bytes, why: str = "fragment cut") -> str:
         """Append ``fragment`` (one bad line) to logs/quarantine-TIME.log; never delete data."""
@@ -319,7 +326,7 @@ class Store:
         finally:
             os.close(qfd)
         if st.st_size == 0:
-            _fsync_dir(self.path("logs"))
+            fsync_dir(self.path("logs"))
         return qrel
 
     # -- locks ---------------------------------------------------------------------------
@@ -415,11 +422,6 @@ class Store:
                 pass
 
 
-def fsync_dir(folder: str) -> None:
-    """fsync a folder so the names just created, renamed or removed in it are durable."""
-    _fsync_dir(folder)
-
-
 class _Held:
     """The context manager Store.lock returns (what contextlib.contextmanager would make, without loading it)."""
 
@@ -435,7 +437,8 @@ class _Held:
         self._gen.close()  # runs the generator's `finally`: the lock file is closed, the lock released
 
 
-def _fsync_dir(folder: str) -> None:
+def fsync_dir(folder: str) -> None:
+    """fsync a folder so the names just created, renamed or removed in it are durable."""
     try:
         dfd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except OSError:
@@ -449,7 +452,13 @@ def _fsync_dir(folder: str) -> None:
 
 
 def sweep_temps(folder: str) -> list[str]:
-    """Remove the dead temp files in ``folder``; return their names."""
+    """Remove the temp files in ``folder`` that processes which died left behind; return their names.
+
+    Any ``.NAME.PID.RANDOM.tmp`` whose PID is not alive goes (a list file's name changes with
+    every SEQ, so sweeping only one name's temps would leave orphans for ever). Temps of live
+    processes, including this one (another thread may be about to rename its temp), are kept
+    unless older than an hour.
+    """
     try:
         entries = os.listdir(folder)
     except OSError:

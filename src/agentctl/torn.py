@@ -2,16 +2,17 @@
 
 Before appending, ``Store.append`` finds a log not ending in a newline and hands it here:
 the fragment moves to ``logs/quarantine-TIME.log`` and is truncated away, so it is never
-glued to the next record and never read as one. :func:`seal` does the same before a log is
+glued to the next record and never read as one. ``Store.seal`` does the same before a log is
 archived. Loaded only when a tail is torn (a kill), never on an ordinary write.
 """
 
 from __future__ import annotations
 
 import os
-import stat
 
-from agentctl.store import O_FILE, Store, os_error
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from agentctl.store import Store
 
 
 def quarantine_tail(store: Store, fd: int, rel: str, size: int) -> int:
@@ -32,25 +33,6 @@ def quarantine_tail(store: Store, fd: int, rel: str, size: int) -> int:
     store.quarantine(rel, keep, pread_all(fd, keep, size - keep))
     os.ftruncate(fd, keep)
     return keep
-
-
-def seal(store: Store, rel: str) -> None:
-    """Quarantine a cut-off last line of a log (the caller holds its lock), e.g. before archiving it."""
-    try:
-        fd = os.open(store.path(rel), os.O_RDWR | O_FILE)
-    except FileNotFoundError:
-        return
-    except OSError as exc:
-        raise os_error(exc, store.shown(rel)) from None
-    try:
-        st = os.fstat(fd)
-        if stat.S_ISREG(st.st_mode) and st.st_size and os.pread(fd, 1, st.st_size - 1) != b"\n":
-            quarantine_tail(store, fd, rel, st.st_size)
-            os.fsync(fd)
-    except OSError as exc:
-        raise os_error(exc, store.shown(rel)) from None
-    finally:
-        os.close(fd)
 
 
 def pread_all(fd: int, offset: int, length: int) -> bytes:

@@ -16,16 +16,16 @@ def _quarantined(store: Store) -> bytes:
 def test_seal_moves_the_fragment_and_keeps_the_whole_lines(store: Store) -> None:
     with open(store.path("logs/t.log"), "wb") as fh:
         fh.write(b"one\ntwo\nhalf")
-    torn.seal(store, "logs/t.log")
+    store.seal("logs/t.log")
     assert store.read("logs/t.log") == b"one\ntwo\n"
     assert b"fragment cut from logs/t.log at byte 8\nhalf\n" in _quarantined(store)
 
 
 def test_seal_of_a_whole_or_missing_log_changes_nothing(store: Store) -> None:
-    torn.seal(store, "logs/missing.log")
+    store.seal("logs/missing.log")
     with open(store.path("logs/t.log"), "wb") as fh:
         fh.write(b"one\n")
-    torn.seal(store, "logs/t.log")
+    store.seal("logs/t.log")
     assert store.read("logs/t.log") == b"one\n" and _quarantined(store) == b""
 
 
