@@ -7,9 +7,12 @@ commit point (:func:`commit`): a crash leaves either the old pair or the new pai
 update is never half applied.
 
 `task done` and `task update --done N` run after every file, on lists of any length: they
-take the text twin below when the list is plain, else the general path (``taskedit``). The
-rest of the service lives apart: corrections (``tasklist``), claims (``taskclaims``), the
-list's input (``taskinput``), pausing (``taskpause``), start and stop (``workflow``).
+take the text twin below when the list is plain, else the general path (``taskedit``, loaded
+only then). The twin lives here, with the status it reads and commits, so that these two
+commands load this one task module and no other (tests/test_perf_guard.py). The rest of the
+service lives apart: the list format (``taskentries``), corrections (``tasklist``), claims
+(``taskclaims``), the list's input (``taskinput``), pausing (``taskpause``), the id
+(``taskid``), start and stop (``workflow``).
 """
 
 from __future__ import annotations
