@@ -444,11 +444,11 @@ def test_resume_files_summary_is_bounded_and_exact_when_it_fits(records: list[tu
 def test_files_check_through_the_index_matches_a_full_parse(batches: list[list[tuple[str, str]]], junk: list[bytes],
                                                             slack: int, chunk: int, damage: str) -> None:
     """The index (used from INDEX_MIN on, extended past INDEX_SLACK) never changes an answer, damaged or not."""
-    from agentctl import codec, files
+    from agentctl import codec, files, filesindex
     from agentctl.store import Store
 
-    saved = files.INDEX_MIN, files.INDEX_SLACK, files.CHECK_CHUNK
-    files.INDEX_MIN, files.INDEX_SLACK, files.CHECK_CHUNK = 0, slack, chunk
+    saved = files.INDEX_MIN, filesindex.SLACK, files.CHECK_CHUNK
+    files.INDEX_MIN, filesindex.SLACK, files.CHECK_CHUNK = 0, slack, chunk
     try:
         with tempfile.TemporaryDirectory(prefix="agentctl-guard-") as base:
             store = _log_store(base, batches[0], junk)
@@ -460,7 +460,7 @@ def test_files_check_through_the_index_matches_a_full_parse(batches: list[list[t
                 for probe in NAMES:
                     want = [e for e in files.entries(store) if e[2] == probe and e[1] in files.OPS]
                     assert files.check(store, probe) == want, (n, probe)
-                index = store.path(files.INDEX)
+                index = store.path(filesindex.INDEX)
                 if damage and os.path.exists(index):
                     with open(index, "r+b") as fh:
                         if damage == "truncate":
@@ -468,12 +468,12 @@ def test_files_check_through_the_index_matches_a_full_parse(batches: list[list[t
                         else:
                             fh.write(b"agentctl-files-index 1 1 2 3 00 00")
     finally:
-        files.INDEX_MIN, files.INDEX_SLACK, files.CHECK_CHUNK = saved
+        files.INDEX_MIN, filesindex.SLACK, files.CHECK_CHUNK = saved
 
 
 def test_files_check_reads_little_of_a_long_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """On a 100,000-entry log, a check (after the first builds the index) reads kilobytes, not the log."""
-    from agentctl import codec, files, layout
+    from agentctl import codec, files, filesindex, layout
 
     (tmp_path / ".git").mkdir()
     store, _ = layout.init(str(tmp_path))
@@ -481,7 +481,7 @@ def test_files_check_reads_little_of_a_long_log(tmp_path: Path, monkeypatch: pyt
         fh.write(b"".join(codec.record("2026-01-01T00:00:00+00:00", "MODIFY", f"src/m{i % 9000:05d}.ts")
                           for i in range(100_000)))
     assert len(files.check(store, "src/m00007.ts")) == 12  # builds the index
-    assert os.path.getsize(store.path(files.INDEX)) > 1 << 20
+    assert os.path.getsize(store.path(filesindex.INDEX)) > 1 << 20
     read = 0
     real = os.pread
 

@@ -11,7 +11,7 @@ import os
 import stat
 
 from agentctl import codec, deferred
-from agentctl.errors import AgentctlError, StateError, UsageError
+from agentctl.errors import StateError, UsageError
 from agentctl.store import Store, fault, fsync_dir, now_iso
 
 LOG = "services/files/status"
@@ -55,9 +55,9 @@ def check(store: Store, path: str) -> list[tuple[str, str, str]]:
     """The entries for ``path`` in the current task's log (and those a hook deferred, see agentctl.deferred).
 
     A path is a record's last field, so its lines are the ones ending in ``|PATH\\n``. A log over
-    INDEX_MIN is looked up in its index (see _indexed), which covers all but at most INDEX_SLACK bytes
-    of it; the rest is searched at C speed in chunks of whole lines. Only the lines found are parsed,
-    each read back from the log. So the cost stays flat however long the log grows, and memory stays
+    INDEX_MIN is looked up in its index (see agentctl.filesindex), which covers all but at most
+    filesindex.SLACK bytes of it; the rest is searched at C speed in chunks of whole lines. Only the
+    lines found are parsed, each read back from the log. So the cost stays flat however long the log grows, and memory stays
     one chunk. The log is read through one descriptor: a consistent view even if the task is stopped
     and its log archived meanwhile."""
     fd = _open(store, LOG)
@@ -71,7 +71,9 @@ def check(store: Store, path: str) -> list[tuple[str, str, str]]:
         found: list[tuple[str, str, str]] = []
         start = 0
         if total > INDEX_MIN:
-            indexed = _indexed(store, fd, total, key)
+            from agentctl import filesindex
+
+            indexed = filesindex.lookup(store, fd, total, key, INDEX_MIN)
             if indexed is not None:
                 start, offsets = indexed
                 for offset in offsets:
@@ -137,140 +139,7 @@ def _search(fd: int, needle: bytes, path: str, offset: int, found: list[tuple[st
 
 
 CHECK_CHUNK = 256 << 10  # how much of the log `files check` reads at once
-INDEX = "services/files/.index"
-INDEX_MIN = 1 << 20  # a log up to this size is simply searched (well under a millisecond)
-INDEX_SLACK = 256 << 10  # how much of the log past its index a check searches before extending the index
-_INDEX_MAGIC = b"agentctl-files-index 1"
-
-
-def _indexed(store: Store, log: int, total: int, key: bytes) -> tuple[int, list[int]] | None:
-    """(COVERED, offsets of the lines whose path field is ``key`` before COVERED), or None: search it all.
-
-    ``services/files/.index`` is a cache for `files check` on a long log: a header line (magic, the log's
-    inode, COVERED, the body's length, the log's first 64 bytes and the 64 before COVERED, in hex), then
-    ``PATH<TAB>OFFSET`` lines (PATH as stored, OFFSET zero-padded) sorted as bytes, so a path's lines
-    are found by a binary search of a few small reads. Readers build and extend it (the log's write path
-    is untouched) and replace it atomically; it is used only while the log is the same file with the
-    same bytes at both ends of the covered part, and every line it points to is read back from the log
-    and checked. A missing, stale or cut index is rebuilt (or, where the folder cannot be written, the
-    log is searched instead)."""
-    try:
-        idx = os.open(store.path(INDEX), os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError:
-        idx = -1
-    try:
-        body = _index_valid(idx, log, total) if idx >= 0 else None
-        if body is not None and total - body[0] <= INDEX_SLACK:
-            return body[0], _index_find(idx, body[1], body[2], key)
-        try:
-            covered, rows = _index_build(store, idx, log, body)
-        except (AgentctlError, OSError):
-            return None  # a read-only folder, a full disk: search the log instead
-        if covered < INDEX_MIN:
-            return None
-        import bisect
-
-        target = key + b"\t"
-        i = bisect.bisect_left(rows, target)
-        found = []
-        while i < len(rows) and rows[i].startswith(target):
-            if rows[i][len(target) :].isdigit():
-                found.append(int(rows[i][len(target) :]))
-            i += 1
-        return covered, found
-    finally:
-        if idx >= 0:
-            os.close(idx)
-
-
-def _index_valid(idx: int, log: int, total: int) -> tuple[int, int, int] | None:
-    """(COVERED, body start, body end) if the index at ``idx`` describes this log, else None."""
-    head = os.pread(idx, 1024, 0)
-    cut = head.find(b"\n")
-    parts = head[:cut].split(b" ")
-    if cut < 0 or len(parts) != 7 or b" ".join(parts[:2]) != _INDEX_MAGIC or not all(p.isdigit() for p in parts[2:5]):
-        return None
-    ino, covered, length = int(parts[2]), int(parts[3]), int(parts[4])
-    try:
-        first, last = bytes.fromhex(parts[5].decode()), bytes.fromhex(parts[6].decode())
-    except ValueError:
-        return None
-    if (os.fstat(log).st_ino != ino or not len(first) <= covered <= total or os.fstat(idx).st_size != cut + 1 + length
-            or os.pread(log, len(first), 0) != first or os.pread(log, len(last), covered - len(last)) != last):
-        return None
-    return covered, cut + 1, cut + 1 + length
-
-
-def _index_build(store: Store, idx: int, log: int, old: tuple[int, int, int] | None) -> tuple[int, list[bytes]]:
-    """Index the log's complete lines (adding to ``old``'s rows); write the index; (COVERED, sorted rows)."""
-    offset = 0
-    rows: list[bytes] = []
-    if old is not None:
-        offset = old[0]
-        rows = os.pread(idx, old[2] - old[1], old[1]).split(b"\n")[:-1]
-    while True:
-        chunk = os.pread(log, 4 << 20, offset)
-        cut = chunk.rfind(b"\n") + 1
-        if cut == 0:
-            break
-        for line in chunk[:cut].split(b"\n")[:-1]:
-            if line.count(b"|") == 2:
-                key = line[line.rindex(b"|") + 1 :]
-                if key and min(key) >= 0x20:  # a stored path has no raw control bytes (so no tab)
-                    rows.append(b"%s\t%012d" % (key, offset))
-            offset += len(line) + 1
-    rows.sort()
-    if offset >= INDEX_MIN:
-        body = b"\n".join(rows) + b"\n" if rows else b""
-        first, last = os.pread(log, 64, 0), os.pread(log, 64, offset - 64)
-        header = b"%s %d %d %d %s %s\n" % (_INDEX_MAGIC, os.fstat(log).st_ino, offset, len(body), first.hex().encode(),
-                                             last.hex().encode())
-        store.replace(INDEX, header + body)
-    return offset, rows
-
-
-def _index_find(idx: int, lo: int, hi: int, key: bytes) -> list[int]:
-    """The offsets recorded for ``key`` in the body [lo, hi): a binary search, then a short read."""
-    target = key + b"\t"
-    end = hi
-    while hi - lo > 8192:  # lo: a line start; every line before it sorts below target
-        mid = (lo + hi) // 2
-        block = _lines(idx, mid - 1, end, 2, 4096)
-        nl = block.find(b"\n")
-        nl2 = block.find(b"\n", nl + 1) if nl >= 0 else -1
-        start = mid + nl  # the first line starting at or after mid
-        if nl < 0 or nl2 < 0 or start >= hi:
-            hi = mid
-            continue
-        line = block[nl + 1 : nl2]
-        if line < target:
-            lo = start + len(line) + 1
-        else:
-            hi = mid
-    out: list[int] = []
-    pos = lo
-    while pos < end:
-        lines = _lines(idx, pos, end, 1, 16 << 10).split(b"\n")[:-1]
-        if not lines:
-            break
-        for line in lines:
-            if line.startswith(target) and line[len(target) :].isdigit():
-                out.append(int(line[len(target) :]))
-            elif line > target:
-                return out
-            pos += len(line) + 1
-    return out
-
-
-def _lines(fd: int, pos: int, end: int, count: int, size: int) -> bytes:
-    """Bytes of ``fd`` from ``pos`` (not past ``end``) holding at least ``count`` newlines, if there are."""
-    block = b""
-    while block.count(b"\n") < count and pos + len(block) < end:
-        more = os.pread(fd, min(size, end - pos - len(block)), pos + len(block))
-        if not more:
-            break
-        block += more
-    return block
+INDEX_MIN = 1 << 20  # a log up to this size is simply searched (well under a millisecond); a longer one has an index
 
 
 RECENT_WINDOW = 32 << 10  # what `resume` reads of the log: about 600 entries
