@@ -15,7 +15,9 @@ def _script(body: str, *args: str, cwd: Path) -> subprocess.CompletedProcess[str
 
 
 def test_the_console_script_is_the_entry() -> None:
-    assert "from agentctl.entry import main" in BIN.read_text(encoding="utf-8")
+    script = BIN.read_text(encoding="utf-8")
+    assert "from agentctl.entry import main" in script, (
+        f"{BIN} was written for an older entry point; run `pip install -e .` again to regenerate it")
 
 
 def test_exit_codes_and_whole_output_come_through(tmp_path: Path) -> None:
