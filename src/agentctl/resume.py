@@ -92,6 +92,7 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
         must += group
     vfields = verify.read_status(store) if "verify" in active or "task" in active else {}
     vstate = vfields.get("STATE", "IDLE")
+    remind = vstate == "FAILED"  # DO NEXT asks to record failed fixes until the TRIED line shows some
     if vstate == "FAILED":
         errs = vfields.get("ERRORS", "").split("\n") if vfields.get("ERRORS") else []
         how = vfields.get("REASON") or f"exit {vfields.get('EXIT_CODE', '?')}"
@@ -110,6 +111,7 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
             group.append(f"SAME ERROR as {_v(vfields['SAME_ERROR'], 200)}, though the files changed")
         tried = verify.tried(vfields)
         if tried:
+            remind = False
             group.append("TRIED (failed, do not repeat): " + " ".join(f"{i}) {_v(t, 120)}" for i, t in enumerate(tried, 1)))
         must += group
     if vfields.get("INTERRUPTED"):
@@ -152,7 +154,7 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
     elif blocked is not None and state == "ACTIVE":
         final = answers.blocked_step(nxt, blocked[0], blocked[1], _arg)
     else:
-        final = _next_step(state, fields, vstate, ev)
+        final = _next_step(state, fields, remind, ev)
     used = sum(len(x) + 1 for x in must) + len(final) + 1
     if used + 80 > budget:  # even the essentials overflow: keep them in order, shorten the last line
         return _squeeze(must, final, budget, [g[0].split(" ", 1)[0].split("|", 1)[0].lower() for g in optional if g])
@@ -314,7 +316,7 @@ def build_brief(store: Store, agent: str | None = None, budget: int = BRIEF_BUDG
     return "\n".join(out)[:budget]
 
 
-def _next_step(state: str, fields: dict[str, str], vstate: str, ev: object = None) -> str:
+def _next_step(state: str, fields: dict[str, str], remind: bool, ev: object = None) -> str:
     nxt = fields.get("NEXT", "")
     if state == "IDLE":
         return "DO NEXT: no task is running; wait for instructions, then `agentctl task start --id ID --desc TEXT --files LIST`."
@@ -331,7 +333,7 @@ def _next_step(state: str, fields: dict[str, str], vstate: str, ev: object = Non
                     "or mark one by name with `agentctl task done PATH`.")
         return "DO NEXT: continue the task; record progress with `agentctl task update --notes TEXT`."
     q = _arg(nxt)
-    fix = " Record each failed fix: `agentctl verify tried TEXT`." if vstate == "FAILED" else ""
+    fix = " Record each failed fix: `agentctl verify tried TEXT`." if remind else ""
     return f"DO NEXT: `agentctl files check {q}`; unless it exits 0 (already edited), edit it; then `agentctl task done {q}`.{fix}"
 
 

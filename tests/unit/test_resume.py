@@ -51,3 +51,18 @@ def test_resume_is_the_same_from_the_index_header_its_build_and_the_whole_log(tm
     finally:
         shutil.rmtree(index)
     assert run("resume", cwd=tmp_path).out == grown  # rebuilt
+
+
+def test_do_next_asks_to_record_failed_fixes_until_the_tried_line_shows_some(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    assert run("init", cwd=tmp_path).code == 0
+    assert run("task", "start", "--id", "t", "--desc", "d", "--files", "-", cwd=tmp_path, stdin="a.py\n").code == 0
+    assert run("verify", "add", "echo 'a.py:1: error: bad'; exit 1", cwd=tmp_path).code == 0
+    assert run("verify", "start", cwd=tmp_path).code == 1
+    hint = "Record each failed fix: `agentctl verify tried TEXT`."
+    last = run("resume", cwd=tmp_path).lines[-1]
+    assert last.startswith("DO NEXT: `agentctl files check a.py`") and last.endswith(hint)
+    assert run("verify", "tried", "cast it", cwd=tmp_path).code == 0
+    out = run("resume", cwd=tmp_path).out
+    assert "TRIED (failed, do not repeat): 1) cast it" in out and hint not in out
+    assert out.splitlines()[-1].endswith("`agentctl task done a.py`.")
