@@ -138,17 +138,22 @@ def _record(store: Store, fields: dict[str, str], timeout: float) -> str:
 
 def sync(store: Store, timeout: float = 60.0) -> SyncResult:
     """Log what git shows changed since the task started and the log does not hold yet."""
-    from agentctl import deferred, files, task
-
     if not in_git(store.project):
         return SyncResult(message=f"{store.project} is not in a git repository; nothing to reconcile", git=False)
-    fields = task.read_status(store)
-    if fields.get("STATE", "IDLE") == "IDLE":
-        return SyncResult(message="no task is running; `files sync` reconciles changes since `task start`")
     try:
-        running = start_status(store.project, _root(store))  # git works while the state is read
+        running = start_status(store.project, _root(store))  # git works while the state is read and loaded
     except GitUnavailable as exc:
         return SyncResult(message=f"{exc}; nothing reconciled", git=False)
+    from agentctl import deferred, files, task
+
+    try:
+        fields = task.read_status(store)
+    except BaseException:
+        running.stop()
+        raise
+    if fields.get("STATE", "IDLE") == "IDLE":
+        running.stop()
+        return SyncResult(message="no task is running; `files sync` reconciles changes since `task start`")
     base = read_baseline(store)
     if base is None or base.task_id != fields.get("TASK_ID", "") or base.started != fields.get("STARTED", ""):
         running.stop()
