@@ -104,10 +104,7 @@ def run(store: Store, name: str, action: str, timeout: float | None = None) -> S
     exits; and nothing is buffered in memory. While the script runs, the log is capped at LOG_CAP
     bytes, keeping its first LOG_HEAD and its latest bytes with a line saying how much was cut.
     """
-    import subprocess
-    import time
-
-    from agentctl.verify import kill_group
+    from agentctl import proc
 
     valid_name(name)
     path = script(store, name, action)
@@ -126,20 +123,7 @@ def run(store: Store, name: str, action: str, timeout: float | None = None) -> S
     with store.lock(f"services/{name}/.lock"):
         fd = os.open(store.path(rel), os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         try:
-            proc = subprocess.Popen([path], cwd=os.path.dirname(path), env=env, stdin=subprocess.DEVNULL,
-                                    stdout=fd, stderr=fd, start_new_session=True)
-            deadline = time.monotonic() + limit
-            timed_out = False
-            while True:
-                try:
-                    code = proc.wait(timeout=0.05)
-                    break
-                except subprocess.TimeoutExpired:
-                    _cap(fd)
-                    if time.monotonic() >= deadline:
-                        kill_group(proc)
-                        code, timed_out = 124, True
-                        break
+            code, timed_out = proc.to_file([path], os.path.dirname(path), env, fd, limit, lambda: _cap(fd))
             _cap(fd)
             result = ScriptResult(code, _shown(store, rel, fd), timed_out)
         finally:

@@ -9,8 +9,8 @@ password fails instead of hanging. Nothing here reads or changes ``.git/config``
 from __future__ import annotations
 
 import os
-import subprocess
 
+from agentctl import proc
 from agentctl.errors import StateError
 
 DEFAULT_TIMEOUT = 60.0
@@ -61,15 +61,13 @@ def run(cwd: str, args: list[str], *, data: bytes | None = None, timeout: float 
     """Run ``git ARGS`` in ``cwd``; with ``check`` a non-zero exit raises GitError (one line)."""
     cmd = ["git", *IDENTITY, *args]
     try:
-        proc = subprocess.run(cmd, cwd=cwd, input=data if data is not None else b"",
-                              capture_output=True, timeout=timeout, env=git_env(env))
+        res = Result(*proc.capture(cmd, cwd, data if data is not None else b"", timeout, git_env(env)))
     except FileNotFoundError:
         raise GitError("git is not installed or not on PATH; install git", -1) from None
-    except subprocess.TimeoutExpired:
+    except proc.Timeout:
         raise GitError(f"`git {args[0]}` did not finish within {timeout:g}s; check the remote or retry", -2) from None
     except OSError as exc:
         raise GitError(f"cannot run git: {exc.strerror}", -1) from None
-    res = Result(proc.returncode, proc.stdout, proc.stderr)
     if check and res.code != 0:
         raise GitError(f"`git {args[0]}` failed: {res.error}", res.code, res.err.decode("utf-8", "replace"))
     return res

@@ -217,12 +217,12 @@ def sync(store: Store, timeout: float = 60.0) -> SyncResult:
 
 
 def verify_run(store: Store, **kwargs: Any) -> Any:
-    """``verify.run`` between the two snapshots below: what the checks write is never an agent edit."""
-    from agentctl import verify
+    """``verifyrun.run`` between the two snapshots below: what the checks write is never an agent edit."""
+    from agentctl import verifyrun
 
     before = before_verify(store)  # the agent's own shell edits are logged first, so the run covers them
     try:
-        return verify.run(store, **kwargs)
+        return verifyrun.run(store, **kwargs)
     finally:
         after_verify(store, before)
 

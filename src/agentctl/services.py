@@ -61,8 +61,8 @@ SERVICES: dict[str, Service] = {
     "constraints": Service("constraints", "the project's hard rules: P0|text, P1|text, P2|text", {"status": b""},
                            "state kept", "loaded"),
     "verify": Service("verify", "the checks (commands, one a line) and the last result with the fixes tried",
-                      {"status": b"STATE=IDLE\n", "commands": VERIFY_COMMANDS}, "agentctl.verify:on_runlevel_stop",
-                      "agentctl.verify:on_runlevel_start"),
+                      {"status": b"STATE=IDLE\n", "commands": VERIFY_COMMANDS}, "agentctl.verifyrun:on_runlevel_stop",
+                      "agentctl.verifyrun:on_runlevel_start"),
 }
 
 NAMES: tuple[str, ...] = tuple(SERVICES)

@@ -23,6 +23,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from agentctl import constraints, files, task, verify, workflow
 from agentctl.errors import AgentctlError, CheckFailed, UsageError
 from agentctl.store import Store
+from agentctl.tried import add_tried
 
 from . import faults
 from .helpers import LONG, figures, parse_everything
@@ -207,9 +208,9 @@ class Machine(RuleBasedStateMachine):
     @rule(text=TEXT)
     def tried(self, text: str) -> None:
         if not text.strip():
-            self._refused(UsageError, verify.add_tried, self.store, text)
+            self._refused(UsageError, add_tried, self.store, text)
             return
-        verify.add_tried(self.store, text)
+        add_tried(self.store, text)
         self.m.tried.append(text.strip())
 
     # -- processes -------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ a P0 violation found is told to the agent at once (:func:`told`, :func:`tell`).
 
 from __future__ import annotations
 
-from agentctl.integrations.hookjson import dumps
+from agentctl.integrations.hookio import dumps
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -33,8 +33,8 @@ import sys
 
 from agentctl.integrations.gate import Result as Result
 from agentctl.integrations.gate import emit as emit
-from agentctl.integrations.hookjson import dumps as dumps
-from agentctl.integrations.hookjson import loads as loads
+from agentctl.integrations.hookio import dumps as dumps
+from agentctl.integrations.hookio import loads as loads
 
 # No typing/collections.abc/dataclasses at run time on the hot path: annotations are strings.
 TYPE_CHECKING = False

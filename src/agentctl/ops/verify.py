@@ -57,8 +57,9 @@ def status(ctx: Ctx) -> Result:
 
 def tried(ctx: Ctx, *, text: list[str]) -> Result:
     from agentctl import verify
+    from agentctl.tried import record_tried
 
-    r = verify.record_tried(ctx.store(), " ".join(text))
+    r = record_tried(ctx.store(), " ".join(text))
     if r.similar:
         from agentctl.codec import encode
 
