@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentctl.integrations import agentsmd, claude, codex, gemini, hookrun, jsonmerge
+from agentctl.integrations import agentsmd, claude, codex, gemini, hookio, jsonmerge
 
 PATCH = """*** Begin Patch
 *** Add File: docs/new.md
@@ -68,21 +68,21 @@ def test_project_root_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     for d in (a, b, c):
         d.mkdir()
     monkeypatch.chdir(c)
-    assert hookrun.project_root({}) == str(c)
-    assert hookrun.project_root({"workspace_roots": [str(b)]}) == str(b)
-    assert hookrun.project_root({"cwd": str(a), "workspace_roots": [str(b)]}) == str(a)
-    assert hookrun.project_root({"cwd": "relative", "workspace_roots": ["also/relative"]}) == str(c)
-    assert hookrun.project_root({"cwd": str(tmp_path / "missing")}) == str(c)
+    assert hookio.project_root({}) == str(c)
+    assert hookio.project_root({"workspace_roots": [str(b)]}) == str(b)
+    assert hookio.project_root({"cwd": str(a), "workspace_roots": [str(b)]}) == str(a)
+    assert hookio.project_root({"cwd": "relative", "workspace_roots": ["also/relative"]}) == str(c)
+    assert hookio.project_root({"cwd": str(tmp_path / "missing")}) == str(c)
     monkeypatch.setenv("GEMINI_PROJECT_DIR", str(b))
-    assert hookrun.project_root({"cwd": str(a)}) == str(b)
+    assert hookio.project_root({"cwd": str(a)}) == str(b)
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(c))
-    assert hookrun.project_root({"cwd": str(a)}) == str(c)
+    assert hookio.project_root({"cwd": str(a)}) == str(c)
 
 
 def test_cursor_payload_detection() -> None:
-    assert hookrun.is_cursor_payload({"cursor_version": "3.1"})
-    assert hookrun.is_cursor_payload({"conversation_id": "x", "workspace_roots": []})
-    assert not hookrun.is_cursor_payload({"session_id": "x", "cwd": "/p"})
+    assert hookio.is_cursor_payload({"cursor_version": "3.1"})
+    assert hookio.is_cursor_payload({"conversation_id": "x", "workspace_roots": []})
+    assert not hookio.is_cursor_payload({"session_id": "x", "cwd": "/p"})
 
 
 # -- the managed block ----------------------------------------------------------------------------

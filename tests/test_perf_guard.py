@@ -193,24 +193,24 @@ def _outcome(fn: Callable[[bytes], object], raw: bytes) -> tuple[str, str]:
        cut=st.integers(0, 2), flip=st.integers(0, 300))
 def test_hook_payload_parse_is_json_loads(value: object, ascii: bool, indent: int | str | None, pad: str, tail: str,
                                           encoding: str, cut: int, flip: int) -> None:
-    from agentctl.integrations import hookrun
+    from agentctl.integrations import hookio
 
     text = pad + json.dumps(value, ensure_ascii=ascii, indent=indent) + tail
     raw = text.encode(encoding, "surrogatepass")
     raw = raw[: len(raw) - cut] if cut < len(raw) else raw
-    assert _outcome(hookrun.loads, raw) == _outcome(json.loads, raw)
+    assert _outcome(hookio.loads, raw) == _outcome(json.loads, raw)
     if raw and flip % 3 == 0:  # one byte damaged
         i = flip % len(raw)
         bad = raw[:i] + bytes([raw[i] ^ (1 << (flip % 8))]) + raw[i + 1 :]
-        assert _outcome(hookrun.loads, bad) == _outcome(json.loads, bad)
+        assert _outcome(hookio.loads, bad) == _outcome(json.loads, bad)
 
 
 @settings(max_examples=300, deadline=None)
 @given(raw=st.binary(max_size=24), head=st.sampled_from([b"", b"{", b"[", b" ", b'{"a": ']))
 def test_hook_payload_parse_of_any_bytes_is_json_loads(raw: bytes, head: bytes) -> None:
-    from agentctl.integrations import hookrun
+    from agentctl.integrations import hookio
 
-    assert _outcome(hookrun.loads, head + raw) == _outcome(json.loads, head + raw)
+    assert _outcome(hookio.loads, head + raw) == _outcome(json.loads, head + raw)
 
 
 REPLIES = st.recursive(st.text(max_size=12), lambda kids: st.dictionaries(st.text(max_size=6), kids, max_size=4),
@@ -220,9 +220,9 @@ REPLIES = st.recursive(st.text(max_size=12), lambda kids: st.dictionaries(st.tex
 @settings(max_examples=300, deadline=None)
 @given(value=REPLIES)
 def test_hook_reply_is_json_dumps(value: object) -> None:
-    from agentctl.integrations import hookrun
+    from agentctl.integrations import hookio
 
-    assert hookrun.dumps(value) == json.dumps(value, ensure_ascii=True)
+    assert hookio.dumps(value) == json.dumps(value, ensure_ascii=True)
 
 
 GLOB_PARTS = ["a", "b", "ab", "/", "*", "**", "**/", "/**", "?", ".", "[ab]", "[!a]", "[a-", "[", "]", "\\", " ", "-"]

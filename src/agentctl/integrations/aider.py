@@ -153,11 +153,11 @@ def _log(files: list[str]) -> None:
     lint call for a file the sync already logged adds nothing.
     """
     from agentctl import gitsync
-    from agentctl.integrations import hookrun
+    from agentctl.integrations import hookio, hookrun
 
     store = None
     try:
-        store = hookrun._open_store({"cwd": os.getcwd()})
+        store = hookio.payload_store({"cwd": os.getcwd()})
         if store is None:
             return
         h = hookrun.Hook("aider", "lint", {"cwd": os.getcwd()}, store)

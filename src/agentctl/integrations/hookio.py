@@ -1,4 +1,6 @@
-"""The hooks' JSON without importing ``json`` (see hookrun's docstring for why).
+"""A hook's wire: the payload read from stdin and parsed, its project found, the answer written.
+
+The JSON is read and written without importing ``json`` (see hookrun's docstring for why).
 
 The payload is parsed by the C scanner ``json.loads`` itself uses (``_json.make_scanner``, with
 the settings of ``json.loads``); replies, dicts of strings, are written with ``json.dumps``'s own
@@ -8,9 +10,18 @@ C string escape. Anything else, and every payload the fast path does not accept,
 
 from __future__ import annotations
 
+import os
+import sys
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from agentctl.integrations.gate import Result
+    from agentctl.store import Store
+
+MAX_PAYLOAD = 64 << 20  # a Write payload carries the whole file; beyond this we give up quietly
+ROOT_VARS = ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "CURSOR_PROJECT_DIR", "QWEN_PROJECT_DIR")
 
 try:  # the C half of the standard json module; absent on some interpreters (then json is used)
     from _json import encode_basestring_ascii as _quote
@@ -84,3 +95,101 @@ def _dumps_plain(obj: object, depth: int) -> str | None:
             return None
         parts.append(f"{_quote(key)}: {inner}")
     return "{" + ", ".join(parts) + "}"
+
+
+# -- the payload in, the answer out -----------------------------------------------------------------
+def is_cursor_payload(payload: dict[str, Any]) -> bool:
+    """Cursor's payloads carry cursor_version, or conversation_id with workspace_roots."""
+    return "cursor_version" in payload or ("conversation_id" in payload and "workspace_roots" in payload)
+
+
+def normalise(event: str) -> str:
+    return event.replace("-", "").replace("_", "").lower()
+
+
+def is_dir(value: object) -> bool:
+    try:
+        return isinstance(value, str) and os.path.isabs(value) and os.path.isdir(value)
+    except (ValueError, OSError):
+        return False
+
+
+def project_root(payload: dict[str, Any]) -> str:
+    for var in ROOT_VARS:
+        value = os.environ.get(var)
+        if is_dir(value):
+            return str(value)
+    if is_dir(payload.get("cwd")):
+        return str(payload["cwd"])
+    roots = payload.get("workspace_roots") or payload.get("workspaceRoots")  # Cursor; Cline
+    if isinstance(roots, list) and roots and is_dir(roots[0]):
+        return str(roots[0])
+    return os.getcwd()
+
+
+def payload_store(payload: dict[str, Any]) -> Store | None:
+    """The project's state folder for this payload, or None (none there, or it cannot be opened)."""
+    return payload_store_why(payload)[0]
+
+
+def payload_store_why(payload: dict[str, Any]) -> tuple[Store | None, str]:
+    """(the store, "") or (None, why) when a state folder is there but cannot be opened, or (None, "")."""
+    from agentctl.errors import AgentctlError
+    from agentctl.location import find_state_dir, open_store
+    from agentctl.store import HOOK_LOCK_TOTAL
+
+    try:
+        root = project_root(payload)
+        if find_state_dir(start=root) is None:
+            return None, ""
+        store = open_store(start=root)
+    except AgentctlError as exc:
+        return None, exc.message
+    except (OSError, ValueError) as exc:
+        return None, str(exc)[:200]
+    import time
+
+    store.lock_deadline = time.monotonic() + HOOK_LOCK_TOTAL
+    return store, ""
+
+
+def read_stdin() -> bytes:
+    stream = sys.stdin
+    if stream is None:
+        return b""
+    try:
+        if stream.isatty():
+            return b""
+        return stream.buffer.read(MAX_PAYLOAD + 1)
+    except (OSError, ValueError, AttributeError):
+        return b""
+
+
+def parse(raw: bytes) -> tuple[dict[str, Any] | None, str]:
+    if not raw.strip():
+        return None, "empty payload on stdin"
+    if len(raw) > MAX_PAYLOAD:
+        return None, f"payload over {MAX_PAYLOAD} bytes"
+    try:
+        payload = loads(raw)
+    except (ValueError, RecursionError) as exc:
+        return None, f"payload is not JSON ({str(exc)[:80]})"
+    if not isinstance(payload, dict):
+        return None, f"payload is JSON {type(payload).__name__}, not an object"
+    return payload, ""
+
+
+def answer(result: Result | None) -> int:
+    """Say ``result`` (stdout, then stderr); the exit code for the agent: 0, or 2 for a deliberate deny."""
+    if result is None:
+        return 0
+    try:
+        if result.stdout:
+            sys.stdout.write(result.stdout + "\n")
+            sys.stdout.flush()
+        if result.stderr:
+            sys.stderr.write(result.stderr + "\n")
+            sys.stderr.flush()
+    except (OSError, ValueError):
+        return 0
+    return result.code if result.code in (0, 2) else 0

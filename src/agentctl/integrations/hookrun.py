@@ -23,7 +23,8 @@ Contract with the agent (the same for every agent):
 This module is on the hot path of every tool call: it imports what one event needs,
 nothing else (no subprocess unless git is consulted, no argparse). Not even ``json``:
 importing it costs ``re`` (with enum, functools, collections), about a third of the
-interpreter's start-up; see hookjson. The deciding of writes is in gate.
+interpreter's start-up; see hookio, which reads the payload and writes the answer. The deciding
+of writes is in gate.
 """
 
 from __future__ import annotations
@@ -31,10 +32,9 @@ from __future__ import annotations
 import os
 import sys
 
+from agentctl.integrations import hookio
 from agentctl.integrations.gate import Result as Result
 from agentctl.integrations.gate import emit as emit
-from agentctl.integrations.hookio import dumps as dumps
-from agentctl.integrations.hookio import loads as loads
 
 # No typing/collections.abc/dataclasses at run time on the hot path: annotations are strings.
 TYPE_CHECKING = False
@@ -47,16 +47,12 @@ if TYPE_CHECKING:
 
     Handler = Callable[["Hook"], "Result | None"]
 
-MAX_PAYLOAD = 64 << 20  # a Write payload carries the whole file; beyond this we give up quietly
 CONTEXT_BUDGET = 8000  # resume budget for injected context (Claude Code caps a hook string at 10,000)
 MAX_CONTEXT = 9000
 HOOK_GIT_TIMEOUT = 8.0
 SEEN = "hooks/seen"
 SEEN_LOCK = "hooks/.seen.lock"
 MAX_SEEN = 256
-ROOT_VARS = ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "CURSOR_PROJECT_DIR", "QWEN_PROJECT_DIR")
-
-
 
 
 class Hook:
@@ -70,8 +66,8 @@ class Hook:
         self.payload = payload
         self.store = store
         cwd = payload.get("cwd")
-        self.cwd = cwd if _is_dir(cwd) else store.project
-        self.cursor = is_cursor_payload(payload)
+        self.cwd = cwd if hookio.is_dir(cwd) else store.project
+        self.cursor = hookio.is_cursor_payload(payload)
         self.after: list[tuple[Callable[..., object], tuple[object, ...]]] = []  # done once the answer is out
         self.told = ""  # a P0 violation to tell the agent in this hook's answer
 
@@ -245,87 +241,6 @@ def denied(rules: list[Rule], rel: str) -> Rule | None:
     return constraints.match(rules, rel)
 
 
-def is_cursor_payload(payload: dict[str, Any]) -> bool:
-    """Cursor's payloads carry cursor_version, or conversation_id with workspace_roots."""
-    return "cursor_version" in payload or ("conversation_id" in payload and "workspace_roots" in payload)
-
-
-def normalise(event: str) -> str:
-    return event.replace("-", "").replace("_", "").lower()
-
-
-def _is_dir(value: object) -> bool:
-    try:
-        return isinstance(value, str) and os.path.isabs(value) and os.path.isdir(value)
-    except (ValueError, OSError):
-        return False
-
-
-def project_root(payload: dict[str, Any]) -> str:
-    for var in ROOT_VARS:
-        value = os.environ.get(var)
-        if _is_dir(value):
-            return str(value)
-    if _is_dir(payload.get("cwd")):
-        return str(payload["cwd"])
-    roots = payload.get("workspace_roots") or payload.get("workspaceRoots")  # Cursor; Cline
-    if isinstance(roots, list) and roots and _is_dir(roots[0]):
-        return str(roots[0])
-    return os.getcwd()
-
-
-def _read_stdin() -> bytes:
-    stream = sys.stdin
-    if stream is None:
-        return b""
-    try:
-        if stream.isatty():
-            return b""
-        return stream.buffer.read(MAX_PAYLOAD + 1)
-    except (OSError, ValueError, AttributeError):
-        return b""
-
-
-def _parse(raw: bytes) -> tuple[dict[str, Any] | None, str]:
-    if not raw.strip():
-        return None, "empty payload on stdin"
-    if len(raw) > MAX_PAYLOAD:
-        return None, f"payload over {MAX_PAYLOAD} bytes"
-    try:
-        payload = loads(raw)
-    except (ValueError, RecursionError) as exc:
-        return None, f"payload is not JSON ({str(exc)[:80]})"
-    if not isinstance(payload, dict):
-        return None, f"payload is JSON {type(payload).__name__}, not an object"
-    return payload, ""
-
-
-def _open_store(payload: dict[str, Any]) -> Store | None:
-    """The project's state folder for this payload, or None (none there, or it cannot be opened)."""
-    return _open_store_why(payload)[0]
-
-
-def _open_store_why(payload: dict[str, Any]) -> tuple[Store | None, str]:
-    """(the store, "") or (None, why) when a state folder is there but cannot be opened, or (None, "")."""
-    from agentctl.errors import AgentctlError
-    from agentctl.location import find_state_dir, open_store
-    from agentctl.store import HOOK_LOCK_TOTAL
-
-    try:
-        root = project_root(payload)
-        if find_state_dir(start=root) is None:
-            return None, ""
-        store = open_store(start=root)
-    except AgentctlError as exc:
-        return None, exc.message
-    except (OSError, ValueError) as exc:
-        return None, str(exc)[:200]
-    import time
-
-    store.lock_deadline = time.monotonic() + HOOK_LOCK_TOTAL
-    return store, ""
-
-
 def _note(store: Store | None, agent: str, event: str, problem: str, stderr: bool = True) -> None:
     """One line on stderr (the agent's debug log) and one in logs/agent.log; never raises."""
     text = f"{agent} {event}: {problem}"[:400].replace("\n", " ")
@@ -350,7 +265,7 @@ def handler_for(agent: str, event: str) -> Handler | None:
     name = f"agentctl.integrations.{agent}"
     __import__(name)  # importlib itself (and the warnings it loads) is not needed for this
     events: dict[str, Handler] = sys.modules[name].EVENTS
-    return events.get(normalise(event))
+    return events.get(hookio.normalise(event))
 
 
 def run(agent: str, event: str) -> int:
@@ -359,18 +274,18 @@ def run(agent: str, event: str) -> int:
     hook: Hook | None = None
     from agentctl.integrations import gate as g
 
-    gate = (agent, normalise(event)) in g.PRE_EDIT
+    gate = (agent, hookio.normalise(event)) in g.PRE_EDIT
     try:
-        raw = _read_stdin()
-        payload, problem = _parse(raw)
-        store, broken = _open_store_why(payload or {})
+        raw = hookio.read_stdin()
+        payload, problem = hookio.parse(raw)
+        store, broken = hookio.payload_store_why(payload or {})
         if store is None:
             if broken and gate:
-                return _answer(g.refuse(agent, g.unjudged(f"the state folder cannot be read: {broken}")))
+                return hookio.answer(g.refuse(agent, g.unjudged(f"the state folder cannot be read: {broken}")))
             return 0
         if payload is None:
             _note(store, agent, event, problem, stderr=not gate)  # a gate says it in its deny (stderr too)
-            return _answer(g.refuse(agent, g.unjudged(problem))) if gate else 0
+            return hookio.answer(g.refuse(agent, g.unjudged(problem))) if gate else 0
         handler = handler_for(agent, event)
         if handler is None:
             _note(store, agent, event, "unknown agent or event; reinstall with `agentctl install AGENT`")
@@ -378,31 +293,16 @@ def run(agent: str, event: str) -> int:
         hook = Hook(agent, event, payload, store)
         result = handler(hook)
         if result is None and hook.told:  # a violation found by a handler that had nothing to say
-            result = g.tell(agent, normalise(event), hook.cursor, hook.told)
+            result = g.tell(agent, hookio.normalise(event), hook.cursor, hook.told)
     except BaseException as exc:  # the one funnel: never a traceback, never a failed agent call
         if isinstance(exc, SystemExit):
             return 0
         _note(store, agent, event, f"internal error {type(exc).__name__}: {str(exc)[:200]}")
-        return _answer(g.refuse(agent, g.unjudged(f"internal error {type(exc).__name__}"))) if gate else 0
-    code = _answer(result)
+        return hookio.answer(g.refuse(agent, g.unjudged(f"internal error {type(exc).__name__}"))) if gate else 0
+    code = hookio.answer(result)
     for fn, args in hook.after if hook is not None else ():  # logging, once the answer is out
         try:
             fn(*args)
         except Exception:
             pass
     return code
-
-
-def _answer(result: Result | None) -> int:
-    if result is None:
-        return 0
-    try:
-        if result.stdout:
-            sys.stdout.write(result.stdout + "\n")
-            sys.stdout.flush()
-        if result.stderr:
-            sys.stderr.write(result.stderr + "\n")
-            sys.stderr.flush()
-    except (OSError, ValueError):
-        return 0
-    return result.code if result.code in (0, 2) else 0

@@ -161,7 +161,7 @@ def last_usage(transcript: str) -> int | None:
 
 def threshold(project: str) -> float:
     """``context.autoCompactThreshold`` from the project's, else the user's Qwen settings."""
-    from agentctl.integrations.hookrun import loads
+    from agentctl.integrations.hookio import loads
 
     for path in (os.path.join(project, CONFIG), os.path.join(os.path.expanduser("~"), CONFIG)):
         try:
