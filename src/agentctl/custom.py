@@ -1,12 +1,8 @@
-"""Your own services, the init.d way.
+"""Your own services, the init.d way: which folders are services, and their scripts.
 
 Any folder ``services/NAME/`` (NAME other than the built-in four) whose ``start``,
-``stop`` or ``status`` (or ``start.sh``, ...) is executable is a service. agentctl
-runs the script with the folder as its working directory, ``AGENTCTL_PROJECT_DIR``
-and ``AGENTCTL_STATE_DIR`` in its environment, under the service's lock, with a
-timeout (60 s, or the number in the folder's ``timeout`` file, or ``--timeout``),
-and ends the script's whole process group when it passes. The script's output goes to a
-bounded log file, ``logs/service-NAME-ACTION.log``; a daemon the script starts lives on.
+``stop`` or ``status`` (or ``start.sh``, ...) is executable is a service (how its script
+is run: customrun).
 """
 
 from __future__ import annotations
@@ -19,7 +15,6 @@ from agentctl.store import Store
 
 BUILTIN = NAMES  # the built-in services; a user service may not take their names
 ACTIONS = ("start", "stop", "status")
-DEFAULT_TIMEOUT = 60.0
 
 
 def valid_name(name: str) -> str:
@@ -60,98 +55,3 @@ def discover(store: Store) -> list[str]:
 
 def is_service(store: Store, name: str) -> bool:
     return name not in BUILTIN and os.path.isdir(store.path(f"services/{name}")) and name in discover(store)
-
-
-class ScriptResult:
-    __slots__ = ("code", "output", "timed_out")
-
-    def __init__(self, code: int, output: str, timed_out: bool) -> None:
-        self.code = code
-        self.output = output
-        self.timed_out = timed_out
-
-
-def _timeout_for(store: Store, name: str, override: float | None) -> float:
-    if override is not None:
-        return override
-    data = store.read(f"services/{name}/timeout", cap=64)
-    if data:
-        text = data.decode("ascii", "replace").strip()
-        try:
-            value = float(text)
-            if 0 < value < 86400:
-                return value
-        except ValueError:
-            pass
-    return DEFAULT_TIMEOUT
-
-
-LOG_HEAD = 256 << 10  # what a service's log keeps of its start when the output outgrows LOG_CAP
-LOG_CAP = 1 << 20  # a service's log never stays over this while agentctl watches it (head + tail kept)
-SHOWN = 16 << 10  # of the log, printed: its first and last SHOWN bytes
-
-
-def log_rel(name: str, action: str) -> str:
-    return f"logs/service-{name}-{action}.log"
-
-
-def run(store: Store, name: str, action: str, timeout: float | None = None) -> ScriptResult:
-    """Run ``services/NAME/ACTION`` under the service's lock; report its exit and output.
-
-    The script's stdout and stderr go to ``logs/service-NAME-ACTION.log`` (a file, never a pipe
-    agentctl reads): agentctl waits for the script itself, so a daemon it starts in the
-    background (inheriting that output) neither holds agentctl nor is killed when the script
-    exits; and nothing is buffered in memory. While the script runs, the log is capped at LOG_CAP
-    bytes, keeping its first LOG_HEAD and its latest bytes with a line saying how much was cut.
-    """
-    from agentctl import proc
-
-    valid_name(name)
-    path = script(store, name, action)
-    if path is None:
-        if action == "status":
-            data = store.read(f"services/{name}/status")
-            if data is not None:
-                return ScriptResult(0, data.decode("utf-8", "replace"), False)
-        raise UsageError(f"service {name} has no executable {action} script; add services/{name}/{action}")
-    limit = _timeout_for(store, name, timeout)
-    env = dict(os.environ)
-    env["AGENTCTL_PROJECT_DIR"] = store.project
-    env["AGENTCTL_STATE_DIR"] = store.root
-    env["AGENTCTL_SERVICE"] = name
-    rel = log_rel(name, action)
-    with store.lock(f"services/{name}/.lock"):
-        fd = os.open(store.path(rel), os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-        try:
-            code, timed_out = proc.to_file([path], os.path.dirname(path), env, fd, limit, lambda: _cap(fd))
-            _cap(fd)
-            result = ScriptResult(code, _shown(store, rel, fd), timed_out)
-        finally:
-            os.close(fd)
-    store.log_change(name, action, f"exit={result.code}{' timeout' if result.timed_out else ''}")
-    return result
-
-
-def _cap(fd: int) -> None:
-    """Keep the log under LOG_CAP: its head, a line saying what was cut, and its latest bytes.
-
-    Writers hold the file with O_APPEND, so after the cut their output goes on at the new end."""
-    size = os.fstat(fd).st_size
-    if size <= LOG_CAP:
-        return
-    tail_len = LOG_CAP - LOG_HEAD - 200
-    tail = os.pread(fd, tail_len, size - tail_len)
-    cut = size - LOG_HEAD - len(tail)
-    os.ftruncate(fd, LOG_HEAD)
-    os.write(fd, f"\n[agentctl: {cut} bytes of output cut here to keep this log under {LOG_CAP} bytes]\n".encode() + tail)
-
-
-def _shown(store: Store, rel: str, fd: int) -> str:
-    """The log as printed: whole when short, else its first and last SHOWN bytes."""
-    size = os.fstat(fd).st_size
-    if size <= 2 * SHOWN:
-        data = os.pread(fd, size, 0)
-    else:
-        data = (os.pread(fd, SHOWN, 0) + f"\n[... {size - 2 * SHOWN} bytes not shown; the whole output is in "
-                f"{store.shown(rel)}]\n".encode() + os.pread(fd, SHOWN, size - SHOWN))
-    return data.decode("utf-8", "replace")

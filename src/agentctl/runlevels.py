@@ -81,7 +81,7 @@ class SwitchResult:
 
 
 def switch(store: Store, name: str, say: Callable[[str], None] | None = None) -> SwitchResult:
-    from agentctl import custom
+    from agentctl import custom, customrun
     from agentctl.services import SERVICES
     from agentctl.store import now_iso
 
@@ -104,7 +104,7 @@ def switch(store: Store, name: str, say: Callable[[str], None] | None = None) ->
         if svc in SERVICES:
             step(f"stop {svc}: {SERVICES[svc].stop(store)}")
         elif custom.is_service(store, svc):
-            r = custom.run(store, svc, "stop")
+            r = customrun.run(store, svc, "stop")
             step(f"stop {svc}: exit {r.code}")
     with store.lock(LOCK):
         store.replace(CURRENT, codec.format_status({"RUNLEVEL": name, "UPDATED": now_iso()}))
@@ -114,7 +114,7 @@ def switch(store: Store, name: str, say: Callable[[str], None] | None = None) ->
         if svc in SERVICES:
             step(f"start {svc}: {SERVICES[svc].start(store)}")
         elif custom.is_service(store, svc):
-            r2 = custom.run(store, svc, "start")
+            r2 = customrun.run(store, svc, "start")
             step(f"start {svc}: exit {r2.code}")
         else:
             step(f"start {svc}: no such service, skipped")

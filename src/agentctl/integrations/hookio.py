@@ -104,10 +104,12 @@ def is_cursor_payload(payload: dict[str, Any]) -> bool:
 
 
 def normalise(event: str) -> str:
+    """An event as the EVENTS tables key it: ``PostToolUse``, ``post-tool-use`` and ``post_tool_use`` alike."""
     return event.replace("-", "").replace("_", "").lower()
 
 
 def is_dir(value: object) -> bool:
+    """``value`` is an absolute path to a folder (a payload's cwd is not trusted otherwise)."""
     try:
         return isinstance(value, str) and os.path.isabs(value) and os.path.isdir(value)
     except (ValueError, OSError):
@@ -115,6 +117,8 @@ def is_dir(value: object) -> bool:
 
 
 def project_root(payload: dict[str, Any]) -> str:
+    """Where to look for the state folder: an agent's project variable, the payload's cwd, its first
+    workspace root, else the working directory."""
     for var in ROOT_VARS:
         value = os.environ.get(var)
         if is_dir(value):
@@ -154,6 +158,7 @@ def payload_store_why(payload: dict[str, Any]) -> tuple[Store | None, str]:
 
 
 def read_stdin() -> bytes:
+    """The payload's bytes (at most MAX_PAYLOAD + 1); nothing from a terminal or a closed stdin."""
     stream = sys.stdin
     if stream is None:
         return b""
@@ -166,6 +171,7 @@ def read_stdin() -> bytes:
 
 
 def parse(raw: bytes) -> tuple[dict[str, Any] | None, str]:
+    """(the payload object, "") or (None, what is wrong with it, in one line)."""
     if not raw.strip():
         return None, "empty payload on stdin"
     if len(raw) > MAX_PAYLOAD:

@@ -42,7 +42,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from agentctl.constraints import Rule
     from agentctl.store import Store
 
     Handler = Callable[["Hook"], "Result | None"]
@@ -232,13 +231,6 @@ class Hook:
         if isinstance(tid, str) and tid:
             return f"tool:{tid}"
         return None
-
-
-def denied(rules: list[Rule], rel: str) -> Rule | None:
-    """``constraints.match``: the first P0 ``deny-write:`` rule whose glob matches ``rel`` (the string)."""
-    from agentctl import constraints
-
-    return constraints.match(rules, rel)
 
 
 def _note(store: Store | None, agent: str, event: str, problem: str, stderr: bool = True) -> None:

@@ -7,11 +7,11 @@ from agentctl.operation import Ctx, Result
 
 
 def run(ctx: Ctx, *, service: str, action: str, timeout: float | None = None) -> Result:
-    from agentctl import custom
+    from agentctl import custom, customrun
 
     if action not in custom.ACTIONS:
         raise UsageError(f"user services take start, stop or status, not {action[:20]!r}")
-    result = custom.run(ctx.store(), service, action, timeout)
+    result = customrun.run(ctx.store(), service, action, timeout)
     out = result.output.rstrip("\n")
     ended = "timed out, process group ended" if result.timed_out else f"exit {result.code}"
     lines = ([out] if out else []) + [f"{service} {action}: {ended}"]

@@ -1,0 +1,167 @@
+"""hookrun: the Hook's shared actions and the one funnel every hook goes through (in-process)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from agentctl import constraints, files, task
+from agentctl.integrations import hookrun
+from agentctl.store import Store
+
+
+@pytest.fixture
+def store(store: Store, tmp_path: Path) -> Store:
+    """The shared store, with task t1 started."""
+    (tmp_path / "src").mkdir()
+    task.start(store, "t1", "d", ["src/a.py"])
+    return store
+
+
+def _hook(store: Store, **payload: object) -> hookrun.Hook:
+    return hookrun.Hook("claude", "post-tool-use", {"cwd": store.project, **payload}, store)
+
+
+def test_payload_access_is_typed(store: Store) -> None:
+    h = _hook(store, tool_name="Edit", tool_input={"file_path": "x"}, n=3)
+    assert h.text("tool_name") == "Edit" and h.text("n") == "" and h.text("missing", "d") == "d"
+    assert h.obj("tool_input") == {"file_path": "x"} and h.obj("tool_name") == {}
+    assert h.cwd == store.project
+    assert hookrun.Hook("claude", "e", {"cwd": "relative"}, store).cwd == store.project  # untrusted cwd
+
+
+def test_rel_keeps_project_paths_and_drops_the_rest(store: Store, tmp_path: Path) -> None:
+    h = _hook(store)
+    assert h.rel(str(tmp_path / "src" / "a.py")) == "src/a.py"
+    assert h.rel("src/a.py") == "src/a.py"  # relative to the payload's cwd
+    for bad in ("/etc/passwd", str(tmp_path / ".agent-state" / "services"), "", "  ", 3, None):
+        assert h.rel(bad) is None, bad
+
+
+def test_dedup_key_and_seen(store: Store) -> None:
+    h = _hook(store, tool_use_id="toolu_1")
+    assert h.dedup_key() == "tool:toolu_1"
+    cursor = _hook(store, cursor_version="1", generation_id="g")
+    assert cursor.dedup_key("a.py") == "cursor:g:a.py"
+    assert _hook(store).dedup_key() is None
+    assert not h.seen("tool:toolu_1") and h.seen("tool:toolu_1")  # the second delivery
+    assert not h.seen(None)
+
+
+def test_seen_stays_bounded(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(hookrun, "MAX_SEEN", 8)
+    h = _hook(store)
+    for i in range(20):
+        assert not h.seen(f"k{i}")
+    kept = (store.read(hookrun.SEEN) or b"").decode().split()
+    assert len(kept) <= 8 and kept[-1] == "k19" and h.seen("k19") and not h.seen("k0")
+
+
+def test_log_writes_once_per_key_and_decides_create_or_modify(store: Store, tmp_path: Path) -> None:
+    h = _hook(store)
+    path = str(tmp_path / "src" / "a.py")
+    assert h.log_writes([(path, None)], "tool:1") == ["CREATE|src/a.py"]
+    assert h.log_writes([(path, None)], "tool:1") == []  # a double delivery
+    assert h.log_writes([(path, None), ("/outside", "MODIFY")], "tool:2") == ["MODIFY|src/a.py"]
+    assert [e[1] for e in files.check(store, "src/a.py")] == ["CREATE", "MODIFY"]
+
+
+def test_a_write_to_a_denied_path_is_told(store: Store, tmp_path: Path) -> None:
+    constraints.add(store, "P0", "deny-write: src/secret/**")
+    h = _hook(store)
+    h.log_writes([(str(tmp_path / "src" / "secret" / "k.txt"), "CREATE")], "tool:9")
+    assert "src/secret/k.txt" in h.told
+    reply = h.reply("PostToolUse")
+    assert reply is not None and "additionalContext" in reply.stdout
+
+
+def test_deny_reason_never_fails_open(store: Store) -> None:
+    h = hookrun.Hook("claude", "pre-tool-use", {"cwd": store.project}, store)
+    assert h.deny_reason(["src/a.py"]) is None
+    why = h.deny_reason([3])  # a path that is not a string cannot be judged: refused
+    assert why is not None and "agentctl doctor" in why and h.after  # and noted once the answer is out
+
+
+def _run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], agent: str, event: str,
+         payload: bytes) -> tuple[int, str, str]:
+    class Stdin:
+        buffer = io.BytesIO(payload)
+
+        def isatty(self) -> bool:
+            return False
+
+    monkeypatch.setattr("sys.stdin", Stdin())
+    code = hookrun.run(agent, event)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_run_a_post_edit_logs_and_says_nothing(store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    payload = {"cwd": store.project, "hook_event_name": "PostToolUse", "tool_name": "Write", "tool_use_id": "toolu_x",
+               "tool_input": {"file_path": str(tmp_path / "src" / "a.py")}, "tool_response": {"success": True}}
+    assert _run(monkeypatch, capsys, "claude", "post-tool-use", json.dumps(payload).encode()) == (0, "", "")
+    assert [e[1] for e in files.check(store, "src/a.py")] == ["CREATE"]
+
+
+def test_run_a_pre_edit_denies_what_it_cannot_read(store: Store, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(store.project)
+    code, out, err = _run(monkeypatch, capsys, "claude", "pre-tool-use", b"{broken")
+    assert code == 2 and json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert "payload is not JSON" in err and "agentctl doctor" in err
+
+
+def test_run_elsewhere_fails_quiet(store: Store, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(store.project)
+    assert _run(monkeypatch, capsys, "claude", "post-tool-use", b"{broken")[:2] == (0, "")  # not a gate: exit 0
+    code, out, err = _run(monkeypatch, capsys, "claude", "no-such-event", b'{"cwd": "/"}')
+    assert (code, out) == (0, "")  # cwd "/" has no state folder: nothing at all
+    code, out, err = _run(monkeypatch, capsys, "claude", "no-such-event", json.dumps({"cwd": store.project}).encode())
+    assert (code, out) == (0, "") and "unknown agent or event" in err
+
+
+def test_run_funnels_an_internal_error(store: Store, monkeypatch: pytest.MonkeyPatch,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    def boom(agent: str, event: str) -> object:
+        def handler(h: hookrun.Hook) -> None:
+            raise RuntimeError("kaput")
+        return handler
+
+    monkeypatch.setattr(hookrun, "handler_for", boom)
+    payload = json.dumps({"cwd": store.project, "tool_name": "Edit"}).encode()
+    code, out, err = _run(monkeypatch, capsys, "claude", "pre-tool-use", payload)
+    assert code == 2 and "internal error RuntimeError" in out  # a gate refuses
+    code, out, err = _run(monkeypatch, capsys, "claude", "post-tool-use", payload)
+    assert (code, out) == (0, "") and "internal error RuntimeError: kaput" in err
+    assert b"internal error RuntimeError" in (store.read("logs/agent.log") or b"")
+
+
+def test_handler_for_knows_agents_and_events() -> None:
+    assert hookrun.handler_for("claude", "PostToolUse") is hookrun.handler_for("claude", "post-tool-use") is not None
+    assert hookrun.handler_for("claude", "nope") is None and hookrun.handler_for("nobody", "post-tool-use") is None
+
+
+def test_later_runs_after_the_answer(store: Store, monkeypatch: pytest.MonkeyPatch,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    from agentctl.integrations import hookio
+    from agentctl.integrations.gate import Result
+
+    order: list[str] = []
+
+    def handler(h: hookrun.Hook) -> Result:
+        h.later(order.append, "logged")
+        h.later(lambda: 1 / 0)  # a failing later step is swallowed
+        return Result("{}")
+
+    monkeypatch.setattr(hookrun, "handler_for", lambda agent, event: handler)
+    def answered(result: object) -> int:
+        order.append("answered")
+        return 0
+
+    monkeypatch.setattr(hookio, "answer", answered)
+    assert _run(monkeypatch, capsys, "claude", "stop", json.dumps({"cwd": store.project}).encode())[0] == 0
+    assert order == ["answered", "logged"]
