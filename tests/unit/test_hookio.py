@@ -10,7 +10,7 @@ import pytest
 
 from agentctl import layout
 from agentctl.integrations import hookio
-from agentctl.integrations.gate import Result
+from agentctl.integrations.hookio import Result
 
 
 @pytest.mark.parametrize("raw,problem", [

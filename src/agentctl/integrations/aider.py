@@ -153,7 +153,7 @@ def _log(files: list[str]) -> None:
     lint call for a file the sync already logged adds nothing.
     """
     from agentctl import gitsync
-    from agentctl.integrations import hookio, hookrun
+    from agentctl.integrations import hookact, hookio, hookrun
 
     store = None
     try:
@@ -162,7 +162,7 @@ def _log(files: list[str]) -> None:
             return
         h = hookrun.Hook("aider", "lint", {"cwd": os.getcwd()}, store)
         todo = [rel for rel in (h.rel(name) for name in files) if rel is not None]
-        synced = {path for _, path in gitsync.sync(store, timeout=hookrun.HOOK_GIT_TIMEOUT).logged}
+        synced = {path for _, path in gitsync.sync(store, timeout=hookact.HOOK_GIT_TIMEOUT).logged}
         for rel in synced:
             h.seen(_edit_key(store.project, rel))
         for rel in todo:
@@ -170,7 +170,7 @@ def _log(files: list[str]) -> None:
                 continue  # logged by this sync, or by an earlier lint call's sync for this same edit
             h.log_writes([(rel, None)], None)
     except BaseException as exc:  # the lint command must still run: note the failure, go on
-        hookrun._note(store, "aider", "lint", f"internal error {type(exc).__name__}: {str(exc)[:200]}")
+        hookio.note(store, "aider", "lint", f"internal error {type(exc).__name__}: {str(exc)[:200]}")
 
 
 def run_hook(args: list[str]) -> int:

@@ -1,42 +1,20 @@
-"""What a hook says, and how a pre-edit hook decides a write (no import of hookrun: hookrun uses this).
+"""How a pre-edit hook decides a write, and refuses one (no import of hookrun: hookrun uses this).
 
-A pre-edit hook (PRE_EDIT) refuses a write to a path that a P0 ``deny-write:`` rule matches by
-any name of the file (protect.judge), and any write into the state folder; it never fails open:
-a write it cannot judge is refused with a reason naming ``agentctl doctor``. After a tool ran,
-a P0 violation found is told to the agent at once (:func:`told`, :func:`tell`).
+A pre-edit hook (hookrun.PRE_EDIT) refuses a write to a path that a P0 ``deny-write:`` rule matches
+by any name of the file (protect.judge), and any write into the state folder; it never fails open:
+a write it cannot judge is refused with a reason naming ``agentctl doctor``. (After a tool ran,
+a P0 violation found is told to the agent at once: hookact.told, hookact.tell.)
 """
 
 from __future__ import annotations
 
-from agentctl.integrations.hookio import dumps
+from agentctl.integrations.hookio import Result, emit
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any
 
     from agentctl.store import Store
-
-# The hooks that decide whether an edit happens: they never fail open.
-# (OpenCode's plugin fails closed on its own side when the hook gives no verdict.)
-PRE_EDIT = frozenset((("claude", "pretooluse"), ("codex", "pretooluse"), ("gemini", "beforetool"),
-                      ("cline", "pretooluse")))
-
-
-class Result:
-    """What a handler wants said: JSON text for stdout, an exit code, a stderr line."""
-
-    __slots__ = ("stdout", "code", "stderr")
-
-    def __init__(self, stdout: str = "", code: int = 0, stderr: str = "") -> None:
-        self.stdout = stdout
-        self.code = code
-        self.stderr = stderr
-
-
-def emit(obj: dict[str, Any]) -> Result:
-    return Result(dumps(obj))
-
 
 def unjudged(why: str) -> str:
     return (f"agentctl could not check this write against the project's P0 rules ({why[:200]}); "
@@ -55,24 +33,6 @@ def refuse(agent: str, reason: str) -> Result:
         out = emit({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
                                             "permissionDecisionReason": reason}})
     return Result(out.stdout, 2, reason)
-
-
-def told(text: str, event_name: str, block: bool = False) -> Result:
-    """A violation told after a tool ran: ``additionalContext`` (and, for Claude Code, a PostToolUse
-    ``block`` whose reason it shows the model: the tool already ran)."""
-    out: dict[str, Any] = {"hookSpecificOutput": {"hookEventName": event_name, "additionalContext": text}}
-    if block:
-        out = {"decision": "block", "reason": text, **out}
-    return emit(out)
-
-
-def tell(agent: str, event: str, cursor: bool, text: str) -> Result | None:
-    """A violation found by a handler that had nothing to say; Stop and PreCompact stay quiet, and so
-    do agents whose post-tool answer takes no context (resume's VIOLATION line tells them)."""
-    name = {"aftertool": "AfterTool", "posttooluse": "PostToolUse"}.get(event)
-    if name is None or agent not in ("claude", "codex", "gemini", "cursor"):
-        return None
-    return emit({"additional_context": text}) if cursor else told(text, name)
 
 
 def deny_reason(store: Store, cwd: str, agent: str, raws: list[object],

@@ -1,4 +1,5 @@
-"""A hook's wire: the payload read from stdin and parsed, its project found, the answer written.
+"""A hook's wire: the payload read from stdin and parsed, its project and store found, the answer
+(:class:`Result`) written, a problem noted in one line.
 
 The JSON is read and written without importing ``json`` (see hookrun's docstring for why).
 
@@ -17,7 +18,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from agentctl.integrations.gate import Result
     from agentctl.store import Store
 
 MAX_PAYLOAD = 64 << 20  # a Write payload carries the whole file; beyond this we give up quietly
@@ -95,6 +95,22 @@ def _dumps_plain(obj: object, depth: int) -> str | None:
             return None
         parts.append(f"{_quote(key)}: {inner}")
     return "{" + ", ".join(parts) + "}"
+
+
+# -- what a hook says ------------------------------------------------------------------------------
+class Result:
+    """What a handler wants said: JSON text for stdout, an exit code, a stderr line."""
+
+    __slots__ = ("stdout", "code", "stderr")
+
+    def __init__(self, stdout: str = "", code: int = 0, stderr: str = "") -> None:
+        self.stdout = stdout
+        self.code = code
+        self.stderr = stderr
+
+
+def emit(obj: dict[str, Any]) -> Result:
+    return Result(dumps(obj))
 
 
 # -- the payload in, the answer out -----------------------------------------------------------------
@@ -199,3 +215,19 @@ def answer(result: Result | None) -> int:
     except (OSError, ValueError):
         return 0
     return result.code if result.code in (0, 2) else 0
+
+
+def note(store: Store | None, agent: str, event: str, problem: str, stderr: bool = True) -> None:
+    """One line on stderr (the agent's debug log) and one in logs/agent.log; never raises."""
+    text = f"{agent} {event}: {problem}"[:400].replace("\n", " ")
+    try:
+        if stderr:
+            sys.stderr.write(f"agentctl hook: {text}\n")
+            sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    if store is not None:
+        try:
+            store.log_change("hook", "error", text)
+        except Exception:
+            pass

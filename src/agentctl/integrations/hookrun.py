@@ -23,18 +23,19 @@ Contract with the agent (the same for every agent):
 This module is on the hot path of every tool call: it imports what one event needs,
 nothing else (no subprocess unless git is consulted, no argparse). Not even ``json``:
 importing it costs ``re`` (with enum, functools, collections), about a third of the
-interpreter's start-up; see hookio, which reads the payload and writes the answer. The deciding
-of writes is in gate.
+interpreter's start-up. So the work is in modules loaded only by the events that need them:
+hookio (always: the payload in, the answer out), hookact (logging writes, telling violations,
+git sync, context), gate (deciding a write before it happens). This module holds the Hook an
+agent's handler is given, and :func:`run`, the one funnel every hook call goes through.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 
 from agentctl.integrations import hookio
-from agentctl.integrations.gate import Result as Result
-from agentctl.integrations.gate import emit as emit
+from agentctl.integrations.hookio import Result as Result
+from agentctl.integrations.hookio import emit as emit
 
 # No typing/collections.abc/dataclasses at run time on the hot path: annotations are strings.
 TYPE_CHECKING = False
@@ -46,12 +47,10 @@ if TYPE_CHECKING:
 
     Handler = Callable[["Hook"], "Result | None"]
 
-CONTEXT_BUDGET = 8000  # resume budget for injected context (Claude Code caps a hook string at 10,000)
-MAX_CONTEXT = 9000
-HOOK_GIT_TIMEOUT = 8.0
-SEEN = "hooks/seen"
-SEEN_LOCK = "hooks/.seen.lock"
-MAX_SEEN = 256
+# The hooks that decide whether an edit happens: they never fail open.
+# (OpenCode's plugin fails closed on its own side when the hook gives no verdict.)
+PRE_EDIT = frozenset((("claude", "pretooluse"), ("codex", "pretooluse"), ("gemini", "beforetool"),
+                      ("cline", "pretooluse")))
 
 
 class Hook:
@@ -100,88 +99,42 @@ class Hook:
             return None
         return rel
 
-    # -- actions --------------------------------------------------------------------------
+    # -- actions (hookact; the pre-edit decision: gate) ----------------------------------------
     def seen(self, key: str | None) -> bool:
-        """True if ``key`` was already handled (a double delivery); otherwise remember it.
+        """True if ``key`` was already handled (a double delivery); otherwise remember it."""
+        from agentctl.integrations import hookact
 
-        A small bounded record (the last ``MAX_SEEN`` keys) under ``hooks/``, changed
-        only under its lock, so two deliveries racing each other still log once. When the
-        lock is not free in time the call counts as new: a write logged twice, never lost.
-        """
-        if not key:
-            return False
-        from agentctl import codec
-        from agentctl.errors import StateError
-
-        token = codec.encode(key)[:200]
-        try:
-            os.makedirs(self.store.path("hooks"), mode=0o700, exist_ok=True)
-        except OSError:
-            return False
-        try:
-            with self.store.lock(SEEN_LOCK):
-                data = self.store.read(SEEN, cap=1 << 20) or b""
-                lines = data.decode("utf-8", "replace").split("\n")[:-1]
-                if token in lines:
-                    return True
-                if len(lines) >= MAX_SEEN:
-                    keep = lines[-(MAX_SEEN // 2):] + [token]
-                    self.store.replace(SEEN, ("\n".join(keep) + "\n").encode("utf-8"))
-                else:
-                    self.store.append(SEEN, (token + "\n").encode("utf-8"), sync=False)
-        except StateError:
-            return False
-        return False
+        return hookact.seen(self, key)
 
     def log_writes(self, items: list[tuple[object, str | None]], key: str | None) -> list[str]:
-        """Log each (raw path, op) once per ``key``; op None = CREATE unless this task logged it.
+        """Log each (raw path, op) once per ``key``; op None = CREATE unless this task logged it."""
+        from agentctl.integrations import hookact
 
-        Paths outside the project or inside the state folder are ignored silently. What cannot
-        be logged in time (the log's lock held too long) is deferred (see agentctl.deferred).
-        A logged path that a P0 rule denies is a violation: recorded, and said in :meth:`reply`.
-        """
-        resolved = [(rel, op) for rel, op in ((self.rel(raw), op) for raw, op in items) if rel is not None]
-        if not resolved or self.seen(key):
-            return []
-        from agentctl import deferred, files
-        from agentctl.errors import StateError
-
-        done = []
-        for i, (rel, op) in enumerate(resolved):
-            if op is None:
-                op = "MODIFY" if files.check(self.store, rel) else "CREATE"
-            try:
-                files.log(self.store, op, rel)
-            except StateError as exc:
-                from agentctl import codec
-                from agentctl.store import now_iso
-
-                rest = [(o or "MODIFY", r) for r, o in [(rel, op)] + resolved[i + 1:]]
-                deferred.defer(self.store, files.LOG, b"".join(codec.record(now_iso(), o, r) for o, r in rest))
-                what = f"deferred {len(rest)} files-log records: {exc.message}"
-                self.later(_note, self.store, self.agent, self.event, what)
-                done += [f"{o}|{r}" for o, r in rest]
-                break
-            done.append(f"{op}|{rel}")
-        self.check_violations([d.split("|", 1)[1] for d in done])
-        return done
+        return hookact.log_writes(self, items, key)
 
     def check_violations(self, paths: list[str]) -> None:
         """Record writes to denied paths (see agentctl.violations); the message goes in :meth:`reply`."""
-        from agentctl import violations
-        from agentctl.errors import AgentctlError
+        from agentctl.integrations import hookact
 
-        try:
-            said = violations.tell(self.store, violations.note(self.store, paths))
-            self.told = f"agentctl: {said}" if said else ""
-        except AgentctlError as exc:
-            self.told = f"agentctl could not check these writes against the P0 rules ({exc.message}); run `agentctl doctor`"
+        hookact.check_violations(self, paths)
 
     def reply(self, event_name: str, block: bool = False) -> Result | None:
         """The post-edit answer: nothing, or the violation found, told to the agent at once."""
-        from agentctl.integrations import gate
+        from agentctl.integrations import hookact
 
-        return gate.told(self.told, event_name, block) if self.told else None
+        return hookact.reply(self, event_name, block)
+
+    def context(self, why: str) -> str:
+        """The resume block as plain facts, prefixed with one line saying where it comes from."""
+        from agentctl.integrations import hookact
+
+        return hookact.context(self, why)
+
+    def sync(self) -> None:
+        """Reconcile the files log with git (changes made by shell commands); bounded."""
+        from agentctl.integrations import hookact
+
+        hookact.sync(self)
 
     def deny_reason(self, raws: list[object]) -> str | None:
         """The reason to refuse writing any of ``raws``, or None (see gate.deny_reason); never fails open."""
@@ -191,35 +144,8 @@ class Hook:
             return gate.deny_reason(self.store, str(self.cwd), self.agent, raws, self.later)
         except Exception as exc:  # a write we cannot judge is refused, with the fix
             why = getattr(exc, "message", "") or f"{type(exc).__name__}: {str(exc)[:120]}"
-            self.later(_note, self.store, self.agent, self.event, f"denied, cannot judge: {why}", False)
+            self.later(hookio.note, self.store, self.agent, self.event, f"denied, cannot judge: {why}", False)
             return gate.unjudged(why)
-
-    def context(self, why: str) -> str:
-        """The resume block as plain facts, prefixed with one line saying where it comes from."""
-        from agentctl import resume
-        from agentctl.refsync import auto
-
-        note = auto.run(self.store, "pull")  # `agentctl sync auto on`: pull first (bounded); "" when off
-        body = resume.build(self.store, CONTEXT_BUDGET)
-        head = f"agentctl working state of this project, read from {self.store.shown('')[:-1]} {why}:" + (f"\n{note}" if note else "")
-        return (head + "\n" + body)[:MAX_CONTEXT]
-
-    def sync(self) -> None:
-        """Reconcile the files log with git (changes made by shell commands); bounded. A write to a
-        denied path it finds is a violation, said in :meth:`reply`; a lock not free in time leaves
-        the reconciling to the next sync (it is idempotent: nothing is lost)."""
-        from agentctl import gitsync
-        from agentctl.errors import StateError
-
-        try:
-            result = gitsync.sync(self.store, timeout=HOOK_GIT_TIMEOUT)
-        except StateError as exc:
-            self.later(_note, self.store, self.agent, self.event, f"sync left for later: {exc.message}")
-            return
-        if result.violations:
-            from agentctl import violations
-
-            self.told = "agentctl: " + violations.tell(self.store, result.violations)
 
     def dedup_key(self, path: object = None) -> str | None:
         """The identity of this tool call across double deliveries."""
@@ -231,22 +157,6 @@ class Hook:
         if isinstance(tid, str) and tid:
             return f"tool:{tid}"
         return None
-
-
-def _note(store: Store | None, agent: str, event: str, problem: str, stderr: bool = True) -> None:
-    """One line on stderr (the agent's debug log) and one in logs/agent.log; never raises."""
-    text = f"{agent} {event}: {problem}"[:400].replace("\n", " ")
-    try:
-        if stderr:
-            sys.stderr.write(f"agentctl hook: {text}\n")
-            sys.stderr.flush()
-    except (OSError, ValueError):
-        pass
-    if store is not None:
-        try:
-            store.log_change("hook", "error", text)
-        except Exception:
-            pass
 
 
 def handler_for(agent: str, event: str) -> Handler | None:
@@ -264,33 +174,33 @@ def run(agent: str, event: str) -> int:
     """Run one hook; the exit code for the agent (0, or 2 for a deliberate deny)."""
     store: Store | None = None
     hook: Hook | None = None
-    from agentctl.integrations import gate as g
-
-    gate = (agent, hookio.normalise(event)) in g.PRE_EDIT
+    gate = (agent, hookio.normalise(event)) in PRE_EDIT
     try:
         raw = hookio.read_stdin()
         payload, problem = hookio.parse(raw)
         store, broken = hookio.payload_store_why(payload or {})
         if store is None:
             if broken and gate:
-                return hookio.answer(g.refuse(agent, g.unjudged(f"the state folder cannot be read: {broken}")))
+                return hookio.answer(_refuse(agent, f"the state folder cannot be read: {broken}"))
             return 0
         if payload is None:
-            _note(store, agent, event, problem, stderr=not gate)  # a gate says it in its deny (stderr too)
-            return hookio.answer(g.refuse(agent, g.unjudged(problem))) if gate else 0
+            hookio.note(store, agent, event, problem, stderr=not gate)  # a gate says it in its deny (stderr too)
+            return hookio.answer(_refuse(agent, problem)) if gate else 0
         handler = handler_for(agent, event)
         if handler is None:
-            _note(store, agent, event, "unknown agent or event; reinstall with `agentctl install AGENT`")
+            hookio.note(store, agent, event, "unknown agent or event; reinstall with `agentctl install AGENT`")
             return 0
         hook = Hook(agent, event, payload, store)
         result = handler(hook)
         if result is None and hook.told:  # a violation found by a handler that had nothing to say
-            result = g.tell(agent, hookio.normalise(event), hook.cursor, hook.told)
+            from agentctl.integrations import hookact
+
+            result = hookact.tell(agent, hookio.normalise(event), hook.cursor, hook.told)
     except BaseException as exc:  # the one funnel: never a traceback, never a failed agent call
         if isinstance(exc, SystemExit):
             return 0
-        _note(store, agent, event, f"internal error {type(exc).__name__}: {str(exc)[:200]}")
-        return hookio.answer(g.refuse(agent, g.unjudged(f"internal error {type(exc).__name__}"))) if gate else 0
+        hookio.note(store, agent, event, f"internal error {type(exc).__name__}: {str(exc)[:200]}")
+        return hookio.answer(_refuse(agent, f"internal error {type(exc).__name__}")) if gate else 0
     code = hookio.answer(result)
     for fn, args in hook.after if hook is not None else ():  # logging, once the answer is out
         try:
@@ -298,3 +208,10 @@ def run(agent: str, event: str) -> int:
         except Exception:
             pass
     return code
+
+
+def _refuse(agent: str, why: str) -> Result:
+    """A gate's deny when it cannot judge (see gate.refuse)."""
+    from agentctl.integrations import gate
+
+    return gate.refuse(agent, gate.unjudged(why))

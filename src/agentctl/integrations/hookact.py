@@ -1,0 +1,154 @@
+"""What the hooks do with a tool call, shared by every agent: log its writes once, tell a P0
+violation at once, reconcile with git after a shell command, give the working state as context.
+
+Loaded only by the events that act (a post-edit, a shell command, a session start), through the
+:class:`hookrun.Hook` methods of the same names; the pre-edit decision is gate's.
+"""
+
+from __future__ import annotations
+
+import os
+
+from agentctl.integrations.hookio import Result, emit, note
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from agentctl.integrations.hookrun import Hook
+
+CONTEXT_BUDGET = 8000  # resume budget for injected context (Claude Code caps a hook string at 10,000)
+MAX_CONTEXT = 9000
+HOOK_GIT_TIMEOUT = 8.0
+SEEN = "hooks/seen"
+SEEN_LOCK = "hooks/.seen.lock"
+MAX_SEEN = 256
+
+
+def seen(h: Hook, key: str | None) -> bool:
+    """True if ``key`` was already handled (a double delivery); otherwise remember it.
+
+    A small bounded record (the last ``MAX_SEEN`` keys) under ``hooks/``, changed
+    only under its lock, so two deliveries racing each other still log once. When the
+    lock is not free in time the call counts as new: a write logged twice, never lost.
+    """
+    if not key:
+        return False
+    from agentctl import codec
+    from agentctl.errors import StateError
+
+    token = codec.encode(key)[:200]
+    try:
+        os.makedirs(h.store.path("hooks"), mode=0o700, exist_ok=True)
+    except OSError:
+        return False
+    try:
+        with h.store.lock(SEEN_LOCK):
+            data = h.store.read(SEEN, cap=1 << 20) or b""
+            lines = data.decode("utf-8", "replace").split("\n")[:-1]
+            if token in lines:
+                return True
+            if len(lines) >= MAX_SEEN:
+                keep = lines[-(MAX_SEEN // 2):] + [token]
+                h.store.replace(SEEN, ("\n".join(keep) + "\n").encode("utf-8"))
+            else:
+                h.store.append(SEEN, (token + "\n").encode("utf-8"), sync=False)
+    except StateError:
+        return False
+    return False
+
+
+def log_writes(h: Hook, items: list[tuple[object, str | None]], key: str | None) -> list[str]:
+    """Log each (raw path, op) once per ``key``; op None = CREATE unless this task logged it.
+
+    Paths outside the project or inside the state folder are ignored silently. What cannot
+    be logged in time (the log's lock held too long) is deferred (see agentctl.deferred).
+    A logged path that a P0 rule denies is a violation: recorded, and said in :func:`reply`.
+    """
+    resolved = [(rel, op) for rel, op in ((h.rel(raw), op) for raw, op in items) if rel is not None]
+    if not resolved or seen(h, key):
+        return []
+    from agentctl import deferred, files
+    from agentctl.errors import StateError
+
+    done = []
+    for i, (rel, op) in enumerate(resolved):
+        if op is None:
+            op = "MODIFY" if files.check(h.store, rel) else "CREATE"
+        try:
+            files.log(h.store, op, rel)
+        except StateError as exc:
+            from agentctl import codec
+            from agentctl.store import now_iso
+
+            rest = [(o or "MODIFY", r) for r, o in [(rel, op)] + resolved[i + 1:]]
+            deferred.defer(h.store, files.LOG, b"".join(codec.record(now_iso(), o, r) for o, r in rest))
+            what = f"deferred {len(rest)} files-log records: {exc.message}"
+            h.later(note, h.store, h.agent, h.event, what)
+            done += [f"{o}|{r}" for o, r in rest]
+            break
+        done.append(f"{op}|{rel}")
+    check_violations(h, [d.split("|", 1)[1] for d in done])
+    return done
+
+
+def check_violations(h: Hook, paths: list[str]) -> None:
+    """Record writes to denied paths (see agentctl.violations); the message goes in :func:`reply`."""
+    from agentctl import violations
+    from agentctl.errors import AgentctlError
+
+    try:
+        said = violations.tell(h.store, violations.note(h.store, paths))
+        h.told = f"agentctl: {said}" if said else ""
+    except AgentctlError as exc:
+        h.told = f"agentctl could not check these writes against the P0 rules ({exc.message}); run `agentctl doctor`"
+
+
+def told(text: str, event_name: str, block: bool = False) -> Result:
+    """A violation told after a tool ran: ``additionalContext`` (and, for Claude Code, a PostToolUse
+    ``block`` whose reason it shows the model: the tool already ran)."""
+    out: dict[str, object] = {"hookSpecificOutput": {"hookEventName": event_name, "additionalContext": text}}
+    if block:
+        out = {"decision": "block", "reason": text, **out}
+    return emit(out)
+
+
+def tell(agent: str, event: str, cursor: bool, text: str) -> Result | None:
+    """A violation found by a handler that had nothing to say; Stop and PreCompact stay quiet, and so
+    do agents whose post-tool answer takes no context (resume's VIOLATION line tells them)."""
+    name = {"aftertool": "AfterTool", "posttooluse": "PostToolUse"}.get(event)
+    if name is None or agent not in ("claude", "codex", "gemini", "cursor"):
+        return None
+    return emit({"additional_context": text}) if cursor else told(text, name)
+
+
+def reply(h: Hook, event_name: str, block: bool = False) -> Result | None:
+    """The post-edit answer: nothing, or the violation found, told to the agent at once."""
+    return told(h.told, event_name, block) if h.told else None
+
+
+def context(h: Hook, why: str) -> str:
+    """The resume block as plain facts, prefixed with one line saying where it comes from."""
+    from agentctl import resume
+    from agentctl.refsync import auto
+
+    pulled = auto.run(h.store, "pull")  # `agentctl sync auto on`: pull first (bounded); "" when off
+    body = resume.build(h.store, CONTEXT_BUDGET)
+    head = f"agentctl working state of this project, read from {h.store.shown('')[:-1]} {why}:" + (f"\n{pulled}" if pulled else "")
+    return (head + "\n" + body)[:MAX_CONTEXT]
+
+
+def sync(h: Hook) -> None:
+    """Reconcile the files log with git (changes made by shell commands); bounded. A write to a
+    denied path it finds is a violation, said in :func:`reply`; a lock not free in time leaves
+    the reconciling to the next sync (it is idempotent: nothing is lost)."""
+    from agentctl import gitsync
+    from agentctl.errors import StateError
+
+    try:
+        result = gitsync.sync(h.store, timeout=HOOK_GIT_TIMEOUT)
+    except StateError as exc:
+        h.later(note, h.store, h.agent, h.event, f"sync left for later: {exc.message}")
+        return
+    if result.violations:
+        from agentctl import violations
+
+        h.told = "agentctl: " + violations.tell(h.store, result.violations)
