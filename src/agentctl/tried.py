@@ -9,7 +9,8 @@ go to ``logs/verify-tried.log``. A pass clears the list.
 from __future__ import annotations
 
 from agentctl import codec, verify
-from agentctl.signature import Sig, files_signature, sigs
+from agentctl.repeat import Sig, sigs
+from agentctl.signature import files_signature
 from agentctl.store import Store, now_iso
 
 # Two tried-fix texts say the same when, after case folding and dropping punctuation,

@@ -3,7 +3,7 @@
 ``services/verify/commands`` holds one shell command a line (``#`` comments): the
 one place agentctl runs a shell, and only what the developer wrote there (see verifyrun).
 ``services/verify/status`` holds the last result, the fixes already tried (``TRIED_n``, see
-tried) and the signatures of the task's failing runs (``SIG_n``, see signature); every change
+tried) and the signatures of the task's failing runs (``SIG_n``, see repeat); every change
 is made under ``LOCK``. ``services/verify/journal`` records every run and tried fix of the task.
 """
 
@@ -13,7 +13,7 @@ import os
 
 from agentctl import codec
 from agentctl.errors import CheckFailed, StateError, UsageError
-from agentctl.signature import Sig, sigs
+from agentctl.repeat import Sig, sigs
 from agentctl.store import Store, now_iso
 
 STATUS = "services/verify/status"

@@ -11,7 +11,7 @@ import os
 
 from agentctl import codec, verify
 from agentctl.proc import TIMED_OUT, reason
-from agentctl.signature import match, sigs
+from agentctl.repeat import match, sigs
 from agentctl.store import Store, now_iso
 
 

@@ -1,4 +1,4 @@
-"""signature: error and files signatures of a failing run, and matching a failure with the task's earlier ones."""
+"""signature: the error and files signatures of a failing run."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from agentctl import files, task
-from agentctl.signature import Sig, error_signature, files_signature, match, normalise, sigs
+from agentctl.signature import error_signature, files_signature, normalise
 from agentctl.store import Store
 
 
@@ -66,35 +66,3 @@ def test_files_signature_follows_the_touched_files_contents(store: Store, tmp_pa
     assert missing != first
     os.mkdir(tmp_path / "b.py")
     assert files_signature(store) not in (first, missing)  # not a file
-
-
-def test_sig_values_round_trip_through_the_status_fields() -> None:
-    kept = [Sig("3", "e" * 16, "f" * 16, "fix one / fix two"), Sig("-", "-", "f" * 16)]
-    fields = {f"SIG_{i}": s.value() for i, s in enumerate(kept, 1)} | {"SIG_x": "junk", "SIG_9": "too short"}
-    assert [s.value() for s in sigs(fields)] == [s.value() for s in kept]
-    assert repr(kept[1]) == "Sig('- - " + "f" * 16 + "')"
-
-
-def test_match_same_error_same_files_is_a_repeat() -> None:
-    sig_list = [Sig("1", "E", "F", "added a check")]
-    fields: dict[str, str] = {}
-    match(fields, sig_list, "2", "E", "F")
-    assert fields == {"REPEAT": 'run 1 after the fix "added a check"'} and len(sig_list) == 1
-
-
-def test_match_same_error_other_files_is_the_same_error() -> None:
-    sig_list = [Sig("1", "E", "F")]
-    fields: dict[str, str] = {}
-    match(fields, sig_list, "2", "E", "G")
-    assert fields == {"SAME_ERROR": "run 1 (no fix recorded for it)"}
-    assert [s.value() for s in sig_list] == ["1 E F", "2 E G"]
-
-
-def test_match_fills_a_pending_fix_and_never_repeats_unknown_contents() -> None:
-    sig_list = [Sig("-", "-", "F", "the fix")]
-    fields: dict[str, str] = {}
-    match(fields, sig_list, "4", "E", "F")
-    assert fields == {} and [s.value() for s in sig_list] == ["4 E F the fix"]
-    unknown = [Sig("1", "E", "-")]
-    match(fields, unknown, "2", "E", "-")
-    assert "REPEAT" not in fields and fields["SAME_ERROR"].startswith("run 1")

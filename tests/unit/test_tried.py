@@ -8,7 +8,7 @@ import pytest
 
 from agentctl import files, task, tried, verify, verifyrun
 from agentctl.errors import UsageError
-from agentctl.signature import sigs
+from agentctl.repeat import sigs
 from agentctl.store import Store
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from agentctl import verify
 from agentctl.errors import CheckFailed, StateError, UsageError
-from agentctl.signature import Sig, sigs
+from agentctl.repeat import Sig, sigs
 from agentctl.store import Store
 
 

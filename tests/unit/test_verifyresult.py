@@ -9,7 +9,7 @@ import pytest
 
 from agentctl import verify, verifyresult
 from agentctl.proc import TIMED_OUT
-from agentctl.signature import Sig, sigs
+from agentctl.repeat import Sig, sigs
 from agentctl.store import Store
 
 
