@@ -13,8 +13,6 @@ from typing import Any
 
 import pytest
 
-from agentctl.store import Store
-
 BIN = Path(sys.executable).parent / "agentctl"
 AGENTCTL = [str(BIN)] if BIN.exists() else [sys.executable, "-m", "agentctl"]
 LONG = os.environ.get("AGENTCTL_LONG") == "1"
@@ -78,15 +76,6 @@ def project(tmp_path: Path) -> Path:
     r = run("init", cwd=proj)
     assert r.code == 0, r.err
     return proj
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Store:
-    """An initialised state folder in an empty git project (tmp_path), opened in-process (unit tests)."""
-    from agentctl import layout
-
-    (tmp_path / ".git").mkdir()
-    return layout.init(str(tmp_path))[0]
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:

@@ -7,11 +7,12 @@ import time
 from pathlib import Path
 
 import pytest
-from test_custom import script
 
 from agentctl import customrun
 from agentctl.errors import UsageError
 from agentctl.store import Store
+
+from .test_custom import script
 
 
 def test_a_script_runs_in_its_folder_with_the_project_in_its_environment(store: Store) -> None:

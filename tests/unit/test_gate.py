@@ -25,7 +25,7 @@ def test_a_free_path_is_allowed_and_nothing_is_noted(store: Store) -> None:
 
 def test_a_p0_path_is_refused_and_noted_for_later(store: Store, tmp_path: Path) -> None:
     constraints.add(store, "P0", "deny-write: db/**")
-    why, later = _decide(store, ["src/a.py", str(tmp_path / "db" / "x.sql")])
+    why, later = _decide(store, ["src/a.py", str(Path(store.project) / "db" / "x.sql")])
     assert why == "P0 constraint `deny-write: db/**` (agentctl) forbids writing db/x.sql; the edit was not made"
     assert [a[1:] for a in later] == [("hook", "deny", "claude db/x.sql by P0|deny-write: db/**")]
 

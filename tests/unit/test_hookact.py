@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agentctl import constraints, files, task
+from agentctl import constraints, files, workflow
 from agentctl.integrations import hookact
 from agentctl.integrations.hookrun import Hook
 from agentctl.store import Store
@@ -35,7 +35,7 @@ def test_seen_stays_bounded(store: Store, monkeypatch: pytest.MonkeyPatch) -> No
 
 def test_log_writes_once_per_key_and_decides_create_or_modify(store: Store, tmp_path: Path) -> None:
     h = _hook(store)
-    path = str(tmp_path / "src" / "a.py")
+    path = str(Path(store.project) / "src" / "a.py")
     assert hookact.log_writes(h, [(path, None)], "tool:1") == ["CREATE|src/a.py"]
     assert hookact.log_writes(h, [(path, None)], "tool:1") == []  # a double delivery
     assert hookact.log_writes(h, [(path, None), ("/outside", "MODIFY"), (3, None)], "tool:2") == ["MODIFY|src/a.py"]
@@ -46,7 +46,7 @@ def test_log_writes_once_per_key_and_decides_create_or_modify(store: Store, tmp_
 def test_a_write_to_a_denied_path_is_told_at_once(store: Store, tmp_path: Path) -> None:
     constraints.add(store, "P0", "deny-write: src/secret/**")
     h = _hook(store)
-    hookact.log_writes(h, [(str(tmp_path / "src" / "secret" / "k.txt"), "CREATE")], "tool:9")
+    hookact.log_writes(h, [(str(Path(store.project) / "src" / "secret" / "k.txt"), "CREATE")], "tool:9")
     assert "src/secret/k.txt" in h.told and "deny-write: src/secret/**" in h.told
     reply = hookact.reply(h, "PostToolUse", block=True)
     assert reply is not None
@@ -67,7 +67,7 @@ def test_told_and_tell_shapes() -> None:
 
 
 def test_context_is_the_resume_block_with_where_it_comes_from(store: Store) -> None:
-    task.start(store, "t1", "ship it", ["src/a.py"])
+    workflow.start(store, "t1", "ship it", ["src/a.py"])
     text = hookact.context(_hook(store), "after a compaction")
     head, body = text.split("\n", 1)
     assert head == f"agentctl working state of this project, read from {store.shown('')[:-1]} after a compaction:"
@@ -86,7 +86,7 @@ def test_sync_logs_a_shell_edit_from_git(tmp_path: Path) -> None:
     git("add", "a.py")
     git("commit", "-qm", "i")
     store = layout.init(str(tmp_path))[0]
-    task.start(store, "t1", "d", ["a.py"])
+    workflow.start(store, "t1", "d", ["a.py"])
     h = _hook(store)
     hookact.sync(h)  # the first sync takes git's view as the baseline
     (tmp_path / "a.py").write_text("two\n")

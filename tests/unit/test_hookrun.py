@@ -27,9 +27,9 @@ def test_payload_access_is_typed(store: Store) -> None:
 
 def test_rel_keeps_project_paths_and_drops_the_rest(store: Store, tmp_path: Path) -> None:
     h = _hook(store)
-    assert h.rel(str(tmp_path / "src" / "a.py")) == "src/a.py"
+    assert h.rel(str(Path(store.project) / "src" / "a.py")) == "src/a.py"
     assert h.rel("src/a.py") == "src/a.py"  # relative to the payload's cwd
-    for bad in ("/etc/passwd", str(tmp_path / ".agent-state" / "services"), "", "  ", 3, None):
+    for bad in ("/etc/passwd", str(Path(store.project) / ".agent-state" / "services"), "", "  ", 3, None):
         assert h.rel(bad) is None, bad
 
 
@@ -43,7 +43,7 @@ def test_the_actions_are_hookacts(store: Store, tmp_path: Path) -> None:
     """The Hook's post-tool methods are hookact's functions (tested in test_hookact), bound to the hook."""
     h = _hook(store)
     assert not h.seen("k") and h.seen("k")
-    assert h.log_writes([(str(tmp_path / "a.py"), None)], "tool:1") == ["CREATE|a.py"]
+    assert h.log_writes([(str(Path(store.project) / "a.py"), None)], "tool:1") == ["CREATE|a.py"]
     assert h.reply("PostToolUse") is None and h.told == ""
 
 
@@ -71,7 +71,7 @@ def _run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], ag
 def test_run_a_post_edit_logs_and_says_nothing(store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     payload = {"cwd": store.project, "hook_event_name": "PostToolUse", "tool_name": "Write", "tool_use_id": "toolu_x",
-               "tool_input": {"file_path": str(tmp_path / "src" / "a.py")}, "tool_response": {"success": True}}
+               "tool_input": {"file_path": str(Path(store.project) / "src" / "a.py")}, "tool_response": {"success": True}}
     assert _run(monkeypatch, capsys, "claude", "post-tool-use", json.dumps(payload).encode()) == (0, "", "")
     assert [e[1] for e in files.check(store, "src/a.py")] == ["CREATE"]
 

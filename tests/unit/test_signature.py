@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agentctl import files, task
+from agentctl import files, workflow
 from agentctl.signature import error_signature, files_signature, normalise
 from agentctl.store import Store
 
@@ -46,23 +46,23 @@ def test_error_signature_without_error_lines_uses_the_last_lines() -> None:
 @pytest.fixture
 def store(store: Store) -> Store:
     """The shared store, with task t1 started."""
-    task.start(store, "t1", "d", ["a.py", "b.py"])
+    workflow.start(store, "t1", "d", ["a.py", "b.py"])
     return store
 
 
 def test_files_signature_follows_the_touched_files_contents(store: Store, tmp_path: Path) -> None:
     assert files_signature(store) == "-"  # nothing logged: contents unknown
-    (tmp_path / "a.py").write_text("one\n")
+    (Path(store.project) / "a.py").write_text("one\n")
     files.log(store, "MODIFY", "a.py")
     first = files_signature(store)
     assert first != "-" and files_signature(store) == first
-    (tmp_path / "a.py").write_text("two\n")
+    (Path(store.project) / "a.py").write_text("two\n")
     second = files_signature(store)
     assert second != first
-    (tmp_path / "a.py").write_text("one\n")
+    (Path(store.project) / "a.py").write_text("one\n")
     assert files_signature(store) == first  # the contents, not the time
     files.log(store, "CREATE", "b.py")  # logged but missing: part of the state too
     missing = files_signature(store)
     assert missing != first
-    os.mkdir(tmp_path / "b.py")
+    os.mkdir(Path(store.project) / "b.py")
     assert files_signature(store) not in (first, missing)  # not a file

@@ -6,17 +6,17 @@ from pathlib import Path
 
 import pytest
 
-from agentctl import files, task, tried, verify, verifyrun
+from agentctl import files, tried, verify, verifyrun, workflow
 from agentctl.errors import UsageError
 from agentctl.repeat import sigs
 from agentctl.store import Store
 
 
 @pytest.fixture
-def store(store: Store, tmp_path: Path) -> Store:
+def store(store: Store) -> Store:
     """The shared store, with task t1 started, a.py edited and a check that fails."""
-    (tmp_path / "a.py").write_text("one\n")
-    task.start(store, "t1", "d", ["a.py"])
+    (Path(store.project) / "a.py").write_text("one\n")
+    workflow.start(store, "t1", "d", ["a.py"])
     files.log(store, "MODIFY", "a.py")
     with open(store.path(verify.COMMANDS), "w", encoding="utf-8") as fh:
         fh.write("echo 'error: nope'; exit 1\n")

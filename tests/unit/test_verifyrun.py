@@ -6,16 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from agentctl import files, task, verify, verifyrun
+from agentctl import files, verify, verifyrun, workflow
 from agentctl.store import Store
 
 
 @pytest.fixture
-def store(store: Store, tmp_path: Path) -> Store:
+def store(store: Store) -> Store:
     """The shared store, with task t1 started and src/a.py edited."""
-    (tmp_path / "src").mkdir()
-    (tmp_path / "src" / "a.py").write_text("one\n")
-    task.start(store, "t1", "d", ["src/a.py"])
+    (Path(store.project) / "src").mkdir()
+    (Path(store.project) / "src" / "a.py").write_text("one\n")
+    workflow.start(store, "t1", "d", ["src/a.py"])
     files.log(store, "MODIFY", "src/a.py")
     return store
 
@@ -64,7 +64,7 @@ def test_the_same_failure_on_the_same_files_is_a_repeat(store: Store, tmp_path: 
     assert not first.repeat and not first.same_error
     second = verifyrun.run(store)  # volatile parts differ run to run; the signature does not
     assert second.repeat == "run 1 (no fix recorded for it)" and "REPEATED" in second.message
-    (tmp_path / "src" / "a.py").write_text("two\n")
+    (Path(store.project) / "src" / "a.py").write_text("two\n")
     third = verifyrun.run(store)
     assert not third.repeat and third.same_error.startswith("run ")
     assert b"|REPEAT|2|" in (store.read(verify.JOURNAL) or b"")
