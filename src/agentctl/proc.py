@@ -7,7 +7,8 @@ Three shapes, one per kind of caller:
   (SIGTERM and SIGHUP become an exception while it runs, so the group is ended first);
 * :func:`to_file` (user services): output straight into a file that ``tick`` keeps bounded while
   we wait; the group ended at the timeout, a daemon the script started in the background lives on;
-* :func:`capture` (git): an argument list, stdin bytes, stdout and stderr captured in memory.
+* :func:`capture` (git): an argument list, stdin bytes, stdout and stderr captured in memory;
+* :func:`detached` (a background `sync push`): started in a session of its own and not waited for.
 
 No shell here: a caller that means a shell passes ``["/bin/sh", "-c", COMMAND]``. The hook path
 starts git with ``posix_spawn`` instead (see gitstatus): importing ``subprocess`` costs more than a
@@ -121,6 +122,19 @@ def capture(argv: list[str], cwd: str, data: bytes, timeout: float, env: dict[st
     except subprocess.TimeoutExpired:
         raise Timeout(f"{argv[0]} did not finish within {timeout:g}s") from None
     return done.returncode, done.stdout, done.stderr
+
+
+def detached(argv: list[str], cwd: str) -> bool:
+    """Start ``argv`` in a session of its own, no stdin, its output discarded, and do not wait for it.
+    False when it could not start."""
+    import subprocess
+
+    try:
+        subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, start_new_session=True)
+    except OSError:
+        return False
+    return True
 
 
 def terminate_on_signals() -> dict[int, Any]:

@@ -772,4 +772,4 @@ def test_nothing_runs_a_stored_value() -> None:
         for bad in ("shell=True", "os.system(", "eval(", "exec(", "os.popen(", "pickle"):
             assert bad not in text, (p, bad)
     runners = {p.name for p in src.rglob("*.py") if "subprocess." in p.read_text() and "import subprocess" in p.read_text()}
-    assert runners <= {"proc.py", "demo.py", "gitsync.py", "hookrun.py", "mcp_server.py", "install.py", "auto.py"}, runners
+    assert runners <= {"proc.py", "demo.py"}, runners  # one process runner; the demo is a front end

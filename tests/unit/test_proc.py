@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import time
 from pathlib import Path
 
@@ -216,3 +217,17 @@ def test_proc_imports_no_subprocess_until_it_spawns() -> None:
     code = "import sys; import agentctl.proc; print('subprocess' in sys.modules, 'signal' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True, timeout=60).stdout
     assert out.split() == [b"False", b"False"]
+
+
+def test_detached_starts_a_program_in_its_own_session_and_does_not_wait(tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    script = (f"import os, time; time.sleep(2); open({str(marker) + '.tmp'!r}, 'w').write(str(os.getsid(0))); "
+              f"os.rename({str(marker) + '.tmp'!r}, {str(marker)!r})")
+    t0 = time.monotonic()
+    assert proc.detached([sys.executable, "-c", script], str(tmp_path)) is True
+    assert time.monotonic() - t0 < 2 and not marker.exists()  # not waited for
+    deadline = time.monotonic() + 30
+    while not marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert marker.exists() and int(marker.read_text()) != os.getsid(0)  # a session of its own
+    assert proc.detached([str(tmp_path / "no-such-program")], str(tmp_path)) is False

@@ -41,26 +41,21 @@ def run(store: Store, action: str) -> str:
     """With auto sync on: pull now (returns a note for the resume block) or start a push in the background."""
     if not enabled(store):
         return ""
-    import subprocess
+    from agentctl import proc
 
     if action == "push":
-        try:
-            subprocess.Popen(_cmd(store, "push"), cwd=store.project, stdin=subprocess.DEVNULL,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-        except OSError:
-            pass
+        proc.detached(_cmd(store, "push"), store.project)
         return ""
     try:
-        proc = subprocess.run(_cmd(store, "pull"), cwd=store.project, stdin=subprocess.DEVNULL,
-                              capture_output=True, timeout=_timeout(), check=False)
-    except subprocess.TimeoutExpired:
+        code, out, err_bytes = proc.capture(_cmd(store, "pull"), store.project, b"", _timeout(), dict(os.environ))
+    except proc.Timeout:
         return f"auto sync: the pull did not finish within {_timeout():g}s; this is the local state"
     except OSError as exc:
         return f"auto sync: could not run the pull ({exc.strerror}); this is the local state"
-    text = proc.stdout.decode("utf-8", "replace")
-    if proc.returncode != 0:
-        err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        return f"auto sync: pull failed ({err[-1][:200] if err else proc.returncode}); this is the local state"
+    text = out.decode("utf-8", "replace")
+    if code != 0:
+        err = err_bytes.decode("utf-8", "replace").strip().splitlines()
+        return f"auto sync: pull failed ({err[-1][:200] if err else code}); this is the local state"
     if "unreachable" in text:
         return "auto sync: the remote is unreachable (offline?); this is the local state"
     return "auto sync: pulled the shared state first"
