@@ -3,7 +3,7 @@
 Before doctor rewrites a file it copies the file's exact bytes to
 ``logs/quarantine-TIME-NAME`` (``keep_copy``); a file it takes out of the way (a planted
 symlink, a FIFO, a dead temporary file, a list no status names) is renamed there
-(``doctor._move_aside``). Either way one note goes to ``logs/quarantine-TIME.log``: what
+(``doctor.report.move_aside``). Either way one note goes to ``logs/quarantine-TIME.log``: what
 (the file), where it went, and why. Lines it drops from a record log go to that same log
 with a header naming the file, the byte offset and the reason (``Store.quarantine``).
 """

@@ -1,0 +1,99 @@
+"""The checks of the other services' state: the rules file, verify's and the session's status,
+and the runlevel (its table is the user's: reported, never rewritten)."""
+
+from __future__ import annotations
+
+from agentctl import codec
+from agentctl.doctor.kv import kv_service
+from agentctl.doctor.report import Report, lines, nolock
+from agentctl.errors import StateError
+from agentctl.quarantine import keep_copy, rule_readable
+from agentctl.store import Store
+
+
+def check_constraints(store: Store, report: Report) -> None:
+    from agentctl import constraints
+
+    with store.lock(constraints.LOCK) if report.fix else nolock():
+        try:
+            constraints.read(store)
+            return
+        except StateError as exc:
+            if not report.fix:
+                report.problem(exc.message)
+                return
+        data = store.read(constraints.STATUS) or b""
+        keep: list[bytes] = []
+        bad: list[tuple[int, bytes]] = []
+        for here, raw in lines(data):
+            if not raw:
+                continue
+            if rule_readable(raw):  # read by the very parser the hooks use: a readable rule is never moved
+                keep.append(raw + b"\n")
+            else:
+                bad.append((here, raw))
+        if not bad:
+            report.problem(f"{store.shown(constraints.STATUS)} cannot be read as a whole although each line can "
+                           "(left as it is; check it by hand)")
+            return
+        keep_copy(store, constraints.STATUS, "rules file rewritten without its unreadable lines")
+        for off, raw in bad:
+            store.quarantine(constraints.STATUS, off, raw, why="unreadable rule line")
+        store.replace(constraints.STATUS, b"".join(keep))
+        report.repaired(f"{store.shown(constraints.STATUS)}: kept {len(keep)} rules, moved {len(bad)} damaged lines to logs/quarantine-*.log")
+
+
+def _drop_bad_numbers(fields: dict[str, str], keys: tuple[str, ...]) -> None:
+    for key in keys:
+        raw = fields.get(key)
+        if raw is not None and not (raw.isascii() and raw.isdigit() and len(raw) <= 12):
+            del fields[key]
+
+
+def check_verify(store: Store, report: Report) -> None:
+    from agentctl import verify
+
+    def fixup(fields: dict[str, str]) -> None:
+        if fields.get("STATE") not in verify.STATES:
+            fields["STATE"] = "IDLE"
+        _drop_bad_numbers(fields, ("RUN", "ATTEMPTS", "LAST_PASS_POS"))
+
+    kv_service(store, verify.STATUS, verify.LOCK, verify.read_status, verify.KEYS, fixup, report)
+
+
+def check_session(store: Store, report: Report) -> None:
+    from agentctl import session
+
+    def reader(st: Store) -> object:
+        fields = session.read(st)
+        codec.status_int(fields, "COMPACTIONS", st.shown(session.STATUS))
+        return fields
+
+    def fixup(fields: dict[str, str]) -> None:
+        _drop_bad_numbers(fields, ("COMPACTIONS",))
+
+    kv_service(store, session.STATUS, session.LOCK, reader, session.KEYS, fixup, report)
+
+
+def check_runlevels(store: Store, report: Report) -> None:
+    from agentctl import runlevels
+
+    def fixup(fields: dict[str, str]) -> None:
+        if fields.get("RUNLEVEL", "") not in runlevels.table(store):
+            fields["RUNLEVEL"] = runlevels.DEFAULT_LEVEL
+
+    try:
+        table = runlevels.table(store)
+    except StateError as exc:
+        report.problem(exc.message + " (doctor never rewrites runlevels: it is yours to edit)")
+        table = dict(runlevels.DEFAULTS)
+    kv_service(store, runlevels.CURRENT, runlevels.LOCK, runlevels.current, ("RUNLEVEL", "UPDATED"), fixup, report)
+    try:
+        level = runlevels.current(store)
+    except StateError:
+        return
+    if level not in table:
+        report.problem(f"{store.shown(runlevels.CURRENT)}: RUNLEVEL={level!r} is not in {store.shown(runlevels.TABLE)}")
+
+
+__all__ = ["check_constraints", "check_runlevels", "check_session", "check_verify"]

@@ -1,0 +1,85 @@
+"""Rebuilding a damaged task: its status from the lines that still parse (and the newest list
+file), and its list keeping every entry."""
+
+from __future__ import annotations
+
+from agentctl import codec, taskentries
+from agentctl.doctor.kv import rewrite_kv, salvage_kv
+from agentctl.doctor.report import Report, lines
+from agentctl.errors import StateError
+from agentctl.quarantine import keep_copy, list_files, seq_floor
+from agentctl.store import Store
+
+
+def salvage_task(store: Store, report: Report) -> dict[str, str]:
+    from agentctl import task
+
+    good, bad = salvage_kv(store, task.STATUS, task.KEYS)
+    dropped = []
+    for key in ("TOTAL", "DONE", "SEQ"):
+        raw = good.get(key)
+        if raw is not None and not (raw.isascii() and raw.isdigit() and len(raw) <= 12):
+            dropped.append(f"{key}={raw[:20]!r}")
+            del good[key]
+    if not good.get("LIST", "").startswith("list-") or "/" in good.get("LIST", ""):
+        good.pop("LIST", None)
+        lists = list_files(store)
+        if lists:  # the entries survive in the newest list file: keep working on them
+            good["LIST"] = lists[-1]
+    if good.get("STATE") not in task.STATES:
+        if "STATE" in good:
+            dropped.append(f"STATE={good['STATE'][:20]!r}")
+        good["STATE"] = "PAUSED" if good.get("LIST") else "IDLE"  # PAUSED: `task update --state ACTIVE` resumes
+    if good["STATE"] != "IDLE" and not good.get("TASK_ID"):
+        good["TASK_ID"] = "recovered"
+    if "SEQ" not in good:
+        good["SEQ"] = str(seq_floor(store) + 1)
+    if good["STATE"] != "IDLE" and good.get("LIST"):
+        try:
+            salvage_list(store, report, good)
+            entries = task.read_entries(store, good)
+            taskentries.refresh(good, entries)
+        except StateError:
+            pass
+    fields = {k: good[k] for k in task.KEYS if k in good}
+    note = "kept every line that parses" + (f", dropped {', '.join(dropped)}" if dropped else "")
+    rewrite_kv(store, task.STATUS, fields, bad, report, note)
+    return fields
+
+
+def salvage_list(store: Store, report: Report, fields: dict[str, str]) -> None:
+    """Rewrite the task list keeping every entry: a path that is not UTF-8 keeps its bytes
+    (escaped as ``\\uDCxx``, the way argv delivers them); a line that is no entry goes to quarantine."""
+    from agentctl import task
+
+    rel = f"services/task/{fields['LIST']}"
+    data = store.read(rel, cap=task.MAX_LIST_BYTES)
+    if data is None:
+        return
+    out: list[bytes] = []
+    bad: list[tuple[int, bytes]] = []
+    recoded = 0
+    for here, raw in lines(data):
+        if not raw:
+            continue
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            line = raw.decode("utf-8", "surrogateescape")
+            recoded += 1
+        parts = line.split("|")
+        try:
+            if len(parts) < 2 or parts[0] not in taskentries.MARKS:
+                raise ValueError
+            out.append(codec.record(parts[0], *(codec.decode(p) for p in parts[1:])))
+        except ValueError:
+            bad.append((here, raw))
+    keep_copy(store, rel, "task list rewritten by doctor --fix")
+    for off, raw in bad:
+        store.quarantine(rel, off, raw, why="damaged entry")
+    store.replace(rel, b"".join(out))
+    report.repaired(f"{store.shown(rel)}: {len(out)} entries kept ({recoded} with bytes that are not UTF-8 kept as "
+                    f"\\uDCxx escapes), {len(bad)} damaged lines moved to logs/quarantine-*.log")
+
+
+__all__ = ["salvage_list", "salvage_task"]
