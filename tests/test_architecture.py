@@ -4,7 +4,7 @@ function; imports under ``if TYPE_CHECKING:`` are for the type checker and do no
 * No core module imports a front end (the CLI, the MCP server, the demo, the web view).
 * No import cycle but the ones listed in ``KNOWN_CYCLES``, which may only shrink: a new cycle, or a
   known one that grew, fails here. (They are the cycles still to break; see the changelog.)
-* No module over 400 lines.
+* No module over 400 lines (but the ones in ``KNOWN_LARGE``), and the median module small.
 """
 
 from __future__ import annotations
@@ -18,8 +18,11 @@ FRONT_ENDS = {"agentctl.cli", "agentctl.entry", "agentctl.__main__", "agentctl.m
 # Each set is one strongly connected group of modules today. A group may lose members or vanish.
 KNOWN_CYCLES: list[set[str]] = []
 # Modules over the limit today, with the size they may not grow past.
-KNOWN_LARGE = {"agentctl.doctor": 720, "agentctl.store": 495}
+KNOWN_LARGE = {"agentctl.store": 495}
 MAX_LINES = 400
+# The median module size may not pass this; a ratchet: it only goes down, to MEDIAN_GOAL in the end.
+MEDIAN_CEILING = 125
+MEDIAN_GOAL = 120
 
 
 def _modules() -> dict[str, Path]:
@@ -132,3 +135,25 @@ def test_modules_stay_small() -> None:
     for name, path in _modules().items():
         lines = len(path.read_text(encoding="utf-8").splitlines())
         assert lines <= KNOWN_LARGE.get(name, MAX_LINES), f"{name} has {lines} lines"
+
+
+def _sizes() -> dict[str, int]:
+    return {name: len(path.read_text(encoding="utf-8").splitlines()) for name, path in _modules().items()}
+
+
+def test_median_module_is_small() -> None:
+    import statistics
+
+    assert MEDIAN_GOAL <= MEDIAN_CEILING <= 125, "MEDIAN_CEILING only goes down, to MEDIAN_GOAL"
+    sizes = _sizes()
+    median = statistics.median(sizes.values())
+    assert median <= MEDIAN_CEILING, (
+        f"the median module has {median} lines (ceiling {MEDIAN_CEILING}); split a module that mixes concerns. "
+        f"Largest: {sorted(sizes.items(), key=lambda kv: -kv[1])[:5]}")
+
+
+def test_no_module_over_the_limit_beyond_known_large() -> None:
+    over = {name: n for name, n in _sizes().items() if n > MAX_LINES and name not in KNOWN_LARGE}
+    assert not over, f"modules over {MAX_LINES} lines: {over}"
+    stale = {name for name in KNOWN_LARGE if _sizes().get(name, 0) <= MAX_LINES}
+    assert not stale, f"{sorted(stale)} no longer over {MAX_LINES} lines (or gone): drop them from KNOWN_LARGE"
