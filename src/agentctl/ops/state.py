@@ -24,7 +24,7 @@ def init(ctx: Ctx, *, no_pull: bool = False) -> Result:
     root = git_root(project)
     pulled = None
     if created and root is not None and not no_pull:
-        from agentctl.refsync.commands import pull_on_init
+        from agentctl.refsync.transfer import pull_on_init
 
         pulled = pull_on_init(store)  # a fresh clone of a project whose state travels in git refs
         if pulled:
