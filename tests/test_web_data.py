@@ -136,10 +136,10 @@ def test_a_100k_line_log_makes_a_bounded_page(project: Path) -> None:
 
 
 def test_the_page_is_shipped_with_the_package() -> None:
-    from agentctl import web
+    from agentctl import webserver
 
-    folder = Path(web.__file__).parent / "webstatic"
-    for name, _ctype in web.STATIC.values():
+    folder = Path(webserver.__file__).parent / "webstatic"
+    for name, _ctype in webserver.STATIC.values():
         assert (folder / name).is_file(), name
     html = (folder / "index.html").read_text()
     assert "<script src=\"/static/web.js\" defer></script>" in html and "http" not in html.replace('href="data:,"', "")
