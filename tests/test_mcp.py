@@ -459,7 +459,7 @@ def test_stdout_carries_only_protocol_messages(project: Path) -> None:
 async def test_unexpected_exception_is_one_line_and_logged(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """In process: a crash inside a tool is reported like the CLI's internal error, and serving goes on."""
     from agentctl import mcp_tools
-    from agentctl.mcp_server import build_server
+    from agentctl.mcp_build import build_server
 
     def task_status(self: object) -> str:
         raise ZeroDivisionError("boom")

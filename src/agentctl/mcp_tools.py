@@ -25,6 +25,7 @@ from typing import Any, Literal
 from agentctl.errors import EXIT_NO, EXIT_STATE, EXIT_USAGE, AgentctlError, UsageError
 from agentctl.location import open_store
 from agentctl.operation import Ctx, Result
+from agentctl.projectfile import read_project_file
 from agentctl.registry import call
 from agentctl.store import Store
 
@@ -126,7 +127,7 @@ class Tools:
             return self.call(("task", "start"), **opts)
         if entries is None:
             assert list_file is not None
-            data = self._read_project_file(list_file, "list_file")
+            data = read_project_file(self.store(), list_file, "list_file")
         else:
             # The entries become the list `task start --files -` reads: the same rules for each path.
             for n, entry in enumerate(entries, 1):
@@ -134,46 +135,6 @@ class Tools:
                     raise UsageError(f"entry {n} contains a line break; give one path per entry")
             data = "\n".join(entries).encode("utf-8", "surrogateescape")
         return self.call(("task", "start"), stdin=data, cwd=self.store().project, files="-", **opts)
-
-    def _read_project_file(self, raw: str, what: str) -> bytes:
-        """The bytes of a project file (its state folder included), reached without leaving the
-        project through a symlink at any step; anything else is refused in one line that shows
-        nothing of the file."""
-        import stat
-
-        from agentctl.location import project_path
-
-        store = self.store()
-        shown = raw if len(raw) <= 80 else raw[:77] + "..."
-        try:
-            rel = project_path(store, raw, store.project)
-        except UsageError:
-            raise UsageError(f"{what} {shown!r} is not a file of the project {store.project}: MCP tools read only "
-                             "inside the project; give a project path, or pass the paths as entries") from None
-        real_project = os.path.realpath(store.project)
-        try:
-            fd = os.open(os.path.join(store.project, rel), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-        except OSError as exc:
-            raise UsageError(f"cannot read the list file {raw!r}: {os.strerror(exc.errno or 0)}; "
-                             "give a readable file of paths") from None  # the CLI's words
-        try:
-            where = os.path.realpath(f"/proc/self/fd/{fd}") if os.path.isdir("/proc/self/fd") else os.path.realpath(
-                os.path.join(store.project, rel))
-            if os.path.commonpath([where, real_project]) != real_project:
-                raise UsageError(f"{what} {shown!r} leads outside the project; give a project path")
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise UsageError(f"{what} {shown!r} is not a regular file; give a file of paths")
-            chunks = []
-            left = 64 << 20
-            while left > 0:
-                chunk = os.read(fd, min(left, 1 << 20))
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                left -= len(chunk)
-            return b"".join(chunks)
-        finally:
-            os.close(fd)
 
     def task_update(self, done: int | None = None, next: str | None = None, notes: str | None = None,
                     state: Literal["ACTIVE", "PAUSED"] | None = None, seq: int | None = None) -> Result:
