@@ -197,20 +197,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         _err(exc.message)
         return exc.code
     except BrokenPipeError:
-        _silence_stdout()
+        from agentctl.clifail import silence_stdout
+
+        silence_stdout()
         return EXIT_OK
     except KeyboardInterrupt:
         _warnings(run.ctx.warnings)
         _err("interrupted")
         return 130
     except Exception as exc:  # the one funnel: never a traceback to the agent
-        _internal(run.ctx, exc)
+        from agentctl.clifail import internal
+
+        _err(internal(run.ctx, exc))
         return EXIT_STATE
     finally:
         try:
             sys.stdout.flush()
         except BrokenPipeError:
-            _silence_stdout()
+            from agentctl.clifail import silence_stdout
+
+            silence_stdout()
         except (OSError, ValueError):
             pass
 
@@ -310,64 +316,14 @@ def _print_help(ctx: Ctx, words: list[str]) -> int:
     """`agentctl help [COMMAND]` and `--help` at every level: one form, exit 0 only for a real command."""
     from agentctl import helpformat
 
-    words = [w for w in _leading_words(words)]
-    if not words:
-        text = helpformat.top_help()
-    else:
-        members = helpformat.groups().get(words[0]) or (
-            helpformat.groups().get(words[1]) if len(words) > 1 and words[0] in ACTION_WORDS else None)
-        if members and (len(words) == 1 or (words[0], words[1]) not in COMMANDS and (words[1], words[0]) not in COMMANDS
-                        and words[1] not in helpformat.groups() and words[0] not in ACTION_WORDS):
-            if len(words) > 1:
-                _resolve(words[:2], ctx)  # an unknown action: the same answer as without --help (exit 2)
-            text = helpformat.group_help(words[0], members)
-        else:
-            key, _ = _resolve(words, ctx)
-            if key[0] == "@custom":
-                key = ("@custom",)
-            text = helpformat.command_help(key, COMMANDS[key])
-    sys.stdout.write(text)
+    sys.stdout.write(helpformat.help_for(words, lambda w: _resolve(w, ctx)[0]))
     return EXIT_OK
-
-
-def _leading_words(words: list[str]) -> list[str]:
-    """The command words before the first option (`task start --id x --help` -> task start)."""
-    out = []
-    for w in words:
-        if w.startswith("-"):
-            break
-        out.append(w)
-    return out
 
 
 def _err(message: str) -> None:
     try:
         sys.stderr.write(f"agentctl: {message}\n")
         sys.stderr.flush()
-    except (OSError, ValueError):
-        pass
-
-
-def _internal(ctx: Ctx, exc: BaseException) -> None:
-    where = ""
-    try:
-        import traceback
-
-        store = ctx._store
-        if store is not None:
-            detail = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-            store.log_change("agentctl", "internal-error", detail.replace("\n", " | ")[:2000])
-            where = f" (details in {store.shown('logs/agent.log')})"
-    except Exception:
-        pass
-    _err(f"internal error: {type(exc).__name__}: {str(exc)[:200]}{where}")
-
-
-def _silence_stdout() -> None:
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
     except (OSError, ValueError):
         pass
 

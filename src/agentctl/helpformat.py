@@ -8,9 +8,10 @@ form has the same parts in the same order: ``usage:``, what it is for, then ``co
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Callable
 
 from agentctl.helptext import COMMON, DETAILS, EXIT_CODES, GROUPS, option_help
-from agentctl.registry import COMMANDS, Command
+from agentctl.registry import ACTION_WORDS, COMMANDS, Command
 
 WIDTH = 100
 NAME_COLUMN = 24
@@ -105,3 +106,33 @@ def top_help() -> str:
     lines += _rows([(str(code), text) for code, text in EXIT_CODES])
     lines += ["", "One command's options: `agentctl help COMMAND` (or `agentctl COMMAND --help`)."]
     return "\n".join(lines) + "\n"
+
+
+def help_for(words: list[str], resolve: Callable[[list[str]], tuple[str, ...]]) -> str:
+    """The help for the command words (``agentctl help WORDS``, ``WORDS --help``): the top level, a
+    service's actions, or one command. ``resolve`` finds a command's key the way the CLI does, and
+    raises the CLI's usage error for an unknown one (so help exits 0 only for a real command)."""
+    words = leading_words(words)
+    if not words:
+        return top_help()
+    members = groups().get(words[0]) or (
+        groups().get(words[1]) if len(words) > 1 and words[0] in ACTION_WORDS else None)
+    if members and (len(words) == 1 or (words[0], words[1]) not in COMMANDS and (words[1], words[0]) not in COMMANDS
+                    and words[1] not in groups() and words[0] not in ACTION_WORDS):
+        if len(words) > 1:
+            resolve(words[:2])  # an unknown action: the same answer as without --help (exit 2)
+        return group_help(words[0], members)
+    key = resolve(words)
+    if key[0] == "@custom":
+        key = ("@custom",)
+    return command_help(key, COMMANDS[key])
+
+
+def leading_words(words: list[str]) -> list[str]:
+    """The command words before the first option (`task start --id x --help` -> task start)."""
+    out = []
+    for w in words:
+        if w.startswith("-"):
+            break
+        out.append(w)
+    return out
