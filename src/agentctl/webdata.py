@@ -187,18 +187,18 @@ class View:
 
     def search_history(self, query: str, limit: int = HISTORY_SHOWN) -> dict[str, Any]:
         """Archived tasks matching ``query`` the way `agentctl history search` matches them ("" lists the newest)."""
-        from agentctl import history
+        from agentctl import history, historyshow
 
         if not query:
             rows, more = history.read_index(self.store, 1 << 20)
             return {"query": "", "more": more, "tasks": [{"task": r.fields, "matched": []} for r in rows[:limit]]}
         codec.check_text(query, "the search text", limit=500)
-        hits, more = history.search(self.store, query, limit)
+        hits, more = historyshow.search(self.store, query, limit)
         return {"query": query, "more": more, "tasks": [{"task": r.fields, "matched": m} for r, m in hits]}
 
     def archived_task(self, task_id: str) -> dict[str, Any]:
         """One archived task as `agentctl history show` gives it, plus its timeline and runs (cached by index state)."""
-        from agentctl import history
+        from agentctl import history, historyshow
 
         store = self.store
         row = history.find(store, task_id)
@@ -210,7 +210,7 @@ class View:
         cached = self.archived.get(row["ARCHIVE"])
         if cached is not None and cached[0] == key:
             return cached[1]
-        _, detail = history.show_lines(store, row)
+        _, detail = historyshow.show_lines(store, row)
         done = detail["task"]
         detail["index"] = row.fields
         detail["files"] = detail["files"][:2000]

@@ -8,7 +8,8 @@ from agentctl.operation import Ctx, Result
 
 def history(ctx: Ctx, *, words: list[str] | None = None, limit: int | None = None) -> Result:
     from agentctl import codec
-    from agentctl.history import DEFAULT_LIMIT, find, read_index, search, show_lines
+    from agentctl.history import DEFAULT_LIMIT, find, read_index
+    from agentctl.historyshow import search, show_lines
 
     store = ctx.store()
     count = DEFAULT_LIMIT if limit is None else limit
