@@ -1,8 +1,8 @@
 """`agentctl demo`: the seed's scenario, played by a scripted agent that keeps forgetting.
 
 A temporary project holds 120 files whose imports must move from relative paths
-to the ``@/`` alias. The scripted agent works in "lives": each life is a fresh
-process that knows only the startup protocol (run ``agentctl resume``, follow
+to the ``@/`` alias. The scripted agent (``demoagent``) works in "lives": each life is
+a fresh process that knows only the startup protocol (run ``agentctl resume``, follow
 NEXT, check ``files check`` before editing, ``task done`` after). Each life ends
 abruptly after a few steps, sometimes right after an edit and before recording
 it done, as a compaction would. At the end every file must be changed exactly
@@ -11,8 +11,6 @@ once, and the checks must pass.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import os
 import shutil
 import subprocess
@@ -20,10 +18,9 @@ import sys
 import tempfile
 from collections.abc import Callable
 
+from agentctl.demoagent import NEW, OLD, ctl
 from agentctl.operation import Ctx, Result
 
-OLD = "from '../../old/"
-NEW = "from '@/"
 N_FILES = 120
 # (steps before the memory loss, whether it strikes between an edit and `task done`)
 LIVES = [(17, False), (23, True), (9, False), (31, True), (26, False), (40, False), (40, False)]
@@ -35,53 +32,6 @@ for p in bad:
     print(f"{{p}}:1 error: old relative import still present")
 sys.exit(1 if bad else 0)
 """
-
-
-def _ctl(*args: str) -> tuple[int, str]:
-    """Run one agentctl command in this process (the same entry point as the console script)."""
-    from agentctl.cli import main  # the demo plays an agent: it drives the CLI
-
-    buf = io.StringIO()
-    err = io.StringIO()
-    with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(err):
-        code = main(list(args))
-    return code, buf.getvalue() + err.getvalue()
-
-
-def agent_life(project: str, steps: int, crash_mid_edit: bool) -> list[str]:
-    """One life of the scripted agent. Knows nothing but the startup protocol."""
-    os.chdir(project)
-    said: list[str] = []
-    code, text = _ctl("resume")
-    nxt = next((ln[5:] for ln in text.split("\n") if ln.startswith("NEXT=")), "")
-    task_line = next((ln for ln in text.split("\n") if ln.startswith("TASK ")), "")
-    said.append(f"woke up; `agentctl resume` says: {task_line.split(':')[0]}" + (f", NEXT={nxt}" if nxt else ""))
-    for step in range(steps):
-        code, text = _ctl("task", "status")
-        fields = dict(ln.split("=", 1) for ln in text.split("\n") if "=" in ln)
-        nxt = fields.get("NEXT", "")
-        if fields.get("STATE") == "DONE" or not nxt:
-            code, text = _ctl("verify", "start")
-            said.append(f"all entries done; verify: {text.splitlines()[-1] if code else 'PASSED'}")
-            if code == 0:
-                _ctl("task", "stop")
-                said.append("task archived with `agentctl task stop`")
-            return said
-        already, _ = _ctl("files", "check", nxt)
-        if already == 0:
-            said.append(f"{nxt}: already edited before the memory loss (files check) -> not edited again")
-        else:
-            with open(nxt, encoding="utf-8") as fh:
-                content = fh.read()
-            with open(nxt, "w", encoding="utf-8") as fh:
-                fh.write(content.replace(OLD, NEW))
-            _ctl("files", "log", "MODIFY", nxt)
-            if crash_mid_edit and step == steps - 1:
-                said.append(f"edited {nxt}, then the context was compacted before `task done`")
-                return said
-        _ctl("task", "done", nxt)
-    said.append(f"context compacted after {steps} steps")
-    return said
 
 
 def _make_project(root: str) -> None:
@@ -121,7 +71,7 @@ def run_demo(keep: bool = False, quiet: bool = False, say: Callable[[str], None]
             ("task", "start", "--id", "refactor-imports-001", "--desc", "replace old relative imports with the @/ alias",
              "--files", "files.txt"),
         ):
-            code, text = _ctl(*args)
+            code, text = ctl(*args)
             if code:
                 out(f"setup failed: agentctl {' '.join(args)}: {text.strip()}")
                 return 1
@@ -129,7 +79,7 @@ def run_demo(keep: bool = False, quiet: bool = False, say: Callable[[str], None]
         finished = False
         for n, (steps, crash) in enumerate(LIVES, 1):
             proc = subprocess.run(
-                [sys.executable, "-m", "agentctl.demo", root, str(steps), "1" if crash else "0"],
+                [sys.executable, "-m", "agentctl.demoagent", root, str(steps), "1" if crash else "0"],
                 capture_output=True, text=True, env=env, check=False,
             )
             lines = [ln for ln in proc.stdout.split("\n") if ln]
@@ -180,11 +130,9 @@ def _report(root: str, finished: bool, say: Callable[[str], None]) -> int:
     return 0 if ok else 1
 
 
-if __name__ == "__main__":
-    for line in agent_life(sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1"):
-        print(line)
-
-
 def demo(ctx: Ctx, *, keep: bool = False, quiet: bool = False) -> Result:
     """`agentctl demo`: the story is shown as it happens (progress); the result is its exit code."""
     return Result(code=run_demo(keep=keep, quiet=quiet, say=ctx.say))
+
+
+__all__ = ["demo", "run_demo"]
