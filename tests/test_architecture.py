@@ -14,7 +14,8 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parent.parent / "src" / "agentctl"
 FRONT_ENDS = {"agentctl.cli", "agentctl.entry", "agentctl.__main__", "agentctl.mcp_server", "agentctl.mcp_tools", "agentctl.demo",
-              "agentctl.refdoc", "agentctl.web", "agentctl.webserver"}
+              "agentctl.refdoc", "agentctl.web", "agentctl.webserver", "agentctl.clifail", "agentctl.mcpschema",
+              "agentctl.demoagent", "agentctl.mcp_build"}
 # Each set is one strongly connected group of modules today. A group may lose members or vanish.
 KNOWN_CYCLES: list[set[str]] = []
 # Modules over the limit today, with the size they may not grow past.
