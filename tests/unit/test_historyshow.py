@@ -5,11 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from opkit import op, project_ctx, start_task
 
 from agentctl import history, historyshow
 from agentctl.errors import StateError
 from agentctl.operation import Ctx
+
+from .opkit import op, project_ctx, start_task
 
 
 @pytest.fixture

@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from opkit import op, project_ctx
 
 from agentctl.errors import AgentctlError
 from agentctl.operation import Ctx
+
+from .opkit import op, project_ctx
 
 
 @pytest.fixture

@@ -6,10 +6,11 @@ import os
 from pathlib import Path
 
 import pytest
-from opkit import op, project_ctx
 
 from agentctl.errors import UsageError
 from agentctl.operation import Ctx
+
+from .opkit import op, project_ctx
 
 
 @pytest.fixture

@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from opkit import op, task_ctx
 
 from agentctl.errors import UsageError
 from agentctl.operation import Ctx
+
+from .opkit import op, task_ctx
 
 
 def test_init_creates_the_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from opkit import op, task_ctx
 
 from agentctl.operation import Ctx
+
+from .opkit import op, task_ctx
 
 
 @pytest.fixture

@@ -7,19 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from agentctl import layout
 from agentctl.errors import UsageError
 from agentctl.projectfile import read_project_file
 from agentctl.store import Store
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Store:
-    proj = tmp_path / "proj"
-    proj.mkdir()
-    (proj / ".git").mkdir()
-    made, _ = layout.init(str(proj))
-    return made
 
 
 def test_reads_a_project_file(store: Store) -> None:
