@@ -22,7 +22,7 @@ KNOWN_CYCLES: list[set[str]] = []
 KNOWN_LARGE = {"agentctl.store": 495}
 MAX_LINES = 400
 # The median module size may not pass this; a ratchet: it only goes down (125 when it was set), and
-# it is at MEDIAN_GOAL now that the median is under it (108 lines over 106 modules when reached).
+# it is at MEDIAN_GOAL now that the median is under it (105 lines over 115 modules when reached).
 MEDIAN_CEILING = 120
 MEDIAN_GOAL = 120
 
