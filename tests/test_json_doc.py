@@ -98,7 +98,8 @@ def test_each_answer_has_only_documented_keys_and_numbers_as_numbers(tmp_path: P
     check("runlevel", "runlevel")
     check("task stop", "task", "stop", "--force")
     check("history", "history")
-    check("history show", "history", "show", "t1")
+    shown = check("history show", "history", "show", "t1")
+    assert isinstance(shown["task"], dict) and shown["task"]["TOTAL"] == 4 and shown["task"]["DONE"] == 1
     check("history search", "history", "search", "d")
     check("doctor", "doctor")
     check("gc", "gc", "--dry-run")

@@ -122,7 +122,7 @@ def test_prints_its_url_first_and_binds_loopback(served: Served) -> None:
 def test_state_is_what_the_cli_says(served: Served, busy: Path) -> None:
     d = served.json("/api/state")
     task = run("--json", "task", "status", cwd=busy).data()["task"]
-    assert d["task"]["DONE"] == str(task["DONE"]) == "2" and d["task"]["TOTAL"] == str(task["TOTAL"]) == "5"
+    assert d["task"]["DONE"] == task["DONE"] == 2 and d["task"]["TOTAL"] == task["TOTAL"] == 5
     assert d["task"]["NEXT"] == task["NEXT"] and d["task"]["STATE"] == "ACTIVE"
     assert d["progress"]["done"] == 2 and d["progress"]["total"] == 5 and d["progress"]["percent"] == 40.0
     assert d["runlevel"]["name"] == run("runlevel", cwd=busy).out.splitlines()[0].split("=")[1]
@@ -217,7 +217,7 @@ def test_changes_show_without_rereading(served: Served, busy: Path) -> None:
     assert served.json("/api/version")["version"] == v1
     assert run("task", "done", "src/m2.py", cwd=busy).code == 0
     v2 = served.json("/api/version")["version"]
-    assert v2 != v1 and served.json("/api/state")["task"]["DONE"] == "3"
+    assert v2 != v1 and served.json("/api/state")["task"]["DONE"] == 3
     assert run("files", "log", "CREATE", "src/new.py", cwd=busy).code == 0
     d = served.json("/api/state")
     assert d["files"]["count"] == 3 and d["files"]["shown"][0]["path"] == "src/new.py" and d["version"] != v2

@@ -31,6 +31,7 @@ from agentctl import (
     weblog,
 )
 from agentctl.errors import AgentctlError
+from agentctl.ops.shape import fields as shaped
 from agentctl.store import Store, now_iso
 
 WATCH = (task.STATUS, files.LOG, verify.STATUS, verify.JOURNAL, verify.COMMANDS, constraints.STATUS, session.STATUS,
@@ -39,7 +40,6 @@ FILES_SHOWN = 200  # the most recently touched paths in the state; the rest thro
 HISTORY_SHOWN = 50
 RUNS_SHOWN = 200
 BARS = 120
-HIDDEN = ("LIST", "NEXT_PINNED")  # what `task status` hides too
 
 
 def signature(store: Store) -> str:
@@ -103,7 +103,7 @@ class View:
             "now": now,
             "runlevel": part("runlevel", lambda: self._runlevel(), {}),
             "session": part("session", lambda: session.read(store), {}),
-            "task": {k: v for k, v in fields.items() if k not in HIDDEN},
+            "task": shaped(fields),  # as `task status --json`: counts as numbers
             "progress": _progress(fields, now),
             "claims": part("claims", lambda: [{"path": p, "agent": a, "expires": x, "until": now_iso(x)}
                                               for p, a, x in taskclaims.claims(store, fields)], []),
@@ -191,10 +191,10 @@ class View:
 
         if not query:
             rows, more = history.read_index(self.store, 1 << 20)
-            return {"query": "", "more": more, "tasks": [{"task": r.fields, "matched": []} for r in rows[:limit]]}
+            return {"query": "", "more": more, "tasks": [{"task": shaped(r.fields), "matched": []} for r in rows[:limit]]}
         codec.check_text(query, "the search text", limit=500)
         hits, more = historyshow.search(self.store, query, limit)
-        return {"query": query, "more": more, "tasks": [{"task": r.fields, "matched": m} for r, m in hits]}
+        return {"query": query, "more": more, "tasks": [{"task": shaped(r.fields), "matched": m} for r, m in hits]}
 
     def archived_task(self, task_id: str) -> dict[str, Any]:
         """One archived task as `agentctl history show` gives it, plus its timeline and runs (cached by index state)."""
@@ -212,7 +212,8 @@ class View:
             return cached[1]
         _, detail = historyshow.show_lines(store, row)
         done = detail["task"]
-        detail["index"] = row.fields
+        detail["task"] = shaped(done)  # as `history show --json`
+        detail["index"] = shaped(row.fields)
         detail["files"] = detail["files"][:2000]
         detail["timeline"] = {}
         log_rel, journal_rel = done.get("FILES_LOG", ""), done.get("VERIFY_JOURNAL", "")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from agentctl.errors import EXIT_NO, EXIT_OK, UsageError
 from agentctl.operation import Ctx, Result
+from agentctl.ops.shape import fields as shaped
 
 
 def history(ctx: Ctx, *, words: list[str] | None = None, limit: int | None = None) -> Result:
@@ -19,13 +20,13 @@ def history(ctx: Ctx, *, words: list[str] | None = None, limit: int | None = Non
         lines = [r.line() for r in rows] or ["no archived task yet (`agentctl task stop` archives one)"]
         if more and len(rows) == count:
             lines.append(f"(newest {count}; --limit N for more)")
-        return Result(lines, {"tasks": [r.fields for r in rows]})
+        return Result(lines, {"tasks": [shaped(r.fields) for r in rows]})
     action, rest = words[0], words[1:]
     if action == "show":
         if len(rest) != 1:
             raise UsageError("usage: agentctl history show ID")
         lines, data = show_lines(store, find(store, rest[0]))
-        return Result(lines, data)
+        return Result(lines, {**data, "task": shaped(data["task"])})
     if action == "search":
         text = " ".join(rest)
         codec.check_text(text, "the search text", limit=500)
@@ -34,7 +35,7 @@ def history(ctx: Ctx, *, words: list[str] | None = None, limit: int | None = Non
         lines = lines or [f"no archived task matches {codec.encode(text)[:80]!r}"]
         if more:
             lines.append("(searched the newest tasks only; older ones are in logs/index)")
-        return Result(lines, {"query": text, "matches": [{"task": r.fields, "matched": m} for r, m in hits]},
+        return Result(lines, {"query": text, "matches": [{"task": shaped(r.fields), "matched": m} for r, m in hits]},
                       EXIT_OK if hits else EXIT_NO)
     raise UsageError(f"unknown history action {action[:30]!r}; use `agentctl history`, `history show ID` or `history search TEXT`")
 
