@@ -645,7 +645,7 @@ def test_codex_hooks_import_no_json_or_re(busy: Path, event: str, word: str, ext
 def test_shell_hook_starts_git_without_subprocess(tmp_path: Path) -> None:
     """The Bash hook (`files sync`) in a real repository: git through posix_spawn, none of HOOK_HEAVY loaded,
     and still the edit made through the shell is logged."""
-    from test_integrations_hooks import git, log_entries, make_git_project
+    from integrations.test_hooks import git, log_entries, make_git_project
 
     proj = make_git_project(tmp_path)
     assert run("init", cwd=proj).code == 0

@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from conftest import run
-from test_integrations_hooks import bindir, install, make_git_project  # noqa: F401  (bindir: a fixture)
+
+from .test_hooks import bindir, install, make_git_project  # noqa: F401  (bindir: a fixture)
 
 FILES_LOCK = "services/files/.lock"
 SEEN_LOCK = "hooks/.seen.lock"

@@ -20,7 +20,7 @@ import pytest
 from agentctl.integrations import cline
 from conftest import run
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "payloads"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "payloads"
 HOOKS = ".clinerules/hooks"
 P0 = "deny-write: secrets/**"
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from conftest import run
-from test_sync_helpers import clone, git, ok, origin_and_clone
+
+from .sync_helpers import clone, git, ok, origin_and_clone
 
 
 def _hook(repo: Path, event: str, payload: dict[str, str]) -> str:

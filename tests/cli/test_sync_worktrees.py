@@ -7,7 +7,8 @@ import subprocess
 from pathlib import Path
 
 from conftest import AGENTCTL, run
-from test_sync_helpers import git, ok
+
+from .sync_helpers import git, ok
 
 N_ENTRIES = 12
 CLAIMS_EACH = 5

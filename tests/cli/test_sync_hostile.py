@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from conftest import run
-from test_sync_helpers import clone, git, ok, origin_and_clone, state_view
+
+from .sync_helpers import clone, git, ok, origin_and_clone, state_view
 
 
 def _tree_lines(bare: Path) -> list[str]:

@@ -17,11 +17,12 @@ from typing import Any
 
 import pytest
 
-import test_integrations_hooks as hooks
 import test_perf_guard as perf
 from agentctl.integrations import gemini
 from conftest import run
-from test_integrations_hooks import P0, Fired, command_for, env_for, fire, install, log_entries, session
+
+from . import test_hooks as hooks
+from .test_hooks import P0, Fired, command_for, env_for, fire, install, log_entries, session
 
 bindir = hooks.bindir
 proj = hooks.proj

@@ -28,7 +28,7 @@ from mcp import Client, StdioServerParameters  # noqa: E402
 from agentctl.mcp_tools import CORE, FULL, READ_ONLY  # noqa: E402
 from conftest import AGENTCTL, run, snapshot  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.anyio
 
 

@@ -22,7 +22,7 @@ import pytest
 from agentctl.integrations.codex import patch_paths as codex_patch_paths
 from conftest import LONG, run
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1]
 REAL = HERE / "e2e" / "payloads"
 FIXTURES = HERE / "fixtures" / "payloads"
 REAL_PROJECT = "/tmp/agentctl-e2e/proj"
@@ -31,7 +31,7 @@ CONFIGS = {"claude": ".claude/settings.json", "codex": ".codex/hooks.json", "gem
 P0 = "deny-write: secrets/**"
 
 
-# -- helpers (imported by the other test_integrations_* files) -------------------------------------
+# -- helpers (imported by the other integration tests) -------------------------------------
 
 @pytest.fixture(scope="session")
 def bindir(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -542,7 +542,7 @@ def test_gemini_session_start_and_tools(proj: Path, gemini: Any) -> None:
 
 
 def test_gemini_pre_compress_neither_counts_nor_reinjects(proj: Path, gemini: Any, bindir: Path) -> None:
-    # Gemini CLI 0.61.0 fires PreCompress on every turn, compressed or not (tests/test_integrations_gemini.py
+    # Gemini CLI 0.61.0 fires PreCompress on every turn, compressed or not (tests/integrations/test_gemini.py
     # covers the real signal, BeforeModel after a compression): not installed, and a no-op where 0.1 installed it
     assert no_command_for(proj, "gemini", "PreCompress", "auto")
     for _ in range(3):

@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from conftest import run
-from test_integrations_hooks import (  # noqa: F401 - fixtures
+
+from .test_hooks import (  # noqa: F401 - fixtures
     FIXTURES,
     P0,
     Fired,

@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 
 from conftest import run
-from test_web import Served, make_busy
+
+from .test_web import Served, make_busy
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

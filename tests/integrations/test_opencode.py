@@ -21,7 +21,7 @@ import pytest
 from agentctl.integrations import opencode
 from conftest import run
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "payloads"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "payloads"
 PLUGIN = ".opencode/plugin/agentctl.js"
 P0 = "deny-write: secrets/**"
 

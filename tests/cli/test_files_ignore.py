@@ -14,7 +14,7 @@ import pytest
 
 from agentctl import ignore
 from conftest import run
-from test_integrations_hooks import git, log_entries
+from integrations.test_hooks import git, log_entries
 
 CHECK = """\
 import os, sys
@@ -129,6 +129,6 @@ def test_project_patterns_read_like_gitignore() -> None:
 
 
 def test_the_default_list_is_the_documented_one() -> None:
-    doc = (Path(__file__).resolve().parents[1] / "docs" / "performance.md").read_text()
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "performance.md").read_text()
     for pattern in ignore.defaults_text().split():
         assert f" {pattern} " in doc.replace("\n", " "), pattern

@@ -13,7 +13,8 @@ from pathlib import Path
 
 from conftest import LONG, run
 from reliability import faults
-from test_sync_helpers import clone, git, ok, origin_and_clone
+
+from .sync_helpers import clone, git, ok, origin_and_clone
 
 ENTRIES = [f"src/m{i}.py" for i in range(40)]
 

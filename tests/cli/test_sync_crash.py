@@ -9,7 +9,8 @@ import pytest
 
 from conftest import run
 from reliability import faults
-from test_sync_helpers import clone, ok, origin_and_clone
+
+from .sync_helpers import clone, ok, origin_and_clone
 
 
 def _records(repo: Path) -> list[str]:

@@ -6,7 +6,7 @@ import subprocess
 from pathlib import Path
 
 from conftest import run
-from test_integrations_hooks import git, log_entries, make_git_project
+from integrations.test_hooks import git, log_entries, make_git_project
 
 
 def start(project: Path, *paths: str) -> None:

@@ -143,7 +143,7 @@ def test_the_page_is_shipped_with_the_package() -> None:
         assert (folder / name).is_file(), name
     html = (folder / "index.html").read_text()
     assert "<script src=\"/static/web.js\" defer></script>" in html and "http" not in html.replace('href="data:,"', "")
-    pyproject = (Path(__file__).resolve().parent.parent / "pyproject.toml").read_text()
+    pyproject = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text()
     assert '"webstatic/*"' in pyproject
 
 

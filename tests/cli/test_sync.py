@@ -6,7 +6,8 @@ import re
 from pathlib import Path
 
 from conftest import run
-from test_sync_helpers import clone, git, ok, origin_and_clone, state_view, users_view
+
+from .sync_helpers import clone, git, ok, origin_and_clone, state_view, users_view
 
 
 def _rich_state(repo: Path, tmp: Path) -> None:

@@ -17,7 +17,7 @@ import pytest
 
 from conftest import AGENTCTL, run
 
-FIXTURES = Path(__file__).parent / "fixtures" / "verify"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "verify"
 EXPECTED: dict[str, list[str]] = json.loads((FIXTURES / "expected.json").read_text())
 VENV_BIN = Path(sys.executable).parent
 

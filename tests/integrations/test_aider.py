@@ -21,10 +21,11 @@ from agentctl.integrations import yamlkeys
 from agentctl.integrations.aider import LINT, PROTOCOL, _wrap
 from agentctl.integrations.jsonmerge import ConfigError
 from conftest import run
-from test_integrations_hooks import bindir, git, log_entries, make_git_project, start_task  # noqa: F401
+
+from .test_hooks import bindir, git, log_entries, make_git_project, start_task  # noqa: F401
 
 CONFIG = ".aider.conf.yml"
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1]
 
 
 def _aider_python() -> Path | None:
