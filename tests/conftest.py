@@ -6,7 +6,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,17 +39,34 @@ class Result:
         return dict(ln.split("=", 1) for ln in self.out.split("\n") if "=" in ln and ln[:1].isupper())
 
 
-def run(*args: str, cwd: Path | str, stdin: str | bytes | None = None, env: dict[str, str] | None = None,
-        timeout: float = 60) -> Result:
-    """Run the real agentctl console script as a subprocess."""
+def run_bytes(*args: str, cwd: Path | str, stdin: str | bytes | None = None, env: dict[str, str] | None = None,
+              timeout: float = 60, command: Sequence[str] = AGENTCTL) -> subprocess.CompletedProcess[bytes]:
+    """Run the real agentctl (``command``: how to start it; the console script by default) as a subprocess,
+    with ``env`` added to this environment; its output as bytes. Every test that runs agentctl runs it here."""
     full_env = dict(os.environ)
     if env:
         full_env.update(env)
     data = stdin.encode() if isinstance(stdin, str) else stdin
-    proc = subprocess.run(AGENTCTL + list(args), cwd=cwd, input=data, capture_output=True, env=full_env,
+    return subprocess.run([*command, *args], cwd=cwd, input=data, capture_output=True, env=full_env,
                           timeout=timeout, check=False)
+
+
+def run(*args: str, cwd: Path | str, stdin: str | bytes | None = None, env: dict[str, str] | None = None,
+        timeout: float = 60, command: Sequence[str] = AGENTCTL) -> Result:
+    """Run the real agentctl as :func:`run_bytes` does; its output as text."""
+    proc = run_bytes(*args, cwd=cwd, stdin=stdin, env=env, timeout=timeout, command=command)
     return Result(proc.returncode, proc.stdout.decode("utf-8", "surrogateescape"),
                   proc.stderr.decode("utf-8", "surrogateescape"))
+
+
+def start_task(project: Path, paths: Sequence[str], *extra: str, task_id: str = "t1",
+               desc: str = "convert imports", listing: Path | str = "list.txt") -> Result:
+    """Start task ``task_id`` on ``paths``, written one a line to ``listing`` (relative to the project,
+    and given to ``--files`` as written, or absolute); ``extra`` goes after the options. Asserts it started."""
+    (project / listing).write_text("".join(p + "\n" for p in paths))
+    r = run("task", "start", "--id", task_id, "--desc", desc, "--files", str(listing), *extra, cwd=project)
+    assert r.code == 0, r.err
+    return r
 
 
 @pytest.fixture(autouse=True)
@@ -76,6 +93,14 @@ def project(tmp_path: Path) -> Path:
     r = run("init", cwd=proj)
     assert r.code == 0, r.err
     return proj
+
+
+@pytest.fixture(params=["root", "sub"])
+def where(request: pytest.FixtureRequest, project: Path) -> Path:
+    """The folder a command runs from: the project root, then a subfolder of it (src/pkg)."""
+    sub = project / "src" / "pkg"
+    sub.mkdir(parents=True)
+    return project if request.param == "root" else sub
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:

@@ -88,3 +88,11 @@ def test_double_dash_lets_free_text_look_like_an_option(project: Path) -> None:
     assert "NOTES=--json is text here" in run("task", "status", cwd=project).out
     r = run("task", "update", "--notes", cwd=project)
     assert r.code == 2 and "--notes needs a value" in r.err
+
+
+@pytest.mark.parametrize("args", [("task", "--help"), ("--help", "verify"), ("files", "-h"), ("constraints", "--help")])
+def test_help_for_a_service_lists_its_actions(tmp_path: Path, args: tuple[str, ...]) -> None:
+    r = run(*args, cwd=tmp_path)
+    service = next(a for a in args if not a.startswith("-"))
+    assert r.code == 0 and r.out.startswith(f"usage: agentctl {service} ACTION")
+    assert any(ln.split()[:1] == ["status"] for ln in r.out.splitlines() if ln.startswith("  "))

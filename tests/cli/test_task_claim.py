@@ -8,13 +8,12 @@ import subprocess
 import time
 from pathlib import Path
 
-from conftest import AGENTCTL, run, snapshot
+from conftest import AGENTCTL, run, snapshot, start_task
 
 
 def start(project: Path, n: int) -> list[str]:
     paths = [f"src/f{i:02d}.py" for i in range(n)]
-    (project / "list.txt").write_text("\n".join(paths) + "\n")
-    assert run("task", "start", "--id", "par", "--desc", "parallel work", "--files", "list.txt", cwd=project).code == 0
+    start_task(project, paths, task_id="par", desc="parallel work")
     return paths
 
 
@@ -124,3 +123,18 @@ def test_claim_refusals_change_nothing(project: Path) -> None:
     run("task", "done", "src/f00.py", "src/f01.py", cwd=project)
     r = run("task", "claim", "--agent", "a", cwd=project)
     assert r.code == 1 and "no entry left to claim" in r.err and "2/2 done" in r.err
+
+
+def test_main_agent_never_takes_a_helpers_claim(project: Path) -> None:
+    start_task(project, ["a", "b", "c"])
+    for helper in ("h1", "h2"):
+        assert run("task", "claim", "--agent", helper, cwd=project).code == 0
+    assert run("task", "status", cwd=project).kv()["NEXT"] == "c"
+    assert run("task", "claim", "--agent", "h3", cwd=project).code == 0
+    assert run("task", "status", cwd=project).kv()["NEXT"] == ""  # everything left is a helper's
+    before = snapshot(project / ".agent-state")
+    r = run("task", "update", "--done", "1", cwd=project)
+    assert r.code == 1 and "claimed by a helper" in r.err
+    assert snapshot(project / ".agent-state") == before
+    r = run("task", "done", "a", cwd=project)  # naming the entry is explicit: allowed, releases h1's claim
+    assert r.code == 0 and r.kv()["DONE"] == "1"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run
+from conftest import run, start_task
 
 STATE = ".agent-state"
 
@@ -24,12 +24,6 @@ def _p(project: Path, where: Path, rel: str) -> str:
     return str((project / rel).relative_to(where)) if where != project else rel
 
 
-def _start(project: Path, paths: list[str], *extra: str) -> None:
-    (project / "list.txt").write_text("".join(p + "\n" for p in paths))
-    r = run("task", "start", "--id", "t", "--desc", "d", "--files", "list.txt", *extra, cwd=project)
-    assert r.code == 0, r.err
-
-
 def _kv(project: Path) -> dict[str, str]:
     return run("task", "status", cwd=project).kv()
 
@@ -44,7 +38,7 @@ def _agent_log(project: Path) -> str:
 
 
 def test_task_add_appends_or_inserts_after_under_the_lock(project: Path, where: Path) -> None:
-    _start(project, ["src/a.py", "src/b.py"])
+    start_task(project, ["src/a.py", "src/b.py"], task_id="t", desc="d")
     seq = int(_kv(project)["SEQ"])
     r = run("task", "add", _p(project, where, "src/c.py"), cwd=where)
     assert r.code == 0 and "APPLIED=1" in r.out
@@ -64,7 +58,7 @@ def test_task_add_appends_or_inserts_after_under_the_lock(project: Path, where: 
 
 
 def test_task_add_to_a_done_task_makes_it_active_again(project: Path) -> None:
-    _start(project, ["a.py"])
+    start_task(project, ["a.py"], task_id="t", desc="d")
     run("task", "done", "a.py", cwd=project)
     assert _kv(project)["STATE"] == "DONE"
     run("task", "add", "b.py", cwd=project)
@@ -73,7 +67,7 @@ def test_task_add_to_a_done_task_makes_it_active_again(project: Path) -> None:
 
 
 def test_task_reopen_takes_back_a_done(project: Path, where: Path) -> None:
-    _start(project, ["src/a.py", "src/b.py"])
+    start_task(project, ["src/a.py", "src/b.py"], task_id="t", desc="d")
     run("task", "done", "src/a.py", "src/b.py", cwd=project)
     assert _kv(project)["STATE"] == "DONE"
     r = run("task", "reopen", _p(project, where, "src/a.py"), "--reason", "the test still fails", cwd=where)
@@ -89,7 +83,7 @@ def test_task_reopen_takes_back_a_done(project: Path, where: Path) -> None:
 
 
 def test_task_skip_is_counted_apart_and_shown(project: Path, where: Path) -> None:
-    _start(project, ["src/a.py", "src/b.py", "src/c.py"])
+    start_task(project, ["src/a.py", "src/b.py", "src/c.py"], task_id="t", desc="d")
     r = run("task", "skip", _p(project, where, "src/a.py"), "--reason", "generated, not ours", cwd=where)
     assert r.code == 0 and "SKIPPED=1" in r.out
     kv = _kv(project)
@@ -113,7 +107,7 @@ def test_task_skip_is_counted_apart_and_shown(project: Path, where: Path) -> Non
 
 
 def test_every_status_file_is_there_after_task_stop(project: Path) -> None:
-    _start(project, ["a.py"])
+    start_task(project, ["a.py"], task_id="t", desc="d")
     run("files", "log", "MODIFY", "a.py", cwd=project)
     (project / STATE / "services/verify/commands").write_text("true\n")
     assert run("verify", "start", cwd=project).code == 0
@@ -131,7 +125,7 @@ def test_every_status_file_is_there_after_task_stop(project: Path) -> None:
 def test_auto_stop_archives_a_done_task_at_its_covering_pass(project: Path, where: Path) -> None:
     run("constraints", "add", "P1", "update the changelog", cwd=project)
     (project / STATE / "services/verify/commands").write_text("true\n")
-    _start(project, ["src/a.py", "src/b.py"], "--auto-stop")
+    start_task(project, ["src/a.py", "src/b.py"], "--auto-stop", task_id="t", desc="d")
     run("files", "log", "MODIFY", "src/a.py", cwd=project)
     run("task", "done", "src/a.py", cwd=project)
     r = run("verify", "start", cwd=where)
@@ -147,11 +141,11 @@ def test_auto_stop_archives_a_done_task_at_its_covering_pass(project: Path, wher
 
 def test_auto_stop_never_archives_an_uncovered_change(project: Path) -> None:
     (project / STATE / "services/verify/commands").write_text("true\n")
-    _start(project, ["a.py"], "--auto-stop")
+    start_task(project, ["a.py"], "--auto-stop", task_id="t", desc="d")
     run("task", "done", "a.py", cwd=project)
     run("verify", "start", cwd=project)  # DONE, nothing changed: archived at once
     assert _kv(project)["STATE"] == "IDLE"
-    _start(project, ["a.py"], "--auto-stop")
+    start_task(project, ["a.py"], "--auto-stop", task_id="t", desc="d")
     run("task", "done", "a.py", cwd=project)
     (project / STATE / "services/verify/commands").write_text("false\n")
     r = run("verify", "start", cwd=project)
@@ -160,13 +154,13 @@ def test_auto_stop_never_archives_an_uncovered_change(project: Path) -> None:
 
 def test_without_auto_stop_a_pass_archives_nothing_but_the_setting_turns_it_on(project: Path) -> None:
     (project / STATE / "services/verify/commands").write_text("true\n")
-    _start(project, ["a.py"])
+    start_task(project, ["a.py"], task_id="t", desc="d")
     run("task", "done", "a.py", cwd=project)
     r = run("verify", "start", cwd=project)
     assert "auto-stop" not in r.out and _kv(project)["STATE"] == "DONE"
     assert run("task", "stop", cwd=project).code == 0
     (project / STATE / "services/task/settings").write_text("AUTO_STOP=1\n")
-    _start(project, ["a.py"])
+    start_task(project, ["a.py"], task_id="t", desc="d")
     assert _kv(project).get("AUTO_STOP") == "1"
     run("task", "done", "a.py", cwd=project)
     assert "archived to" in run("verify", "start", cwd=project).out and _kv(project)["STATE"] == "IDLE"
@@ -190,7 +184,7 @@ def test_mcp_full_profile_exposes_the_corrections(project: Path, monkeypatch: py
     from agentctl.mcp_tools import CORE, FULL, Tools
 
     assert {"task_add", "task_reopen", "task_skip"} <= set(FULL) and not {"task_add"} & set(CORE)
-    _start(project, ["a.py"])
+    start_task(project, ["a.py"], task_id="t", desc="d")
     tools = Tools(str(project / STATE))
     added = tools.task_add(["b.py"], after="a.py")
     assert "APPLIED=1" in added.lines and added.data["task"]["TOTAL"] == 2
@@ -201,7 +195,7 @@ def test_mcp_full_profile_exposes_the_corrections(project: Path, monkeypatch: py
 
 
 def test_files_count_is_exact_however_long_the_log(project: Path) -> None:
-    _start(project, ["a.py"])
+    start_task(project, ["a.py"], task_id="t", desc="d")
     log = project / STATE / "services/files/status"
     with open(log, "a") as fh:  # 60,000 records (about 3.5 MB, past the index threshold) over 4,321 paths
         for i in range(60_000):

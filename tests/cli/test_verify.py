@@ -151,7 +151,7 @@ def test_interrupt_is_recorded_as_interrupted(project: Path, sig: signal.Signals
     assert "INTERRUPTED" not in _status(project)
 
 
-def _start(project: Path) -> subprocess.Popen[bytes]:
+def _verify_in_background(project: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen(AGENTCTL + ["verify", "start"], cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
@@ -162,7 +162,7 @@ def test_overlapping_runs_each_report_the_result_that_stands(project: Path, slow
     tail = "exit 1" if slow_fails else "true"
     _commands(project, f"if [ -f slow ]; then rm slow; sleep 3; {tail}; fi")
     (project / "slow").write_text("")
-    first = _start(project)
+    first = _verify_in_background(project)
     deadline = time.monotonic() + 20
     while (project / "slow").exists() and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -183,9 +183,69 @@ def test_first_finisher_records_then_the_newer_run_replaces_it(project: Path) ->
     first = run("verify", "start", cwd=project)
     assert first.code == 0
     (project / "slow").write_text("")
-    second = _start(project)
+    second = _verify_in_background(project)
     out, _ = second.communicate(timeout=60)
     assert second.returncode == 1 and b"STATE=FAILED" in out
     os.unlink(project / "slow")
     st = _status(project)
     assert st["STATE"] == "FAILED" and st["RESULT_RUN"] == st["RUN"] == "2"
+
+
+def test_verify_runs_records_and_keeps_failures(project: Path) -> None:
+    cmds = project / ".agent-state/services/verify/commands"
+    cmds.write_text("# checks\necho checking one\nsh -c 'echo \"src/a.ts:12 error: bad type\"; echo noise; exit 3'\necho never\n")
+    r = run("verify", "start", cwd=project)
+    assert r.code == 1
+    assert "[1/3] echo checking one ... ok" in r.out and "[2/3]" in r.out and "[3/3]" not in r.out
+    kv = run("verify", "status", cwd=project).kv()
+    assert kv["STATE"] == "FAILED" and kv["EXIT_CODE"] == "3" and kv["ATTEMPTS"] == "1"
+    assert "src/a.ts:12 error: bad type" in kv["ERRORS"] and kv["ERROR_COUNT"] == "1"
+    assert "exit 3" in (project / ".agent-state" / kv["LOG"]).read_text()
+    assert run("verify", "tried", "cast size to number", cwd=project).code == 0
+    run("verify", "start", cwd=project)
+    kv = run("verify", "status", cwd=project).kv()
+    assert kv["ATTEMPTS"] == "2" and kv["TRIED_1"] == "cast size to number"
+    r = run("verify", "stop", cwd=project)
+    assert r.code == 1 and "FAILED" in r.err
+    assert run("verify", "status", cwd=project).kv()["STATE"] == "FAILED"
+    cmds.write_text("true\n")
+    assert run("verify", "start", cwd=project).code == 0
+    kv = run("verify", "status", cwd=project).kv()
+    assert kv["STATE"] == "PASSED" and kv["ATTEMPTS"] == "0" and "TRIED_1" not in kv
+    assert run("verify", "stop", cwd=project).code == 0
+    kv = run("verify", "status", cwd=project).kv()
+    assert kv["STATE"] == "IDLE" and kv["LAST_PASS"] and "LAST_PASS_POS" in kv
+
+
+def test_verify_timeout_kills_process_group(project: Path) -> None:
+    marker = project / "survivor"
+    (project / ".agent-state/services/verify/commands").write_text(
+        f"(sleep 3; touch {marker}) & sleep 30\n")
+    r = run("verify", "start", "--timeout", "1", cwd=project, timeout=30)
+    assert r.code == 1 and "timed out" in r.out
+    import time
+
+    time.sleep(3.5)
+    assert not marker.exists()  # the background child died with its group
+
+
+@pytest.mark.parametrize("sig", ["TERM", "INT", "HUP"])
+def test_verify_interrupted_ends_the_check(project: Path, sig: str) -> None:
+    """Ctrl-C, SIGTERM or SIGHUP during `verify start` never leaves the check running."""
+    import signal
+    import subprocess
+    import time
+
+    from conftest import AGENTCTL
+
+    marker = project / "finished"
+    (project / ".agent-state/services/verify/commands").write_text(f"sleep 3 && touch {marker}\n")
+    proc = subprocess.Popen(AGENTCTL + ["verify", "start"], cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(1.0)
+    proc.send_signal(getattr(signal, f"SIG{sig}"))
+    _, err = proc.communicate(timeout=20)
+    assert proc.returncode in (130, 128 + getattr(signal, f"SIG{sig}")), (proc.returncode, err)
+    assert b"Traceback" not in err
+    time.sleep(3.0)
+    assert not marker.exists()  # the check's process group was ended with agentctl
+    assert run("verify", "status", cwd=project).code == 0

@@ -37,6 +37,8 @@ from typing import Any, Generic, TypeVar
 
 import pytest
 
+from conftest import run
+
 JSON = dict[str, Any]
 
 HERE = Path(__file__).resolve().parent
@@ -337,14 +339,10 @@ def agentctl_command() -> list[str]:
     return [sys.executable, "-m", "agentctl"]
 
 
-def agentctl(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*agentctl_command(), *args], cwd=project, capture_output=True, text=True, timeout=60)
-
-
 def ok(project: Path, *args: str) -> str:
-    done = agentctl(project, *args)
-    assert done.returncode == 0, f"agentctl {' '.join(args)} failed ({done.returncode}): {done.stderr}{done.stdout}"
-    return done.stdout
+    done = run(*args, cwd=project, command=agentctl_command())
+    assert done.code == 0, f"agentctl {' '.join(args)} failed ({done.code}): {done.err}{done.out}"
+    return done.out
 
 
 def require_integration(agent: str, what: str) -> None:

@@ -21,7 +21,7 @@ import pytest
 
 from .conftest import Claude, claude_env
 from .fake_anthropic import JSON, FakeAnthropic, Reply, events, is_compaction_request, tool_names
-from .harness import Run, agentctl_command, dump_artifacts
+from .harness import Run, dump_artifacts, ok
 from .test_claude_code import replies_tool_uses, result_for, run_claude
 
 pytest.importorskip("mcp", reason="the MCP extra is not installed (pip install 'agentctl-state[mcp]')")
@@ -81,12 +81,9 @@ def test_claude_code_calls_the_mcp_server(claude: Claude, agentctl_bin: Path, tm
     project.mkdir()
     home.mkdir()
     subprocess.run(["git", "init", "-q"], cwd=project, check=True)
-    agentctl = agentctl_command()
 
     def cli(*args: str) -> str:
-        done = subprocess.run([*agentctl, *args], cwd=project, capture_output=True, text=True, timeout=60)
-        assert done.returncode == 0, (args, done.stderr)
-        return done.stdout
+        return ok(project, *args)
 
     cli("init")
     cli("constraints", "add", "P0", "deny-write: secrets/**")

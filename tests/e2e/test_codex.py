@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import sys
 import time
 from collections import Counter
 from pathlib import Path
 
 import pytest
+
+from conftest import Result, run
 
 from .fake_openai import (
     JSON,
@@ -463,11 +464,10 @@ def test_codex_scenario(codex: Codex, agentctl_bin: Path, agentctl_with_codex_in
 PAYLOADS = HERE / "payloads"
 
 
-def replay(project: Path, name: str, event: str) -> subprocess.CompletedProcess[str]:
+def replay(project: Path, name: str, event: str) -> Result:
     payload = json.loads((PAYLOADS / f"codex-{name}.json").read_text())
     payload["cwd"] = str(project)
-    return subprocess.run([*agentctl_command(), "hook", "codex", event], input=json.dumps(payload), cwd=project,
-                          capture_output=True, text=True, timeout=60)
+    return run("hook", "codex", event, stdin=json.dumps(payload), cwd=project, command=agentctl_command())
 
 
 def test_codex_payload_fixtures(agentctl_with_codex_integration: None, tmp_path: Path) -> None:
@@ -479,24 +479,24 @@ def test_codex_payload_fixtures(agentctl_with_codex_integration: None, tmp_path:
     ok(project, "task", "start", "--id", TASK_ID, "--desc", "replay", "--files", str(listfile))
     for source in ("startup", "resume", "compact"):
         done = replay(project, f"session_start_{source}", "session-start")
-        assert done.returncode == 0, done.stderr
-        out = json.loads(done.stdout)["hookSpecificOutput"]
+        assert done.code == 0, done.err
+        out = json.loads(done.out)["hookSpecificOutput"]
         assert out["hookEventName"] == "SessionStart"
         assert TASK_ID in out["additionalContext"] and P0_RULE in out["additionalContext"], out
         assert NEXT_RE.findall(out["additionalContext"]) == [file_rel(0)], out
     assert "COMPACTIONS=1" in (project / ".agent-state" / "session").read_text()
 
     denied = replay(project, "pre_tool_use_apply_patch_denied_path", "pre-tool-use")
-    assert denied.returncode == 0, denied.stderr
-    out = json.loads(denied.stdout)["hookSpecificOutput"]
+    assert denied.code == 0, denied.err
+    out = json.loads(denied.out)["hookSpecificOutput"]
     assert out["permissionDecision"] == "deny" and "secrets/**" in out["permissionDecisionReason"], out
     allowed = replay(project, "pre_tool_use_apply_patch", "pre-tool-use")
-    assert allowed.returncode == 0 and allowed.stdout == "", allowed
+    assert allowed.code == 0 and allowed.out == "", allowed
 
     log = project / ".agent-state" / "services" / "files" / "status"
     for name, event in (("post_tool_use_bash", "post-tool-use"), ("post_tool_use_apply_patch", "post-tool-use"),
                         ("pre_compact_auto", "pre-compact"), ("stop", "stop")):
         done = replay(project, name, event)
-        assert done.returncode == 0 and done.stdout == "", (name, done)
+        assert done.code == 0 and done.out == "", (name, done)
     logged = [line.split("|")[-2:] for line in log.read_text().splitlines()]
     assert ["MODIFY", file_rel(0)] in logged, logged

@@ -22,7 +22,7 @@ from agentctl.integrations.aider import LINT, PROTOCOL, _wrap
 from agentctl.integrations.jsonmerge import ConfigError
 from conftest import run
 
-from .test_hooks import bindir, git, log_entries, make_git_project, start_task  # noqa: F401
+from .test_hooks import bindir, git, log_entries, make_git_project, start_api_task  # noqa: F401
 
 CONFIG = ".aider.conf.yml"
 HERE = Path(__file__).resolve().parents[1]
@@ -188,7 +188,7 @@ def test_cli_install_and_uninstall(tmp_path: Path) -> None:
 def proj(tmp_path: Path) -> Path:
     p = make_git_project(tmp_path)
     assert run("init", cwd=p).code == 0
-    start_task(p)
+    start_api_task(p)
     return p
 
 

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from agentctl.integrations.codex import patch_paths as codex_patch_paths
-from conftest import LONG, run
+from conftest import LONG, run, start_task
 
 HERE = Path(__file__).resolve().parents[1]
 REAL = HERE / "e2e" / "payloads"
@@ -74,16 +74,14 @@ def proj(tmp_path: Path) -> Path:
     p = make_git_project(tmp_path)
     assert run("init", cwd=p).code == 0
     assert run("constraints", "add", "P0", P0, cwd=p).code == 0
-    start_task(p)
+    start_api_task(p)
     return p
 
 
-def start_task(project: Path) -> None:
+def start_api_task(project: Path) -> None:
     """(Re)start task t1: its git baseline then counts everything already changed as not ours."""
-    listing = project.parent / "list.txt"
-    listing.write_text("src/app.py\nsrc/added.py\n")
-    r = run("task", "start", "--id", "t1", "--desc", "convert the API", "--files", str(listing), "--force", cwd=project)
-    assert r.code == 0, r.err
+    start_task(project, ["src/app.py", "src/added.py"], "--force", desc="convert the API",
+               listing=project.parent / "list.txt")
 
 
 def payload(name: str, project: Path) -> str:
@@ -156,7 +154,7 @@ def install(project: Path, agent: str, restart: bool = True) -> None:
     r = run("install", agent, cwd=project)
     assert r.code == 0, r.err
     if restart:
-        start_task(project)
+        start_api_task(project)
 
 
 def log_entries(project: Path) -> list[tuple[str, str]]:

@@ -9,12 +9,15 @@ what install added.
 from __future__ import annotations
 
 import json
+import os
+import shlex
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conftest import run, snapshot
+from conftest import AGENTCTL, BIN, run, snapshot
 
 USER_CLAUDE: dict[str, Any] = {
     "$schema": "https://json.schemastore.org/claude-code-settings.json",
@@ -368,3 +371,92 @@ def test_install_json_output(project: Path) -> None:
     r = run("--json", "install", "gemini", cwd=project)
     data = r.data()
     assert data["files"][0]["file"] == ".gemini/settings.json" and data["files"][0]["action"] == "created"
+
+
+def test_install_claude_points_at_agents_md_until_it_is_there(project: Path) -> None:
+    assert "agentctl install agents-md" in run("install", "claude", cwd=project).out
+    assert run("install", "agents-md", cwd=project).code == 0
+    run("uninstall", "claude", cwd=project)
+    assert "agentctl install agents-md" not in run("install", "claude", cwd=project).out
+
+
+HAND_FORMATTED = {
+    ".claude/settings.json": '{\n    "permissions" : { "allow": ["Bash(ls:*)"] },\n\t"model": "x"\n}',
+    ".codex/hooks.json": '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo mine"}]}]}}\n',
+    ".gemini/settings.json": '{ "theme": "dark" }\n\n',
+    ".qwen/settings.json": '{"model":  "q"}',
+    ".cursor/hooks.json": '{\n  "hooks": {}\n}',
+    ".mcp.json": '{"mcpServers": {"other": {"command": "x"}}}',
+}
+
+
+TARGETS = [("claude",), ("codex",), ("gemini",), ("qwen",), ("cursor",), ("mcp", "--client", "claude"), ("agents-md",)]
+
+
+def _project_files(project: Path) -> dict[str, bytes]:
+    return {k: v for k, v in snapshot(project).items() if not k.startswith(".agent-state/")}
+
+
+def _clean_env(tmp: Path) -> dict[str, str]:
+    bare = tmp / "bin"
+    bare.mkdir(exist_ok=True)
+    return {"PATH": f"{bare}:/usr/bin:/bin"}
+
+
+@pytest.mark.parametrize("existing", [False, True])
+@pytest.mark.parametrize("target", TARGETS, ids=lambda t: t[0])
+def test_install_then_uninstall_leaves_every_file_byte_identical(project: Path, target: tuple[str, ...],
+                                                                   existing: bool) -> None:
+    if existing:
+        for rel, text in HAND_FORMATTED.items():
+            (project / rel).parent.mkdir(parents=True, exist_ok=True)
+            (project / rel).write_text(text)
+        (project / "AGENTS.md").write_text("# Notes\n\nmine\n")
+        (project / "CLAUDE.md").write_text("claude notes\n")
+    before = _project_files(project)
+    dirs = sorted(str(p.relative_to(project)) for p in project.rglob("*") if p.is_dir() and ".agent-state" not in p.parts)
+    r = run("install", *target, cwd=project)
+    assert r.code == 0, r.err
+    assert _project_files(project) != before
+    r = run("uninstall", *target, cwd=project / ".git")
+    assert r.code == 0, r.err
+    assert _project_files(project) == before
+    assert sorted(str(p.relative_to(project)) for p in project.rglob("*") if p.is_dir() and ".agent-state" not in p.parts) == dirs
+
+
+def test_install_warns_when_agentctl_is_not_on_path_and_absolute_writes_its_path(project: Path, tmp_path: Path) -> None:
+    env = _clean_env(tmp_path)
+    r = run("install", "claude", cwd=project, env=env)
+    assert r.code == 0 and "`agentctl` is not on PATH" in r.err and "--absolute" in r.err
+    assert run("uninstall", "claude", cwd=project, env=env).code == 0
+    r = run("install", "claude", "--absolute", cwd=project, env=env)
+    assert r.code == 0 and "not on PATH" not in r.err
+    doc = json.loads((project / ".claude/settings.json").read_text())
+    commands = [h["command"] for groups in doc["hooks"].values() for g in groups for h in g["hooks"]]
+    assert commands and all(shlex.split(c)[0] == str(BIN) and shlex.split(c)[1] == "hook" for c in commands)
+    # the hook the agent runs works without agentctl on PATH
+    start = next(c for c in commands if c.endswith("session-start"))
+    payload = json.dumps({"hook_event_name": "SessionStart", "source": "startup", "cwd": str(project)})
+    proc = subprocess.run(shlex.split(start), input=payload.encode(), capture_output=True, cwd=project,
+                          env={**env, "HOME": os.environ["HOME"]}, timeout=60)
+    assert proc.returncode == 0 and b"agentctl state" in proc.stdout
+    r = run("install", "claude", "--absolute", cwd=project, env=env)
+    assert r.code == 0 and "unchanged" in r.out  # nothing twice
+    assert run("uninstall", "claude", cwd=project).code == 0
+    assert not (project / ".claude/settings.json").exists()
+
+
+def test_install_absolute_mcp_and_uninstall_refuses_the_flag(project: Path) -> None:
+    assert run("install", "mcp", "--client", "cursor", "--absolute", cwd=project).code == 0
+    spec = json.loads((project / ".cursor/mcp.json").read_text())["mcpServers"]["agentctl"]
+    assert spec["command"] == str(BIN) and spec["args"] == ["mcp"]
+    r = run("uninstall", "mcp", "--client", "cursor", "--absolute", cwd=project)
+    assert r.code == 2 and "--absolute applies to install only" in r.err
+    r = run("install", "opencode", "--absolute", cwd=project)
+    assert r.code == 2 and "calls agentctl by name" in r.err and not (project / ".opencode").exists()
+    assert run("uninstall", "mcp", "--client", "cursor", cwd=project).code == 0
+    assert not (project / ".cursor").exists()
+
+
+def test_cli_path_is_the_console_script() -> None:
+    assert AGENTCTL[0] == str(BIN)  # --absolute writes this path; the tests run it

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from agentctl.integrations import opencode
-from conftest import run
+from conftest import run, start_task
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "payloads"
 PLUGIN = ".opencode/plugin/agentctl.js"
@@ -40,13 +40,6 @@ def hook(project: Path, event: str, data: dict[str, Any], cwd: Path | None = Non
 def files_log(project: Path) -> list[str]:
     text = (project / ".agent-state" / "services" / "files" / "status").read_text()
     return [line.split("|", 1)[1] for line in text.splitlines() if "|" in line]
-
-
-def start_task(project: Path, task_id: str, *files: str) -> None:
-    listing = project.parent / f"{task_id}.txt"
-    listing.write_text("".join(f + "\n" for f in files))
-    r = run("task", "start", "--id", task_id, "--desc", "convert", "--files", str(listing), cwd=project)
-    assert r.code == 0, r.err
 
 
 @pytest.fixture
@@ -175,7 +168,7 @@ def test_after_bash_syncs_with_git(tmp_path: Path) -> None:
 
 
 def test_compacting_gives_the_state_and_compacted_counts_once(proj: Path) -> None:
-    start_task(proj, "t-1", "src/a.py", "src/b.py")
+    start_task(proj, ["src/a.py", "src/b.py"], task_id="t-1", desc="convert", listing=proj.parent / "t-1.txt")
     code, out, _ = hook(proj, "session-compacting", payload("experimental.session.compacting", proj))
     context = json.loads(out)["context"]
     assert code == 0 and context.startswith("agentctl working state of this project")
@@ -193,7 +186,7 @@ def test_compacting_gives_the_state_and_compacted_counts_once(proj: Path) -> Non
 
 
 def test_system_transform_gives_the_resume_block(proj: Path) -> None:
-    start_task(proj, "t-2", "src/a.py")
+    start_task(proj, ["src/a.py"], task_id="t-2", desc="convert", listing=proj.parent / "t-2.txt")
     for source, why in (("start", "as this OpenCode run began"), ("compact", "right after the conversation was compacted")):
         code, out, _ = hook(proj, "system-transform", {"input": {"sessionID": "ses_x"}, "source": source,
                                                        "cwd": str(proj)})

@@ -28,7 +28,7 @@ from .test_hooks import (  # noqa: F401 - fixtures
     log_entries,
     proj,
     session,
-    start_task,
+    start_api_task,
 )
 
 CONFIG = ".qwen/settings.json"
@@ -71,7 +71,7 @@ def qwen_payload(name: str, project: Path, **changes: Any) -> str:
 def qwen(proj: Path, bindir: Path) -> Any:  # noqa: F811
     r = run("install", "qwen", cwd=proj)
     assert r.code == 0, r.err
-    start_task(proj)
+    start_api_task(proj)
     sub = proj / "src"
 
     def go(name: str, value: str = "", **changes: Any) -> Fired | None:

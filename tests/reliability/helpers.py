@@ -7,8 +7,6 @@ import random
 import re
 import shutil
 import stat
-import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,8 +19,6 @@ from . import faults
 LONG = os.environ.get("AGENTCTL_LONG") == "1"
 _SEED_ENV = os.environ.get("AGENTCTL_TEST_SEED", "")  # read at import: the hermetic fixture clears AGENTCTL_*
 FIGURES: list[str] = []
-BIN = Path(sys.executable).parent / "agentctl"
-AGENTCTL = [str(BIN)] if BIN.exists() else [sys.executable, "-m", "agentctl"]
 
 
 def figures(line: str) -> None:
@@ -165,14 +161,6 @@ def copy_folder(src: Path, dst: Path) -> None:
 
 
 # -- running the real command ---------------------------------------------------------------------
-
-
-def agentctl(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 60,
-             stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    full = dict(os.environ)
-    full.update(env or {})
-    return subprocess.run(AGENTCTL + list(args), cwd=cwd, env=full, input=stdin, capture_output=True,
-                          timeout=timeout, check=False)
 
 
 def fault_env(step: str, nth: int = 1) -> dict[str, str]:

@@ -24,8 +24,10 @@ from typing import Any
 
 import pytest
 
+from conftest import AGENTCTL, run_bytes
+
 from .forking import ctl, load, reap, spawn
-from .helpers import AGENTCTL, figures, log_lines_ok, mode, parse_everything, scaled, temp_files
+from .helpers import figures, log_lines_ok, mode, parse_everything, scaled, temp_files
 
 
 def _start_task(project: Path, paths: list[str]) -> None:
@@ -194,7 +196,7 @@ def test_storm(project: Path, tmp_path: Path) -> None:
 
 def _bin_loop(args_list: list[list[str]], cwd: Path, out: list[subprocess.CompletedProcess[bytes]]) -> None:
     for args in args_list:
-        out.append(subprocess.run(AGENTCTL + args, cwd=cwd, capture_output=True, timeout=120, check=False))
+        out.append(run_bytes(*args, cwd=cwd, timeout=120))
 
 
 def test_storm_real_binary(project: Path) -> None:
@@ -204,8 +206,7 @@ def test_storm_real_binary(project: Path) -> None:
     cas_paths = [f"cas/e{k:04d}.py" for k in range(procs * n)]
     done_paths = [f"done/e{k:04d}.py" for k in range(procs * n)]
     (project / "l.txt").write_text("\n".join(cas_paths + done_paths) + "\n")
-    assert subprocess.run(AGENTCTL + ["task", "start", "--id", "bin", "--desc", "d", "--files", "l.txt"], cwd=project,
-                          capture_output=True, check=False).returncode == 0
+    assert run_bytes("task", "start", "--id", "bin", "--desc", "d", "--files", "l.txt", cwd=project).returncode == 0
     cas_results: list[tuple[int, int]] = []
     lock = threading.Lock()
 
@@ -214,8 +215,7 @@ def test_storm_real_binary(project: Path) -> None:
         seq = "1"
         while applied < n:
             attempts += 1
-            r = subprocess.run(AGENTCTL + ["task", "update", "--done", "1", "--seq", seq], cwd=project,
-                               capture_output=True, timeout=120, check=False)
+            r = run_bytes("task", "update", "--done", "1", "--seq", seq, cwd=project, timeout=120)
             assert r.returncode == 0, r.stderr
             kv = dict(ln.split("=", 1) for ln in r.stdout.decode().split("\n") if "=" in ln)
             seq = kv["SEQ"]
@@ -241,13 +241,13 @@ def test_storm_real_binary(project: Path) -> None:
     calls = [r for group in outs for r in group]
     assert all(r.returncode == 0 and b"Traceback" not in r.stderr for r in calls), [r.stderr for r in calls if r.returncode]
     assert len(cas_results) == procs
-    status = subprocess.run(AGENTCTL + ["task", "status"], cwd=project, capture_output=True, check=False)
+    status = run_bytes("task", "status", cwd=project)
     kv = dict(ln.split("=", 1) for ln in status.stdout.decode().split("\n") if "=" in ln)
     total = 2 * procs * n
     assert (kv["DONE"], kv["SEQ"], kv["STATE"]) == (str(total), str(total + 1), "DONE")
     lines = (project / ".agent-state/services/files/status").read_bytes()
     assert log_lines_ok(lines, 3) == (procs * n + 1, 0)
-    rules = subprocess.run(AGENTCTL + ["constraints", "list"], cwd=project, capture_output=True, check=False).stdout
+    rules = run_bytes("constraints", "list", cwd=project).stdout
     assert rules.count(b"bin rule") == procs * n
     attempts = sum(a for _, a in cas_results)
     figures(f"A2-bin {mode()}: agentctl executable, {procs}x{n} CAS ({attempts} attempts), {procs}x{n} files log, "
@@ -322,16 +322,14 @@ def test_lock_timeout_names_the_lock_and_holder(project: Path) -> None:
     state = project / ".agent-state"
     before = (state / "services/task/status").read_bytes()
     (project / "l.txt").write_text("a.py\n")
-    assert subprocess.run(AGENTCTL + ["task", "start", "--id", "t", "--desc", "d", "--files", "l.txt"], cwd=project,
-                          capture_output=True, check=False).returncode == 0
+    assert run_bytes("task", "start", "--id", "t", "--desc", "d", "--files", "l.txt", cwd=project).returncode == 0
     before = (state / "services/task/status").read_bytes()
     fd = os.open(state / "services/task/.lock", os.O_RDWR)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         os.pwrite(fd, f"{os.getpid():<10}\n".encode(), 0)
         t0 = time.monotonic()
-        r = subprocess.run(AGENTCTL + ["task", "update", "--done", "1"], cwd=project, capture_output=True,
-                           env={**os.environ, "AGENTCTL_LOCK_TIMEOUT": "1"}, check=False, timeout=30)
+        r = run_bytes("task", "update", "--done", "1", cwd=project, env={"AGENTCTL_LOCK_TIMEOUT": "1"}, timeout=30)
         took = time.monotonic() - t0
     finally:
         os.close(fd)
@@ -341,7 +339,7 @@ def test_lock_timeout_names_the_lock_and_holder(project: Path) -> None:
     assert 1.0 <= took < 10
     assert (state / "services/task/status").read_bytes() == before
     # the lock is free again: the same command now works, no lock file to delete by hand
-    r = subprocess.run(AGENTCTL + ["task", "update", "--done", "1"], cwd=project, capture_output=True, check=False)
+    r = run_bytes("task", "update", "--done", "1", cwd=project)
     assert r.returncode == 0, r.stderr
 
 

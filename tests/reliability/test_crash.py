@@ -30,11 +30,11 @@ from pathlib import Path
 
 import pytest
 
+from conftest import AGENTCTL, run_bytes
+
 from . import faults
 from .helpers import (
-    AGENTCTL,
     LONG,
-    agentctl,
     copy_folder,
     fault_env,
     figures,
@@ -91,10 +91,10 @@ def templates(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     for args in (["init"], ["task", "start", "--id", "t1", "--desc", "first", "--files", "list.txt"],
                  ["files", "log", "MODIFY", "a.py"], ["files", "log", "CREATE", "new.py"],
                  ["constraints", "add", "P0", "keep out of db/"], ["verify", "tried", "first try"]):
-        _ok(agentctl(*args, cwd=active, env=env))
+        _ok(run_bytes(*args, cwd=active, env=env))
     idle = base / "idle"
     copy_folder(active, idle)
-    _ok(agentctl("task", "stop", "--force", cwd=idle, env=env))
+    _ok(run_bytes("task", "stop", "--force", cwd=idle, env=env))
     return {"active": active, "idle": idle}
 
 
@@ -112,7 +112,7 @@ def _steps(op: Op, template: Path, work: Path) -> list[tuple[str, int]]:
     trace = work.parent / f"{work.name}.trace"
     trace.unlink(missing_ok=True)
     env = faults.env("trace", trace)
-    _ok(agentctl(*_args(op, template), cwd=work, env=env))
+    _ok(run_bytes(*_args(op, template), cwd=work, env=env))
     seen: dict[str, int] = {}
     out = []
     for step in trace.read_text().split():
@@ -138,16 +138,16 @@ def _recover_and_check(op: Op, committed: bool, post: dict[str, object], work: P
 
     state = work / ".agent-state"
     if op.idempotent or not committed:
-        r = agentctl(*args, cwd=work)
+        r = run_bytes(*args, cwd=work)
         assert r.returncode in (0, 1) and b"Traceback" not in r.stderr, r.stderr
         assert normalised(state) == post, op.name  # applied exactly once, whatever the kill left
         assert temp_files(state) == [], temp_files(state)
         rerun = True
     else:
-        _ok(agentctl("status", cwd=work))
-        _ok(agentctl("files", "log", "MODIFY", "next.py", cwd=work))  # the next append heals a torn tail
+        _ok(run_bytes("status", cwd=work))
+        _ok(run_bytes("files", "log", "MODIFY", "next.py", cwd=work))  # the next append heals a torn tail
         rerun = False
-    _ok(agentctl("constraints", "add", "P2", "the next command works", cwd=work))
+    _ok(run_bytes("constraints", "add", "P2", "the next command works", cwd=work))
     assert temp_files(state) == [], temp_files(state)
     report = examine(str(state))
     assert report.problems == [], (op.name, report.problems)
@@ -180,7 +180,7 @@ def test_kill_at_every_protocol_step(templates: dict[str, Path], tmp_path: Path)
         work = tmp_path / f"case{i}"
         copy_folder(template, work)
         args = _args(op, template)
-        res = agentctl(*args, cwd=work, env=fault_env(step, n))
+        res = run_bytes(*args, cwd=work, env=fault_env(step, n))
         assert res.returncode == -signal.SIGKILL, (op.name, step, n, res.returncode, res.stderr)
         kills += 1
         committed = _check_after_kill(op, pre, posts[op.name], work)
@@ -198,12 +198,12 @@ def test_kill_at_every_protocol_step(templates: dict[str, Path], tmp_path: Path)
 def test_replay_after_commit_is_a_no_op(project: Path) -> None:
     """`task update --seq N` killed after its commit, then run again with the same N: applied once."""
     (project / "l.txt").write_text("a.py\nb.py\n")
-    _ok(agentctl("task", "start", "--id", "t", "--desc", "d", "--files", "l.txt", cwd=project))
-    r = agentctl("task", "update", "--done", "1", "--seq", "1", cwd=project, env=fault_env("renamed", 2))
+    _ok(run_bytes("task", "start", "--id", "t", "--desc", "d", "--files", "l.txt", cwd=project))
+    r = run_bytes("task", "update", "--done", "1", "--seq", "1", cwd=project, env=fault_env("renamed", 2))
     assert r.returncode == -signal.SIGKILL
-    again = agentctl("task", "update", "--done", "1", "--seq", "1", cwd=project)
+    again = run_bytes("task", "update", "--done", "1", "--seq", "1", cwd=project)
     assert again.returncode == 0 and b"APPLIED=0" in again.stdout and b"SEQ=2" in again.stdout
-    status = agentctl("task", "status", cwd=project).stdout
+    status = run_bytes("task", "status", cwd=project).stdout
     assert b"DONE=1\n" in status and b"SEQ=2\n" in status
 
 
@@ -238,7 +238,7 @@ def test_random_kills_library(project: Path) -> None:
     store = Store(root)
     entries = 3000
     (project / "l.txt").write_text("".join(f"src/m{i:05d}.py\n" for i in range(entries)))
-    _ok(agentctl("task", "start", "--id", "k", "--desc", "kills", "--files", "l.txt", cwd=project))
+    _ok(run_bytes("task", "start", "--id", "k", "--desc", "kills", "--files", "l.txt", cwd=project))
     acked_paths: set[str] = set()
     last_seq = int(task.read_status(store)["SEQ"])
     torn = lost = phantom = 0
@@ -310,12 +310,12 @@ def test_random_kills_real_processes(project: Path) -> None:
     r = rng("B2")
     kills_wanted = scaled(20, 100)
     (project / "l.txt").write_text("".join(f"src/m{i:05d}.py\n" for i in range(kills_wanted * 40 + 100)))
-    _ok(agentctl("task", "start", "--id", "p", "--desc", "procs", "--files", "l.txt", cwd=project))
+    _ok(run_bytes("task", "start", "--id", "p", "--desc", "procs", "--files", "l.txt", cwd=project))
     store = Store(str(project / ".agent-state"))
     base = task.read_status(store)
     t0 = time.monotonic()
     for _ in range(5):  # how long one command lives here: kills land across that span
-        _ok(agentctl("task", "status", cwd=project))
+        _ok(run_bytes("task", "status", cwd=project))
     life = (time.monotonic() - t0) / 5
     acked_updates = killed_updates = kills = runs = 0
     acked_logs: set[str] = set()
@@ -351,8 +351,8 @@ def test_random_kills_real_processes(project: Path) -> None:
 
     logged = {p for _, op, p in files.entries(store) if op == "MODIFY"}
     assert acked_logs <= logged <= acked_logs | killed_logs
-    _ok(agentctl("task", "update", "--done", "1", cwd=project))  # the next command works
-    _ok(agentctl("files", "log", "MODIFY", "after.py", cwd=project))
+    _ok(run_bytes("task", "update", "--done", "1", cwd=project))  # the next command works
+    _ok(run_bytes("files", "log", "MODIFY", "after.py", cwd=project))
     KILLS["B2"] = kills
     figures(f"B2 {mode()}: {kills} SIGKILLs of running agentctl processes ({runs} started): acknowledged lost 0, "
             f"applied {applied} of {acked_updates} acknowledged + {killed_updates} killed updates, "

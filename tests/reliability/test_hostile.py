@@ -29,8 +29,10 @@ from pathlib import Path
 
 import pytest
 
+from conftest import AGENTCTL
+
 from .forking import ctl
-from .helpers import AGENTCTL, chdir, figures, outside_snapshot, parse_everything, state_files
+from .helpers import chdir, figures, outside_snapshot, parse_everything, state_files
 
 # -- the harness --------------------------------------------------------------------------------
 

@@ -7,7 +7,9 @@ import os
 import time
 from pathlib import Path
 
-from .helpers import agentctl, figures
+from conftest import run_bytes
+
+from .helpers import figures
 
 
 def _gone(pid: int) -> bool:
@@ -33,14 +35,14 @@ SCRIPT = "trap '' TERM; sleep 60 & echo $! > {pidfile}; sleep 60"
 
 def test_verify_command_timeout_ends_the_group(project: Path) -> None:
     pidfile = project / "bg.pid"
-    assert agentctl("verify", "add", SCRIPT.format(pidfile=pidfile), cwd=project).returncode == 0
+    assert run_bytes("verify", "add", SCRIPT.format(pidfile=pidfile), cwd=project).returncode == 0
     t0 = time.monotonic()
-    r = agentctl("verify", "start", "--timeout", "1", cwd=project, timeout=60)
+    r = run_bytes("verify", "start", "--timeout", "1", cwd=project, timeout=60)
     took = time.monotonic() - t0
     assert r.returncode == 1 and b"timed out" in r.stdout + r.stderr, (r.stdout, r.stderr)
     assert took < 15
     assert _wait_gone(int(pidfile.read_text()))
-    status = agentctl("verify", "status", cwd=project).stdout
+    status = run_bytes("verify", "status", cwd=project).stdout
     assert b"STATE=FAILED" in status
     figures(f"timeouts: a verify command ignoring SIGTERM with a background child ended with its group after "
             f"{took:.1f}s (--timeout 1)")
@@ -54,7 +56,7 @@ def test_service_script_timeout_ends_the_group(project: Path) -> None:
     start.write_text("#!/bin/sh\n" + SCRIPT.format(pidfile=pidfile) + "\n")
     start.chmod(0o700)
     t0 = time.monotonic()
-    r = agentctl("slow", "start", "--timeout", "1", cwd=project, timeout=60)
+    r = run_bytes("slow", "start", "--timeout", "1", cwd=project, timeout=60)
     took = time.monotonic() - t0
     assert r.returncode == 1 and b"timed out" in r.stdout, (r.stdout, r.stderr)
     assert took < 15
@@ -64,6 +66,6 @@ def test_service_script_timeout_ends_the_group(project: Path) -> None:
     stop = svc / "stop"
     stop.write_text("#!/bin/sh\necho stopped\n")
     stop.chmod(0o700)
-    r = agentctl("slow", "stop", cwd=project, env={"AGENTCTL_LOCK_TIMEOUT": "2"})
+    r = run_bytes("slow", "stop", cwd=project, env={"AGENTCTL_LOCK_TIMEOUT": "2"})
     assert r.returncode == 0 and b"stopped" in r.stdout
     assert os.path.exists(pidfile)

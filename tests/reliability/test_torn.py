@@ -23,10 +23,11 @@ from pathlib import Path
 
 import pytest
 
+from conftest import run_bytes
+
 from . import faults
 from .forking import ctl
 from .helpers import (
-    agentctl,
     chdir,
     fault_env,
     figures,
@@ -198,7 +199,7 @@ READERS: dict[str, list[tuple[str, ...]]] = {
 def test_damaged_file_one_line_then_doctor_fixes(project: Path, rel: str, content: bytes, what: str) -> None:
     """The first reader runs as the real executable, the others through the same entry point in-process."""
     (project / "l.txt").write_text("a.py\nb.py\n")
-    assert agentctl("task", "start", "--id", "t", "--desc", "d", "--files", "l.txt", cwd=project).returncode == 0
+    assert run_bytes("task", "start", "--id", "t", "--desc", "d", "--files", "l.txt", cwd=project).returncode == 0
     state = project / ".agent-state"
     (state / rel).write_bytes(content)
     before = state_files(state)
@@ -206,7 +207,7 @@ def test_damaged_file_one_line_then_doctor_fixes(project: Path, rel: str, conten
     with chdir(project):
         for i, args in enumerate(READERS[rel]):
             if i == 0:
-                r = agentctl(*args, cwd=project)
+                r = run_bytes(*args, cwd=project)
                 code, err = r.returncode, r.stderr.decode("utf-8", "replace")
             else:
                 code, _, err = ctl(*args)
@@ -246,14 +247,14 @@ def test_damaged_figures() -> None:
 
 def test_active_task_without_its_list(project: Path) -> None:
     (project / "l.txt").write_text("a.py\n")
-    assert agentctl("task", "start", "--id", "t", "--desc", "d", "--files", "l.txt", cwd=project).returncode == 0
+    assert run_bytes("task", "start", "--id", "t", "--desc", "d", "--files", "l.txt", cwd=project).returncode == 0
     state = project / ".agent-state"
     for p in (state / "services/task").glob("list-*"):
         p.unlink()
-    r = agentctl("task", "done", "a.py", cwd=project)
+    r = run_bytes("task", "done", "a.py", cwd=project)
     assert r.returncode == 3 and b"is missing for the ACTIVE task" in r.stderr and b"agentctl doctor" in r.stderr
     for args in (("doctor",), ("doctor", "--fix")):  # nothing can rebuild it: reported, not "fixed"
-        d = agentctl(*args, cwd=project)
+        d = run_bytes(*args, cwd=project)
         assert d.returncode == 1 and b"is missing for the ACTIVE task" in d.stdout, d.stdout
 
 
@@ -266,31 +267,31 @@ def test_doctor_sweeps_dead_temps_keeps_live_ones(project: Path) -> None:
     dead.write_text("half")
     live = state / f"services/constraints/.status.{os.getpid()}.0badf00d.tmp"
     live.write_text("mine")
-    d = agentctl("doctor", cwd=project)
+    d = run_bytes("doctor", cwd=project)
     problems = [ln for ln in d.stdout.decode().split("\n") if ln.startswith("problem: ")]
     assert d.returncode == 1 and len(problems) == 1 and ".status.999999.0badf00d.tmp" in problems[0]
     assert f"note: .agent-state/services/constraints/.status.{os.getpid()}" in d.stdout.decode()
-    assert agentctl("doctor", "--fix", cwd=project).returncode == 0
+    assert run_bytes("doctor", "--fix", cwd=project).returncode == 0
     assert not dead.exists() and live.exists()
     # a normal write sweeps dead temps too
     dead.write_text("half")
-    assert agentctl("constraints", "add", "P1", "x", cwd=project).returncode == 0
+    assert run_bytes("constraints", "add", "P1", "x", cwd=project).returncode == 0
     assert not dead.exists() and live.exists()
 
 
 def test_doctor_counters_and_leftover_lists(project: Path) -> None:
     (project / "l.txt").write_text("a.py\nb.py\nc.py\n")
-    assert agentctl("task", "start", "--id", "t", "--desc", "d", "--files", "l.txt", cwd=project).returncode == 0
-    assert agentctl("task", "done", "a.py", cwd=project).returncode == 0
+    assert run_bytes("task", "start", "--id", "t", "--desc", "d", "--files", "l.txt", cwd=project).returncode == 0
+    assert run_bytes("task", "done", "a.py", cwd=project).returncode == 0
     state = project / ".agent-state"
     status = state / TASK
     status.write_bytes(status.read_bytes().replace(b"DONE=1\n", b"DONE=3\n"))
     (state / "services/task/list-77").write_text("todo|x\n")
-    d = agentctl("doctor", cwd=project)
+    d = run_bytes("doctor", cwd=project)
     out = d.stdout.decode()
     assert d.returncode == 1 and "DONE/TOTAL 3/3 but its list has 1/3" in out and "note: .agent-state/services/task/list-77" in out
-    assert agentctl("doctor", "--fix", cwd=project).returncode == 0
-    kv = dict(ln.split("=", 1) for ln in agentctl("task", "status", cwd=project).stdout.decode().split("\n") if "=" in ln)
+    assert run_bytes("doctor", "--fix", cwd=project).returncode == 0
+    kv = dict(ln.split("=", 1) for ln in run_bytes("task", "status", cwd=project).stdout.decode().split("\n") if "=" in ln)
     assert kv["DONE"] == "1" and kv["TOTAL"] == "3"
     assert not (state / "services/task/list-77").exists()
 
@@ -303,29 +304,29 @@ def test_doctor_planted_symlinks_fifos_and_archives(project: Path, tmp_path: Pat
     (state / "services/task/.lock").symlink_to(target)
     os.mkfifo(state / "services/verify/status.fifo")
     (state / "logs/task-old.done").write_bytes(b"garbage without equals\n")
-    d = agentctl("doctor", cwd=project)
+    d = run_bytes("doctor", cwd=project)
     out = d.stdout.decode()
     assert d.returncode == 1 and "services/task/.lock is a symlink" in out and "a FIFO" in out
     assert "logs/task-old.done" in out
-    r = agentctl("task", "status", cwd=project)
+    r = run_bytes("task", "status", cwd=project)
     assert r.returncode == 0  # reading needs no lock
     (project / "l.txt").write_text("a.py\n")
-    r = agentctl("task", "start", "--id", "t", "--desc", "d", "--files", "l.txt", cwd=project)
+    r = run_bytes("task", "start", "--id", "t", "--desc", "d", "--files", "l.txt", cwd=project)
     assert r.returncode == 3 and r.stderr.count(b"\n") == 1 and b"symlink" in r.stderr  # O_NOFOLLOW
-    f = agentctl("doctor", "--fix", cwd=project)
+    f = run_bytes("doctor", "--fix", cwd=project)
     assert f.returncode == 1, f.stdout  # the damaged archive is reported, never rewritten
     assert target.read_text() == "precious\n"
     assert not (state / "services/task/.lock").is_symlink()
     assert (state / "logs/task-old.done").read_bytes() == b"garbage without equals\n"
-    assert agentctl("task", "start", "--id", "t", "--desc", "d", "--files", "l.txt", cwd=project).returncode == 0
+    assert run_bytes("task", "start", "--id", "t", "--desc", "d", "--files", "l.txt", cwd=project).returncode == 0
 
 
 def test_doctor_cannot_read_the_folder(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
-    r = agentctl("doctor", cwd=tmp_path)
+    r = run_bytes("doctor", cwd=tmp_path)
     assert r.returncode == 3 and r.stderr.count(b"\n") == 1 and b"agentctl init" in r.stderr
     (tmp_path / ".agent-state").write_text("not a folder")
-    r = agentctl("doctor", cwd=tmp_path)
+    r = run_bytes("doctor", cwd=tmp_path)
     assert r.returncode == 3 and b"not a folder" in r.stderr
 
 
@@ -333,7 +334,7 @@ def test_fifo_at_a_status_path_never_hangs(project: Path) -> None:
     state = project / ".agent-state"
     (state / TASK).unlink()
     os.mkfifo(state / TASK)
-    r = agentctl("task", "status", cwd=project, timeout=10)
+    r = run_bytes("task", "status", cwd=project, timeout=10)
     assert r.returncode == 3 and b"not a regular file" in r.stderr and r.stderr.count(b"\n") == 1
 
 
@@ -370,13 +371,13 @@ def _check_migrated(project: Path, original: dict[str, bytes]) -> None:
     assert not (state / "agentctl").exists() and not (state / "services/task/update.sh").exists()
     import json
 
-    task = json.loads(agentctl("--json", "task", "status", cwd=project).stdout)["data"]["task"]
+    task = json.loads(run_bytes("--json", "task", "status", cwd=project).stdout)["data"]["task"]
     assert task["DESC"] == "将旧模块导入替换为路径别名 C:\\new\\x41"  # raw then, raw now: never decoded
     assert task["NOTES"] == "utils done | hooks=ok"
     assert (task["STATE"], task["DONE"], task["TOTAL"], task["NEXT"]) == ("ACTIVE", 1, 3, "src/b.ts")
-    files = json.loads(agentctl("--json", "files", "status", cwd=project).stdout)["data"]["entries"]
+    files = json.loads(run_bytes("--json", "files", "status", cwd=project).stdout)["data"]["entries"]
     assert [e[2] for e in files] == ["src/a.ts", "src/we|ird\\n.ts"]
-    rules = json.loads(agentctl("--json", "constraints", "list", cwd=project).stdout)["data"]["constraints"]
+    rules = json.loads(run_bytes("--json", "constraints", "list", cwd=project).stdout)["data"]["constraints"]
     assert [r["text"] for r in rules] == ["禁止修改 database/migrations 目录", "run lint \\ typecheck"]
     parse_everything(state)
 
@@ -387,10 +388,10 @@ def test_format0_is_migrated_by_the_first_command(project: Path) -> None:
 
     shutil.rmtree(state)
     original = _seed_folder(project)
-    r = agentctl("resume", cwd=project)
+    r = run_bytes("resume", cwd=project)
     assert r.returncode == 0 and b"migrated" in r.stderr and b"backup-format0" in r.stderr, r.stderr
     _check_migrated(project, original)
-    assert agentctl("task", "done", "src/b.ts", cwd=project).returncode == 0
+    assert run_bytes("task", "done", "src/b.ts", cwd=project).returncode == 0
 
 
 def test_format0_doctor_reports_then_fix_migrates(project: Path) -> None:
@@ -398,10 +399,10 @@ def test_format0_doctor_reports_then_fix_migrates(project: Path) -> None:
 
     shutil.rmtree(project / ".agent-state")
     original = _seed_folder(project)
-    d = agentctl("doctor", cwd=project)
+    d = run_bytes("doctor", cwd=project)
     assert d.returncode == 1 and b"format 0" in d.stdout
     assert not (project / ".agent-state/VERSION").exists()  # doctor alone changes nothing
-    f = agentctl("doctor", "--fix", cwd=project)
+    f = run_bytes("doctor", "--fix", cwd=project)
     assert f.returncode == 0 and b"migrated" in f.stdout, f.stdout
     _check_migrated(project, original)
 
@@ -417,7 +418,7 @@ def test_migration_killed_at_every_step_converges(project: Path, tmp_path: Path)
     shutil.copytree(project, template)
     trace = tmp_path / "trace"
     env = faults.env("trace", trace)
-    assert agentctl("status", cwd=project, env=env).returncode == 0
+    assert run_bytes("status", cwd=project, env=env).returncode == 0
     steps: list[tuple[str, int]] = []
     seen: dict[str, int] = {}
     for step in trace.read_text().split():
@@ -430,9 +431,9 @@ def test_migration_killed_at_every_step_converges(project: Path, tmp_path: Path)
         work = tmp_path / "work"
         shutil.rmtree(work, ignore_errors=True)
         shutil.copytree(template, work)
-        k = agentctl("status", cwd=work, env=fault_env(step, n))
+        k = run_bytes("status", cwd=work, env=fault_env(step, n))
         assert k.returncode == -signal.SIGKILL, (step, n, k.stderr)
-        assert agentctl("status", cwd=work).returncode == 0
+        assert run_bytes("status", cwd=work).returncode == 0
         _check_migrated(work, original)
         assert temp_files(work / ".agent-state") == []
 
@@ -442,7 +443,7 @@ def test_newer_format_is_refused(project: Path) -> None:
     (state / "VERSION").write_text("FORMAT=2\n")
     before = state_files(state)
     for args in (("status",), ("task", "status"), ("files", "log", "MODIFY", "a.py"), ("doctor",), ("doctor", "--fix")):
-        r = agentctl(*args, cwd=project)
+        r = run_bytes(*args, cwd=project)
         text = (r.stderr + r.stdout).decode()
         assert r.returncode in (1, 3) and "newer than this agentctl understands" in text and "upgrade agentctl" in text
     assert state_files(state) == before
