@@ -18,7 +18,7 @@ def test_a_rule_is_an_immutable_value() -> None:
     assert r == Rule("P0", "a|b") and r != Rule("P1", "a|b") and len({r, Rule("P0", "a|b")}) == 1
     assert r.line() == "P0|a\\x7cb" and repr(r) == "Rule(priority='P0', text='a|b')"
     with pytest.raises(AttributeError):
-        r.text = "x"  # type: ignore[misc]
+        r.text = "x"
 
 
 @pytest.mark.parametrize("line,first,rule", [
