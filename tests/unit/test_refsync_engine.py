@@ -1,0 +1,98 @@
+"""agentctl.refsync.engine: a sync round merges the folder with the upstream commits, commits, moves the ref."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from agentctl import constraints, layout, task
+from agentctl.constraints import Rule
+from agentctl.errors import StateError
+from agentctl.refsync import engine, plumbing
+from agentctl.refsync.plumbing import Repo
+from agentctl.store import Store
+
+REF = "refs/agentctl/main"
+
+
+@pytest.fixture
+def repo(store: Store, monkeypatch: pytest.MonkeyPatch) -> Repo:
+    for key, value in {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+                       "GIT_COMMITTER_EMAIL": "t@t", "GIT_CONFIG_NOSYSTEM": "1"}.items():
+        monkeypatch.setenv(key, value)
+    (Path(store.project) / ".git").rmdir()
+    subprocess.run(["git", "init", "-q"], cwd=store.project, check=True)
+    found = plumbing.open_repo(store.project)
+    assert found is not None
+    return found
+
+
+def _round(store: Store, repo: Repo) -> engine.Outcome:
+    return engine.sync_round(store, repo, "main", [REF], ref=REF)
+
+
+def _other(tmp_path: Path) -> Store:
+    folder = tmp_path / "other"
+    folder.mkdir()
+    return layout.init(str(folder))[0]
+
+
+def test_a_round_commits_the_folder_and_a_second_writes_nothing(store: Store, repo: Repo) -> None:
+    constraints.add(store, "P0", "deny-write: secrets/**")
+    task.start(store, "t1", "convert", ["a.py", "b.py"])
+    assert engine.has_local_changes(store, repo, engine.load_state(store))
+    first = _round(store, repo)
+    assert first.commit and repo.rev(REF) == first.commit and first.objects > 0
+    st = engine.load_state(store)
+    assert st["base"] == first.commit and st["stream"] == "main" and st["pending"] == {}
+    assert engine.replica_id(store, st) == st["replica"]
+    assert not engine.has_local_changes(store, repo, st)
+    again = _round(store, repo)
+    assert (again.commit, again.objects, again.changed_local) == (first.commit, 0, False)
+
+
+def test_another_folder_gets_the_state_and_both_edits_merge(store: Store, repo: Repo, tmp_path: Path) -> None:
+    constraints.add(store, "P1", "from here")
+    task.start(store, "t1", "convert", ["a.py", "b.py"])
+    _round(store, repo)
+    other = _other(tmp_path)
+    pulled = _round(other, repo)
+    assert pulled.changed_local
+    assert constraints.read(other) == [Rule("P1", "from here")]
+    assert task.read_status(other)["TASK_ID"] == "t1"
+    constraints.add(other, "P2", "from there")
+    task.mark_done(other, ["a.py"])
+    _round(other, repo)
+    constraints.add(store, "P0", "deny-write: db/**")
+    _round(store, repo)
+    assert set(constraints.read(store)) == {Rule("P1", "from here"), Rule("P2", "from there"), Rule("P0", "deny-write: db/**")}
+    assert task.read_status(store)["DONE"] == "1"
+    _round(other, repo)
+    assert set(constraints.read(other)) == set(constraints.read(store))
+
+
+def test_a_task_started_later_elsewhere_replaces_this_one(store: Store, repo: Repo, tmp_path: Path) -> None:
+    task.start(store, "mine", "d", ["a.py"])
+    other = _other(tmp_path)
+    _round(other, repo)
+    time.sleep(1.1)  # STARTED is to the second: "theirs" starts later
+    task.start(other, "theirs", "d", ["b.py"])
+    _round(other, repo)
+    out = _round(store, repo)
+    assert out.replaced == "mine"
+    assert task.read_status(store)["TASK_ID"] == "theirs"
+    assert "REPLACED_BY=theirs" in Path(store.path("logs/task-mine.done")).read_text()
+
+
+def test_a_damaged_sync_state_names_the_fix(store: Store) -> None:
+    assert engine.load_state(store) == {}
+    Path(store.path("sync")).mkdir(exist_ok=True)
+    Path(store.path(engine.STATE)).write_text("{not json")
+    with pytest.raises(StateError, match="is damaged; remove it"):
+        engine.load_state(store)
+    Path(store.path(engine.STATE)).write_text("[1, 2]")
+    assert engine.load_state(store) == {}
+    assert len(engine.replica_id(store, {"replica": "not hex"})) == 12
