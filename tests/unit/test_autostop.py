@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agentctl import autostop
+from agentctl import autostop, constraints, files, task
 from agentctl.store import Store
 
 
@@ -30,3 +30,37 @@ def test_the_project_setting(store: Store, text: str, on: bool) -> None:
     assert autostop.project_default(store) is on
     assert autostop.start_settings(store, False) == ({"AUTO_STOP": "1"} if on else {})
     assert autostop.start_settings(store, True) == {"AUTO_STOP": "1"}
+
+
+def _done_task(store: Store, auto: bool) -> None:
+    task.start(store, "t1", "d", ["a.py"], settings=autostop.start_settings(store, auto))
+    task.mark_done(store, ["a.py"])
+    assert task.read_status(store)["STATE"] == "DONE"
+
+
+def test_after_a_pass_only_a_done_auto_stop_task_is_archived(store: Store) -> None:
+    task.start(store, "t0", "d", ["a.py"], settings=autostop.start_settings(store, True))
+    assert autostop.after_pass(store) == []  # not DONE yet
+    task.stop(store, force=True)
+    _done_task(store, False)
+    assert autostop.after_pass(store) == [] and task.read_status(store)["STATE"] == "DONE"  # not AUTO_STOP
+
+
+def test_a_done_covered_task_is_archived_with_the_p1_reminders(store: Store) -> None:
+    constraints.add(store, "P1", "update the changelog")
+    constraints.add(store, "P0", "never force-push")
+    _done_task(store, True)
+    lines = autostop.after_pass(store)
+    assert lines[0] == "auto-stop: last reminder, P1|update the changelog" and len(lines) == 2
+    assert lines[1].startswith("auto-stop: task t1 is DONE and verified; archived to logs/task-t1.done")
+    assert task.read_status(store)["STATE"] == "IDLE"
+    assert Path(store.path("logs/task-t1.done")).exists()
+
+
+def test_an_uncovered_change_leaves_the_task_as_it_is_and_says_why(store: Store) -> None:
+    Path(store.path("services/verify/commands")).write_text("true\n")
+    _done_task(store, True)
+    files.log(store, "MODIFY", "a.py")
+    (line,) = autostop.after_pass(store)
+    assert line.startswith("auto-stop: task t1 not archived: ")
+    assert task.read_status(store)["STATE"] == "DONE"
