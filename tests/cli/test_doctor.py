@@ -66,13 +66,6 @@ def _fix(project: Path, where: Path) -> tuple[int, str]:
     return r.code, r.out
 
 
-@pytest.fixture(params=["root", "sub"])
-def where(request: pytest.FixtureRequest, project: Path) -> Path:
-    sub = project / "src" / "deep"
-    sub.mkdir(parents=True)
-    return project if request.param == "root" else sub
-
-
 def _task(project: Path, n: int = 3) -> None:
     (project / "l").write_text("".join(f"src/f{i}.py\n" for i in range(n)))
     assert run("task", "start", "--id", "t", "--desc", "d", "--files", "l", cwd=project).code == 0
