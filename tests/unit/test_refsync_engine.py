@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 import time
 from pathlib import Path
 
@@ -14,17 +13,17 @@ from agentctl.errors import StateError
 from agentctl.refsync import engine, plumbing
 from agentctl.refsync.plumbing import Repo
 from agentctl.store import Store
+from cli.sync_helpers import GIT_ENV, git
 
 REF = "refs/agentctl/main"
 
 
 @pytest.fixture
 def repo(store: Store, monkeypatch: pytest.MonkeyPatch) -> Repo:
-    for key, value in {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-                       "GIT_COMMITTER_EMAIL": "t@t", "GIT_CONFIG_NOSYSTEM": "1"}.items():
+    for key, value in GIT_ENV.items():  # commit-tree needs an identity
         monkeypatch.setenv(key, value)
     (Path(store.project) / ".git").rmdir()
-    subprocess.run(["git", "init", "-q"], cwd=store.project, check=True)
+    git(Path(store.project), "init", "-q")
     found = plumbing.open_repo(store.project)
     assert found is not None
     return found

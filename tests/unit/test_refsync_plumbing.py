@@ -11,23 +11,19 @@ import pytest
 from agentctl.refsync import plumbing
 from agentctl.refsync.plumbing import Repo
 from agentctl.refsync.treecodec import Refused
+from cli.sync_helpers import GIT_ENV, git
 
 REF = "refs/agentctl/test"
 FILES = {"a.txt": b"one\n", "dir/b.txt": b"two\n", "dir/deep/c": b"", "dir.txt": b"sorted after dir/ by git\n"}
 
 
-def _git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout
-
-
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Repo:
-    for key, value in {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-                       "GIT_COMMITTER_EMAIL": "t@t", "GIT_CONFIG_NOSYSTEM": "1"}.items():
+    for key, value in GIT_ENV.items():  # commit-tree needs an identity
         monkeypatch.setenv(key, value)
     top = tmp_path / "work"
     top.mkdir()
-    _git(top, "init", "-q")
+    git(top, "init", "-q")
     (top / "sub").mkdir()
     found = plumbing.open_repo(str(top / "sub"))
     assert found is not None
@@ -48,10 +44,10 @@ def test_open_repo_names_the_top_and_the_common_folder(repo: Repo, tmp_path: Pat
 def test_write_tree_gives_gits_own_ids_and_writes_only_what_is_missing(repo: Repo, tmp_path: Path) -> None:
     tree, written = repo.write_tree(FILES)
     assert written == len(FILES) + 3  # four blobs and the trees: root, dir, dir/deep
-    listing = _git(tmp_path / "work", "ls-tree", "-r", tree)
+    listing = git(tmp_path / "work", "ls-tree", "-r", tree)
     assert sorted(line.split("\t")[1] for line in listing.splitlines()) == sorted(FILES)
     for path, data in FILES.items():
-        sha = _git(tmp_path / "work", "rev-parse", f"{tree}:{path}").strip()
+        sha = git(tmp_path / "work", "rev-parse", f"{tree}:{path}").strip()
         assert subprocess.run(["git", "cat-file", "blob", sha], cwd=tmp_path / "work", capture_output=True,
                               check=True).stdout == data
     assert repo.write_tree(FILES) == (tree, 0)  # everything is there: nothing written
@@ -82,8 +78,8 @@ def test_reading_refuses_what_agentctl_never_writes(repo: Repo, tmp_path: Path, 
     work = tmp_path / "work"
     (work / "run.sh").write_text("echo hi\n")
     (work / "run.sh").chmod(0o755)
-    _git(work, "add", "run.sh")
-    _git(work, "commit", "-q", "-m", "exec")
+    git(work, "add", "run.sh")
+    git(work, "commit", "-q", "-m", "exec")
     with pytest.raises(Refused, match="is not a plain file"):
         repo.read_files(repo.rev("HEAD") or "")
     tree, _ = repo.write_tree({"big": b"x" * 100})
@@ -97,8 +93,8 @@ def test_reading_refuses_what_agentctl_never_writes(repo: Repo, tmp_path: Path, 
 
 def test_push_and_fetch_say_ok_absent_rejected_or_offline(repo: Repo, tmp_path: Path) -> None:
     bare = tmp_path / "remote.git"
-    _git(tmp_path, "init", "-q", "--bare", str(bare))
-    _git(Path(repo.top), "remote", "add", "origin", str(bare))
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    git(Path(repo.top), "remote", "add", "origin", str(bare))
     assert repo.remotes() == ["origin"]
     assert repo.fetch("origin", REF, "refs/agentctl-mirror/test", 30) == "absent"
     tree, _ = repo.write_tree({"a": b"1"})
