@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentctl.refsync import treecodec
-from agentctl.refsync.doc import Doc, Epoch, ORSet, epoch_id, join_lww, started_ts, tag_key
+from agentctl.refsync.doc import Doc, Epoch, ORSet, epoch_id
 
 REPLICAS = ["aaaaaaaaaaaa", "bbbbbbbbbbbb", "cccccccccccc"]
 replica = st.sampled_from(REPLICAS)
@@ -100,54 +100,3 @@ def test_any_order_and_duplication_of_syncs_converges(states: list[Doc], syncs: 
 def test_tree_codec_round_trips(d: Doc) -> None:
     d = d.join(Doc())  # normal form: stopped epochs dropped
     assert treecodec.decode(treecodec.encode(d)) == d
-
-
-# -- the pieces, one by one -----------------------------------------------------------------------
-
-def test_orset_values_in_the_order_of_their_first_live_tag_each_once() -> None:
-    s = ORSet({"10.a.0": "late", "2.b.0": "early", "3.a.1": "early", "1.c.0": "gone"}, {"1.c.0"})
-    assert s.values() == ["early", "late"]
-    s.remove("early")
-    assert s.values() == ["late"] and {"2.b.0", "3.a.1"} <= s.removed
-
-
-def test_a_remove_takes_only_the_additions_it_saw() -> None:
-    here = ORSet({"1.a.0": "rule"})
-    there = ORSet({"1.a.0": "rule"})
-    here.remove("rule")
-    there.add("rule", "5.b.0")  # added again elsewhere meanwhile
-    assert here.join(there).values() == ["rule"]
-    assert here.values() == []
-
-
-def test_tag_key_orders_by_the_clock_as_a_number() -> None:
-    assert sorted(["10.a.0", "9.a.0", "x.a"], key=tag_key) == ["x.a", "9.a.0", "10.a.0"]
-
-
-def test_last_writer_wins_by_stamp() -> None:
-    a = ((3, "aaaaaaaaaaaa"), {"STATE": "PASSED"})
-    b = ((4, "aaaaaaaaaaaa"), {"STATE": "FAILED"})
-    assert join_lww(a, b) == join_lww(b, a) == b
-    assert join_lww(None, a) == join_lww(a, None) == a and join_lww(None, None) is None
-
-
-def test_the_epoch_id_is_fixed_by_what_started_the_task() -> None:
-    one = epoch_id("t1", "2026-01-01T00:00:00+00:00", "d", ["a", "b"])
-    assert len(one) == 16 and one == epoch_id("t1", "2026-01-01T00:00:00+00:00", "d", ["a", "b"])
-    assert len({one, epoch_id("t1", "2026-01-01T00:00:00+00:00", "d", ["a"]), epoch_id("t2", "2026-01-01T00:00:00+00:00", "d", ["a", "b"]),
-                epoch_id("t1", "2026-01-01T00:00:00+00:00", "da", ["b"])}) == 4  # parts are separated, not concatenated
-
-
-def test_the_current_epoch_is_the_live_one_started_last_and_a_claim_is_held_by_the_first_lease() -> None:
-    d = Doc()
-    early, late = _epoch(0), _epoch(1)
-    d.epochs = {early.id: early, late.id: late}
-    assert d.current() is late
-    d.stop(late.id)
-    assert d.current() is early and late.id in d.stopped and late.id not in d.epochs
-    early.claims[1] = {"bob": 150, "alice": 120, "carol": 90}
-    assert early.holder(1, 100) == ("alice", 120) and early.holder(1, 130) == ("bob", 150)
-    assert early.holder(1, 200) is None
-    early.done.add(1)
-    assert early.holder(1, 100) is None
-    assert started_ts("junk") == 0.0 and started_ts("1970-01-01T00:00:10+00:00") == 10.0
