@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shlex
 
-from agentctl import answers, constraints, task, violations
+from agentctl import answers, constraints, task, violations, workflow
 from agentctl.store import Store
 
 RULE = "deny-write: secrets/**"
@@ -12,11 +12,11 @@ RULE = "deny-write: secrets/**"
 
 def _protected(store: Store, *paths: str) -> None:
     constraints.add(store, "P0", RULE)
-    task.start(store, "t", "d", list(paths))
+    workflow.start(store, "t", "d", list(paths))
 
 
 def test_next_is_not_blocked_without_a_p0_rule_or_without_next(store: Store) -> None:
-    task.start(store, "t", "d", ["secrets/a.txt"])
+    workflow.start(store, "t", "d", ["secrets/a.txt"])
     fields = task.read_status(store)
     assert answers.next_blocked(store, constraints.read(store), fields) is None
     constraints.add(store, "P1", RULE)  # a P1 rule does not protect
@@ -82,7 +82,7 @@ def test_ack_answer_closes_an_open_violation_once(store: Store) -> None:
 
 
 def test_mark_done_by_the_path_rule(store: Store) -> None:
-    task.start(store, "t", "d", ["src/a.py", "src/b.py"])
+    workflow.start(store, "t", "d", ["src/a.py", "src/b.py"])
     warned: list[str] = []
     r = answers.mark_done(store, ["src/b.py"], warned.append)
     assert warned == []

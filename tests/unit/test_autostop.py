@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agentctl import autostop, constraints, files, task
+from agentctl import autostop, constraints, files, task, workflow
 from agentctl.store import Store
 
 
@@ -33,15 +33,15 @@ def test_the_project_setting(store: Store, text: str, on: bool) -> None:
 
 
 def _done_task(store: Store, auto: bool) -> None:
-    task.start(store, "t1", "d", ["a.py"], settings=autostop.start_settings(store, auto))
+    workflow.start(store, "t1", "d", ["a.py"], settings=autostop.start_settings(store, auto))
     task.mark_done(store, ["a.py"])
     assert task.read_status(store)["STATE"] == "DONE"
 
 
 def test_after_a_pass_only_a_done_auto_stop_task_is_archived(store: Store) -> None:
-    task.start(store, "t0", "d", ["a.py"], settings=autostop.start_settings(store, True))
+    workflow.start(store, "t0", "d", ["a.py"], settings=autostop.start_settings(store, True))
     assert autostop.after_pass(store) == []  # not DONE yet
-    task.stop(store, force=True)
+    workflow.stop(store, force=True)
     _done_task(store, False)
     assert autostop.after_pass(store) == [] and task.read_status(store)["STATE"] == "DONE"  # not AUTO_STOP
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agentctl import constraints, layout, task
+from agentctl import constraints, layout, task, workflow
 from agentctl.constraints import Rule
 from agentctl.errors import StateError
 from agentctl.refsync import engine, plumbing
@@ -41,7 +41,7 @@ def _other(tmp_path: Path) -> Store:
 
 def test_a_round_commits_the_folder_and_a_second_writes_nothing(store: Store, repo: Repo) -> None:
     constraints.add(store, "P0", "deny-write: secrets/**")
-    task.start(store, "t1", "convert", ["a.py", "b.py"])
+    workflow.start(store, "t1", "convert", ["a.py", "b.py"])
     assert engine.has_local_changes(store, repo, engine.load_state(store))
     first = _round(store, repo)
     assert first.commit and repo.rev(REF) == first.commit and first.objects > 0
@@ -55,7 +55,7 @@ def test_a_round_commits_the_folder_and_a_second_writes_nothing(store: Store, re
 
 def test_another_folder_gets_the_state_and_both_edits_merge(store: Store, repo: Repo, tmp_path: Path) -> None:
     constraints.add(store, "P1", "from here")
-    task.start(store, "t1", "convert", ["a.py", "b.py"])
+    workflow.start(store, "t1", "convert", ["a.py", "b.py"])
     _round(store, repo)
     other = _other(tmp_path)
     pulled = _round(other, repo)
@@ -74,11 +74,11 @@ def test_another_folder_gets_the_state_and_both_edits_merge(store: Store, repo: 
 
 
 def test_a_task_started_later_elsewhere_replaces_this_one(store: Store, repo: Repo, tmp_path: Path) -> None:
-    task.start(store, "mine", "d", ["a.py"])
+    workflow.start(store, "mine", "d", ["a.py"])
     other = _other(tmp_path)
     _round(other, repo)
     time.sleep(1.1)  # STARTED is to the second: "theirs" starts later
-    task.start(other, "theirs", "d", ["b.py"])
+    workflow.start(other, "theirs", "d", ["b.py"])
     _round(other, repo)
     out = _round(store, repo)
     assert out.replaced == "mine"

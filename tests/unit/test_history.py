@@ -6,19 +6,19 @@ from pathlib import Path
 
 import pytest
 
-from agentctl import files, history, task
+from agentctl import files, history, task, workflow
 from agentctl.errors import StateError, UsageError
 from agentctl.store import Store
 
 
-def _archive(store: Store, task_id: str, desc: str, paths: list[str], notes: str = "") -> task.StopResult:
-    task.start(store, task_id, desc, paths)
+def _archive(store: Store, task_id: str, desc: str, paths: list[str], notes: str = "") -> workflow.StopResult:
+    workflow.start(store, task_id, desc, paths)
     for p in paths:
         files.log(store, "MODIFY", p)
     task.mark_done(store, paths[:1])
     if notes:
         task.update(store, notes=notes)
-    return task.stop(store)
+    return workflow.stop(store)
 
 
 def test_stop_appends_one_row_with_every_field(store: Store) -> None:

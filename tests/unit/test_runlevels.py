@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agentctl import runlevels, task
+from agentctl import runlevels, task, workflow
 from agentctl.errors import StateError, UsageError
 from agentctl.store import Store
 
@@ -43,7 +43,7 @@ def test_a_damaged_table_is_a_state_error_naming_the_line(store: Store, text: st
 
 
 def test_switch_stops_what_the_new_level_lacks_and_starts_what_it_adds(store: Store) -> None:
-    task.start(store, "t", "d", ["a.py"])
+    workflow.start(store, "t", "d", ["a.py"])
     said: list[str] = []
     r = runlevels.switch(store, "idle", said.append)
     assert (r.old, r.new) == ("work", "idle")

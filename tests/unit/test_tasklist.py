@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from agentctl import task, tasklist
+from agentctl import task, tasklist, workflow
 from agentctl.errors import UsageError
 from agentctl.store import Store
 
 
 def _start(store: Store, *paths: str) -> None:
-    task.start(store, "t", "d", list(paths))
+    workflow.start(store, "t", "d", list(paths))
 
 
 def _marks(store: Store) -> list[tuple[str, str, list[str]]]:
