@@ -1,4 +1,4 @@
-"""agentctl.history's library: logs/index written at `task stop`, read newest first, found, searched, shown."""
+"""agentctl.history and historyshow: logs/index written at `task stop`, read newest first, found; searched and shown."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agentctl import files, history, task, workflow
+from agentctl import files, history, historyshow, task, workflow
 from agentctl.errors import StateError, UsageError
 from agentctl.store import Store
 
@@ -38,7 +38,7 @@ def test_stop_appends_one_row_with_every_field(store: Store) -> None:
 
 def test_appending_the_same_archive_twice_adds_one_row(store: Store) -> None:
     done = _archive(store, "t1", "d", ["a.py"])
-    archived = history._archived(store, history.find(store, "t1"))
+    archived = historyshow._archived(store, history.find(store, "t1"))
     history.append_index(store, archived, done.archive)
     assert len(history.read_index(store, 1 << 20)[0]) == 1
 
@@ -71,19 +71,19 @@ def test_search_names_the_field_that_matched(store: Store) -> None:
     _archive(store, "a", "Convert the PARSER", ["src/lexer.py"])
     _archive(store, "b", "other work", ["docs/parser-notes.md"], notes="parser keeps crashing")
     _archive(store, "c", "unrelated", ["x.py"])
-    hits, more = history.search(store, "parser", 10)
+    hits, more = historyshow.search(store, "parser", 10)
     assert not more
     assert [(row["ID"], found) for row, found in hits] == [
         ("b", ["notes", "touched docs/parser-notes.md"]),
         ("a", ["description"]),
     ]
-    assert [row["ID"] for row, _ in history.search(store, "parser", 1)[0]] == ["b"]
-    assert history.search(store, "no such text", 10) == ([], False)
+    assert [row["ID"] for row, _ in historyshow.search(store, "parser", 1)[0]] == ["b"]
+    assert historyshow.search(store, "no such text", 10) == ([], False)
 
 
 def test_show_lines_lists_the_archive_and_its_touched_files(store: Store) -> None:
     _archive(store, "t1", "d", ["src/a.py", "src/b.py"])
-    lines, data = history.show_lines(store, history.find(store, "t1"))
+    lines, data = historyshow.show_lines(store, history.find(store, "t1"))
     assert "TASK_ID=t1" in lines
     assert "FILES 2 touched:" in lines and "  MODIFY|src/a.py" in lines
     assert data["files"] == [{"path": "src/a.py", "op": "MODIFY", "count": 1},
@@ -95,6 +95,6 @@ def test_show_lines_lists_the_archive_and_its_touched_files(store: Store) -> Non
 def test_an_index_row_naming_something_else_is_a_state_error(store: Store) -> None:
     row = history.Row({"ID": "x", "ARCHIVE": "services/task/status"})
     with pytest.raises(StateError, match="is not a task archive"):
-        history.show_lines(store, row)
+        historyshow.show_lines(store, row)
     with pytest.raises(StateError, match="is missing"):
-        history.show_lines(store, history.Row({"ID": "x", "ARCHIVE": "logs/task-gone.done"}))
+        historyshow.show_lines(store, history.Row({"ID": "x", "ARCHIVE": "logs/task-gone.done"}))
