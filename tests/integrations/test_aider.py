@@ -19,7 +19,7 @@ import pytest
 
 from agentctl.integrations import yamlkeys
 from agentctl.integrations.aider import LINT, PROTOCOL, _wrap
-from agentctl.integrations.jsonmerge import ConfigError
+from agentctl.integrations.configchange import ConfigError
 from conftest import run
 
 from .test_hooks import bindir, git, log_entries, make_git_project, start_api_task  # noqa: F401

@@ -598,5 +598,6 @@ def test_hook_imports_stay_lean(proj: Path) -> None:
         assert proc.returncode == 0
         assert "agentctl.integrations.hookrun" in modules
         for heavy in ("subprocess", "argparse", "agentctl.resume", "agentctl.gitsync",
-                      "agentctl.integrations.install", "agentctl.integrations.jsonmerge"):
+                      "agentctl.integrations.install", "agentctl.integrations.jsonmerge",
+                      "agentctl.integrations.hookmerge", "agentctl.integrations.configchange"):
             assert heavy not in modules, (event, heavy)

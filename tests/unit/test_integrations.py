@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentctl.integrations import agentsmd, claude, codex, gemini, hookio, jsonmerge
+from agentctl.integrations import agentsmd, claude, codex, configchange, gemini, hookio, hookmerge
 
 PATCH = """*** Begin Patch
 *** Add File: docs/new.md
@@ -115,7 +115,7 @@ def test_block_in_the_middle_is_replaced_in_place() -> None:
 
 # -- JSON merging -----------------------------------------------------------------------------------
 
-WANTED: jsonmerge.Grouped = [
+WANTED: hookmerge.Grouped = [
     ("SessionStart", "startup|compact", {"type": "command", "command": "agentctl hook claude session-start", "timeout": 20}),
     ("PostToolUse", "Write", {"type": "command", "command": "agentctl hook claude post-tool-use", "timeout": 10}),
     ("PostToolUse", "Bash", {"type": "command", "command": "agentctl hook claude post-tool-use", "timeout": 10}),
@@ -136,13 +136,13 @@ user_docs = st.fixed_dictionaries({}, optional={
 @given(user_docs)
 def test_merge_then_unmerge_gives_back_the_users_document(doc: dict[str, Any]) -> None:
     original = json.loads(json.dumps(doc))
-    jsonmerge.merge_grouped(doc, WANTED, "x.json")
+    hookmerge.merge_grouped(doc, WANTED, "x.json")
     once = json.dumps(doc)
-    jsonmerge.merge_grouped(doc, WANTED, "x.json")
+    hookmerge.merge_grouped(doc, WANTED, "x.json")
     assert json.dumps(doc) == once  # nothing twice
-    ours = [h for groups in doc["hooks"].values() for g in groups for h in g["hooks"] if jsonmerge.is_ours(h)]
+    ours = [h for groups in doc["hooks"].values() for g in groups for h in g["hooks"] if hookmerge.is_ours(h)]
     assert len(ours) == len(WANTED)
-    jsonmerge.unmerge_grouped(doc, "x.json")
+    hookmerge.unmerge_grouped(doc, "x.json")
     assert doc == without_empty_events(original)
 
 
@@ -158,12 +158,12 @@ def without_empty_events(doc: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_is_ours() -> None:
-    assert jsonmerge.is_ours({"command": "agentctl hook claude stop"})
-    assert jsonmerge.is_ours({"command": "  agentctl hook"})
-    assert not jsonmerge.is_ours({"command": "agentctl hooks-other"})
-    assert not jsonmerge.is_ours({"command": "my-agentctl hook"})
-    assert not jsonmerge.is_ours({"command": ["agentctl", "hook"]})
-    assert not jsonmerge.is_ours("agentctl hook claude stop")
+    assert hookmerge.is_ours({"command": "agentctl hook claude stop"})
+    assert hookmerge.is_ours({"command": "  agentctl hook"})
+    assert not hookmerge.is_ours({"command": "agentctl hooks-other"})
+    assert not hookmerge.is_ours({"command": "my-agentctl hook"})
+    assert not hookmerge.is_ours({"command": ["agentctl", "hook"]})
+    assert not hookmerge.is_ours("agentctl hook claude stop")
 
 
 def test_atomic_write_keeps_mode_and_symlink(tmp_path: Path) -> None:
@@ -173,6 +173,6 @@ def test_atomic_write_keeps_mode_and_symlink(tmp_path: Path) -> None:
     real.chmod(0o640)
     link = tmp_path / "settings.json"
     link.symlink_to(real)
-    jsonmerge.atomic_write(str(link), b'{"a": 1}\n')
+    configchange.atomic_write(str(link), b'{"a": 1}\n')
     assert link.is_symlink() and real.read_text() == '{"a": 1}\n' and (real.stat().st_mode & 0o777) == 0o640
     assert sorted(p.name for p in real.parent.iterdir()) == ["settings.json"]  # no temp file left

@@ -5,7 +5,8 @@
   the failure logged to ``logs/agent.log``); exit 2 only for a deliberate deny.
 * ``claude``, ``codex``, ``gemini``, ``cursor``, ``qwen`` -- payload -> action per event, and
   the hook entries each installer writes.
-* ``jsonmerge`` -- merge/unmerge our entries into a user's JSON config.
+* ``jsonmerge`` / ``hookmerge`` / ``configchange`` -- read a user's JSON config, merge/unmerge our
+  hook entries and MCP server in it, and write the change (atomic, with a backup).
 * ``agentsmd`` -- the managed startup-protocol block in AGENTS.md and friends.
 * ``agentctl.gitsync`` (a core module, also used by ``task start``) -- ``agentctl files sync``.
 * ``install`` / ``commands`` -- ``agentctl install|uninstall TARGET`` and ``agentctl hook``.

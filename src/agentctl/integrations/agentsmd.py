@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 
-from agentctl.integrations.jsonmerge import Change, ConfigError
+from agentctl.integrations.configchange import Change, ConfigError
 
 BEGIN = "<!-- agentctl:begin v=1 -->"
 BEGIN_PREFIX = "<!-- agentctl:begin"

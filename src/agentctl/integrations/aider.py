@@ -35,7 +35,7 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from agentctl.integrations.jsonmerge import Change
+    from agentctl.integrations.configchange import Change
 
 CONFIG = ".aider.conf.yml"
 PROTOCOL = ".aider.agentctl.md"
@@ -63,7 +63,7 @@ def _wrap(value: str) -> str:
 
 
 def _read(project: str) -> tuple[bytes | None, str]:
-    from agentctl.integrations.jsonmerge import ConfigError
+    from agentctl.integrations.configchange import ConfigError
 
     path = os.path.join(project, CONFIG)
     try:
@@ -81,7 +81,7 @@ def _read(project: str) -> tuple[bytes | None, str]:
 
 def _config_change(project: str, install: bool) -> Change:
     from agentctl.integrations import yamlkeys
-    from agentctl.integrations.jsonmerge import Change
+    from agentctl.integrations.configchange import Change
 
     raw, text = _read(project)
     if raw is None and not install:

@@ -27,8 +27,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from agentctl.integrations.configchange import Change
     from agentctl.integrations.hookrun import Handler
-    from agentctl.integrations.jsonmerge import Change
 
 HOOK_DIR = ".clinerules/hooks"
 MARKER = "# agentctl hook for Cline"  # the first line of ours; a file without it is the user's

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentctl.errors import UsageError
-from agentctl.integrations import agentsmd, jsonmerge
-from agentctl.integrations.jsonmerge import Change
+from agentctl.integrations import agentsmd, configchange, hookmerge, jsonmerge
+from agentctl.integrations.configchange import Change
 
 TARGETS = ("claude", "codex", "gemini", "cursor", "opencode", "cline", "qwen", "aider", "agents-md", "mcp")
 MCP_CLIENTS = {"claude": ".mcp.json", "cursor": ".cursor/mcp.json"}
@@ -60,7 +60,7 @@ def _spelled(cmd: str, agentctl: str) -> str:
     return shlex.quote(agentctl) + cmd[len("agentctl"):]
 
 
-def _grouped(agent: str, agentctl: str = "agentctl") -> jsonmerge.Grouped:
+def _grouped(agent: str, agentctl: str = "agentctl") -> hookmerge.Grouped:
     import importlib
 
     module = importlib.import_module(f"agentctl.integrations.{agent}")
@@ -73,14 +73,14 @@ def _hooks_change(project: str, rel: str, agent: str, install: bool, agentctl: s
 
         flat = [(event, {"command": _spelled(cmd, agentctl)}) for event, cmd in cursor.HOOKS]
         if install:
-            return jsonmerge.plan(project, rel, lambda d: "hooks: " + jsonmerge.merge_flat(d, flat, rel))
-        return restored(jsonmerge.plan(project, rel, lambda d: "hooks: " + jsonmerge.unmerge_flat(d, rel),
-                                       empty_ok=jsonmerge.only_scaffolding))
+            return jsonmerge.plan(project, rel, lambda d: "hooks: " + hookmerge.merge_flat(d, flat, rel))
+        return restored(jsonmerge.plan(project, rel, lambda d: "hooks: " + hookmerge.unmerge_flat(d, rel),
+                                       empty_ok=hookmerge.only_scaffolding))
     wanted = _grouped(agent, agentctl)
     if install:
-        return jsonmerge.plan(project, rel, lambda d: "hooks: " + jsonmerge.merge_grouped(d, wanted, rel))
-    return restored(jsonmerge.plan(project, rel, lambda d: "hooks: " + jsonmerge.unmerge_grouped(d, rel),
-                                   empty_ok=jsonmerge.only_scaffolding))
+        return jsonmerge.plan(project, rel, lambda d: "hooks: " + hookmerge.merge_grouped(d, wanted, rel))
+    return restored(jsonmerge.plan(project, rel, lambda d: "hooks: " + hookmerge.unmerge_grouped(d, rel),
+                                   empty_ok=hookmerge.only_scaffolding))
 
 
 def restored(change: Change) -> Change:
@@ -92,7 +92,7 @@ def restored(change: Change) -> Change:
     if not change.changed or change.old is None:
         return change
     try:
-        with open(os.path.join(change.project, jsonmerge.backup_rel(change.project, change.rel)), "rb") as fh:
+        with open(os.path.join(change.project, configchange.backup_rel(change.project, change.rel)), "rb") as fh:
             data = fh.read(16 << 20)
         text = data.decode("utf-8-sig")
         old = json.loads(text) if text.strip() else {}
@@ -118,7 +118,7 @@ def claude_installed(project: str) -> bool:
     for rel in (claude.CONFIG, claude.LOCAL_CONFIG):
         try:
             doc, _ = jsonmerge.read(project, rel)
-        except jsonmerge.ConfigError:
+        except configchange.ConfigError:
             continue
         hooks = doc.get("hooks")
         if not isinstance(hooks, dict):
@@ -126,7 +126,7 @@ def claude_installed(project: str) -> bool:
         for groups in hooks.values():
             for group in groups if isinstance(groups, list) else []:
                 handlers = group.get("hooks") if isinstance(group, dict) else None
-                if isinstance(handlers, list) and any(jsonmerge.is_ours(h) for h in handlers):
+                if isinstance(handlers, list) and any(hookmerge.is_ours(h) for h in handlers):
                     return True
     return False
 
@@ -272,7 +272,7 @@ def plan_uninstall(project: str, target: str, *, local: bool = False, file: str 
         assert client is not None
         rel = MCP_CLIENTS[client]
         plan.changes.append(restored(jsonmerge.plan(project, rel, lambda d: jsonmerge.unmerge_server(d, MCP_NAME, rel),
-                                                    empty_ok=jsonmerge.only_scaffolding)))
+                                                    empty_ok=hookmerge.only_scaffolding)))
     return plan
 
 
@@ -295,7 +295,7 @@ def apply(plan: Plan) -> list[dict[str, Any]]:
     """Write every planned change; one result per file."""
     results = []
     for change in plan.changes:
-        backup = jsonmerge.apply(change)
+        backup = configchange.apply(change)
         if not change.changed:
             action = "unchanged"
         elif change.new is None:

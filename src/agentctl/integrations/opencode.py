@@ -33,8 +33,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from agentctl.integrations.configchange import Change
     from agentctl.integrations.hookrun import Handler
-    from agentctl.integrations.jsonmerge import Change
 
 PLUGIN = ".opencode/plugin/agentctl.js"
 SOURCE = "opencode_plugin.js"  # beside this module (package data)
@@ -176,7 +176,7 @@ def plan_file(project: str, rel: str, new: bytes, marker: str, install: bool, wh
     """Write a file of ours (its first line starts with ``marker``), or remove exactly it; a file
     of that name that is not ours is never touched (install refuses, uninstall leaves it)."""
     from agentctl.errors import StateError
-    from agentctl.integrations.jsonmerge import Change
+    from agentctl.integrations.configchange import Change
 
     raw = _read(project, rel)
     ours = raw is not None and raw.startswith(marker.encode())

@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from agentctl.integrations.jsonmerge import ConfigError
+from agentctl.integrations.configchange import ConfigError
 
 MARK = "# agentctl"
 WAS = "#agentctl-was: "
