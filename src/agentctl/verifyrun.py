@@ -2,7 +2,7 @@
 
 A run holds no lock while the checks execute (its result is recorded afterwards: verifyresult).
 Each check runs through ``/bin/sh -c`` (see proc.piped), its output into
-``logs/verify-STAMP-RUN.log``, capped as it is written (retention.CappedLog); a failing check's
+``logs/verify-STAMP-RUN.log``, capped as it is written (cappedlog.CappedLog); a failing check's
 error lines are picked from its output (excerpt) and hashed (signature).
 """
 
@@ -34,7 +34,7 @@ def run(
     same line with its outcome after.
     """
 
-    from agentctl import evidence, retention
+    from agentctl import cappedlog, evidence, retention
 
     cmds = verify.commands(store)
     if not cmds:
@@ -59,7 +59,7 @@ def run(
             if starting:
                 starting(f"[{i}/{len(cmds)}] {cmd} ...")
             t0 = time.monotonic()
-            code = _run_one(cmd, store.project, log_fd, timeout, retention.run_budget(log_cap, log_fd))
+            code = _run_one(cmd, store.project, log_fd, timeout, cappedlog.run_budget(log_cap, log_fd))
             took = time.monotonic() - t0
             word = "ok" if code == 0 else reason(code, timeout)
             os.write(log_fd, f"# exit {code} after {took:.1f}s\n".encode() if code != TIMED_OUT
@@ -86,9 +86,9 @@ def run(
 
 def _run_one(cmd: str, cwd: str, log_fd: int, timeout: float, cap: int = 1 << 62) -> int:
     """Run one check; its output goes to the log through a pipe, capped as it is written (``cap`` bytes)."""
-    from agentctl import proc, retention
+    from agentctl import cappedlog, proc
 
-    return proc.piped(["/bin/sh", "-c", cmd], cwd, retention.CappedLog(log_fd, cap), timeout)
+    return proc.piped(["/bin/sh", "-c", cmd], cwd, cappedlog.CappedLog(log_fd, cap), timeout)
 
 
 def on_runlevel_stop(store: Store) -> str:

@@ -102,7 +102,7 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
     Refused (CheckFailed) when verify commands exist and an edit logged in this task is
     not covered by a passing run, unless ``force`` (then the archive says FORCED=1).
     """
-    from agentctl import evidence, filecount, files, history, retention, verify, violations
+    from agentctl import evidence, filecount, files, history, logsgc, retention, verify, violations
 
     retention.policy(store)  # a wrong retention setting refuses the stop before anything moves
     with store.lock(".lock"), store.lock(task.LOCK):
@@ -163,7 +163,7 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
         violations.force(store, task_id)  # a forced stop closes the open violations (recorded above)
     store.log_change("task", "stop", f"{task_id} -> {done_rel}" + (" FORCED" if ev.blocks_stop or broken else ""))
     try:
-        retention.gc(store)  # every stop keeps logs/ within the retention policy
+        logsgc.gc(store)  # every stop keeps logs/ within the retention policy
     except (OSError, StateError) as exc:
         store.log_change("gc", "failed", str(exc)[:200])
     return StopResult(task_id, done_rel, warning, archived, ev.blocks_stop or bool(broken), ev.line())

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from agentctl import proc, retention
+from agentctl import cappedlog, proc
 
 
 class Collect:
-    """A sink that keeps every byte of the pipe (a stand-in for retention.CappedLog)."""
+    """A sink that keeps every byte of the pipe (a stand-in for cappedlog.CappedLog)."""
 
     def __init__(self) -> None:
         self.data = b""
@@ -85,7 +85,7 @@ def test_piped_timeout_ends_the_whole_process_group(tmp_path: Path) -> None:
     log = os.open(tmp_path / "log", os.O_WRONLY | os.O_CREAT, 0o600)
     try:
         t0 = time.monotonic()
-        code = proc.piped(["/bin/sh", "-c", script], str(tmp_path), retention.CappedLog(log, 1 << 20), 1.0)
+        code = proc.piped(["/bin/sh", "-c", script], str(tmp_path), cappedlog.CappedLog(log, 1 << 20), 1.0)
         took = time.monotonic() - t0
     finally:
         os.close(log)
@@ -101,7 +101,7 @@ def test_piped_output_is_bounded_by_the_capped_log(tmp_path: Path) -> None:
     log = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
     try:
         code = proc.piped(["/bin/sh", "-c", "echo FIRST; head -c 3000000 /dev/zero | tr '\\0' x; echo; echo LAST"],
-                          str(tmp_path), retention.CappedLog(log, cap), 60)
+                          str(tmp_path), cappedlog.CappedLog(log, cap), 60)
     finally:
         os.close(log)
     data = path.read_bytes()
