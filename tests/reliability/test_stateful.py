@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from agentctl import constraints, files, task, verify, workflow
+from agentctl import constraintedit, constraints, files, task, verify, workflow
 from agentctl.errors import AgentctlError, CheckFailed, UsageError
 from agentctl.store import Store
 from agentctl.tried import add_tried
@@ -185,9 +185,9 @@ class Machine(RuleBasedStateMachine):
     def add_rule(self, pri: str, text: str) -> None:
         if not text.strip() or text.strip().lower().startswith("deny-write:"):
             if not text.strip():
-                self._refused(UsageError, constraints.add, self.store, pri, text)
+                self._refused(UsageError, constraintedit.add, self.store, pri, text)
             return
-        added, _ = constraints.add(self.store, pri, text)
+        added, _ = constraintedit.add(self.store, pri, text)
         rule_ = (pri, text.strip())
         assert added == (rule_ not in self.m.rules)
         if added:
@@ -200,7 +200,7 @@ class Machine(RuleBasedStateMachine):
         pri, text = data.draw(st.sampled_from(self.m.rules))
         what = f"{pri}|{text}"
         target = next(r for r in self.m.rules if r[1] == what or r == (pri, text))
-        removed = constraints.remove(self.store, what)
+        removed = constraintedit.remove(self.store, what)
         assert (removed.priority, removed.text) == target
         self.m.rules.remove(target)
 
@@ -249,7 +249,7 @@ class Machine(RuleBasedStateMachine):
                 elif kind == "log":
                     files.log(s, "MODIFY", "crash.py")
                 else:
-                    constraints.add(s, "P2", "crash rule")
+                    constraintedit.add(s, "P2", "crash rule")
             finally:
                 os._exit(0)
         _, status = os.waitpid(pid, 0)

@@ -21,11 +21,11 @@ def _data(rules: list[Rule]) -> list[dict[str, Any]]:
 
 
 def add(ctx: Ctx, *, priority: str, text: list[str]) -> Result:
-    from agentctl import constraints
+    from agentctl import constraintedit
 
     words = " ".join(text)
-    added, rules = constraints.add(ctx.store(), priority, words)
-    warning = constraints.warning(priority, words)
+    added, rules = constraintedit.add(ctx.store(), priority, words)
+    warning = constraintedit.warning(priority, words)
     if warning:
         ctx.warn(warning)
     return Result([("added" if added else "already present, nothing changed")] + _lines(rules),
@@ -33,9 +33,9 @@ def add(ctx: Ctx, *, priority: str, text: list[str]) -> Result:
 
 
 def remove(ctx: Ctx, *, rule: list[str]) -> Result:
-    from agentctl import constraints
+    from agentctl import constraintedit
 
-    gone = constraints.remove(ctx.store(), " ".join(rule))
+    gone = constraintedit.remove(ctx.store(), " ".join(rule))
     return Result([f"removed {gone.line()}"], {"removed": {"priority": gone.priority, "text": gone.text}})
 
 
@@ -47,21 +47,21 @@ def listing(ctx: Ctx) -> Result:
 
 
 def update(ctx: Ctx, *, add: list[str] | None = None, remove: list[str] | None = None) -> Result:
-    from agentctl import constraints
+    from agentctl import constraintedit, constraints
 
     if not add and not remove:
         raise UsageError("give --add 'P0|TEXT' or --remove TEXT")
     store = ctx.store()
-    specs = [constraints.parse_spec(s) for s in add or []]
+    specs = [constraintedit.parse_spec(s) for s in add or []]
     lines = []
     for pri, text in specs:
-        added, _ = constraints.add(store, pri, text)
-        warning = constraints.warning(pri, text)
+        added, _ = constraintedit.add(store, pri, text)
+        warning = constraintedit.warning(pri, text)
         if warning:
             ctx.warn(warning)
         lines.append(f"{'added' if added else 'already present'} {pri}|{text}")
     for what in remove or []:
-        rule = constraints.remove(store, what)
+        rule = constraintedit.remove(store, what)
         lines.append(f"removed {rule.line()}")
     rules = constraints.read(store)
     return Result(lines + _lines(rules), {"constraints": _data(rules)})
