@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentctl.refsync import treecodec
+from agentctl.refsync import treedecode, treeencode
 from agentctl.refsync.doc import Doc, Epoch, ORSet, epoch_id
 
 REPLICAS = ["aaaaaaaaaaaa", "bbbbbbbbbbbb", "cccccccccccc"]
@@ -99,4 +99,4 @@ def test_any_order_and_duplication_of_syncs_converges(states: list[Doc], syncs: 
 @given(docs())
 def test_tree_codec_round_trips(d: Doc) -> None:
     d = d.join(Doc())  # normal form: stopped epochs dropped
-    assert treecodec.decode(treecodec.encode(d)) == d
+    assert treedecode.decode(treeencode.encode(d)) == d

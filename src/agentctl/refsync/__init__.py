@@ -1,8 +1,8 @@
 """`agentctl sync`: the syncable state as commits under ``refs/agentctl/<stream>``.
 
 * ``doc``: the state as a join-semilattice (a state-based CRDT) and its merge (``join``).
-* ``treecodec``: a document to tree files and back, with the path grammar and size limits
-  that make a pulled ref data (parsed, never executed).
+* ``treeformat``: the path grammar and size limits that make a pulled ref data (parsed, never
+  executed); ``treeencode`` / ``treedecode``: a document to tree files and back.
 * ``plumbing``: git objects and refs through ``agentctl.gitcmd`` (no index, no work tree).
 * ``local``: what the state folder shows turned into changes of a document, and back.
 * ``commands``: ``sync push|pull|status|auto``.

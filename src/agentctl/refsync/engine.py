@@ -17,7 +17,7 @@ from typing import Any
 
 from agentctl import constraints, files, history, session, task, verify, workflow
 from agentctl.errors import StateError
-from agentctl.refsync import treecodec
+from agentctl.refsync import treedecode, treeencode, treeformat
 from agentctl.refsync.doc import Doc
 from agentctl.refsync.local import View, observe
 from agentctl.refsync.plumbing import Repo
@@ -46,7 +46,7 @@ def save_state(store: Store, data: dict[str, Any]) -> None:
 
 def replica_id(store: Store, st: dict[str, Any]) -> str:
     rid = st.get("replica")
-    if isinstance(rid, str) and treecodec.REPLICA.match(rid):
+    if isinstance(rid, str) and treeformat.REPLICA.match(rid):
         return rid
     return os.urandom(6).hex()
 
@@ -58,9 +58,9 @@ def read_doc(repo: Repo, commit: str, what: str) -> Doc:
     if commit in _DOCS:
         return _DOCS[commit]
     try:
-        doc = treecodec.decode(repo.read_files(commit))
-    except treecodec.Refused as exc:
-        raise treecodec.Refused(f"{what} ({commit[:12]}) refused: {exc.message}; the local state is unchanged") from None
+        doc = treedecode.decode(repo.read_files(commit))
+    except treeformat.Refused as exc:
+        raise treeformat.Refused(f"{what} ({commit[:12]}) refused: {exc.message}; the local state is unchanged") from None
     _DOCS[commit] = doc
     return doc
 
@@ -177,7 +177,7 @@ def _round_locked(store: Store, repo: Repo, st: dict[str, Any], replica: str, he
     for t in theirs:
         merged = merged.join(t)
     p = plan(merged, view, memo, store)
-    files_map = treecodec.encode(merged)
+    files_map = treeencode.encode(merged)
     tree, out.objects = repo.write_tree(files_map)
     same = [h for h in heads if repo.git(["rev-parse", f"{h}^{{tree}}"]).text.strip() == tree
             and all(o == h or repo.is_ancestor(o, h) for o in heads)]

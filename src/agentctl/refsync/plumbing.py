@@ -13,7 +13,7 @@ import os
 import shutil
 
 from agentctl import gitcmd
-from agentctl.refsync.treecodec import Refused, max_commit, max_file
+from agentctl.refsync.treeformat import Refused, max_commit, max_file
 
 ZERO = "0" * 40
 

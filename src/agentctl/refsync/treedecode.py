@@ -1,135 +1,25 @@
-"""A document as the files of a git tree, and back, refusing anything agentctl would not write.
-
-Layout (format 1; every file a plain 100644 blob, every folder a tree)::
-
-    FORMAT                                 agentctl-sync 1
-    meta                                   CLOCK=, SEQ=, LAST_COMPACTION=
-    constraints, tried                     A|TAG|VALUE and R|TAG lines (observed-remove sets)
-    counters                               REPLICA|COMPACTIONS lines
-    verify                                 STAMP=CLOCK.REPLICA then the result's KEY=VALUE lines
-    stopped                                the stopped epochs, one id a line
-    index                                  the history index's rows
-    task/EPOCH/head, list, done, claims, state
-    task/EPOCH/files/REPLICA/CHUNK         COUNTER|RECORD lines, CHUNK_SIZE records a piece
-    task/EPOCH/journal/REPLICA/CHUNK
-    archive/NAME/BLOB                      one archived file of logs/ (NAME), by content
-"""
+"""A tree's files back to a document, strictly: Refused at the first thing agentctl would not write."""
 
 from __future__ import annotations
 
-import os
 import re
 
 from agentctl import codec
 from agentctl.errors import StateError
-from agentctl.refsync.doc import Doc, Epoch, Log, ORSet, Stamp
-
-FORMAT = 1
-FORMAT_LINE = b"agentctl-sync %d\n"
-CHUNK_SIZE = 1000
-TOP_FILES = ("FORMAT", "meta", "constraints", "tried", "counters", "verify", "stopped", "index")
-EPOCH_FILES = ("head", "list", "done", "claims", "state")
-HEX16 = re.compile(r"[0-9a-f]{16}\Z")
-REPLICA = re.compile(r"[0-9a-f]{12}\Z")
-CHUNK = re.compile(r"[0-9]{6}\Z")
-BLOB = re.compile(r"[0-9a-f]{40}\Z")
-ARCHIVE = re.compile(r"(task|files|verify)-[A-Za-z0-9][A-Za-z0-9._-]{0,120}\.(done|list|log|journal)\Z")
-VERIFY_KEYS = ("STATE", "RUN", "LAST_RUN", "COMMAND", "EXIT_CODE", "ERROR_COUNT", "ERRORS", "ATTEMPTS",
-               "LAST_PASS", "REPEAT", "SAME_ERROR", "UPDATED")
-STATE_KEYS = ("STATE", "NOTES", "NEXT")
-TASK_STATES = ("ACTIVE", "PAUSED")
+from agentctl.refsync.doc import Doc, Epoch, ORSet, Stamp
+from agentctl.refsync.treeformat import (
+    CHUNK_SIZE,
+    FORMAT,
+    HEX16,
+    REPLICA,
+    STATE_KEYS,
+    TASK_STATES,
+    VERIFY_KEYS,
+    Refused,
+    path_ok,
+)
 
 
-class Refused(StateError):
-    """A ref that is not a state agentctl wrote: refused whole, nothing applied."""
-
-
-def max_file() -> int:
-    raw = os.environ.get("AGENTCTL_SYNC_MAX_FILE", "")
-    return int(raw) if raw.isdigit() and int(raw) > 0 else 8 << 20
-
-
-def max_commit() -> int:
-    raw = os.environ.get("AGENTCTL_SYNC_MAX_COMMIT", "")
-    return int(raw) if raw.isdigit() and int(raw) > 0 else 512 << 20
-
-
-def archive_ok(name: str) -> bool:
-    return bool(ARCHIVE.match(name)) and ".." not in name
-
-
-def path_ok(path: str) -> bool:
-    """Is ``path`` one agentctl writes (the grammar above)?"""
-    parts = path.split("/")
-    if len(parts) == 1:
-        return parts[0] in TOP_FILES
-    if parts[0] == "archive":
-        return len(parts) == 3 and archive_ok(parts[1]) and bool(BLOB.match(parts[2]))
-    if parts[0] != "task" or len(parts) < 3 or not HEX16.match(parts[1]):
-        return False
-    if len(parts) == 3:
-        return parts[2] in EPOCH_FILES
-    return (len(parts) == 5 and parts[2] in ("files", "journal") and bool(REPLICA.match(parts[3]))
-            and bool(CHUNK.match(parts[4])))
-
-
-# -- encode ----------------------------------------------------------------------------------------
-def _lines(items: list[str]) -> bytes:
-    return "".join(f"{x}\n" for x in items).encode("utf-8", "surrogateescape")
-
-
-def _orset(s: ORSet) -> bytes:
-    rows = [f"A|{t}|{codec.encode(v)}" for t, v in sorted(s.adds.items())] + [f"R|{t}" for t in sorted(s.removed)]
-    return _lines(rows)
-
-
-def _stamped(st: tuple[Stamp, dict[str, str]] | None, keys: tuple[str, ...]) -> bytes:
-    if st is None:
-        return b""
-    (clock, replica), fields = st
-    extra = sorted(k for k in fields if k not in keys)
-    out = {"STAMP": f"{clock}.{replica}", **{k: fields[k] for k in (*keys, *extra) if k in fields}}
-    return codec.format_status(out)
-
-
-def _log_files(prefix: str, log: Log) -> dict[str, bytes]:
-    out: dict[str, bytes] = {}
-    for replica, recs in log.items():
-        chunks: dict[int, list[str]] = {}
-        for n in sorted(recs):
-            chunks.setdefault(n // CHUNK_SIZE, []).append(f"{n}|{recs[n]}")
-        for k, rows in chunks.items():
-            out[f"{prefix}/{replica}/{k:06d}"] = _lines(rows)
-    return out
-
-
-def encode(doc: Doc) -> dict[str, bytes]:
-    files = {
-        "FORMAT": FORMAT_LINE % FORMAT,
-        "meta": codec.format_status({"CLOCK": str(doc.clock), "SEQ": str(doc.seq), "LAST_COMPACTION": doc.last_compaction}),
-        "constraints": _orset(doc.constraints),
-        "tried": _orset(doc.tried),
-        "counters": _lines([f"{r}|{n}" for r, n in sorted(doc.compactions.items())]),
-        "verify": _stamped(doc.verify, VERIFY_KEYS),
-        "stopped": _lines(sorted(doc.stopped)),
-        "index": _lines(sorted(doc.index)),
-    }
-    for eid, e in doc.epochs.items():
-        p = f"task/{eid}"
-        files[f"{p}/head"] = codec.format_status({k: e.head[k] for k in ("TASK_ID", "DESC", "STARTED") if k in e.head})
-        files[f"{p}/list"] = _lines([codec.encode(x) for x in e.paths])
-        files[f"{p}/done"] = _lines([str(i) for i in sorted(e.done)])
-        files[f"{p}/claims"] = _lines([f"{i}|{a}|{x}" for i in sorted(e.claims) for a, x in sorted(e.claims[i].items())])
-        files[f"{p}/state"] = _lines([f"{k}|{c}.{r}|{codec.encode(v)}" for k, ((c, r), v) in sorted(e.fields.items())])
-        files.update(_log_files(f"{p}/files", e.files))
-        files.update(_log_files(f"{p}/journal", e.journal))
-    for name, versions in doc.archives.items():
-        for blob, data in versions.items():
-            files[f"archive/{name}/{blob}"] = data
-    return files
-
-
-# -- decode (strict) -------------------------------------------------------------------------------
 def _text(path: str, data: bytes) -> list[str]:
     try:
         text = data.decode("utf-8")
