@@ -4,8 +4,9 @@ Every value comes from the functions the CLI's commands use (``task.read_status`
 ``taskclaims.claims``, ``verify.read_status``, ``evidence.check``, ``constraints.ordered``,
 ``session.read``, ``runlevels``, ``history.read_index``/``show_lines``/``search``,
 ``resume.build``/``build_brief``); the logs that grow (the files log, the verify journal,
-agent.log) are followed incrementally by ``weblog``. ``View.state()`` rebuilds only when
-one stat pass over the state files says something changed; nothing here writes.
+agent.log) are followed incrementally by ``weblog`` and ``webfiles``; the archived tasks are
+``webhistory``'s. ``View.state()`` rebuilds only when one stat pass over the state files says
+something changed; nothing here writes.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from collections.abc import Callable
 from typing import Any
 
 from agentctl import (
-    codec,
     constraints,
     files,
     resume,
@@ -28,18 +28,19 @@ from agentctl import (
     taskclaims,
     verify,
     violations,
+    webhistory,
     weblog,
 )
 from agentctl.errors import AgentctlError
 from agentctl.ops.shape import fields as shaped
 from agentctl.store import Store, now_iso
+from agentctl.webfiles import FilesLog, entries_of
+from agentctl.webhistory import BARS, HISTORY_SHOWN, RUNS_SHOWN
+from agentctl.webtime import epoch
 
 WATCH = (task.STATUS, files.LOG, verify.STATUS, verify.JOURNAL, verify.COMMANDS, constraints.STATUS, session.STATUS,
          runlevels.CURRENT, runlevels.TABLE, "logs/index", "logs/agent.log", violations.LOG)  # logs/index: history.INDEX
 FILES_SHOWN = 200  # the most recently touched paths in the state; the rest through files()
-HISTORY_SHOWN = 50
-RUNS_SHOWN = 200
-BARS = 120
 
 
 def signature(store: Store) -> str:
@@ -64,7 +65,7 @@ class View:
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self.files_log = weblog.FilesLog(files.LOG)
+        self.files_log = FilesLog(files.LOG)
         self.journal = weblog.Journal(verify.JOURNAL)
         self.agent_log = weblog.AgentLog("logs/agent.log")
         self.lock = threading.Lock()
@@ -160,11 +161,11 @@ class View:
 
     def file_entries(self, path: str) -> dict[str, Any]:
         """Every entry (time, operation) for one path in the current files log, as `files check` lists them."""
-        return {"path": path, "entries": [list(e) for e in weblog.entries_of(self.store, files.LOG, path)]}
+        return {"path": path, "entries": [list(e) for e in entries_of(self.store, files.LOG, path)]}
 
     def _timeline(self, fields: dict[str, str], now: float) -> dict[str, Any]:
         log = self.files_log
-        start = weblog.epoch(fields.get("STARTED", "")) or weblog.epoch(getattr(log, "session", "")) or log.first_t
+        start = epoch(fields.get("STARTED", "")) or epoch(getattr(log, "session", "")) or log.first_t
         if not log.ready or start is None:
             return {}
         if log.first_t is not None:
@@ -180,64 +181,15 @@ class View:
                 "claims": {a: ts for a, ts in claims.items() if ts}}
 
     def _history(self) -> dict[str, Any]:
-        from agentctl import history  # imported where used: importing it registers the `history` command
-
-        rows, more = history.read_index(self.store, 1 << 20)
-        return {"count": len(rows), "more": more, "tasks": [r.fields for r in rows[:HISTORY_SHOWN]]}
+        return webhistory.summary(self.store)
 
     def search_history(self, query: str, limit: int = HISTORY_SHOWN) -> dict[str, Any]:
         """Archived tasks matching ``query`` the way `agentctl history search` matches them ("" lists the newest)."""
-        from agentctl import history, historyshow
-
-        if not query:
-            rows, more = history.read_index(self.store, 1 << 20)
-            return {"query": "", "more": more, "tasks": [{"task": shaped(r.fields), "matched": []} for r in rows[:limit]]}
-        codec.check_text(query, "the search text", limit=500)
-        hits, more = historyshow.search(self.store, query, limit)
-        return {"query": query, "more": more, "tasks": [{"task": shaped(r.fields), "matched": m} for r, m in hits]}
+        return webhistory.search(self.store, query, limit)
 
     def archived_task(self, task_id: str) -> dict[str, Any]:
         """One archived task as `agentctl history show` gives it, plus its timeline and runs (cached by index state)."""
-        from agentctl import history, historyshow
-
-        store = self.store
-        row = history.find(store, task_id)
-        try:
-            st = os.stat(store.path(row["ARCHIVE"]))
-            key = (st.st_ino, st.st_mtime_ns)
-        except OSError:
-            key = (0, 0)
-        cached = self.archived.get(row["ARCHIVE"])
-        if cached is not None and cached[0] == key:
-            return cached[1]
-        _, detail = historyshow.show_lines(store, row)
-        done = detail["task"]
-        detail["task"] = shaped(done)  # as `history show --json`
-        detail["index"] = shaped(row.fields)
-        detail["files"] = detail["files"][:2000]
-        detail["timeline"] = {}
-        log_rel, journal_rel = done.get("FILES_LOG", ""), done.get("VERIFY_JOURNAL", "")
-        if log_rel.startswith("logs/") and "/" not in log_rel[5:]:
-            flog = weblog.FilesLog(log_rel)
-            flog.poll(store)
-            journal = weblog.Journal(journal_rel if journal_rel.startswith("logs/") and "/" not in journal_rel[5:]
-                                     else "logs/-")
-            journal.poll(store)
-            start = weblog.epoch(done.get("STARTED", "")) or flog.first_t
-            end = weblog.epoch(done.get("ENDED", "")) or time.time()
-            if start is not None:
-                width, edits = flog.hist.bars(start, max(end, start + 60), BARS)
-                runs = [{"t": e["t"], "ok": e["event"] == "PASS", "run": e["run"], "text": e["text"]}
-                        for e in journal.events if e["event"] in ("PASS", "FAIL") and e["t"] is not None]
-                detail["timeline"] = {"start": start, "end": max(end, start + 60), "bar": width, "edits": edits,
-                                      "runs": runs, "compactions": [], "claims": {}}
-            detail["runs_list"] = journal.events[-RUNS_SHOWN:]
-            detail["files"] = [i.as_dict(p) for p, i in list(flog.paths.items())[:2000]]
-            detail["files_count"] = len(flog.paths)
-        if len(self.archived) > 32:
-            self.archived.clear()
-        self.archived[row["ARCHIVE"]] = (key, detail)
-        return detail
+        return webhistory.archived(self.store, task_id, self.archived)
 
 
 def open_violations(store: Store) -> list[dict[str, Any]]:
@@ -255,7 +207,7 @@ def _progress(fields: dict[str, str], now: float) -> dict[str, Any]:
         done, total = 0, 0
     out: dict[str, Any] = {"done": done, "total": total, "percent": (100.0 * done / total) if total else 0.0,
                            "rate": None, "eta": None, "elapsed": None}
-    started = weblog.epoch(fields.get("STARTED", ""))
+    started = epoch(fields.get("STARTED", ""))
     if started is not None and fields.get("STATE") in ("ACTIVE", "PAUSED", "DONE"):
         elapsed = max(0.0, now - started)
         out["elapsed"] = elapsed
