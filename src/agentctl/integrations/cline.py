@@ -105,7 +105,7 @@ EVENTS: dict[str, Handler] = {
 
 
 def plan_hooks(project: str, install: bool) -> list[Change]:
-    from agentctl.integrations.opencode import plan_file
+    from agentctl.integrations.ownfile import plan_file
 
     return [plan_file(project, f"{HOOK_DIR}/{name}.sh", script(event), MARKER, install, "hook", "cline")
             for name, event in HOOKS]
