@@ -22,9 +22,9 @@ if TYPE_CHECKING:
 
 def hook(ctx: Ctx, *, words: list[str]) -> Result:
     if words[:1] == ["aider"]:  # Aider's lint command: file names as arguments, no payload
-        from agentctl.integrations import aider
+        from agentctl.integrations import aiderlint
 
-        return Result(code=aider.run_hook(words[1:]))
+        return Result(code=aiderlint.run_hook(words[1:]))
     if len(words) != 2:
         # Never exit 2 here: in a PreToolUse hook that would block the agent's edit.
         sys.stderr.write("agentctl hook: usage: agentctl hook claude|codex|gemini|cursor|qwen|opencode|cline|aider EVENT (payload on stdin)\n")
