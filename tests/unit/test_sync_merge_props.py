@@ -6,7 +6,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentctl.refsync import treedecode, treeencode
-from agentctl.refsync.doc import Doc, Epoch, ORSet, epoch_id
+from agentctl.refsync.crdt import ORSet
+from agentctl.refsync.doc import Doc
+from agentctl.refsync.epoch import Epoch, epoch_id
 
 REPLICAS = ["aaaaaaaaaaaa", "bbbbbbbbbbbb", "cccccccccccc"]
 replica = st.sampled_from(REPLICAS)

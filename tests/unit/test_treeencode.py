@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from agentctl.refsync import treeencode, treeformat
-from agentctl.refsync.doc import Doc, Epoch, ORSet, epoch_id
+from agentctl.refsync.crdt import ORSet
+from agentctl.refsync.doc import Doc
+from agentctl.refsync.epoch import Epoch, epoch_id
 
 REPLICA = "0123456789ab"
 

@@ -1,6 +1,7 @@
 """`agentctl sync`: the syncable state as commits under ``refs/agentctl/<stream>``.
 
-* ``doc``: the state as a join-semilattice (a state-based CRDT) and its merge (``join``).
+* ``doc``: the state as a join-semilattice (a state-based CRDT) and its merge (``join``), built of
+  ``crdt``'s sets, logs and stamped values and of ``epoch``'s tasks.
 * ``treeformat``: the path grammar and size limits that make a pulled ref data (parsed, never
   executed); ``treeencode`` / ``treedecode``: a document to tree files and back.
 * ``plumbing``: git objects and refs through ``agentctl.gitcmd`` (no index, no work tree).

@@ -17,7 +17,9 @@ import stat
 from typing import Any
 
 from agentctl import codec, constraints, files, history, session, task, taskentries, verify
-from agentctl.refsync.doc import Doc, Epoch, Log, epoch_id
+from agentctl.refsync.crdt import Log
+from agentctl.refsync.doc import Doc
+from agentctl.refsync.epoch import Epoch, epoch_id
 from agentctl.refsync.treeformat import VERIFY_KEYS, archive_ok, max_file
 
 LOCAL_VERIFY_KEYS = ("LOG", "LAST_PASS_POS", "LAST_PASS_LOG", "RUN_LOG", "RUN_POS")

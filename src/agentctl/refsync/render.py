@@ -13,7 +13,8 @@ import time
 from typing import Any
 
 from agentctl import codec, constraints, files, history, session, task, taskentries, verify
-from agentctl.refsync.doc import Doc, Epoch, started_ts
+from agentctl.refsync.doc import Doc
+from agentctl.refsync.epoch import Epoch, started_ts
 from agentctl.refsync.local import LOCAL_VERIFY_KEYS, Memo, View, _observe_archives, compress, expand
 from agentctl.store import Store, now_iso
 

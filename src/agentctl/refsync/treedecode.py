@@ -6,7 +6,9 @@ import re
 
 from agentctl import codec
 from agentctl.errors import StateError
-from agentctl.refsync.doc import Doc, Epoch, ORSet, Stamp
+from agentctl.refsync.crdt import ORSet, Stamp
+from agentctl.refsync.doc import Doc
+from agentctl.refsync.epoch import Epoch
 from agentctl.refsync.treeformat import (
     CHUNK_SIZE,
     FORMAT,
@@ -143,7 +145,7 @@ def decode(files: dict[str, bytes]) -> Doc:
 
 
 def _epoch(eid: str, files: dict[str, bytes]) -> Epoch:
-    from agentctl.refsync.doc import epoch_id
+    from agentctl.refsync.epoch import epoch_id
 
     p = f"task/{eid}"
     head = _status(f"{p}/head", files[f"{p}/head"], ("TASK_ID", "DESC", "STARTED"))

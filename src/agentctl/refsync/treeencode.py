@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from agentctl import codec
-from agentctl.refsync.doc import Doc, Log, ORSet, Stamp
+from agentctl.refsync.crdt import Log, ORSet, Stamp
+from agentctl.refsync.doc import Doc
 from agentctl.refsync.treeformat import CHUNK_SIZE, FORMAT, FORMAT_LINE, VERIFY_KEYS
 
 
