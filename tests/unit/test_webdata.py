@@ -9,6 +9,7 @@ import pytest
 
 from agentctl import files, layout, task, webdata
 from agentctl.store import Store
+from conftest import run
 
 
 @pytest.fixture
@@ -28,7 +29,8 @@ def test_state_is_cached_until_the_signature_moves(store: Store) -> None:
     view = webdata.View(store)
     v1, body1 = view.state()
     assert view.state() == (v1, body1) and view.state()[1] is body1
-    task.start(store, "t1", "d", ["src/a.py", "src/b.py"])
+    Path(store.project, "list.txt").write_text("src/a.py\nsrc/b.py\n")
+    assert run("task", "start", "--id", "t1", "--desc", "d", "--files", "list.txt", cwd=store.project).code == 0
     files.log(store, "MODIFY", "src/a.py")
     v2, body2 = view.state()
     data = json.loads(body2)

@@ -7,19 +7,22 @@ from typing import Any
 
 import pytest
 
-from agentctl import files, layout, task, webhistory
+from agentctl import files, layout, webhistory
 from agentctl.errors import AgentctlError
 from agentctl.store import Store
+from conftest import run
 
 
 @pytest.fixture
 def store(tmp_path: Path) -> Store:
     (tmp_path / "p" / ".git").mkdir(parents=True)
     s = layout.init(str(tmp_path / "p"))[0]
+    (tmp_path / "list.txt").write_text("src/a.py\nsrc/b.py\n")
     for tid, desc in (("t1", "rename the widget"), ("t2", "fix the parser")):
-        task.start(s, tid, desc, ["src/a.py", "src/b.py"])
+        assert run("task", "start", "--id", tid, "--desc", desc, "--files", str(tmp_path / "list.txt"),
+                   cwd=s.project).code == 0
         files.log(s, "MODIFY", "src/a.py")
-        task.stop(s, force=True)
+        assert run("task", "stop", "--force", cwd=s.project).code == 0
     return s
 
 

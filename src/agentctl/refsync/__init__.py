@@ -5,6 +5,7 @@
 * ``treeformat``: the path grammar and size limits that make a pulled ref data (parsed, never
   executed); ``treeencode`` / ``treedecode``: a document to tree files and back.
 * ``plumbing``: git objects and refs through ``agentctl.gitcmd`` (no index, no work tree).
-* ``local``: what the state folder shows turned into changes of a document, and back.
+* ``folder`` / ``local``: what the state folder shows, turned into changes of a document;
+  ``renderplan`` / ``render``: a merged document planned, then written back into the folder.
 * ``commands``: ``sync push|pull|status|auto``.
 """

@@ -19,9 +19,11 @@ from agentctl import constraints, files, history, session, task, verify, workflo
 from agentctl.errors import StateError
 from agentctl.refsync import treedecode, treeencode, treeformat
 from agentctl.refsync.doc import Doc
-from agentctl.refsync.local import View, observe
+from agentctl.refsync.folder import View
+from agentctl.refsync.local import observe
 from agentctl.refsync.plumbing import Repo
-from agentctl.refsync.render import plan, render
+from agentctl.refsync.render import render
+from agentctl.refsync.renderplan import plan
 from agentctl.store import Store, fault
 
 STATE = "sync/state"

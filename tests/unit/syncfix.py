@@ -1,0 +1,39 @@
+"""Two state folders and a document observed from the first: what the sync unit tests share."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agentctl import constraintedit, files, layout
+from agentctl.refsync.doc import Doc
+from agentctl.refsync.folder import Memo, View
+from agentctl.refsync.local import observe
+from agentctl.store import Store
+from conftest import run
+
+REPLICA = "aaaaaaaaaaaa"
+
+
+def folder(base: Path, name: str) -> Store:
+    (base / name / ".git").mkdir(parents=True)
+    return layout.init(str(base / name))[0]
+
+
+def busy(base: Path) -> Store:
+    """A folder with a rule, a task of three entries (one done), and two edits logged."""
+    store = folder(base, "a")
+    constraintedit.add(store, "P0", "deny-write: db/**")
+    (base / "list.txt").write_text("src/a.py\nsrc/b.py\nsrc/c.py\n")
+    # through the CLI, as a user would: the task's operations may move between modules, the commands stay
+    assert run("task", "start", "--id", "t1", "--desc", "port it", "--files", str(base / "list.txt"),
+               cwd=store.project).code == 0
+    files.log(store, "MODIFY", "src/a.py")
+    files.log(store, "CREATE", "src/b.py")
+    assert run("task", "done", "src/a.py", cwd=store.project).code == 0
+    return store
+
+
+def observed(store: Store) -> tuple[Doc, Memo]:
+    doc = Doc()
+    memo = observe(doc, {}, View(store), store, REPLICA)
+    return doc, memo
