@@ -54,6 +54,7 @@ def project_dir(ctx: Ctx) -> tuple[str, bool]:
 
 def _run(ctx: Ctx, target: str, install: bool, local: bool, file: str | None, client: str | None,
          absolute: bool) -> Result:
+    from agentctl.integrations import hookconfig
     from agentctl.integrations import install as inst
 
     project, has_state = project_dir(ctx)
@@ -65,7 +66,7 @@ def _run(ctx: Ctx, target: str, install: bool, local: bool, file: str | None, cl
     kw: dict[str, Any] = {"local": local, "file": file, "client": client}
     path_note = ""
     if install:
-        kw["agentctl"] = inst.running_agentctl() if absolute else "agentctl"
+        kw["agentctl"] = hookconfig.running_agentctl() if absolute else "agentctl"
         if not absolute and target != "agents-md":
             path_note = _path_note()
     plan = (inst.plan_install if install else inst.plan_uninstall)(project, target, **kw)
@@ -95,7 +96,7 @@ def _path_note() -> str:
     """A warning when the hooks' bare `agentctl` would not find this agentctl on the PATH the agent inherits."""
     import shutil
 
-    from agentctl.integrations.install import running_agentctl
+    from agentctl.integrations.hookconfig import running_agentctl
 
     found = shutil.which("agentctl")
     try:

@@ -14,6 +14,7 @@ from typing import Any
 from agentctl.errors import UsageError
 from agentctl.integrations import agentsmd, configchange, hookmerge, jsonmerge
 from agentctl.integrations.configchange import Change
+from agentctl.integrations.hookconfig import claude_installed, hooks_change, restored
 
 TARGETS = ("claude", "codex", "gemini", "cursor", "opencode", "cline", "qwen", "aider", "agents-md", "mcp")
 MCP_CLIENTS = {"claude": ".mcp.json", "cursor": ".cursor/mcp.json"}
@@ -25,111 +26,6 @@ MCP_SPEC: dict[str, Any] = {"command": "agentctl", "args": ["mcp"]}
 class Plan:
     changes: list[Change] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-
-
-def _handler(agent: str, command: str, timeout: int | None) -> dict[str, Any]:
-    if agent == "gemini":
-        return {"name": "agentctl-" + command.rsplit(" ", 1)[-1], "type": "command", "command": command,
-                "timeout": timeout}
-    out: dict[str, Any] = {"type": "command", "command": command}
-    if timeout is not None:
-        out["timeout"] = timeout
-    return out
-
-
-def running_agentctl() -> str:
-    """The full path of the `agentctl` that runs now (for ``install --absolute``)."""
-    import sys
-
-    here = sys.argv[0] if sys.argv else ""
-    if os.path.basename(here) == "agentctl" and os.path.isfile(here):
-        return os.path.abspath(here)
-    beside = os.path.join(os.path.dirname(sys.executable), "agentctl")
-    if os.path.isfile(beside) and os.access(beside, os.X_OK):
-        return beside
-    raise UsageError("--absolute: cannot tell where this agentctl is installed (run as a module?); "
-                     "run the `agentctl` console script by its full path")
-
-
-def _spelled(cmd: str, agentctl: str) -> str:
-    """``agentctl hook ...`` with ``agentctl`` spelled as ``agentctl`` (a name or a full path)."""
-    if agentctl == "agentctl" or not cmd.startswith("agentctl "):
-        return cmd
-    import shlex
-
-    return shlex.quote(agentctl) + cmd[len("agentctl"):]
-
-
-def _grouped(agent: str, agentctl: str = "agentctl") -> hookmerge.Grouped:
-    import importlib
-
-    module = importlib.import_module(f"agentctl.integrations.{agent}")
-    return [(event, matcher, _handler(agent, _spelled(cmd, agentctl), t)) for event, matcher, cmd, t in module.HOOKS]
-
-
-def _hooks_change(project: str, rel: str, agent: str, install: bool, agentctl: str = "agentctl") -> Change:
-    if agent == "cursor":
-        from agentctl.integrations import cursor
-
-        flat = [(event, {"command": _spelled(cmd, agentctl)}) for event, cmd in cursor.HOOKS]
-        if install:
-            return jsonmerge.plan(project, rel, lambda d: "hooks: " + hookmerge.merge_flat(d, flat, rel))
-        return restored(jsonmerge.plan(project, rel, lambda d: "hooks: " + hookmerge.unmerge_flat(d, rel),
-                                       empty_ok=hookmerge.only_scaffolding))
-    wanted = _grouped(agent, agentctl)
-    if install:
-        return jsonmerge.plan(project, rel, lambda d: "hooks: " + hookmerge.merge_grouped(d, wanted, rel))
-    return restored(jsonmerge.plan(project, rel, lambda d: "hooks: " + hookmerge.unmerge_grouped(d, rel),
-                                   empty_ok=hookmerge.only_scaffolding))
-
-
-def restored(change: Change) -> Change:
-    """An uninstall's change, with the file's own bytes from before install when our entries were
-    the only change (the backup install kept holds the same document, give or take the scaffolding
-    install adds: ``"version": 1``, an empty ``"hooks"``): a hand-formatted file comes back byte for byte."""
-    import json
-
-    if not change.changed or change.old is None:
-        return change
-    try:
-        with open(os.path.join(change.project, configchange.backup_rel(change.project, change.rel)), "rb") as fh:
-            data = fh.read(16 << 20)
-        text = data.decode("utf-8-sig")
-        old = json.loads(text) if text.strip() else {}
-        now = json.loads(change.new.decode("utf-8")) if change.new else {}
-    except (OSError, ValueError, RecursionError):
-        return change
-    if not isinstance(old, dict) or not isinstance(now, dict):
-        return change
-
-    def bare(d: dict[str, Any]) -> dict[str, Any]:
-        return {k: v for k, v in d.items() if not (v in ({}, []) or (k == "version" and v == 1))}
-
-    if bare(now) != bare(old):
-        return change
-    return Change(change.project, change.rel, change.old, data, change.summary + " (its bytes from before install restored)",
-                  backup=False)
-
-
-def claude_installed(project: str) -> bool:
-    """Are agentctl's Claude Code hooks in this project's settings?"""
-    from agentctl.integrations import claude
-
-    for rel in (claude.CONFIG, claude.LOCAL_CONFIG):
-        try:
-            doc, _ = jsonmerge.read(project, rel)
-        except configchange.ConfigError:
-            continue
-        hooks = doc.get("hooks")
-        if not isinstance(hooks, dict):
-            continue
-        for groups in hooks.values():
-            for group in groups if isinstance(groups, list) else []:
-                handlers = group.get("hooks") if isinstance(group, dict) else None
-                if isinstance(handlers, list) and any(hookmerge.is_ours(h) for h in handlers):
-                    return True
-    return False
-
 
 def instruction_file(project: str, name: str | None) -> str:
     """The project-relative file for ``agents-md`` (``--file NAME``; default AGENTS.md)."""
@@ -157,7 +53,7 @@ def plan_install(project: str, target: str, *, local: bool = False, file: str | 
         from agentctl.integrations import claude
 
         rel = claude.LOCAL_CONFIG if local else claude.CONFIG
-        plan.changes.append(_hooks_change(project, rel, "claude", True, agentctl))
+        plan.changes.append(hooks_change(project, rel, "claude", True, agentctl))
         if agentsmd.has_block(project, "AGENTS.md"):
             imp = agentsmd.plan_claude_import(project)
             if imp is not None:
@@ -171,7 +67,7 @@ def plan_install(project: str, target: str, *, local: bool = False, file: str | 
     elif target == "codex":
         from agentctl.integrations import codex
 
-        plan.changes.append(_hooks_change(project, codex.CONFIG, "codex", True, agentctl))
+        plan.changes.append(hooks_change(project, codex.CONFIG, "codex", True, agentctl))
         plan.notes.append("Codex loads .codex/ only in a trusted project (trust it when Codex asks, or "
                           "`[projects.\"<path>\"] trust_level = \"trusted\"` in ~/.codex/config.toml), then skips hooks "
                           "it has not reviewed: open `/hooks` in Codex once and trust the agentctl hooks; Codex releases "
@@ -181,7 +77,7 @@ def plan_install(project: str, target: str, *, local: bool = False, file: str | 
     elif target == "gemini":
         from agentctl.integrations import gemini
 
-        plan.changes.append(_hooks_change(project, gemini.CONFIG, "gemini", True, agentctl))
+        plan.changes.append(hooks_change(project, gemini.CONFIG, "gemini", True, agentctl))
         plan.notes.append("Gemini CLI runs project hooks only in a trusted folder (trust it when asked; "
                           "`--skip-trust` or GEMINI_CLI_TRUST_WORKSPACE=true for scripts) and warns about new hooks once")
         if not agentsmd.has_block(project, "GEMINI.md"):
@@ -189,7 +85,7 @@ def plan_install(project: str, target: str, *, local: bool = False, file: str | 
     elif target == "qwen":
         from agentctl.integrations import qwen
 
-        plan.changes.append(_hooks_change(project, qwen.CONFIG, "qwen", True, agentctl))
+        plan.changes.append(hooks_change(project, qwen.CONFIG, "qwen", True, agentctl))
         plan.notes.append("Qwen Code runs project hooks without a trust step; `/hooks` in Qwen Code lists them")
         if not agentsmd.has_block(project, "QWEN.md"):
             plan.notes.append("Qwen Code reads QWEN.md: `agentctl install agents-md --file QWEN.md` adds the startup protocol")
@@ -201,7 +97,7 @@ def plan_install(project: str, target: str, *, local: bool = False, file: str | 
     elif target == "cursor":
         from agentctl.integrations import cursor
 
-        plan.changes.append(_hooks_change(project, cursor.CONFIG, "cursor", True, agentctl))
+        plan.changes.append(hooks_change(project, cursor.CONFIG, "cursor", True, agentctl))
         plan.changes.append(agentsmd.plan_block(project, cursor.RULE, agentsmd.protocol(), "always-applied rule"))
         plan.notes.append("restart Cursor (or reload the window) so it reads .cursor/hooks.json")
     elif target == "opencode":
@@ -240,7 +136,7 @@ def plan_uninstall(project: str, target: str, *, local: bool = False, file: str 
     if target == "claude":
         from agentctl.integrations import claude
 
-        plan.changes.append(_hooks_change(project, claude.LOCAL_CONFIG if local else claude.CONFIG, "claude", False))
+        plan.changes.append(hooks_change(project, claude.LOCAL_CONFIG if local else claude.CONFIG, "claude", False))
     elif target == "aider":
         from agentctl.integrations import aider
 
@@ -249,11 +145,11 @@ def plan_uninstall(project: str, target: str, *, local: bool = False, file: str 
         import importlib
 
         module = importlib.import_module(f"agentctl.integrations.{target}")
-        plan.changes.append(_hooks_change(project, module.CONFIG, target, False))
+        plan.changes.append(hooks_change(project, module.CONFIG, target, False))
     elif target == "cursor":
         from agentctl.integrations import cursor
 
-        plan.changes.append(_hooks_change(project, cursor.CONFIG, "cursor", False))
+        plan.changes.append(hooks_change(project, cursor.CONFIG, "cursor", False))
         plan.changes.append(agentsmd.plan_unblock(project, cursor.RULE))
     elif target == "opencode":
         from agentctl.integrations import opencode
