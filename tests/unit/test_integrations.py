@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentctl.integrations import agentsmd, claude, codex, configchange, gemini, hookio, hookmerge
+from agentctl.integrations import claude, codex, configchange, gemini, hookio, hookmerge, mdblock
 
 PATCH = """*** Begin Patch
 *** Add File: docs/new.md
@@ -95,22 +95,22 @@ text_lines = st.lists(st.text(st.characters(codec="utf-8"), max_size=30).filter(
 @given(text_lines, st.sampled_from(["\n", "\r\n"]))
 def test_block_round_trip(lines: list[str], nl: str) -> None:
     text = "".join(ln.replace("\r", "").replace("\n", "") + nl for ln in lines)
-    once = agentsmd.upsert(text, "BODY\nline 2", "F.md")
-    assert agentsmd.upsert(once, "BODY\nline 2", "F.md") == once  # idempotent
-    assert once.count(agentsmd.BEGIN) == 1 and once.count(agentsmd.END) == 1
+    once = mdblock.upsert(text, "BODY\nline 2", "F.md")
+    assert mdblock.upsert(once, "BODY\nline 2", "F.md") == once  # idempotent
+    assert once.count(mdblock.BEGIN) == 1 and once.count(mdblock.END) == 1
     assert once.startswith(text)  # the user's text is untouched
-    changed = agentsmd.upsert(once, "NEW", "F.md")
+    changed = mdblock.upsert(once, "NEW", "F.md")
     assert "NEW" in changed and "BODY" not in changed and changed.startswith(text)
-    assert agentsmd.remove(once, "F.md") == text
-    assert agentsmd.remove(text, "F.md") == text
+    assert mdblock.remove(once, "F.md") == text
+    assert mdblock.remove(text, "F.md") == text
 
 
 def test_block_in_the_middle_is_replaced_in_place() -> None:
-    text = f"top\n\n{agentsmd.BEGIN}\nold\n{agentsmd.END}\n\nbottom\n"
-    assert agentsmd.upsert(text, "new", "F.md") == f"top\n\n{agentsmd.BEGIN}\nnew\n{agentsmd.END}\n\nbottom\n"
-    assert agentsmd.remove(text, "F.md") == "top\n\nbottom\n"
+    text = f"top\n\n{mdblock.BEGIN}\nold\n{mdblock.END}\n\nbottom\n"
+    assert mdblock.upsert(text, "new", "F.md") == f"top\n\n{mdblock.BEGIN}\nnew\n{mdblock.END}\n\nbottom\n"
+    assert mdblock.remove(text, "F.md") == "top\n\nbottom\n"
     older = text.replace("v=1", "v=0")  # an older version's marker is still ours
-    assert agentsmd.upsert(older, "new", "F.md").count("agentctl:begin") == 1
+    assert mdblock.upsert(older, "new", "F.md").count("agentctl:begin") == 1
 
 
 # -- JSON merging -----------------------------------------------------------------------------------

@@ -1,5 +1,7 @@
 """The startup protocol as a managed block in an instruction file (AGENTS.md and friends).
 
+The block itself, in a text, is mdblock's; this module plans the files that hold it.
+
 The block sits between two HTML-comment lines::
 
     <!-- agentctl:begin v=1 -->
@@ -24,10 +26,8 @@ from __future__ import annotations
 import os
 
 from agentctl.integrations.configchange import Change, ConfigError
+from agentctl.integrations.mdblock import find_span, remove, upsert
 
-BEGIN = "<!-- agentctl:begin v=1 -->"
-BEGIN_PREFIX = "<!-- agentctl:begin"
-END = "<!-- agentctl:end -->"
 IMPORT_LINE = "@AGENTS.md"
 MDC_FRONT = "---\ndescription: agentctl startup protocol (managed by agentctl)\nalwaysApply: true\n---\n"
 
@@ -55,49 +55,6 @@ def _decode(raw: bytes, rel: str) -> str:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ConfigError(f"{rel} is not UTF-8 text; agentctl changed nothing") from None
-
-
-def _span(lines: list[str], rel: str) -> tuple[int, int] | None:
-    begins = [i for i, ln in enumerate(lines) if ln.strip().startswith(BEGIN_PREFIX) and ln.strip().endswith("-->")]
-    ends = [i for i, ln in enumerate(lines) if ln.strip() == END]
-    if not begins and not ends:
-        return None
-    if len(begins) == 1 and len(ends) == 1 and begins[0] < ends[0]:
-        return begins[0], ends[0]
-    raise ConfigError(
-        f"{rel} has damaged agentctl markers ({len(begins)} begin, {len(ends)} end{', end first' if begins and ends and ends[0] < begins[0] else ''}); "
-        f"agentctl changed nothing. Remove the lines `{BEGIN}` ... `{END}` by hand, then run the command again"
-    )
-
-
-def upsert(text: str, body: str, rel: str) -> str:
-    """``text`` with the managed block set to ``body`` (appended when absent)."""
-    nl = "\r\n" if "\r\n" in text else "\n"
-    block = nl.join([BEGIN, *body.split("\n"), END])
-    lines = text.splitlines(keepends=True)
-    span = _span(lines, rel)
-    if span is None:
-        if not text:
-            return block + nl
-        return text + ("" if text.endswith("\n") else nl) + nl + block + nl
-    b, e = span
-    ending = lines[e][len(lines[e].rstrip("\r\n")):]
-    return "".join(lines[:b]) + block + ending + "".join(lines[e + 1:])
-
-
-def remove(text: str, rel: str) -> str:
-    """``text`` without the managed block and the one blank line before (or after) it."""
-    lines = text.splitlines(keepends=True)
-    span = _span(lines, rel)
-    if span is None:
-        return text
-    b, e = span
-    before, after = lines[:b], lines[e + 1:]
-    if before and not before[-1].strip():
-        before = before[:-1]
-    elif after and not after[0].strip():
-        after = after[1:]
-    return "".join(before) + "".join(after)
 
 
 def plan_block(project: str, rel: str, body: str, what: str = "startup protocol block") -> Change:
@@ -139,7 +96,7 @@ def imports_agents_md(project: str) -> bool:
     lines = [ln.strip() for ln in raw.decode("utf-8", "replace").splitlines()]
     span = None
     try:
-        span = _span(raw.decode("utf-8", "replace").splitlines(), "CLAUDE.md")
+        span = find_span(raw.decode("utf-8", "replace").splitlines(), "CLAUDE.md")
     except ConfigError:
         pass
     outside = [ln for i, ln in enumerate(lines) if span is None or not span[0] <= i <= span[1]]
@@ -158,7 +115,7 @@ def has_block(project: str, rel: str) -> bool:
     if raw is None:
         return False
     try:
-        return _span(raw.decode("utf-8", "replace").splitlines(), rel) is not None
+        return find_span(raw.decode("utf-8", "replace").splitlines(), rel) is not None
     except ConfigError:
         return True
 
@@ -170,7 +127,7 @@ def block_body(project: str, rel: str) -> str | None:
         return None
     lines = raw.decode("utf-8", "replace").splitlines()
     try:
-        span = _span(lines, rel)
+        span = find_span(lines, rel)
     except ConfigError:
         return None
     if span is None:
