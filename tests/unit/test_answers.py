@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import shlex
 
-from agentctl import answers, constraints, task, violations, workflow
+from agentctl import answers, constraintedit, constraints, task, violations, workflow
 from agentctl.store import Store
 
 RULE = "deny-write: secrets/**"
 
 
 def _protected(store: Store, *paths: str) -> None:
-    constraints.add(store, "P0", RULE)
+    constraintedit.add(store, "P0", RULE)
     workflow.start(store, "t", "d", list(paths))
 
 
@@ -19,7 +19,7 @@ def test_next_is_not_blocked_without_a_p0_rule_or_without_next(store: Store) -> 
     workflow.start(store, "t", "d", ["secrets/a.txt"])
     fields = task.read_status(store)
     assert answers.next_blocked(store, constraints.read(store), fields) is None
-    constraints.add(store, "P1", RULE)  # a P1 rule does not protect
+    constraintedit.add(store, "P1", RULE)  # a P1 rule does not protect
     assert answers.next_blocked(store, constraints.read(store), fields) is None
     assert answers.next_blocked(store, constraints.read(store), {"STATE": "IDLE"}) is None
     assert answers.next_note(store, fields) == []
@@ -51,14 +51,14 @@ def test_blocked_step_quotes_with_the_function_given() -> None:
 
 def test_start_warnings_count_the_protected_entries(store: Store) -> None:
     assert answers.start_warnings(store, ["secrets/a"]) == []
-    constraints.add(store, "P0", RULE)
+    constraintedit.add(store, "P0", RULE)
     assert answers.start_warnings(store, ["src/a.py"]) == []
     (warning,) = answers.start_warnings(store, ["src/a.py", "secrets/k", "secrets/l"])
     assert warning.startswith(f"2 of 3 entries are write-protected by a P0 rule (first: secrets/k by `{RULE}`)")
 
 
 def test_check_answer_allowed_and_denied(store: Store) -> None:
-    constraints.add(store, "P0", RULE)
+    constraintedit.add(store, "P0", RULE)
     warned: list[str] = []
     assert answers.check_answer(store, "src/a.py", warned.append) == (
         ["src/a.py: allowed"], {"path": "src/a.py", "allowed": True})
@@ -69,7 +69,7 @@ def test_check_answer_allowed_and_denied(store: Store) -> None:
 
 
 def test_ack_answer_closes_an_open_violation_once(store: Store) -> None:
-    constraints.add(store, "P0", RULE)
+    constraintedit.add(store, "P0", RULE)
     warned: list[str] = []
     lines, data = answers.ack_answer(store, "secrets/x.pem", warned.append)
     assert data == {"path": "secrets/x.pem", "acked": False, "open": []}

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agentctl import autostop, constraints, files, task, workflow
+from agentctl import autostop, constraintedit, files, task, workflow
 from agentctl.store import Store
 
 
@@ -47,8 +47,8 @@ def test_after_a_pass_only_a_done_auto_stop_task_is_archived(store: Store) -> No
 
 
 def test_a_done_covered_task_is_archived_with_the_p1_reminders(store: Store) -> None:
-    constraints.add(store, "P1", "update the changelog")
-    constraints.add(store, "P0", "never force-push")
+    constraintedit.add(store, "P1", "update the changelog")
+    constraintedit.add(store, "P0", "never force-push")
     _done_task(store, True)
     lines = autostop.after_pass(store)
     assert lines[0] == "auto-stop: last reminder, P1|update the changelog" and len(lines) == 2

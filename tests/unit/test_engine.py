@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agentctl import constraints, layout, task, workflow
+from agentctl import constraintedit, constraints, layout, task, workflow
 from agentctl.constraints import Rule
 from agentctl.errors import StateError
 from agentctl.refsync import engine, plumbing
@@ -40,7 +40,7 @@ def _other(tmp_path: Path) -> Store:
 
 
 def test_a_round_commits_the_folder_and_a_second_writes_nothing(store: Store, repo: Repo) -> None:
-    constraints.add(store, "P0", "deny-write: secrets/**")
+    constraintedit.add(store, "P0", "deny-write: secrets/**")
     workflow.start(store, "t1", "convert", ["a.py", "b.py"])
     assert engine.has_local_changes(store, repo, engine.load_state(store))
     first = _round(store, repo)
@@ -54,7 +54,7 @@ def test_a_round_commits_the_folder_and_a_second_writes_nothing(store: Store, re
 
 
 def test_another_folder_gets_the_state_and_both_edits_merge(store: Store, repo: Repo, tmp_path: Path) -> None:
-    constraints.add(store, "P1", "from here")
+    constraintedit.add(store, "P1", "from here")
     workflow.start(store, "t1", "convert", ["a.py", "b.py"])
     _round(store, repo)
     other = _other(tmp_path)
@@ -62,10 +62,10 @@ def test_another_folder_gets_the_state_and_both_edits_merge(store: Store, repo: 
     assert pulled.changed_local
     assert constraints.read(other) == [Rule("P1", "from here")]
     assert task.read_status(other)["TASK_ID"] == "t1"
-    constraints.add(other, "P2", "from there")
+    constraintedit.add(other, "P2", "from there")
     task.mark_done(other, ["a.py"])
     _round(other, repo)
-    constraints.add(store, "P0", "deny-write: db/**")
+    constraintedit.add(store, "P0", "deny-write: db/**")
     _round(store, repo)
     assert set(constraints.read(store)) == {Rule("P1", "from here"), Rule("P2", "from there"), Rule("P0", "deny-write: db/**")}
     assert task.read_status(store)["DONE"] == "1"

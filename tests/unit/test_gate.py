@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agentctl import constraints
+from agentctl import constraintedit
 from agentctl.integrations import gate
 from agentctl.store import Store
 
@@ -19,19 +19,19 @@ def _decide(store: Store, raws: list[object]) -> tuple[str | None, list[tuple[ob
 
 
 def test_a_free_path_is_allowed_and_nothing_is_noted(store: Store) -> None:
-    constraints.add(store, "P0", "deny-write: db/**")
+    constraintedit.add(store, "P0", "deny-write: db/**")
     assert _decide(store, ["src/a.py", None]) == (None, [])
 
 
 def test_a_p0_path_is_refused_and_noted_for_later(store: Store, tmp_path: Path) -> None:
-    constraints.add(store, "P0", "deny-write: db/**")
+    constraintedit.add(store, "P0", "deny-write: db/**")
     why, later = _decide(store, ["src/a.py", str(Path(store.project) / "db" / "x.sql")])
     assert why == "P0 constraint `deny-write: db/**` (agentctl) forbids writing db/x.sql; the edit was not made"
     assert [a[1:] for a in later] == [("hook", "deny", "claude db/x.sql by P0|deny-write: db/**")]
 
 
 def test_a_p1_rule_does_not_refuse(store: Store) -> None:
-    constraints.add(store, "P1", "deny-write: db/**")
+    constraintedit.add(store, "P1", "deny-write: db/**")
     assert _decide(store, ["db/x.sql"])[0] is None
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agentctl import constraints, files, workflow
+from agentctl import constraintedit, files, workflow
 from agentctl.integrations import hookact
 from agentctl.integrations.hookrun import Hook
 from agentctl.store import Store
@@ -44,7 +44,7 @@ def test_log_writes_once_per_key_and_decides_create_or_modify(store: Store, tmp_
 
 
 def test_a_write_to_a_denied_path_is_told_at_once(store: Store, tmp_path: Path) -> None:
-    constraints.add(store, "P0", "deny-write: src/secret/**")
+    constraintedit.add(store, "P0", "deny-write: src/secret/**")
     h = _hook(store)
     hookact.log_writes(h, [(str(Path(store.project) / "src" / "secret" / "k.txt"), "CREATE")], "tool:9")
     assert "src/secret/k.txt" in h.told and "deny-write: src/secret/**" in h.told

@@ -10,7 +10,7 @@ import pytest
 
 from agentctl.refsync import plumbing
 from agentctl.refsync.plumbing import Repo
-from agentctl.refsync.treecodec import Refused
+from agentctl.refsync.treeformat import Refused
 from cli.sync_helpers import GIT_ENV, git
 
 REF = "refs/agentctl/test"

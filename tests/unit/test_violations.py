@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agentctl import constraints, violations
+from agentctl import constraintedit, violations
 from agentctl.errors import CheckFailed
 from agentctl.store import Store
 
@@ -15,14 +15,14 @@ RULE = "deny-write: secrets/**"
 
 @pytest.fixture
 def ruled(store: Store) -> Store:
-    constraints.add(store, "P0", RULE)
+    constraintedit.add(store, "P0", RULE)
     return store
 
 
 def test_nothing_is_recorded_without_a_p0_rule_or_for_an_allowed_path(store: Store) -> None:
-    constraints.add(store, "P1", RULE)
+    constraintedit.add(store, "P1", RULE)
     assert violations.note(store, ["secrets/k"]) == []
-    constraints.add(store, "P0", RULE)
+    constraintedit.add(store, "P0", RULE)
     assert violations.note(store, ["src/a.py"]) == [] and violations.note(store, []) == []
     assert not Path(store.path(violations.LOG)).exists() or Path(store.path(violations.LOG)).read_bytes() == b""
 
