@@ -170,9 +170,38 @@ class _Run:
         stream.flush()
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    from agentctl.store import guard_std_fds
+def guard_std_fds() -> None:
+    """Give closed fds 0-2 to /dev/null so no state file is ever opened on them.
 
+    Otherwise a later stray write to stdout or stderr would land inside a state file.
+    """
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            nul = os.open(os.devnull, os.O_RDWR)
+            if nul != fd:
+                os.dup2(nul, fd)
+                os.close(nul)
+    # Python started with a descriptor closed has None for that stream: give it one on the
+    # (now /dev/null) descriptor, so printing never fails after a change was committed.
+    if sys.stdin is None:
+        sys.stdin = open(0, encoding="utf-8", errors="surrogateescape", closefd=False)  # noqa: SIM115
+    if sys.stdout is None:
+        sys.stdout = open(1, "w", encoding="utf-8", errors="surrogateescape", closefd=False)  # noqa: SIM115
+    if sys.stderr is None:
+        sys.stderr = open(2, "w", encoding="utf-8", errors="surrogateescape", closefd=False)  # noqa: SIM115
+    # Output is UTF-8 whatever the locale or PYTHONIOENCODING says: a value an ASCII stream
+    # cannot carry must not turn a committed change into an error.
+    for stream in (sys.stdout, sys.stderr):
+        if (getattr(stream, "encoding", "utf-8") or "").lower().replace("-", "") != "utf8":
+            try:
+                stream.reconfigure(encoding="utf-8", errors="surrogateescape")  # type: ignore[union-attr]
+            except (AttributeError, ValueError, OSError):
+                pass
+
+
+def main(argv: Sequence[str] | None = None) -> int:
     guard_std_fds()
     args = list(sys.argv[1:] if argv is None else argv)
     if argv is None and sys.getfilesystemencoding().lower().replace("-", "") != "utf8":

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import errno
+import os
+
 # Documented exit codes.
 EXIT_OK = 0
 EXIT_NO = 1  # a check answered no (files check, constraints check, verify failed, ...)
@@ -36,3 +39,18 @@ class CheckFailed(AgentctlError):
     """A question answered no; not a malfunction."""
 
     code = EXIT_NO
+
+
+def os_error(exc: OSError, path: str) -> StateError:
+    """An OS error on a state file as one line: what failed, and what to do about it."""
+    reason = os.strerror(exc.errno) if exc.errno else str(exc)
+    hint = {
+        errno.ENOSPC: "free disk space",
+        errno.EFBIG: "free disk space or raise the file-size limit",
+        errno.EDQUOT: "free disk quota",
+        errno.EROFS: "make the folder writable",
+        errno.EACCES: "check the folder's permissions",
+        errno.EPERM: "check the folder's permissions",
+        errno.ELOOP: "remove the symlink",
+    }.get(exc.errno or 0, "run `agentctl doctor`")
+    return StateError(f"{path}: {reason}; {hint}")

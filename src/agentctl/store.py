@@ -24,7 +24,7 @@ import os
 import stat
 import time
 
-from agentctl.errors import StateError
+from agentctl.errors import StateError, os_error
 from agentctl.services import FOLDERS
 
 TYPE_CHECKING = False  # every command imports this module: no contextlib/collections at run time (see bench/)
@@ -58,39 +58,6 @@ def parse_version(data: bytes) -> int | None:
     return int(value)
 
 
-def guard_std_fds() -> None:
-    """Give closed fds 0-2 to /dev/null so no state file is ever opened on them.
-
-    Otherwise a later stray write to stdout or stderr would land inside a state file.
-    """
-    import sys
-
-    for fd in (0, 1, 2):
-        try:
-            os.fstat(fd)
-        except OSError:
-            nul = os.open(os.devnull, os.O_RDWR)
-            if nul != fd:
-                os.dup2(nul, fd)
-                os.close(nul)
-    # Python started with a descriptor closed has None for that stream: give it one on the
-    # (now /dev/null) descriptor, so printing never fails after a change was committed.
-    if sys.stdin is None:
-        sys.stdin = open(0, encoding="utf-8", errors="surrogateescape", closefd=False)  # noqa: SIM115
-    if sys.stdout is None:
-        sys.stdout = open(1, "w", encoding="utf-8", errors="surrogateescape", closefd=False)  # noqa: SIM115
-    if sys.stderr is None:
-        sys.stderr = open(2, "w", encoding="utf-8", errors="surrogateescape", closefd=False)  # noqa: SIM115
-    # Output is UTF-8 whatever the locale or PYTHONIOENCODING says: a value an ASCII stream
-    # cannot carry must not turn a committed change into an error.
-    for stream in (sys.stdout, sys.stderr):
-        if (getattr(stream, "encoding", "utf-8") or "").lower().replace("-", "") != "utf8":
-            try:
-                stream.reconfigure(encoding="utf-8", errors="surrogateescape")  # type: ignore[union-attr]
-            except (AttributeError, ValueError, OSError):
-                pass
-
-
 def now_iso(t: float | None = None) -> str:
     """Local time as ISO 8601 with offset, to the second."""
     t = time.time() if t is None else t
@@ -99,20 +66,6 @@ def now_iso(t: float | None = None) -> str:
     sign = "+" if off >= 0 else "-"
     off = abs(off)
     return time.strftime("%Y-%m-%dT%H:%M:%S", lt) + f"{sign}{off // 3600:02d}:{off % 3600 // 60:02d}"
-
-
-def os_error(exc: OSError, path: str) -> StateError:
-    reason = os.strerror(exc.errno) if exc.errno else str(exc)
-    hint = {
-        errno.ENOSPC: "free disk space",
-        errno.EFBIG: "free disk space or raise the file-size limit",
-        errno.EDQUOT: "free disk quota",
-        errno.EROFS: "make the folder writable",
-        errno.EACCES: "check the folder's permissions",
-        errno.EPERM: "check the folder's permissions",
-        errno.ELOOP: "remove the symlink",
-    }.get(exc.errno or 0, "run `agentctl doctor`")
-    return StateError(f"{path}: {reason}; {hint}")
 
 
 class Store:
@@ -359,9 +312,11 @@ class Store:
                         break
                     except BlockingIOError:
                         if time.monotonic() > deadline:
+                            from agentctl.temps import holder
+
                             raise StateError(
                                 f"{self.shown(rel)} is still locked after {timeout:g}s by another agentctl"
-                                f"{_holder(fd)}; retry, or raise AGENTCTL_LOCK_TIMEOUT"
+                                f"{holder(fd)}; retry, or raise AGENTCTL_LOCK_TIMEOUT"
                             ) from None
                         time.sleep(delay)
                         delay = min(delay * 2, 0.02)
@@ -473,16 +428,6 @@ def sweep_temps(folder: str) -> list[str]:
             _unlink_quiet(os.path.join(folder, entry))
             removed.append(entry)
     return removed
-
-
-def _holder(fd: int) -> str:
-    from agentctl.temps import pid_alive
-
-    try:
-        raw = os.pread(fd, 11, 0).decode("ascii", "replace").strip()
-    except OSError:
-        return ""
-    return f" (PID {raw})" if raw.isdigit() and pid_alive(int(raw)) else ""
 
 
 def _unlink_quiet(path: str) -> None:
