@@ -2,38 +2,17 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from agentctl import gitstatus
-
-TIMEOUT = 60.0
-
-
-def git(repo: Path, *args: str) -> str:
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.invalid", "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(repo),
-           "PATH": "/usr/bin:/bin:/usr/local/bin"}
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True, env=env,
-                          timeout=TIMEOUT).stdout.strip()
+from unit.gitfix import TIMEOUT, git, make_repo
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    (root / "kept.py").write_text("kept\n")
-    (root / "edit.py").write_text("one\n")
-    (root / "gone.py").write_text("bye\n")
-    (root / "old.py").write_text("a long enough body for rename detection\n" * 5)
-    (root / "src").mkdir()
-    (root / "src" / "inner.py").write_text("inner\n")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "base")
-    return root
+    return make_repo(tmp_path / "repo")
 
 
 def test_a_clean_tree_has_no_changes_and_names_head(repo: Path) -> None:
