@@ -28,6 +28,14 @@ def payload(name: str, store: Store, **changes: object) -> dict[str, object]:
 def run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], agent: str, event: str,
         data: Mapping[str, object]) -> tuple[int, str, str]:
     """``agentctl hook AGENT EVENT`` with ``data`` on stdin, in this process: (exit code, stdout, stderr)."""
+    feed(monkeypatch, data)
+    code = hookrun.run(agent, event)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def feed(monkeypatch: pytest.MonkeyPatch, data: Mapping[str, object]) -> None:
+    """``data`` as JSON on this process's stdin, as an agent hands a payload to its hook."""
     class Stdin:
         buffer = io.BytesIO(json.dumps(data).encode())
 
@@ -35,9 +43,6 @@ def run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], age
             return False
 
     monkeypatch.setattr("sys.stdin", Stdin())
-    code = hookrun.run(agent, event)
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def deny_secrets(store: Store) -> None:
