@@ -19,7 +19,7 @@ FRONT_ENDS = {"agentctl.cli", "agentctl.entry", "agentctl.__main__", "agentctl.m
 # Each set is one strongly connected group of modules today. A group may lose members or vanish.
 KNOWN_CYCLES: list[set[str]] = []
 # Modules over the limit today, with the size they may not grow past.
-KNOWN_LARGE = {"agentctl.store": 440}
+KNOWN_LARGE: dict[str, int] = {}
 MAX_LINES = 400
 # The median module size may not pass this; a ratchet: it only goes down (125 when it was set), and
 # it is at MEDIAN_GOAL now that the median is under it (105 lines over 115 modules when reached).

@@ -1,7 +1,7 @@
 """Records a hook could not append in time (a log's lock held too long), kept to be appended later.
 
 A hook must answer within its agent's timeout, so it waits for a lock only so long (see
-store.HOOK_LOCK_BOUND). Records it could not append to a log (the files log, the violations
+locking.HOOK_LOCK_BOUND). Records it could not append to a log (the files log, the violations
 log) are kept beside it instead: each deferral is its own small file ``LOG.pending-PID-RANDOM``,
 written atomically (temp file, rename) without any lock. The next writer of the log moves them
 into it (:func:`drain_locked`) and the log's readers read them meanwhile (:func:`lines`):

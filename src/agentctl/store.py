@@ -9,8 +9,8 @@
   newline (a writer killed mid-append) moves the fragment to
   ``logs/quarantine-TIME.log`` and truncates it away first, so a fragment is
   never glued to the next record and never read as one.
-* Mutual exclusion is ``flock`` on lock files that are never deleted; the kernel
-  releases them when a holder dies, so a kill -9 never wedges later calls.
+* Mutual exclusion is ``flock`` on lock files that are never deleted (``locking``); the
+  kernel releases them when a holder dies, so a kill -9 never wedges later calls.
 
 What only a killed writer leaves behind is handled apart and loaded only then: a torn
 tail (``torn``) and temp files (``temps``). ``fault`` names the protocol's steps for the
@@ -29,10 +29,11 @@ from agentctl.services import FOLDERS
 
 TYPE_CHECKING = False  # every command imports this module: no contextlib/collections at run time (see bench/)
 if TYPE_CHECKING:
-    from collections.abc import Callable, Generator
+    from collections.abc import Callable
+
+    from agentctl.locking import Held
 
 STATE_DIRNAME = ".agent-state"
-HOOK_LOCK_BOUND, HOOK_LOCK_TOTAL = 2.0, 3.0  # a hook's wait for one lock, for all: see docs/reliability.md
 FORMAT_VERSION = 1
 MAX_STATUS = 1 << 20
 O_FILE = os.O_NOFOLLOW | os.O_CLOEXEC
@@ -283,64 +284,11 @@ class Store:
         return qrel
 
     # -- locks ---------------------------------------------------------------------------
-    def lock(self, rel: str, timeout: float | None = None) -> _Held:
+    def lock(self, rel: str, timeout: float | None = None) -> Held:
         """Hold ``flock`` on the lock file ``rel`` (created if missing, never deleted): ``with store.lock(rel):``."""
-        return _Held(self._locked(rel, timeout))
+        from agentctl.locking import Held, hold  # only commands that write take a lock
 
-    def _locked(self, rel: str, timeout: float | None) -> Generator[None, None, None]:
-        import fcntl  # only commands that write take a lock
-
-        if timeout is None:
-            raw = os.environ.get("AGENTCTL_LOCK_TIMEOUT", "30")
-            timeout = float(raw) if raw.replace(".", "", 1).isdigit() else 30.0
-        if self.lock_deadline is not None:  # a hook answers within its agent's timeout, whoever holds a lock
-            timeout = max(0.0, min(timeout, HOOK_LOCK_BOUND, self.lock_deadline - time.monotonic()))
-        path = self.path(rel)
-        deadline = time.monotonic() + timeout
-        delay = 0.001
-        while True:
-            try:
-                fd = os.open(path, os.O_RDWR | os.O_CREAT | O_FILE, 0o600)
-            except OSError as exc:
-                raise os_error(exc, self.shown(rel)) from None
-            try:
-                if not stat.S_ISREG(os.fstat(fd).st_mode):
-                    raise StateError(f"{self.shown(rel)} is not a regular file; remove it (agentctl recreates it)")
-                while True:
-                    try:
-                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                        break
-                    except BlockingIOError:
-                        if time.monotonic() > deadline:
-                            from agentctl.temps import holder
-
-                            raise StateError(
-                                f"{self.shown(rel)} is still locked after {timeout:g}s by another agentctl"
-                                f"{holder(fd)}; retry, or raise AGENTCTL_LOCK_TIMEOUT"
-                            ) from None
-                        time.sleep(delay)
-                        delay = min(delay * 2, 0.02)
-                a = os.fstat(fd)
-                try:
-                    b = os.stat(path, follow_symlinks=False)
-                    same = (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
-                except FileNotFoundError:
-                    same = False
-            except BaseException:
-                os.close(fd)
-                raise
-            if same:
-                break
-            os.close(fd)  # the lock file was replaced under us: lock the live one
-        try:  # for information only (a timeout message names the holder); flock cannot tell
-            os.pwrite(fd, f"{os.getpid():<10}\n".encode(), 0)
-        except OSError:
-            pass
-        fault("lock_acquired")
-        try:
-            yield
-        finally:
-            os.close(fd)
+        return Held(hold(self.path(rel), self.shown(rel), timeout, self.lock_deadline, fault))
 
     # -- the change log ---------------------------------------------------------------------
     def log_change(self, service: str, action: str, detail: str = "") -> None:
@@ -375,21 +323,6 @@ class Store:
                 sys.stderr.write(f"agentctl: warning: the change was made but not recorded in logs/agent.log: {text}\n")
             except (OSError, ValueError, AttributeError):
                 pass
-
-
-class _Held:
-    """The context manager Store.lock returns (what contextlib.contextmanager would make, without loading it)."""
-
-    __slots__ = ("_gen",)
-
-    def __init__(self, gen: Generator[None, None, None]) -> None:
-        self._gen = gen
-
-    def __enter__(self) -> None:
-        next(self._gen)
-
-    def __exit__(self, *exc: object) -> None:
-        self._gen.close()  # runs the generator's `finally`: the lock file is closed, the lock released
 
 
 def fsync_dir(folder: str) -> None:

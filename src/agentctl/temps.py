@@ -45,12 +45,3 @@ def pid_alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
-
-
-def holder(fd: int) -> str:
-    """`` (PID N)`` when the lock file open on ``fd`` names a live holder (for a lock timeout's message)."""
-    try:
-        raw = os.pread(fd, 11, 0).decode("ascii", "replace").strip()
-    except OSError:
-        return ""
-    return f" (PID {raw})" if raw.isdigit() and pid_alive(int(raw)) else ""

@@ -156,7 +156,7 @@ def payload_store_why(payload: dict[str, Any]) -> tuple[Store | None, str]:
     """(the store, "") or (None, why) when a state folder is there but cannot be opened, or (None, "")."""
     from agentctl.errors import AgentctlError
     from agentctl.location import find_state_dir, open_store
-    from agentctl.store import HOOK_LOCK_TOTAL
+    from agentctl.locking import HOOK_LOCK_TOTAL
 
     try:
         root = project_root(payload)

@@ -17,7 +17,7 @@ Contract with the agent (the same for every agent):
   understood (a Cursor-shaped payload, or a payload that could not be read, whose
   agent's shape is unknown); everywhere else a deny is JSON on exit 0.
 * A deny is decided before anything is written (logging follows the answer: Hook.later).
-  No lock is waited for past store.HOOK_LOCK_BOUND / HOOK_LOCK_TOTAL: the hook still
+  No lock is waited for past locking.HOOK_LOCK_BOUND / HOOK_LOCK_TOTAL: the hook still
   answers, and what it could not log is deferred (agentctl.deferred).
 
 This module is on the hot path of every tool call: it imports what one event needs,
