@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 STATUS = "services/constraints/status"
 LOCK = "services/constraints/.lock"
 PRIORITIES = ("P0", "P1", "P2")
+_PLAIN_HEADS = ("P0|", "P1|", "P2|")
+_PADDING = " \t\r\ufeff"  # what parse_line strips from a line's ends (and " \t" from the text's)
 
 
 class Rule:
@@ -62,6 +64,9 @@ def read(store: Store) -> list[Rule]:
         raise StateError(f"{store.shown(STATUS)} is not valid UTF-8; run `agentctl doctor`") from None
     rules = []
     for lineno, line in enumerate(text.split("\n"), 1):
+        if line[:3] in _PLAIN_HEADS and "\\" not in line and line[-1] not in _PADDING and line[3:4] not in _PADDING:
+            rules.append(Rule(line[:2], line[3:]))  # as written by agentctl: what parse_line would return
+            continue
         try:
             rule = parse_line(line, lineno == 1)
         except ValueError as exc:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agentctl import constraints, layout
 from agentctl.constraints import Rule
@@ -41,6 +43,43 @@ def test_read_and_ordered(store: Store) -> None:
     store.replace(constraints.STATUS, b"P2|style\n\nP0|never\nP1|check\n")
     assert constraints.read(store) == [Rule("P2", "style"), Rule("P0", "never"), Rule("P1", "check")]
     assert [r.priority for r in constraints.ordered(store)] == ["P0", "P1", "P2"]
+
+
+# Lines as agentctl writes them and as a person may edit them: the fast path of `read` for the
+# first kind must give exactly what parse_line gives, and leave the others to it.
+_PIECES = st.sampled_from(["P0", "P1", "P2", "p1", "P3", "|", " ", "\t", "\r", "\ufeff", "\\", "\\n", "\\x7c", "#",
+                           "deny-write: db/**", "x", "é", "rule 1"])
+_LINES = st.lists(st.lists(_PIECES, max_size=6).map("".join), max_size=8)
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Store:
+    root = tmp_path_factory.mktemp("c")
+    (root / ".git").mkdir()
+    return layout.init(str(root))[0]
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=_LINES)
+def test_read_gives_what_parse_line_gives_line_by_line(shared: Store, lines: list[str]) -> None:
+    expected: list[Rule] | str = []
+    for lineno, line in enumerate("\n".join(lines).split("\n"), 1):
+        try:
+            rule = constraints.parse_line(line, lineno == 1)
+        except ValueError:
+            expected = f"line {lineno}"
+            break
+        if rule is not None:
+            assert isinstance(expected, list)
+            expected.append(rule)
+    store = shared
+    store.replace(constraints.STATUS, "\n".join(lines).encode())
+    if isinstance(expected, str):
+        with pytest.raises(StateError) as exc:
+            constraints.read(store)
+        assert expected in exc.value.message
+    else:
+        assert constraints.read(store) == expected
 
 
 def test_read_names_the_broken_line(store: Store) -> None:
