@@ -37,6 +37,16 @@ def test_readme_is_short_and_links_only_to_what_exists() -> None:
             assert (ROOT / target).exists(), target
 
 
+def test_ci_runs_the_readmes_test_command() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```sh\n(.*?)```", readme, re.S)
+    tests = [ln for block in blocks for ln in block.splitlines() if "-m pytest" in ln]
+    assert len(tests) == 1, tests
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").rstrip("\n").splitlines()
+    assert ci[-1] == tests[0], "the last line of .ci/run must be the README's test command"
+    assert "pytest-xdist" in (ROOT / "pyproject.toml").read_text(encoding="utf-8") or " -n " not in tests[0]
+
+
 def test_every_install_line_names_the_distribution() -> None:
     texts = {p: p.read_text(encoding="utf-8") for p in [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *DOCS.rglob("*.md")]}
     texts.update({p: p.read_text(encoding="utf-8") for p in (ROOT / "src").rglob("*.py")})
