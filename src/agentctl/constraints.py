@@ -22,7 +22,7 @@ STATUS = "services/constraints/status"
 LOCK = "services/constraints/.lock"
 PRIORITIES = ("P0", "P1", "P2")
 _PLAIN_HEADS = ("P0|", "P1|", "P2|")
-_PADDING = " \t\r\ufeff"  # what parse_line strips from a line's ends (and " \t" from the text's)
+_SLOW = ("\\", "\t", "\r", "\ufeff")  # an escape, or padding parse_line strips besides spaces
 
 
 class Rule:
@@ -62,11 +62,16 @@ def read(store: Store) -> list[Rule]:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise StateError(f"{store.shown(STATUS)} is not valid UTF-8; run `agentctl doctor`") from None
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    # The file as agentctl writes it (P0|text lines, no escape, nothing to strip): each line is its
+    # rule as parse_line reads it, taken at C speed (500 rules in a fraction of a millisecond).
+    if not any(c in text for c in _SLOW) and all(ln[:3] in _PLAIN_HEADS and ln[3:4] != " " and ln[-1] != " "
+                                                 for ln in lines):
+        return [Rule(ln[:2], ln[3:]) for ln in lines]
     rules = []
-    for lineno, line in enumerate(text.split("\n"), 1):
-        if line[:3] in _PLAIN_HEADS and "\\" not in line and line[-1] not in _PADDING and line[3:4] not in _PADDING:
-            rules.append(Rule(line[:2], line[3:]))  # as written by agentctl: what parse_line would return
-            continue
+    for lineno, line in enumerate(lines, 1):
         try:
             rule = parse_line(line, lineno == 1)
         except ValueError as exc:

@@ -148,21 +148,24 @@ RECENT_WINDOW = 32 << 10  # what `resume` reads of the log: about 600 entries
 def recent(store: Store, last: int = 5, window: int = RECENT_WINDOW) -> tuple[int, bool, list[str]]:
     """For `resume`, from at most the log's last ``window`` bytes (a bounded read, however long the
     log): how many paths were touched, whether that count is exact (the whole log fit; otherwise it
-    counts only the window's, a lower bound), and the ``last`` most recently touched of them,
-    oldest first."""
+    is a lower bound: the paths of the window's last 4 KB when they hold ``last`` of them, else the
+    window's), and the ``last`` most recently touched of them, oldest first."""
     data, size = store.read_tail(LOG, window)
     exact = size <= window
     if not exact:
         data = data[data.find(b"\n") + 1 :]  # drop the partial first line (all of it if none ends)
-    found = entries(store, data)
-    seen: set[str] = set()
-    latest: list[str] = []
-    for _, op, path in reversed(found):
-        if op != "SESSION_START" and path not in seen:
-            seen.add(path)
-            if len(latest) < last:
-                latest.append(path)
-    return len(seen), exact, latest[::-1]
+    part = data[data.find(b"\n", len(data) - 4096) + 1 :] if not exact and len(data) > 4096 else data
+    while True:
+        seen: set[str] = set()
+        latest: list[str] = []
+        for _, op, path in reversed(entries(store, part)):
+            if op != "SESSION_START" and path not in seen:
+                seen.add(path)
+                if len(latest) < last:
+                    latest.append(path)
+        if len(latest) == last or part is data:
+            return len(seen), exact, latest[::-1]
+        part = data
 
 
 def touched(store: Store, data: bytes | None = None) -> list[tuple[str, str, int]]:

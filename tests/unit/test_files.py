@@ -92,6 +92,15 @@ def test_recent_on_a_log_past_its_window_is_a_lower_bound(store: Store) -> None:
     assert not exact and 0 < count < 200 and latest == ["p0198", "p0199"]
 
 
+def test_recent_reads_on_past_a_tail_that_repeats_one_path(store: Store) -> None:
+    files.start(store, "t1")
+    _raw(store, *[("MODIFY", f"p{i:04d}") for i in range(2000)], *[("MODIFY", "same.py")] * 300)
+    count, exact, latest = files.recent(store, last=3)  # the last 4 KB hold only same.py
+    assert not exact and latest == ["p1998", "p1999", "same.py"] and count > 3
+    count, _, latest = files.recent(store, last=1)
+    assert latest == ["same.py"] and count >= 1
+
+
 def test_since_lists_paths_after_an_offset_once_each(store: Store) -> None:
     files.start(store, "t1")
     files.log(store, "MODIFY", "old.py")
