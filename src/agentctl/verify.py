@@ -13,8 +13,11 @@ import os
 
 from agentctl import codec
 from agentctl.errors import CheckFailed, StateError, UsageError
-from agentctl.repeat import Sig, sigs
 from agentctl.store import Store, now_iso
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from agentctl.repeat import Sig
 
 STATUS = "services/verify/status"
 COMMANDS = "services/verify/commands"
@@ -70,6 +73,8 @@ def tried(fields: dict[str, str]) -> list[str]:
 
 def write(store: Store, fields: dict[str, str], tried_list: list[str], sig_list: list[Sig] | None = None) -> None:
     """Replace the status file: the known keys of ``fields``, then TRIED_n and SIG_n; the caller holds LOCK."""
+    from agentctl.repeat import sigs  # loaded by what writes the status, never by resume
+
     out = {k: fields[k] for k in KEYS if k in fields and k != "UPDATED"}
     out["UPDATED"] = now_iso()
     for i, text in enumerate(tried_list[-MAX_TRIED:], 1):
@@ -108,6 +113,8 @@ def stop(store: Store) -> dict[str, str]:
         for key in ("LAST_PASS", "LAST_PASS_POS", "LAST_PASS_LOG"):
             if key in fields:
                 new[key] = fields[key]
+        from agentctl.repeat import sigs
+
         write(store, new, [], sigs(fields))
     store.log_change("verify", "stop", state)
     return new
@@ -128,6 +135,8 @@ def archive_task(store: Store, stem: str) -> str | None:
                 os.rename(store.path(JOURNAL), store.path(rel))
             except OSError as exc:
                 raise StateError(f"cannot archive {store.shown(JOURNAL)}: {exc.strerror}; run `agentctl doctor`") from None
+        from agentctl.repeat import sigs
+
         if sigs(fields) or "REPEAT" in fields or "SAME_ERROR" in fields:
             fields.pop("REPEAT", None)
             fields.pop("SAME_ERROR", None)
