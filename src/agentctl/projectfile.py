@@ -9,6 +9,7 @@ import stat
 from agentctl.errors import UsageError
 from agentctl.location import project_path
 from agentctl.store import Store
+from agentctl.torn import pread_all
 
 MAX_BYTES = 64 << 20
 
@@ -36,15 +37,7 @@ def read_project_file(store: Store, raw: str, what: str) -> bytes:
             raise UsageError(f"{what} {shown!r} leads outside the project; give a project path")
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise UsageError(f"{what} {shown!r} is not a regular file; give a file of paths")
-        chunks = []
-        left = MAX_BYTES
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks)
+        return pread_all(fd, 0, MAX_BYTES)
     finally:
         os.close(fd)
 

@@ -16,6 +16,7 @@ import time
 from agentctl import codec
 from agentctl.errors import AgentctlError, StateError
 from agentctl.store import Store, now_iso
+from agentctl.torn import pread_all
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -50,18 +51,11 @@ def keep_copy(store: Store, rel: str, why: str) -> str | None:
     except FileNotFoundError:
         return None
     try:
-        chunks = []
-        left = MAX_COPY
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
+        data = pread_all(fd, 0, MAX_COPY)
     finally:
         os.close(fd)
     dest = free_name(store, rel)
-    store.replace(dest, b"".join(chunks))
+    store.replace(dest, data)
     note(store, rel, dest, why)
     return dest
 

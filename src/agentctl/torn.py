@@ -36,7 +36,8 @@ def quarantine_tail(store: Store, fd: int, rel: str, size: int) -> int:
 
 
 def pread_all(fd: int, offset: int, length: int) -> bytes:
-    """``length`` bytes from ``offset`` (fewer at the end of the file), read in 1 MiB chunks."""
+    """``length`` bytes from ``offset`` (fewer at the end of the file), read in 1 MiB chunks (the
+    bounded read of a file that may be large: a torn tail, a list file, a copy into quarantine)."""
     chunks = []
     while length > 0:
         chunk = os.pread(fd, min(length, 1 << 20), offset)
