@@ -89,18 +89,8 @@ def _sweep_grouped(hooks: Doc, rel: str, keys: dict[tuple[str, str | None, str],
             assert isinstance(group, dict)
             matcher = group.get("matcher")
             matcher = matcher if isinstance(matcher, str) else None
-            new_handlers = []
-            for handler in handlers:
-                if not is_ours(handler):
-                    new_handlers.append(handler)
-                    continue
-                key = (event, matcher, handler["command"])
-                if key in keys and key not in kept:
-                    handler.update(keys[key])
-                    kept.add(key)
-                    new_handlers.append(handler)
-                else:
-                    removed += 1
+            new_handlers = _sweep_handlers(handlers, (event, matcher), keys, kept)
+            removed += len(handlers) - len(new_handlers)
             if new_handlers or not handlers:
                 if len(new_handlers) != len(handlers):
                     group["hooks"] = new_handlers
@@ -147,24 +137,31 @@ def _sweep_flat(hooks: Doc, rel: str, keys: dict[tuple[str, str], dict[str, Any]
         handlers = hooks[event]
         if not isinstance(handlers, list):
             continue
-        new = []
-        for handler in handlers:
-            if not is_ours(handler):
-                new.append(handler)
-                continue
-            key = (event, handler["command"])
-            if key in keys and key not in kept:
-                handler.update(keys[key])
-                kept.add(key)
-                new.append(handler)
-            else:
-                removed += 1
+        new = _sweep_handlers(handlers, (event,), keys, kept)
+        removed += len(handlers) - len(new)
         if len(new) != len(handlers):
             if new:
                 hooks[event] = new
             else:
                 del hooks[event]
     return removed
+
+
+def _sweep_handlers(handlers: list[Any], where: tuple[str | None, ...], keys: dict[Any, dict[str, Any]],
+                    kept: set[Any]) -> list[Any]:
+    """``handlers`` without our stale or duplicated ones; each wanted one of ours (its key: ``where``
+    and its command) updated in place, once."""
+    out = []
+    for handler in handlers:
+        if not is_ours(handler):
+            out.append(handler)
+            continue
+        key = (*where, handler["command"])
+        if key in keys and key not in kept:
+            handler.update(keys[key])
+            kept.add(key)
+            out.append(handler)
+    return out
 
 
 def only_scaffolding(doc: Doc) -> bool:
