@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -134,3 +135,22 @@ def test_later_runs_after_the_answer(store: Store, monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(hookio, "answer", answered)
     assert _run(monkeypatch, capsys, "claude", "stop", json.dumps({"cwd": store.project}).encode())[0] == 0
     assert order == ["answered", "logged"]
+
+
+def test_auto_sync_loads_nothing_without_a_sync_config(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    h = hookrun.Hook("claude", "Stop", {}, store)
+    monkeypatch.delitem(sys.modules, "agentctl.refsync.auto", raising=False)
+    assert h.auto_sync("push") == "" and "agentctl.refsync.auto" not in sys.modules
+    calls: list[str] = []
+    from agentctl.refsync import auto
+
+    def fake_run(_: Store, action: str) -> str:
+        calls.append(action)
+        return "pulled"
+
+    monkeypatch.setattr(auto, "run", fake_run)
+    os.makedirs(store.path("sync"), exist_ok=True)
+    store.replace("sync/config", b"AUTO=off\n")  # there: the sync module decides, as before
+    assert h.auto_sync("pull") == "pulled" and calls == ["pull"]

@@ -131,19 +131,15 @@ def pre_tool_use(h: Hook) -> Result | None:
 
 def pre_compact(h: Hook) -> Result | None:
     from agentctl import session
-    from agentctl.refsync import auto
-
     session.record_pre_compact(h.store)
     h.sync()  # the files log is complete before the conversation is cut
-    auto.run(h.store, "push")  # `agentctl sync auto on`: in the background; nothing when off
+    h.auto_sync("push")  # `agentctl sync auto on`: in the background; nothing when off
     return None
 
 
 def stop(h: Hook) -> Result | None:
-    from agentctl.refsync import auto
-
     h.sync()  # never blocks, never prints: a Stop hook that prints keeps the turn going
-    auto.run(h.store, "push")  # `agentctl sync auto on`: in the background; nothing when off
+    h.auto_sync("push")  # `agentctl sync auto on`: in the background; nothing when off
     return None
 
 

@@ -133,19 +133,15 @@ def pre_tool_use(h: Hook) -> Result | None:
 
 def pre_compact(h: Hook) -> Result | None:
     from agentctl import session
-    from agentctl.refsync import auto
-
     session.record_pre_compact(h.store)
     h.sync()
-    auto.run(h.store, "push")  # `agentctl sync auto on`: in the background; nothing when off
+    h.auto_sync("push")  # `agentctl sync auto on`: in the background; nothing when off
     return None
 
 
 def stop(h: Hook) -> Result | None:
-    from agentctl.refsync import auto
-
     h.sync()  # prints nothing: plain text is invalid for Codex Stop, and we never block
-    auto.run(h.store, "push")
+    h.auto_sync("push")
     return None
 
 

@@ -68,21 +68,17 @@ def _told(h: Hook) -> Result | None:
 
 def pre_compact(h: Hook) -> Result | None:
     from agentctl import session
-    from agentctl.refsync import auto
-
     # Observe-only, and Cursor has no later "compacted" signal: count it here.
     session.record_pre_compact(h.store)
     session.record_compaction(h.store)
     h.sync()
-    auto.run(h.store, "push")  # `agentctl sync auto on`: in the background; nothing when off
+    h.auto_sync("push")  # `agentctl sync auto on`: in the background; nothing when off
     return None
 
 
 def stop(h: Hook) -> Result | None:
-    from agentctl.refsync import auto
-
     h.sync()  # never a followup_message: that would start another turn
-    auto.run(h.store, "push")
+    h.auto_sync("push")
     return None
 
 

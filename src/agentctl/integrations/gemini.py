@@ -232,10 +232,8 @@ def before_tool(h: Hook) -> Result | None:
 
 
 def after_agent(h: Hook) -> Result | None:
-    from agentctl.refsync import auto
-
     h.sync()  # the end of a prompt's work: the files log catches up with git; never prints
-    auto.run(h.store, "push")  # `agentctl sync auto on`: in the background; nothing when off
+    h.auto_sync("push")  # `agentctl sync auto on`: in the background; nothing when off
     return None
 
 

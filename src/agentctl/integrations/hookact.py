@@ -128,9 +128,7 @@ def reply(h: Hook, event_name: str, block: bool = False) -> Result | None:
 def context(h: Hook, why: str) -> str:
     """The resume block as plain facts, prefixed with one line saying where it comes from."""
     from agentctl import resume
-    from agentctl.refsync import auto
-
-    pulled = auto.run(h.store, "pull")  # `agentctl sync auto on`: pull first (bounded); "" when off
+    pulled = h.auto_sync("pull")  # `agentctl sync auto on`: pull first (bounded); "" when off
     body = resume.build(h.store, CONTEXT_BUDGET)
     head = f"agentctl working state of this project, read from {h.store.shown('')[:-1]} {why}:" + (f"\n{pulled}" if pulled else "")
     return (head + "\n" + body)[:MAX_CONTEXT]

@@ -31,6 +31,7 @@ agent's handler is given, and :func:`run`, the one funnel every hook call goes t
 
 from __future__ import annotations
 
+import os
 import sys
 
 from agentctl.integrations import hookio
@@ -135,6 +136,15 @@ class Hook:
         from agentctl.integrations import hookact
 
         hookact.sync(self)
+
+    def auto_sync(self, action: str) -> str:
+        """`agentctl sync auto on`: ``pull`` (bounded) or ``push`` (in the background); "" and nothing
+        loaded while this working copy has no sync config (what nearly every hook call finds)."""
+        if not os.path.exists(os.path.join(self.store.root, "sync", "config")):
+            return ""
+        from agentctl.refsync import auto
+
+        return auto.run(self.store, action)
 
     def deny_reason(self, raws: list[object]) -> str | None:
         """The reason to refuse writing any of ``raws``, or None (see gate.deny_reason); never fails open."""

@@ -111,11 +111,9 @@ def tool_after(h: Hook) -> Result | None:
 
 def session_compacting(h: Hook) -> Result | None:
     from agentctl import session
-    from agentctl.refsync import auto
-
     session.record_pre_compact(h.store)
     h.sync()  # the files log is complete before the history is cut
-    auto.run(h.store, "push")  # `agentctl sync auto on`: in the background; nothing when off
+    h.auto_sync("push")  # `agentctl sync auto on`: in the background; nothing when off
     return emit({"context": h.context(FOR_SUMMARY)})
 
 
