@@ -32,13 +32,15 @@ def parse(argv: Sequence[str]) -> tuple[int, list[str]]:
 
 
 def one_run(pytest_args: Sequence[str]) -> tuple[float, int, str]:
-    """(wall seconds, exit code, pytest's last line) of one run of the suite."""
+    """(wall seconds, exit code, pytest's last line and the FAILED/ERROR lines) of one run of the suite."""
     start = time.monotonic()
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *pytest_args],
                           cwd=ROOT, capture_output=True, text=True, check=False)
     wall = time.monotonic() - start
     lines = [ln for ln in proc.stdout.splitlines() if ln.strip()]
-    return wall, proc.returncode, lines[-1] if lines else proc.stderr.strip()[-200:]
+    last = lines[-1] if lines else proc.stderr.strip()[-200:]
+    failed = [ln for ln in lines if ln.startswith(("FAILED ", "ERROR "))]  # pytest's short summary (-ra)
+    return wall, proc.returncode, "\n  ".join([last, *failed])
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -34,4 +34,5 @@ def test_a_failing_run_gives_its_exit_code(tmp_path: Path, capsys: pytest.Captur
     bad = tmp_path / "test_bad.py"
     bad.write_text("def test_bad() -> None:\n    assert False\n")
     assert suite_time.main(["--runs", "1", str(bad)]) == 1
-    assert "run 1: " in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "run 1: " in out and "FAILED " in out and "test_bad.py::test_bad" in out  # which test, not only how many
