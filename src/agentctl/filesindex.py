@@ -24,10 +24,11 @@ SLACK = 256 << 10  # how much of the log past its index a reader searches before
 _MAGIC = b"agentctl-files-index 2"
 
 
-def open_index(store: Store) -> int:
-    """The index opened for reading, or -1 (none, not a regular file, or it cannot be opened)."""
+def open_index(store: Store, rel: str = INDEX) -> int:
+    """The index (or another cache with its header, at ``rel``) opened for reading, or -1 (none, not a
+    regular file, or it cannot be opened)."""
     try:
-        fd = os.open(store.path(INDEX), os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = os.open(store.path(rel), os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError:
         return -1
     if not stat.S_ISREG(os.fstat(fd).st_mode):
@@ -67,19 +68,23 @@ def lookup(store: Store, log: int, total: int, key: bytes, min_size: int) -> tup
             os.close(idx)
 
 
-def valid(idx: int, log: int, total: int) -> tuple[int, int, int, int] | None:
-    """(COVERED, body start, body end, distinct paths) if the index at ``idx`` describes this log, else None."""
+def valid(idx: int, log: int, total: int, magic: bytes = _MAGIC) -> tuple[int, int, int, int] | None:
+    """(COVERED, body start, body end, distinct paths) if the index at ``idx`` describes this log, else None.
+
+    Any cache with the index's header (see :func:`header`) is checked so, given its own ``magic``;
+    the header's fourth number is then whatever that cache keeps there."""
     head = os.pread(idx, 1024, 0)
     cut = head.find(b"\n")
     parts = head[:cut].split(b" ")
-    if cut < 0 or len(parts) != 8 or b" ".join(parts[:2]) != _MAGIC or not all(p.isdigit() for p in parts[2:6]):
+    if cut < 0 or len(parts) != 8 or b" ".join(parts[:2]) != magic or not all(p.isdigit() for p in parts[2:6]):
         return None
     ino, covered, length, keys = int(parts[2]), int(parts[3]), int(parts[4]), int(parts[5])
     try:
         first, last = bytes.fromhex(parts[6].decode()), bytes.fromhex(parts[7].decode())
     except ValueError:
         return None
-    if (os.fstat(log).st_ino != ino or not len(first) <= covered <= total or os.fstat(idx).st_size != cut + 1 + length
+    if (os.fstat(log).st_ino != ino or not max(len(first), len(last)) <= covered <= total
+            or os.fstat(idx).st_size != cut + 1 + length
             or os.pread(log, len(first), 0) != first or os.pread(log, len(last), covered - len(last)) != last):
         return None
     return covered, cut + 1, cut + 1 + length, keys
@@ -105,11 +110,16 @@ def build(store: Store, idx: int, log: int, old: tuple[int, int, int, int] | Non
     keys = len({row[:-13] for row in rows})  # a row is PATH, a tab and 12 digits
     if offset >= min_size:
         body = b"\n".join(rows) + b"\n" if rows else b""
-        first, last = os.pread(log, 64, 0), os.pread(log, 64, offset - 64)
-        header = b"%s %d %d %d %d %s %s\n" % (_MAGIC, os.fstat(log).st_ino, offset, len(body), keys,
-                                                first.hex().encode(), last.hex().encode())
-        store.replace(INDEX, header + body)
+        store.replace(INDEX, header(log, offset, len(body), keys) + body)
     return offset, rows, keys
+
+
+def header(log: int, covered: int, length: int, number: int, magic: bytes = _MAGIC) -> bytes:
+    """The header line of a cache of the log's first ``covered`` bytes whose body is ``length`` bytes:
+    what :func:`valid` checks (``number``: the index's count of distinct paths, or another cache's own)."""
+    first, last = os.pread(log, 64, 0), os.pread(log, min(64, covered), max(0, covered - 64))
+    return b"%s %d %d %d %d %s %s\n" % (magic, os.fstat(log).st_ino, covered, length, number,
+                                        first.hex().encode(), last.hex().encode())
 
 
 def rows_of(data: bytes, offset: int) -> list[bytes]:

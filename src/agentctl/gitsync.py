@@ -144,7 +144,7 @@ def sync(store: Store, timeout: float = 60.0) -> SyncResult:
         running = start_status(store.project, _root(store))  # git works while the state is read and loaded
     except GitUnavailable as exc:
         return SyncResult(message=f"{exc}; nothing reconciled", git=False)
-    from agentctl import deferred, files, task
+    from agentctl import deferred, files, filesfold, task
 
     try:
         fields = task.read_status(store)
@@ -188,10 +188,7 @@ def sync(store: Store, timeout: float = 60.0) -> SyncResult:
     logged: list[tuple[str, str]] = []
     with store.lock(files.LOCK):
         deferred.drain_locked(store, files.LOG)
-        last: dict[str, str] = {}
-        for _, op, path in files.entries(store):
-            if op in files.OPS:
-                last[path] = op
+        last = filesfold.last_ops(store)  # the log's last op per path: a cache, then only the log's new bytes
         for path, op in last.items():  # logged, then removed (git may not show it: never committed)
             if op != "DELETE" and path not in wanted and signature(store, path) == "-":
                 wanted[path] = "DELETE"
