@@ -124,3 +124,77 @@ def test_repository_without_commits_and_project_in_a_subfolder(tmp_path: Path) -
     (repo / "outside" / "elsewhere.py").write_text("not in the project\n")
     sync(proj)
     assert log_entries(proj) == [("CREATE", "fresh.py")]  # relative to the project, nothing from outside it
+
+
+def _logged(project: Path) -> list[tuple[str, str]]:
+    """The log's (op, path) entries, paths decoded (escaped ones included)."""
+    from agentctl import codec
+
+    data = (project / ".agent-state" / "services" / "files" / "status").read_bytes()
+    recs = [codec.split_record(ln, 3) for ln in data.decode("utf-8", "surrogateescape").split("\n")[:-1]]
+    return [(r[1], r[2]) for r in recs if r is not None and r[1] != "SESSION_START"]
+
+
+def test_sync_on_a_long_log_answers_from_its_cache_exactly(tmp_path: Path) -> None:
+    """After thousands of entries, `files sync` folds the log from services/files/.last plus the new
+    bytes; it logs exactly what it would from the whole log, with a cache damaged by hand, and after
+    `task start` began a new log (the old cache left in place)."""
+    from agentctl import codec
+
+    proj = make_git_project(tmp_path)
+    odd = ["we|ird name.txt", "new\nline.txt", "back\\slash.txt"]  # escaped in the log
+    (proj / "bulk").mkdir()
+    for i in range(300):
+        (proj / "bulk" / f"f{i:03d}.txt").write_text(f"{i}\n")
+    for name in odd:
+        (proj / name).write_text("x\n")
+    git(proj, "add", ".")
+    git(proj, "commit", "-q", "-m", "bulk")
+    assert run("init", cwd=proj).code == 0
+    start(proj, "src/app.py")
+    (proj / "scratch.txt").write_text("made by a shell command\n")
+    state = proj / ".agent-state" / "services" / "files"
+    stamp = "2026-01-01T00:00:00+00:00"
+    bulk = [codec.record(stamp, ("MODIFY", "CREATE")[i % 2], f"bulk/f{i % 300:03d}.txt") for i in range(3000)]
+    bulk += [codec.record(stamp, "MODIFY", name) for name in odd] + [codec.record(stamp, "CREATE", "scratch.txt")]
+    with open(state / "status", "ab") as fh:
+        fh.write(b"".join(bulk))  # ~150 KB: past the size worth a cache
+    assert sync(proj)[-1].startswith("nothing changed")  # everything changed is logged already
+    cache = state / ".last"
+    assert cache.read_bytes().startswith(b"agentctl-files-last 1 ")
+    body = cache.read_bytes().split(b"\n", 1)[1]
+    assert body.count(b"\n") == 304 and b"we\\x7cird name.txt" in body
+
+    for name in odd:
+        (proj / name).write_text("edited by the shell\n")  # logged already: never again
+    (proj / "bulk" / "f007.txt").unlink()  # logged, now deleted (git shows it)
+    (proj / "scratch.txt").unlink()  # logged, now gone; never committed, so git shows nothing
+    (proj / "src" / "app.py").write_text("NEW_API\n")
+    (proj / "fresh.txt").write_text("new\n")
+    n = len(_logged(proj))
+    assert sync(proj)[-1] == "logged 4 paths from git"
+    assert sorted(_logged(proj)[n:]) == [("CREATE", "fresh.txt"), ("DELETE", "bulk/f007.txt"),
+                                         ("DELETE", "scratch.txt"), ("MODIFY", "src/app.py")]
+    assert sync(proj)[-1].startswith("nothing changed")
+
+    damaged = cache.read_bytes().replace(b"|CREATE|bulk/f011.txt\n", b"|DELETE|bulk/f011.txt\n")
+    assert damaged != cache.read_bytes()
+    cache.write_bytes(damaged)  # the same length, the header intact: only its checksum tells
+    (proj / "bulk" / "f011.txt").unlink()
+    n = len(_logged(proj))
+    assert sync(proj)[-1] == "logged 1 paths from git"
+    assert _logged(proj)[n:] == [("DELETE", "bulk/f011.txt")]
+    cache.write_bytes(b"garbage\n")
+    (proj / "bulk" / "f012.txt").unlink()
+    assert sync(proj)[-1] == "logged 1 paths from git" and _logged(proj)[-1] == ("DELETE", "bulk/f012.txt")
+
+    stale = cache.read_bytes()
+    assert stale.startswith(b"agentctl-files-last 1 ")  # rebuilt from the whole log
+    r = run("task", "start", "--id", "t2", "--desc", "the next task", "--files", "-", "--force", cwd=proj,
+            stdin="src/app.py\n")
+    assert r.code == 0, r.err
+    assert _logged(proj) == [] and cache.read_bytes() == stale  # a new log; the old task's cache left behind
+    (proj / odd[0]).write_text("edited in the next task\n")
+    (proj / "bulk" / "f020.txt").write_text("edited in the next task\n")
+    assert sync(proj)[-1] == "logged 2 paths from git"
+    assert sorted(_logged(proj)) == [("MODIFY", "bulk/f020.txt"), ("MODIFY", odd[0])]
