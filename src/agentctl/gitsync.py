@@ -75,6 +75,43 @@ def signature(store: Store, rel: str) -> str:
     return f"{st.st_size}:{st.st_mtime_ns}"
 
 
+LIST_MIN = 8  # paths in one folder worth reading its names once rather than an lstat each
+
+
+def missing(store: Store, paths: list[str]) -> set[str]:
+    """The ``paths`` whose :func:`signature` is "-" (nothing there), exactly.
+
+    A folder holding LIST_MIN or more of them (and not much more besides) has its names read once:
+    a path whose name it shows is there, once one lstat of such a path proved the folder searchable.
+    Any other path (its name not shown, a doubt about the folder, a very long path) has its own lstat."""
+    groups: dict[str, list[tuple[str, str]]] = {}
+    for rel in paths:
+        folder, _, name = os.path.join(store.project, rel).rpartition("/")
+        groups.setdefault(folder, []).append((rel, name))
+    out: set[str] = set()
+    for folder, items in groups.items():
+        shown = _names(folder, items) if len(items) >= LIST_MIN else None
+        for rel, name in items:
+            if shown is None or name not in shown or len(folder) + len(name) >= 1000:  # PATH_MAX is in bytes
+                if signature(store, rel) == "-":
+                    out.add(rel)
+    return out
+
+
+def _names(folder: str, items: list[tuple[str, str]]) -> set[str] | None:
+    """The names in ``folder``, if a path there that lstat finds is one of each name shown; else None."""
+    try:
+        if os.stat(folder).st_size > 64 * len(items) + 4096:  # a big folder: an lstat a path is cheaper
+            return None
+        names = set(os.listdir(folder))
+        probe = next((name for _, name in items if name in names), None)
+        if probe is not None:
+            os.lstat(os.path.join(folder, probe))  # the folder can be searched, not only read
+    except (OSError, ValueError):
+        return None
+    return names
+
+
 def read_baseline(store: Store) -> Baseline | None:
     data = store.read(BASELINE, cap=64 << 20)
     if not data:
@@ -189,8 +226,9 @@ def sync(store: Store, timeout: float = 60.0) -> SyncResult:
     with store.lock(files.LOCK):
         deferred.drain_locked(store, files.LOG)
         last = filesfold.last_ops(store)  # the log's last op per path: a cache, then only the log's new bytes
-        for path, op in last.items():  # logged, then removed (git may not show it: never committed)
-            if op != "DELETE" and path not in wanted and signature(store, path) == "-":
+        gone = missing(store, [p for p, op in last.items() if op != "DELETE" and p not in wanted])
+        for path in last:  # logged, then removed (git may not show it: never committed)
+            if path in gone:
                 wanted[path] = "DELETE"
         records = []
         for path, op in wanted.items():

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from agentctl import files, gitsync, ignore, layout
 from agentctl.store import Store
@@ -118,3 +121,69 @@ def test_a_missing_baseline_is_recorded_and_nothing_earlier_attributed(repo_stor
     assert res.logged == [] and res.message.startswith("this task had no git baseline: git baseline recorded at ")
     assert res.message.endswith("with 1 paths already changed now; changes made before are not attributed to it")
     assert gitsync.read_baseline(repo_store) is not None
+
+
+# -- missing(): the paths gone, read a folder at a time, exactly as an lstat each ---------------------------
+
+TREE_NAMES = ["a.py", "b c.txt", "caf\u00e9", os.fsdecode(b"x\xff"), "new\nline", "A.PY", "d"]
+TREE_DIRS = ["", "src/", "src/deep/", "ln/", "file.txt/", "gone/"]
+ODD = ["", ".", "..", "src//a.py", "src/./a.py", "src/../a.py", "src/", "ln", "loop/x", "file.txt/a.py",
+       "/etc/hostname", "/", "y" * 300 + "/a.py", "src/" + "z" * 250]
+
+
+def _tree(root: Path, kinds: list[tuple[str, str]]) -> None:
+    (root / "src" / "deep").mkdir(parents=True)
+    (root / "file.txt").write_text("a file, not a folder\n")
+    (root / "ln").symlink_to("src")  # a folder reached through a symlink
+    (root / "loop").symlink_to("loop")
+    for kind, rel in kinds:
+        p = root / rel
+        if not p.parent.is_dir() or os.path.lexists(p):
+            continue
+        if kind == "file":
+            p.write_text("x\n")
+        elif kind == "dir":
+            p.mkdir()
+        elif kind == "link":
+            p.symlink_to("a.py")  # dangling unless a.py is there: lstat finds it either way
+        elif kind == "dangling":
+            p.symlink_to("/nonexistent/target")
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(kinds=st.lists(st.tuples(st.sampled_from(["file", "dir", "link", "dangling"]),
+                                st.builds(lambda d, n: d + n, st.sampled_from(TREE_DIRS), st.sampled_from(TREE_NAMES))),
+                      max_size=40),
+       asked=st.lists(st.one_of(st.builds(lambda d, n: d + n, st.sampled_from(TREE_DIRS), st.sampled_from(TREE_NAMES)),
+                                st.sampled_from(ODD)), max_size=60, unique=True),
+       least=st.integers(1, 10))
+def test_missing_is_an_lstat_of_each_path(tmp_path_factory: pytest.TempPathFactory, kinds: list[tuple[str, str]],
+                                          asked: list[str], least: int) -> None:
+    root = tmp_path_factory.mktemp("tree")
+    _tree(root, kinds)
+    store = Store(str(root / ".agent-state"))
+    saved = gitsync.LIST_MIN
+    gitsync.LIST_MIN = least  # folders are read whole even for a few paths
+    try:
+        got = gitsync.missing(store, asked)
+    finally:
+        gitsync.LIST_MIN = saved
+    assert got == {p for p in asked if gitsync.signature(store, p) == "-"}
+
+
+def test_missing_reads_a_folder_once_for_many_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "many").mkdir()
+    paths = [f"many/f{i:03d}.txt" for i in range(200)]
+    for rel in paths[:150]:
+        (tmp_path / rel).write_text("x\n")
+    store = Store(str(tmp_path / ".agent-state"))
+    calls: list[str] = []
+    real = os.lstat
+
+    def counted(path: str, *args: object, **kw: object) -> os.stat_result:
+        calls.append(path)
+        return real(path)
+
+    monkeypatch.setattr(os, "lstat", counted)
+    assert gitsync.missing(store, paths) == set(paths[150:])
+    assert len(calls) == 1 + 50  # the probe, then one for each name the folder does not show
