@@ -84,13 +84,14 @@ def missing(store: Store, paths: list[str]) -> set[str]:
     A folder holding LIST_MIN or more of them (and not much more besides) has its names read once:
     a path whose name it shows is there, once one lstat of such a path proved the folder searchable.
     Any other path (its name not shown, a doubt about the folder, a very long path) has its own lstat."""
-    groups: dict[str, list[tuple[str, str]]] = {}
+    groups: dict[str, list[tuple[str, str]]] = {"/": []}  # "/": absolute paths (a hand-edited log), an lstat each
     for rel in paths:
-        folder, _, name = os.path.join(store.project, rel).rpartition("/")
-        groups.setdefault(folder, []).append((rel, name))
+        sub, _, name = rel.rpartition("/")
+        groups.setdefault("/" if rel.startswith("/") else sub, []).append((rel, name))
     out: set[str] = set()
-    for folder, items in groups.items():
-        shown = _names(folder, items) if len(items) >= LIST_MIN else None
+    for sub, items in groups.items():
+        folder = os.path.join(store.project, sub)
+        shown = _names(folder, items) if len(items) >= LIST_MIN and sub != "/" else None
         for rel, name in items:
             if shown is None or name not in shown or len(folder) + len(name) >= 1000:  # PATH_MAX is in bytes
                 if signature(store, rel) == "-":
