@@ -353,6 +353,34 @@ def measure_git(runner: Runner, n: int, runs: int, warmup: int) -> dict[str, obj
             "git_spread_ms": _iqr([t * 1000 for t in samples["git"]])}
 
 
+def measure_long_log(runner: Runner, runs: int, warmup: int, n: int = 10_000) -> list[str]:
+    """The Bash hook on a repository of ``n`` files whose task's files log holds the large state's 100,000
+    entries (about 10 edits of each file), alternating with the same hook on the same repository fresh
+    from `task start`: what a long log adds to every shell command. A table line, with no goal."""
+    repos = {}
+    for kind in ("fresh", "long"):
+        repos[kind] = os.path.join(runner.work, f"repo-{n}-{kind}")
+        gitrepo.build(repos[kind], n)
+        gitrepo.start_task(runner.agentctl, repos[kind], n)
+    stamp = states._now_iso()
+    with open(os.path.join(repos["long"], ".agent-state", "services", "files", "status"), "ab") as fh:
+        fh.write("".join(f"{stamp}|MODIFY|{gitrepo.rel(i % n)}\n" for i in range(states.LARGE_FILES_LOG)).encode())
+    hook = [runner.agentctl, "hook", "claude", "post-tool-use"]
+    samples: dict[str, list[float]] = {k: [] for k in repos}
+    for i in range(warmup + runs + 1):  # run 0 logs what the generated log says exists but does not
+        for kind in (["fresh", "long"] if i % 2 else ["long", "fresh"]):
+            took, _, code = runner.spawn(hook, repos[kind], _bash_payload(repos[kind], i))
+            if code != 0:
+                raise SystemExit(f"bench: the Bash hook exited {code} in {repos[kind]} (run {i})")
+            if i > warmup:
+                samples[kind].append(took)
+    long_ms, fresh_ms = (statistics.median(samples[k]) * 1000 for k in ("long", "fresh"))
+    spread = _iqr([x / y for x, y in zip(samples["long"], samples["fresh"], strict=True)], "")
+    return [f"Bash hook (`files sync`), {n:,}-file repository, {states.LARGE_FILES_LOG:,}-entry files log",
+            f"{long_ms:.1f} ms", "the same, fresh from `task start`", f"{fresh_ms:.1f} ms", f"{long_ms / fresh_ms:.2f}",
+            spread, "-", "-"]
+
+
 def goals(rows: list[dict[str, object]], git_rows: list[dict[str, object]], resume: tuple[int, int]) -> list[list[str]]:
     """One line a figure: figure, its median, what it is compared with, that median, the ratio, the
     spread of the ratio (the quartiles of each run's own ratio), the goal, met? A line without a goal
@@ -483,6 +511,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"bench:   hook {g['hook_ms']:.1f} ms vs git status {g['git_ms']:.1f} ({g['ratio']:.2f}); "
                   f"built in {g['built_s']:.0f} s", file=sys.stderr)
         lines = goals(rows, git_rows, (len(resume), len(resume_large)))
+        if not opts["--no-git"] and (not opts["--only"] or opts["--only"] in "git long log"):
+            print("bench: the Bash hook with a 100,000-entry files log ...", file=sys.stderr)
+            lines.append(measure_long_log(runner, GIT_RUNS, warmup=2))
         print()
         print(f"Measured on {machine()}; {runs} runs per figure ({GIT_RUNS} for the repositories), medians, "
               f"each side by side with what it is compared with; {time.strftime('%Y-%m-%d')}.")
