@@ -345,3 +345,37 @@ def test_a_header_whose_covered_offset_is_not_a_line_end_is_refused(store: Store
         os.close(log)
     open(store.path(filesfold.CACHE), "wb").write(head + body)
     assert folded(store) == want
+
+
+def _cached(store: Store) -> int:
+    """COVERED as the cache claims it for the log as it is now (0: the cache is not used)."""
+    log = os.open(store.path(files.LOG), os.O_RDONLY)
+    try:
+        return filesfold.cached(store, log, os.fstat(log).st_size)[0]
+    finally:
+        os.close(log)
+
+
+def test_each_header_check_on_its_own(store: Store, small: None) -> None:
+    _fill(store)
+    folded(store)
+    covered = _cached(store)
+    assert covered == files.size(store)
+    log = store.path(files.LOG)
+    data = open(log, "rb").read()
+    os.rename(log, log + ".old")
+    open(log, "wb").write(data)  # the same bytes in another file (another inode)
+    assert _cached(store) == 0
+    os.replace(log + ".old", log)
+    assert _cached(store) == covered
+    with open(log, "r+b") as fh:  # one byte changed just before COVERED, in place
+        fh.seek(covered - 3)
+        fh.write(b"X")
+    assert _cached(store) == 0
+    with open(log, "r+b") as fh:
+        fh.seek(covered - 3)
+        fh.write(data[covered - 3 : covered - 2])
+    assert _cached(store) == covered
+    with open(log, "r+b") as fh:  # and at the start
+        fh.write(b"X")
+    assert _cached(store) == 0
