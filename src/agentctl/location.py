@@ -127,7 +127,14 @@ def project_path(store: Store, raw: str, cwd: str | None = None, real_dirs: dict
     if os.path.commonpath([full, project]) != project:
         real_project = os.path.realpath(project)
         if os.path.commonpath([full, real_project]) != real_project:
-            raise UsageError(f"{raw!r} is outside the project {project}; give a path inside it")
+            # Spelled through a symlink that leads into the project (a symlinked checkout, /tmp ->
+            # /private/tmp, a link outside pointing in): its folders resolved, then the file itself.
+            folder, name = os.path.split(full)
+            inside = [p for p in (os.path.join(os.path.realpath(folder), name), os.path.realpath(full))
+                      if p != real_project and os.path.commonpath([p, real_project]) == real_project]
+            if not inside:
+                raise UsageError(f"{raw!r} is outside the project {project}; give a path inside it")
+            full = inside[0]
         full = os.path.join(project, os.path.relpath(full, real_project))
     if real_dirs is None:
         real = os.path.realpath(full)

@@ -140,3 +140,27 @@ def test_link_from_outside_the_project_into_a_denied_folder(linked: Path, bindir
              linked / "sub", bindir, {"CLAUDE_PROJECT_DIR": str(linked)})
     out = r.json()["hookSpecificOutput"]
     assert out["permissionDecision"] == "deny" and "secrets/key.txt" in out["permissionDecisionReason"]
+
+
+def test_absolute_paths_through_a_symlinked_checkout_are_the_project_paths(linked: Path, tmp_path: Path) -> None:
+    """`$PWD/...` from a symlinked checkout (or a link from outside into the project) is a project path
+    for every command, as it is for the hooks: never "outside the project"."""
+    checkout = tmp_path / "checkout-link"
+    os.symlink(linked, checkout)
+    os.symlink(linked / "secrets", tmp_path / "outside")
+    here = checkout / "sub"
+    app = f"{here}/../src/app.py"
+    r = run("files", "log", "MODIFY", app, cwd=here)
+    assert r.code == 0 and r.out.rstrip("\n").endswith("|MODIFY|src/app.py"), r.out + r.err
+    assert run("files", "check", str(checkout / "src" / "app.py"), cwd=here).code == 0
+    r = run("constraints", "check", str(checkout / "secrets" / "key.txt"), cwd=here)
+    assert r.code == 1 and "denied by P0|deny-write: secrets/**" in r.out, r.out + r.err
+    r = run("--json", "constraints", "check", str(tmp_path / "outside" / "key.txt"), cwd=linked)
+    assert r.code == 1 and r.data()["allowed"] is False, r.out  # a link from outside into a denied folder
+    assert run("task", "done", str(checkout / "src" / "app.py"), cwd=here).code == 0
+    r = run("files", "check", str(tmp_path / "elsewhere.py"), cwd=here)  # really outside: still refused
+    assert r.code == 2 and "outside the project" in r.err
+    (tmp_path / "abs-list").write_text(f"{checkout}/src/app.py\n{checkout}/src/new.py\n")
+    r = run("task", "start", "--id", "t2", "--desc", "d", "--files", str(tmp_path / "abs-list"), "--force", cwd=here)
+    assert r.code == 0, r.err
+    assert run("--json", "task", "status", cwd=here).data()["task"]["TOTAL"] == 2

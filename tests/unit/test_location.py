@@ -32,3 +32,17 @@ def test_resolve_path_refuses_the_state_folder_by_either_name(store: Store) -> N
     with pytest.raises(UsageError):
         location.resolve_target(store, "lnk/x", store.project)  # but the file it names is agentctl's
     assert location.resolve_target(store, "src/a.py", store.project) == ("src/a.py", "src/a.py", "")
+
+
+def test_project_path_reads_a_spelling_through_a_symlink_into_the_project(store: Store) -> None:
+    outer = os.path.dirname(store.project)
+    os.symlink(store.project, os.path.join(outer, "checkout"))
+    os.makedirs(os.path.join(store.project, "src", "deep"))
+    os.symlink(os.path.join(store.project, "src", "deep"), os.path.join(outer, "into"))
+    os.symlink(os.path.join(store.project, "src", "a.py"), os.path.join(outer, "file-link"))
+    assert location.project_path(store, os.path.join(outer, "checkout", "src", "new.py")) == "src/new.py"
+    assert location.project_path(store, os.path.join(outer, "into", "x.py")) == "src/deep/x.py"
+    assert location.project_path(store, os.path.join(outer, "file-link")) == "src/a.py"  # a link outside pointing in
+    for raw in (os.path.join(outer, "elsewhere.py"), os.path.join(outer, "checkout")):
+        with pytest.raises(UsageError):  # really outside; the project itself through the link
+            location.project_path(store, raw)
