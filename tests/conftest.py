@@ -81,7 +81,21 @@ def hermetic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
             monkeypatch.delenv(name)
     for name in ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "CURSOR_PROJECT_DIR"):
         monkeypatch.delenv(name, raising=False)
+    before = _signals()
     yield
+    after = _signals()
+    # What the tests run inherits the test process's ignored and blocked signals (a handler does not
+    # pass through exec, SIG_IGN and the mask do): a test that leaves them changed makes a later one
+    # fail for no reason of its own, on whichever worker runs it after.
+    assert after == before, f"the test left the process's signals changed: {before} -> {after}"
+
+
+def _signals() -> tuple[object, ...]:
+    import signal
+
+    with open("/proc/self/status", encoding="ascii") as fh:
+        masks = tuple(ln.split()[1] for ln in fh if ln.startswith(("SigBlk:", "SigIgn:")))
+    return (*masks, *(signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)))
 
 
 @pytest.fixture
