@@ -124,3 +124,12 @@ def test_a_refusal_is_the_envelope_with_an_error_and_no_change(tmp_path: Path) -
     r = run("--json", "resume", cwd=tmp_path / "..")
     doc = json.loads(r.out)
     assert r.code == 3 and doc["error"]["kind"] == "state" and doc["command"] == "resume"
+
+
+def test_a_no_without_an_answer_is_kind_no(tmp_path: Path) -> None:
+    assert run("init", cwd=tmp_path).code == 0
+    r = run("--json", "task", "stop", cwd=tmp_path)
+    doc = json.loads(r.out)
+    assert r.code == 1 and doc["exit"] == 1 and doc["data"] is None and doc["ok"] is False
+    assert doc["error"] == {"message": "no task is running; nothing to stop", "kind": "no"}
+    assert '"kind": "no"' in DOC.read_text(encoding="utf-8")

@@ -119,7 +119,7 @@ def envelope(command: str, result: Result | None = None, error: Exception | None
             "warnings": list(warnings or []), "error": {"message": message, "kind": _KINDS.get(code, "error")}}
 
 
-_KINDS = {2: "usage", 3: "state"}
+_KINDS = {1: "no", 2: "usage", 3: "state"}
 
 
 __all__ = ["FORMAT", "Ctx", "Result", "envelope", "run"]
