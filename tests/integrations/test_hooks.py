@@ -332,7 +332,7 @@ def test_malformed_payloads_exit_0_silently_and_are_logged(proj: Path, bindir: P
         for data in malformed:
             r = fire(cmd, data, proj / "sub", bindir, env_for(agent, proj))
             if gate:  # refused, with the fix named, in a form every agent reads as a block
-                assert r.code == 2 and "agentctl doctor" in r.out and "agentctl doctor" in r.err, (cmd, data[:40])
+                assert r.code == 2 and "update agentctl" in r.out and "update agentctl" in r.err, (cmd, data[:40])
                 continue
             assert (r.code, r.out) == (0, ""), (cmd, data[:40], r.err)
             assert len(r.err.splitlines()) <= 1

@@ -82,7 +82,7 @@ def test_run_a_pre_edit_denies_what_it_cannot_read(store: Store, monkeypatch: py
     monkeypatch.chdir(store.project)
     code, out, err = _run(monkeypatch, capsys, "claude", "pre-tool-use", b"{broken")
     assert code == 2 and json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "deny"
-    assert "payload is not JSON" in err and "agentctl doctor" in err
+    assert "payload is not JSON" in err and "update agentctl" in err and "agentctl doctor" not in err  # doctor cannot mend it
 
 
 def test_run_elsewhere_fails_quiet(store: Store, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

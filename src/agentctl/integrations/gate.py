@@ -16,9 +16,13 @@ if TYPE_CHECKING:
 
     from agentctl.store import Store
 
-def unjudged(why: str) -> str:
-    return (f"agentctl could not check this write against the project's P0 rules ({why[:200]}); "
-            "the edit was not made: run `agentctl doctor` to see and fix the problem, then retry")
+DOCTOR_FIX = "run `agentctl doctor` to see and fix the problem, then retry"
+PAYLOAD_FIX = ("retry the edit; if this keeps happening, the agent sends its hook input in a form this "
+               "agentctl does not know: update agentctl")
+
+
+def unjudged(why: str, fix: str = DOCTOR_FIX) -> str:
+    return f"agentctl could not check this write against the project's P0 rules ({why[:200]}); the edit was not made: {fix}"
 
 
 def refuse(agent: str, reason: str) -> Result:

@@ -195,7 +195,7 @@ def run(agent: str, event: str) -> int:
             return 0
         if payload is None:
             hookio.note(store, agent, event, problem, stderr=not gate)  # a gate says it in its deny (stderr too)
-            return hookio.answer(_refuse(agent, problem)) if gate else 0
+            return hookio.answer(_refuse(agent, problem, payload=True)) if gate else 0
         handler = handler_for(agent, event)
         if handler is None:
             hookio.note(store, agent, event, "unknown agent or event; reinstall with `agentctl install AGENT`")
@@ -220,8 +220,9 @@ def run(agent: str, event: str) -> int:
     return code
 
 
-def _refuse(agent: str, why: str) -> Result:
-    """A gate's deny when it cannot judge (see gate.refuse)."""
+def _refuse(agent: str, why: str, payload: bool = False) -> Result:
+    """A gate's deny when it cannot judge (see gate.refuse); ``payload``: it was the agent's input that
+    could not be read, which no `agentctl doctor` mends."""
     from agentctl.integrations import gate
 
-    return gate.refuse(agent, gate.unjudged(why))
+    return gate.refuse(agent, gate.unjudged(why, gate.PAYLOAD_FIX if payload else gate.DOCTOR_FIX))
