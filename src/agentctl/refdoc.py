@@ -25,8 +25,9 @@ def render() -> str:
     parts = [HEAD, "## Exit codes\n", "| code | meaning |", "|---|---|"]
     parts += [f"| {code} | {text} |" for code, text in EXIT_CODES]
     parts += ["", "Every refusal is one line on stderr naming the problem and the fix, with no traceback and no "
-              "change to state. With `--json` the error is also printed on stdout, in the one JSON shape of every command "
-              "([JSON output](json.md)).", ""]
+              "change to state (the lock files, `.lock` and `*.lock`, are not state: each holds the PID of the last "
+              "command that took it, for a lock timeout's message). With `--json` the error is also printed on stdout, "
+              "in the one JSON shape of every command ([JSON output](json.md)).", ""]
     parts += ["## agentctl", "", "```text", helpformat.top_help().rstrip("\n"), "```", ""]
     seen_groups: set[str] = set()
     for key, cmd in helpformat.visible():
