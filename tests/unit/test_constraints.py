@@ -122,3 +122,22 @@ def test_a_bad_glob_is_skipped_not_raised() -> None:
     assert constraints.match([bad, good], "src/[x") == good
     with pytest.raises(UsageError, match="unclosed"):
         constraints._glob_regex("src/[x")
+
+
+def test_the_quickstart_glob_table_is_what_the_matcher_does() -> None:
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "quickstart.md").read_text(encoding="utf-8")
+    section = page.split("## Hard rules: `deny-write:` globs", 1)[1].split("\n## ", 1)[0]
+    rows = [ln.split("|")[1:4] for ln in section.splitlines() if ln.startswith("| `")]
+    checked = 0
+    for globs_cell, denies, spares in rows:
+        globs = re.findall(r"`([^`]+)`", globs_cell.split("(", 1)[0])
+        for glob in globs:
+            rules = [Rule("P0", f"deny-write: {glob}")]
+            for cell, want in ((denies, True), (spares, False)):
+                for path in re.findall(r"`([^`*?\[]+)`", cell.split("(", 1)[0]):
+                    assert (constraints.match(rules, path) is not None) is want, (glob, path, want)
+                    checked += 1
+    assert len(rows) >= 7 and checked >= 15, (len(rows), checked)
