@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator, Sequence
@@ -16,6 +17,13 @@ import pytest
 BIN = Path(sys.executable).parent / "agentctl"
 AGENTCTL = [str(BIN)] if BIN.exists() else [sys.executable, "-m", "agentctl"]
 LONG = os.environ.get("AGENTCTL_LONG") == "1"
+
+# A suite started in the background of a non-interactive shell (`pytest &`, a CI runner's job)
+# inherits SIGINT ignored, and so would every agentctl it starts: the tests of Ctrl-C would then
+# fail for no fault of agentctl's. The tests run as they would in a terminal (a handler, unlike
+# SIG_IGN, does not pass through exec: the children start with SIGINT at its default).
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @dataclass
@@ -91,8 +99,6 @@ def hermetic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 def _signals() -> tuple[object, ...]:
-    import signal
-
     with open("/proc/self/status", encoding="ascii") as fh:
         masks = tuple(ln.split()[1] for ln in fh if ln.startswith(("SigBlk:", "SigIgn:")))
     return (*masks, *(signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)))
