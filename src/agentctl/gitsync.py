@@ -14,6 +14,8 @@ status`` while HEAD is still that commit, one ``git diff BASE`` more once it mov
   again is logged again, and so is a logged path that git now shows deleted);
 * and a path the log holds that no longer exists is logged as DELETE (git does not
   show a file that was created and removed again without being committed);
+* a task entry git does not show (ignored by git or by the lists below) is judged by its
+  signature instead, recorded at task start as ``WATCH`` (:mod:`agentctl.gitwatch`);
 * never build output or caches (:mod:`agentctl.ignore`: a default list for untracked
   paths, and the project's ``.agent-state/ignore``), nor a path a verify run wrote
   while it is still as the run left it (``VERIFY`` records, see :func:`after_verify`).
@@ -40,7 +42,7 @@ BASELINE = "services/files/git-baseline"
 
 
 class Baseline:
-    __slots__ = ("commit", "task_id", "started", "taken", "dirty", "verify")
+    __slots__ = ("commit", "task_id", "started", "taken", "dirty", "verify", "watch")
 
     def __init__(self, commit: str, task_id: str, started: str, taken: str) -> None:
         self.commit = commit
@@ -49,6 +51,7 @@ class Baseline:
         self.taken = taken
         self.dirty: dict[str, str] = {}  # path -> signature (size:mtime_ns, "-" if absent) at task start
         self.verify: dict[str, str] = {}  # path -> signature a verify run left it with (not an agent edit)
+        self.watch: dict[str, str] = {}  # task entry git does not show -> signature at task start (gitwatch)
 
 
 class SyncResult:
@@ -124,10 +127,10 @@ def read_baseline(store: Store) -> Baseline | None:
             if rec is None:
                 return None
             base = Baseline(rec[1], rec[2], rec[3], rec[4])
-        elif line.startswith(("DIRTY|", "VERIFY|")) and base is not None:
+        elif line.startswith(("DIRTY|", "VERIFY|", "WATCH|")) and base is not None:
             rec = codec.split_record(line, 3)
             if rec is not None:
-                (base.dirty if rec[0] == "DIRTY" else base.verify)[rec[1]] = rec[2]
+                (base.dirty if rec[0] == "DIRTY" else base.verify if rec[0] == "VERIFY" else base.watch)[rec[1]] = rec[2]
     return base
 
 
@@ -169,9 +172,30 @@ def _record(store: Store, fields: dict[str, str], timeout: float) -> str:
         if path not in seen:
             seen.add(path)
             lines.append(codec.record("DIRTY", path, signature(store, path)))
+    from agentctl import gitwatch, task
+
+    watch = gitwatch.unseen(store, [e.path for e in task.read_entries(store, fields)], timeout)
+    lines += [codec.record("WATCH", p, signature(store, p)) for p in watch]
     store.replace(BASELINE, b"".join(lines))
-    store.log_change("files", "git-baseline", f"{commit[:12]} dirty={len(seen)}")
+    store.log_change("files", "git-baseline", f"{commit[:12]} dirty={len(seen)} watched={len(watch)}")
     return f"git baseline recorded at {commit[:12]} with {len(seen)} paths already changed"
+
+
+def watch_entries(store: Store, paths: list[str], timeout: float = 30.0) -> None:
+    """``task add``: watch those of the new entries git does not show (see gitwatch). Never raises."""
+    try:
+        if not in_git(store.project):
+            return
+        from agentctl import files, gitwatch
+
+        unseen = gitwatch.unseen(store, paths, timeout)
+        with store.lock(files.LOCK):  # as `files sync`, which reads the baseline under it
+            base = read_baseline(store)
+            new = [p for p in unseen if base is not None and p not in base.watch]
+            if new:
+                store.append(BASELINE, b"".join(codec.record("WATCH", p, signature(store, p)) for p in new))
+    except Exception:  # an entry added must never fail because of git; it is then seen as git sees it
+        pass
 
 
 def sync(store: Store, timeout: float = 60.0) -> SyncResult:
@@ -210,17 +234,17 @@ def sync(store: Store, timeout: float = 60.0) -> SyncResult:
     tracked = {p for _, p in found.changes if p not in found.untracked}
     wanted: dict[str, str] = {}
     for op, path in found.changes:
-        if path in base.dirty:
+        if path in base.dirty or path in base.watch:
             continue  # judged below by its signature
         wanted[path] = op
-    for path, sig in base.dirty.items():
+    for path, sig in (*base.dirty.items(), *base.watch.items()):  # judged by their signature
         now = signature(store, path)
         if now == sig:
             continue
         wanted[path] = "DELETE" if now == "-" else ("CREATE" if sig == "-" else "MODIFY")
     still = set(wanted)  # what differs from the task's start, as git sees it
-    for path in list(wanted):  # build output, caches, the project's patterns; what a verify run wrote
-        if ignore.ignored(path, path in tracked, patterns) or (
+    for path in list(wanted):  # build output, caches, the project's patterns (not a task entry); what a verify run wrote
+        if (path not in base.watch and ignore.ignored(path, path in tracked, patterns)) or (
                 path in base.verify and signature(store, path) == base.verify[path]):
             del wanted[path]
     logged: list[tuple[str, str]] = []
@@ -272,7 +296,11 @@ def before_verify(store: Store, timeout: float = 60.0) -> dict[str, str] | None:
         if not in_git(store.project):
             return None
         found = sync(store, timeout).scan
-        return None if found is None else {p: signature(store, p) for _, p in found.changes}
+        if found is None:
+            return None
+        base = read_baseline(store)
+        watched = list(base.watch) if base is not None else []  # what git does not show, the checks may write too
+        return {p: signature(store, p) for p in (*(p for _, p in found.changes), *watched)}
     except Exception:
         return None
 

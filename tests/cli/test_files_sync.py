@@ -16,6 +16,12 @@ def start(project: Path, *paths: str) -> None:
     assert r.code == 0, r.err
 
 
+def commit_gitignore(project: Path, text: str) -> None:
+    (project / ".gitignore").write_text(text)
+    git(project, "add", ".gitignore")
+    git(project, "commit", "-q", "-m", "a .gitignore")
+
+
 def sync(project: Path) -> list[str]:
     r = run("files", "sync", cwd=project)
     assert r.code == 0, r.err
@@ -36,9 +42,7 @@ def test_outside_git_says_so(project: Path) -> None:
 
 def test_sync_logs_what_git_shows_and_only_once(tmp_path: Path) -> None:
     proj = make_git_project(tmp_path)
-    (proj / ".gitignore").write_text("*.log\n")
-    git(proj, "add", ".gitignore")
-    git(proj, "commit", "-q", "-m", "ignore logs")
+    commit_gitignore(proj, "*.log\n")
     (proj / "user_wip.txt").write_text("the user's own work in progress\n")  # dirty before the task
     (proj / "src" / "old_name.py").write_text("changed before the task\n")
     assert run("init", cwd=proj).code == 0
@@ -83,9 +87,7 @@ def test_paths_the_hooks_logged_are_not_logged_again(tmp_path: Path) -> None:
 
 def test_a_commit_during_the_task_does_not_hide_its_changes(tmp_path: Path) -> None:
     proj = make_git_project(tmp_path)
-    (proj / ".gitignore").write_text(".agent-state/\n")
-    git(proj, "add", ".gitignore")
-    git(proj, "commit", "-q", "-m", "ignore state")
+    commit_gitignore(proj, ".agent-state/\n")
     assert run("init", cwd=proj).code == 0
     start(proj, "src/app.py")
     (proj / "src" / "app.py").write_text("NEW_API\n")
@@ -198,3 +200,43 @@ def test_sync_on_a_long_log_answers_from_its_cache_exactly(tmp_path: Path) -> No
     (proj / "bulk" / "f020.txt").write_text("edited in the next task\n")
     assert sync(proj)[-1] == "logged 2 paths from git"
     assert sorted(_logged(proj)) == [("MODIFY", "bulk/f020.txt"), ("MODIFY", odd[0])]
+
+
+def test_task_entries_git_does_not_show_are_watched_by_their_signature(tmp_path: Path) -> None:
+    """A task entry git ignores, or that agentctl's ignore list drops (build output), edited through
+    the shell, is logged: `files check` never says "not touched" for it. What is not an entry stays
+    unlogged, an unchanged entry is not logged, and an entry added later is watched too."""
+    proj = make_git_project(tmp_path)
+    commit_gitignore(proj, "gen/\n")
+    for rel in ("gen/config.cfg", "gen/untouched.cfg", "dist/bundle.js", "gen/other.cfg"):
+        (proj / rel).parent.mkdir(parents=True, exist_ok=True)
+        (proj / rel).write_text("v1\n")
+    assert run("init", cwd=proj).code == 0
+    start(proj, "src/app.py", "gen/config.cfg", "gen/untouched.cfg", "dist/bundle.js", "gen/made.cfg")
+    assert sync(proj)[-1].startswith("nothing changed")
+    subprocess.run(["sed", "-i", "s/v1/v2/", "gen/config.cfg", "dist/bundle.js", "gen/other.cfg"], cwd=proj, check=True)
+    (proj / "gen" / "made.cfg").write_text("new\n")
+    assert sync(proj)[-1] == "logged 3 paths from git"
+    assert sorted(log_entries(proj)) == [("CREATE", "gen/made.cfg"), ("MODIFY", "dist/bundle.js"),
+                                         ("MODIFY", "gen/config.cfg")]
+    for rel, code in (("gen/config.cfg", 0), ("dist/bundle.js", 0), ("gen/made.cfg", 0), ("gen/untouched.cfg", 1),
+                      ("gen/other.cfg", 1)):  # other.cfg: git ignores it and it is no entry
+        assert run("files", "check", rel, cwd=proj / "sub").code == code, rel
+    assert sync(proj)[-1].startswith("nothing changed")  # once
+    (proj / "gen" / "config.cfg").unlink()
+    assert sync(proj)[-1] == "logged 1 paths from git" and ("DELETE", "gen/config.cfg") in log_entries(proj)
+    assert run("task", "add", "gen/later.cfg", cwd=proj).code == 0
+    (proj / "gen" / "later.cfg").write_text("x\n")
+    assert sync(proj)[-1] == "logged 1 paths from git" and ("CREATE", "gen/later.cfg") in log_entries(proj)
+
+
+def test_a_watched_entry_the_checks_write_is_not_an_agent_edit(tmp_path: Path) -> None:
+    proj = make_git_project(tmp_path)
+    commit_gitignore(proj, "gen/\n")
+    assert run("init", cwd=proj).code == 0
+    (proj / ".agent-state" / "services" / "verify" / "commands").write_text("mkdir -p gen && echo built > gen/out.txt\n")
+    start(proj, "src/app.py", "gen/out.txt")
+    assert run("verify", "start", cwd=proj).code == 0
+    assert sync(proj)[-1].startswith("nothing changed") and log_entries(proj) == []
+    (proj / "gen" / "out.txt").write_text("the agent's own edit\n")
+    assert sync(proj)[-1] == "logged 1 paths from git"

@@ -1,0 +1,29 @@
+"""gitwatch: which task entries git does not show (ignored by git or by agentctl's ignore lists)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from agentctl import gitwatch, layout
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
+
+def test_unseen_is_what_git_ignores_and_what_agentctl_drops(tmp_path: Path) -> None:
+    proj = tmp_path / "p"
+    proj.mkdir()
+    _git(proj, "init", "-q")
+    (proj / ".gitignore").write_text("*.gen\nsecret/\n")
+    (proj / ".git" / "info" / "exclude").write_text("local.txt\n")
+    (proj / "kept.gen").write_text("tracked though it matches\n")
+    _git(proj, "add", ".gitignore")
+    _git(proj, "add", "-f", "kept.gen")
+    store = layout.init(str(proj))[0]
+    (proj / ".agent-state" / "ignore").write_text("tmp-out/\n")
+    paths = ["src/a.py", "x.gen", "kept.gen", "secret/k", "local.txt", "build/o.js", "tmp-out/r.txt", "we ird|name.gen"]
+    assert gitwatch.unseen(store, paths) == ["x.gen", "secret/k", "local.txt", "build/o.js", "tmp-out/r.txt",
+                                             "we ird|name.gen"]
+    assert gitwatch.unseen(store, []) == []
