@@ -154,8 +154,10 @@ def split_record(line: str, count: int) -> list[str] | None:
 
 def parse_uint(raw: str, what: str, *, minimum: int = 0, maximum: int = 999_999_999) -> int:
     """A plain decimal number: ASCII digits only (no sign, spaces, underscores or other scripts)."""
-    if not raw or len(raw) > 9 or not raw.isascii() or not raw.isdigit():
-        raise UsageError(f"{what} must be a whole number from {minimum} to {maximum}, got {raw[:40]!r}")
+    if not raw or not raw.isascii() or not raw.isdigit():  # the range is the command's to say (`--port` 65535)
+        raise UsageError(f"{what} must be a whole number{f' of at least {minimum}' if minimum else ''}, got {raw[:40]!r}")
+    if len(raw) > 9:
+        raise UsageError(f"{what} must be a whole number up to {maximum}, got {raw[:40]!r}")
     return check_uint(int(raw), what, minimum=minimum, maximum=maximum)
 
 

@@ -85,8 +85,10 @@ def test_records_split_into_exactly_their_fields() -> None:
 
 @pytest.mark.parametrize("raw", ["", "-1", "+1", " 1", "1_000", "1e3", "١", "1234567890", "x"])
 def test_parse_uint_takes_plain_ascii_digits_only(raw: str) -> None:
-    with pytest.raises(UsageError, match="--done must be a whole number from 0 to 999999999"):
+    with pytest.raises(UsageError, match=f"--done must be a whole number{' up to 999999999' if raw.isdigit() and raw.isascii() else ''}, got"):
         codec.parse_uint(raw, "--done")
+    with pytest.raises(UsageError, match="--n must be a whole number of at least 1, got 'x'"):
+        codec.parse_uint("x", "--n", minimum=1)
 
 
 def test_numbers_and_their_ranges() -> None:
