@@ -72,7 +72,10 @@ def _parse(cmd: Command, key: tuple[str, ...], tokens: list[str]) -> dict[str, A
         else:
             opts[dest(opt)] = value
     if len(pos) < cmd.min_pos or (cmd.max_pos is not None and len(pos) > cmd.max_pos):
-        raise UsageError(f"usage: agentctl {cmd.usage}")
+        least = "at least " if cmd.max_pos is None else ""
+        why = f"{name} needs {least}{cmd.min_pos} argument{'s' if cmd.min_pos != 1 else ''}" if len(pos) < cmd.min_pos \
+            else f"{name} takes {cmd.max_pos or 'no'} argument{'s' if cmd.max_pos != 1 else ''}, got {len(pos)}"
+        raise UsageError(f"{why}; usage: agentctl {cmd.usage}")
     opts.update(cmd.arguments(pos))
     return opts
 

@@ -51,10 +51,12 @@ def test_parse_errors_name_the_problem() -> None:
         _parse(("task", "stop"), "--force=yes")
     with pytest.raises(UsageError, match="--notes needs a value"):
         _parse(("task", "update"), "--notes")
-    with pytest.raises(UsageError, match="usage: agentctl files log"):
+    with pytest.raises(UsageError, match="files log needs 2 arguments; usage: agentctl files log"):
         _parse(("files", "log"), "MODIFY")
-    with pytest.raises(UsageError, match="usage: agentctl files check"):
+    with pytest.raises(UsageError, match="files check takes 1 argument, got 2; usage: agentctl files check"):
         _parse(("files", "check"), "a", "b")
+    with pytest.raises(UsageError, match="task done needs at least 1 argument; usage: agentctl task done"):
+        _parse(("task", "done"))
 
 
 def test_resolve_accepts_both_word_orders() -> None:
