@@ -281,4 +281,4 @@ def test_doctor_fix_keeps_hand_written_rules_beside_a_damaged_line(proj: Path) -
 def test_cline_pre_tool_use_never_fails_open(proj: Path) -> None:
     r = run("hook", "cline", "pre-tool-use", cwd=proj, stdin="{not json")
     said = json.loads(r.out)
-    assert said["cancel"] is True and "agentctl doctor" in said["errorMessage"]
+    assert said["cancel"] is True and "update agentctl" in said["errorMessage"]
