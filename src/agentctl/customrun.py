@@ -79,7 +79,7 @@ def run(store: Store, name: str, action: str, timeout: float | None = None) -> S
     with store.lock(f"services/{name}/.lock"):
         fd = os.open(store.path(rel), os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         try:
-            code, timed_out = proc.to_file([path], os.path.dirname(path), env, fd, limit, lambda: _cap(fd))
+            code, timed_out = proc.to_file([path], os.path.dirname(path), env, fd, limit, lambda: _cap(fd, running=True))
             _cap(fd)
             result = ScriptResult(code, _shown(store, rel, fd), timed_out)
         finally:
@@ -88,11 +88,23 @@ def run(store: Store, name: str, action: str, timeout: float | None = None) -> S
     return result
 
 
-def _cap(fd: int) -> None:
+def _cap(fd: int, running: bool = False) -> None:
     """Keep the log under LOG_CAP: its head, a line saying what was cut, and its latest bytes.
 
-    Writers hold the file with O_APPEND, so after the cut their output goes on at the new end."""
-    size = os.fstat(fd).st_size
+    While the script runs (``running``) it appends to the file with O_APPEND, and cutting the file
+    under it would lose what it writes in between: the middle is punched out instead (its disk
+    blocks freed, the file's length and every byte written since kept), and the file is cut when
+    the script has exited. Where the file system cannot punch holes, the file is cut at once."""
+    st = os.fstat(fd)
+    if running:
+        if st.st_blocks * 512 <= LOG_CAP:
+            return
+        block = st.st_blksize or 4096
+        start = -(-LOG_HEAD // block) * block
+        end = (st.st_size - (LOG_CAP - LOG_HEAD - 200)) // block * block
+        if end <= start or _punch(fd, start, end - start):
+            return
+    size = st.st_size
     if size <= LOG_CAP:
         return
     tail_len = LOG_CAP - LOG_HEAD - 200
@@ -100,6 +112,20 @@ def _cap(fd: int) -> None:
     cut = size - LOG_HEAD - len(tail)
     os.ftruncate(fd, LOG_HEAD)
     os.write(fd, f"\n[agentctl: {cut} bytes of output cut here to keep this log under {LOG_CAP} bytes]\n".encode() + tail)
+
+
+def _punch(fd: int, offset: int, length: int) -> bool:
+    """Free the disk blocks of ``length`` bytes at ``offset`` (reads give zeros, the length stays);
+    False where the system cannot (not Linux, or a file system without holes)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        fallocate = libc.fallocate
+    except (OSError, AttributeError, ImportError):
+        return False
+    fallocate.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_longlong, ctypes.c_longlong]
+    return bool(fallocate(fd, 0x01 | 0x02, offset, length) == 0)  # FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE
 
 
 def _shown(store: Store, rel: str, fd: int) -> str:

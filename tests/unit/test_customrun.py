@@ -76,3 +76,32 @@ def test_status_without_a_script_reads_the_status_file(store: Store) -> None:
         customrun.run(store, "db", "start")
     with pytest.raises(UsageError):
         customrun.run(store, "No", "start")
+
+
+def test_capping_a_log_while_its_writer_appends_loses_nothing_of_its_end(tmp_path: Path) -> None:
+    """The log is capped every 50 ms while the script writes to it: whatever it writes meanwhile, the
+    log ends with its last lines, in order, and its first ones are kept."""
+    import subprocess
+    import sys
+
+    log = tmp_path / "service.log"
+    fd = os.open(log, os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o600)
+    try:
+        writer = subprocess.Popen([sys.executable, "-c", (
+            "import os, sys\nfd = int(sys.argv[1])\n"
+            "for i in range(400000):\n    os.write(fd, b'line %07d ' % i + b'x' * 40 + b'\\n')\n"), str(fd)],
+            pass_fds=(fd,))
+        while writer.poll() is None:
+            customrun._cap(fd, running=True)
+            time.sleep(0.005)
+        assert writer.wait() == 0
+        customrun._cap(fd)
+    finally:
+        os.close(fd)
+    data = log.read_bytes()
+    assert len(data) <= customrun.LOG_CAP + 4096 and b"bytes of output cut here" in data
+    assert data.startswith(b"line 0000000 ")
+    tail = data.rsplit(b"cut here", 1)[1].split(b"\n")[1:-1]
+    numbers = [int(line.split()[1]) for line in tail if line.startswith(b"line ")]
+    assert numbers[-1] == 399999 and numbers == list(range(numbers[0], 400000))  # the end, whole and in order
+    assert b"\0" not in data  # no punched hole is left in what is kept
