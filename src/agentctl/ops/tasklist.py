@@ -19,8 +19,8 @@ def start(ctx: Ctx, *, id: str | None = None, desc: str | None = None, files: st
     from agentctl.registry import TASK_START_USAGE
 
     if id is None or desc is None:
-        missing = " and ".join(o for o, v in (("--id ID", id), ("--desc TEXT", desc)) if v is None)
-        raise UsageError(f"task start needs {missing}; usage: agentctl {TASK_START_USAGE}")
+        needed = " and ".join(o for o, v in (("--id ID", id), ("--desc TEXT", desc)) if v is None)
+        raise UsageError(f"task start needs {needed}; usage: agentctl {TASK_START_USAGE}")
     if empty and files is not None:
         raise UsageError("give --files LIST or --empty, not both")
     store = ctx.store()
