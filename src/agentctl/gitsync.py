@@ -172,9 +172,13 @@ def _record(store: Store, fields: dict[str, str], timeout: float) -> str:
         if path not in seen:
             seen.add(path)
             lines.append(codec.record("DIRTY", path, signature(store, path)))
-    from agentctl import gitwatch, task
+    from agentctl import gitcmd, gitwatch, task
+    from agentctl.errors import StateError
 
-    watch = gitwatch.unseen(store, [e.path for e in task.read_entries(store, fields)], timeout)
+    try:
+        watch = gitwatch.unseen(store, [e.path for e in task.read_entries(store, fields)], timeout)
+    except (gitcmd.GitError, StateError):  # the baseline stands without it: entries are then seen as git sees them
+        watch = []
     lines += [codec.record("WATCH", p, signature(store, p)) for p in watch]
     store.replace(BASELINE, b"".join(lines))
     store.log_change("files", "git-baseline", f"{commit[:12]} dirty={len(seen)} watched={len(watch)}")

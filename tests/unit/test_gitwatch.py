@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from agentctl import gitwatch, layout
 
 
@@ -27,3 +29,23 @@ def test_unseen_is_what_git_ignores_and_what_agentctl_drops(tmp_path: Path) -> N
     assert gitwatch.unseen(store, paths) == ["x.gen", "secret/k", "local.txt", "build/o.js", "tmp-out/r.txt",
                                              "we ird|name.gen"]
     assert gitwatch.unseen(store, []) == []
+
+
+def test_a_baseline_stands_when_git_cannot_say_what_it_ignores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentctl import gitcmd, gitsync, task
+
+    proj = tmp_path / "p"
+    proj.mkdir()
+    _git(proj, "init", "-q")
+    store = layout.init(str(proj))[0]
+
+    def broken(*args: object, **kw: object) -> list[str]:
+        raise gitcmd.GitError("`git check-ignore` failed: boom", 128)
+
+    monkeypatch.setattr(gitwatch, "unseen", broken)
+    monkeypatch.setattr(task, "read_entries", lambda s, f: [])
+    fields = {"STATE": "ACTIVE", "TASK_ID": "t", "STARTED": "2026-01-01T00:00:00+00:00", "LIST": "list"}
+    note = gitsync.record_baseline(store, fields)
+    assert note.startswith("git baseline recorded"), note
+    base = gitsync.read_baseline(store)
+    assert base is not None and base.task_id == "t" and base.watch == {}
