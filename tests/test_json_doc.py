@@ -32,7 +32,8 @@ def test_every_command_has_a_row() -> None:
             continue
         name = "SERVICE start|stop|status" if key == ("@custom",) else " ".join(key)
         assert name in rows, f"docs/json.md has no row for `agentctl {name}`"
-    known = {" ".join(k) for k in registry.COMMANDS} | {"SERVICE start|stop|status", "history show", "history search"}
+    known = {" ".join(k) for k in registry.COMMANDS} | {"SERVICE start|stop|status", "history show", "history search",
+                                                         "--version"}
     assert set(rows) <= known, set(rows) - known
 
 
@@ -133,3 +134,13 @@ def test_a_no_without_an_answer_is_kind_no(tmp_path: Path) -> None:
     assert r.code == 1 and doc["exit"] == 1 and doc["data"] is None and doc["ok"] is False
     assert doc["error"] == {"message": "no task is running; nothing to stop", "kind": "no"}
     assert '"kind": "no"' in DOC.read_text(encoding="utf-8")
+
+
+def test_version_answers_in_the_envelope_too(tmp_path: Path) -> None:
+    from agentctl import DISTRIBUTION, __version__
+
+    for args in (("--json", "--version"), ("--version", "--json")):
+        r = run(*args, cwd=tmp_path)
+        assert r.code == 0 and r.data() == {"version": __version__, "distribution": DISTRIBUTION}
+        assert set(r.data()) == _rows()["--version"]
+    assert run("--version", cwd=tmp_path).out == f"agentctl {__version__}\n"

@@ -269,9 +269,14 @@ def _main(run: _Run, args: list[str]) -> int:
         elif tok == "--json":
             run.json = True
         elif tok == "--version":
-            from agentctl import __version__
+            from agentctl import DISTRIBUTION, __version__
 
-            sys.stdout.write(f"agentctl {__version__}\n")
+            if run.json or "--json" in args[i:]:
+                from agentctl.operation import Result, envelope
+
+                _write_json(envelope("--version", Result(data={"version": __version__, "distribution": DISTRIBUTION})))
+            else:
+                sys.stdout.write(f"agentctl {__version__}\n")
             return EXIT_OK
         elif tok == "--state-dir" or tok.startswith("--state-dir="):
             if "=" in tok:
