@@ -256,3 +256,22 @@ def test_doctor_keeps_every_rule_the_parser_reads(project: Path, where: Path) ->
         assert line in now, line  # a readable rule is never quarantined
     assert b"garbage" not in now and b"P7|no such priority" not in now
     assert run("constraints", "list", cwd=project).code == 0
+
+
+def test_a_task_whose_status_is_lost_keeps_its_id_and_its_shell_edits(tmp_path: Path) -> None:
+    """The status overwritten: doctor --fix takes the task's id and start back from its git baseline, so
+    a shell edit made afterwards is still the task's (a new id took a new baseline: "not touched")."""
+    from integrations.test_hooks import make_git_project
+
+    proj = make_git_project(tmp_path)
+    assert run("init", cwd=proj).code == 0
+    (tmp_path / "list").write_text("src/app.py\n")
+    assert run("task", "start", "--id", "mytask", "--desc", "d", "--files", str(tmp_path / "list"), cwd=proj).code == 0
+    started = run("task", "status", cwd=proj).kv()["STARTED"]
+    (proj / ".agent-state" / "services" / "task" / "status").write_text("garbage!!\n")
+    assert run("doctor", "--fix", cwd=proj).code == 0
+    fields = run("task", "status", cwd=proj).kv()
+    assert fields["TASK_ID"] == "mytask" and fields["STARTED"] == started, fields
+    (proj / "src" / "app.py").write_text("edited through the shell\n")
+    assert run("files", "sync", cwd=proj).out.strip().endswith("logged 1 paths from git")
+    assert run("files", "check", "src/app.py", cwd=proj).code == 0

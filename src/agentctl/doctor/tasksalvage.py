@@ -31,7 +31,7 @@ def salvage_task(store: Store, report: Report) -> dict[str, str]:
             dropped.append(f"STATE={good['STATE'][:20]!r}")
         good["STATE"] = "PAUSED" if good.get("LIST") else "IDLE"  # PAUSED: `task update --state ACTIVE` resumes
     if good["STATE"] != "IDLE" and not good.get("TASK_ID"):
-        good["TASK_ID"] = "recovered"
+        good.update(_identity(store, good))
     if "SEQ" not in good:
         good["SEQ"] = str(seq_floor(store) + 1)
     if good["STATE"] != "IDLE" and good.get("LIST"):
@@ -45,6 +45,26 @@ def salvage_task(store: Store, report: Report) -> dict[str, str]:
     note = "kept every line that parses" + (f", dropped {', '.join(dropped)}" if dropped else "")
     rewrite_kv(store, task.STATUS, fields, bad, report, note)
     return fields
+
+
+def _identity(store: Store, good: dict[str, str]) -> dict[str, str]:
+    """TASK_ID (and STARTED, if lost too) of a task whose status lost them: from the git baseline, which
+    ``task start`` records for the task it starts, else from the files log's first line, else
+    ``recovered``. Kept, they keep the task's shell edits attributed to it (a new id would take a
+    new baseline, and count every edit made so far as made before the task)."""
+    from agentctl import files, gitsync
+
+    try:
+        base = gitsync.read_baseline(store)
+        if base is not None and base.task_id and (not good.get("STARTED") or good["STARTED"] == base.started):
+            return {"TASK_ID": base.task_id, "STARTED": base.started}
+        first = store.read_from(files.LOG, 0, cap=4096).split(b"\n", 1)[0].decode("utf-8", "replace")
+        rec = codec.split_record(first, 3)
+        if rec is not None and rec[1] == "SESSION_START" and rec[2]:
+            return {"TASK_ID": rec[2]}
+    except (StateError, OSError, ValueError):
+        pass
+    return {"TASK_ID": "recovered"}
 
 
 def salvage_list(store: Store, report: Report, fields: dict[str, str]) -> None:
