@@ -32,6 +32,16 @@ def origin_and_clone(tmp: Path, name: str = "a") -> tuple[Path, Path]:
     return bare, clone(tmp, bare, name)
 
 
+def two_synced(tmp: Path) -> tuple[Path, Path, Path]:
+    """(remote, a, b): a initialised and pushed, b a second clone that pulled it."""
+    bare, a = origin_and_clone(tmp)
+    ok("init", cwd=a)
+    ok("sync", "push", cwd=a)
+    b = clone(tmp, bare, "b")
+    ok("sync", "pull", cwd=b)
+    return bare, a, b
+
+
 def clone(tmp: Path, bare: Path, name: str) -> Path:
     git(tmp, "clone", "-q", f"file://{bare}", name)
     return tmp / name

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from conftest import run
 
-from .sync_helpers import clone, git, ok, origin_and_clone, state_view, users_view
+from .sync_helpers import clone, git, ok, origin_and_clone, state_view, two_synced, users_view
 
 
 def _rich_state(repo: Path, tmp: Path) -> None:
@@ -125,11 +125,7 @@ def test_concurrent_edits_merge_by_the_rules(tmp_path: Path) -> None:
 
 
 def test_two_tasks_started_apart_one_is_archived_as_replaced(tmp_path: Path) -> None:
-    bare, a = origin_and_clone(tmp_path)
-    ok("init", cwd=a)
-    ok("sync", "push", cwd=a)
-    b = clone(tmp_path, bare, "b")
-    ok("sync", "pull", cwd=b)
+    bare, a, b = two_synced(tmp_path)
     (tmp_path / "l").write_text("one\n")
     ok("task", "start", "--id", "early", "--desc", "started first", "--files", str(tmp_path / "l"), cwd=a)
     ok("files", "log", "MODIFY", "one", cwd=a)
@@ -192,11 +188,7 @@ def test_without_a_remote_worktrees_share_the_local_ref(tmp_path: Path) -> None:
 def test_compaction_counters_add_up(tmp_path: Path) -> None:
     import json
 
-    bare, a = origin_and_clone(tmp_path)
-    ok("init", cwd=a)
-    ok("sync", "push", cwd=a)
-    b = clone(tmp_path, bare, "b")
-    ok("sync", "pull", cwd=b)
+    bare, a, b = two_synced(tmp_path)
     for repo, n in ((a, 2), (b, 1)):
         for _ in range(n):
             payload = json.dumps({"cwd": str(repo), "source": "compact"})
@@ -210,11 +202,7 @@ def test_compaction_counters_add_up(tmp_path: Path) -> None:
 
 
 def test_status_says_ahead_behind_diverged_in_sync(tmp_path: Path) -> None:
-    bare, a = origin_and_clone(tmp_path)
-    ok("init", cwd=a)
-    ok("sync", "push", cwd=a)
-    b = clone(tmp_path, bare, "b")
-    ok("sync", "pull", cwd=b)
+    bare, a, b = two_synced(tmp_path)
     r = run("sync", "status", cwd=b)
     assert r.code == 0 and "local state: synced" in r.out and "origin: in sync" in r.out
     ok("constraints", "add", "P1", "on b", cwd=b)
@@ -259,11 +247,7 @@ def test_pushes_racing_each_other_lose_nothing(tmp_path: Path) -> None:
 
     from conftest import AGENTCTL
 
-    bare, a = origin_and_clone(tmp_path)
-    ok("init", cwd=a)
-    ok("sync", "push", cwd=a)
-    b = clone(tmp_path, bare, "b")
-    ok("sync", "pull", cwd=b)
+    bare, a, b = two_synced(tmp_path)
     for round_ in range(3):
         for repo, name in ((a, "a"), (b, "b")):
             ok("constraints", "add", "P1", f"{name} rule {round_}", cwd=repo)

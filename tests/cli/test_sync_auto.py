@@ -10,7 +10,7 @@ import pytest
 
 from conftest import run
 
-from .sync_helpers import clone, git, ok, origin_and_clone
+from .sync_helpers import git, ok, origin_and_clone, two_synced
 
 
 def _hook(repo: Path, event: str, payload: dict[str, str]) -> str:
@@ -20,11 +20,7 @@ def _hook(repo: Path, event: str, payload: dict[str, str]) -> str:
 
 
 def test_auto_sync_pulls_at_session_start_and_pushes_at_stop(tmp_path: Path) -> None:
-    bare, a = origin_and_clone(tmp_path)
-    ok("init", cwd=a)
-    ok("sync", "push", cwd=a)
-    b = clone(tmp_path, bare, "b")
-    ok("sync", "pull", cwd=b)
+    bare, a, b = two_synced(tmp_path)
     off = _hook(b, "SessionStart", {"source": "startup"})
     assert "auto sync" not in off  # off by default: nothing pulled, nothing said
     ok("sync", "auto", "on", cwd=b)
