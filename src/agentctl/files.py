@@ -264,8 +264,10 @@ def since_head(store: Store, offset: int, window: int = RECENT_WINDOW) -> tuple[
 
 
 def _paths(store: Store, data: bytes) -> list[str]:
-    seen: dict[str, None] = {}
-    for _, op, path in entries(store, data):
-        if op in OPS:
-            seen[path] = None
-    return list(seen)
+    """The paths of ``data``'s entries, each once, in order (SESSION_START lines are not paths)."""
+    text = data.decode("utf-8", "surrogateescape")
+    if "\\" not in text:  # as in entries(): every field is its own decoded form (600 lines in 0.1 ms)
+        lines = text.split("\n")
+        lines.pop()
+        return list(dict.fromkeys(f[2] for f in (line.split("|") for line in lines) if len(f) == 3 and f[1] in OPS))
+    return list(dict.fromkeys(path for _, op, path in entries(store, data) if op in OPS))

@@ -63,7 +63,7 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
     must += [f"P0|{_v(r.text, P0_CHARS)}" for r in rules if r.priority == "P0"]  # whole, never cut
     must += violations.lines(store)  # a P0 rule broken anyway: shown until restored or acknowledged
 
-    optional: list[list[str]] = []  # each group is kept whole or dropped, in this order
+    optional: list[list[str] | _Rules] = []  # each group is kept whole or dropped, in this order (the rules: each that fits)
     fields = task.read_status(store)
     parked = ""  # a task outside the current runlevel: named, not shown
     if "task" not in active:
@@ -142,7 +142,7 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
             optional.append([f"FILES {count} touched, last: " + ", ".join(_v(p, 100) for p in last)])
     others = [r for r in rules if r.priority != "P0"]
     if others:
-        optional.append([f"{r.priority}|{_v(r.text)}" for r in others])
+        optional.append(_Rules(others))
     stale = _stale(store, sess, active)
     if stale:
         optional.append([f"STALE (written before the last compaction, re-check): {', '.join(stale)}"])
@@ -157,25 +157,31 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
         final = _next_step(state, fields, remind, ev)
     used = sum(len(x) + 1 for x in must) + len(final) + 1
     if used + 80 > budget:  # even the essentials overflow: keep them in order, shorten the last line
-        return _squeeze(must, final, budget, [g[0].split(" ", 1)[0].split("|", 1)[0].lower() for g in optional if g])
+        return _squeeze(must, final, budget, [_kind(g) for g in optional])
     out = list(must)
     dropped: list[str] = []
-    for group in optional:
-        cost = sum(len(x) + 1 for x in group)
-        if used + cost + 60 <= budget:
-            out += group
-            used += cost
-        elif group and group[0].startswith(("P1|", "P2|")):
+    for grp in optional:
+        if isinstance(grp, _Rules):  # the P1/P2 rules: each one that fits, formatted only then
             kept = 0
-            for line in group:
+            for r in grp.rules:
+                # The line is never under len(priority|) + min(len(text), 300) (escaping only
+                # lengthens, _v cuts at 300): a rule that cannot fit is not formatted to see.
+                if used + len(r.priority) + 2 + min(len(r.text), 300) + 60 > budget:
+                    continue
+                line = f"{r.priority}|{_v(r.text)}"
                 if used + len(line) + 1 + 60 <= budget:
                     out.append(line)
                     used += len(line) + 1
                     kept += 1
-            if kept < len(group):
-                dropped.append(f"{len(group) - kept} P1/P2 rules (`agentctl constraints list`)")
+            if kept < len(grp.rules):
+                dropped.append(f"{len(grp.rules) - kept} P1/P2 rules (`agentctl constraints list`)")
+            continue
+        cost = sum(len(x) + 1 for x in grp)
+        if used + cost + 60 <= budget:
+            out += grp
+            used += cost
         else:
-            dropped.append(group[0].split(" ", 1)[0].lower())
+            dropped.append(_kind(grp))
     if dropped:
         out.append("CUT to fit: " + "; ".join(dropped))
     out.append(final)
@@ -185,6 +191,22 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
         text = text[: max(0, budget - len(note))] + note
         text = text[-budget:] if len(text) > budget else text
     return text
+
+
+class _Rules:
+    """resume's group of P1/P2 rules: of 500, the 20 that fit are formatted, not all of them."""
+
+    __slots__ = ("rules",)
+
+    def __init__(self, rules: list[constraints.Rule]) -> None:
+        self.rules = rules
+
+
+def _kind(group: list[str] | _Rules) -> str:
+    """The word a CUT line names a group by: its first line's first word (``p1`` for the rules)."""
+    if isinstance(group, _Rules):
+        return group.rules[0].priority.lower()
+    return group[0].split(" ", 1)[0].split("|", 1)[0].lower()
 
 
 def _squeeze(must: list[str], final: str, budget: int, optional: list[str] | None = None) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from agentctl import codec, files
 from agentctl.errors import UsageError
@@ -137,3 +139,16 @@ def test_start_archives_an_old_log_with_entries_and_drops_an_empty_one(store: St
     archived = files.start(store, "t3")
     assert archived is not None and archived.startswith("logs/files-unarchived-")
     assert [(op, p) for _, op, p in files.entries(store)] == [("SESSION_START", "t3")]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(recs=st.lists(st.tuples(st.sampled_from(["CREATE", "MODIFY", "DELETE", "SESSION_START", "RENAME"]),
+                               st.text(alphabet=st.sampled_from("ab/|\\\n é"), min_size=1, max_size=6)), max_size=30),
+       junk=st.sampled_from([b"", b"a|b\n", b"x|MODIFY\n", b"T|MODIFY|a|b\n", b"frag|MODIFY|p"]))
+def test_the_paths_since_an_offset_are_each_entry_path_once_in_order(store: Store, recs: list[tuple[str, str]],
+                                                                    junk: bytes) -> None:
+    # since_head's reading of a window (a fast split when nothing is escaped) names the same paths,
+    # in the same order, as the entries read one by one; junk lines and a torn tail are no paths.
+    data = b"".join(codec.record(T, op, path) for op, path in recs) + junk
+    want = list(dict.fromkeys(p for _, op, p in files.entries(store, data) if op in files.OPS))
+    assert files._paths(store, data) == want

@@ -11,6 +11,10 @@ import os
 import shutil
 from pathlib import Path
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from agentctl import codec, files, filesindex
 from agentctl.location import open_store
 from conftest import run
@@ -66,3 +70,63 @@ def test_do_next_asks_to_record_failed_fixes_until_the_tried_line_shows_some(tmp
     out = run("resume", cwd=tmp_path).out
     assert "TRIED (failed, do not repeat): 1) cast it" in out and hint not in out
     assert out.splitlines()[-1].endswith("`agentctl task done a.py`.")
+
+
+def _expected_rule_lines(out: str, rules: list[tuple[str, str]], budget: int) -> list[str]:
+    """The P1/P2 lines the plain rule keeps: every rule formatted, each kept while it fits."""
+    from agentctl import resume
+
+    lines = out.split("\n")
+    before = [ln for ln in lines if not ln.startswith(("P1|", "P2|", "CUT to fit", "DO NEXT"))]
+    final = lines[-1]
+    cut = [ln for ln in lines if ln.startswith("CUT to fit")]
+    used = sum(len(x) + 1 for x in before) + len(final) + 1
+    # the optional groups before the rules (none here besides FILES/VERIFIED, all kept) are in `before`
+    kept = []
+    for pri, text in rules:
+        line = f"{pri}|{resume._v(text)}"
+        if used + len(line) + 1 + 60 <= budget:
+            kept.append(line)
+            used += len(line) + 1
+    assert bool(cut) == (len(kept) < len(rules))
+    return kept
+
+
+@settings(max_examples=60, deadline=None)
+@given(texts=st.lists(st.tuples(st.sampled_from(["P1", "P2"]),
+                                st.text(alphabet=st.sampled_from("ab |\\\x07é"), min_size=1, max_size=420)),
+                      min_size=1, max_size=40),
+       budget=st.integers(min_value=200, max_value=3000))
+def test_the_rules_that_fit_are_those_formatting_every_rule_would_keep(tmp_path_factory: pytest.TempPathFactory,
+                                                                       texts: list[tuple[str, str]], budget: int) -> None:
+    # resume formats a P1/P2 rule only when its shortest possible line could fit; what it keeps must be
+    # exactly what formatting all of them (escaped, cut at 300) and keeping each that fits keeps.
+    from agentctl import constraints, resume
+
+    project = tmp_path_factory.mktemp("rules")
+    assert run("init", cwd=project).code == 0
+    store = open_store(start=str(project))
+    body = "".join(f"{p}|{codec.encode(t)}\n" for p, t in texts)
+    (project / ".agent-state" / constraints.STATUS).write_text(body, encoding="utf-8")
+    rules = [(r.priority, r.text) for r in constraints.read(store)]
+    out = resume.build(store, budget)
+    if out.count("\n") and "BUDGET too small" not in out and not any(
+            ln.startswith("CUT to fit") and "P1/P2" not in ln for ln in out.split("\n")):
+        shown = [ln for ln in out.split("\n") if ln.startswith(("P1|", "P2|"))]
+        assert shown == _expected_rule_lines(out, rules, budget)
+
+
+def test_a_long_rule_cut_to_its_300_characters_is_shown_where_those_fit(tmp_path: Path) -> None:
+    # A rule longer than 300 characters is printed cut to 300: room for that is room enough, though
+    # the rule's whole text would not fit (the bound resume skips rules by must use the cut length).
+    from agentctl import constraints, resume
+
+    assert run("init", cwd=tmp_path).code == 0
+    store = open_store(start=str(tmp_path))
+    (tmp_path / ".agent-state" / constraints.STATUS).write_text("P1|" + "a" * 400 + "\n", encoding="utf-8")
+    bare = resume.build(store, 3000)
+    assert ("P1|" + "a" * 297 + "...") in bare.split("\n")
+    base = sum(len(x) + 1 for x in bare.split("\n") if not x.startswith("P1|"))
+    budget = base + 304 + 60  # exactly room for the cut line
+    assert ("P1|" + "a" * 297 + "...") in resume.build(store, budget).split("\n")
+    assert "CUT to fit: 1 P1/P2 rules" in resume.build(store, budget - 1)
