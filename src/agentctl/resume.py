@@ -51,7 +51,7 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
     if brief or level == "sub":
         return build_brief(store, agent, min(budget, BRIEF_BUDGET))
     active = set(runlevels.services_of(store, level))
-    rules = constraints.read(store)
+    p0, others = constraints.read_split(store)  # the others as `P1|text` strings, raw
     sess = session.read(store)
     head = f"agentctl state (runlevel {level}"
     if sess.get("COMPACTIONS"):
@@ -60,7 +60,7 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
     head += ")"
 
     must: list[str] = [head]
-    must += [f"P0|{_v(r.text, P0_CHARS)}" for r in rules if r.priority == "P0"]  # whole, never cut
+    must += [f"P0|{_v(r.text, P0_CHARS)}" for r in p0]  # whole, never cut
     must += violations.lines(store)  # a P0 rule broken anyway: shown until restored or acknowledged
 
     optional: list[list[str] | _Rules] = []  # each group is kept whole or dropped, in this order (the rules: each that fits)
@@ -85,7 +85,7 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
             mine = claims(store, fields, agent)
             group.append(_claims_line(agent, mine, 1200))
         elif nxt:
-            blocked = answers.next_blocked(store, rules, fields)
+            blocked = answers.next_blocked(store, p0, fields)
             group.append(f"NEXT={_v(nxt)}" + (f" (write-protected by P0 `{_v(blocked[0], 120)}`)" if blocked else ""))
         if fields.get("NOTES"):
             group.append(f"NOTES={_v(fields['NOTES'], 300)}")
@@ -140,7 +140,6 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
             count = touched_count(store)  # the count: exact however long the log (see filecount)
         if count:
             optional.append([f"FILES {count} touched, last: " + ", ".join(_v(p, 100) for p in last)])
-    others = [r for r in rules if r.priority != "P0"]
     if others:
         optional.append(_Rules(others))
     stale = _stale(store, sess, active)
@@ -163,13 +162,17 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
     for grp in optional:
         if isinstance(grp, _Rules):  # the P1/P2 rules: each one that fits, formatted only then
             kept = 0
-            for r in grp.rules:
-                # The line is never under len(priority|) + min(len(text), 300) (escaping only
-                # lengthens, _v cuts at 300): a rule that cannot fit is not formatted to see.
-                if used + len(r.priority) + 2 + min(len(r.text), 300) + 60 > budget:
+            for raw in grp.rules:  # `P1|text`, the text raw
+                room = budget - used - 60  # a line fits when its length and newline are within it
+                # A rule's line is never under `P1|` and min(len(text), 300) characters (escaping only
+                # lengthens, _v cuts at 300): one that cannot fit is not formatted to see, and once
+                # not even `P1|` fits, nothing after it can.
+                if room < 4:
+                    break
+                if room < 304 and len(raw) + 1 > room:  # len(raw) - 3: the text's length
                     continue
-                line = f"{r.priority}|{_v(r.text)}"
-                if used + len(line) + 1 + 60 <= budget:
+                line = f"{raw[:3]}{_v(raw[3:])}"
+                if len(line) + 1 <= room:
                     out.append(line)
                     used += len(line) + 1
                     kept += 1
@@ -194,18 +197,18 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
 
 
 class _Rules:
-    """resume's group of P1/P2 rules: of 500, the 20 that fit are formatted, not all of them."""
+    """resume's group of P1/P2 rules (``P1|text``, raw): of 500, the 20 that fit are formatted."""
 
     __slots__ = ("rules",)
 
-    def __init__(self, rules: list[constraints.Rule]) -> None:
+    def __init__(self, rules: list[str]) -> None:
         self.rules = rules
 
 
 def _kind(group: list[str] | _Rules) -> str:
     """The word a CUT line names a group by: its first line's first word (``p1`` for the rules)."""
     if isinstance(group, _Rules):
-        return group.rules[0].priority.lower()
+        return group.rules[0][:2].lower()
     return group[0].split(" ", 1)[0].split("|", 1)[0].lower()
 
 
@@ -301,7 +304,7 @@ def build_brief(store: Store, agent: str | None = None, budget: int = BRIEF_BUDG
 
         valid_agent(agent)
     budget = min(budget, BRIEF_BUDGET)
-    rules = [r for r in constraints.read(store) if r.priority == "P0"]
+    rules = constraints.read_split(store)[0]
     fields = task.read_status(store)
     state = fields.get("STATE", "IDLE")
     body: list[str] = []

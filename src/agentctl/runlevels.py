@@ -34,11 +34,13 @@ TABLE_TEXT = (
     + "".join(f"{k}={' '.join(v)}\n" for k, v in DEFAULTS.items())
 )
 
+_TABLE_BYTES = TABLE_TEXT.encode()
+
 
 def table(store: Store) -> dict[str, list[str]]:
     data = store.read(TABLE)
-    if data is None:
-        return dict(DEFAULTS)
+    if data is None or data == _TABLE_BYTES:  # the table init wrote, unchanged: nothing to parse
+        return {name: list(services) for name, services in DEFAULTS.items()}
     levels: dict[str, list[str]] = {}
     for lineno, line in enumerate(data.decode("utf-8", "replace").split("\n"), 1):
         line = line.strip()

@@ -75,11 +75,16 @@ def test_read_gives_what_parse_line_gives_line_by_line(shared: Store, lines: lis
     store = shared
     store.replace(constraints.STATUS, "\n".join(lines).encode())
     if isinstance(expected, str):
-        with pytest.raises(StateError) as exc:
-            constraints.read(store)
-        assert expected in exc.value.message
+        for reader in (constraints.read, constraints.read_split):
+            with pytest.raises(StateError) as exc:
+                reader(store)
+            assert expected in exc.value.message
     else:
         assert constraints.read(store) == expected
+        # resume's reading: the P0 rules, and the others as `PRIORITY|TEXT` with the text raw
+        p0, others = constraints.read_split(store)
+        assert p0 == [r for r in expected if r.priority == "P0"]
+        assert [(o[:2], o[3:]) for o in others] == [(r.priority, r.text) for r in expected if r.priority != "P0"]
 
 
 def test_read_names_the_broken_line(store: Store) -> None:

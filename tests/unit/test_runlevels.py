@@ -21,6 +21,17 @@ def test_a_fresh_folder_has_the_default_table_and_level(store: Store) -> None:
     assert runlevels.services_of(store, "no-such-level") == runlevels.DEFAULTS["work"]
 
 
+def test_the_table_init_writes_reads_as_parsing_it_would(store: Store) -> None:
+    # The unchanged table is not parsed (resume reads it each time): the answer must be the parse's,
+    # and a copy (a caller changing it changes no later answer).
+    fast = runlevels.table(store)
+    store.replace(runlevels.TABLE, runlevels.TABLE_TEXT.replace("\n", " \n").encode())  # the same, parsed
+    assert fast == runlevels.table(store) == runlevels.DEFAULTS
+    store.replace(runlevels.TABLE, runlevels.TABLE_TEXT.encode())
+    runlevels.table(store)["work"].append("verify")
+    assert runlevels.table(store)["work"] == ["constraints", "task", "files"] == runlevels.DEFAULTS["work"]
+
+
 def test_missing_files_read_as_the_defaults(store: Store) -> None:
     os.unlink(store.path(runlevels.TABLE))
     os.unlink(store.path(runlevels.CURRENT))
