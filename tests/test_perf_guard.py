@@ -113,6 +113,22 @@ def test_hot_path_imports_nothing_heavy(busy: Path, args: tuple[str, ...]) -> No
     assert not extra, f"`agentctl {' '.join(args)}` imports {sorted(extra)}; import them where they are used"
 
 
+@pytest.mark.skipif(not (Path(sys.executable).parent / "agentctl").exists(), reason="agentctl is not installed here")
+@pytest.mark.parametrize("args", [("resume",), ("files", "check", "src/f1.ts"), ("--version",)])
+def test_the_installed_launcher_imports_no_re(busy: Path, args: tuple[str, ...]) -> None:
+    # bin/agentctl as installed (scripts/agentctl), not pip's generated console script, which imports
+    # `re` (with enum, functools, collections: a quarter of a hook's time) before agentctl runs.
+    launcher = Path(sys.executable).parent / "agentctl"
+    assert launcher.read_text(encoding="utf-8").splitlines()[0].startswith("#!")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTCTL_")}
+    proc = subprocess.run([str(launcher), *args], cwd=busy, env={**env, "PYTHONPROFILEIMPORTTIME": "1"},
+                          capture_output=True, check=False, timeout=60)
+    assert proc.returncode == 0, proc.stderr.decode(errors="replace")
+    imported = {ln.rsplit("|", 1)[1].strip() for ln in proc.stderr.decode().splitlines() if ln.startswith("import time:")}
+    assert "agentctl.entry" in imported  # the import report is what this reads
+    assert not imported & {"re", "enum", "functools", "collections"}, sorted(imported & {"re", "enum", "functools", "collections"})
+
+
 def _hooks_available() -> bool:
     from agentctl import registry
 
