@@ -35,7 +35,7 @@ WINDOW = 32 << 10  # what check() reads of the log past the pass: about 600 entr
 
 class Evidence:
     # A plain class: `resume` and `task status` use it, and `dataclasses` is too dear for them.
-    __slots__ = ("verdict", "_changed", "last_pass", "failed", "shown_commands", "_head", "_since")
+    __slots__ = ("verdict", "_changed", "last_pass", "failed", "shown_commands", "_head", "_since", "no_task")
 
     def __init__(self, verdict: str, changed: list[str] | None = None, last_pass: str = "", failed: bool = False,
                  shown_commands: str = "") -> None:
@@ -46,6 +46,7 @@ class Evidence:
         self.shown_commands = shown_commands
         self._head: list[str] = self._changed or []  # the first changed paths, all of them when _changed is known
         self._since: tuple[Store, int] | None = None  # where the whole list is read from when asked for
+        self.no_task = False  # no task's files log: nothing is logged, so a pass covers nothing in particular
 
     def __repr__(self) -> str:
         return f"Evidence({self.verdict!r}, changed={self.changed!r}, last_pass={self.last_pass!r}, failed={self.failed!r})"
@@ -86,6 +87,8 @@ class Evidence:
         files_word = f"{n} file{'s' if n != 1 else ''}" if exact else f"{n}+ files"
         if self.verdict == "none":
             return f"no verify commands configured (add them with `agentctl verify add COMMAND` to {self.shown_commands}); nothing is claimed"
+        if self.verdict == "yes" and self.no_task:
+            return f"no task is running, so no change is logged for the pass ({self.last_pass}) to cover"
         if self.verdict == "yes":
             return f"the last pass ({self.last_pass}) covers every change logged in this task"
         if self.verdict == "never":
@@ -149,6 +152,7 @@ def check(store: Store, vfields: dict[str, str] | None = None) -> Evidence:
     else:
         verdict, last_pass = ("no" if head or failed else "yes"), vfields.get("LAST_PASS", "")
     ev = Evidence(verdict, head, last_pass, failed)
+    ev.no_task = not ident
     if not exact:  # head is the start of the list: the rest is read if someone asks for all of it
         ev._changed, ev._since = None, (store, offset)
     return ev

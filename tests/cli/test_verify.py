@@ -249,3 +249,16 @@ def test_verify_interrupted_ends_the_check(project: Path, sig: str) -> None:
     time.sleep(3.0)
     assert not marker.exists()  # the check's process group was ended with agentctl
     assert run("verify", "status", cwd=project).code == 0
+
+
+def test_a_pass_with_no_task_running_says_no_task(project: Path) -> None:
+    # `verify start` and `verify status` outside a task: a pass, but no task's changes to cover.
+    assert run("verify", "add", "true", cwd=project).code == 0
+    (project / "sub").mkdir(exist_ok=True)
+    started = run("verify", "start", cwd=project / "sub")  # from a subfolder, as an agent may
+    assert started.code == 0 and "PASSED" in started.out
+    for out in (started.out, run("verify", "status", cwd=project).out):
+        line = next(ln for ln in out.splitlines() if ln.startswith("VERIFIED="))
+        assert line.startswith("VERIFIED=yes (no task is running") and "this task" not in line
+    assert run("task", "start", "--id", "t", "--desc", "d", "--empty", cwd=project).code == 0
+    assert "covers every change logged in this task" in run("verify", "start", cwd=project).out

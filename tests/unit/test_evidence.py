@@ -48,6 +48,17 @@ def test_a_pass_after_the_last_edit_is_yes(store: Store) -> None:
     assert ev.line() == "VERIFIED=yes (the last pass (2026-01-01T00:00:00Z) covers every change logged in this task)"
 
 
+def test_a_pass_with_no_task_running_claims_no_task_s_changes(store: Store) -> None:
+    # No task, no files log: the pass is "yes", but it covers no task's changes, and must not say so.
+    _configure(store)
+    _pass_here(store)
+    ev = evidence.check(store)
+    assert ev.verdict == "yes" and ev.no_task and not ev.blocks_stop
+    assert ev.line() == ("VERIFIED=yes (no task is running, so no change is logged for the pass "
+                         "(2026-01-01T00:00:00Z) to cover)")
+    assert "this task" not in str(ev.as_dict()["detail"])
+
+
 def test_an_edit_after_the_pass_is_no_and_named(store: Store) -> None:
     _configure(store)
     files.start(store, "t1")
