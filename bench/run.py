@@ -24,10 +24,10 @@ the same run (so machine load weighs on both sides alike):
   most the floor's plus 5 MiB), from ``wait4``'s rusage of each child;
 * the characters ``resume`` prints for the scenario, next to the 1,000 target.
 
-The command is run the way users run it: the venv's ``bin/agentctl``. That is agentctl's own
-launcher (``scripts/agentctl``), which imports no ``re``: the floors above still include it, as
-the goals were set against what pip's generated console script pays, and a command that only
-reads is also shown against ``floor_read.py --bare`` (the interpreter alone), without a goal.
+The command is run the way users run it: the venv's ``bin/agentctl`` console script. A recent
+pip (26.3 here; the README's set-up upgrades it) writes one that imports no ``re``; the floors
+above still include it, as the goals were set against what the console script paid, and a command
+that only reads is also shown against ``floor_read.py --bare`` (the interpreter alone), no goal.
 """
 
 from __future__ import annotations

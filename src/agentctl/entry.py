@@ -1,4 +1,4 @@
-"""bin/agentctl's entry point (``scripts/agentctl`` calls :func:`main`): run one command, then end the process at once.
+"""The console script's entry point: run one command, then end the process at once.
 
 A command is over when :func:`agentctl.cli.main` returns: every state write went through an OS
 descriptor (fsynced where it must be) and the answer is flushed here. What the interpreter does

@@ -160,8 +160,9 @@ class Store:
         return f"{STATE_DIRNAME}/{rel}"
 
     # -- atomic rewrite ------------------------------------------------------------
-    def replace(self, rel: str, data: bytes) -> None:
-        """Atomically replace ``rel`` with ``data`` (temp, fsync, rename, fsync dir)."""
+    def replace(self, rel: str, data: bytes) -> os.stat_result:
+        """Atomically replace ``rel`` with ``data`` (temp, fsync, rename, fsync dir); the file's stat
+        as written (its inode, size and mtime are the new file's: a rename changes none of them)."""
         path = self.path(rel)
         folder, name = os.path.split(path)
         sweep_temps(folder)
@@ -183,6 +184,7 @@ class Store:
             fault("tmp_written")
             os.fsync(fd)
             fault("tmp_fsynced")
+            written = os.fstat(fd)
         except OSError as exc:
             os.close(fd)
             _unlink_quiet(tmp)
@@ -200,6 +202,7 @@ class Store:
         fault("renamed")
         fsync_dir(folder)
         fault("dir_fsynced")
+        return written
 
     # -- locked append ---------------------------------------------------------------
     def append(self, rel: str, data: bytes, *, sync: bool = True) -> int:

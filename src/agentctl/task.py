@@ -31,7 +31,7 @@ STATUS = "services/task/status"
 LOCK = "services/task/.lock"
 STATES = ("IDLE", "ACTIVE", "PAUSED", "DONE")
 KEYS = ("STATE", "TASK_ID", "DESC", "TOTAL", "DONE", "NEXT", "NOTES", "STARTED", "UPDATED", "SEQ", "NEXT_PINNED", "LIST",
-        "STOPPED_BY", "CLAIMS", "SKIPPED", "AUTO_STOP")
+        "STOPPED_BY", "CLAIMS", "SKIPPED", "AUTO_STOP", "LIST_SIG")
 MAX_LIST_BYTES = 64 << 20
 
 
@@ -80,8 +80,9 @@ def read_entries(store: Store, fields: dict[str, str]) -> list[Entry]:
 
 
 def commit(store: Store, old: dict[str, str], new: dict[str, str], entries: list[Entry] | None,
-           list_data: bytes | None = None) -> None:
-    """Write the list (when it changed: ``entries``, or its bytes) and then the status; remove the old list."""
+           list_data: bytes | None = None, plain: bool = False) -> None:
+    """Write the list (when it changed: ``entries``, or its bytes) and then the status; remove the old list.
+    ``plain``: ``list_data`` is a plain list whose TOTAL and DONE are ``new``'s (see _plain_list)."""
     old_list = old.get("LIST", "")
     if entries is not None or list_data is not None:
         if list_data is None:
@@ -89,7 +90,11 @@ def commit(store: Store, old: dict[str, str], new: dict[str, str], entries: list
 
             list_data = format_entries(entries or [])
         new["LIST"] = f"list-{new['SEQ']}"
-        store.replace(f"services/task/{new['LIST']}", list_data)
+        written = store.replace(f"services/task/{new['LIST']}", list_data)
+        if plain:  # the file as written, and the counts of it that the status holds
+            new["LIST_SIG"] = f"{_sig(written)}:{new.get('TOTAL', '')}:{new.get('DONE', '')}"
+        else:
+            new.pop("LIST_SIG", None)
     new["UPDATED"] = now_iso()
     ordered = {k: new[k] for k in KEYS if k in new}
     store.replace(STATUS, codec.format_status(ordered))
@@ -108,7 +113,7 @@ def next_seq(store: Store, old: dict[str, str]) -> str:
 def status_lines(fields: dict[str, str]) -> list[str]:
     """The status as printed: KEY=VALUE in the file's escaped form, internal keys hidden."""
     order = [k for k in KEYS if k in fields] + [k for k in fields if k not in KEYS]
-    return [f"{k}={codec.encode(fields[k])}" for k in order if k not in ("LIST", "NEXT_PINNED", "CLAIMS")]
+    return [f"{k}={codec.encode(fields[k])}" for k in order if k not in ("LIST", "NEXT_PINNED", "CLAIMS", "LIST_SIG")]
 
 
 class UpdateResult:
@@ -182,12 +187,30 @@ class _PlainList:
         self.done += len(positions)
 
 
+def _sig(st: os.stat_result) -> str:
+    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}"
+
+
 def _plain_list(store: Store, fields: dict[str, str]) -> _PlainList | None:
-    """The task's list as a _PlainList, or None when it must take the general path."""
+    """The task's list as a _PlainList, or None when it must take the general path.
+
+    A list this path wrote is known plain, with the status's TOTAL and DONE: its status names the
+    file's size, mtime and inode and those counts (``LIST_SIG``), and a list that still has them
+    is read without the five scans that check it (a millisecond on 10,000 entries). A list written
+    otherwise, changed since (a hand edit, a pull), or a status whose counts changed, is checked whole."""
     name = fields.get("LIST", "")
     if not _PLAIN or not name or "/" in name or not name.startswith("list-") or fields.get("CLAIMS", "0") != "0":
         return None
-    data = store.read(f"services/task/{name}", cap=MAX_LIST_BYTES)
+    rel = f"services/task/{name}"
+    sig = fields.get("LIST_SIG", "")
+    counts = f":{fields.get('TOTAL', '')}:{fields.get('DONE', '')}"
+    signed = bool(sig) and fields.get("TOTAL", "").isdigit() and fields.get("DONE", "").isdigit() and _sig_of(store, rel) + counts == sig
+    data = store.read(rel, cap=MAX_LIST_BYTES)
+    if signed and data and _sig_of(store, rel) + counts == sig and len(data) == int(sig.split(":", 1)[0]):  # unchanged meanwhile
+        try:
+            return _PlainList(data.decode("utf-8"), int(fields["TOTAL"]), int(fields["DONE"]))
+        except UnicodeDecodeError:
+            return None
     if not data or b"\\" in data or not data.endswith(b"\n") or b"|\n" in data:
         return None
     try:
@@ -199,6 +222,13 @@ def _plain_list(store: Store, fields: dict[str, str]) -> _PlainList | None:
     if text.count("|") != total or done + text.count("\ntodo|") + text.startswith("todo|") != total:
         return None
     return _PlainList(text, total, done)
+
+
+def _sig_of(store: Store, rel: str) -> str:
+    try:
+        return _sig(os.lstat(store.path(rel)))
+    except OSError:
+        return ""
 
 
 def _refresh_plain(fields: dict[str, str], plain: _PlainList) -> None:
@@ -243,7 +273,7 @@ def _mark_done_plain(store: Store, paths: list[str]) -> UpdateResult | None:
         new = dict(old)
         _refresh_plain(new, plain)
         new["SEQ"] = next_seq(store, old)
-        commit(store, old, new, None, plain.text.encode("utf-8"))
+        commit(store, old, new, None, plain.text.encode("utf-8"), plain=True)
     store.log_change("task", "done", " ".join(changed)[:400])
     return UpdateResult(True, new, "", changed)
 
@@ -269,7 +299,7 @@ def _update_plain(store: Store, done: int, notes: str | None, state: str | None,
             new["STATE"] = state
         _refresh_plain(new, plain)
         new["SEQ"] = str(cur_seq + 1)
-        commit(store, old, new, None, plain.text.encode("utf-8") if marks else None)
+        commit(store, old, new, None, plain.text.encode("utf-8") if marks else None, plain=True)
     store.log_change("task", "update", f"seq={new['SEQ']} done={new.get('DONE')}/{new.get('TOTAL')}")
     return UpdateResult(True, new, "", changed)
 
