@@ -11,7 +11,8 @@ status`` while HEAD is still that commit, one ``git diff BASE`` more once it mov
   renamed -> DELETE of the old path and CREATE of the new one;
 * that was already dirty at task start only if it changed since (size or mtime);
 * unless the task's log already holds it (a path logged as deleted that exists
-  again is logged again, and so is a logged path that git now shows deleted);
+  again is logged again, and so is a logged path that git now shows deleted, and one
+  that changed since the last verify run started: see ``_changed_since_run``);
 * and a path the log holds that no longer exists is logged as DELETE (git does not
   show a file that was created and removed again without being committed);
 * a task entry git does not show (ignored by git or by the lists below) is judged by its
@@ -42,7 +43,7 @@ BASELINE = "services/files/git-baseline"
 
 
 class Baseline:
-    __slots__ = ("commit", "task_id", "started", "taken", "dirty", "verify", "watch")
+    __slots__ = ("commit", "task_id", "started", "taken", "dirty", "verify", "watch", "seen", "snap")
 
     def __init__(self, commit: str, task_id: str, started: str, taken: str) -> None:
         self.commit = commit
@@ -52,6 +53,8 @@ class Baseline:
         self.dirty: dict[str, str] = {}  # path -> signature (size:mtime_ns, "-" if absent) at task start
         self.verify: dict[str, str] = {}  # path -> signature a verify run left it with (not an agent edit)
         self.watch: dict[str, str] = {}  # task entry git does not show -> signature at task start (gitwatch)
+        self.seen: dict[str, str] = {}  # path -> signature at the last verify run's start, or when logged since
+        self.snap = ""  # when the last verify run started ("": none in this task)
 
 
 class SyncResult:
@@ -127,10 +130,15 @@ def read_baseline(store: Store) -> Baseline | None:
             if rec is None:
                 return None
             base = Baseline(rec[1], rec[2], rec[3], rec[4])
-        elif line.startswith(("DIRTY|", "VERIFY|", "WATCH|")) and base is not None:
+        elif line.startswith(("DIRTY|", "VERIFY|", "WATCH|", "SEEN|")) and base is not None:
             rec = codec.split_record(line, 3)
             if rec is not None:
-                (base.dirty if rec[0] == "DIRTY" else base.verify if rec[0] == "VERIFY" else base.watch)[rec[1]] = rec[2]
+                {"DIRTY": base.dirty, "VERIFY": base.verify, "WATCH": base.watch, "SEEN": base.seen}[rec[0]][rec[1]] = rec[2]
+        elif line.startswith("SNAP|") and base is not None:
+            rec = codec.split_record(line, 2)
+            if rec is not None:
+                base.snap = rec[1]
+                base.seen = {}  # a new verify run's snapshot replaces the last one
     return base
 
 
@@ -266,8 +274,13 @@ def sync(store: Store, timeout: float = 60.0) -> SyncResult:
                 continue
             records.append(codec.record(now_iso(), op, path))
             logged.append((op, path))
+        again = _changed_since_run(store, base, wanted, last, tracked, patterns)
+        records += [codec.record(now_iso(), "MODIFY", p) for p, _ in again]
+        logged += [("MODIFY", p) for p, _ in again]
         if records:
             store.append(files.LOG, b"".join(records))
+        if again:  # seen as they are now: logged once for this change, not on every sync
+            store.append(BASELINE, b"".join(codec.record("SEEN", p, sig) for p, sig in again))
     from agentctl import violations
 
     result = SyncResult(logged, f"logged {len(logged)} paths from git") if logged else \
@@ -278,6 +291,48 @@ def sync(store: Store, timeout: float = 60.0) -> SyncResult:
     if logged:
         store.log_change("files", "sync", f"{len(logged)} paths from git")
     return result
+
+
+def _changed_since_run(store: Store, base: Baseline, wanted: dict[str, str], last: dict[str, str],
+                       tracked: set[str], patterns: Any) -> list[tuple[str, str]]:
+    """The paths the log already holds that changed since the last verify run started: (path, signature).
+
+    A path is logged once, when it first differs from the task's start; an edit after a verify
+    run of a path logged before it would leave no trace, and the pass would seem to cover it. So
+    each run notes every changed path's signature (``SEEN``), and a logged path whose signature
+    is no longer that one (or that was unchanged then and differs now, or went back as the task
+    found it) is logged again, once: its new signature is noted with it.
+    """
+    if not base.snap:
+        return []
+    from agentctl import ignore
+
+    out = []
+    for path in (*wanted, *(p for p in base.seen if p not in wanted)):
+        prev = last.get(path)
+        if prev is None or prev == "DELETE" or wanted.get(path) == "DELETE":
+            continue  # not logged yet, or gone: the rules above log it
+        now = signature(store, path)
+        if now == "-" or now == base.seen.get(path, ""):
+            continue
+        if path not in wanted and (base.verify.get(path) == now or (
+                path not in base.watch and ignore.ignored(path, path in tracked or path in base.seen, patterns))):
+            continue  # as a verify run left it, or build output the task does not count
+        out.append((path, now))
+    return out
+
+
+def _note_run(store: Store, snapshot: dict[str, str]) -> None:
+    """A verify run starts: note each changed path's signature (see _changed_since_run), replacing the last run's."""
+    from agentctl import files
+
+    with store.lock(files.LOCK):  # as `files sync`, which reads and appends to the baseline under it
+        data = store.read(BASELINE, cap=64 << 20)
+        if not data:
+            return
+        kept = [ln for ln in data.split(b"\n") if ln and not ln.startswith((b"SEEN|", b"SNAP|"))]
+        store.replace(BASELINE, b"".join(ln + b"\n" for ln in kept) + codec.record("SNAP", now_iso())
+                      + b"".join(codec.record("SEEN", p, sig) for p, sig in snapshot.items()))
 
 
 def verify_run(store: Store, **kwargs: Any) -> Any:
@@ -304,7 +359,9 @@ def before_verify(store: Store, timeout: float = 60.0) -> dict[str, str] | None:
             return None
         base = read_baseline(store)
         watched = list(base.watch) if base is not None else []  # what git does not show, the checks may write too
-        return {p: signature(store, p) for p in (*(p for _, p in found.changes), *watched)}
+        before = {p: signature(store, p) for p in (*(p for _, p in found.changes), *watched)}
+        _note_run(store, before)
+        return before
     except Exception:
         return None
 

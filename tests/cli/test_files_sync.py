@@ -240,3 +240,49 @@ def test_a_watched_entry_the_checks_write_is_not_an_agent_edit(tmp_path: Path) -
     assert sync(proj)[-1].startswith("nothing changed") and log_entries(proj) == []
     (proj / "gen" / "out.txt").write_text("the agent's own edit\n")
     assert sync(proj)[-1] == "logged 1 paths from git"
+
+
+def _verified(project: Path) -> str:
+    return next(ln for ln in run("verify", "status", cwd=project).lines if ln.startswith("VERIFIED="))
+
+
+def test_a_logged_file_changed_through_the_shell_after_a_pass_is_logged_again(tmp_path: Path) -> None:
+    # A new user's trial: the Edit hook logged src/app.py, the checks passed, then a shell command
+    # changed src/app.py again. That edit is after the pass: the log must say so, once, and the
+    # pass must not cover it (VERIFIED=no, `task stop` refused).
+    proj = make_git_project(tmp_path)
+    assert run("init", cwd=proj).code == 0
+    assert run("verify", "add", "true", cwd=proj).code == 0
+    start(proj, "src/app.py", "src/old_name.py")
+    (proj / "src" / "app.py").write_text("from api import NEW_API\n")
+    assert run("files", "log", "MODIFY", "src/app.py", cwd=proj).code == 0  # as the Edit hook does
+    assert run("verify", "start", cwd=proj).code == 0
+    assert sync(proj)[-1].startswith("nothing changed")  # nothing since the run: nothing logged
+    assert _verified(proj).startswith("VERIFIED=yes")
+    with open(proj / "src" / "app.py", "a") as fh:  # the shell's edit, after the pass
+        fh.write("print(NEW_API)\n")
+    assert sync(proj)[-1] == "logged 1 paths from git"
+    assert log_entries(proj)[-1] == ("MODIFY", "src/app.py")
+    assert _verified(proj).startswith("VERIFIED=no (1 file changed since the last pass")
+    assert sync(proj)[-1].startswith("nothing changed")  # logged once for that change, not on every sync
+    assert run("task", "update", "--done", "2", cwd=proj).code == 0
+    assert run("task", "stop", cwd=proj).code != 0  # the pass does not cover the shell's edit
+    # Put back as the task found it, after another pass: that too is a change since the pass.
+    assert run("verify", "start", cwd=proj).code == 0
+    git(proj, "checkout", "--", "src/app.py")
+    assert sync(proj)[-1] == "logged 1 paths from git" and log_entries(proj)[-1] == ("MODIFY", "src/app.py")
+    assert _verified(proj).startswith("VERIFIED=no")
+
+
+def test_a_logged_file_the_checks_rewrite_is_not_logged_again(tmp_path: Path) -> None:
+    # The checks write a file the agent edited and the log holds: what they wrote is not an agent
+    # edit, so it is not logged again, and the pass covers it.
+    proj = make_git_project(tmp_path)
+    assert run("init", cwd=proj).code == 0
+    (proj / ".agent-state" / "services" / "verify" / "commands").write_text("echo formatted >> src/app.py\n")
+    start(proj, "src/app.py")
+    (proj / "src" / "app.py").write_text("edited\n")
+    assert run("files", "log", "MODIFY", "src/app.py", cwd=proj).code == 0
+    assert run("verify", "start", cwd=proj).code == 0
+    assert sync(proj)[-1].startswith("nothing changed")
+    assert _verified(proj).startswith("VERIFIED=yes")
