@@ -35,7 +35,8 @@ WINDOW = 32 << 10  # what check() reads of the log past the pass: about 600 entr
 
 class Evidence:
     # A plain class: `resume` and `task status` use it, and `dataclasses` is too dear for them.
-    __slots__ = ("verdict", "_changed", "last_pass", "failed", "shown_commands", "_head", "_since", "no_task")
+    __slots__ = ("verdict", "_changed", "last_pass", "failed", "shown_commands", "_head", "_since", "no_task",
+                 "checks_changed")
 
     def __init__(self, verdict: str, changed: list[str] | None = None, last_pass: str = "", failed: bool = False,
                  shown_commands: str = "") -> None:
@@ -47,6 +48,7 @@ class Evidence:
         self._head: list[str] = self._changed or []  # the first changed paths, all of them when _changed is known
         self._since: tuple[Store, int] | None = None  # where the whole list is read from when asked for
         self.no_task = False  # no task's files log: nothing is logged, so a pass covers nothing in particular
+        self.checks_changed = False  # the checks are not those the last pass ran: it covers nothing
 
     def __repr__(self) -> str:
         return f"Evidence({self.verdict!r}, changed={self.changed!r}, last_pass={self.last_pass!r}, failed={self.failed!r})"
@@ -70,7 +72,7 @@ class Evidence:
     @property
     def blocks_stop(self) -> bool:
         """``task stop`` refuses: checks exist and an edit (or a failure) is not covered by a pass."""
-        return self.verdict in ("no", "never") and (bool(self._head) or self.failed)
+        return self.verdict in ("no", "never") and (bool(self._head) or self.failed or self.checks_changed)
 
     def names(self, limit: int = SHOW) -> str:
         n, exact = self._count()
@@ -87,12 +89,15 @@ class Evidence:
         files_word = f"{n} file{'s' if n != 1 else ''}" if exact else f"{n}+ files"
         if self.verdict == "none":
             return f"no verify commands configured (add them with `agentctl verify add COMMAND` to {self.shown_commands}); nothing is claimed"
-        if self.verdict == "yes" and self.no_task:
-            return f"no task is running, so no change is logged for the pass ({self.last_pass}) to cover"
+        if self.checks_changed and not self.failed:  # a failure after the pass says more
+            return (f"the checks changed since the last pass ({self.last_pass}), which did not run them"
+                    + (f"; {files_word} changed: {self.names()}" if n else ""))
+        scope = " (no task is running)" if self.no_task else " in this task"
         if self.verdict == "yes":
-            return f"the last pass ({self.last_pass}) covers every change logged in this task"
+            return f"the last pass ({self.last_pass}) covers every change logged{scope}"
         if self.verdict == "never":
-            base = "no passing run in this task yet"
+            base = "no passing run covers the changes logged with no task running" if self.no_task else \
+                "no passing run in this task yet"
             return base + (f"; {files_word} changed: {self.names()}" if n else "")
         if self.failed and not n:
             return f"the latest verify run FAILED after the last pass ({self.last_pass or 'none'})"
@@ -131,7 +136,8 @@ def check(store: Store, vfields: dict[str, str] | None = None) -> Evidence:
     """The verdict for the current files log (see the module docstring)."""
     from agentctl import files, verify
 
-    if not verify.commands(store):
+    checks = verify.commands(store)
+    if not checks:
         return Evidence("none", shown_commands=store.shown(verify.COMMANDS))
     if vfields is None:
         vfields = verify.read_status(store)
@@ -151,8 +157,12 @@ def check(store: Store, vfields: dict[str, str] | None = None) -> Evidence:
         verdict, last_pass = "never", ""
     else:
         verdict, last_pass = ("no" if head or failed else "yes"), vfields.get("LAST_PASS", "")
+    stale = pass_pos is not None and vfields.get("LAST_PASS_CHECKS", "\n".join(checks)) != "\n".join(checks)
+    if stale:
+        verdict = "no"
     ev = Evidence(verdict, head, last_pass, failed)
-    ev.no_task = not ident
+    ev.no_task = ident.split(" ")[1:2] != ["SESSION_START"]  # a task's log opens with TIME SESSION_START TASK
+    ev.checks_changed = stale
     if not exact:  # head is the start of the list: the rest is read if someone asks for all of it
         ev._changed, ev._since = None, (store, offset)
     return ev

@@ -35,6 +35,7 @@ KEYS = (
     "LAST_PASS",
     "LAST_PASS_POS",
     "LAST_PASS_LOG",
+    "LAST_PASS_CHECKS",
     "RUN_LOG",
     "RUN_POS",
     "REPEAT",
@@ -110,7 +111,7 @@ def stop(store: Store) -> dict[str, str]:
                 "status kept so the failure is not forgotten; fix it and run `agentctl verify start`"
             )
         new = {"STATE": "IDLE", "RUN": fields.get("RUN", "0")}
-        for key in ("LAST_PASS", "LAST_PASS_POS", "LAST_PASS_LOG"):
+        for key in ("LAST_PASS", "LAST_PASS_POS", "LAST_PASS_LOG", "LAST_PASS_CHECKS"):
             if key in fields:
                 new[key] = fields[key]
         from agentctl.repeat import sigs
@@ -158,6 +159,6 @@ def configure(store: Store, command: str) -> None:
 
 
 def status_lines(fields: dict[str, str]) -> list[str]:
-    return [f"{k}={codec.encode(v)}" for k, v in fields.items()]
+    return [f"{k}={codec.encode(v)}" for k, v in fields.items() if k != "LAST_PASS_CHECKS"]
 
 

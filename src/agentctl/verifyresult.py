@@ -29,7 +29,7 @@ class RunResult:
 
 
 def record(store: Store, run_no: int, failed: tuple[str, int, list[str], int] | None, *, log_rel: str, log_id: str,
-           pos: int, files_sig: str, err_sig: str, timeout: float) -> RunResult:
+           pos: int, files_sig: str, err_sig: str, timeout: float, checks: str | None = None) -> RunResult:
     """Record run ``run_no``: ``failed`` is None for a pass, else (command, exit code, error lines, error count);
     ``log_id``/``pos`` where the files log stood when it started (see evidence)."""
     with store.lock(verify.LOCK):
@@ -55,6 +55,8 @@ def record(store: Store, run_no: int, failed: tuple[str, int, list[str], int] | 
             fields["LAST_PASS"] = fields["LAST_RUN"]
             fields["LAST_PASS_POS"] = str(pos)
             fields["LAST_PASS_LOG"] = log_id
+            if checks is not None:  # the checks that passed: a pass does not cover a check added since
+                fields["LAST_PASS_CHECKS"] = checks
             prev_tried = []
             verify.journal(store, "PASS", str(run_no), "-", files_sig, "")
         else:

@@ -81,7 +81,7 @@ def run(
     finally:
         os.close(log_fd)
     return verifyresult.record(store, run_no, failed, log_rel=log_rel, log_id=log_id, pos=pos, files_sig=files_sig,
-                               err_sig=err_sig, timeout=timeout)
+                               err_sig=err_sig, timeout=timeout, checks="\n".join(cmds))
 
 
 def _run_one(cmd: str, cwd: str, log_fd: int, timeout: float, cap: int = 1 << 62) -> int:

@@ -162,3 +162,23 @@ def test_done_task_resume_points_at_stop_only_when_verified(project: Path) -> No
     run("verify", "start", cwd=project)
     out = run("resume", cwd=project).out
     assert "VERIFIED=yes" in out and "every entry is done and verified; run `agentctl task stop`" in out
+
+
+def test_a_check_added_after_the_pass_is_not_covered_by_it(project: Path) -> None:
+    # A new user's trial: a pass with `true`, then `verify add false`: the pass never ran the new
+    # check, so it covers nothing; the task does not stop as verified until a run passes them all.
+    start(project, ["a.py"])
+    edit(project, "a.py")
+    checks(project, "true\n")
+    assert run("verify", "start", cwd=project).code == 0
+    assert verified(project, "task", "status")["verdict"] == "yes"
+    assert run("verify", "add", "false", cwd=project).code == 0
+    ev = verified(project, "task", "status")
+    assert ev["verdict"] == "no" and "the checks changed since the last pass" in str(ev["detail"])
+    assert run("task", "update", "--done", "1", cwd=project).code == 0
+    r = run("task", "stop", cwd=project)
+    assert r.code == 1 and "the checks changed since the last pass" in r.err
+    assert run("verify", "start", cwd=project).code == 1  # the new check fails: still not verified
+    checks(project, "true\ntrue\n")
+    assert run("verify", "start", cwd=project).code == 0
+    assert verified(project, "task", "status")["verdict"] == "yes" and run("task", "stop", cwd=project).code == 0

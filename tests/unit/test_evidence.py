@@ -54,9 +54,18 @@ def test_a_pass_with_no_task_running_claims_no_task_s_changes(store: Store) -> N
     _pass_here(store)
     ev = evidence.check(store)
     assert ev.verdict == "yes" and ev.no_task and not ev.blocks_stop
-    assert ev.line() == ("VERIFIED=yes (no task is running, so no change is logged for the pass "
-                         "(2026-01-01T00:00:00Z) to cover)")
+    assert ev.line() == "VERIFIED=yes (the last pass (2026-01-01T00:00:00Z) covers every change logged (no task is running))"
     assert "this task" not in str(ev.as_dict()["detail"])
+
+
+def test_edits_logged_with_no_task_running_are_not_called_this_task_s(store: Store) -> None:
+    # The hooks log edits with no task running: the line must not speak of "this task" then.
+    _configure(store)
+    _pass_here(store)
+    files.log(store, "MODIFY", "a.txt")  # the log's first line: the pass was against no log at all
+    assert evidence.check(store).detail() == "no passing run covers the changes logged with no task running; 1 file changed: a.txt"
+    _pass_here(store)
+    assert evidence.check(store).detail() == "the last pass (2026-01-01T00:00:00Z) covers every change logged (no task is running)"
 
 
 def test_an_edit_after_the_pass_is_no_and_named(store: Store) -> None:

@@ -11,7 +11,7 @@ NUMERIC = frozenset({"TOTAL", "DONE", "SKIPPED", "SEQ", "CLAIMS", "ATTEMPTS", "E
                      "RESULT_RUN", "RUN_POS", "LAST_PASS_POS", "FILES_TOUCHED", "COMPACTIONS", "DURATION", "FORCED",
                      "VERIFIED", "AUTO_STOP"})
 # Fields of the task status that are internal bookkeeping, not the task's state.
-PRIVATE = frozenset({"LIST", "NEXT_PINNED", "LIST_SIG"})
+PRIVATE = frozenset({"LIST", "NEXT_PINNED", "LIST_SIG", "LAST_PASS_CHECKS"})
 
 
 def fields(values: dict[str, str]) -> dict[str, Any]:
