@@ -128,6 +128,7 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
         archived["ENDED"] = now_iso(ended)
         archived["DURATION"] = _duration(started, ended)
         archived.pop("CLAIMS", None)
+        archived.pop("LIST_SIG", None)  # the list file's identity: nothing once the list is archived
         archived["FILES_TOUCHED"] = str(len(files.touched(store)))
         vstate = vfields.get("STATE", "IDLE")
         if vstate in ("PASSED", "FAILED"):
