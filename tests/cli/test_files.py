@@ -43,3 +43,17 @@ def test_files_start_and_stop_archive_never_lose(project: Path) -> None:
     run("files", "log", "MODIFY", "b.py", cwd=project)
     assert run("files", "stop", cwd=project).code == 0
     assert run("files", "check", "b.py", cwd=project).code == 1
+
+
+def test_files_log_of_a_denied_path_records_the_violation(project: Path) -> None:
+    # `files log` is the agent saying it wrote the file, as the post-edit hook says it: a path a P0
+    # rule denies is a violation then too, said at once and shown by resume until restored or acked.
+    assert run("constraints", "add", "P0", "deny-write: db/**", cwd=project).code == 0
+    assert run("task", "start", "--id", "t", "--desc", "d", "--empty", cwd=project).code == 0
+    (project / "sub").mkdir(exist_ok=True)
+    r = run("files", "log", "MODIFY", "../db/x.sql", cwd=project / "sub")  # from a subfolder
+    assert r.code == 0 and r.out.rstrip("\n").endswith("|MODIFY|db/x.sql")
+    assert "P0 VIOLATION: db/x.sql was written although P0 `deny-write: db/**` forbids it" in r.err
+    assert any(ln.startswith("VIOLATION db/x.sql written") for ln in run("resume", cwd=project).lines)
+    ok = run("files", "log", "MODIFY", "src/ok.ts", cwd=project)
+    assert ok.code == 0 and ok.err == ""  # an allowed path: nothing said

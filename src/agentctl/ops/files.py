@@ -14,7 +14,13 @@ def log(ctx: Ctx, *, op: str, path: str) -> Result:
     if kind not in files.OPS:
         raise UsageError(f"operation {op[:20]!r} is not one of {', '.join(files.OPS)}")
     store = ctx.store()
-    line = files.log(store, kind, resolve_arg(store, path, ctx.warn)[1])  # one identity: the real path
+    rel = resolve_arg(store, path, ctx.warn)[1]  # one identity: the real path
+    line = files.log(store, kind, rel)
+    from agentctl import violations
+
+    said = violations.tell(store, violations.note(store, [rel]))  # a denied path written: said at once, as the hooks do
+    if said:
+        ctx.warn(said)
     return Result([line], {"entry": line})
 
 
