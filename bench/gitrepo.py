@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 
 BLOBS = 16
 ENV = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid", "GIT_COMMITTER_NAME": "bench",
@@ -43,7 +44,11 @@ def build(path: str, n: int) -> None:
     parts.append(b"".join(b"M 100644 :%d %s\n" % (i % BLOBS + 1, rel(i).encode()) for i in range(n)))
     _git(path, "fast-import", "--quiet", stdin=b"".join(parts))
     _git(path, "read-tree", "-u", "--reset", "HEAD")
-    _git(path, "update-index", "--refresh", "-q")
+    # Then a `git status` a moment later, as a user's own leaves the index: written after the files,
+    # so no entry is racily clean (an index as old as its files makes every `git status` that may
+    # not write it, the hook's among them, re-read those files: a figure that came and went).
+    time.sleep(0.05)
+    _git(path, "status", "--porcelain")
     with open(os.path.join(path, ".git", "info", "exclude"), "a", encoding="utf-8") as fh:
         fh.write(".agent-state/\n")
 
