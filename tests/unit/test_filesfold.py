@@ -379,3 +379,19 @@ def test_each_header_check_on_its_own(store: Store, small: None) -> None:
     with open(log, "r+b") as fh:  # and at the start
         fh.write(b"X")
     assert _cached(store) == 0
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(recs=st.lists(st.tuples(st.sampled_from(["CREATE", "MODIFY", "DELETE"]),
+                               st.text(alphabet=st.sampled_from("ab/|\\\n é\udcff"), min_size=1, max_size=6)),
+                     max_size=40))
+def test_the_cache_body_folds_as_its_entries_do(store: Store, recs: list[tuple[str, str]]) -> None:
+    # The cache's body as _write makes it (a record a path, its last op, in first-logged order): the
+    # one-split fold of a body without escapes must be the entry-by-entry fold, in order.
+    latest: dict[str, str] = {}
+    for op, path in recs:
+        latest[path] = op
+    body = b"".join(codec.record("2026-01-01T00:00:00+00:00", op, path) for path, op in latest.items())
+    want = filesfold.fold(files.entries(store, body))
+    got = filesfold._fold_body(store, body)
+    assert got == want and list(got) == list(want)
