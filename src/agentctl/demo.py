@@ -12,6 +12,7 @@ once, and the checks must pass.
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -67,7 +68,7 @@ def run_demo(keep: bool = False, quiet: bool = False, say: Callable[[str], None]
             ("constraints", "add", "P0", "deny-write: database/migrations/**"),
             ("constraints", "add", "P0", "API route changes must also update types/api.d.ts"),
             ("constraints", "add", "P1", "run the checks before finishing"),
-            ("verify", "add", f"{sys.executable} check_imports.py"),
+            ("verify", "add", f"{shlex.quote(sys.executable)} check_imports.py"),  # a venv path may hold a space
             ("task", "start", "--id", "refactor-imports-001", "--desc", "replace old relative imports with the @/ alias",
              "--files", "files.txt"),
         ):

@@ -96,8 +96,10 @@ class Evidence:
         if self.verdict == "yes":
             return f"the last pass ({self.last_pass}) covers every change logged{scope}"
         if self.verdict == "never":
-            base = "no passing run covers the changes logged with no task running" if self.no_task else \
-                "no passing run in this task yet"
+            if self.no_task:
+                base = "no passing run covers the changes logged with no task running" if n else "no passing run yet (no task is running)"
+            else:
+                base = "no passing run in this task yet"
             return base + (f"; {files_word} changed: {self.names()}" if n else "")
         if self.failed and not n:
             return f"the latest verify run FAILED after the last pass ({self.last_pass or 'none'})"
@@ -144,7 +146,11 @@ def check(store: Store, vfields: dict[str, str] | None = None) -> Evidence:
     ident = log_identity(store)
     size = files.size(store)
     pass_pos: int | None = None
-    if vfields.get("LAST_PASS") and vfields.get("LAST_PASS_LOG", "\0") == ident:
+    no_task = ident.split(" ")[1:2] != ["SESSION_START"]  # a task's log opens with TIME SESSION_START TASK
+    # A pass counts for the log it ran against; with no task running, one that ran before there was
+    # any log counts for the log begun since (its edits all came after it).
+    if vfields.get("LAST_PASS") and (vfields.get("LAST_PASS_LOG", "\0") == ident
+                                     or (no_task and vfields.get("LAST_PASS_LOG", "\0") == "")):
         pos = codec.status_int(vfields, "LAST_PASS_POS", store.shown(verify.STATUS))
         if pos <= size:
             pass_pos = pos
@@ -161,7 +167,7 @@ def check(store: Store, vfields: dict[str, str] | None = None) -> Evidence:
     if stale:
         verdict = "no"
     ev = Evidence(verdict, head, last_pass, failed)
-    ev.no_task = ident.split(" ")[1:2] != ["SESSION_START"]  # a task's log opens with TIME SESSION_START TASK
+    ev.no_task = no_task
     ev.checks_changed = stale
     if not exact:  # head is the start of the list: the rest is read if someone asks for all of it
         ev._changed, ev._since = None, (store, offset)

@@ -150,7 +150,8 @@ def restore_hint(store: Store, path: str) -> str:
 
     q = _sh(codec.encode(path))
     if git_root(store.project):
-        how = f"`git checkout -- {q}` from the project root (from anywhere: `git -C {_sh(store.project)} checkout -- {q}`)"
+        how = (f"`git checkout -- {q}` from the project root (from anywhere: `git -C {_sh(store.project)} checkout -- {q}`)"
+               " (a file git never tracked: delete it)")
     else:
         how = "your saved copy (the project is not in git)"
     return f"restore it with {how}, or, if the user allowed it, `agentctl constraints ack {q}`"

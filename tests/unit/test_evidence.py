@@ -62,8 +62,8 @@ def test_edits_logged_with_no_task_running_are_not_called_this_task_s(store: Sto
     # The hooks log edits with no task running: the line must not speak of "this task" then.
     _configure(store)
     _pass_here(store)
-    files.log(store, "MODIFY", "a.txt")  # the log's first line: the pass was against no log at all
-    assert evidence.check(store).detail() == "no passing run covers the changes logged with no task running; 1 file changed: a.txt"
+    files.log(store, "MODIFY", "a.txt")  # the log's first line: the pass ran before there was a log
+    assert evidence.check(store).line() == "VERIFIED=no (1 file changed since the last pass (2026-01-01T00:00:00Z): a.txt)"
     _pass_here(store)
     assert evidence.check(store).detail() == "the last pass (2026-01-01T00:00:00Z) covers every change logged (no task is running)"
 
@@ -136,3 +136,12 @@ def test_log_identity_is_the_first_line_without_bars(store: Store) -> None:
     files.start(store, "my task")
     ident = evidence.log_identity(store)
     assert ident.endswith(" SESSION_START my task") and "|" not in ident
+
+
+def test_no_run_and_no_task_claims_no_changes(store: Store) -> None:
+    # Checks configured, never run, no task, nothing logged: no pass, and no changes either.
+    _configure(store)
+    ev = evidence.check(store)
+    assert ev.verdict == "never" and ev.detail() == "no passing run yet (no task is running)"
+    files.log(store, "MODIFY", "a.txt")
+    assert evidence.check(store).detail() == "no passing run covers the changes logged with no task running; 1 file changed: a.txt"

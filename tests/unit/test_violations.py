@@ -73,6 +73,7 @@ def test_the_hint_quotes_for_the_shell_and_knows_about_git(ruled: Store) -> None
     project = ruled.project
     hint = violations.restore_hint(ruled, "secrets/it's")
     assert "git checkout -- 'secrets/it'\"'\"'s'" in hint and f"git -C {project} checkout" in hint
+    assert "(a file git never tracked: delete it)" in hint  # checkout cannot restore a file git never had
     assert hint.endswith("`agentctl constraints ack 'secrets/it'\"'\"'s'`")
     (Path(project) / ".git").rmdir()
     assert "your saved copy (the project is not in git)" in violations.restore_hint(ruled, "secrets/k")
