@@ -163,7 +163,8 @@ def check(store: Store, vfields: dict[str, str] | None = None) -> Evidence:
         verdict, last_pass = "never", ""
     else:
         verdict, last_pass = ("no" if head or failed else "yes"), vfields.get("LAST_PASS", "")
-    stale = pass_pos is not None and vfields.get("LAST_PASS_CHECKS", "\n".join(checks)) != "\n".join(checks)
+    ran = "\n".join(checks)
+    stale = pass_pos is not None and vfields.get("LAST_PASS_CHECKS", ran) != ran
     if stale:
         verdict = "no"
     ev = Evidence(verdict, head, last_pass, failed)

@@ -119,6 +119,9 @@ def _names(folder: str, items: list[tuple[str, str]]) -> set[str] | None:
     return names
 
 
+_RECORDS = {"DIRTY": "dirty", "VERIFY": "verify", "WATCH": "watch", "SEEN": "seen"}  # a record -> its Baseline field
+
+
 def read_baseline(store: Store) -> Baseline | None:
     data = store.read(BASELINE, cap=64 << 20)
     if not data:
@@ -133,12 +136,12 @@ def read_baseline(store: Store) -> Baseline | None:
         elif line.startswith(("DIRTY|", "VERIFY|", "WATCH|", "SEEN|")) and base is not None:
             rec = codec.split_record(line, 3)
             if rec is not None:
-                {"DIRTY": base.dirty, "VERIFY": base.verify, "WATCH": base.watch, "SEEN": base.seen}[rec[0]][rec[1]] = rec[2]
+                getattr(base, _RECORDS[rec[0]])[rec[1]] = rec[2]
         elif line.startswith("SNAP|") and base is not None:
             rec = codec.split_record(line, 2)
             if rec is not None:
                 base.snap = rec[1]
-                base.seen = {}  # a new verify run's snapshot replaces the last one
+                base.seen.clear()  # a new verify run's snapshot replaces the last one
     return base
 
 
