@@ -3,7 +3,7 @@
 Run as ``VENV/bin/python bench/floor_git.py GIT_ARG...`` in the repository: the interpreter's
 start-up with the venv's site packages and ``import os, sys`` (what a recent pip's console script pays: no ``re``), then
 git started with ``posix_spawn`` with the arguments and environment agentctl's `files sync` uses
-(the bench passes ``agentctl.gitstatus.STATUS``), its output read to the end, and its exit
+(the bench passes ``agentctl.files.gitchanges.STATUS``), its output read to the end, and its exit
 awaited. The Bash hook against this is what agentctl itself adds: its imports, reading its
 state, the parse of git's answer, the log's append, and the interpreter's exit with more modules.
 """

@@ -324,7 +324,7 @@ def _bash_payload(repo: str, run: int) -> bytes:
 def measure_git(runner: Runner, n: int, runs: int, warmup: int) -> dict[str, object]:
     """The Bash hook on a generated repository of ``n`` files, alternating with one `git status --porcelain`
     and with ``floor_git.py`` (the interpreter's start-up plus the same `git status` the hook runs)."""
-    from agentctl.gitstatus import STATUS
+    from agentctl.files.gitchanges import STATUS
 
     repo = os.path.join(runner.work, f"repo-{n}")
     t0 = time.monotonic()

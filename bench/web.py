@@ -43,7 +43,8 @@ ARCHIVED = 1000
 
 def add_history(project: str, count: int) -> None:
     """``count`` archived tasks in logs/index, each with its archive, list and files log (as `task stop` leaves them)."""
-    from agentctl import codec, history
+    from agentctl.ground import codec
+    from agentctl.history import index as history
 
     logs = os.path.join(project, ".agent-state", "logs")
     stamp = states._now_iso()
@@ -149,8 +150,8 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(("on demand: archived task detail", [server.get(f"/api/task?id=arch-{n:04d}")[0] for n in range(runs)]))
         rss, hwm = server.memory()
         server.stop()
-        from agentctl.location import open_store
-        from agentctl.webdata import View
+        from agentctl.ground.location import open_store
+        from agentctl.web.data import View
 
         store = open_store(explicit=os.path.join(project, ".agent-state"))
         builds: list[float] = []

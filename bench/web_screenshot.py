@@ -33,7 +33,7 @@ SPAN = 3 * 3600  # the afternoon the demo task has been running
 
 
 def _iso(t: float) -> str:
-    from agentctl.store import now_iso
+    from agentctl.ground.store import now_iso
 
     return now_iso(t)
 

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from agentctl import DISTRIBUTION, helpformat, refdoc
+from agentctl import DISTRIBUTION
+from agentctl.cli import helpformat
+from agentctl.cli import reference as refdoc
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -18,7 +20,7 @@ DOCS = ROOT / "docs"
 
 def test_reference_is_current() -> None:
     on_disk = (DOCS / "reference.md").read_text(encoding="utf-8")
-    assert on_disk == refdoc.render(), "docs/reference.md is stale: run `python -m agentctl.refdoc > docs/reference.md`"
+    assert on_disk == refdoc.render(), "docs/reference.md is stale: run `python -m agentctl.cli.reference > docs/reference.md`"
 
 
 def test_reference_names_every_command_and_option() -> None:

@@ -6,7 +6,8 @@ import json
 import re
 from pathlib import Path
 
-from agentctl import helpformat, registry
+from agentctl.cli import helpformat
+from agentctl.commands import registry
 from conftest import run
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "json.md"

@@ -1,7 +1,7 @@
 """Regression guard for the hot path (not timed; bench/run.py does the timing).
 
 Each hot-path command runs in a fresh interpreter through the console-script entry point
-(``agentctl.cli:main``) and must not pull in modules it does not need: argparse, json,
+(``agentctl.cli.main:main``) and must not pull in modules it does not need: argparse, json,
 subprocess, dataclasses (it drags in inspect, ast, dis, tokenize: more than a whole
 `files log`), typing, the MCP SDK, or anything third-party. And the fast text path of
 `task done` / `task update --done N` must leave exactly the files and results of the
@@ -23,7 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentctl.constraints import Rule
+from agentctl.constraints.rules import Rule
 from conftest import run
 
 # Never on the hot path: what the issue names, and what `dataclasses` would bring with it.
@@ -33,7 +33,7 @@ HEAVY = {"argparse", "json", "subprocess", "dataclasses", "inspect", "typing", "
 PROBE = """
 import sys
 base = set(sys.modules)
-from agentctl.cli import main
+from agentctl.cli.main import main
 try:
     code = main(sys.argv[1:])
 except SystemExit as exc:
@@ -114,7 +114,7 @@ def test_hot_path_imports_nothing_heavy(busy: Path, args: tuple[str, ...]) -> No
 
 
 def _hooks_available() -> bool:
-    from agentctl import registry
+    from agentctl.commands import registry
 
     return ("hook",) in registry.COMMANDS
 
@@ -237,7 +237,7 @@ INSTANCES = {"**/": ["", "a/", "b/a/"], "**": ["", "a", "a/b"], "/**": ["/", "/a
 def _same_deny(rules: list[Rule], path: str) -> None:
     import warnings
 
-    from agentctl import constraints
+    from agentctl.constraints import rules as constraints
 
     def full(rel: str) -> object:
         return next((rule for rule, rx in constraints.deny_write_rules(rules) if rx.match(rel)), None)
@@ -259,7 +259,7 @@ def _same_deny(rules: list[Rule], path: str) -> None:
     ("db/**", "db"), ("db/**", "dbx/y"), ("a**b", "a/x/b"), ("a\\b", "a\\b"), ("a b", "a b"), ("/**/a", "a"),
 ])
 def test_hook_deny_check_edge_cases(glob: str, path: str) -> None:
-    from agentctl import constraints
+    from agentctl.constraints import rules as constraints
 
     _same_deny([constraints.Rule("P0", "deny-write: " + glob)], path)
 
@@ -270,7 +270,7 @@ def test_hook_deny_check_edge_cases(glob: str, path: str) -> None:
        data=st.data())
 def test_hook_deny_check_is_constraints_denied(globs: list[tuple[str, str, list[str]]], data: st.DataObject) -> None:
     """The hooks skip compiling globs that cannot match; the answer (or the error) is constraints'."""
-    from agentctl import constraints
+    from agentctl.constraints import rules as constraints
 
     rules = [constraints.Rule(pri, head + "".join(parts)) for pri, head, parts in globs]
     anywhere = st.lists(st.sampled_from(PATH_PARTS), min_size=1, max_size=6).map("".join)
@@ -290,7 +290,9 @@ NAMES = ["a", "ab", "a/b", "a.b", "b", "src/x.ts", "src/x.tsx", "é/ü.ts", "c d
 
 
 def _pair(base: str, paths: list[str], done_first: int) -> tuple[object, object]:
-    from agentctl import layout, task, workflow
+    from agentctl.statefolder import init as layout
+    from agentctl.task import status as task
+    from agentctl.workflow import taskflow as workflow
 
     stores = []
     for n in range(2):
@@ -308,8 +310,8 @@ SNAP_SKIP = ("UPDATED", "STARTED", "LIST_SIG")  # times, and the list file's own
 
 
 def _snapshot(store: object) -> tuple[dict[str, str], bytes]:
-    from agentctl import task
-    from agentctl.store import Store
+    from agentctl.ground.store import Store
+    from agentctl.task import status as task
 
     assert isinstance(store, Store)
     fields = task.read_status(store)
@@ -318,9 +320,9 @@ def _snapshot(store: object) -> tuple[dict[str, str], bytes]:
 
 
 def _apply(store: object, op: tuple[str, object], plain: bool) -> object:
-    from agentctl import task
-    from agentctl.errors import AgentctlError
-    from agentctl.store import Store
+    from agentctl.ground.errors import AgentctlError
+    from agentctl.ground.store import Store
+    from agentctl.task import status as task
 
     assert isinstance(store, Store)
     task._PLAIN = plain
@@ -367,8 +369,9 @@ def test_fast_task_path_matches_general_path(paths: list[str], done_first: int, 
 def test_a_list_the_fast_path_wrote_is_trusted_until_it_changes(project: Path) -> None:
     # After a plain commit the status signs the list (size, mtime, inode, TOTAL, DONE): the next
     # `task done` reads it without checking it. Any change to the file is seen and checked again.
-    from agentctl import task, workflow
-    from agentctl.store import Store
+    from agentctl.ground.store import Store
+    from agentctl.task import status as task
+    from agentctl.workflow import taskflow as workflow
 
     store = Store(str(project / ".agent-state"))
     workflow.start(store, "t1", "d", ["src/a.ts", "src/b.ts", "src/c.ts"])
@@ -397,8 +400,9 @@ def test_a_list_the_fast_path_wrote_is_trusted_until_it_changes(project: Path) -
 
 
 def test_fast_task_path_is_taken_for_plain_lists(project: Path) -> None:
-    from agentctl import task, workflow
-    from agentctl.store import Store
+    from agentctl.ground.store import Store
+    from agentctl.task import status as task
+    from agentctl.workflow import taskflow as workflow
 
     store = Store(str(project / ".agent-state"))
     workflow.start(store, "t1", "d", [f"src/f{i}.ts" for i in range(5)])
@@ -413,7 +417,8 @@ LOG_OPS = ["CREATE", "MODIFY", "DELETE", "SESSION_START", "BOGUS"]
 
 
 def _log_store(base: str, records: list[tuple[str, str]], junk: list[bytes]) -> object:
-    from agentctl import codec, layout
+    from agentctl.ground import codec
+    from agentctl.statefolder import init as layout
 
     os.makedirs(os.path.join(base, ".git"))
     store, _ = layout.init(base)
@@ -431,8 +436,8 @@ def _log_store(base: str, records: list[tuple[str, str]], junk: list[bytes]) -> 
        probe=st.sampled_from(NAMES), chunk=st.sampled_from([1, 7, 40, 64, 1 << 20]))
 def test_files_check_matches_a_full_parse(records: list[tuple[str, str]], junk: list[bytes], probe: str,
                                           chunk: int) -> None:
-    from agentctl import files
-    from agentctl.store import Store
+    from agentctl.files import log as files
+    from agentctl.ground.store import Store
 
     with tempfile.TemporaryDirectory(prefix="agentctl-guard-") as base:
         store = _log_store(base, records, junk)
@@ -449,8 +454,8 @@ def test_files_check_matches_a_full_parse(records: list[tuple[str, str]], junk: 
 @given(records=st.lists(st.tuples(st.sampled_from(LOG_OPS[:4]), st.sampled_from(NAMES)), max_size=60),
        window=st.integers(40, 4000))
 def test_resume_files_summary_is_bounded_and_exact_when_it_fits(records: list[tuple[str, str]], window: int) -> None:
-    from agentctl import files
-    from agentctl.store import Store
+    from agentctl.files import log as files
+    from agentctl.ground.store import Store
 
     with tempfile.TemporaryDirectory(prefix="agentctl-guard-") as base:
         store = _log_store(base, records, [])
@@ -478,8 +483,10 @@ def test_resume_files_summary_is_bounded_and_exact_when_it_fits(records: list[tu
 def test_files_check_through_the_index_matches_a_full_parse(batches: list[list[tuple[str, str]]], junk: list[bytes],
                                                             slack: int, chunk: int, damage: str) -> None:
     """The index (used from INDEX_MIN on, extended past INDEX_SLACK) never changes an answer, damaged or not."""
-    from agentctl import codec, files, filesindex
-    from agentctl.store import Store
+    from agentctl.files import index as filesindex
+    from agentctl.files import log as files
+    from agentctl.ground import codec
+    from agentctl.ground.store import Store
 
     saved = files.INDEX_MIN, filesindex.SLACK, files.CHECK_CHUNK
     files.INDEX_MIN, filesindex.SLACK, files.CHECK_CHUNK = 0, slack, chunk
@@ -507,7 +514,10 @@ def test_files_check_through_the_index_matches_a_full_parse(batches: list[list[t
 
 def test_files_check_reads_little_of_a_long_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """On a 100,000-entry log, a check (after the first builds the index) reads kilobytes, not the log."""
-    from agentctl import codec, files, filesindex, layout
+    from agentctl.files import index as filesindex
+    from agentctl.files import log as files
+    from agentctl.ground import codec
+    from agentctl.statefolder import init as layout
 
     (tmp_path / ".git").mkdir()
     store, _ = layout.init(str(tmp_path))
@@ -537,7 +547,8 @@ def test_files_check_reads_little_of_a_long_log(tmp_path: Path, monkeypatch: pyt
 @settings(max_examples=300, deadline=None)
 @given(value=st.text(max_size=40), limit=st.integers(10, 400))
 def test_resume_fast_escape_is_the_codec_escape(value: str, limit: int) -> None:
-    from agentctl import codec, resume
+    from agentctl.ground import codec
+    from agentctl.workflow import resume
 
     text = codec.encode(value)
     assert resume._v(value, limit) == (text if len(text) <= limit else text[: limit - 3] + "...")
@@ -550,8 +561,11 @@ def test_resume_fast_escape_is_the_codec_escape(value: str, limit: int) -> None:
        pass_at=st.none() | st.integers(0, 40), failed=st.booleans(), window=st.integers(40, 3000))
 def test_evidence_is_bounded_and_exact_when_it_fits(records: list[tuple[str, str]], pass_at: int | None,
                                                     failed: bool, window: int) -> None:
-    from agentctl import codec, evidence, files, verify
-    from agentctl.store import Store
+    from agentctl.files import log as files
+    from agentctl.ground import codec
+    from agentctl.ground.store import Store
+    from agentctl.verify import evidence
+    from agentctl.verify import status as verify
 
     with tempfile.TemporaryDirectory(prefix="agentctl-guard-") as base:
         store = _log_store(base, [("SESSION_START", "t1")] + records, [])
@@ -587,7 +601,13 @@ def test_evidence_is_bounded_and_exact_when_it_fits(records: list[tuple[str, str
 
 def test_resume_evidence_does_not_read_the_whole_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """100,000 edits since the last pass: resume's VERIFIED line reads a window, never the whole log."""
-    from agentctl import codec, evidence, files, layout, resume, verify, workflow
+    from agentctl.files import log as files
+    from agentctl.ground import codec
+    from agentctl.statefolder import init as layout
+    from agentctl.verify import evidence
+    from agentctl.verify import status as verify
+    from agentctl.workflow import resume
+    from agentctl.workflow import taskflow as workflow
 
     (tmp_path / ".git").mkdir()
     store, _ = layout.init(str(tmp_path))
@@ -611,7 +631,7 @@ def test_resume_evidence_does_not_read_the_whole_log(tmp_path: Path, monkeypatch
 @settings(max_examples=300, deadline=None)
 @given(value=st.text(max_size=40) | st.text(alphabet=st.characters(max_codepoint=0x80), max_size=40))
 def test_codec_fast_path_is_the_escape_loop(value: str) -> None:
-    from agentctl import codec
+    from agentctl.ground import codec
 
     slow = value if not any(codec._needs_escape(c) for c in value) else None
     if slow is not None:
@@ -627,7 +647,8 @@ def test_codec_fast_path_is_the_escape_loop(value: str) -> None:
                                       b"t|MOD\\x49FY|a\n", b"t|MODIFY|\xff\n"]), max_size=3))
 def test_files_entries_fast_path_is_the_record_parse(records: list[tuple[str, str]], junk: list[bytes]) -> None:
     """Without a backslash in the log, entries() splits lines itself; the answer is split_record's."""
-    from agentctl import codec, files
+    from agentctl.files import log as files
+    from agentctl.ground import codec
 
     lines = [codec.record("2026-01-01T00:00:00+00:00", op, path) for op, path in records]
     for i, extra in enumerate(junk):

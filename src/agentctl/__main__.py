@@ -1,5 +1,5 @@
 from __future__ import annotations
 
-from agentctl.cli import main
+from agentctl.cli.main import main
 
 raise SystemExit(main())

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from agentctl import ignore
+from agentctl.files import ignore
 from conftest import run
 from integrations.test_hooks import git, log_entries
 

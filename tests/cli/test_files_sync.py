@@ -130,7 +130,7 @@ def test_repository_without_commits_and_project_in_a_subfolder(tmp_path: Path) -
 
 def _logged(project: Path) -> list[tuple[str, str]]:
     """The log's (op, path) entries, paths decoded (escaped ones included)."""
-    from agentctl import codec
+    from agentctl.ground import codec
 
     data = (project / ".agent-state" / "services" / "files" / "status").read_bytes()
     recs = [codec.split_record(ln, 3) for ln in data.decode("utf-8", "surrogateescape").split("\n")[:-1]]
@@ -141,7 +141,7 @@ def test_sync_on_a_long_log_answers_from_its_cache_exactly(tmp_path: Path) -> No
     """After thousands of entries, `files sync` folds the log from services/files/.last plus the new
     bytes; it logs exactly what it would from the whole log, with a cache damaged by hand, and after
     `task start` began a new log (the old cache left in place)."""
-    from agentctl import codec
+    from agentctl.ground import codec
 
     proj = make_git_project(tmp_path)
     odd = ["we|ird name.txt", "new\nline.txt", "back\\slash.txt"]  # escaped in the log

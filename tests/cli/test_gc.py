@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agentctl import retention
+from agentctl.ground import retention
 from conftest import LONG, run, snapshot
 
 MB = 1 << 20

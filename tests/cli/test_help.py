@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from agentctl import helpformat, helptext, registry
+from agentctl.cli import helpformat
+from agentctl.cli import helptexts as helptext
+from agentctl.commands import registry
 from conftest import run
 
 KEYS = [k for k, _ in helpformat.visible() if k != ("@custom",)]  # a user service: test_user_service_help

@@ -112,7 +112,7 @@ def test_case_insensitive_match(linked: Path) -> None:
     assert r.code == 0  # this filesystem tells case apart: SECRETS/ is another folder
     r = run("constraints", "check", "SECRETS/key.txt", cwd=linked, env={"AGENTCTL_CASE_FOLD": "1"})
     assert r.code == 1 and "deny-write: secrets/**" in r.out
-    from agentctl import constraints
+    from agentctl.constraints import rules as constraints
 
     rules = [constraints.Rule("P0", "deny-write: Secrets/*.PEM")]
     assert constraints.match(rules, "secrets/a.pem", fold=True) is rules[0]
@@ -121,8 +121,9 @@ def test_case_insensitive_match(linked: Path) -> None:
 
 def test_hard_link_search_is_bounded_and_skips_state(linked: Path) -> None:
     """Only a file with several links is searched for, under the deny globs' literal folders."""
-    from agentctl import constraints, protect
-    from agentctl.location import open_store
+    from agentctl.constraints import protect
+    from agentctl.constraints import rules as constraints
+    from agentctl.ground.location import open_store
 
     store = open_store(str(linked))
     rules = constraints.read(store)

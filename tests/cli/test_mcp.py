@@ -25,7 +25,7 @@ pytest.importorskip("mcp")
 
 from mcp import Client, StdioServerParameters  # noqa: E402
 
-from agentctl.mcp_tools import CORE, FULL, READ_ONLY  # noqa: E402
+from agentctl.mcp.tools import CORE, FULL, READ_ONLY  # noqa: E402
 from conftest import AGENTCTL, run, snapshot  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -458,8 +458,8 @@ def test_stdout_carries_only_protocol_messages(project: Path) -> None:
 
 async def test_unexpected_exception_is_one_line_and_logged(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """In process: a crash inside a tool is reported like the CLI's internal error, and serving goes on."""
-    from agentctl import mcp_tools
-    from agentctl.mcp_build import build_server
+    from agentctl.mcp import tools as mcp_tools
+    from agentctl.mcp.sdkserver import build_server
 
     def task_status(self: object) -> str:
         raise ZeroDivisionError("boom")
@@ -475,6 +475,6 @@ async def test_unexpected_exception_is_one_line_and_logged(project: Path, monkey
 
 
 def test_server_module_imports_sdk_only_when_serving() -> None:
-    code = "import sys, agentctl.mcp_server; assert 'mcp' not in sys.modules; print('ok')"
+    code = "import sys, agentctl.mcp.server; assert 'mcp' not in sys.modules; print('ok')"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     assert proc.stdout.strip() == "ok", proc.stderr

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from agentctl.errors import UsageError
-from agentctl.mcp_tools import CORE, FULL, Tools, error_text
+from agentctl.ground.errors import UsageError
+from agentctl.mcp.tools import CORE, FULL, Tools, error_text
 from conftest import run
 
 SDK_MODULES = "[m for m in sys.modules if m.split('.')[0] in ('mcp', 'mcp_types', 'pydantic', 'anyio')]"
@@ -25,13 +25,13 @@ def _python(code: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 def test_cli_and_hot_path_never_import_the_sdk(project: Path) -> None:
     code = (
         "import sys\n"
-        "import agentctl.cli\n"
+        "import agentctl.cli.main\n"
         f"assert not {SDK_MODULES}, {SDK_MODULES}\n"
-        "rc = agentctl.cli.main(['files', 'log', 'MODIFY', 'src/a.py'])\n"
+        "rc = agentctl.cli.main.main(['files', 'log', 'MODIFY', 'src/a.py'])\n"
         "assert rc == 0, rc\n"
         f"loaded = {SDK_MODULES}\n"
         "assert not loaded, loaded\n"
-        "assert 'agentctl.mcp_server' not in sys.modules\n"
+        "assert 'agentctl.mcp.server' not in sys.modules\n"
         "print('CLEAN')\n"
     )
     proc = _python(code, project)
@@ -43,10 +43,10 @@ def test_cli_and_hot_path_never_import_the_sdk(project: Path) -> None:
 def test_help_lists_mcp_without_importing_the_sdk(project: Path) -> None:
     code = (
         "import sys, io, contextlib\n"
-        "import agentctl.cli\n"
+        "import agentctl.cli.main\n"
         "buf = io.StringIO()\n"
         "with contextlib.redirect_stdout(buf):\n"
-        "    agentctl.cli.main(['--help'])\n"
+        "    agentctl.cli.main.main(['--help'])\n"
         "assert any(ln.split()[:1] == ['mcp'] for ln in buf.getvalue().splitlines()), buf.getvalue()\n"
         f"assert not {SDK_MODULES}, {SDK_MODULES}\n"
         "print('CLEAN')\n"
@@ -61,8 +61,8 @@ def test_missing_sdk_says_how_to_install_in_one_line(project: Path) -> None:
     code = (
         "import sys\n"
         "sys.modules['mcp'] = None\n"
-        "import agentctl.cli\n"
-        "sys.exit(agentctl.cli.main(['mcp']))\n"
+        "import agentctl.cli.main\n"
+        "sys.exit(agentctl.cli.main.main(['mcp']))\n"
     )
     proc = _python(code, project)
     assert proc.returncode == 3

@@ -126,7 +126,7 @@ def test_outside_the_project_is_still_refused(repo: Path) -> None:
 
 def test_unit_rule_is_one_function(repo: Path) -> None:
     """resolve_path is the rule: root spelling from any folder when the folder's reading is unknown."""
-    from agentctl.location import open_store, resolve_path
+    from agentctl.ground.location import open_store, resolve_path
 
     store = open_store(str(repo))
     for folder in FOLDERS:

@@ -181,7 +181,7 @@ def test_help_lists_the_new_commands_and_options(tmp_path: Path) -> None:
 def test_mcp_full_profile_exposes_the_corrections(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("mcp")
     monkeypatch.chdir(project)  # the server's working folder
-    from agentctl.mcp_tools import CORE, FULL, Tools
+    from agentctl.mcp.tools import CORE, FULL, Tools
 
     assert {"task_add", "task_reopen", "task_skip"} <= set(FULL) and not {"task_add"} & set(CORE)
     start_task(project, ["a.py"], task_id="t", desc="d")

@@ -288,8 +288,8 @@ def test_opens_the_browser_only_when_asked_and_available(busy: Path, tmp_path: P
 
 
 def test_command_stays_off_the_hot_path(busy: Path) -> None:
-    code = ("import sys; from agentctl.cli import main; main(['resume']); "
-            "sys.stderr.write(' '.join(m for m in sys.modules if m.startswith(('agentctl.web', 'http'))))")
+    code = ("import sys; from agentctl.cli.main import main; main(['resume']); "
+            "sys.stderr.write(' '.join(m for m in sys.modules if m.startswith(('agentctl.web.page', 'http'))))")
     proc = subprocess.run([sys.executable, "-c", code], cwd=busy, capture_output=True, text=True, check=False)
     assert proc.returncode == 0 and proc.stderr.strip() == ""
     assert "usage: agentctl web [--port N] [--no-open] [--host H]" in run("help", "web", cwd=busy).out

@@ -597,7 +597,7 @@ def test_hook_imports_stay_lean(proj: Path) -> None:
         modules = {ln.rsplit("|", 1)[-1].strip() for ln in proc.stderr.decode().splitlines() if ln.startswith("import time:")}
         assert proc.returncode == 0
         assert "agentctl.integrations.hookrun" in modules
-        for heavy in ("subprocess", "argparse", "agentctl.resume", "agentctl.gitsync",
+        for heavy in ("subprocess", "argparse", "agentctl.workflow.resume", "agentctl.workflow.gitscan",
                       "agentctl.integrations.install", "agentctl.integrations.jsonmerge",
                       "agentctl.integrations.hookmerge", "agentctl.integrations.configchange"):
             assert heavy not in modules, (event, heavy)

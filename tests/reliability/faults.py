@@ -54,7 +54,7 @@ def tracer(path: str) -> Callable[[str], None]:
 
 
 def install(hook: Callable[[str], None] | None) -> None:
-    from agentctl import store
+    from agentctl.ground import store
 
     store.fault_hook = hook
 

@@ -15,7 +15,7 @@ from typing import Any
 
 def ctl(*args: str) -> tuple[int, dict[str, str], str]:
     """One agentctl command through the console script's entry point, in this process."""
-    from agentctl.cli import main
+    from agentctl.cli.main import main
 
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from agentctl import codec
-from agentctl.temps import parse_temp_name
+from agentctl.ground import codec
+from agentctl.ground.tempfiles import parse_temp_name
 
 from . import faults
 
@@ -140,8 +140,13 @@ def log_lines_ok(data: bytes, fields: int) -> tuple[int, int]:
 
 def parse_everything(root: Path) -> None:
     """Read every status file with the library's own readers; raise on anything damaged."""
-    from agentctl import constraints, files, runlevels, session, task, verify
-    from agentctl.store import Store
+    from agentctl.constraints import rules as constraints
+    from agentctl.files import log as files
+    from agentctl.ground.store import Store
+    from agentctl.session import compactions as session
+    from agentctl.task import status as task
+    from agentctl.userservices import runlevels
+    from agentctl.verify import status as verify
 
     store = Store(str(root))
     fields = task.read_status(store)

@@ -150,8 +150,10 @@ def test_storm(project: Path, tmp_path: Path) -> None:
     assert code == 0, err
     assert (kv["DONE"], kv["TOTAL"], kv["SEQ"], kv["STATE"]) == (str(total), str(total), str(total + 1), "DONE")
     assert doubled == 0 and lost == 0
-    from agentctl import constraints, files, task
-    from agentctl.location import open_store
+    from agentctl.constraints import rules as constraints
+    from agentctl.files import log as files
+    from agentctl.ground.location import open_store
+    from agentctl.task import status as task
 
     store = open_store()
     entries = task.read_entries(store, task.read_status(store))
@@ -275,8 +277,8 @@ def test_burst(project: Path) -> None:
 
 def _count_updates(root: str, threads: int, per: int, locked: bool) -> int:
     """Threads of one process incrementing a counter file; each acquisition opens its own lock fd."""
-    from agentctl import codec
-    from agentctl.store import Store
+    from agentctl.ground import codec
+    from agentctl.ground.store import Store
 
     store = Store(root)
     store.replace("services/counter", b"N=0\n")
@@ -371,8 +373,8 @@ def test_archive_while_appenders_run(project: Path, tmp_path: Path) -> None:
     acked = [p for o in outs for p in load(o)["acked"]]
     logs = project / ".agent-state/logs"
     seen: list[str] = []
-    from agentctl import files
-    from agentctl.location import open_store
+    from agentctl.files import log as files
+    from agentctl.ground.location import open_store
 
     store = open_store()
     sources = [project / ".agent-state/services/files/status"] + sorted(logs.glob("files-*.log"))

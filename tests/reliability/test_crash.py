@@ -134,7 +134,7 @@ def _check_after_kill(op: Op, pre: dict[str, object], post: dict[str, object], w
 def _recover_and_check(op: Op, committed: bool, post: dict[str, object], work: Path, args: list[str]) -> bool:
     """Run the command again (a --seq command with the SEQ read before the kill): exactly the
     state of one uninterrupted run; no temp file left; doctor finds nothing."""
-    from agentctl.doctor import examine
+    from agentctl.doctor.check import examine
 
     state = work / ".agent-state"
     if op.idempotent or not committed:
@@ -211,8 +211,9 @@ def test_replay_after_commit_is_a_no_op(project: Path) -> None:
 
 
 def _child(root: str, w: int, seed: int) -> None:
-    from agentctl import files, task
-    from agentctl.store import Store
+    from agentctl.files import log as files
+    from agentctl.ground.store import Store
+    from agentctl.task import status as task
 
     store = Store(root)
     r = random.Random(seed)
@@ -229,8 +230,10 @@ def _child(root: str, w: int, seed: int) -> None:
 
 
 def test_random_kills_library(project: Path) -> None:
-    from agentctl import files, task, workflow
-    from agentctl.store import Store
+    from agentctl.files import log as files
+    from agentctl.ground.store import Store
+    from agentctl.task import status as task
+    from agentctl.workflow import taskflow as workflow
 
     r = rng("B1")
     kills = scaled(60, 400)
@@ -290,7 +293,7 @@ def test_random_kills_library(project: Path) -> None:
     files.log(store, "MODIFY", "after.py")
     assert not [t for t in temp_files(project / ".agent-state") if t.startswith("services/task/")]
     assert (project / ".agent-state/services/files/status").read_bytes().endswith(b"\n")
-    from agentctl.doctor import examine
+    from agentctl.doctor.check import examine
 
     report = examine(root, fix=True)
     assert examine(root).problems == [], report
@@ -304,8 +307,8 @@ def test_random_kills_library(project: Path) -> None:
 
 
 def test_random_kills_real_processes(project: Path) -> None:
-    from agentctl import task
-    from agentctl.store import Store
+    from agentctl.ground.store import Store
+    from agentctl.task import status as task
 
     r = rng("B2")
     kills_wanted = scaled(20, 100)
@@ -347,7 +350,7 @@ def test_random_kills_real_processes(project: Path) -> None:
     applied = int(fields["DONE"]) - int(base["DONE"])
     assert acked_updates <= applied <= acked_updates + killed_updates
     assert int(fields["SEQ"]) - int(base["SEQ"]) == applied  # status and list moved together, once each
-    from agentctl import files
+    from agentctl.files import log as files
 
     logged = {p for _, op, p in files.entries(store) if op == "MODIFY"}
     assert acked_logs <= logged <= acked_logs | killed_logs

@@ -69,7 +69,7 @@ class Env:
         import contextlib
         import io
 
-        from agentctl.cli import main
+        from agentctl.cli.main import main
 
         out, err = io.StringIO(), io.StringIO()
         with chdir(self.project), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):

@@ -20,10 +20,15 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from agentctl import constraintedit, constraints, files, task, verify, workflow
-from agentctl.errors import AgentctlError, CheckFailed, UsageError
-from agentctl.store import Store
-from agentctl.tried import add_tried
+from agentctl.constraints import edit as constraintedit
+from agentctl.constraints import rules as constraints
+from agentctl.files import log as files
+from agentctl.ground.errors import AgentctlError, CheckFailed, UsageError
+from agentctl.ground.store import Store
+from agentctl.task import status as task
+from agentctl.verify import status as verify
+from agentctl.verify.tried import add_tried
+from agentctl.workflow import taskflow as workflow
 
 from . import faults
 from .helpers import LONG, figures, parse_everything
@@ -62,7 +67,7 @@ class Model:
 class Machine(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
-        from agentctl.layout import init
+        from agentctl.statefolder.init import init
 
         self.dir = tempfile.mkdtemp(prefix="agentctl-model-")
         os.mkdir(os.path.join(self.dir, ".git"))
@@ -71,7 +76,7 @@ class Machine(RuleBasedStateMachine):
         STATS["examples"] += 1
 
     def teardown(self) -> None:
-        from agentctl.doctor import examine
+        from agentctl.doctor.check import examine
 
         try:
             examine(self.store.root, fix=True)

@@ -40,7 +40,7 @@ from .helpers import (
 
 
 def _store(project: Path):  # type: ignore[no-untyped-def]
-    from agentctl.store import Store
+    from agentctl.ground.store import Store
 
     return Store(str(project / ".agent-state"))
 
@@ -58,7 +58,7 @@ def _clear_quarantine(state: Path) -> None:
 
 
 def test_cut_at_every_byte_of_the_last_two_records(project: Path) -> None:
-    from agentctl import files
+    from agentctl.files import log as files
 
     store = _store(project)
     state = project / ".agent-state"
@@ -119,7 +119,7 @@ def test_agent_log_cut_and_healed(project: Path) -> None:
     b"|||",
 ], ids=["nuls", "random", "lone-cr", "half-utf8", "70KB", "record-shaped", "pipes"])
 def test_garbage_tail_is_quarantined_not_read(project: Path, tail: bytes) -> None:
-    from agentctl import files
+    from agentctl.files import log as files
 
     store = _store(project)
     state = project / ".agent-state"
@@ -138,8 +138,9 @@ def test_garbage_tail_is_quarantined_not_read(project: Path, tail: bytes) -> Non
 
 def test_negative_control_plain_append_glues_and_loses(project: Path) -> None:
     """The checker has teeth: appending without sealing the fragment loses the new record."""
-    from agentctl import codec, files
-    from agentctl.store import now_iso
+    from agentctl.files import log as files
+    from agentctl.ground import codec
+    from agentctl.ground.store import now_iso
 
     store = _store(project)
     log = project / ".agent-state/services/files/status"
@@ -231,7 +232,7 @@ def _doctor(*args: str) -> tuple[int, str]:
     import contextlib
     import io
 
-    from agentctl.cli import main
+    from agentctl.cli.main import main
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from agentctl import layout
-from agentctl.store import Store
+from agentctl.ground.store import Store
+from agentctl.statefolder import init as layout
 
 
 @pytest.fixture

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from agentctl import constraintedit, session
+from agentctl.constraints import edit as constraintedit
+from agentctl.ground.store import Store
 from agentctl.integrations import hookrun
-from agentctl.store import Store
+from agentctl.session import compactions as session
 
 PAYLOADS = Path(__file__).resolve().parent.parent / "e2e" / "payloads"
 CAPTURED_PROJECT = "/tmp/agentctl-e2e/proj"  # the project folder the payloads were captured in

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from agentctl import layout
-from agentctl.operation import Ctx, Result, run
-from agentctl.registry import COMMANDS
+from agentctl.commands.operation import Ctx, Result, run
+from agentctl.commands.registry import COMMANDS
+from agentctl.statefolder import init as layout
 
 
 def project_ctx(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Ctx:

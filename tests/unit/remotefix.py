@@ -5,8 +5,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from agentctl import layout
-from agentctl.store import Store
+from agentctl.ground.store import Store
+from agentctl.statefolder import init as layout
 
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "init.defaultBranch=main"]
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agentctl import constraintedit, files, layout
-from agentctl.refsync.doc import Doc
-from agentctl.refsync.folder import Memo, View
-from agentctl.refsync.local import observe
-from agentctl.store import Store
+from agentctl.constraints import edit as constraintedit
+from agentctl.files import log as files
+from agentctl.ground.store import Store
+from agentctl.statefolder import init as layout
+from agentctl.sync.doc import Doc
+from agentctl.sync.folder import Memo, View
+from agentctl.sync.local import observe
 from conftest import run
 
 REPLICA = "aaaaaaaaaaaa"

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from agentctl import codec
 from agentctl.doctor.report import Report, lines, nolock
-from agentctl.errors import StateError
-from agentctl.quarantine import keep_copy
-from agentctl.store import Store
+from agentctl.ground import codec
+from agentctl.ground.errors import StateError
+from agentctl.ground.quarantine import keep_copy
+from agentctl.ground.store import Store
 
 
 def salvage_kv(store: Store, rel: str, keys: tuple[str, ...] | None) -> tuple[dict[str, str], list[tuple[int, bytes]]]:

@@ -6,15 +6,15 @@ from __future__ import annotations
 import os
 
 from agentctl.doctor.report import Report, move_aside
-from agentctl.errors import StateError
-from agentctl.quarantine import keep_copy
-from agentctl.store import FORMAT_VERSION, Store
+from agentctl.ground.errors import StateError
+from agentctl.ground.quarantine import keep_copy
+from agentctl.ground.store import FORMAT_VERSION, Store
 
 
 def version(store: Store, report: Report) -> bool:
     """Check VERSION (``--fix`` migrates an older format); False for a newer format: stop there."""
-    from agentctl.migrations import migrate
-    from agentctl.store import parse_version
+    from agentctl.ground.store import parse_version
+    from agentctl.statefolder.migrations import migrate
 
     try:
         data = store.read("VERSION", cap=4096)
@@ -55,7 +55,7 @@ def version(store: Store, report: Report) -> bool:
 
 
 def layout(store: Store, report: Report) -> None:
-    from agentctl.migrations import fill_layout
+    from agentctl.statefolder.migrations import fill_layout
 
     missing = [rel for rel in ("services", "logs", "services/task", "services/files", "services/constraints",
                                "services/verify") if not os.path.isdir(store.path(rel))]
@@ -73,7 +73,7 @@ def layout(store: Store, report: Report) -> None:
 def inner_links(store: Store, report: Report) -> bool:
     """A symlink at a folder agentctl writes into (logs/, services/...) would carry every later
     step outside the state folder: move it aside first, or stop here. True to go on."""
-    from agentctl.location import _INNER_DIRS
+    from agentctl.ground.location import _INNER_DIRS
 
     found = [rel for rel in _INNER_DIRS if os.path.islink(store.path(rel))]
     for rel in found:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import os
 
-from agentctl import codec
 from agentctl.doctor.report import Report, nolock
-from agentctl.errors import StateError
-from agentctl.store import Store
+from agentctl.ground import codec
+from agentctl.ground.errors import StateError
+from agentctl.ground.store import Store
 
 MAX_LOG = 256 << 20
 
@@ -57,7 +57,7 @@ def record_ok(raw: bytes, count: int, ops: tuple[str, ...] | None) -> bool:
 
 
 def files_log(store: Store, report: Report) -> None:
-    from agentctl import files
+    from agentctl.files import log as files
 
     check_log(store, files.LOG, 3, files.OPS + ("SESSION_START",), files.LOCK, report)
 

@@ -8,9 +8,9 @@ import os
 import stat
 
 from agentctl.doctor.report import Report, move_aside, walk
-from agentctl.quarantine import seq_floor
-from agentctl.store import Store
-from agentctl.temps import parse_temp_name, temp_is_dead
+from agentctl.ground.quarantine import seq_floor
+from agentctl.ground.store import Store
+from agentctl.ground.tempfiles import parse_temp_name, temp_is_dead
 
 
 def planted(store: Store, report: Report) -> None:
@@ -48,7 +48,7 @@ def planted(store: Store, report: Report) -> None:
             else:
                 report.problem(f"{store.shown(rel)} is a folder, not a file (`--fix` moves it into logs/)")
     if report.fix:
-        from agentctl.migrations import fill_layout
+        from agentctl.statefolder.migrations import fill_layout
 
         made = fill_layout(store)
         if made:

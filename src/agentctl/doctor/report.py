@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from agentctl.errors import AgentctlError
-from agentctl.store import Store
+from agentctl.ground.errors import AgentctlError
+from agentctl.ground.store import Store
 
 
 @dataclass
@@ -49,7 +49,7 @@ def walk(store: Store) -> list[tuple[str, os.stat_result]]:
 
 def move_aside(store: Store, rel: str, report: Report, why: str = "moved aside") -> str:
     """Rename ``rel`` (a symlink, FIFO, folder...) into logs/ without following or reading it; note it."""
-    from agentctl import quarantine
+    from agentctl.ground import quarantine
 
     dest = quarantine.free_name(store, rel)
     os.rename(store.path(rel), store.path(dest))

@@ -3,16 +3,16 @@ and the runlevel (its table is the user's: reported, never rewritten)."""
 
 from __future__ import annotations
 
-from agentctl import codec
 from agentctl.doctor.kv import kv_service
 from agentctl.doctor.report import Report, lines, nolock
-from agentctl.errors import StateError
-from agentctl.quarantine import keep_copy, rule_readable
-from agentctl.store import Store
+from agentctl.ground import codec
+from agentctl.ground.errors import StateError
+from agentctl.ground.quarantine import keep_copy, rule_readable
+from agentctl.ground.store import Store
 
 
 def check_constraints(store: Store, report: Report) -> None:
-    from agentctl import constraints
+    from agentctl.constraints import rules as constraints
 
     with store.lock(constraints.LOCK) if report.fix else nolock():
         try:
@@ -51,7 +51,7 @@ def _drop_bad_numbers(fields: dict[str, str], keys: tuple[str, ...]) -> None:
 
 
 def check_verify(store: Store, report: Report) -> None:
-    from agentctl import verify
+    from agentctl.verify import status as verify
 
     def fixup(fields: dict[str, str]) -> None:
         if fields.get("STATE") not in verify.STATES:
@@ -62,7 +62,7 @@ def check_verify(store: Store, report: Report) -> None:
 
 
 def check_session(store: Store, report: Report) -> None:
-    from agentctl import session
+    from agentctl.session import compactions as session
 
     def reader(st: Store) -> object:
         fields = session.read(st)
@@ -76,7 +76,7 @@ def check_session(store: Store, report: Report) -> None:
 
 
 def check_runlevels(store: Store, report: Report) -> None:
-    from agentctl import runlevels
+    from agentctl.userservices import runlevels
 
     def fixup(fields: dict[str, str]) -> None:
         if fields.get("RUNLEVEL", "") not in runlevels.table(store):

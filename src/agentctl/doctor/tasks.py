@@ -5,16 +5,17 @@ from __future__ import annotations
 
 import os
 
-from agentctl import codec, taskentries
 from agentctl.doctor.report import Report, move_aside, nolock
 from agentctl.doctor.tasksalvage import salvage_list, salvage_task
-from agentctl.errors import StateError
-from agentctl.quarantine import adopt_list, keep_copy
-from agentctl.store import Store, now_iso
+from agentctl.ground import codec
+from agentctl.ground.errors import StateError
+from agentctl.ground.quarantine import adopt_list, keep_copy
+from agentctl.ground.store import Store, now_iso
+from agentctl.task import entries as taskentries
 
 
 def check_task(store: Store, report: Report) -> None:
-    from agentctl import task
+    from agentctl.task import status as task
 
     with store.lock(task.LOCK) if report.fix else nolock():
         try:
@@ -30,7 +31,7 @@ def check_task(store: Store, report: Report) -> None:
 
 
 def _task_list(store: Store, report: Report, fields: dict[str, str]) -> None:
-    from agentctl import task
+    from agentctl.task import status as task
 
     state = fields.get("STATE", "IDLE")
     name = fields.get("LIST", "")

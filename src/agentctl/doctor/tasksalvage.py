@@ -3,16 +3,17 @@ file), and its list keeping every entry."""
 
 from __future__ import annotations
 
-from agentctl import codec, taskentries
 from agentctl.doctor.kv import rewrite_kv, salvage_kv
 from agentctl.doctor.report import Report, lines
-from agentctl.errors import StateError
-from agentctl.quarantine import keep_copy, list_files, seq_floor
-from agentctl.store import Store
+from agentctl.ground import codec
+from agentctl.ground.errors import StateError
+from agentctl.ground.quarantine import keep_copy, list_files, seq_floor
+from agentctl.ground.store import Store
+from agentctl.task import entries as taskentries
 
 
 def salvage_task(store: Store, report: Report) -> dict[str, str]:
-    from agentctl import task
+    from agentctl.task import status as task
 
     good, bad = salvage_kv(store, task.STATUS, task.KEYS)
     dropped = []
@@ -52,7 +53,8 @@ def _identity(store: Store, good: dict[str, str]) -> dict[str, str]:
     ``task start`` records for the task it starts, else from the files log's first line, else
     ``recovered``. Kept, they keep the task's shell edits attributed to it (a new id would take a
     new baseline, and count every edit made so far as made before the task)."""
-    from agentctl import files, gitsync
+    from agentctl.files import log as files
+    from agentctl.workflow import gitscan as gitsync
 
     try:
         base = gitsync.read_baseline(store)
@@ -70,7 +72,7 @@ def _identity(store: Store, good: dict[str, str]) -> dict[str, str]:
 def salvage_list(store: Store, report: Report, fields: dict[str, str]) -> None:
     """Rewrite the task list keeping every entry: a path that is not UTF-8 keeps its bytes
     (escaped as ``\\uDCxx``, the way argv delivers them); a line that is no entry goes to quarantine."""
-    from agentctl import task
+    from agentctl.task import status as task
 
     rel = f"services/task/{fields['LIST']}"
     data = store.read(rel, cap=task.MAX_LIST_BYTES)

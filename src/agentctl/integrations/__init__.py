@@ -8,7 +8,7 @@
 * ``jsonmerge`` / ``hookmerge`` / ``configchange`` -- read a user's JSON config, merge/unmerge our
   hook entries and MCP server in it, and write the change (atomic, with a backup).
 * ``agentsmd`` -- the managed startup-protocol block in AGENTS.md and friends.
-* ``agentctl.gitsync`` (a core module, also used by ``task start``) -- ``agentctl files sync``.
+* ``agentctl.workflow.gitscan`` (a core module, also used by ``task start``) -- ``agentctl files sync``.
 * ``install`` / ``commands`` -- ``agentctl install|uninstall TARGET`` and ``agentctl hook``.
 
 Only ``hookrun`` and the agent modules are on the hot path; they import what one

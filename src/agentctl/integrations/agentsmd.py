@@ -33,7 +33,7 @@ MDC_FRONT = "---\ndescription: agentctl startup protocol (managed by agentctl)\n
 
 
 def protocol() -> str:
-    from agentctl.resume import PROMPT
+    from agentctl.workflow.resume import PROMPT
 
     return PROMPT.rstrip("\n")
 

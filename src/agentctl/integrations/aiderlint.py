@@ -26,8 +26,8 @@ def _log(files: list[str]) -> None:
     calls follow). Each file version logged is remembered (``hooks/seen``), so the later
     lint call for a file the sync already logged adds nothing.
     """
-    from agentctl import gitsync
     from agentctl.integrations import hookact, hookio, hookrun
+    from agentctl.workflow import gitscan as gitsync
 
     store = None
     try:

@@ -92,7 +92,7 @@ def write_op(tool: str, payload: dict[str, Any]) -> str | None:
 
 
 def session_start(h: Hook) -> Result | None:
-    from agentctl import session
+    from agentctl.session import compactions as session
 
     source = h.text("source", "startup")
     if source == "compact":
@@ -130,7 +130,7 @@ def pre_tool_use(h: Hook) -> Result | None:
 
 
 def pre_compact(h: Hook) -> Result | None:
-    from agentctl import session
+    from agentctl.session import compactions as session
     session.record_pre_compact(h.store)
     h.sync()  # the files log is complete before the conversation is cut
     h.auto_sync("push")  # `agentctl sync auto on`: in the background; nothing when off
@@ -151,7 +151,7 @@ def helper_name(raw: str) -> str | None:
 
 def subagent_start(h: Hook) -> Result | None:
     """A helper starts with a fresh context: give it the brief form (P0 rules, task, its own claims)."""
-    from agentctl import resume
+    from agentctl.workflow import resume
 
     name = helper_name(h.text("agent_id")) or helper_name(h.text("agent_type"))
     text = (f"agentctl working state of this project, read from {h.store.shown('')[:-1]} for this helper "

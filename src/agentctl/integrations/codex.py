@@ -100,7 +100,7 @@ def envelope_lines(text: str) -> list[tuple[str, str]]:
 
 
 def session_start(h: Hook) -> Result | None:
-    from agentctl import session
+    from agentctl.session import compactions as session
 
     source = h.text("source", "startup")
     if source == "compact":
@@ -132,7 +132,7 @@ def pre_tool_use(h: Hook) -> Result | None:
 
 
 def pre_compact(h: Hook) -> Result | None:
-    from agentctl import session
+    from agentctl.session import compactions as session
     session.record_pre_compact(h.store)
     h.sync()
     h.auto_sync("push")  # `agentctl sync auto on`: in the background; nothing when off

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from agentctl.errors import StateError
+from agentctl.ground.errors import StateError
 
 BACKUP_SUFFIX = ".agentctl.bak"
 

@@ -67,7 +67,7 @@ def _told(h: Hook) -> Result | None:
 
 
 def pre_compact(h: Hook) -> Result | None:
-    from agentctl import session
+    from agentctl.session import compactions as session
     # Observe-only, and Cursor has no later "compacted" signal: count it here.
     session.record_pre_compact(h.store)
     session.record_compaction(h.store)

@@ -14,7 +14,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from agentctl.store import Store
+    from agentctl.ground.store import Store
 
 DOCTOR_FIX = "run `agentctl doctor` to see and fix the problem, then retry"
 PAYLOAD_FIX = ("retry the edit; if this keeps happening, the agent sends its hook input in a form this "
@@ -45,8 +45,9 @@ def deny_reason(store: Store, cwd: str, agent: str, raws: list[object],
 
     Decided before anything is written: the log line is handed to ``later`` (after the answer).
     """
-    from agentctl import constraints, protect
-    from agentctl.location import identity, in_state
+    from agentctl.constraints import protect
+    from agentctl.constraints import rules as constraints
+    from agentctl.ground.location import identity, in_state
 
     rules = None
     for raw in raws:

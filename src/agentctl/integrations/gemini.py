@@ -196,7 +196,7 @@ def before_model(h: Hook) -> Result | None:
     identity = compressed_history(messages)
     if identity is None or not first_sighting(h, identity):
         return None
-    from agentctl import session
+    from agentctl.session import compactions as session
 
     session.record_compaction(h.store)
     assert isinstance(messages, list)  # compressed_history checked it

@@ -32,8 +32,8 @@ def seen(h: Hook, key: str | None) -> bool:
     """
     if not key:
         return False
-    from agentctl import codec
-    from agentctl.errors import StateError
+    from agentctl.ground import codec
+    from agentctl.ground.errors import StateError
 
     token = codec.encode(key)[:200]
     try:
@@ -60,14 +60,15 @@ def log_writes(h: Hook, items: list[tuple[object, str | None]], key: str | None)
     """Log each (raw path, op) once per ``key``; op None = CREATE unless this task logged it.
 
     Paths outside the project or inside the state folder are ignored silently. What cannot
-    be logged in time (the log's lock held too long) is deferred (see agentctl.deferred).
+    be logged in time (the log's lock held too long) is deferred (see agentctl.ground.lateappends).
     A logged path that a P0 rule denies is a violation: recorded, and said in :func:`reply`.
     """
     resolved = [(rel, op) for rel, op in ((h.rel(raw), op) for raw, op in items) if rel is not None]
     if not resolved or seen(h, key):
         return []
-    from agentctl import deferred, files
-    from agentctl.errors import StateError
+    from agentctl.files import log as files
+    from agentctl.ground import lateappends as deferred
+    from agentctl.ground.errors import StateError
 
     done = []
     for i, (rel, op) in enumerate(resolved):
@@ -76,8 +77,8 @@ def log_writes(h: Hook, items: list[tuple[object, str | None]], key: str | None)
         try:
             files.log(h.store, op, rel)
         except StateError as exc:
-            from agentctl import codec
-            from agentctl.store import now_iso
+            from agentctl.ground import codec
+            from agentctl.ground.store import now_iso
 
             rest = [(o or "MODIFY", r) for r, o in [(rel, op)] + resolved[i + 1:]]
             deferred.defer(h.store, files.LOG, b"".join(codec.record(now_iso(), o, r) for o, r in rest))
@@ -91,9 +92,9 @@ def log_writes(h: Hook, items: list[tuple[object, str | None]], key: str | None)
 
 
 def check_violations(h: Hook, paths: list[str]) -> None:
-    """Record writes to denied paths (see agentctl.violations); the message goes in :func:`reply`."""
-    from agentctl import violations
-    from agentctl.errors import AgentctlError
+    """Record writes to denied paths (see agentctl.constraints.violations); the message goes in :func:`reply`."""
+    from agentctl.constraints import violations
+    from agentctl.ground.errors import AgentctlError
 
     try:
         said = violations.tell(h.store, violations.note(h.store, paths))
@@ -127,7 +128,7 @@ def reply(h: Hook, event_name: str, block: bool = False) -> Result | None:
 
 def context(h: Hook, why: str) -> str:
     """The resume block as plain facts, prefixed with one line saying where it comes from."""
-    from agentctl import resume
+    from agentctl.workflow import resume
     pulled = h.auto_sync("pull")  # `agentctl sync auto on`: pull first (bounded); "" when off
     body = resume.build(h.store, CONTEXT_BUDGET)
     head = f"agentctl working state of this project, read from {h.store.shown('')[:-1]} {why}:" + (f"\n{pulled}" if pulled else "")
@@ -138,8 +139,8 @@ def sync(h: Hook) -> None:
     """Reconcile the files log with git (changes made by shell commands); bounded. A write to a
     denied path it finds is a violation, said in :func:`reply`; a lock not free in time leaves
     the reconciling to the next sync (it is idempotent: nothing is lost)."""
-    from agentctl import gitsync
-    from agentctl.errors import StateError
+    from agentctl.ground.errors import StateError
+    from agentctl.workflow import gitscan as gitsync
 
     try:
         result = gitsync.sync(h.store, timeout=HOOK_GIT_TIMEOUT)
@@ -147,6 +148,6 @@ def sync(h: Hook) -> None:
         h.later(note, h.store, h.agent, h.event, f"sync left for later: {exc.message}")
         return
     if result.violations:
-        from agentctl import violations
+        from agentctl.constraints import violations
 
         h.told = "agentctl: " + violations.tell(h.store, result.violations)

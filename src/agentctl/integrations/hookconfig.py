@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from agentctl.errors import UsageError
+from agentctl.ground.errors import UsageError
 from agentctl.integrations import configchange, hookmerge, jsonmerge
 from agentctl.integrations.configchange import Change
 

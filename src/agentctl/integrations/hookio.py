@@ -18,7 +18,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from agentctl.store import Store
+    from agentctl.ground.store import Store
 
 MAX_PAYLOAD = 64 << 20  # a Write payload carries the whole file; beyond this we give up quietly
 ROOT_VARS = ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "CURSOR_PROJECT_DIR", "QWEN_PROJECT_DIR")
@@ -154,9 +154,9 @@ def payload_store(payload: dict[str, Any]) -> Store | None:
 
 def payload_store_why(payload: dict[str, Any]) -> tuple[Store | None, str]:
     """(the store, "") or (None, why) when a state folder is there but cannot be opened, or (None, "")."""
-    from agentctl.errors import AgentctlError
-    from agentctl.location import find_state_dir, open_store
-    from agentctl.locking import HOOK_LOCK_TOTAL
+    from agentctl.ground.errors import AgentctlError
+    from agentctl.ground.location import find_state_dir, open_store
+    from agentctl.ground.locks import HOOK_LOCK_TOTAL
 
     try:
         root = project_root(payload)

@@ -18,7 +18,7 @@ Contract with the agent (the same for every agent):
   agent's shape is unknown); everywhere else a deny is JSON on exit 0.
 * A deny is decided before anything is written (logging follows the answer: Hook.later).
   No lock is waited for past locking.HOOK_LOCK_BOUND / HOOK_LOCK_TOTAL: the hook still
-  answers, and what it could not log is deferred (agentctl.deferred).
+  answers, and what it could not log is deferred (agentctl.ground.lateappends).
 
 This module is on the hot path of every tool call: it imports what one event needs,
 nothing else (no subprocess unless git is consulted, no argparse). Not even ``json``:
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from agentctl.store import Store
+    from agentctl.ground.store import Store
 
     Handler = Callable[["Hook"], "Result | None"]
 
@@ -89,7 +89,7 @@ class Hook:
         symlink is logged under the real path), or None (not a string, outside, in the state folder)."""
         if not isinstance(raw, str) or not raw.strip():
             return None
-        from agentctl.location import identity, in_state
+        from agentctl.ground.location import identity, in_state
 
         try:
             spelled, target = identity(self.store, raw, self.cwd)
@@ -114,7 +114,7 @@ class Hook:
         return hookact.log_writes(self, items, key)
 
     def check_violations(self, paths: list[str]) -> None:
-        """Record writes to denied paths (see agentctl.violations); the message goes in :meth:`reply`."""
+        """Record writes to denied paths (see agentctl.constraints.violations); the message goes in :meth:`reply`."""
         from agentctl.integrations import hookact
 
         hookact.check_violations(self, paths)
@@ -142,7 +142,7 @@ class Hook:
         loaded while this working copy has no sync config (what nearly every hook call finds)."""
         if not os.path.exists(os.path.join(self.store.root, "sync", "config")):
             return ""
-        from agentctl.refsync import auto
+        from agentctl.sync import auto
 
         return auto.run(self.store, action)
 

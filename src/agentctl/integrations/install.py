@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentctl.errors import UsageError
+from agentctl.ground.errors import UsageError
 from agentctl.integrations import agentsmd, configchange, hookmerge, jsonmerge
 from agentctl.integrations.configchange import Change
 from agentctl.integrations.hookconfig import claude_installed, hooks_change, restored

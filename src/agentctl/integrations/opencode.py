@@ -110,7 +110,7 @@ def tool_after(h: Hook) -> Result | None:
 
 
 def session_compacting(h: Hook) -> Result | None:
-    from agentctl import session
+    from agentctl.session import compactions as session
     session.record_pre_compact(h.store)
     h.sync()  # the files log is complete before the history is cut
     h.auto_sync("push")  # `agentctl sync auto on`: in the background; nothing when off
@@ -118,7 +118,7 @@ def session_compacting(h: Hook) -> Result | None:
 
 
 def session_compacted(h: Hook) -> Result | None:
-    from agentctl import session
+    from agentctl.session import compactions as session
 
     event = h.obj("event")
     eid = event.get("id")
@@ -131,8 +131,8 @@ def session_compacted(h: Hook) -> Result | None:
 def system_transform(h: Hook) -> Result | None:
     source = h.text("source", "start")
     if source == "subagent":
-        from agentctl import resume
         from agentctl.integrations.claude import helper_name
+        from agentctl.workflow import resume
 
         sid = h.obj("input").get("sessionID")
         name = helper_name(sid) if isinstance(sid, str) else None

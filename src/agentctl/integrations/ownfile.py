@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from agentctl.errors import StateError
+from agentctl.ground.errors import StateError
 from agentctl.integrations.configchange import Change
 
 

@@ -115,7 +115,7 @@ def _take(h: Hook, rel: str) -> bool:
 
 
 def _flag(h: Hook, rel: str, text: str) -> None:
-    from agentctl.store import now_iso
+    from agentctl.ground.store import now_iso
 
     os.makedirs(h.store.path("hooks"), mode=0o700, exist_ok=True)
     h.store.replace(rel, f"{text}={now_iso()}\n".encode())
@@ -229,7 +229,7 @@ def pre_tool_use(h: Hook) -> Result | None:
 def post_compact(h: Hook) -> Result | None:
     """Fires once per successful compaction: count it; after an automatic one whose send did
     not already carry the block, arm the re-injection."""
-    from agentctl import session
+    from agentctl.session import compactions as session
 
     session.record_compaction(h.store)
     ahead = _take(h, AHEAD)

@@ -1,0 +1,6 @@
+"""The constraints service: the project's hard rules, which outlive every task.
+
+``rules`` (the rules file and its parser), ``edit`` (adding and removing rules), ``protect``
+(the denied paths, one identity per file), ``violations`` (writes to a denied path that
+happened anyway); ``ops`` is its commands. Uses the ground floor only.
+"""

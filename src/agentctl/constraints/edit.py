@@ -1,0 +1,119 @@
+"""Adding and removing constraints (``agentctl constraints add|remove``, ``update constraints``).
+
+A rule is checked as it is added (a deny-write glob that is malformed, outside the project, or a
+near miss of ``deny-write: GLOB`` is refused), and the status file is rewritten sorted by priority
+under the constraints lock. Reading and matching the rules is constraints'.
+"""
+
+from __future__ import annotations
+
+from agentctl.constraints.rules import (
+    LOCK,
+    PRIORITIES,
+    STATUS,
+    Rule,
+    _glob_regex,
+    deny_pattern,
+    ordered,
+    read,
+)
+from agentctl.ground import codec
+from agentctl.ground.errors import UsageError
+from agentctl.ground.store import Store
+
+MAX_RULES = 10_000
+
+
+def _write(store: Store, rules: list[Rule]) -> None:
+    ordered = sorted(rules, key=lambda r: PRIORITIES.index(r.priority))
+    store.replace(STATUS, "".join(r.line() + "\n" for r in ordered).encode("utf-8"))
+
+
+def parse_spec(spec: str) -> tuple[str, str]:
+    """``P0|text`` as given to ``update constraints --add``."""
+    pri, sep, text = spec.partition("|")
+    if not sep or pri.upper() not in PRIORITIES:
+        raise UsageError(f"{spec[:60]!r} is not PRIORITY|TEXT; write it as \"P0|never touch migrations\"")
+    return pri.upper(), text
+
+
+def add(store: Store, priority: str, text: str) -> tuple[bool, list[Rule]]:
+    priority = priority.strip().upper()
+    if priority not in PRIORITIES:
+        raise UsageError(f"priority {priority[:10]!r} is not P0, P1 or P2")
+    codec.check_text(text, "the constraint text", limit=2000)
+    text = text.strip()
+    near = near_miss(text)
+    if near:
+        raise UsageError(f"{text[:60]!r} is not a deny-write rule and would never be enforced; write it as {near!r}")
+    pattern = deny_pattern(text)
+    if pattern is not None:
+        _glob_regex(pattern)  # refuse a bad pattern now, not in a hook
+        _project_relative(store, pattern)
+    with store.lock(LOCK):
+        rules = read(store)
+        if any(r.priority == priority and r.text == text for r in rules):
+            return False, rules
+        if len(rules) >= MAX_RULES:
+            raise UsageError(f"there are already {MAX_RULES} constraints; remove some first")
+        rules.append(Rule(priority, text))
+        _write(store, rules)
+    store.log_change("constraints", "add", f"{priority}|{text}")
+    return True, read(store)
+
+
+def warning(priority: str, text: str) -> str:
+    """What to tell the user about a rule as added ("" if nothing): a deny-write below P0 is not enforced."""
+    if deny_pattern(text) is not None and priority.strip().upper() != "P0":
+        return (f"`{text.strip()[:80]}` at {priority.strip().upper()} is a reminder only: the hooks and "
+                f"`constraints check` enforce deny-write rules at P0 (add it as P0 to enforce it)")
+    return ""
+
+
+def _project_relative(store: Store, pattern: str) -> None:
+    """Refuse a glob that can never match a project path: the project's absolute path, or `../`."""
+    import os
+
+    project = store.project.rstrip("/") + "/"
+    if pattern.startswith(project) or pattern.startswith(os.path.realpath(store.project) + "/"):
+        right = pattern[len(project):] if pattern.startswith(project) else pattern.split("/", 1)[-1]
+        raise UsageError(f"deny-write globs are relative to the project root; write it as 'deny-write: {right}'")
+    if pattern.startswith("../") or "/../" in pattern:
+        raise UsageError(f"deny-write glob {pattern!r} leads outside the project, so it would never match; "
+                         "give a glob relative to the project root")
+
+
+def near_miss(text: str) -> str:
+    """The right spelling when ``text`` looks meant as ``deny-write: GLOB`` but is not read as one, else ""."""
+    import re
+
+    if deny_pattern(text) is not None:
+        return ""
+    m = re.match(r"\s*deny[\s_\-.]*writ(?:e|es|ing)?\b\s*[:=]*\s*(.*)$", text, re.IGNORECASE | re.DOTALL)
+    if m is None:
+        return ""
+    return f"deny-write: {m.group(1).strip() or 'PATTERN'}"
+
+
+def remove(store: Store, what: str) -> Rule:
+    """Remove by exact text, by ``P0|text``, or by the line number shown by ``constraints list``."""
+    with store.lock(LOCK):
+        rules = ordered(store)
+        target: Rule | None = None
+        if what.isascii() and what.isdigit():
+            n = int(what)
+            if not 1 <= n <= len(rules):
+                raise UsageError(f"there is no constraint number {n}; `agentctl constraints list` shows the numbers")
+            target = rules[n - 1]
+        else:
+            pri, sep, text = what.partition("|")
+            for r in rules:
+                if r.text == what or (sep and r.priority == pri.upper() and r.text == text):
+                    target = r
+                    break
+        if target is None:
+            raise UsageError(f"no constraint reads {what[:80]!r}; `agentctl constraints list` shows them")
+        rules.remove(target)
+        _write(store, rules)
+    store.log_change("constraints", "remove", f"{target.priority}|{target.text}")
+    return target

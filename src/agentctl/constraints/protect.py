@@ -1,0 +1,131 @@
+"""Protected paths: one identity per file.
+
+A write is judged by every name of the file it changes (:func:`judge`): the path as spelled,
+its resolved target, and a hard-linked file's other names; a case-insensitive filesystem
+matches without case.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+from agentctl.constraints import rules as constraints
+from agentctl.constraints.rules import Rule
+from agentctl.ground.store import Store
+
+
+def judge(store: Store, rules: list[Rule], spelled: str | None, target: str | None) -> tuple[Rule, str] | None:
+    """(rule, the path it matched) if a P0 deny-write rule forbids a write; one identity per file.
+
+    A write is judged by every name of the file it changes: the path as spelled, its resolved
+    target (symlinked folders and files, ``..``), and, for a file with more than one hard link,
+    each other name of the same inode found under the denied folders (see :func:`_links`).
+    On a case-insensitive filesystem the globs match without case.
+    """
+    if not any(r.priority == "P0" for r in rules):
+        return None
+    fold = case_insensitive(store)
+    for rel in (spelled, target):
+        if rel is not None:
+            rule = constraints.match(rules, rel, fold)
+            if rule is not None:
+                return rule, rel
+    if target is None:
+        return None
+    try:
+        st = os.stat(os.path.join(store.project, target))
+    except (OSError, ValueError):
+        return None
+    if st.st_nlink < 2 or not stat.S_ISREG(st.st_mode):
+        return None
+    for alias in _links(store, rules, (st.st_dev, st.st_ino)):
+        rule = constraints.match(rules, alias, fold)
+        if rule is not None:
+            return rule, alias
+    return None
+
+
+MAX_LINK_SCAN = 20_000  # entries looked at to find a hard-linked file's other names
+
+
+def _links(store: Store, rules: list[Rule], key: tuple[int, int]) -> list[str]:
+    """Other names of inode ``key`` under the literal folders of the P0 deny globs (the project root
+    for a glob without one), at most MAX_LINK_SCAN entries looked at; .git and the state folder skipped."""
+    roots: set[str] = set()
+    for r in rules:
+        pattern = constraints.deny_pattern(r.text) if r.priority == "P0" else None
+        if pattern is None:
+            continue
+        head = pattern.strip("/")
+        cut = min((head.find(c) for c in "*?[" if c in head), default=len(head))
+        if "/" not in pattern.rstrip("/"):
+            roots.add("")  # unanchored: it matches at any depth
+            continue
+        if cut == len(head):
+            roots.add(head)  # no wildcard: a folder (or a file, found in its parent)
+        roots.add(head[:cut].rsplit("/", 1)[0] if "/" in head[:cut] else "")
+    if "" in roots:
+        roots = {""}
+    found: list[str] = []
+    budget = MAX_LINK_SCAN
+    skip = {".git", os.path.relpath(store.root, store.project)}
+    stack = sorted(roots)
+    while stack and budget > 0:
+        rel = stack.pop()
+        try:
+            it = os.scandir(os.path.join(store.project, rel) if rel else store.project)
+        except OSError:
+            continue
+        with it:
+            for entry in it:
+                budget -= 1
+                if budget <= 0:
+                    break
+                child = f"{rel}/{entry.name}" if rel else entry.name
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        if child not in skip:
+                            stack.append(child)
+                    elif entry.is_file(follow_symlinks=False):
+                        st = entry.stat(follow_symlinks=False)
+                        if (st.st_dev, st.st_ino) == key:
+                            found.append(child)
+                except OSError:
+                    continue
+    return found
+
+
+_FOLD: dict[str, bool] = {}
+
+
+def case_insensitive(store: Store) -> bool:
+    """Does the project's filesystem ignore case? Tested once per process: the state folder's name in
+    upper case is looked up (AGENTCTL_CASE_FOLD=1 or 0 overrides, for a filesystem that varies by folder)."""
+    forced = os.environ.get("AGENTCTL_CASE_FOLD")
+    if forced in ("0", "1"):
+        return forced == "1"
+    hit = _FOLD.get(store.root)
+    if hit is None:
+        name = os.path.basename(store.root)
+        other = os.path.join(os.path.dirname(store.root), name.swapcase())
+        try:
+            hit = other != store.root and os.path.samestat(os.stat(store.root), os.stat(other))
+        except (OSError, ValueError):
+            hit = False
+        _FOLD[store.root] = hit
+    return hit
+
+
+def denied_entries(store: Store, paths: list[str]) -> list[tuple[str, str]]:
+    """(path, rule text) for each of ``paths`` a P0 deny-write rule forbids (by its spelling: cheap)."""
+    rules = [r for r in constraints.read(store) if r.priority == "P0"]
+    if not rules:
+        return []
+    fold = case_insensitive(store)
+    out = []
+    for p in paths:
+        rule = constraints.match(rules, p, fold)
+        if rule is not None:
+            out.append((p, rule.text))
+    return out

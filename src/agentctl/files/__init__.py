@@ -1,0 +1,7 @@
+"""The files service: the append-only log of every path the agent touched in this task.
+
+``log`` (the log and its hot append), ``index`` and ``lastops`` (caches of it), ``count``,
+``gitchanges`` (one `git status` against a commit), ``watched`` (entries git does not show),
+``ignore`` (what `files sync` never logs); ``ops`` is its commands. Uses the ground floor and
+``constraints``.
+"""

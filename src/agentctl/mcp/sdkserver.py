@@ -1,0 +1,130 @@
+"""The MCP server of `agentctl mcp` built on the SDK (imported only inside ``build_server``): the
+tools of ``mcp_tools`` registered with small schemas, each answering with its operation's lines
+as text and its data as structured content, the resume resource and prompt, and the core's
+refusals as MCP tool errors in the CLI's words.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from agentctl.commands.operation import Result
+from agentctl.ground.errors import AgentctlError
+from agentctl.mcp.schema import compact_schema, usage_text
+from agentctl.mcp.tools import PROFILES, READ_ONLY, Tools, as_text, describe, error_text
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from mcp.server import MCPServer
+
+log = logging.getLogger("agentctl.mcp")
+
+RESUME_URI = "agentctl://resume"
+INSTRUCTIONS = (
+    "agentctl keeps this project's working state outside the conversation. Call resume first in every "
+    "session and after every compaction, follow its DO NEXT line, and never break a P0 rule."
+)
+
+
+def build_server(profile: str = "full", state_dir: str | None = None) -> MCPServer[Any]:
+    """The server with the tools of ``profile``, the resume resource and the resume prompt.
+
+    Raises ImportError when the SDK (2.x) is missing.
+    """
+    from mcp.server import MCPServer
+    from mcp.server.mcpserver import Context
+    from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedToolError
+    from mcp.server.mcpserver.tools import Tool
+    from mcp.shared.exceptions import MCPError
+    from mcp.types import INTERNAL_ERROR, CallToolResult, InputRequiredResult, ToolAnnotations
+    from pydantic import ValidationError
+
+    tools = Tools(state_dir)
+    registered: list[Tool] = []
+    for name in PROFILES[profile]:
+        fn = getattr(tools, name)
+        tool = Tool.from_function(
+            _answer(fn), name=name, description=describe(fn), structured_output=False,
+            annotations=ToolAnnotations(read_only_hint=True) if name in READ_ONLY else None,
+        )
+        tool.parameters = compact_schema(tool.parameters)
+        registered.append(tool)
+    allowed = {t.name: set(t.parameters.get("properties", {})) for t in registered}
+
+    class Server(MCPServer[Any]):
+        async def call_tool(  # noqa: D102 (the SDK's call_tool, with agentctl's error texts)
+            self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+        ) -> CallToolResult | InputRequiredResult:
+            unknown = sorted(set(arguments) - allowed.get(name, set(arguments)))
+            if unknown:
+                known = ", ".join(sorted(allowed[name])) or "none"
+                raise ToolError(f"usage error (exit 2): unknown argument {unknown[0][:40]!r} for {name} (arguments: {known})")
+            try:
+                return await super().call_tool(name, arguments, context)
+            except ToolError as exc:
+                cause = exc.__cause__
+                if isinstance(cause, AgentctlError):
+                    raise ToolError(error_text(cause)) from None
+                if isinstance(cause, ValidationError):
+                    raise ToolError(usage_text(name, cause)) from None
+                if isinstance(exc, UnexpectedToolError):
+                    raise ToolError(_internal(tools, name, cause or exc)) from None
+                raise
+
+    from agentctl import __version__
+
+    server: MCPServer[Any] = Server("agentctl", version=__version__, instructions=INSTRUCTIONS, tools=registered)
+
+    @server.resource(RESUME_URI, name="resume", mime_type="text/plain",
+                     description="The agentctl resume block: the working state to continue from.")
+    def resume_resource() -> str:
+        try:
+            return tools.resume_text()
+        except AgentctlError as exc:
+            raise ResourceError(error_text(exc)) from None
+
+    @server.prompt(name="resume", description="Continue from the working state kept by agentctl (the resume block).")
+    def resume_prompt() -> str:
+        try:
+            text = tools.resume_text()
+        except AgentctlError as exc:
+            raise MCPError(INTERNAL_ERROR, error_text(exc)) from None
+        return "Continue from this working state (agentctl resume); do not rely on memory of earlier turns.\n\n" + text
+
+    return server
+
+
+def _answer(fn: Callable[..., Result]) -> Callable[..., Any]:
+    """A tool that answers with the operation's lines as text and its data as structured content."""
+    import functools
+
+    from mcp.types import CallToolResult, TextContent
+
+    @functools.wraps(fn)
+    def tool(*args: Any, **kwargs: Any) -> CallToolResult:
+        result = fn(*args, **kwargs)
+        return CallToolResult(content=[TextContent(type="text", text=as_text(result))], structured_content=result.data)
+
+    return tool
+
+
+def _internal(tools: Tools, name: str, exc: BaseException) -> str:
+    """An unexpected exception: logged with its traceback, reported in one line (the CLI's funnel)."""
+    import traceback
+
+    log.error("tool %s failed unexpectedly", name, exc_info=exc)
+    where = ""
+    try:
+        store = tools.store()
+        frames = "".join(traceback.format_tb(exc.__traceback__)).replace("\n", " | ")
+        # The error first, then the innermost frames: agent.log keeps 500 characters of a detail.
+        store.log_change("mcp", "internal-error", f"{name}: {type(exc).__name__}: {str(exc)[:200]} at {frames[-250:]}")
+        where = f" (details in {store.shown('logs/agent.log')})"
+    except Exception:
+        pass
+    return f"internal error (exit 3): {type(exc).__name__}: {str(exc)[:200]}{where}"
+
+
+__all__ = ["INSTRUCTIONS", "RESUME_URI", "build_server"]

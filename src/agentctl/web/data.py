@@ -1,0 +1,216 @@
+"""What `agentctl web` shows: one dict built from a Store by the library's own operations.
+
+Every value comes from the functions the CLI's commands use (``task.read_status``,
+``taskclaims.claims``, ``verify.read_status``, ``evidence.check``, ``constraints.ordered``,
+``session.read``, ``runlevels``, ``history.read_index``/``show_lines``/``search``,
+``resume.build``/``build_brief``); the logs that grow (the files log, the verify journal,
+agent.log) are followed incrementally by ``weblog`` and ``webfiles``; the archived tasks are
+``webhistory``'s. ``View.state()`` rebuilds only when one stat pass over the state files says
+something changed; nothing here writes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from agentctl.commands.numbers import fields as shaped
+from agentctl.constraints import rules as constraints
+from agentctl.constraints import violations
+from agentctl.files import log as files
+from agentctl.ground.errors import AgentctlError
+from agentctl.ground.store import Store, now_iso
+from agentctl.session import compactions as session
+from agentctl.task import claims as taskclaims
+from agentctl.task import status as task
+from agentctl.userservices import runlevels
+from agentctl.verify import status as verify
+from agentctl.web import history as webhistory
+from agentctl.web import logs as weblog
+from agentctl.web.files import FilesLog, entries_of
+from agentctl.web.history import BARS, HISTORY_SHOWN, RUNS_SHOWN
+from agentctl.web.times import epoch
+from agentctl.workflow import resume
+
+WATCH = (task.STATUS, files.LOG, verify.STATUS, verify.JOURNAL, verify.COMMANDS, constraints.STATUS, session.STATUS,
+         runlevels.CURRENT, runlevels.TABLE, "logs/index", "logs/agent.log", violations.LOG)  # logs/index: history.INDEX
+FILES_SHOWN = 200  # the most recently touched paths in the state; the rest through files()
+
+
+def signature(store: Store) -> str:
+    """One stat pass over the state files: changes whenever any agentctl command or hook wrote."""
+    parts = []
+    for rel in WATCH:
+        try:
+            st = os.stat(store.path(rel))
+            parts.append(f"{st.st_ino:x}.{st.st_size:x}.{st.st_mtime_ns:x}")
+        except OSError:
+            parts.append("-")
+    return f"{hash(tuple(parts)) & 0xFFFFFFFFFFFF:012x}"
+
+
+def _dumps(data: object) -> bytes:
+    # ensure_ascii: lone surrogates (bytes that were not UTF-8) and control characters travel escaped
+    return json.dumps(data, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+
+
+class View:
+    """The page's data for one store, cached by the state's signature (safe to share between threads)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.files_log = FilesLog(files.LOG)
+        self.journal = weblog.Journal(verify.JOURNAL)
+        self.agent_log = weblog.AgentLog("logs/agent.log")
+        self.lock = threading.Lock()
+        self.version = ""
+        self.body = b""
+        self.archived: dict[str, tuple[tuple[int, int], dict[str, Any]]] = {}
+
+    def state(self) -> tuple[str, bytes]:
+        """(version, JSON body) of the current state; rebuilt only when the signature changed."""
+        sig = signature(self.store)
+        with self.lock:
+            if sig != self.version:
+                data = self.build()
+                data["version"] = sig
+                self.version, self.body = sig, _dumps(data)
+            return self.version, self.body
+
+    def build(self) -> dict[str, Any]:
+        store = self.store
+        errors: list[str] = []
+
+        def part(name: str, fn: Callable[[], Any], default: Any) -> Any:
+            try:
+                return fn()
+            except AgentctlError as exc:  # a damaged file: said on the page, the rest still shown
+                errors.append(f"{name}: {exc.message}")
+                return default
+
+        for follower in (self.files_log, self.journal, self.agent_log):
+            part(follower.rel, lambda f=follower: f.poll(store), False)  # type: ignore[misc]
+        fields: dict[str, str] = part("task", lambda: task.read_status(store), {"STATE": "IDLE"})
+        now = time.time()
+        data: dict[str, Any] = {
+            "project": store.project,
+            "generated": now_iso(now),
+            "now": now,
+            "runlevel": part("runlevel", lambda: self._runlevel(), {}),
+            "session": part("session", lambda: session.read(store), {}),
+            "task": shaped(fields),  # as `task status --json`: counts as numbers
+            "progress": _progress(fields, now),
+            "claims": part("claims", lambda: [{"path": p, "agent": a, "expires": x, "until": now_iso(x)}
+                                              for p, a, x in taskclaims.claims(store, fields)], []),
+            "verify": part("verify", lambda: self._verify(fields), {}),
+            "constraints": part("constraints", lambda: [{"priority": r.priority, "text": r.text}
+                                                        for r in constraints.ordered(store)], []),
+            "files": self._files(),
+            "violations": part("violations", lambda: open_violations(store), []),
+            "timeline": self._timeline(fields, now),
+            "history": part("history", lambda: self._history(), {"tasks": [], "more": False}),
+            "resume": part("resume", lambda: resume.build(store), ""),
+            "brief": part("brief", lambda: resume.build_brief(store), ""),
+        }
+        data["errors"] = errors
+        return data
+
+    def _runlevel(self) -> dict[str, Any]:
+        level = runlevels.current(self.store)
+        return {"name": level, "services": runlevels.services_of(self.store, level)}
+
+    def _verify(self, fields: dict[str, str]) -> dict[str, Any]:
+        store = self.store
+        v = verify.read_status(store)
+        out: dict[str, Any] = {k: v[k] for k in verify.KEYS if k in v and k != "ERRORS"}
+        out["errors"] = v["ERRORS"].split("\n") if v.get("ERRORS") else []
+        out["tried"] = verify.tried(v)
+        out["commands"] = verify.commands(store)
+        if fields.get("STATE", "IDLE") != "IDLE":
+            from agentctl.verify import evidence
+
+            ev = evidence.check(store, v)
+            out["evidence"] = {"verdict": ev.verdict, "line": ev.line(), "last_pass": ev.last_pass}
+        runs = self.journal.events[-RUNS_SHOWN:]
+        out["runs"] = runs
+        out["repeats"] = [e for e in runs if e["event"] == "REPEAT"]
+        return out
+
+    def _files(self) -> dict[str, Any]:
+        log = self.files_log
+        if not log.ready:
+            return {"count": 0, "lines": 0, "shown": []}
+        newest = sorted(log.paths.items(), key=lambda kv: kv[1].seq, reverse=True)[:FILES_SHOWN]
+        return {"count": len(log.paths), "lines": log.lines, "session": log.session,
+                "shown": [info.as_dict(p) for p, info in newest]}
+
+    def files(self, query: str, limit: int = FILES_SHOWN) -> dict[str, Any]:
+        """Touched paths containing ``query`` (case-insensitive), newest first."""
+        needle = query.casefold()
+        with self.lock:
+            self.files_log.poll(self.store)
+            hits = [(p, i) for p, i in self.files_log.paths.items() if needle in p.casefold()]
+            hits.sort(key=lambda kv: kv[1].seq, reverse=True)
+            return {"query": query, "count": len(hits), "shown": [i.as_dict(p) for p, i in hits[:limit]]}
+
+    def file_entries(self, path: str) -> dict[str, Any]:
+        """Every entry (time, operation) for one path in the current files log, as `files check` lists them."""
+        return {"path": path, "entries": [list(e) for e in entries_of(self.store, files.LOG, path)]}
+
+    def _timeline(self, fields: dict[str, str], now: float) -> dict[str, Any]:
+        log = self.files_log
+        start = epoch(fields.get("STARTED", "")) or epoch(getattr(log, "session", "")) or log.first_t
+        if not log.ready or start is None:
+            return {}
+        if log.first_t is not None:
+            start = min(start, log.first_t)
+        end = max(now, start + 60)
+        width, edits = log.hist.bars(start, end, BARS)
+        runs = [{"t": e["t"], "ok": e["event"] == "PASS", "run": e["run"], "text": e["text"]}
+                for e in self.journal.events if e["event"] in ("PASS", "FAIL") and e["t"] is not None]
+        agents = self.agent_log
+        comps = [t for t in getattr(agents, "compactions", []) if start <= t <= end]
+        claims = {a: [t for t in ts if start <= t <= end] for a, ts in getattr(agents, "claims", {}).items()}
+        return {"start": start, "end": end, "bar": width, "edits": edits, "runs": runs, "compactions": comps,
+                "claims": {a: ts for a, ts in claims.items() if ts}}
+
+    def _history(self) -> dict[str, Any]:
+        return webhistory.summary(self.store)
+
+    def search_history(self, query: str, limit: int = HISTORY_SHOWN) -> dict[str, Any]:
+        """Archived tasks matching ``query`` the way `agentctl history search` matches them ("" lists the newest)."""
+        return webhistory.search(self.store, query, limit)
+
+    def archived_task(self, task_id: str) -> dict[str, Any]:
+        """One archived task as `agentctl history show` gives it, plus its timeline and runs (cached by index state)."""
+        return webhistory.archived(self.store, task_id, self.archived)
+
+
+def open_violations(store: Store) -> list[dict[str, Any]]:
+    """The open P0 violations (a write to a denied path that happened anyway), oldest first, each with
+    the rule it broke and how to restore the file."""
+    return [{"path": path, "rule": rule, "time": when, "restore": violations.restore_hint(store, path)}
+            for path, (when, rule) in violations.open_ones(store).items()]
+
+
+def _progress(fields: dict[str, str], now: float) -> dict[str, Any]:
+    """DONE/TOTAL, the rate in entries an hour since the task started, and the time left at that rate."""
+    try:
+        done, total = int(fields.get("DONE", "0")), int(fields.get("TOTAL", "0"))
+    except ValueError:
+        done, total = 0, 0
+    out: dict[str, Any] = {"done": done, "total": total, "percent": (100.0 * done / total) if total else 0.0,
+                           "rate": None, "eta": None, "elapsed": None}
+    started = epoch(fields.get("STARTED", ""))
+    if started is not None and fields.get("STATE") in ("ACTIVE", "PAUSED", "DONE"):
+        elapsed = max(0.0, now - started)
+        out["elapsed"] = elapsed
+        if done and elapsed >= 60:
+            rate = done / (elapsed / 3600)
+            out["rate"] = rate
+            out["eta"] = (total - done) / rate * 3600 if rate > 0 else None
+    return out

@@ -1,0 +1,96 @@
+"""`agentctl web`: a live, read-only page of the state for the person supervising the agent.
+
+Standard library only (``http.server``). The server binds to 127.0.0.1 unless ``--host``
+says otherwise, prints its URL (with a random token) as the first line of its output, and
+answers only requests that carry the token (in the URL's query the first time, then in an
+HttpOnly, SameSite=Strict cookie) and name this server in their ``Host`` header (DNS
+rebinding). Every answer carries a strict Content-Security-Policy; the page is static HTML,
+CSS and a small script from ``static/``, and every value from the state is agent-written,
+so the script puts it into the page as text only. The data is ``webdata.View``'s; the page
+polls ``/api/version`` (one stat pass) and fetches ``/api/state`` when it moved.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+from agentctl.commands.operation import Ctx, Result
+from agentctl.ground.errors import UsageError
+from agentctl.web.server import make_server, netloc
+
+LOOPBACK = "127.0.0.1"
+RISK = ("serving on {host}: anyone who can reach that address and learns the URL can read this project's state "
+        "(task, paths, errors, rules) over plain HTTP; prefer the default 127.0.0.1 with `ssh -L` (docs/web.md)")
+
+
+def web(ctx: Ctx, *, port: int = 0, no_open: bool = False, host: str = "127.0.0.1") -> Result:
+    """`agentctl web`: serve until ended; the URL is shown as progress as soon as it is ready."""
+    if port > 65535:
+        raise UsageError(f"--port must be 0 (a free port) to 65535, got {port}")
+    if not host or any(c.isspace() or c in "/@?#" for c in host):
+        raise UsageError(f"--host must be an address or a host name, got {host[:60]!r}")
+    store = ctx.store()
+    from agentctl.web.data import View
+
+    view = View(store)
+    server = make_server(view, host, port)
+    bound: int = server.server_port
+    _note(store, "start", f"{netloc(host, bound)} pid={os.getpid()}")
+    view.state()  # the first build (the whole files log read once) before the URL is given out
+    url = f"http://{netloc(host if host != '0.0.0.0' else LOOPBACK, bound)}/?token={server.token}"  # type: ignore[attr-defined]
+    ctx.say(url)
+    if host != LOOPBACK:
+        ctx.warn(RISK.format(host=host))
+    _stop_on_signals(store)
+    if not no_open:
+        _open_browser(url)
+    try:
+        server.serve_forever(poll_interval=0.2)
+    finally:
+        _note(store, "stop", f"pid={os.getpid()}")
+    return Result()
+
+
+def _open_browser(url: str) -> None:
+    """Open the page in the user's browser when there is a graphical one (never a text browser in this terminal)."""
+    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        return
+    import threading
+    import webbrowser
+
+    def go() -> None:
+        try:
+            webbrowser.open(url)
+        except Exception:  # no browser: the printed URL is the way in
+            pass
+
+    threading.Thread(target=go, daemon=True).start()
+
+
+def _stop_on_signals(store: Any) -> None:
+    """Ctrl-C, SIGTERM and SIGHUP end the server at once (as `agentctl mcp`), its stop line in logs/agent.log."""
+    import signal
+
+    def stop(signum: int, frame: object) -> None:
+        _note(store, "stop", f"pid={os.getpid()} signal={signum}")
+        try:
+            sys.stdout.flush()
+        except (OSError, ValueError):
+            pass
+        os._exit(128 + signum)
+
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, stop)
+
+
+def _note(store: Any, action: str, detail: str) -> None:
+    """The server's only write: its start and stop lines in logs/agent.log."""
+    try:
+        store.log_change("web", action, detail)
+    except Exception:
+        pass
+
+
+__all__ = ["LOOPBACK", "RISK", "web"]

@@ -1,0 +1,400 @@
+"""``agentctl files sync``: log what git shows changed since the task started.
+
+At ``task start`` agentctl records a baseline in ``services/files/git-baseline``:
+the commit (``HEAD``, or git's empty tree before the first commit) and every path
+already dirty then, with its size and mtime. ``files sync`` then asks git for the
+working tree against that commit and logs each path (see ``scan``: one ``git
+status`` while HEAD is still that commit, one ``git diff BASE`` more once it moved)
+
+* git shows as added (untracked-not-ignored counts as added) -> CREATE,
+  modified / type-changed / unmerged -> MODIFY, deleted -> DELETE,
+  renamed -> DELETE of the old path and CREATE of the new one;
+* that was already dirty at task start only if it changed since (size or mtime);
+* unless the task's log already holds it (a path logged as deleted that exists
+  again is logged again, and so is a logged path that git now shows deleted, and one
+  that changed since the last verify run started: see ``_changed_since_run``);
+* and a path the log holds that no longer exists is logged as DELETE (git does not
+  show a file that was created and removed again without being committed);
+* a task entry git does not show (ignored by git or by the lists below) is judged by its
+  signature instead, recorded at task start as ``WATCH`` (:mod:`agentctl.files.watched`);
+* never build output or caches (:mod:`agentctl.files.ignore`: a default list for untracked
+  paths, and the project's ``.agent-state/ignore``), nor a path a verify run wrote
+  while it is still as the run left it (``VERIFY`` records, see :func:`after_verify`).
+
+Idempotent: a second run logs nothing. The state folder is never logged. Outside a
+git repository it says so and does nothing. git runs with ``GIT_OPTIONAL_LOCKS=0``
+so it never takes the index lock away from the agent's own git commands.
+"""
+
+from __future__ import annotations
+
+import os
+
+from agentctl.files.gitchanges import GitUnavailable, Scan, scan, start_status
+from agentctl.ground import codec
+from agentctl.ground.ancestors import git_root
+from agentctl.ground.store import Store, now_iso
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+BASELINE = "services/files/git-baseline"
+
+
+class Baseline:
+    __slots__ = ("commit", "task_id", "started", "taken", "dirty", "verify", "watch", "seen", "snap")
+
+    def __init__(self, commit: str, task_id: str, started: str, taken: str) -> None:
+        self.commit = commit
+        self.task_id = task_id
+        self.started = started
+        self.taken = taken
+        self.dirty: dict[str, str] = {}  # path -> signature (size:mtime_ns, "-" if absent) at task start
+        self.verify: dict[str, str] = {}  # path -> signature a verify run left it with (not an agent edit)
+        self.watch: dict[str, str] = {}  # task entry git does not show -> signature at task start (gitwatch)
+        self.seen: dict[str, str] = {}  # path -> signature at the last verify run's start, or when logged since
+        self.snap = ""  # when the last verify run started ("": none in this task)
+
+
+class SyncResult:
+    __slots__ = ("logged", "message", "git", "scan", "violations")
+
+    def __init__(self, logged: list[tuple[str, str]] | None = None, message: str = "", git: bool = True) -> None:
+        self.logged: list[tuple[str, str]] = logged or []  # (op, path)
+        self.message = message
+        self.git = git  # False: not a git repository, or git failed
+        self.scan: Scan | None = None  # what git showed, when it was asked against the task's baseline
+        self.violations: list[tuple[str, str]] = []  # (path, P0 rule) logged here although denied
+
+
+def in_git(project: str) -> bool:
+    """A cheap test (no subprocess): is there a .git here or above?"""
+    return git_root(project) is not None
+
+
+def signature(store: Store, rel: str) -> str:
+    try:
+        st = os.lstat(os.path.join(store.project, rel))
+    except OSError:
+        return "-"
+    return f"{st.st_size}:{st.st_mtime_ns}"
+
+
+LIST_MIN = 8  # paths in one folder worth reading its names once rather than an lstat each
+
+
+def missing(store: Store, paths: list[str]) -> set[str]:
+    """The ``paths`` whose :func:`signature` is "-" (nothing there), exactly.
+
+    A folder holding LIST_MIN or more of them (and not much more besides) has its names read once:
+    a path whose name it shows is there, once one lstat of such a path proved the folder searchable.
+    Any other path (its name not shown, a doubt about the folder, a very long path) has its own lstat."""
+    groups: dict[str, list[tuple[str, str]]] = {"/": []}  # "/": absolute paths (a hand-edited log), an lstat each
+    for rel in paths:
+        sub, _, name = rel.rpartition("/")
+        groups.setdefault("/" if rel.startswith("/") else sub, []).append((rel, name))
+    out: set[str] = set()
+    for sub, items in groups.items():
+        folder = os.path.join(store.project, sub)
+        shown = _names(folder, items) if len(items) >= LIST_MIN and sub != "/" else None
+        for rel, name in items:
+            if shown is None or name not in shown or len(folder) + len(name) >= 1000:  # PATH_MAX is in bytes
+                if signature(store, rel) == "-":
+                    out.add(rel)
+    return out
+
+
+def _names(folder: str, items: list[tuple[str, str]]) -> set[str] | None:
+    """The names in ``folder``, if a path there that lstat finds is one of each name shown; else None."""
+    try:
+        if os.stat(folder).st_size > 64 * len(items) + 4096:  # a big folder: an lstat a path is cheaper
+            return None
+        names = set(os.listdir(folder))
+        probe = next((name for _, name in items if name in names), None)
+        if probe is not None:
+            os.lstat(os.path.join(folder, probe))  # the folder can be searched, not only read
+    except (OSError, ValueError):
+        return None
+    return names
+
+
+_RECORDS = {"DIRTY": "dirty", "VERIFY": "verify", "WATCH": "watch", "SEEN": "seen"}  # a record -> its Baseline field
+
+
+def read_baseline(store: Store) -> Baseline | None:
+    data = store.read(BASELINE, cap=64 << 20)
+    if not data:
+        return None
+    base: Baseline | None = None
+    for line in data.decode("utf-8", "surrogateescape").split("\n"):
+        if line.startswith("BASE|"):
+            rec = codec.split_record(line, 5)
+            if rec is None:
+                return None
+            base = Baseline(rec[1], rec[2], rec[3], rec[4])
+        elif line.startswith(("DIRTY|", "VERIFY|", "WATCH|", "SEEN|")) and base is not None:
+            rec = codec.split_record(line, 3)
+            if rec is not None:
+                getattr(base, _RECORDS[rec[0]])[rec[1]] = rec[2]
+        elif line.startswith("SNAP|") and base is not None:
+            rec = codec.split_record(line, 2)
+            if rec is not None:
+                base.snap = rec[1]
+                base.seen.clear()  # a new verify run's snapshot replaces the last one
+    return base
+
+
+def _root(store: Store) -> str | None:
+    return git_root(store.project)
+
+
+def _state_rel(store: Store) -> str:
+    return os.path.relpath(store.root, store.project).replace(os.sep, "/")
+
+
+def record_baseline(store: Store, fields: dict[str, str] | None = None, timeout: float = 30.0) -> str:
+    """Record the commit and the already-dirty paths for the current task. Never raises.
+
+    Called by ``task start``; ``files sync`` and the hooks call it when the baseline is
+    missing or belongs to an earlier task. Returns a one-line description.
+    """
+    try:
+        from agentctl.task import status as task
+
+        fields = fields if fields is not None else task.read_status(store)
+        if fields.get("STATE", "IDLE") == "IDLE":
+            return "no task is running"
+        if not in_git(store.project):
+            return "not in a git repository"
+        return _record(store, fields, timeout)
+    except GitUnavailable as exc:
+        return f"no git baseline: {exc}"
+    except Exception as exc:  # a task start must never fail because of git
+        return f"no git baseline: {type(exc).__name__}: {str(exc)[:120]}"
+
+
+def _record(store: Store, fields: dict[str, str], timeout: float) -> str:
+    found = scan(store.project, None, timeout, _state_rel(store), root=_root(store))
+    commit, dirty = found.head, found.changes
+    lines = [codec.record("BASE", commit, fields.get("TASK_ID", ""), fields.get("STARTED", ""), now_iso())]
+    seen: set[str] = set()
+    for _, path in dirty:
+        if path not in seen:
+            seen.add(path)
+            lines.append(codec.record("DIRTY", path, signature(store, path)))
+    from agentctl.files import watched as gitwatch
+    from agentctl.ground import git as gitcmd
+    from agentctl.ground.errors import StateError
+    from agentctl.task import status as task
+
+    try:
+        watch = gitwatch.unseen(store, [e.path for e in task.read_entries(store, fields)], timeout)
+    except (gitcmd.GitError, StateError):  # the baseline stands without it: entries are then seen as git sees them
+        watch = []
+    lines += [codec.record("WATCH", p, signature(store, p)) for p in watch]
+    store.replace(BASELINE, b"".join(lines))
+    store.log_change("files", "git-baseline", f"{commit[:12]} dirty={len(seen)} watched={len(watch)}")
+    return f"git baseline recorded at {commit[:12]} with {len(seen)} paths already changed"
+
+
+def watch_entries(store: Store, paths: list[str], timeout: float = 30.0) -> None:
+    """``task add``: watch those of the new entries git does not show (see gitwatch). Never raises."""
+    try:
+        if not in_git(store.project):
+            return
+        from agentctl.files import log as files
+        from agentctl.files import watched as gitwatch
+
+        unseen = gitwatch.unseen(store, paths, timeout)
+        with store.lock(files.LOCK):  # as `files sync`, which reads the baseline under it
+            base = read_baseline(store)
+            new = [p for p in unseen if base is not None and p not in base.watch]
+            if new:
+                store.append(BASELINE, b"".join(codec.record("WATCH", p, signature(store, p)) for p in new))
+    except Exception:  # an entry added must never fail because of git; it is then seen as git sees it
+        pass
+
+
+def sync(store: Store, timeout: float = 60.0) -> SyncResult:
+    """Log what git shows changed since the task started and the log does not hold yet."""
+    if not in_git(store.project):
+        return SyncResult(message=f"{store.project} is not in a git repository; nothing to reconcile", git=False)
+    try:
+        running = start_status(store.project, _root(store))  # git works while the state is read and loaded
+    except GitUnavailable as exc:
+        return SyncResult(message=f"{exc}; nothing reconciled", git=False)
+    from agentctl.files import lastops as filesfold
+    from agentctl.files import log as files
+    from agentctl.ground import lateappends as deferred
+    from agentctl.task import status as task
+
+    try:
+        fields = task.read_status(store)
+    except BaseException:
+        running.stop()
+        raise
+    if fields.get("STATE", "IDLE") == "IDLE":
+        running.stop()
+        return SyncResult(message="no task is running; `files sync` reconciles changes since `task start`")
+    base = read_baseline(store)
+    if base is None or base.task_id != fields.get("TASK_ID", "") or base.started != fields.get("STARTED", ""):
+        running.stop()
+        try:
+            note = _record(store, fields, timeout)
+        except GitUnavailable as exc:
+            return SyncResult(message=f"{exc}; nothing reconciled", git=False)
+        return SyncResult(message=f"this task had no git baseline: {note} now; changes made before are not attributed to it")
+    from agentctl.files import ignore
+
+    patterns = ignore.read(store)
+    try:
+        found = scan(store.project, base.commit, timeout, _state_rel(store), running, _root(store))
+    except GitUnavailable as exc:
+        return SyncResult(message=f"{exc}; nothing reconciled", git=False)
+    tracked = {p for _, p in found.changes if p not in found.untracked}
+    wanted: dict[str, str] = {}
+    for op, path in found.changes:
+        if path in base.dirty or path in base.watch:
+            continue  # judged below by its signature
+        wanted[path] = op
+    for path, sig in (*base.dirty.items(), *base.watch.items()):  # judged by their signature
+        now = signature(store, path)
+        if now == sig:
+            continue
+        wanted[path] = "DELETE" if now == "-" else ("CREATE" if sig == "-" else "MODIFY")
+    still = set(wanted)  # what differs from the task's start, as git sees it
+    for path in list(wanted):  # build output, caches, the project's patterns (not a task entry); what a verify run wrote
+        if (path not in base.watch and ignore.ignored(path, path in tracked, patterns)) or (
+                path in base.verify and signature(store, path) == base.verify[path]):
+            del wanted[path]
+    logged: list[tuple[str, str]] = []
+    with store.lock(files.LOCK):
+        deferred.drain_locked(store, files.LOG)
+        last = filesfold.last_ops(store)  # the log's last op per path: a cache, then only the log's new bytes
+        gone = missing(store, [p for p, op in last.items() if op != "DELETE" and p not in wanted])
+        for path in last:  # logged, then removed (git may not show it: never committed)
+            if path in gone:
+                wanted[path] = "DELETE"
+        records = []
+        for path, op in wanted.items():
+            prev = last.get(path)
+            if prev is not None and (prev == "DELETE") == (op == "DELETE"):
+                continue
+            records.append(codec.record(now_iso(), op, path))
+            logged.append((op, path))
+        again = _changed_since_run(store, base, wanted, last, tracked, patterns)
+        records += [codec.record(now_iso(), "MODIFY", p) for p, _ in again]
+        logged += [("MODIFY", p) for p, _ in again]
+        if records:
+            store.append(files.LOG, b"".join(records))
+        if again:  # seen as they are now: logged once for this change, not on every sync
+            store.append(BASELINE, b"".join(codec.record("SEEN", p, sig) for p, sig in again))
+    from agentctl.constraints import violations
+
+    result = SyncResult(logged, f"logged {len(logged)} paths from git") if logged else \
+        SyncResult(message="nothing changed since the task started that the log does not hold")
+    result.scan = found
+    result.violations = violations.note(store, [p for op, p in logged])  # a shell write to a denied path: said at once
+    violations.restored(store, still)
+    if logged:
+        store.log_change("files", "sync", f"{len(logged)} paths from git")
+    return result
+
+
+def _changed_since_run(store: Store, base: Baseline, wanted: dict[str, str], last: dict[str, str],
+                       tracked: set[str], patterns: Any) -> list[tuple[str, str]]:
+    """The paths the log already holds that changed since the last verify run started: (path, signature).
+
+    A path is logged once, when it first differs from the task's start; an edit after a verify
+    run of a path logged before it would leave no trace, and the pass would seem to cover it. So
+    each run notes every changed path's signature (``SEEN``), and a logged path whose signature
+    is no longer that one (or that was unchanged then and differs now, or went back as the task
+    found it) is logged again, once: its new signature is noted with it.
+    """
+    if not base.snap:
+        return []
+    from agentctl.files import ignore
+
+    out = []
+    for path in (*wanted, *(p for p in base.seen if p not in wanted)):
+        prev = last.get(path)
+        if prev is None or prev == "DELETE" or wanted.get(path) == "DELETE":
+            continue  # not logged yet, or gone: the rules above log it
+        now = signature(store, path)
+        if now == "-" or now == base.seen.get(path, ""):
+            continue
+        if path not in wanted and (base.verify.get(path) == now or (
+                path not in base.watch and ignore.ignored(path, path in tracked or path in base.seen, patterns))):
+            continue  # as a verify run left it, or build output the task does not count
+        out.append((path, now))
+    return out
+
+
+def _note_run(store: Store, snapshot: dict[str, str]) -> None:
+    """A verify run starts: note each changed path's signature (see _changed_since_run), replacing the last run's."""
+    from agentctl.files import log as files
+
+    with store.lock(files.LOCK):  # as `files sync`, which reads and appends to the baseline under it
+        data = store.read(BASELINE, cap=64 << 20)
+        if not data:
+            return
+        kept = [ln for ln in data.split(b"\n") if ln and not ln.startswith((b"SEEN|", b"SNAP|"))]
+        store.replace(BASELINE, b"".join(ln + b"\n" for ln in kept) + codec.record("SNAP", now_iso())
+                      + b"".join(codec.record("SEEN", p, sig) for p, sig in snapshot.items()))
+
+
+def verify_run(store: Store, **kwargs: Any) -> Any:
+    """``verifyrun.run`` between the two snapshots below: what the checks write is never an agent edit."""
+    from agentctl.verify import run as verifyrun
+
+    before = before_verify(store)  # the agent's own shell edits are logged first, so the run covers them
+    try:
+        return verifyrun.run(store, **kwargs)
+    finally:
+        after_verify(store, before)
+
+
+def before_verify(store: Store, timeout: float = 60.0) -> dict[str, str] | None:
+    """Before a verify run: log the agent's own changes, then note what git shows changed (path -> signature).
+
+    None outside git or without a task (nothing to tell apart). Never raises: a check runs anyway.
+    """
+    try:
+        if not in_git(store.project):
+            return None
+        found = sync(store, timeout).scan
+        if found is None:
+            return None
+        base = read_baseline(store)
+        watched = list(base.watch) if base is not None else []  # what git does not show, the checks may write too
+        before = {p: signature(store, p) for p in (*(p for _, p in found.changes), *watched)}
+        _note_run(store, before)
+        return before
+    except Exception:
+        return None
+
+
+def after_verify(store: Store, before: dict[str, str] | None, timeout: float = 60.0) -> list[str]:
+    """After a verify run: record each path the run changed as verify-written, with the signature it left.
+
+    `files sync` skips such a path while its signature is still that one: what the checks wrote
+    is not an agent edit, and a later edit of the same path is. Returns the paths. Never raises.
+    """
+    if before is None:
+        return []
+    try:
+        base = read_baseline(store)
+        if base is None:
+            return []
+        now = {p: signature(store, p) for _, p in scan(store.project, base.commit, timeout, _state_rel(store),
+                                                          root=_root(store)).changes}
+        for path in before:
+            if path not in now:
+                now[path] = signature(store, path)  # a path the run put back as git had it, or removed
+        written = [(p, sig) for p, sig in now.items() if before.get(p, "") != sig and base.verify.get(p) != sig]
+        if written:
+            store.append(BASELINE, b"".join(codec.record("VERIFY", p, sig) for p, sig in written))
+        return [p for p, _ in written]
+    except Exception:
+        return []

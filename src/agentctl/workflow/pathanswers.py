@@ -1,0 +1,109 @@
+"""What the commands and resume say about protected paths: the answers of `constraints check` and
+`constraints ack`, and a NEXT that a P0 rule write-protects (resume never tells the agent to edit it)."""
+
+from __future__ import annotations
+
+from agentctl.constraints import protect, violations
+from agentctl.constraints import rules as constraints
+from agentctl.constraints.rules import Rule
+from agentctl.ground import codec
+from agentctl.ground.errors import UsageError
+from agentctl.ground.location import other_reading, real_rel, resolve_arg
+from agentctl.ground.store import Store
+from agentctl.task import status as task
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+
+def next_blocked(store: Store, rules: list[Rule], fields: dict[str, str]) -> tuple[str, str] | None:
+    """(rule text, the first entry to do instead or "") when NEXT is a path a P0 deny-write rule
+    forbids: resume then never tells the agent to edit it. None when NEXT may be edited."""
+    nxt = fields.get("NEXT", "")
+    p0 = [r for r in rules if r.priority == "P0"]
+    if not nxt or not p0:
+        return None
+    fold = protect.case_insensitive(store)
+    rule = constraints.match(p0, nxt, fold)
+    if rule is None:
+        return None
+    instead = ""
+    try:
+        from agentctl.task.entries import claim_of
+
+        for e in task.read_entries(store, fields):
+            if not e.done and e.path != nxt and claim_of(e) is None and constraints.match(p0, e.path, fold) is None:
+                instead = e.path
+                break
+    except Exception:  # the list is judged by doctor; this is advice only
+        instead = ""
+    return rule.text, instead
+
+
+def blocked_step(nxt: str, rule: str, instead: str, arg: object) -> str:
+    """resume's DO NEXT when NEXT is write-protected (``arg`` quotes a path for the shell)."""
+    q = arg(nxt) if callable(arg) else nxt
+    head = f"DO NEXT: NEXT {q} is write-protected by P0 `{rule}`: do not edit it; ask the user whether to lift the rule or drop the entry"
+    if instead:
+        i = arg(instead) if callable(arg) else instead
+        return head + f"; meanwhile work on {i} (`agentctl files check {i}`, edit it, `agentctl task done {i}`)."
+    return head + "."
+
+
+def next_note(store: Store, fields: dict[str, str]) -> list[str]:
+    """A ``NOTE=`` line for command output when NEXT is write-protected (else none)."""
+    blocked = next_blocked(store, constraints.read(store), fields)
+    if blocked is None:
+        return []
+    instead = f"; the next entry you may edit is {codec.encode(blocked[1])}" if blocked[1] else ""
+    return [f"NOTE=NEXT is write-protected by P0 `{blocked[0]}`: do not edit it{instead}"]
+
+
+def start_warnings(store: Store, paths: list[str]) -> list[str]:
+    """What `task start` says about entries a P0 rule protects."""
+    protected = protect.denied_entries(store, paths)
+    if not protected:
+        return []
+    return [f"{len(protected)} of {len(paths)} entries are write-protected by a P0 rule (first: {protected[0][0]} by "
+            f"`{protected[0][1]}`): they cannot be edited; resume's DO NEXT skips them"]
+
+
+def check_answer(store: Store, raw: str, warn: Callable[[str], None]) -> tuple[list[str], dict[str, object]]:
+    """`constraints check PATH`: (lines, data); data["allowed"] decides the exit code."""
+    path, real = resolve_arg(store, raw, warn)
+    rules = constraints.read(store)
+    hit = protect.judge(store, rules, path, real)
+    if hit is None:
+        other = other_reading(store, raw, path)
+        found = protect.judge(store, rules, other, real_rel(store, other)) if other is not None else None
+        if found is not None:  # a new file: say so when the other reading of the spelling is denied
+            warn(f"{path} is allowed, but {other} (the project-root reading of {raw!r}) is denied by {found[0].line()}")
+        return [f"{path}: allowed"], {"path": path, "allowed": True}
+    via = "" if hit[1] == path else f" (as {hit[1]})"
+    return [f"{path}: denied by {hit[0].line()}{via}"], {"path": path, "allowed": False, "rule": hit[0].line()}
+
+
+def ack_answer(store: Store, raw: str, warn: Callable[[str], None]) -> tuple[list[str], dict[str, object]]:
+    """`constraints ack PATH` (by either name of the file): (lines, data); data["acked"] decides the exit code."""
+    open_now = violations.open_ones(store)
+    path, real = resolve_arg(store, raw, warn)
+    path = path if path in open_now else real
+    if not violations.ack(store, path):
+        shown = ", ".join(open_now) or "none"
+        return [f"{path}: no open P0 violation (open: {shown[:300]})"], {"path": path, "acked": False, "open": list(open_now)}
+    return [f"{path}: violation acknowledged; recorded in logs/agent.log"], {"path": path, "acked": True}
+
+
+def mark_done(store: Store, raws: list[str], warn: Callable[[str], None]) -> task.UpdateResult:
+    """`task done PATH...`: each path by the one path rule; an entry named through a symlink is found
+    under its real path."""
+    both = [resolve_arg(store, raw, warn) for raw in raws]
+    paths = [rel for rel, _ in both]
+    try:
+        return task.mark_done(store, paths)
+    except UsageError:
+        real = [target for _, target in both]
+        if real == paths:
+            raise
+        return task.mark_done(store, real)

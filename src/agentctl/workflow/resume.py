@@ -1,0 +1,385 @@
+"""`agentctl resume`: one bounded block with everything recovery needs.
+
+Order of importance (what is cut last comes first): every P0 rule, the task and
+NEXT, the failing check and the fixes already tried, the files touched, P1 and
+P2 rules while room remains, and one line saying what to do next. Values are
+printed in their escaped one-line form, so nothing stored can break the layout
+or reach a terminal as a control sequence.
+"""
+
+from __future__ import annotations
+
+import os
+
+from agentctl.constraints import rules as constraints
+from agentctl.constraints import violations
+from agentctl.files import log as files
+from agentctl.ground import codec
+from agentctl.ground.store import Store
+from agentctl.session import compactions as session
+from agentctl.task import status as task
+from agentctl.userservices import runlevels
+from agentctl.verify import status as verify
+from agentctl.workflow import pathanswers as answers
+
+DEFAULT_BUDGET = 2000
+BRIEF_BUDGET = 600
+MIN_BUDGET = 200
+ERROR_LINES = 6  # of the failing check's excerpt (verify keeps up to 12)
+P0_CHARS = 4200  # a P0 rule is printed whole (a rule's text is at most 2000 characters, escaped at most twice that)
+
+
+def _v(value: str, limit: int = 300) -> str:
+    # Printable ASCII without `\` or `|` is its own escaped form: checked at C speed (500 rules
+    # cost microseconds, not the per-character loop of codec.encode).
+    plain = value.isascii() and value.isprintable() and "\\" not in value and "|" not in value
+    text = value if plain else codec.encode(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _mtime(store: Store, rel: str) -> float:
+    try:
+        return os.stat(store.path(rel)).st_mtime
+    except OSError:
+        return 0.0
+
+
+def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = None, brief: bool = False) -> str:
+    """The recovery block. ``agent``: a helper's view (its own claims instead of NEXT);
+    ``brief`` (or the ``sub`` runlevel): only P0 rules, the task line and NEXT or the claims."""
+    if budget < MIN_BUDGET:
+        from agentctl.ground.errors import UsageError
+
+        raise UsageError(f"--max-chars must be at least {MIN_BUDGET}")
+    if agent is not None:
+        from agentctl.task.claims import (
+            valid_agent,  # imported where claims are read: the hot path reads none
+        )
+
+        valid_agent(agent)
+    level = runlevels.current(store)
+    if brief or level == "sub":
+        return build_brief(store, agent, min(budget, BRIEF_BUDGET))
+    active = set(runlevels.services_of(store, level))
+    p0, others = constraints.read_split(store)  # the others as `P1|text` strings, raw
+    sess = session.read(store)
+    head = f"agentctl state (runlevel {level}"
+    if sess.get("COMPACTIONS"):
+        n = sess["COMPACTIONS"]
+        head += f", {n} compaction{'' if n == '1' else 's'}, last {sess.get('LAST_COMPACTION', '?')}"
+    head += ")"
+
+    must: list[str] = [head]
+    must += [f"P0|{_v(r.text, P0_CHARS)}" for r in p0]  # whole, never cut
+    must += violations.lines(store)  # a P0 rule broken anyway: shown until restored or acknowledged
+
+    optional: list[list[str] | _Rules] = []  # each group is kept whole or dropped, in this order (the rules: each that fits)
+    fields = task.read_status(store)
+    parked = ""  # a task outside the current runlevel: named, not shown
+    if "task" not in active:
+        if fields.get("STATE", "IDLE") != "IDLE":
+            parked = f"{_v(fields.get('TASK_ID', ''), 64)} {fields.get('STATE')}"
+            must.append(f"TASK {parked} {fields.get('DONE', '0')}/{fields.get('TOTAL', '0')} (not in runlevel {level})")
+        fields = {"STATE": "IDLE"}
+    state = fields.get("STATE", "IDLE")
+    nxt = fields.get("NEXT", "")
+    blocked: tuple[str, str] | None = None
+    if state != "IDLE":
+        skipped = f" ({fields['SKIPPED']} SKIPPED)" if fields.get("SKIPPED", "0") != "0" else ""
+        line = f"TASK {_v(fields.get('TASK_ID', ''), 64)} {state} {fields.get('DONE', '0')}/{fields.get('TOTAL', '0')}{skipped} SEQ={fields.get('SEQ', '0')}: {_v(fields.get('DESC', ''), 200)}"
+        group = [line]
+        mine: list[tuple[str, str, int]] = []
+        if agent is not None:
+            from agentctl.task.claims import claims
+
+            mine = claims(store, fields, agent)
+            group.append(_claims_line(agent, mine, 1200))
+        elif nxt:
+            blocked = answers.next_blocked(store, p0, fields)
+            group.append(f"NEXT={_v(nxt)}" + (f" (write-protected by P0 `{_v(blocked[0], 120)}`)" if blocked else ""))
+        if fields.get("NOTES"):
+            group.append(f"NOTES={_v(fields['NOTES'], 300)}")
+        must += group
+    vfields = verify.read_status(store) if "verify" in active or "task" in active else {}
+    vstate = vfields.get("STATE", "IDLE")
+    remind = vstate == "FAILED"  # DO NEXT asks to record failed fixes until the TRIED line shows some
+    if vstate == "FAILED":
+        errs = vfields.get("ERRORS", "").split("\n") if vfields.get("ERRORS") else []
+        how = vfields.get("REASON") or f"exit {vfields.get('EXIT_CODE', '?')}"
+        nerr = vfields.get("ERROR_COUNT", "0")
+        group = [
+            f"VERIFY FAILED `{_v(vfields.get('COMMAND', ''), 120)}` {_v(how, 80)}"
+            + (f", {nerr} error lines" if nerr not in ("", "0") else "")
+            + (f", {vfields['ATTEMPTS']} failed runs in a row" if vfields.get("ATTEMPTS", "1") not in ("", "0", "1") else "")
+        ]
+        group += [f"  {_v(e, 160)}" for e in errs[:ERROR_LINES]]
+        if vfields.get("LOG") and os.path.isfile(store.path(vfields["LOG"])):  # named only where it is (a clone has none)
+            group.append(f"  full output: {_v(store.shown(vfields['LOG']), 200)}")
+        if vfields.get("REPEAT"):
+            group.append(f"REPEATED: this failure is identical to {_v(vfields['REPEAT'], 200)} (same error, same files); do not try that again")
+        elif vfields.get("SAME_ERROR"):
+            group.append(f"SAME ERROR as {_v(vfields['SAME_ERROR'], 200)}, though the files changed")
+        tried = verify.tried(vfields)
+        if tried:
+            remind = False
+            group.append("TRIED (failed, do not repeat): " + " ".join(f"{i}) {_v(t, 120)}" for i, t in enumerate(tried, 1)))
+        must += group
+    if vfields.get("INTERRUPTED"):
+        must.append(f"VERIFY INTERRUPTED: {_v(vfields['INTERRUPTED'], 240)}; not a result: run `agentctl verify start` again")
+    ev = None
+    if state != "IDLE" and (vstate != "FAILED" or state == "DONE"):  # only where it is shown or used
+        from agentctl.verify import evidence
+
+        ev = evidence.check(store, vfields)
+        if vstate != "FAILED":
+            optional.append([_cap(ev.line(), 400)])
+    elif vstate == "PASSED" or vfields.get("LAST_PASS"):
+        optional.append([f"VERIFY {'PASSED' if vstate == 'PASSED' else 'last passed'} {vfields.get('LAST_PASS', '')}"])
+    if state != "IDLE" and agent is None and fields.get("CLAIMS", "0") != "0":
+        from agentctl.task.claims import claims
+
+        held = claims(store, fields)
+        if held:
+            optional.append([_cap(f"CLAIMED by helpers (not yours, NEXT skips them): {len(held)} entries: "
+                                  + ", ".join(f"{codec.encode(p)} ({codec.encode(a)})" for p, a, _ in held[:5]), 400)])
+    if "files" in active:
+        count, exact, last = files.recent(store, 3)  # the last paths: a bounded read of the log's end
+        if not exact:
+            from agentctl.files.count import touched_count
+
+            count = touched_count(store)  # the count: exact however long the log (see filecount)
+        if count:
+            optional.append([f"FILES {count} touched, last: " + ", ".join(_v(p, 100) for p in last)])
+    if others:
+        optional.append(_Rules(others))
+    stale = _stale(store, sess, active)
+    if stale:
+        optional.append([f"STALE (written before the last compaction, re-check): {', '.join(stale)}"])
+
+    if parked:
+        final = f"DO NEXT: task {parked} is outside runlevel {level}; continue it with `agentctl runlevel work`."
+    elif agent is not None and state == "ACTIVE":
+        final = _agent_step(agent, mine, vstate)
+    elif blocked is not None and state == "ACTIVE":
+        final = answers.blocked_step(nxt, blocked[0], blocked[1], _arg)
+    else:
+        final = _next_step(state, fields, remind, ev)
+    used = sum(len(x) + 1 for x in must) + len(final) + 1
+    if used + 80 > budget:  # even the essentials overflow: keep them in order, shorten the last line
+        return _squeeze(must, final, budget, [_kind(g) for g in optional])
+    out = list(must)
+    dropped: list[str] = []
+    for grp in optional:
+        if isinstance(grp, _Rules):  # the P1/P2 rules: each one that fits, formatted only then
+            kept = 0
+            for raw in grp.rules:  # `P1|text`, the text raw
+                room = budget - used - 60  # a line fits when its length and newline are within it
+                # A rule's line is never under `P1|` and min(len(text), 300) characters (escaping only
+                # lengthens, _v cuts at 300): one that cannot fit is not formatted to see, and once
+                # not even `P1|` fits, nothing after it can.
+                if room < 4:
+                    break
+                if room < 304 and len(raw) + 1 > room:  # len(raw) - 3: the text's length
+                    continue
+                line = f"{raw[:3]}{_v(raw[3:])}"
+                if len(line) + 1 <= room:
+                    out.append(line)
+                    used += len(line) + 1
+                    kept += 1
+            if kept < len(grp.rules):
+                dropped.append(f"{len(grp.rules) - kept} P1/P2 rules (`agentctl constraints list`)")
+            continue
+        cost = sum(len(x) + 1 for x in grp)
+        if used + cost + 60 <= budget:
+            out += grp
+            used += cost
+        else:
+            dropped.append(_kind(grp))
+    if dropped:
+        out.append("CUT to fit: " + "; ".join(dropped))
+    out.append(final)
+    text = "\n".join(out)
+    if len(text) > budget:
+        note = "\n[CUT at the budget; `agentctl status` and `agentctl constraints list` show everything]\n" + final
+        text = text[: max(0, budget - len(note))] + note
+        text = text[-budget:] if len(text) > budget else text
+    return text
+
+
+class _Rules:
+    """resume's group of P1/P2 rules (``P1|text``, raw): of 500, the 20 that fit are formatted."""
+
+    __slots__ = ("rules",)
+
+    def __init__(self, rules: list[str]) -> None:
+        self.rules = rules
+
+
+def _kind(group: list[str] | _Rules) -> str:
+    """The word a CUT line names a group by: its first line's first word (``p1`` for the rules)."""
+    if isinstance(group, _Rules):
+        return group.rules[0][:2].lower()
+    return group[0].split(" ", 1)[0].split("|", 1)[0].lower()
+
+
+def _squeeze(must: list[str], final: str, budget: int, optional: list[str] | None = None) -> str:
+    """A tiny budget: the head and every P0 rule (never cut, whatever the budget), then the task,
+    NEXT and the failing check in that order while they fit, whole lines only, then a CUT line
+    naming what did not fit, then a shortened DO NEXT. When even the P0 rules do not fit, they are
+    all printed anyway, with a BUDGET line saying the budget was too small."""
+    fixed = [line for i, line in enumerate(must) if i == 0 or line.startswith("P0|")]
+    rest = [line for i, line in enumerate(must) if i and not line.startswith("P0|")]
+    fixed_len = sum(len(x) + 1 for x in fixed)
+    final = _cap(final, max(50, budget // 5))
+    if fixed_len + len(final) + 1 + 70 > budget:  # not even room for the CUT line beside them
+        n = len(fixed) - 1
+        note = (f"BUDGET too small: --max-chars {budget} cannot hold the {n} P0 rule{'s' if n != 1 else ''} "
+                f"({fixed_len} characters); printed whole anyway, as P0 rules are never cut. "
+                f"Not shown: {len(rest)} lines (`agentctl resume` shows them)")
+        return "\n".join(fixed + [note, _cap(final, 120)])
+    room = budget - fixed_len - len(final) - 1 - 70  # 70: the CUT line
+    kept: list[str] = list(fixed)
+    cut: dict[str, int] = {}
+    for line in rest:
+        if len(line) + 1 <= room and not cut:
+            kept.append(line)
+            room -= len(line) + 1
+        else:
+            kind = line.strip().split(" ", 1)[0].split("=", 1)[0].strip().lower() or "lines"
+            if kind not in ("task", "next", "notes", "verify", "tried"):
+                kind = "verify lines"
+            cut[kind] = cut.get(kind, 0) + 1
+    for kind in optional or []:
+        cut[kind] = cut.get(kind, 0) + 1
+    if cut:
+        named = ", ".join(k for k in cut)
+        kept.append(_cap(f"CUT to fit: {named}; see `agentctl resume`", 69))
+    return "\n".join(kept + [final])
+
+
+def _stale(store: Store, sess: dict[str, str], active: set[str]) -> list[str]:
+    last = session.last_compaction_ts(sess)
+    if last is None:
+        return []
+    out = []
+    checks = [("task", task.STATUS, "task notes/progress"), ("verify", verify.STATUS, "verify result")]
+    for svc, rel, label in checks:
+        if svc in active or svc == "verify":
+            m = _mtime(store, rel)
+            if m and m < last:
+                out.append(label)
+    return out
+
+
+_SHELL_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./_-")
+
+
+def _arg(path: str) -> str:
+    """A path as a shell argument the agent can copy: bare when safe, else single-quoted;
+    a path with control characters stays in its escaped form (never raw on a terminal)."""
+    if path and all(c in _SHELL_SAFE for c in path):
+        return path
+    if path.isprintable():
+        return "'" + path.replace("'", "'\"'\"'") + "'"
+    return codec.encode(path)
+
+
+def _cap(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _claims_line(agent: str, mine: list[tuple[str, str, int]], limit: int) -> str:
+    if not mine:
+        return f"YOUR CLAIMS ({agent}): none; get an entry with `agentctl task claim --agent {agent}`"
+    from agentctl.ground.store import now_iso
+
+    return _cap(f"YOUR CLAIMS ({agent}): " + ", ".join(f"{codec.encode(p)} (until {now_iso(x)[11:19]})" for p, _, x in mine), limit)
+
+
+def _agent_step(agent: str, mine: list[tuple[str, str, int]], vstate: str) -> str:
+    if not mine:
+        return (f"DO NEXT: claim an entry with `agentctl task claim --agent {agent}` (exit 1: none left); "
+                "work only on entries you claimed.")
+    q = _arg(mine[0][0])
+    return (f"DO NEXT: work on your claim {q} (`agentctl files check {q}` first), then `agentctl task done {q}` "
+            f"(releases the claim); then claim the next with `agentctl task claim --agent {agent}`.")
+
+
+def build_brief(store: Store, agent: str | None = None, budget: int = BRIEF_BUDGET) -> str:
+    """At most ``budget`` (600) characters for a helper: the P0 rules, the task line, and NEXT
+    (or, with ``agent``, that agent's own claims). P0 rules that do not fit are counted on a
+    CUT line. Used by `resume --brief`, by the `sub` runlevel and by SubagentStart hooks."""
+    if agent is not None:
+        from agentctl.task.claims import valid_agent
+
+        valid_agent(agent)
+    budget = min(budget, BRIEF_BUDGET)
+    rules = constraints.read_split(store)[0]
+    fields = task.read_status(store)
+    state = fields.get("STATE", "IDLE")
+    body: list[str] = []
+    if state == "IDLE":
+        body.append("TASK none running (wait for instructions)")
+    else:
+        body.append(_cap(f"TASK {_v(fields.get('TASK_ID', ''), 64)} {state} {fields.get('DONE', '0')}/{fields.get('TOTAL', '0')} "
+                         f"SEQ={fields.get('SEQ', '0')}: {_v(fields.get('DESC', ''), 120)}", 220))
+        if agent is not None:
+            from agentctl.task.claims import claims
+
+            body.append(_claims_line(agent, claims(store, fields, agent), 220))
+        elif fields.get("NEXT"):
+            q = _v(fields["NEXT"], 180)
+            blocked = answers.next_blocked(store, rules, fields)
+            body.append(f"NEXT={q}" + (" (write-protected by a P0 rule: do not edit it)" if blocked else ""))
+    tail = "Check `agentctl files check PATH` before editing; `agentctl task done PATH` after."
+    room = budget - sum(len(x) + 1 for x in body)
+    lines: list[str] = []
+    cut = 0
+    for r in rules:
+        line = f"P0|{_v(r.text, 200)}"
+        if len(line) + 1 + 60 <= room:
+            lines.append(line)
+            room -= len(line) + 1
+        else:
+            cut += 1
+    if cut:
+        lines.append(f"CUT {cut} more P0 rules: `agentctl constraints list`")
+        room -= len(lines[-1]) + 1
+    out = lines + body
+    if state != "IDLE" and len(tail) + 1 <= room:
+        out.append(tail)
+    return "\n".join(out)[:budget]
+
+
+def _next_step(state: str, fields: dict[str, str], remind: bool, ev: object = None) -> str:
+    nxt = fields.get("NEXT", "")
+    if state == "IDLE":
+        return "DO NEXT: no task is running; wait for instructions, then `agentctl task start --id ID --desc TEXT --files LIST`."
+    if state == "PAUSED":
+        return "DO NEXT: the task is PAUSED; continue it with `agentctl runlevel work` or `agentctl task update --state ACTIVE`."
+    if state == "DONE":
+        verdict = getattr(ev, "verdict", "")
+        if verdict in ("yes", "none"):
+            return "DO NEXT: every entry is done" + (" and verified" if verdict == "yes" else "") + "; run `agentctl task stop` to archive the task."
+        return "DO NEXT: every entry is done; run `agentctl verify start` until it passes, then `agentctl task stop` to archive the task."
+    if not nxt:
+        if fields.get("CLAIMS", "0") != "0":
+            return ("DO NEXT: every entry left is claimed by a helper; wait for their `agentctl task done`, "
+                    "or mark one by name with `agentctl task done PATH`.")
+        return "DO NEXT: continue the task; record progress with `agentctl task update --notes TEXT`."
+    q = _arg(nxt)
+    fix = " Record each failed fix: `agentctl verify tried TEXT`." if remind else ""
+    return f"DO NEXT: `agentctl files check {q}`; unless it exits 0 (already edited), edit it; then `agentctl task done {q}`.{fix}"
+
+
+PROMPT = """\
+## Working state (agentctl)
+This project keeps the coding agent's working state in `.agent-state/`, outside the conversation.
+- At the start of every session, after /clear, and whenever the conversation was compacted or summarised:
+  run `agentctl resume` first and continue from the task and NEXT it prints. Never rely on memory of earlier turns.
+- Never break a P0 rule it lists. Before editing a file, `agentctl files check PATH` says whether this task already changed it.
+- After finishing a listed file: `agentctl task done PATH` (or `agentctl task update --done 1 --seq N`, using the SEQ shown).
+- When a fix fails verification: `agentctl verify tried "what you tried"`; never repeat a fix listed under TRIED.
+- Run the checks with `agentctl verify start`; when every entry is done and verify passed: `agentctl task stop`.
+- Do not edit files in `.agent-state/` by hand; use `agentctl`.
+"""

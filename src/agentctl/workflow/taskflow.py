@@ -1,0 +1,188 @@
+"""Starting and stopping a task: the work that spans the services.
+
+A start writes the task's status and list, then starts its files log and records the git
+baseline for `files sync`; a stop refuses an unverified change, archives the status, the
+list, the files log and the verify journal, indexes the task in ``logs/index`` and applies
+the retention policy. This module sits above the services (``task``, ``files``, ``verify``,
+``evidence``, ``violations``, ``history``, ``gitsync``, ``retention``); none of them imports it.
+"""
+
+from __future__ import annotations
+
+import time
+
+from agentctl.ground import codec
+from agentctl.ground.errors import CheckFailed, StateError, UsageError
+from agentctl.ground.store import Store, now_iso
+from agentctl.task import entries as taskentries
+from agentctl.task import status as task
+from agentctl.task.entries import refresh
+from agentctl.task.ids import valid_id
+
+
+def busy(old: dict[str, str]) -> UsageError:
+    return UsageError(f"task {old.get('TASK_ID')} is {old['STATE']}; finish it with `agentctl task stop` "
+                      "or start over it with --force")
+
+
+def start(store: Store, task_id: str, desc: str, paths: list[str], *, force: bool = False,
+          replaced: list[StopResult] | None = None, settings: dict[str, str] | None = None) -> dict[str, str]:
+    """Start a task. Over an ACTIVE or PAUSED task only with ``force``: that task is then
+    archived first, as ``task stop --force`` would (nothing is discarded), and its
+    StopResult appended to ``replaced``. ``settings``: extra status keys (AUTO_STOP=1)."""
+    valid_id(task_id)
+    codec.check_text(desc, "--desc")
+    if force and task.read_status(store).get("STATE") in ("ACTIVE", "PAUSED"):
+        try:
+            result = stop(store, force=True, extra={"REPLACED_BY": task_id})
+        except CheckFailed:
+            result = None  # stopped by someone else meanwhile
+        if result is not None and replaced is not None:
+            replaced.append(result)
+    with store.lock(task.LOCK):
+        old = task.read_status(store)
+        if old.get("STATE") in ("ACTIVE", "PAUSED") and not force:
+            raise busy(old)
+        entries = [taskentries.Entry("todo", p) for p in paths]
+        seq = codec.status_int(old, "SEQ", store.shown(task.STATUS)) + 1
+        new = {
+            "STATE": "ACTIVE",
+            "TASK_ID": task_id,
+            "DESC": desc,
+            "NOTES": "",
+            "STARTED": now_iso(),
+            "SEQ": str(seq),
+            "NEXT_PINNED": "0",
+        }
+        new.update(settings or {})
+        refresh(new, entries)
+        if not entries:
+            new["STATE"] = "ACTIVE"
+        task.commit(store, old, new, entries)
+    store.log_change("task", "start", f"{task_id} total={len(entries)}")
+    from agentctl.files import log as files
+    from agentctl.workflow import gitscan as gitsync
+
+    files.start(store, task_id)  # a task's files log starts with it (stop archives it)
+    gitsync.record_baseline(store, new)  # the commit and the already-dirty paths, for `files sync` (never raises)
+    return new
+
+
+class StopResult:
+    __slots__ = ("task_id", "archive", "warning", "fields", "forced", "evidence")
+
+    def __init__(self, task_id: str, archive: str, warning: str, fields: dict[str, str], forced: bool = False,
+                 evidence: str = "") -> None:
+        self.task_id = task_id
+        self.archive = archive
+        self.warning = warning
+        self.fields = fields
+        self.forced = forced
+        self.evidence = evidence
+
+
+def _archive_number(store: Store, task_id: str, old: dict[str, str]) -> int:
+    """The first N whose archive names are free, or hold this very task (a stop killed half-way)."""
+    n = 1
+    while True:
+        dot = f".{n}" if n > 1 else ""
+        done_rel = f"logs/task-{task_id}{dot}.done"
+        if store.exists(done_rel):
+            try:
+                prev = codec.parse_status(store.read(done_rel) or b"", store.shown(done_rel))
+            except StateError:
+                prev = {}
+            if all(prev.get(k) == old.get(k) for k in ("TASK_ID", "STARTED", "SEQ")):
+                return n
+        elif not store.exists(f"logs/files-{task_id}{dot}.list") and not store.exists(f"logs/files-{task_id}{dot}.log"):
+            return n
+        n += 1
+
+
+def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = False) -> StopResult:
+    """Archive the task (status, list, files log, verify journal), index it, and go back to IDLE.
+
+    Refused (CheckFailed) when verify commands exist and an edit logged in this task is
+    not covered by a passing run, unless ``force`` (then the archive says FORCED=1).
+    """
+    from agentctl.constraints import violations
+    from agentctl.files import count as filecount
+    from agentctl.files import log as files
+    from agentctl.ground import logsgc, retention
+    from agentctl.history import index as history
+    from agentctl.verify import evidence
+    from agentctl.verify import status as verify
+
+    retention.policy(store)  # a wrong retention setting refuses the stop before anything moves
+    with store.lock(".lock"), store.lock(task.LOCK):
+        old = task.read_status(store)
+        if old.get("STATE") == "IDLE":
+            raise CheckFailed("no task is running; nothing to stop")
+        task_id = old.get("TASK_ID", "task")
+        vfields = verify.read_status(store)
+        ev = evidence.check(store, vfields)
+        if ev.blocks_stop and not force:
+            raise CheckFailed(
+                f"task {task_id} is not verified: {ev.detail()}; run `agentctl verify start` until it passes, "
+                "or stop anyway with `agentctl task stop --force` (recorded as forced)"
+            )
+        broken = violations.stop_check(store, task_id, force)  # refused like an unverified change
+        entries = task.read_entries(store, old)
+        warning = ""
+        if old.get("STATE") != "DONE":
+            warning = f"task {task_id} was {old.get('STATE')} at {old.get('DONE', '0')}/{old.get('TOTAL', '0')}, not DONE"
+        started = old.get("STARTED", "")
+        ended = time.time()
+        archived = dict(old)
+        archived["ENDED"] = now_iso(ended)
+        archived["DURATION"] = _duration(started, ended)
+        archived.pop("CLAIMS", None)
+        archived.pop("LIST_SIG", None)  # the list file's identity: nothing once the list is archived
+        archived["FILES_TOUCHED"] = str(len(files.touched(store)))
+        vstate = vfields.get("STATE", "IDLE")
+        if vstate in ("PASSED", "FAILED"):
+            archived["LAST_VERIFY"] = f"{vstate} {vfields.get('LAST_RUN', '')}"
+        else:
+            archived["LAST_VERIFY"] = f"PASSED {vfields['LAST_PASS']}" if vfields.get("LAST_PASS") else "never"
+        archived["VERIFIED"] = ev.verdict
+        archived["EVIDENCE"] = ev.detail()
+        archived["FORCED"] = "1" if ev.blocks_stop or broken else "0"
+        archived.update(violations.archive_fields(store, old.get("STARTED", ""), broken))
+        if extra:
+            archived.update(extra)
+        # The archives are written first and the status rename is the commit point; the
+        # files log moves only after it, so a kill at any instant leaves either the task
+        # running with its files log in place, or the task stopped (a log not yet moved is
+        # archived by the next `task start`). A stop retried after a kill reuses the
+        # archive names it had picked, so nothing is archived twice.
+        n = _archive_number(store, task_id, old)
+        dot = f".{n}" if n > 1 else ""
+        done_rel = f"logs/task-{task_id}{dot}.done"
+        archived["FILES_LIST"] = f"logs/files-{task_id}{dot}.list"
+        archived["FILES_LOG"] = f"logs/files-{task_id}{dot}.log"
+        archived["VERIFY_JOURNAL"] = f"logs/verify-{task_id}{dot}.journal" if store.exists(verify.JOURNAL) else ""
+        store.replace(done_rel, codec.format_status({k: v for k, v in archived.items() if k != "LIST"}))
+        store.replace(f"logs/files-{task_id}{dot}.list", taskentries.format_entries(entries))
+        seq = codec.status_int(old, "SEQ", store.shown(task.STATUS))
+        new = {"STATE": "IDLE", "SEQ": str(seq + 1), "TASK_ID": task_id}
+        task.commit(store, old, new, None)
+        files.archive(store, f"files-{task_id}{dot}")
+        filecount.keep_empty(store)
+        verify.archive_task(store, f"verify-{task_id}{dot}")
+        history.append_index(store, archived, done_rel)
+        violations.force(store, task_id)  # a forced stop closes the open violations (recorded above)
+    store.log_change("task", "stop", f"{task_id} -> {done_rel}" + (" FORCED" if ev.blocks_stop or broken else ""))
+    try:
+        logsgc.gc(store)  # every stop keeps logs/ within the retention policy
+    except (OSError, StateError) as exc:
+        store.log_change("gc", "failed", str(exc)[:200])
+    return StopResult(task_id, done_rel, warning, archived, ev.blocks_stop or bool(broken), ev.line())
+
+
+def _duration(started: str, ended: float) -> str:
+    try:
+        t0 = time.mktime(time.strptime(started[:19], "%Y-%m-%dT%H:%M:%S"))
+    except ValueError:
+        return ""
+    secs = max(0, int(ended - t0))
+    return f"{secs // 3600}h{secs % 3600 // 60:02d}m{secs % 60:02d}s"

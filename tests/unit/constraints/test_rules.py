@@ -1,0 +1,149 @@
+"""constraints: reading the rules as a person wrote them, and matching deny-write globs (the hook path)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agentctl.constraints import rules as constraints
+from agentctl.constraints.rules import Rule
+from agentctl.ground.errors import StateError, UsageError
+from agentctl.ground.store import Store
+from agentctl.statefolder import init as layout
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    (tmp_path / "p" / ".git").mkdir(parents=True)
+    return layout.init(str(tmp_path / "p"))[0]
+
+
+def test_rule_is_a_frozen_value() -> None:
+    rule = Rule("P0", "a|b")
+    assert rule == Rule("P0", "a|b") and hash(rule) == hash(Rule("P0", "a|b")) and rule != Rule("P1", "a|b")
+    assert rule.line() == "P0|a\\x7cb" and constraints.parse_line(rule.line()) == rule  # the bar in the text escaped
+    assert repr(rule) == "Rule(priority='P0', text='a|b')"
+    with pytest.raises(AttributeError):
+        rule.text = "x"  # type: ignore[misc]
+
+
+def test_parse_line_reads_a_hand_edit_as_meant() -> None:
+    assert constraints.parse_line("\ufeff p0 | deny-write: db/** \r", first=True) == Rule("P0", "deny-write: db/**")
+    assert constraints.parse_line("# note") is None and constraints.parse_line("  ") is None
+    with pytest.raises(ValueError, match=r"is not P0\|text, P1\|text or P2\|text"):
+        constraints.parse_line("P3|x")
+    with pytest.raises(ValueError):
+        constraints.parse_line("no bar")
+
+
+def test_read_and_ordered(store: Store) -> None:
+    assert constraints.read(store) == []
+    store.replace(constraints.STATUS, b"P2|style\n\nP0|never\nP1|check\n")
+    assert constraints.read(store) == [Rule("P2", "style"), Rule("P0", "never"), Rule("P1", "check")]
+    assert [r.priority for r in constraints.ordered(store)] == ["P0", "P1", "P2"]
+
+
+# Lines as agentctl writes them and as a person may edit them: the fast path of `read` for the
+# first kind must give exactly what parse_line gives, and leave the others to it.
+_PIECES = st.sampled_from(["P0", "P1", "P2", "p1", "P3", "|", " ", "\t", "\r", "\ufeff", "\\", "\\n", "\\x7c", "#",
+                           "deny-write: db/**", "x", "é", "rule 1"])
+_LINES = st.lists(st.lists(_PIECES, max_size=6).map("".join), max_size=8)
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Store:
+    root = tmp_path_factory.mktemp("c")
+    (root / ".git").mkdir()
+    return layout.init(str(root))[0]
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=_LINES)
+def test_read_gives_what_parse_line_gives_line_by_line(shared: Store, lines: list[str]) -> None:
+    expected: list[Rule] | str = []
+    for lineno, line in enumerate("\n".join(lines).split("\n"), 1):
+        try:
+            rule = constraints.parse_line(line, lineno == 1)
+        except ValueError:
+            expected = f"line {lineno}"
+            break
+        if rule is not None:
+            assert isinstance(expected, list)
+            expected.append(rule)
+    store = shared
+    store.replace(constraints.STATUS, "\n".join(lines).encode())
+    if isinstance(expected, str):
+        for reader in (constraints.read, constraints.read_split):
+            with pytest.raises(StateError) as exc:
+                reader(store)
+            assert expected in exc.value.message
+    else:
+        assert constraints.read(store) == expected
+        # resume's reading: the P0 rules, and the others as `PRIORITY|TEXT` with the text raw
+        p0, others = constraints.read_split(store)
+        assert p0 == [r for r in expected if r.priority == "P0"]
+        assert [(o[:2], o[3:]) for o in others] == [(r.priority, r.text) for r in expected if r.priority != "P0"]
+
+
+def test_read_names_the_broken_line(store: Store) -> None:
+    store.replace(constraints.STATUS, b"P0|fine\nP9|bad\n")
+    with pytest.raises(StateError, match=r"constraints/status line 2: is not P0\|text.*agentctl doctor"):
+        constraints.read(store)
+    store.replace(constraints.STATUS, b"P0|\xff\n")
+    with pytest.raises(StateError, match="is not valid UTF-8"):
+        constraints.read(store)
+
+
+@pytest.mark.parametrize("text,glob", [
+    ("deny-write: db/**", "db/**"), ("DENY-WRITE : x", "x"), ("deny-write: ./db/*.sql", "/db/*.sql"),
+    ("deny-writes: x", None), ("never touch db", None),
+])
+def test_deny_pattern(text: str, glob: str | None) -> None:
+    assert constraints.deny_pattern(text) == glob
+
+
+@pytest.mark.parametrize("glob,rel,hit", [
+    ("db/**", "db/a/b.sql", True), ("db/**", "src/db/a", False), ("*.lock", "a/b/c.lock", True),
+    ("/top.txt", "top.txt", True), ("/top.txt", "a/top.txt", False), ("migrations/", "x/migrations/1.sql", True),
+    ("src/[ab].py", "src/a.py", True), ("src/[!ab].py", "src/a.py", False), ("a?c", "abc", True),
+    ("**/gen/*.ts", "x/y/gen/z.ts", True), ("**/gen/*.ts", "x/gen/y/z.ts", False),
+])
+def test_match_is_the_gitignore_glob(glob: str, rel: str, hit: bool) -> None:
+    rules = [Rule("P1", f"deny-write: {glob}"), Rule("P0", f"deny-write: {glob}")]
+    assert constraints.match(rules, rel) == (rules[1] if hit else None)
+    assert constraints.match(rules[:1], rel) is None  # only P0 denies
+
+
+def test_match_folds_case_when_asked() -> None:
+    rules = [Rule("P0", "deny-write: DB/**")]
+    assert constraints.match(rules, "db/x") is None and constraints.match(rules, "db/x", fold=True) == rules[0]
+
+
+def test_a_bad_glob_is_skipped_not_raised() -> None:
+    bad, good = Rule("P0", "deny-write: src/[x"), Rule("P0", "deny-write: src/**")
+    assert [r for r, _ in constraints.deny_write_rules([bad, good])] == [good]
+    assert constraints.match([bad, good], "src/[x") == good
+    with pytest.raises(UsageError, match="unclosed"):
+        constraints._glob_regex("src/[x")
+
+
+def test_the_quickstart_glob_table_is_what_the_matcher_does() -> None:
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[3] / "docs" / "quickstart.md").read_text(encoding="utf-8")
+    section = page.split("## Hard rules: `deny-write:` globs", 1)[1].split("\n## ", 1)[0]
+    rows = [ln.split("|")[1:4] for ln in section.splitlines() if ln.startswith("| `")]
+    checked = 0
+    for globs_cell, denies, spares in rows:
+        globs = re.findall(r"`([^`]+)`", globs_cell.split("(", 1)[0])
+        for glob in globs:
+            rules = [Rule("P0", f"deny-write: {glob}")]
+            for cell, want in ((denies, True), (spares, False)):
+                for path in re.findall(r"`([^`*?\[]+)`", cell.split("(", 1)[0]):
+                    assert (constraints.match(rules, path) is not None) is want, (glob, path, want)
+                    checked += 1
+    assert len(rows) >= 7 and checked >= 15, (len(rows), checked)

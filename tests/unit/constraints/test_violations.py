@@ -1,0 +1,100 @@
+"""agentctl.constraints.violations: a write a P0 rule forbids is recorded once, stays open until restored, acked or forced."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agentctl.constraints import edit as constraintedit
+from agentctl.constraints import violations
+from agentctl.ground.errors import CheckFailed
+from agentctl.ground.store import Store
+
+RULE = "deny-write: secrets/**"
+
+
+@pytest.fixture
+def ruled(store: Store) -> Store:
+    constraintedit.add(store, "P0", RULE)
+    return store
+
+
+def test_nothing_is_recorded_without_a_p0_rule_or_for_an_allowed_path(store: Store) -> None:
+    constraintedit.add(store, "P1", RULE)
+    assert violations.note(store, ["secrets/k"]) == []
+    constraintedit.add(store, "P0", RULE)
+    assert violations.note(store, ["src/a.py"]) == [] and violations.note(store, []) == []
+    assert not Path(store.path(violations.LOG)).exists() or Path(store.path(violations.LOG)).read_bytes() == b""
+
+
+def test_a_violation_opens_once_however_often_the_write_is_seen(ruled: Store) -> None:
+    assert violations.note(ruled, ["secrets/k", "src/a.py"]) == [("secrets/k", RULE)]
+    assert violations.note(ruled, ["secrets/k"]) == [("secrets/k", RULE)]  # told again, recorded once
+    records = Path(ruled.path(violations.LOG)).read_text().splitlines()
+    assert len(records) == 1 and records[0].split("|")[1:] == ["OPEN", "secrets/k", RULE]
+    (when, rule), = violations.open_ones(ruled).values()
+    assert rule == RULE and violations.since(ruled, when) == [(when, "secrets/k", RULE)]
+    assert violations.since(ruled, "9999") == []
+
+
+@pytest.mark.parametrize("close", ["restore", "ack", "force"])
+def test_each_way_of_closing(ruled: Store, close: str) -> None:
+    violations.note(ruled, ["secrets/a", "secrets/b"])
+    if close == "restore":
+        assert violations.restored(ruled, {"secrets/b"}) == ["secrets/a"]  # git still shows b changed
+    elif close == "ack":
+        assert violations.ack(ruled, "secrets/a") and not violations.ack(ruled, "secrets/a")
+    else:
+        assert violations.force(ruled, "t1") == ["secrets/a", "secrets/b"]
+        assert violations.open_ones(ruled) == {}
+        assert Path(ruled.path(violations.LOG)).read_text().splitlines()[-1].split("|")[1:] == ["FORCED", "secrets/b", "t1"]
+        return
+    assert list(violations.open_ones(ruled)) == ["secrets/b"]
+    violations.note(ruled, ["secrets/a"])  # written again: a new violation
+    assert list(violations.open_ones(ruled)) == ["secrets/b", "secrets/a"]
+
+
+def test_stop_is_refused_while_one_is_open_unless_forced(ruled: Store) -> None:
+    assert violations.stop_check(ruled, "t1", False) == {}
+    violations.note(ruled, ["secrets/a b"])
+    with pytest.raises(CheckFailed) as info:
+        violations.stop_check(ruled, "t1", False)
+    assert info.value.message.startswith(f"task t1 broke P0 `{RULE}`: secrets/a b was written (1 open violation);")
+    assert "`agentctl task stop --force`" in info.value.message
+    broken = violations.stop_check(ruled, "t1", True)
+    assert list(broken) == ["secrets/a b"]
+    fields = violations.archive_fields(ruled, "", broken)
+    assert fields["VIOLATIONS"].startswith(f"secrets/a b against P0 `{RULE}` at ")
+    assert fields["VIOLATIONS_OPEN_AT_STOP"] == "secrets/a b"
+    assert violations.archive_fields(ruled, "9999", {}) == {}
+
+
+def test_the_hint_quotes_for_the_shell_and_knows_about_git(ruled: Store) -> None:
+    project = ruled.project
+    hint = violations.restore_hint(ruled, "secrets/it's")
+    assert "git checkout -- 'secrets/it'\"'\"'s'" in hint and f"git -C {project} checkout" in hint
+    assert "(a file git never tracked: delete it)" in hint  # checkout cannot restore a file git never had
+    assert hint.endswith("`agentctl constraints ack 'secrets/it'\"'\"'s'`")
+    (Path(project) / ".git").rmdir()
+    assert "your saved copy (the project is not in git)" in violations.restore_hint(ruled, "secrets/k")
+
+
+def test_what_the_agent_and_resume_are_told(ruled: Store) -> None:
+    assert violations.tell(ruled, []) == ""
+    hits = [(f"secrets/{n}", RULE) for n in range(7)]
+    told = violations.tell(ruled, hits)
+    assert told.count("P0 VIOLATION: ") == 5 and told.endswith("and 2 more (`agentctl resume` lists them)")
+    violations.note(ruled, ["secrets/x"])
+    (line,) = violations.lines(ruled)
+    assert line.startswith("VIOLATION secrets/x written ") and f"against P0 `{RULE}`: restore it with" in line
+
+
+def test_deferred_records_count_as_written(ruled: Store) -> None:
+    from agentctl.ground import codec
+    from agentctl.ground import lateappends as deferred
+
+    deferred.defer(ruled, violations.LOG, codec.record("2026-01-01T00:00:00+00:00", "OPEN", "secrets/d", RULE))
+    assert violations.open_ones(ruled) == {"secrets/d": ("2026-01-01T00:00:00+00:00", RULE)}
+    assert violations.ack(ruled, "secrets/d")  # the ack drains the deferred record first, then closes it
+    assert violations.open_ones(ruled) == {} and deferred.names(ruled, violations.LOG) == []

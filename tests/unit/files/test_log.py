@@ -1,0 +1,155 @@
+"""files: the append-only log of touched files (log, check, entries, touched, recent, since, archive)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agentctl.files import log as files
+from agentctl.ground import codec
+from agentctl.ground.errors import UsageError
+from agentctl.ground.store import Store
+
+T = "2026-01-01T00:00:00Z"
+
+
+def _raw(store: Store, *recs: tuple[str, str]) -> None:
+    store.append(files.LOG, b"".join(codec.record(T, op, path) for op, path in recs))
+
+
+def test_log_appends_one_record_and_returns_it(store: Store) -> None:
+    files.start(store, "t1")
+    line = files.log(store, "CREATE", "src/a.py")
+    assert line.endswith("|CREATE|src/a.py") and line.count("|") == 2
+    assert files.entries(store)[-1][1:] == ("CREATE", "src/a.py")
+
+
+@pytest.mark.parametrize("op", ["WRITE", "create", ""])
+def test_log_refuses_an_unknown_operation_and_writes_nothing(store: Store, op: str) -> None:
+    files.start(store, "t1")
+    before = files.size(store)
+    with pytest.raises(UsageError) as caught:
+        files.log(store, op, "a.py")
+    assert "is not one of CREATE, MODIFY, DELETE" in caught.value.message
+    assert files.size(store) == before
+
+
+def test_log_refuses_a_path_too_long(store: Store) -> None:
+    files.start(store, "t1")
+    with pytest.raises(UsageError) as caught:
+        files.log(store, "MODIFY", "x" * 9000)
+    assert "too long" in caught.value.message
+
+
+def test_entries_skip_junk_and_an_unterminated_last_line(store: Store) -> None:
+    files.start(store, "t1")
+    files.log(store, "MODIFY", "a.py")
+    store.append(files.LOG, b"not a record\n2026|BOGUS|x\n" + T.encode() + b"|MODIFY|half")
+    got = files.entries(store)
+    assert [(op, p) for _, op, p in got] == [("SESSION_START", "t1"), ("MODIFY", "a.py")]
+
+
+def test_check_finds_exactly_the_paths_entries(store: Store) -> None:
+    files.start(store, "t1")
+    _raw(store, ("CREATE", "a.py"), ("MODIFY", "sub/a.py"), ("MODIFY", "a.py.bak"), ("DELETE", "a.py"))
+    assert [op for _, op, _ in files.check(store, "a.py")] == ["CREATE", "DELETE"]
+    assert [op for _, op, _ in files.check(store, "sub/a.py")] == ["MODIFY"]
+    assert files.check(store, "never.py") == []
+
+
+def test_check_handles_a_path_with_bars_and_newlines(store: Store) -> None:
+    files.start(store, "t1")
+    odd = "we|ird\nname.py"
+    files.log(store, "MODIFY", odd)
+    files.log(store, "MODIFY", "name.py")
+    assert [(op, p) for _, op, p in files.check(store, odd)] == [("MODIFY", odd)]
+    assert [p for p, _, _ in files.touched(store)] == [odd, "name.py"]
+
+
+def test_check_on_a_missing_log_is_empty(store: Store) -> None:
+    if files.size(store):
+        os.unlink(store.path(files.LOG))
+    assert files.check(store, "a.py") == [] and files.size(store) == 0
+
+
+def test_touched_counts_and_keeps_the_last_op_in_first_touch_order(store: Store) -> None:
+    files.start(store, "t1")
+    _raw(store, ("CREATE", "b.py"), ("MODIFY", "a.py"), ("MODIFY", "b.py"), ("DELETE", "b.py"))
+    assert files.touched(store) == [("b.py", "DELETE", 3), ("a.py", "MODIFY", 1)]
+
+
+def test_recent_is_the_latest_distinct_paths_oldest_first(store: Store) -> None:
+    files.start(store, "t1")
+    _raw(store, *[("MODIFY", p) for p in ("a", "b", "c", "a", "d", "e", "f", "g")])
+    assert files.recent(store, last=3) == (7, True, ["e", "f", "g"])
+    assert files.recent(store, last=10)[2] == ["b", "c", "a", "d", "e", "f", "g"]
+
+
+def test_recent_on_a_log_past_its_window_is_a_lower_bound(store: Store) -> None:
+    files.start(store, "t1")
+    _raw(store, *[("MODIFY", f"p{i:04d}") for i in range(200)])
+    count, exact, latest = files.recent(store, last=2, window=1024)
+    assert not exact and 0 < count < 200 and latest == ["p0198", "p0199"]
+
+
+def test_recent_reads_on_past_a_tail_that_repeats_one_path(store: Store) -> None:
+    files.start(store, "t1")
+    _raw(store, *[("MODIFY", f"p{i:04d}") for i in range(2000)], *[("MODIFY", "same.py")] * 300)
+    count, exact, latest = files.recent(store, last=3)  # the last 4 KB hold only same.py
+    assert not exact and latest == ["p1998", "p1999", "same.py"] and count > 3
+    count, _, latest = files.recent(store, last=1)
+    assert latest == ["same.py"] and count >= 1
+
+
+def test_since_lists_paths_after_an_offset_once_each(store: Store) -> None:
+    files.start(store, "t1")
+    files.log(store, "MODIFY", "old.py")
+    mark = files.size(store)
+    _raw(store, ("MODIFY", "b.py"), ("CREATE", "a.py"), ("MODIFY", "b.py"))
+    assert files.since(store, mark) == ["b.py", "a.py"]
+    assert files.since(store, files.size(store)) == []
+    assert files.since_head(store, mark) == (["b.py", "a.py"], True)
+
+
+def test_since_head_reads_a_bounded_window(store: Store) -> None:
+    files.start(store, "t1")
+    mark = files.size(store)
+    _raw(store, *[("MODIFY", f"p{i:04d}") for i in range(100)])
+    head, exact = files.since_head(store, mark, window=200)
+    assert not exact and head and head == files.since(store, mark)[: len(head)]
+
+
+def test_archive_renames_the_log_and_numbers_a_second_one(store: Store) -> None:
+    files.start(store, "t1")
+    files.log(store, "MODIFY", "a.py")
+    body = open(store.path(files.LOG), "rb").read()
+    assert files.archive(store, "task-1") == "logs/task-1.log"
+    assert not store.exists(files.LOG) and open(store.path("logs/task-1.log"), "rb").read() == body
+    files.start(store, "t2")
+    assert files.archive(store, "task-1") == "logs/task-1.2.log"
+    assert files.archive(store, "task-1") is None  # nothing left to archive
+
+
+def test_start_archives_an_old_log_with_entries_and_drops_an_empty_one(store: Store) -> None:
+    files.start(store, "t1")
+    assert files.start(store, "t2") is None  # only a SESSION_START: replaced, not archived
+    files.log(store, "MODIFY", "a.py")
+    archived = files.start(store, "t3")
+    assert archived is not None and archived.startswith("logs/files-unarchived-")
+    assert [(op, p) for _, op, p in files.entries(store)] == [("SESSION_START", "t3")]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(recs=st.lists(st.tuples(st.sampled_from(["CREATE", "MODIFY", "DELETE", "SESSION_START", "RENAME"]),
+                               st.text(alphabet=st.sampled_from("ab/|\\\n é"), min_size=1, max_size=6)), max_size=30),
+       junk=st.sampled_from([b"", b"a|b\n", b"x|MODIFY\n", b"T|MODIFY|a|b\n", b"frag|MODIFY|p"]))
+def test_the_paths_since_an_offset_are_each_entry_path_once_in_order(store: Store, recs: list[tuple[str, str]],
+                                                                    junk: bytes) -> None:
+    # since_head's reading of a window (a fast split when nothing is escaped) names the same paths,
+    # in the same order, as the entries read one by one; junk lines and a torn tail are no paths.
+    data = b"".join(codec.record(T, op, path) for op, path in recs) + junk
+    want = list(dict.fromkeys(p for _, op, p in files.entries(store, data) if op in files.OPS))
+    assert files._paths(store, data) == want

@@ -1,0 +1,56 @@
+"""treedecode: tree files back to the document; anything agentctl would not write is refused whole."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentctl.sync import treedecode, treeencode
+from agentctl.sync.treeformat import Refused
+from unit.sync.test_treeencode import REPLICA, sample
+
+
+def test_round_trip_of_a_full_document() -> None:
+    d, _ = sample()
+    assert treedecode.decode(treeencode.encode(d)) == d
+
+
+def test_missing_files_are_empty_but_format_is_required() -> None:
+    doc = treedecode.decode({"FORMAT": b"agentctl-sync 1\n"})
+    assert doc.clock == 0 and doc.epochs == {} and doc.verify is None
+    with pytest.raises(Refused, match="FORMAT is missing or malformed"):
+        treedecode.decode({})
+    with pytest.raises(Refused, match="format 2 is newer than this agentctl's 1; upgrade agentctl"):
+        treedecode.decode({"FORMAT": b"agentctl-sync 2\n"})
+
+
+def bad(change: dict[str, bytes]) -> str:
+    d, eid = sample()
+    files = treeencode.encode(d)
+    files.update({k.replace("EID", eid): v for k, v in change.items()})
+    with pytest.raises(Refused) as err:
+        treedecode.decode(files)
+    return err.value.message
+
+
+@pytest.mark.parametrize("change,words", [
+    ({"run.sh": b"rm -rf /\n"}, "path 'run.sh' is not one agentctl writes"),
+    ({"meta": b"CLOCK=x\n"}, "meta: 'x' is not a number"),
+    ({"counters": b"nothex|1\n"}, "counters: malformed line"),
+    ({"constraints": b"A|1.x.1|v\n"}, "constraints: malformed line"),
+    ({"stopped": b"abc\n"}, "stopped: malformed id"),
+    ({"index": b"a|b\n"}, "index: malformed row"),
+    ({"tried": b"\xff\n"}, "tried is not UTF-8"),
+    ({"stopped": b"ffffffffffffffff"}, "stopped does not end with a newline"),
+    ({"stopped": b"\n"}, "stopped has an empty or malformed line"),
+    ({"verify": b"STAMP=1.zz\n"}, "verify: malformed STAMP"),
+    ({"task/EID/list": b"other\n"}, "the task does not match its id"),
+    ({"task/EID/done": b"9\n"}, "done: entry 9 out of range"),
+    ({"task/EID/claims": b"0|bad name|1\n"}, "claims: malformed line"),
+    ({"task/EID/state": f"STATE|1.{REPLICA}|DONE\n".encode()}, "state: unknown STATE"),
+    ({"task/EID/state": f"COLOUR|1.{REPLICA}|x\n".encode()}, "state: malformed line"),
+    ({f"task/EID/files/{REPLICA}/000000": b"1500|ts|MODIFY|a\n"}, "malformed record '1500|"),
+    ({f"task/EID/files/{REPLICA}/000000": b"1|ts|MODIFY\n"}, "malformed record '1|ts|MODIFY'"),
+    ({f"task/{'e' * 16}/files/{REPLICA}/000000": b"1|a|b|c\n"}, "belongs to no task"),
+])
+def test_refused_with_the_reason(change: dict[str, bytes], words: str) -> None:
+    assert words in bad(change)

@@ -1,0 +1,59 @@
+"""webdata: the page's one dict, rebuilt only when a stat pass says the state changed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agentctl.files import log as files
+from agentctl.ground.store import Store
+from agentctl.statefolder import init as layout
+from agentctl.task import status as task
+from agentctl.web import data as webdata
+from conftest import run
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    (tmp_path / "p" / ".git").mkdir(parents=True)
+    return layout.init(str(tmp_path / "p"))[0]
+
+
+def test_signature_changes_with_a_write_and_only_then(store: Store) -> None:
+    before = webdata.signature(store)
+    assert webdata.signature(store) == before and len(before) == 12
+    files.log(store, "MODIFY", "src/a.py")
+    assert webdata.signature(store) != before
+
+
+def test_state_is_cached_until_the_signature_moves(store: Store) -> None:
+    view = webdata.View(store)
+    v1, body1 = view.state()
+    assert view.state() == (v1, body1) and view.state()[1] is body1
+    Path(store.project, "list.txt").write_text("src/a.py\nsrc/b.py\n")
+    assert run("task", "start", "--id", "t1", "--desc", "d", "--files", "list.txt", cwd=store.project).code == 0
+    files.log(store, "MODIFY", "src/a.py")
+    v2, body2 = view.state()
+    data = json.loads(body2)
+    assert v2 != v1 and data["version"] == v2 and data["errors"] == []
+    assert data["task"]["TASK_ID"] == "t1" and "LIST" not in data["task"]
+    assert data["progress"]["total"] == 2 and data["files"]["count"] == 1
+    assert view.files("A.PY")["count"] == 1 and view.files("zzz")["count"] == 0
+    assert [e[1] for e in view.file_entries("src/a.py")["entries"]] == ["MODIFY"]
+
+
+def test_progress_rate_and_eta() -> None:
+    fields = {"STATE": "ACTIVE", "DONE": "2", "TOTAL": "6", "STARTED": "2026-01-01T00:00:00+00:00"}
+    now = 1767225600.0 + 7200  # two hours later
+    got = webdata._progress(fields, now)
+    assert got == {"done": 2, "total": 6, "percent": 100 * 2 / 6, "rate": 1.0, "eta": 4 * 3600.0, "elapsed": 7200.0}
+    assert webdata._progress({"DONE": "x"}, now)["percent"] == 0.0
+
+
+def test_a_damaged_file_is_named_and_the_rest_still_shown(store: Store) -> None:
+    with open(store.path(task.STATUS), "wb") as fh:
+        fh.write(b"\xff\xfe not a status\n")
+    data = json.loads(webdata.View(store).state()[1])
+    assert any(e.startswith("task: ") for e in data["errors"]) and data["task"] == {"STATE": "IDLE"}
