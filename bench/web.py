@@ -150,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(("on demand: archived task detail", [server.get(f"/api/task?id=arch-{n:04d}")[0] for n in range(runs)]))
         rss, hwm = server.memory()
         server.stop()
-        from agentctl.ground.location import open_store
+        from agentctl.statefolder.opening import open_store
         from agentctl.web.data import View
 
         store = open_store(explicit=os.path.join(project, ".agent-state"))

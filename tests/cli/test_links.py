@@ -123,7 +123,7 @@ def test_hard_link_search_is_bounded_and_skips_state(linked: Path) -> None:
     """Only a file with several links is searched for, under the deny globs' literal folders."""
     from agentctl.constraints import protect
     from agentctl.constraints import rules as constraints
-    from agentctl.ground.location import open_store
+    from agentctl.statefolder.opening import open_store
 
     store = open_store(str(linked))
     rules = constraints.read(store)

@@ -126,15 +126,18 @@ def test_outside_the_project_is_still_refused(repo: Path) -> None:
 
 def test_unit_rule_is_one_function(repo: Path) -> None:
     """resolve_path is the rule: root spelling from any folder when the folder's reading is unknown."""
-    from agentctl.ground.location import open_store, resolve_path
+    from agentctl.ground.location import resolve_path
+    from agentctl.statefolder.opening import open_store
+    from agentctl.workflow.agentpaths import known_in
 
     store = open_store(str(repo))
+    known = known_in(store)
     for folder in FOLDERS:
         cwd = str(repo / folder)
         for rel in ("src/pkg/a.py", "src/pkg/new.py", "secrets/key.txt"):
-            assert resolve_path(store, rel, cwd) == (rel, ""), (folder, rel)
-            assert resolve_path(store, _rel_from(folder, rel), cwd)[0] == rel
-        assert resolve_path(store, "nowhere.txt", cwd)[0] == f"{folder}/nowhere.txt".lstrip("/")  # unknown: cwd
+            assert resolve_path(store, rel, cwd, known) == (rel, ""), (folder, rel)
+            assert resolve_path(store, _rel_from(folder, rel), cwd, known)[0] == rel
+        assert resolve_path(store, "nowhere.txt", cwd, known)[0] == f"{folder}/nowhere.txt".lstrip("/")  # unknown: cwd
 
 
 def test_codex_hook_reads_relative_patch_paths_from_its_cwd(repo: Path, bindir: Path) -> None:  # noqa: F811

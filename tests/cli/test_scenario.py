@@ -35,8 +35,8 @@ def agent_edits(project: Path, code: str) -> None:
 
 def compaction(project: Path) -> str:
     """The conversation is compacted: the hook records it; the agent knows only `agentctl resume`."""
-    code = ("import sys; from agentctl.ground.store import Store; from agentctl import session; "
-            "session.record_compaction(Store(sys.argv[1]))")
+    code = ("import sys; from agentctl.ground.store import Store; from agentctl.session import compactions; "
+            "compactions.record_compaction(Store(sys.argv[1]))")
     subprocess.run([sys.executable, "-c", code, str(project / ".agent-state")], check=True, timeout=60)
     r = run("resume", cwd=project)
     assert r.code == 0

@@ -152,7 +152,7 @@ def test_storm(project: Path, tmp_path: Path) -> None:
     assert doubled == 0 and lost == 0
     from agentctl.constraints import rules as constraints
     from agentctl.files import log as files
-    from agentctl.ground.location import open_store
+    from agentctl.statefolder.opening import open_store
     from agentctl.task import status as task
 
     store = open_store()
@@ -374,7 +374,7 @@ def test_archive_while_appenders_run(project: Path, tmp_path: Path) -> None:
     logs = project / ".agent-state/logs"
     seen: list[str] = []
     from agentctl.files import log as files
-    from agentctl.ground.location import open_store
+    from agentctl.statefolder.opening import open_store
 
     store = open_store()
     sources = [project / ".agent-state/services/files/status"] + sorted(logs.glob("files-*.log"))

@@ -70,7 +70,7 @@ class Ctx:
     def store(self) -> Store:
         """The state folder, found once (``--state-dir``, ``AGENTCTL_STATE_DIR``, or up from cwd)."""
         if self._store is None:
-            from agentctl.ground.location import open_store
+            from agentctl.statefolder.opening import open_store
 
             self._store = open_store(explicit=self.state_dir)
         return self._store

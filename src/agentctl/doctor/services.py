@@ -7,7 +7,7 @@ from agentctl.doctor.kv import kv_service
 from agentctl.doctor.report import Report, lines, nolock
 from agentctl.ground import codec
 from agentctl.ground.errors import StateError
-from agentctl.ground.quarantine import keep_copy, rule_readable
+from agentctl.ground.quarantine import keep_copy
 from agentctl.ground.store import Store
 
 
@@ -97,3 +97,30 @@ def check_runlevels(store: Store, report: Report) -> None:
 
 
 __all__ = ["check_constraints", "check_runlevels", "check_session", "check_verify"]
+
+
+# -- rules: readable is what the constraints parser reads ---------------------------------------
+
+class _OneLine:
+    """A stand-in store holding one line as the constraints file, to ask the real parser about it."""
+
+    def __init__(self, line: bytes) -> None:
+        self.line = line
+
+    def read(self, rel: str, cap: int = 0) -> bytes:
+        return self.line + b"\n"
+
+    def shown(self, rel: str) -> str:
+        return rel
+
+
+def rule_readable(raw: bytes) -> bool:
+    from agentctl.constraints import rules as constraints
+
+    try:
+        constraints.read(_OneLine(raw))  # type: ignore[arg-type]
+    except StateError:
+        return False
+    except Exception:  # the parser wanted more of a store than this: keep the line rather than guess
+        return True
+    return True

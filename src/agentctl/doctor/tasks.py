@@ -6,10 +6,10 @@ from __future__ import annotations
 import os
 
 from agentctl.doctor.report import Report, move_aside, nolock
-from agentctl.doctor.tasksalvage import salvage_list, salvage_task
+from agentctl.doctor.tasksalvage import adopt_list, salvage_list, salvage_task
 from agentctl.ground import codec
 from agentctl.ground.errors import StateError
-from agentctl.ground.quarantine import adopt_list, keep_copy
+from agentctl.ground.quarantine import keep_copy
 from agentctl.ground.store import Store, now_iso
 from agentctl.task import entries as taskentries
 

@@ -8,7 +8,7 @@ from agentctl.doctor.report import Report, lines
 from agentctl.ground import codec
 from agentctl.ground.errors import StateError
 from agentctl.ground.quarantine import keep_copy, list_files, seq_floor
-from agentctl.ground.store import Store
+from agentctl.ground.store import Store, now_iso
 from agentctl.task import entries as taskentries
 
 
@@ -53,11 +53,11 @@ def _identity(store: Store, good: dict[str, str]) -> dict[str, str]:
     ``task start`` records for the task it starts, else from the files log's first line, else
     ``recovered``. Kept, they keep the task's shell edits attributed to it (a new id would take a
     new baseline, and count every edit made so far as made before the task)."""
+    from agentctl.files import baseline
     from agentctl.files import log as files
-    from agentctl.workflow import gitscan as gitsync
 
     try:
-        base = gitsync.read_baseline(store)
+        base = baseline.read_baseline(store)
         if base is not None and base.task_id and (not good.get("STARTED") or good["STARTED"] == base.started):
             return {"TASK_ID": base.task_id, "STARTED": base.started}
         first = store.read_from(files.LOG, 0, cap=4096).split(b"\n", 1)[0].decode("utf-8", "replace")
@@ -105,3 +105,34 @@ def salvage_list(store: Store, report: Report, fields: dict[str, str]) -> None:
 
 
 __all__ = ["salvage_list", "salvage_task"]
+
+
+def adopt_list(store: Store, report: Report, fields: dict[str, str], name: str) -> str:
+    """The status names a list that is gone but another list file is there (the only copy of the
+    entries): point the status at the newest one instead of ever removing it. Returns the name used."""
+    from agentctl.task import entries as taskentries
+    from agentctl.task import status as task
+
+    others = [n for n in list_files(store) if n != name]
+    if not others:
+        return name
+    newest = others[-1]
+    text = (f"{store.shown(task.STATUS)} names {name}, which is missing, while {store.shown('services/task/' + newest)} "
+            "holds the entries")
+    if not report.fix:
+        report.problem(text + " (`--fix` points the status at it)")
+        return name
+    new = dict(fields)
+    new["LIST"] = newest
+    try:
+        taskentries.refresh(new, task.read_entries(store, dict(new)))
+    except StateError:
+        pass
+    new["SEQ"] = str(max(int(fields.get("SEQ", "0") or 0), seq_floor(store)) + 1)
+    new["UPDATED"] = now_iso()
+    keep_copy(store, task.STATUS, f"pointed at {newest}: the list it named ({name}) is missing")
+    store.replace(task.STATUS, codec.format_status({k: new[k] for k in task.KEYS if k in new}))
+    fields.clear()
+    fields.update(new)
+    report.repaired(text + f"; the status now names {newest}, kept as it was")
+    return newest

@@ -8,7 +8,7 @@ from agentctl.ground.errors import EXIT_NO, EXIT_OK, UsageError
 
 def log(ctx: Ctx, *, op: str, path: str) -> Result:
     from agentctl.files import log as files
-    from agentctl.ground.location import resolve_arg
+    from agentctl.workflow.agentpaths import resolve_arg
 
     kind = op.upper()
     if kind not in files.OPS:
@@ -27,7 +27,7 @@ def log(ctx: Ctx, *, op: str, path: str) -> Result:
 def check(ctx: Ctx, *, path: str) -> Result:
     from agentctl.files import log as files
     from agentctl.ground import codec
-    from agentctl.ground.location import resolve_arg
+    from agentctl.workflow.agentpaths import resolve_arg
 
     store = ctx.store()
     shown, real = resolve_arg(store, path, ctx.warn)

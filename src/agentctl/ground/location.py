@@ -6,7 +6,7 @@ import os
 import stat
 
 from agentctl.ground.ancestors import ancestors as _ancestors
-from agentctl.ground.errors import AgentctlError, StateError, UsageError
+from agentctl.ground.errors import StateError, UsageError
 from agentctl.ground.store import FORMAT_VERSION, STATE_DIRNAME, Store, parse_version
 
 TYPE_CHECKING = False  # the hot path loads no typing/collections at run time
@@ -26,7 +26,7 @@ def find_state_dir(start: str | None = None, explicit: str | None = None) -> str
     chosen = explicit or os.environ.get(ENV_STATE_DIR)
     if chosen:
         return os.path.abspath(chosen)
-    for here in _ancestors(start or _cwd()):
+    for here in _ancestors(start or current_dir()):
         candidate = os.path.join(here, STATE_DIRNAME)
         if os.path.lexists(candidate):
             return candidate
@@ -35,7 +35,7 @@ def find_state_dir(start: str | None = None, explicit: str | None = None) -> str
     return None
 
 
-def _cwd() -> str:
+def current_dir() -> str:
     try:
         return os.getcwd()
     except FileNotFoundError:
@@ -47,8 +47,9 @@ def _cwd() -> str:
 _INNER_DIRS = ("logs", "services", "services/task", "services/files", "services/constraints", "services/verify")
 
 
-def open_store(start: str | None = None, explicit: str | None = None) -> Store:
-    """Open the state folder, checking it is safe and of a format we understand."""
+def open_checked(start: str | None = None, explicit: str | None = None) -> tuple[Store, int]:
+    """The state folder, checked to be safe and of a format we understand, and its format version
+    (older ones are migrated by ``statefolder.opening.open_store``, the way every front end opens it)."""
     root = find_state_dir(start, explicit)
     if root is None:
         raise StateError("no .agent-state folder here or above (up to the git root); run `agentctl init`")
@@ -73,19 +74,7 @@ def open_store(start: str | None = None, explicit: str | None = None) -> Store:
                 "run `agentctl doctor --fix` (it moves the link aside)"
             )
     store = Store(root)
-    version = check_version(store)
-    if version < FORMAT_VERSION:
-        from agentctl.statefolder.migrations import migrate
-
-        note = migrate(store, version)
-        if note:
-            import sys
-
-            try:
-                sys.stderr.write(f"agentctl: {note}\n")
-            except (OSError, ValueError, AttributeError):
-                pass
-    return store
+    return store, check_version(store)
 
 
 def check_version(store: Store) -> int:
@@ -119,7 +108,7 @@ def project_path(store: Store, raw: str, cwd: str | None = None, real_dirs: dict
         raise UsageError("the path contains a NUL byte; give a real file path")
     if len(raw) > 4096:
         raise UsageError("the path is over 4096 characters; give a real file path")
-    base = cwd or _cwd()
+    base = cwd or current_dir()
     full = os.path.normpath(raw if os.path.isabs(raw) else os.path.join(base, raw))
     project = store.project
     if full == project:
@@ -162,30 +151,14 @@ def project_path(store: Store, raw: str, cwd: str | None = None, real_dirs: dict
 def resolve_path(store: Store, raw: str, cwd: str | None = None, known: Callable[[str], bool] | None = None,
                  real_dirs: dict[str, str] | None = None) -> tuple[str, str]:
     """(project path, note) for ``raw`` by the rule above; ``note`` is "" unless a reading was chosen.
-    ``known`` replaces the default test (exists, logged, an entry); ``real_dirs``: see project_path."""
-    rel, _, note = _resolve(store, raw, cwd or _cwd(), known, real_dirs)
+    ``known``: is a reading a path agentctl knows (default: it exists; ``task.listinput.known_in``:
+    exists, logged or an entry); ``real_dirs``: see project_path."""
+    rel, _, note = resolve_reading(store, raw, cwd or current_dir(), known, real_dirs)
     refuse_state(store, rel)
     return rel, note
 
 
-def resolve_arg(store: Store, raw: str, warn: Callable[[str], None]) -> tuple[str, str]:
-    """A command's path argument: (project path, the file it names), its note (if any) given to ``warn``."""
-    rel, real, note = resolve_target(store, raw)
-    if note:
-        warn(note)
-    return rel, real
-
-
-def resolve_target(store: Store, raw: str, cwd: str | None = None) -> tuple[str, str, str]:
-    """(project path as spelled, the file it names with every symlink followed, note): resolve_path,
-    then :func:`identity` of the reading it chose (so ``link/../x`` follows ``link`` first)."""
-    rel, base, note = _resolve(store, raw, cwd or _cwd(), None, None)
-    target = identity(store, raw[2:] if raw.startswith(":/") else raw, base)[1]
-    refuse_state(store, rel, target)
-    return rel, target or rel, note
-
-
-def _resolve(store: Store, raw: str, base: str, known: Callable[[str], bool] | None,
+def resolve_reading(store: Store, raw: str, base: str, known: Callable[[str], bool] | None,
              real_dirs: dict[str, str] | None) -> tuple[str, str, str]:
     """(project path, the folder it was read from, note)."""
     if raw.startswith(":/"):
@@ -206,7 +179,7 @@ def _resolve(store: Store, raw: str, base: str, known: Callable[[str], bool] | N
         if root is not None:
             return root, store.project, ""
         return project_path(store, raw, base, real_dirs), base, ""  # raises the cwd reading's own error
-    test = known or _known_in(store)
+    test = known or exists_in(store)
     here_known, root_known = test(here), test(root)
     if here_known and root_known:
         return here, base, (f"read {raw!r} as {here} (relative to this folder); the project-root reading {root} "
@@ -221,7 +194,7 @@ def other_reading(store: Store, raw: str, chosen: str, cwd: str | None = None) -
     if raw.startswith((":/", "./", "../")) or raw in (".", "..") or os.path.isabs(raw):
         return None
     readings = set()
-    for base in (cwd or _cwd(), store.project):
+    for base in (cwd or current_dir(), store.project):
         try:
             readings.add(project_path(store, raw, base))
         except UsageError:
@@ -233,30 +206,6 @@ def other_reading(store: Store, raw: str, chosen: str, cwd: str | None = None) -
 def exists_in(store: Store) -> Callable[[str], bool]:
     """A "known" test for resolve_path that asks only whether the project path exists (a new list)."""
     return lambda rel: os.path.lexists(os.path.join(store.project, rel))
-
-
-def _known_in(store: Store) -> Callable[[str], bool]:
-    """Is a project path an existing file, a logged path or a task entry? (the list is read once)"""
-    entries: list[set[str]] = []
-
-    def known(rel: str) -> bool:
-        from agentctl.files import log as files
-        from agentctl.task import status as task
-
-        if os.path.lexists(os.path.join(store.project, rel)) or files.check(store, rel):
-            return True
-        if not entries:
-            names: set[str] = set()
-            try:
-                fields = task.read_status(store)
-                if fields.get("STATE", "IDLE") != "IDLE":
-                    names = {e.path for e in task.read_entries(store, fields)}
-            except AgentctlError:
-                pass
-            entries.append(names)
-        return rel in entries[0]
-
-    return known
 
 
 def state_rel(store: Store) -> str:
@@ -298,7 +247,7 @@ def identity(store: Store, raw: str, cwd: str | None = None) -> tuple[str | None
     The target follows every symlink before applying ``..`` (as the kernel does), so
     ``link/../x`` and a symlinked folder or file name the file that a write would change.
     """
-    base = cwd or _cwd()
+    base = cwd or current_dir()
     full = raw if os.path.isabs(raw) else os.path.join(base, raw)
     try:
         spelled: str | None = project_path(store, raw, base)

@@ -14,13 +14,13 @@ import os
 import time
 
 from agentctl.ground import codec
-from agentctl.ground.errors import AgentctlError, StateError
-from agentctl.ground.store import Store, now_iso
+from agentctl.ground.errors import AgentctlError
+from agentctl.ground.store import Store
 from agentctl.ground.torntail import pread_all
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    pass
 
 MAX_COPY = 256 << 20
 
@@ -88,61 +88,3 @@ def list_files(store: Store) -> list[str]:
     except OSError:
         return []
     return sorted((n for n in names if n.startswith("list-") and n[5:].isdigit()), key=lambda n: int(n[5:]))
-
-
-def adopt_list(store: Store, report: Any, fields: dict[str, str], name: str) -> str:
-    """The status names a list that is gone but another list file is there (the only copy of the
-    entries): point the status at the newest one instead of ever removing it. Returns the name used."""
-    from agentctl.task import entries as taskentries
-    from agentctl.task import status as task
-
-    others = [n for n in list_files(store) if n != name]
-    if not others:
-        return name
-    newest = others[-1]
-    text = (f"{store.shown(task.STATUS)} names {name}, which is missing, while {store.shown('services/task/' + newest)} "
-            "holds the entries")
-    if not report.fix:
-        report.problem(text + " (`--fix` points the status at it)")
-        return name
-    new = dict(fields)
-    new["LIST"] = newest
-    try:
-        taskentries.refresh(new, task.read_entries(store, dict(new)))
-    except StateError:
-        pass
-    new["SEQ"] = str(max(int(fields.get("SEQ", "0") or 0), seq_floor(store)) + 1)
-    new["UPDATED"] = now_iso()
-    keep_copy(store, task.STATUS, f"pointed at {newest}: the list it named ({name}) is missing")
-    store.replace(task.STATUS, codec.format_status({k: new[k] for k in task.KEYS if k in new}))
-    fields.clear()
-    fields.update(new)
-    report.repaired(text + f"; the status now names {newest}, kept as it was")
-    return newest
-
-
-# -- rules: readable is what the constraints parser reads ---------------------------------------
-
-class _OneLine:
-    """A stand-in store holding one line as the constraints file, to ask the real parser about it."""
-
-    def __init__(self, line: bytes) -> None:
-        self.line = line
-
-    def read(self, rel: str, cap: int = 0) -> bytes:
-        return self.line + b"\n"
-
-    def shown(self, rel: str) -> str:
-        return rel
-
-
-def rule_readable(raw: bytes) -> bool:
-    from agentctl.constraints import rules as constraints
-
-    try:
-        constraints.read(_OneLine(raw))  # type: ignore[arg-type]
-    except StateError:
-        return False
-    except Exception:  # the parser wanted more of a store than this: keep the line rather than guess
-        return True
-    return True

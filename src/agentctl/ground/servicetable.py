@@ -13,10 +13,6 @@ imported only when a runlevel switch calls them.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from agentctl.ground.store import Store
-
 
 class Service:
     """One built-in service. ``on_stop``/``on_start``: ``"module:function"``, called with the store and
@@ -38,10 +34,10 @@ class Service:
     def folder(self) -> str:
         return f"services/{self.name}"
 
-    def stop(self, store: Store) -> str:
+    def stop(self, store: object) -> str:
         return _call(self.on_stop, store)
 
-    def start(self, store: Store) -> str:
+    def start(self, store: object) -> str:
         return _call(self.on_start, store)
 
 
@@ -74,7 +70,9 @@ def fresh_files() -> dict[str, bytes]:
     return {f"{s.folder}/{rel}": data for s in SERVICES.values() for rel, data in s.files.items()}
 
 
-def _call(spec: str, store: Store) -> str:
+def _call(spec: str, store: object) -> str:
+    """Call the hook ``module:function`` with the state folder's ``Store`` (``object`` here: the store
+    reads this table, so this table does not name the store's type)."""
     module, colon, func = spec.partition(":")
     if not colon:
         return spec

@@ -12,10 +12,15 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from agentctl.ground.store import Store
+    from typing import Protocol
+
+    class Quarantines(Protocol):
+        """What a torn tail needs of the store (the store calls here, so this names no store type)."""
+
+        def quarantine(self, rel: str, offset: int, fragment: bytes, why: str = ...) -> str: ...
 
 
-def quarantine_tail(store: Store, fd: int, rel: str, size: int) -> int:
+def quarantine_tail(store: Quarantines, fd: int, rel: str, size: int) -> int:
     """Move an unterminated last line to logs/quarantine-TIME.log; return the new size.
 
     The fragment is copied (and fsynced) before the log is truncated, so a kill

@@ -13,7 +13,25 @@ from agentctl.integrations.hookio import Result, emit, note
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from agentctl.integrations.hookrun import Hook
+    from collections.abc import Callable
+    from typing import Protocol
+
+    from agentctl.ground.store import Store
+
+    class Hook(Protocol):
+        """What an action needs of the hook call (``hookrun.Hook``, which calls here: so this module
+        names the shape, not the class)."""
+
+        agent: str
+        event: str
+        store: Store
+        told: str
+
+        def later(self, fn: Callable[..., object], *args: object) -> None: ...
+
+        def rel(self, raw: object) -> str | None: ...
+
+        def auto_sync(self, action: str) -> str: ...
 
 CONTEXT_BUDGET = 8000  # resume budget for injected context (Claude Code caps a hook string at 10,000)
 MAX_CONTEXT = 9000

@@ -155,8 +155,9 @@ def payload_store(payload: dict[str, Any]) -> Store | None:
 def payload_store_why(payload: dict[str, Any]) -> tuple[Store | None, str]:
     """(the store, "") or (None, why) when a state folder is there but cannot be opened, or (None, "")."""
     from agentctl.ground.errors import AgentctlError
-    from agentctl.ground.location import find_state_dir, open_store
+    from agentctl.ground.location import find_state_dir
     from agentctl.ground.locks import HOOK_LOCK_TOTAL
+    from agentctl.statefolder.opening import open_store
 
     try:
         root = project_root(payload)

@@ -70,9 +70,9 @@ def add(store: Store, paths: list[str], after: str | None = None) -> task.Update
         entries[at:at] = [taskentries.Entry("todo", p) for p in fresh]
         new = _commit(store, old, entries, reopen=True)
     store.log_change("task", "add", (" ".join(fresh) + (f" after {after}" if after else ""))[:400])
-    from agentctl.workflow import gitscan as gitsync
+    from agentctl.files import baseline
 
-    gitsync.watch_entries(store, fresh)  # an added entry git does not show is watched too (never raises)
+    baseline.watch_entries(store, fresh)  # an added entry git does not show is watched too (never raises)
     return task.UpdateResult(True, new, "", fresh)
 
 

@@ -8,6 +8,10 @@ from agentctl.ground.store import Store
 from agentctl.task import entries as taskentries
 from agentctl.task import status as task
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    pass
+
 
 def read_list_file(store: Store, source: str, stdin_data: bytes | None = None, cwd: str | None = None) -> list[str]:
     """Read a list of paths (a file, or ``-`` for stdin): one a line, blank lines ignored."""

@@ -42,8 +42,8 @@ def write_result(result: UpdateResult, store: Store | None = None, skipped: bool
 
 def update(ctx: Ctx, *, done: int | None = None, next: str | None = None, notes: str | None = None,
            state: str | None = None, seq: int | None = None) -> Result:
-    from agentctl.ground.location import resolve_arg
     from agentctl.task import status as task
+    from agentctl.workflow.agentpaths import resolve_arg
 
     store = ctx.store()
     nxt = resolve_arg(store, next, ctx.warn)[0] if next is not None else None

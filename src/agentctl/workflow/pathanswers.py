@@ -8,9 +8,10 @@ from agentctl.constraints import rules as constraints
 from agentctl.constraints.rules import Rule
 from agentctl.ground import codec
 from agentctl.ground.errors import UsageError
-from agentctl.ground.location import other_reading, real_rel, resolve_arg
+from agentctl.ground.location import other_reading, real_rel
 from agentctl.ground.store import Store
 from agentctl.task import status as task
+from agentctl.workflow.agentpaths import resolve_arg
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -33,6 +33,7 @@ def test_unseen_is_what_git_ignores_and_what_agentctl_drops(tmp_path: Path) -> N
 
 
 def test_a_baseline_stands_when_git_cannot_say_what_it_ignores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentctl.files import baseline
     from agentctl.ground import git as gitcmd
     from agentctl.task import status as task
     from agentctl.workflow import gitscan as gitsync
@@ -50,5 +51,5 @@ def test_a_baseline_stands_when_git_cannot_say_what_it_ignores(tmp_path: Path, m
     fields = {"STATE": "ACTIVE", "TASK_ID": "t", "STARTED": "2026-01-01T00:00:00+00:00", "LIST": "list"}
     note = gitsync.record_baseline(store, fields)
     assert note.startswith("git baseline recorded"), note
-    base = gitsync.read_baseline(store)
+    base = baseline.read_baseline(store)
     assert base is not None and base.task_id == "t" and base.watch == {}

@@ -9,6 +9,7 @@ import pytest
 from agentctl.ground import location
 from agentctl.ground.errors import UsageError
 from agentctl.ground.store import Store
+from agentctl.workflow import agentpaths
 
 
 def test_in_state_names_the_first_path_inside_the_state_folder(store: Store) -> None:
@@ -30,8 +31,8 @@ def test_resolve_path_refuses_the_state_folder_by_either_name(store: Store) -> N
     os.symlink(".agent-state/logs", os.path.join(store.project, "lnk"))
     assert location.resolve_path(store, "lnk/x", store.project)[0] == "lnk/x"  # as spelled it is a project path
     with pytest.raises(UsageError):
-        location.resolve_target(store, "lnk/x", store.project)  # but the file it names is agentctl's
-    assert location.resolve_target(store, "src/a.py", store.project) == ("src/a.py", "src/a.py", "")
+        agentpaths.resolve_target(store, "lnk/x", store.project)  # but the file it names is agentctl's
+    assert agentpaths.resolve_target(store, "src/a.py", store.project) == ("src/a.py", "src/a.py", "")
 
 
 def test_project_path_reads_a_spelling_through_a_symlink_into_the_project(store: Store) -> None:

@@ -23,7 +23,7 @@ def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def logged(root: Path) -> list[tuple[str, str]]:
-    from agentctl.ground.location import open_store
+    from agentctl.statefolder.opening import open_store
 
     return [(op, p) for _, op, p in files.entries(open_store(start=str(root))) if op != "SESSION_START"]
 

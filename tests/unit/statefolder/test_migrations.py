@@ -12,7 +12,7 @@ from agentctl.files import log as files
 from agentctl.ground import location
 from agentctl.ground.errors import StateError
 from agentctl.ground.store import FORMAT_VERSION, Store
-from agentctl.statefolder import migrations
+from agentctl.statefolder import migrations, opening
 from agentctl.task import entries as taskentries
 from agentctl.task import status as task
 from agentctl.verify import status as verify
@@ -100,7 +100,7 @@ def test_a_migration_interrupted_before_version_runs_again_from_its_backup(tmp_p
 
 def test_opening_a_seed_folder_migrates_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     store = _seed(tmp_path)
-    opened = location.open_store(explicit=store.root)
+    opened = opening.open_store(explicit=store.root)
     assert migrations.read_version(opened) == FORMAT_VERSION
     assert "agentctl: migrated .agent-state from state format 0" in capsys.readouterr().err
 
@@ -114,7 +114,7 @@ def test_a_newer_version_is_refused_with_its_message(tmp_path: Path) -> None:
     assert caught.value.message == (f"{store.root} uses state format {FORMAT_VERSION + 1}, newer than this agentctl "
                                     f"understands ({FORMAT_VERSION}); upgrade agentctl")
     with pytest.raises(StateError):
-        location.open_store(explicit=store.root)
+        opening.open_store(explicit=store.root)
     assert open(store.path("services/task/status")).read().startswith("STATE=ACTIVE\nTASK_ID=port-imports")
 
 

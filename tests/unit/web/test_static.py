@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from agentctl.ground.location import open_store
 from agentctl.ground.store import Store
+from agentctl.statefolder.opening import open_store
 from agentctl.web import files as webfiles
 from agentctl.web import times as webtime
 from agentctl.web.data import View, signature

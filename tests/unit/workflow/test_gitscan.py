@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentctl.files import ignore
+from agentctl.files import baseline, ignore
 from agentctl.files import log as files
 from agentctl.ground.store import Store
 from agentctl.statefolder import init as layout
@@ -56,9 +56,9 @@ def test_the_baseline_is_head_and_the_paths_already_dirty(repo_store: Store) -> 
     proj = Path(repo_store.project)
     (proj / "kept.py").write_text("dirty before the task\n")
     _started(repo_store)
-    base = gitsync.read_baseline(repo_store)
+    base = baseline.read_baseline(repo_store)
     assert base is not None and base.commit == git(proj, "rev-parse", "HEAD") and base.task_id == "t1"
-    assert set(base.dirty) == {"kept.py"} and base.dirty["kept.py"] == gitsync.signature(repo_store, "kept.py")
+    assert set(base.dirty) == {"kept.py"} and base.dirty["kept.py"] == baseline.signature(repo_store, "kept.py")
 
 
 def test_sync_logs_creates_edits_and_deletes_once(repo_store: Store) -> None:
@@ -119,11 +119,11 @@ def test_a_missing_baseline_is_recorded_and_nothing_earlier_attributed(repo_stor
     proj = Path(repo_store.project)
     _started(repo_store)
     (proj / "edit.py").write_text("before the baseline existed\n")
-    (Path(repo_store.path(gitsync.BASELINE))).unlink()
+    (Path(repo_store.path(baseline.BASELINE))).unlink()
     res = gitsync.sync(repo_store, TIMEOUT)
     assert res.logged == [] and res.message.startswith("this task had no git baseline: git baseline recorded at ")
     assert res.message.endswith("with 1 paths already changed now; changes made before are not attributed to it")
-    assert gitsync.read_baseline(repo_store) is not None
+    assert baseline.read_baseline(repo_store) is not None
 
 
 # -- missing(): the paths gone, read a folder at a time, exactly as an lstat each ---------------------------
@@ -165,13 +165,13 @@ def test_missing_is_an_lstat_of_each_path(tmp_path_factory: pytest.TempPathFacto
     root = tmp_path_factory.mktemp("tree")
     _tree(root, kinds)
     store = Store(str(root / ".agent-state"))
-    saved = gitsync.LIST_MIN
-    gitsync.LIST_MIN = least  # folders are read whole even for a few paths
+    saved = baseline.LIST_MIN
+    baseline.LIST_MIN = least  # folders are read whole even for a few paths
     try:
-        got = gitsync.missing(store, asked)
+        got = baseline.missing(store, asked)
     finally:
-        gitsync.LIST_MIN = saved
-    assert got == {p for p in asked if gitsync.signature(store, p) == "-"}
+        baseline.LIST_MIN = saved
+    assert got == {p for p in asked if baseline.signature(store, p) == "-"}
 
 
 def test_missing_reads_a_folder_once_for_many_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -188,5 +188,5 @@ def test_missing_reads_a_folder_once_for_many_paths(tmp_path: Path, monkeypatch:
         return real(path)
 
     monkeypatch.setattr(os, "lstat", counted)
-    assert gitsync.missing(store, paths) == set(paths[150:])
+    assert baseline.missing(store, paths) == set(paths[150:])
     assert len(calls) == 1 + 50  # the probe, then one for each name the folder does not show

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from agentctl.files import index as filesindex
 from agentctl.files import log as files
 from agentctl.ground import codec
-from agentctl.ground.location import open_store
+from agentctl.statefolder.opening import open_store
 from conftest import run
 
 

@@ -1,0 +1,125 @@
+"""The files service's git baseline (``services/files/git-baseline``): the commit a task started
+from and the paths already dirty then, which `files sync` (``workflow.gitscan``) reads to tell the
+task's shell edits from what was there before; and the entries git does not show, watched.
+"""
+
+from __future__ import annotations
+
+import os
+
+from agentctl.ground import codec
+from agentctl.ground.ancestors import git_root
+from agentctl.ground.store import Store
+
+BASELINE = "services/files/git-baseline"
+
+
+class Baseline:
+    __slots__ = ("commit", "task_id", "started", "taken", "dirty", "verify", "watch", "seen", "snap")
+
+    def __init__(self, commit: str, task_id: str, started: str, taken: str) -> None:
+        self.commit = commit
+        self.task_id = task_id
+        self.started = started
+        self.taken = taken
+        self.dirty: dict[str, str] = {}  # path -> signature (size:mtime_ns, "-" if absent) at task start
+        self.verify: dict[str, str] = {}  # path -> signature a verify run left it with (not an agent edit)
+        self.watch: dict[str, str] = {}  # task entry git does not show -> signature at task start (gitwatch)
+        self.seen: dict[str, str] = {}  # path -> signature at the last verify run's start, or when logged since
+        self.snap = ""  # when the last verify run started ("": none in this task)
+
+
+def in_git(project: str) -> bool:
+    """A cheap test (no subprocess): is there a .git here or above?"""
+    return git_root(project) is not None
+
+
+def signature(store: Store, rel: str) -> str:
+    try:
+        st = os.lstat(os.path.join(store.project, rel))
+    except OSError:
+        return "-"
+    return f"{st.st_size}:{st.st_mtime_ns}"
+
+
+LIST_MIN = 8  # paths in one folder worth reading its names once rather than an lstat each
+
+
+def missing(store: Store, paths: list[str]) -> set[str]:
+    """The ``paths`` whose :func:`signature` is "-" (nothing there), exactly.
+
+    A folder holding LIST_MIN or more of them (and not much more besides) has its names read once:
+    a path whose name it shows is there, once one lstat of such a path proved the folder searchable.
+    Any other path (its name not shown, a doubt about the folder, a very long path) has its own lstat."""
+    groups: dict[str, list[tuple[str, str]]] = {"/": []}  # "/": absolute paths (a hand-edited log), an lstat each
+    for rel in paths:
+        sub, _, name = rel.rpartition("/")
+        groups.setdefault("/" if rel.startswith("/") else sub, []).append((rel, name))
+    out: set[str] = set()
+    for sub, items in groups.items():
+        folder = os.path.join(store.project, sub)
+        shown = _names(folder, items) if len(items) >= LIST_MIN and sub != "/" else None
+        for rel, name in items:
+            if shown is None or name not in shown or len(folder) + len(name) >= 1000:  # PATH_MAX is in bytes
+                if signature(store, rel) == "-":
+                    out.add(rel)
+    return out
+
+
+def _names(folder: str, items: list[tuple[str, str]]) -> set[str] | None:
+    """The names in ``folder``, if a path there that lstat finds is one of each name shown; else None."""
+    try:
+        if os.stat(folder).st_size > 64 * len(items) + 4096:  # a big folder: an lstat a path is cheaper
+            return None
+        names = set(os.listdir(folder))
+        probe = next((name for _, name in items if name in names), None)
+        if probe is not None:
+            os.lstat(os.path.join(folder, probe))  # the folder can be searched, not only read
+    except (OSError, ValueError):
+        return None
+    return names
+
+
+_RECORDS = {"DIRTY": "dirty", "VERIFY": "verify", "WATCH": "watch", "SEEN": "seen"}  # a record -> its Baseline field
+
+
+def read_baseline(store: Store) -> Baseline | None:
+    data = store.read(BASELINE, cap=64 << 20)
+    if not data:
+        return None
+    base: Baseline | None = None
+    for line in data.decode("utf-8", "surrogateescape").split("\n"):
+        if line.startswith("BASE|"):
+            rec = codec.split_record(line, 5)
+            if rec is None:
+                return None
+            base = Baseline(rec[1], rec[2], rec[3], rec[4])
+        elif line.startswith(("DIRTY|", "VERIFY|", "WATCH|", "SEEN|")) and base is not None:
+            rec = codec.split_record(line, 3)
+            if rec is not None:
+                getattr(base, _RECORDS[rec[0]])[rec[1]] = rec[2]
+        elif line.startswith("SNAP|") and base is not None:
+            rec = codec.split_record(line, 2)
+            if rec is not None:
+                base.snap = rec[1]
+                base.seen.clear()  # a new verify run's snapshot replaces the last one
+    return base
+
+
+
+def watch_entries(store: Store, paths: list[str], timeout: float = 30.0) -> None:
+    """``task add``: watch those of the new entries git does not show (see ``watched``). Never raises."""
+    try:
+        if not in_git(store.project):
+            return
+        from agentctl.files import log as files
+        from agentctl.files import watched as gitwatch
+
+        unseen = gitwatch.unseen(store, paths, timeout)
+        with store.lock(files.LOCK):  # as `files sync`, which reads the baseline under it
+            base = read_baseline(store)
+            new = [p for p in unseen if base is not None and p not in base.watch]
+            if new:
+                store.append(BASELINE, b"".join(codec.record("WATCH", p, signature(store, p)) for p in new))
+    except Exception:  # an entry added must never fail because of git; it is then seen as git sees it
+        pass
