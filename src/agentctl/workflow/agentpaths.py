@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import os
 
-from agentctl.files import log as files
 from agentctl.ground.errors import AgentctlError
 from agentctl.ground.location import current_dir, identity, refuse_state, resolve_reading
 from agentctl.ground.store import Store
-from agentctl.task import status as task
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -39,6 +37,9 @@ def known_in(store: Store) -> Callable[[str], bool]:
     entries: list[set[str]] = []
 
     def known(rel: str) -> bool:
+        from agentctl.files import log as files  # only when a path has two readings
+        from agentctl.task import status as task
+
 
         if os.path.lexists(os.path.join(store.project, rel)) or files.check(store, rel):
             return True
