@@ -45,6 +45,9 @@ OPTIONS: dict[tuple[tuple[str, ...], str], str] = {
     (("task", "start"), "--force"): "archive the running task first (REPLACED_BY in its archive); also takes a list "
                                     "that looks like source code",
     (("task", "start"), "--empty"): "start a task without a list on purpose (refused otherwise)",
+    (("task", "start"), "--match"): "the list is every file holding a match of REGEX (git grep -E); a file is done "
+                                    "when the match is gone from it (progress counted from the tree: LEFT=N)",
+    (("task", "start"), "--paths"): "with --match: search only under GLOB (repeatable; default the whole project)",
     (("task", "start"), "--auto-stop"): "archive the task at the first verify pass that covers every change once it is DONE",
     (("task", "add"), "--after"): "insert the new entries after this entry (default: at the end)",
     (("task", "update"), "--done"): "mark the next N entries done",

@@ -111,9 +111,11 @@ _add(("runlevel",), S + "runlevel", "runlevel [NAME]", "show the runlevel, or sw
 
 T = "agentctl.task.ops:"
 L = "agentctl.task.listops:"
-TASK_START_USAGE = "task start --id ID --desc TEXT --files LIST|- | --empty [--force] [--auto-stop]"
+TASK_START_USAGE = ("task start --id ID --desc TEXT --files LIST|- | --match REGEX [--paths GLOB]... | --empty "
+                    "[--force] [--auto-stop]")
 _add(("task", "start"), L + "start", TASK_START_USAGE, "start a task over a list of files (one path a line; - reads stdin)",
-     {"--id": "value", "--desc": "value", "--files": "value", "--force": "flag", "--empty": "flag", "--auto-stop": "flag"})
+     {"--id": "value", "--desc": "value", "--files": "value", "--force": "flag", "--empty": "flag", "--auto-stop": "flag",
+      "--match": "value", "--paths": "multi"})
 _add(("task", "add"), L + "add", "task add PATH... [--after PATH]",
      "add entries to the running task (after the entry --after, else at the end)", {"--after": "value"}, ("paths+",))
 _add(("task", "reopen"), L + "reopen", "task reopen PATH --reason TEXT",

@@ -43,6 +43,9 @@ def add(store: Store, priority: str, text: str) -> tuple[bool, list[Rule]]:
         raise UsageError(f"priority {priority[:10]!r} is not P0, P1 or P2")
     codec.check_text(text, "the constraint text", limit=2000)
     text = text.strip()
+    from agentctl.constraints import together
+
+    together.check_new(text)  # a together rule's sides are globs, checked now; a near miss is refused
     near = near_miss(text)
     if near:
         raise UsageError(f"{text[:60]!r} is not a deny-write rule and would never be enforced; write it as {near!r}")

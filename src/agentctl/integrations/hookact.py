@@ -117,8 +117,23 @@ def check_violations(h: Hook, paths: list[str]) -> None:
     try:
         said = violations.tell(h.store, violations.note(h.store, paths))
         h.told = f"agentctl: {said}" if said else ""
+        apart = _together_note(h, paths)
+        if apart:
+            h.told = f"{h.told}\n{apart}" if h.told else apart
     except AgentctlError as exc:
         h.told = f"agentctl could not check these writes against the P0 rules ({exc.message}); run `agentctl doctor`"
+
+
+def _together_note(h: Hook, paths: list[str]) -> str:
+    """A together rule this edit left pending, said in the same turn ("" if none; no rule, no cost)."""
+    from agentctl.constraints import rules as constraints
+
+    rules = constraints.read(h.store)
+    if not any("ogether" in r[1][:12] for r in rules):
+        return ""
+    from agentctl.workflow import cochanges
+
+    return cochanges.after_edit(h.store, rules, paths)
 
 
 def told(text: str, event_name: str, block: bool = False) -> Result:

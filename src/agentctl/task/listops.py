@@ -14,7 +14,8 @@ from agentctl.task.ops import write_result
 
 
 def start(ctx: Ctx, *, id: str | None = None, desc: str | None = None, files: str | None = None, force: bool = False,
-          empty: bool = False, auto_stop: bool = False) -> Result:
+          empty: bool = False, auto_stop: bool = False, match: str | None = None,
+          paths: list[str] | None = None) -> Result:
     from agentctl.commands.registry import TASK_START_USAGE
     from agentctl.task import listcheck
     from agentctl.task import listinput as taskinput
@@ -24,11 +25,20 @@ def start(ctx: Ctx, *, id: str | None = None, desc: str | None = None, files: st
     if id is None or desc is None:
         needed = " and ".join(o for o, v in (("--id ID", id), ("--desc TEXT", desc)) if v is None)
         raise UsageError(f"task start needs {needed}; usage: agentctl {TASK_START_USAGE}")
-    if empty and files is not None:
-        raise UsageError("give --files LIST or --empty, not both")
+    if sum((empty, files is not None, match is not None)) > 1:
+        raise UsageError("give one of --files LIST, --match REGEX or --empty")
+    if paths and match is None:
+        raise UsageError("--paths narrows --match; give --match REGEX with it")
     store = ctx.store()
-    paths: list[str] = []
-    if files is not None:
+    globs = paths or []
+    paths = []
+    settings: dict[str, str] = {}
+    if match is not None:
+        from agentctl.task import matched
+
+        paths = matched.start_list(store, match, globs)
+        settings = matched.settings(match, globs)
+    elif files is not None:
         paths = taskinput.read_list_file(store, files, ctx.stdin() if files == "-" else None, ctx.cwd)
         code, why = listcheck.is_code(paths)
         if code and not force:
@@ -48,7 +58,7 @@ def start(ctx: Ctx, *, id: str | None = None, desc: str | None = None, files: st
 
     replaced: list[workflow.StopResult] = []
     fields = workflow.start(store, id, desc, paths, force=force, replaced=replaced,
-                            settings=autostop.start_settings(store, auto_stop))
+                            settings={**autostop.start_settings(store, auto_stop), **settings})
     for old in replaced:
         ctx.warn(f"--force: task {old.task_id} was archived first to {old.archive} (not discarded)")
     for warning in answers.start_warnings(store, paths):

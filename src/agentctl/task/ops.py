@@ -83,7 +83,14 @@ def stop(ctx: Ctx, *, force: bool = False) -> Result:
     if result.warning:
         ctx.warn(result.warning)
     if result.forced:
-        broke = "a P0 rule was broken" if result.fields.get("VIOLATIONS_OPEN_AT_STOP") else "not verified"
+        reasons = []
+        if result.fields.get("VIOLATIONS_OPEN_AT_STOP"):
+            reasons.append("a P0 rule was broken")
+        if "(P0 `" in result.fields.get("TOGETHER_NOT_DONE", ""):
+            reasons.append("a P0 together rule's other side did not change")
+        if not reasons or result.fields.get("VERIFIED") in ("no", "never"):
+            reasons.append("not verified")
+        broke = " and ".join(reasons)
         ctx.warn(f"stopped with --force although {broke}; recorded as FORCED=1 in {result.archive}")
     lines = [f"task {result.task_id} archived to {result.archive}; STATE=IDLE", result.evidence]
     return Result(lines, {"task_id": result.task_id, "archive": result.archive, "warning": result.warning or None,
@@ -121,6 +128,18 @@ def status(ctx: Ctx, *, agent: str | None = None) -> Result:
     data: dict[str, Any] = {"task": shaped(fields)}
     if fields.get("STATE", "IDLE") != "IDLE":
         from agentctl.verify import evidence
+
+        if fields.get("MATCH"):
+            from agentctl.task import matched
+
+            found = matched.audit(store, fields)
+            if found is not None:
+                lines += found.lines(limit=50)
+                data["match"] = {"left": found.left, "reverted": [{"path": h[0], "line": h[1]} for h in found.reverted],
+                                 "added": found.joined}
+                if found.joined:
+                    fields = task.read_status(store)
+                    data["task"] = shaped(fields)
 
         ev = evidence.check(store)
         lines.append(ev.line())

@@ -31,7 +31,7 @@ STATUS = "services/task/status"
 LOCK = "services/task/.lock"
 STATES = ("IDLE", "ACTIVE", "PAUSED", "DONE")
 KEYS = ("STATE", "TASK_ID", "DESC", "TOTAL", "DONE", "NEXT", "NOTES", "STARTED", "UPDATED", "SEQ", "NEXT_PINNED", "LIST",
-        "STOPPED_BY", "CLAIMS", "SKIPPED", "AUTO_STOP", "LIST_SIG")
+        "STOPPED_BY", "CLAIMS", "SKIPPED", "AUTO_STOP", "LIST_SIG", "MATCH", "MATCH_PATHS")
 MAX_LIST_BYTES = 64 << 20
 
 

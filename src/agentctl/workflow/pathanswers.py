@@ -75,14 +75,27 @@ def check_answer(store: Store, raw: str, warn: Callable[[str], None]) -> tuple[l
     path, real = resolve_arg(store, raw, warn)
     rules = constraints.read(store)
     hit = protect.judge(store, rules, path, real)
+    co = _together_lines(rules, path)
     if hit is None:
         other = other_reading(store, raw, path)
         found = protect.judge(store, rules, other, real_rel(store, other)) if other is not None else None
         if found is not None:  # a new file: say so when the other reading of the spelling is denied
             warn(f"{path} is allowed, but {other} (the project-root reading of {raw!r}) is denied by {found[0].line()}")
-        return [f"{path}: allowed"], {"path": path, "allowed": True}
+        return [f"{path}: allowed"] + co[0], {"path": path, "allowed": True, "together": co[1]}
     via = "" if hit[1] == path else f" (as {hit[1]})"
-    return [f"{path}: denied by {hit[0].line()}{via}"], {"path": path, "allowed": False, "rule": hit[0].line()}
+    return ([f"{path}: denied by {hit[0].line()}{via}"] + co[0],
+            {"path": path, "allowed": False, "rule": hit[0].line(), "together": co[1]})
+
+
+def _together_lines(rules: list[Rule], path: str) -> tuple[list[str], list[dict[str, str]]]:
+    """The together rules a change of ``path`` triggers: (lines, data)."""
+    if not any("ogether" in r[1][:12] for r in rules):
+        return [], []
+    from agentctl.constraints import together
+
+    hits = together.triggered_by(rules, path)
+    return ([f"{path}: triggers {r.line()}: change {right} in the same task" for r, right in hits],
+            [{"rule": r.line(), "with": right} for r, right in hits])
 
 
 def ack_answer(store: Store, raw: str, warn: Callable[[str], None]) -> tuple[list[str], dict[str, object]]:
@@ -101,6 +114,11 @@ def mark_done(store: Store, raws: list[str], warn: Callable[[str], None]) -> tas
     under its real path."""
     both = [resolve_arg(store, raw, warn) for raw in raws]
     paths = [rel for rel, _ in both]
+    fields = task.read_status(store)
+    if fields.get("MATCH"):  # progress proven from the tree: a file still holding the old form is not done
+        from agentctl.task import matched
+
+        matched.refuse_done(store, fields, paths)
     try:
         return task.mark_done(store, paths)
     except UsageError:

@@ -20,6 +20,7 @@ from agentctl.session import compactions as session
 from agentctl.task import status as task
 from agentctl.userservices import runlevels
 from agentctl.verify import status as verify
+from agentctl.workflow import cochanges
 from agentctl.workflow import pathanswers as answers
 
 DEFAULT_BUDGET = 2000
@@ -81,6 +82,9 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
             parked = f"{_v(fields.get('TASK_ID', ''), 64)} {fields.get('STATE')}"
             must.append(f"TASK {parked} {fields.get('DONE', '0')}/{fields.get('TOTAL', '0')} (not in runlevel {level})")
         fields = {"STATE": "IDLE"}
+    tree: list[str] = []
+    if fields.get("MATCH") and fields.get("STATE", "IDLE") != "IDLE":  # progress proven from the tree (one git grep)
+        tree, fields = cochanges.tree_lines(store, fields)  # files that joined the list: counted below
     state = fields.get("STATE", "IDLE")
     nxt = fields.get("NEXT", "")
     blocked: tuple[str, str] | None = None
@@ -99,7 +103,11 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
             group.append(f"NEXT={_v(nxt)}" + (f" (write-protected by P0 `{_v(blocked[0], 120)}`)" if blocked else ""))
         if fields.get("NOTES"):
             group.append(f"NOTES={_v(fields['NOTES'], 300)}")
-        must += group
+        must += group + [_v(x, 400) for x in tree]
+        apart = cochanges.for_resume(store, p0, others)
+        must += [_v(p.line(), 400) for p in apart if p.rule.priority == "P0"]  # refused at stop: as a P0 rule
+        if any(p.rule.priority != "P0" for p in apart):
+            optional.append([_v(p.line(), 400) for p in apart if p.rule.priority != "P0"])
     vfields = verify.read_status(store) if "verify" in active or "task" in active else {}
     vstate = vfields.get("STATE", "IDLE")
     remind = vstate == "FAILED"  # DO NEXT asks to record failed fixes until the TRIED line shows some

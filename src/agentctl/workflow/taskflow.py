@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 
+from agentctl.constraints import together
 from agentctl.ground import codec
 from agentctl.ground.errors import CheckFailed, StateError, UsageError
 from agentctl.ground.store import Store, now_iso
@@ -127,6 +128,7 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
                 "or stop anyway with `agentctl task stop --force` (recorded as forced)"
             )
         broken = violations.stop_check(store, task_id, force)  # refused like an unverified change
+        apart = _together_check(store, task_id, force)  # a P0 co-change not made: refused the same way
         entries = task.read_entries(store, old)
         warning = ""
         if old.get("STATE") != "DONE":
@@ -146,8 +148,14 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
             archived["LAST_VERIFY"] = f"PASSED {vfields['LAST_PASS']}" if vfields.get("LAST_PASS") else "never"
         archived["VERIFIED"] = ev.verdict
         archived["EVIDENCE"] = ev.detail()
-        archived["FORCED"] = "1" if ev.blocks_stop or broken else "0"
+        forced_apart = [p for p in apart if p.rule.priority == "P0"]
+        archived["FORCED"] = "1" if ev.blocks_stop or broken or forced_apart else "0"
         archived.update(violations.archive_fields(store, old.get("STARTED", ""), broken))
+        if apart:
+            archived["TOGETHER_NOT_DONE"] = "; ".join(p.line()[10:] for p in apart)[:2000]
+            reminder = "; ".join(p.line() for p in apart if p.rule.priority != "P0")
+            if reminder:
+                warning = (warning + "; " if warning else "") + reminder
         if extra:
             archived.update(extra)
         # The archives are written first and the status rename is the commit point; the
@@ -171,12 +179,30 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
         verify.archive_task(store, f"verify-{task_id}{dot}")
         history.append_index(store, archived, done_rel)
         violations.force(store, task_id)  # a forced stop closes the open violations (recorded above)
-    store.log_change("task", "stop", f"{task_id} -> {done_rel}" + (" FORCED" if ev.blocks_stop or broken else ""))
+    forced = ev.blocks_stop or bool(broken) or bool(forced_apart)
+    store.log_change("task", "stop", f"{task_id} -> {done_rel}" + (" FORCED" if forced else ""))
     try:
         logsgc.gc(store)  # every stop keeps logs/ within the retention policy
     except (OSError, StateError) as exc:
         store.log_change("gc", "failed", str(exc)[:200])
-    return StopResult(task_id, done_rel, warning, archived, ev.blocks_stop or bool(broken), ev.line())
+    return StopResult(task_id, done_rel, warning, archived, forced, ev.line())
+
+
+def _together_check(store: Store, task_id: str, force: bool) -> list[together.Pending]:
+    """`task stop`: the together rules this task left pending; refused (CheckFailed) while a P0 one
+    is, unless ``force`` (a P1 one is a reminder in the stop's warning)."""
+    from agentctl.constraints import rules as constraints
+    from agentctl.workflow import cochanges
+
+    apart = cochanges.of_task(store, constraints.read(store))
+    hard = [p for p in apart if p.rule.priority == "P0"]
+    if hard and not force:
+        first = hard[0]
+        raise CheckFailed(
+            f"task {task_id} changed {first.left_path} but not {first.right}, which P0 `{first.rule.text}` requires "
+            f"in the same task ({len(hard)} rule{'s' if len(hard) > 1 else ''}); change it, or stop anyway with "
+            "`agentctl task stop --force` (recorded in the archive)")
+    return apart
 
 
 def _duration(started: str, ended: float) -> str:

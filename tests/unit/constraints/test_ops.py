@@ -34,7 +34,8 @@ def test_add_list_remove(ctx: Ctx) -> None:
 def test_check_answers_by_exit_code(ctx: Ctx) -> None:
     op(ctx, "constraints", "add", priority="P0", text=["deny-write: db/**"])
     denied = op(ctx, "constraints", "check", path="db/x.sql")
-    assert denied.code == 1 and denied.data == {"path": "db/x.sql", "allowed": False, "rule": "P0|deny-write: db/**"}
+    assert denied.code == 1 and denied.data == {"path": "db/x.sql", "allowed": False, "rule": "P0|deny-write: db/**",
+                                                 "together": []}
     allowed = op(ctx, "constraints", "check", path="src/x.py")
     assert allowed.code == 0 and allowed.data["allowed"] is True
 

@@ -66,9 +66,9 @@ def test_check_answer_allowed_and_denied(store: Store) -> None:
     constraintedit.add(store, "P0", RULE)
     warned: list[str] = []
     assert answers.check_answer(store, "src/a.py", warned.append) == (
-        ["src/a.py: allowed"], {"path": "src/a.py", "allowed": True})
+        ["src/a.py: allowed"], {"path": "src/a.py", "allowed": True, "together": []})
     lines, data = answers.check_answer(store, "secrets/x.pem", warned.append)
-    assert data == {"path": "secrets/x.pem", "allowed": False, "rule": f"P0|{RULE}"}
+    assert data == {"path": "secrets/x.pem", "allowed": False, "rule": f"P0|{RULE}", "together": []}
     assert lines == [f"secrets/x.pem: denied by P0|{RULE}"]
     assert warned == []
 

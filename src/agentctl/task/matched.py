@@ -1,0 +1,154 @@
+"""Progress proven from the tree: a task started with ``task start --match REGEX [--paths GLOB]...``.
+
+The seed's refactor ("replace the old relative imports with the path alias across 400 files") is a
+migration whose progress is in the tree: a file is done when the old form is gone from it. Such a
+task's list is the files holding a match (git's ignores respected, never the state folder), in path
+order; its status keeps ``MATCH`` (the regex, git's extended syntax) and ``MATCH_PATHS`` (the globs,
+one a line). Then:
+
+* `task done PATH` of a file that still holds a match is refused (exit 1), naming ``path:line``;
+* `task status` and `resume` show ``LEFT=N``, the listed files that still hold a match, counted
+  from the tree; an entry marked done that holds a match again is ``REVERTED: PATH (line N)`` and
+  counted back into LEFT;
+* a file outside the list that gains a match during the task is added to the list, and said so.
+
+Each command searches the tree at most once, with one ``git grep`` over the task's paths.
+"""
+
+from __future__ import annotations
+
+import os
+
+from agentctl.ground.errors import CheckFailed, StateError, UsageError
+from agentctl.ground.store import Store
+
+MATCH = "MATCH"
+MATCH_PATHS = "MATCH_PATHS"
+GREP_TIMEOUT = 30.0
+
+
+class Hit(tuple[str, int, str]):
+    """(path, line number, the line's text): the first match in a file."""
+
+    __slots__ = ()
+
+    def __new__(cls, path: str, line: int, text: str) -> Hit:
+        return tuple.__new__(cls, (path, line, text))
+
+    def where(self) -> str:
+        return f"{self[0]}:{self[1]}"
+
+
+def globs_of(fields: dict[str, str]) -> list[str]:
+    return [g for g in fields.get(MATCH_PATHS, "").split("\n") if g]
+
+
+def check_regex(regex: str) -> None:
+    if not regex or "\n" in regex or "\0" in regex:
+        raise UsageError("--match needs one regex on one line, for example --match \"from '(\\.\\./)+\"")
+
+
+def _pathspecs(store: Store, globs: list[str]) -> list[str]:
+    state = os.path.relpath(store.root, store.project).replace(os.sep, "/")
+    specs = [f":(glob){g.lstrip('/')}" for g in globs] or ["."]
+    if not state.startswith(".."):
+        specs.append(f":(exclude){state}")
+    return specs
+
+
+def grep(store: Store, regex: str, globs: list[str], only: list[str] | None = None) -> dict[str, Hit]:
+    """The first match of ``regex`` in each file under ``globs`` (or in the files ``only``), by path."""
+    from agentctl.ground import git
+    from agentctl.ground.ancestors import git_root
+
+    if git_root(store.project) is None:
+        raise UsageError(f"--match searches with git grep: {store.project} is not in a git repository")
+    specs = [f":(literal){p}" for p in only] if only is not None else _pathspecs(store, globs)
+    if only is not None and not only:
+        return {}
+    res = git.run(store.project, ["grep", "-z", "-n", "-I", "-m", "1", "--untracked", "-E", "-e", regex, "--", *specs],
+                  timeout=GREP_TIMEOUT, check=False)
+    if res.code == 1:
+        return {}
+    if res.code != 0:
+        raise UsageError(f"--match {regex[:80]!r}: git grep refused it ({res.error}); give an extended regex")
+    out: dict[str, Hit] = {}
+    for row in res.out.decode("utf-8", "surrogateescape").split("\n"):
+        parts = row.split("\0", 2)
+        if len(parts) == 3 and parts[1].isdigit() and parts[0] not in out:
+            out[parts[0]] = Hit(parts[0], int(parts[1]), parts[2][:200])
+    return out
+
+
+def start_list(store: Store, regex: str, globs: list[str]) -> list[str]:
+    """The list of a new --match task: every file holding a match, in path order."""
+    check_regex(regex)
+    found = sorted(grep(store, regex, globs))
+    if not found:
+        where = " ".join(globs) or "the project"
+        raise CheckFailed(f"no file under {where} holds a match of {regex[:80]!r}; nothing to migrate")
+    return found
+
+
+def settings(regex: str, globs: list[str]) -> dict[str, str]:
+    return {MATCH: regex, MATCH_PATHS: "\n".join(globs)}
+
+
+def refuse_done(store: Store, fields: dict[str, str], paths: list[str]) -> None:
+    """`task done` of files that still hold a match: refused, naming each ``path:line``."""
+    regex = fields.get(MATCH)
+    if not regex:
+        return
+    hits = grep(store, regex, [], only=[p for p in paths if os.path.isfile(os.path.join(store.project, p))])
+    if hits:
+        shown = ", ".join(f"{h.where()} `{h[2].strip()[:80]}`" for h in list(hits.values())[:5])
+        raise CheckFailed(f"{len(hits)} of these files still hold a match of {regex[:80]!r}: {shown}; "
+                          "finish them first (nothing was marked)")
+
+
+class Audit:
+    """What the tree says of a --match task: LEFT, the done entries reverted, the files that joined."""
+
+    __slots__ = ("left", "reverted", "joined")
+
+    def __init__(self, left: int, reverted: list[Hit], joined: list[str]) -> None:
+        self.left = left
+        self.reverted = reverted
+        self.joined = joined
+
+    def lines(self, limit: int = 5) -> list[str]:
+        out = [f"LEFT={self.left} (files still holding the old form, counted from the tree)"]
+        out += [f"REVERTED: {h[0]} (line {h[1]}): marked done, holds the old form again" for h in self.reverted[:limit]]
+        if len(self.reverted) > limit:
+            out.append(f"REVERTED: {len(self.reverted) - limit} more (`agentctl task status`)")
+        if self.joined:
+            out.append(f"ADDED to the list (a new match): {', '.join(self.joined[:limit])}"
+                       + (f" and {len(self.joined) - limit} more" if len(self.joined) > limit else ""))
+        return out
+
+
+def audit(store: Store, fields: dict[str, str]) -> Audit | None:
+    """One git grep over the task's paths; files that gained a match join the list. None: not a --match task."""
+    regex = fields.get(MATCH)
+    if not regex or fields.get("STATE", "IDLE") == "IDLE":
+        return None
+    from agentctl.task import status as task
+
+    try:
+        hits = grep(store, regex, globs_of(fields))
+    except (UsageError, StateError):
+        return None
+    entries = task.read_entries(store, fields)
+    listed = {e.path: e for e in entries}
+    reverted = [hits[e.path] for e in entries if e.mark == "done" and e.path in hits]
+    left = sum(1 for e in entries if e.path in hits and e.mark != "skip")
+    joined = sorted(p for p in hits if p not in listed)
+    if joined:
+        from agentctl.task import corrections
+
+        try:
+            corrections.add(store, joined)
+            left += len(joined)
+        except (UsageError, StateError):
+            joined = []
+    return Audit(left, reverted, joined)

@@ -1,0 +1,54 @@
+"""The rules that need the task's changes: together rules (``constraints.together``) against the
+files log, and a ``--match`` task's progress counted from the tree (``task.matched``), for
+`resume`, `task stop` and the post-edit hooks. Nothing is read unless a rule or the task needs it."""
+
+from __future__ import annotations
+
+from agentctl.constraints import together
+from agentctl.constraints.rules import Rule
+from agentctl.ground.store import Store
+
+
+def changed_paths(store: Store) -> list[str]:
+    """The paths this task's files log holds, in first-touch order."""
+    from agentctl.files import log as files
+
+    return [p for p, _, _ in files.touched(store)]
+
+
+def of_task(store: Store, rules: list[Rule]) -> list[together.Pending]:
+    """The pending together rules of the running task ([] at once when there are none)."""
+    if not together.rules_of(rules):
+        return []
+    return together.pending(rules, changed_paths(store))
+
+
+def for_resume(store: Store, p0: list[Rule], others: list[str]) -> list[together.Pending]:
+    """`resume`'s pending together rules: its P0 rules and its other rules as raw ``P1|text``."""
+    if not any("ogether" in r[1][:12] for r in p0) and not any("ogether" in raw[3:15] for raw in others):
+        return []
+    return of_task(store, list(p0) + [Rule(raw[:2], raw[3:]) for raw in others if "ogether" in raw[3:15]])
+
+
+def after_edit(store: Store, rules: list[Rule], paths: list[str]) -> str:
+    """What the post-edit hook says when its edit of ``paths`` left a together rule pending ("" if none)."""
+    hits = [p for p in of_task(store, rules) if any(together.matcher(p.left)(x) for x in paths)]
+    if not hits:
+        return ""
+    return "agentctl: " + "; ".join(
+        f"{p.rule.priority} rule `{p.rule.text}`: you changed {p.left_path}, so change {p.right} in this task too"
+        for p in hits[:3])
+
+
+def tree_lines(store: Store, fields: dict[str, str]) -> tuple[list[str], dict[str, str]]:
+    """A ``--match`` task's LEFT/REVERTED/ADDED lines, and its status (read again when files joined)."""
+    from agentctl.task import matched
+
+    found = matched.audit(store, fields)
+    if found is None:
+        return [], fields
+    if found.joined:
+        from agentctl.task import status as task
+
+        fields = task.read_status(store)
+    return found.lines(), fields
