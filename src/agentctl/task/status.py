@@ -254,6 +254,8 @@ def _mark_done_plain(store: Store, paths: list[str]) -> UpdateResult | None:
         old = read_status(store)
         if old.get("STATE") == "IDLE":
             return None
+        if "MATCH" in old:
+            _refuse_matched(store, old, paths)
         plain = _plain_list(store, old)
         if plain is None:
             return None
@@ -372,6 +374,8 @@ def mark_done(store: Store, paths: list[str]) -> UpdateResult:
         old = read_status(store)
         if old.get("STATE") == "IDLE":
             raise UsageError("no task is running; start one with `agentctl task start`")
+        if "MATCH" in old:
+            _refuse_matched(store, old, paths)
         entries = read_entries(store, old)
         changed = taskedit.mark_done(entries, paths, old.get("TASK_ID"))
         if not changed:
@@ -382,3 +386,10 @@ def mark_done(store: Store, paths: list[str]) -> UpdateResult:
         commit(store, old, new, entries)
     store.log_change("task", "done", " ".join(changed)[:400])
     return UpdateResult(True, new, "", changed)
+
+
+def _refuse_matched(store: Store, fields: dict[str, str], paths: list[str]) -> None:
+    """A ``--match`` task: a file that still holds a match is not done (task.matched; one git grep)."""
+    from agentctl.task import matched
+
+    matched.refuse_done(store, fields, paths)

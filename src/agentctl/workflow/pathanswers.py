@@ -114,11 +114,6 @@ def mark_done(store: Store, raws: list[str], warn: Callable[[str], None]) -> tas
     under its real path."""
     both = [resolve_arg(store, raw, warn) for raw in raws]
     paths = [rel for rel, _ in both]
-    fields = task.read_status(store)
-    if fields.get("MATCH"):  # progress proven from the tree: a file still holding the old form is not done
-        from agentctl.task import matched
-
-        matched.refuse_done(store, fields, paths)
     try:
         return task.mark_done(store, paths)
     except UsageError:

@@ -20,7 +20,6 @@ from agentctl.session import compactions as session
 from agentctl.task import status as task
 from agentctl.userservices import runlevels
 from agentctl.verify import status as verify
-from agentctl.workflow import cochanges
 from agentctl.workflow import pathanswers as answers
 
 DEFAULT_BUDGET = 2000
@@ -84,6 +83,8 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
         fields = {"STATE": "IDLE"}
     tree: list[str] = []
     if fields.get("MATCH") and fields.get("STATE", "IDLE") != "IDLE":  # progress proven from the tree (one git grep)
+        from agentctl.workflow import cochanges
+
         tree, fields = cochanges.tree_lines(store, fields)  # files that joined the list: counted below
     state = fields.get("STATE", "IDLE")
     nxt = fields.get("NEXT", "")
@@ -104,7 +105,11 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
         if fields.get("NOTES"):
             group.append(f"NOTES={_v(fields['NOTES'], 300)}")
         must += group + [_v(x, 400) for x in tree]
-        apart = cochanges.for_resume(store, p0, others)
+        apart = []
+        if any("ogether" in r[1][:12] for r in p0) or any("ogether" in raw[3:15] for raw in others):
+            from agentctl.workflow import cochanges
+
+            apart = cochanges.for_resume(store, p0, others)
         must += [_v(p.line(), 400) for p in apart if p.rule.priority == "P0"]  # refused at stop: as a P0 rule
         if any(p.rule.priority != "P0" for p in apart):
             optional.append([_v(p.line(), 400) for p in apart if p.rule.priority != "P0"])
