@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 
-from agentctl.ground.errors import CheckFailed, StateError, UsageError
+from agentctl.ground.errors import CheckFailed, UsageError
 from agentctl.ground.store import Store
 
 MATCH = "MATCH"
@@ -104,51 +104,3 @@ def refuse_done(store: Store, fields: dict[str, str], paths: list[str]) -> None:
         shown = ", ".join(f"{h.where()} `{h[2].strip()[:80]}`" for h in list(hits.values())[:5])
         raise CheckFailed(f"{len(hits)} of these files still hold a match of {regex[:80]!r}: {shown}; "
                           "finish them first (nothing was marked)")
-
-
-class Audit:
-    """What the tree says of a --match task: LEFT, the done entries reverted, the files that joined."""
-
-    __slots__ = ("left", "reverted", "joined")
-
-    def __init__(self, left: int, reverted: list[Hit], joined: list[str]) -> None:
-        self.left = left
-        self.reverted = reverted
-        self.joined = joined
-
-    def lines(self, limit: int = 5) -> list[str]:
-        out = [f"LEFT={self.left} (files still holding the old form, counted from the tree)"]
-        out += [f"REVERTED: {h[0]} (line {h[1]}): marked done, holds the old form again" for h in self.reverted[:limit]]
-        if len(self.reverted) > limit:
-            out.append(f"REVERTED: {len(self.reverted) - limit} more (`agentctl task status`)")
-        if self.joined:
-            out.append(f"ADDED to the list (a new match): {', '.join(self.joined[:limit])}"
-                       + (f" and {len(self.joined) - limit} more" if len(self.joined) > limit else ""))
-        return out
-
-
-def audit(store: Store, fields: dict[str, str]) -> Audit | None:
-    """One git grep over the task's paths; files that gained a match join the list. None: not a --match task."""
-    regex = fields.get(MATCH)
-    if not regex or fields.get("STATE", "IDLE") == "IDLE":
-        return None
-    from agentctl.task import status as task
-
-    try:
-        hits = grep(store, regex, globs_of(fields))
-    except (UsageError, StateError):
-        return None
-    entries = task.read_entries(store, fields)
-    listed = {e.path: e for e in entries}
-    reverted = [hits[e.path] for e in entries if e.mark == "done" and e.path in hits]
-    left = sum(1 for e in entries if e.path in hits and e.mark != "skip")
-    joined = sorted(p for p in hits if p not in listed)
-    if joined:
-        from agentctl.task import corrections
-
-        try:
-            corrections.add(store, joined)
-            left += len(joined)
-        except (UsageError, StateError):
-            joined = []
-    return Audit(left, reverted, joined)

@@ -130,9 +130,9 @@ def status(ctx: Ctx, *, agent: str | None = None) -> Result:
         from agentctl.verify import evidence
 
         if fields.get("MATCH"):
-            from agentctl.task import matched
+            from agentctl.workflow import cochanges
 
-            found = matched.audit(store, fields)
+            found = cochanges.audit(store, fields)
             if found is not None:
                 lines += found.lines(limit=50)
                 data["match"] = {"left": found.left, "reverted": [{"path": h[0], "line": h[1]} for h in found.reverted],
