@@ -198,25 +198,41 @@ def _changed_since_run(store: Store, base: Baseline, wanted: dict[str, str], las
     run of a path logged before it would leave no trace, and the pass would seem to cover it. So
     each run notes every changed path's signature (``SEEN``), and a logged path whose signature
     is no longer that one (or that was unchanged then and differs now, or went back as the task
-    found it) is logged again, once: its new signature is noted with it.
+    found it) is logged again, once: its new signature is noted with it. A path the log already
+    holds a record of made since the run started (an Edit hook's, a sync's) is not: that record
+    is the edit's one record (the run noted the log's size, ``SNAP``'s second field).
     """
     if not base.snap:
         return []
     from agentctl.files import ignore
 
+    since: set[str] | None = None
     out = []
     for path in (*wanted, *(p for p in base.seen if p not in wanted)):
         prev = last.get(path)
-        if prev is None or prev == "DELETE" or wanted.get(path) == "DELETE":
-            continue  # not logged yet, or gone: the rules above log it
+        if prev is None or prev in ("DELETE", "RESTORE") or wanted.get(path) == "DELETE":
+            continue  # not logged yet, or gone, or back: the rules above log it
         now = signature(store, path)
         if now == "-" or now == base.seen.get(path, ""):
             continue
         if path not in wanted and (base.verify.get(path) == now or (
                 path not in base.watch and ignore.ignored(path, path in tracked or path in base.seen, patterns))):
             continue  # as a verify run left it, or build output the task does not count
+        if since is None:
+            since = _logged_since(store, base.snap_at)
+        if path in since:
+            continue  # recorded since the run started: that record is this edit's
         out.append((path, now))
     return out
+
+
+def _logged_since(store: Store, offset: int) -> set[str]:
+    """The paths the files log holds a record of past byte ``offset`` (none if it is not known or not this log's)."""
+    from agentctl.files import log as files
+
+    if offset < 0 or offset > files.size(store):
+        return set()
+    return set(files.since(store, offset))
 
 
 def _note_run(store: Store, snapshot: dict[str, str]) -> None:
@@ -228,7 +244,7 @@ def _note_run(store: Store, snapshot: dict[str, str]) -> None:
         if not data:
             return
         kept = [ln for ln in data.split(b"\n") if ln and not ln.startswith((b"SEEN|", b"SNAP|"))]
-        store.replace(BASELINE, b"".join(ln + b"\n" for ln in kept) + codec.record("SNAP", now_iso())
+        store.replace(BASELINE, b"".join(ln + b"\n" for ln in kept) + codec.record("SNAP", now_iso(), str(files.size(store)))
                       + b"".join(codec.record("SEEN", p, sig) for p, sig in snapshot.items()))
 
 
