@@ -44,3 +44,61 @@ def test_an_edit_the_hook_logged_after_a_verify_run_is_recorded_once(tmp_path: P
     assert sync(proj)[-1] == "logged 1 paths from git"
     assert sync(proj)[-1].startswith("nothing changed")
     assert log_entries(proj).count(("MODIFY", "src/app.py")) == 2
+
+
+def test_a_clone_that_pulled_a_running_task_logs_its_first_shell_edit(tmp_path: Path) -> None:
+    # Point 2: b gets the running task by `sync pull`; its first shell edit, before any `files sync`
+    # there, is logged, and a's `files check` knows it after b pushed and a pulled.
+    from cli.sync_helpers import ok, two_synced
+
+    _, a, b = two_synced(tmp_path)
+    (a / "list.txt").write_text("README\n")
+    ok("task", "start", "--id", "t1", "--desc", "pulled", "--files", "list.txt", cwd=a)
+    ok("sync", "push", cwd=a)
+    ok("sync", "pull", cwd=b)
+    (b / "README").write_text("changed on b\n")  # the shell's edit, the first thing b does
+    assert sync(b)[-1] == "logged 1 paths from git"
+    assert run("files", "check", "README", cwd=b).code == 0
+    ok("sync", "push", cwd=b)
+    ok("sync", "pull", cwd=a)
+    assert run("files", "check", "README", cwd=a).code == 0
+    assert run("task", "done", "README", cwd=b).err == ""
+
+
+def test_init_in_a_fresh_clone_records_a_baseline(tmp_path: Path) -> None:
+    # Point 2: `init` in a clone pulls the running task; the clone's first shell edit is logged.
+    from cli.sync_helpers import clone, ok, two_synced
+
+    bare, a, _ = two_synced(tmp_path)
+    (a / "list.txt").write_text("README\n")
+    ok("task", "start", "--id", "t1", "--desc", "pulled", "--files", "list.txt", cwd=a)
+    ok("sync", "push", cwd=a)
+    c = clone(tmp_path, bare, "c")
+    ok("init", cwd=c)
+    (c / "README").write_text("changed on c\n")
+    assert sync(c)[-1] == "logged 1 paths from git"
+    assert run("files", "check", "README", cwd=c).code == 0
+
+
+def test_a_worktree_joining_a_stream_logs_its_first_shell_edit(tmp_path: Path) -> None:
+    # Point 2: a worktree that joins a stream (`sync pull --stream`, no remote) records its own baseline.
+    from cli.sync_helpers import git as sgit
+    from cli.sync_helpers import ok
+
+    main = tmp_path / "main"
+    sgit(tmp_path, "init", "-q", "-b", "main", str(main))
+    (main / "a.ts").write_text("import x from '../x'\n")
+    sgit(main, "add", "a.ts")
+    sgit(main, "commit", "-q", "-m", "init")
+    sgit(main, "worktree", "add", "-q", str(tmp_path / "wt"))
+    wt = tmp_path / "wt"
+    ok("init", cwd=main)
+    (tmp_path / "list").write_text("a.ts\n")
+    ok("task", "start", "--id", "port", "--desc", "port", "--files", str(tmp_path / "list"), cwd=main)
+    ok("sync", "push", "--stream", "port", "--no-remote", cwd=main)
+    ok("sync", "pull", "--stream", "port", "--no-remote", cwd=wt)
+    (wt / "a.ts").write_text("import x from '@/x'\n")
+    assert sync(wt)[-1] == "logged 1 paths from git"
+    ok("sync", "push", "--stream", "port", "--no-remote", cwd=wt)
+    ok("sync", "pull", "--stream", "port", "--no-remote", cwd=main)
+    assert run("files", "check", "a.ts", cwd=main).code == 0

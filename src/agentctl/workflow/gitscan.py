@@ -80,6 +80,24 @@ def record_baseline(store: Store, fields: dict[str, str] | None = None, timeout:
         return f"no git baseline: {type(exc).__name__}: {str(exc)[:120]}"
 
 
+def ensure_baseline(store: Store, timeout: float = 30.0) -> str:
+    """A copy that got a running task some other way than `task start` (`sync pull`, `init` in a
+    clone, a worktree joining a stream): record its own baseline now, unless it holds this task's.
+    So its first shell edit is logged. Returns what :func:`record_baseline` says ("" if it had one). Never raises."""
+    try:
+        from agentctl.task import status as task
+
+        fields = task.read_status(store)
+        if fields.get("STATE", "IDLE") == "IDLE" or not in_git(store.project):
+            return ""
+        base = read_baseline(store)
+        if base is not None and base.task_id == fields.get("TASK_ID", "") and base.started == fields.get("STARTED", ""):
+            return ""
+        return record_baseline(store, fields, timeout)
+    except Exception:
+        return ""
+
+
 def _record(store: Store, fields: dict[str, str], timeout: float) -> str:
     found = scan(store.project, None, timeout, _state_rel(store), root=_root(store))
     commit, dirty = found.head, found.changes
