@@ -102,3 +102,21 @@ def test_a_worktree_joining_a_stream_logs_its_first_shell_edit(tmp_path: Path) -
     ok("sync", "push", "--stream", "port", "--no-remote", cwd=wt)
     ok("sync", "pull", "--stream", "port", "--no-remote", cwd=main)
     assert run("files", "check", "a.ts", cwd=main).code == 0
+
+
+def test_a_compound_shell_command_edits_then_marks_done_without_a_warning(tmp_path: Path) -> None:
+    # Point 4: `sed -i … a.py && agentctl task done a.py` runs before the Bash hook's sync: the change
+    # is logged, not warned about; an entry really unchanged still gets the warning.
+    import subprocess
+
+    from conftest import AGENTCTL
+
+    proj = make_git_project(tmp_path)
+    assert run("init", cwd=proj).code == 0
+    start(proj, "src/app.py", "src/old_name.py")
+    cmd = f"sed -i 's/API/NEW_API/' src/app.py && {' '.join(AGENTCTL)} task done src/app.py"
+    proc = subprocess.run(["sh", "-c", cmd], cwd=proj, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0 and "never changed" not in proc.stderr, proc.stderr
+    assert ("MODIFY", "src/app.py") in log_entries(proj)
+    r = run("task", "done", "src/old_name.py", cwd=proj)
+    assert r.code == 0 and "never changed" in r.err
