@@ -120,3 +120,37 @@ def test_a_compound_shell_command_edits_then_marks_done_without_a_warning(tmp_pa
     assert ("MODIFY", "src/app.py") in log_entries(proj)
     r = run("task", "done", "src/old_name.py", cwd=proj)
     assert r.code == 0 and "never changed" in r.err
+
+
+def _last_ops(project: Path) -> dict[str, str]:
+    return {p: op for op, p in log_entries(project)}
+
+
+def test_a_file_deleted_then_restored_between_two_syncs_is_not_deleted(tmp_path: Path) -> None:
+    # Point 5: a delete the hook logged, then `git checkout` brings the file back as the task found it.
+    proj = make_git_project(tmp_path)
+    assert run("init", cwd=proj).code == 0
+    start(proj, "src/app.py", "src/old_name.py")
+    (proj / "src" / "app.py").unlink()
+    assert run("files", "log", "DELETE", "src/app.py", cwd=proj).code == 0  # as a Codex patch's hook does
+    git(proj, "checkout", "--", "src/app.py")
+    assert sync(proj)[-1] == "logged 1 paths from git"
+    assert _last_ops(proj)["src/app.py"] == "RESTORE"
+    assert sync(proj)[-1].startswith("nothing changed")
+    listed = run("files", "list", cwd=proj).out
+    assert "DELETE" not in listed and "RESTORE" in listed, listed
+    (proj / "src" / "app.py").write_text("changed after the restore\n")  # a change after it is an edit again
+    assert sync(proj)[-1] == "logged 1 paths from git" and _last_ops(proj)["src/app.py"] == "MODIFY"
+
+
+def test_a_file_renamed_and_renamed_back_is_restored(tmp_path: Path) -> None:
+    proj = make_git_project(tmp_path)
+    assert run("init", cwd=proj).code == 0
+    start(proj, "src/app.py", "src/old_name.py")
+    git(proj, "mv", "src/old_name.py", "src/new_name.py")
+    sync(proj)
+    assert _last_ops(proj) == {"src/old_name.py": "DELETE", "src/new_name.py": "CREATE"}
+    git(proj, "mv", "src/new_name.py", "src/old_name.py")
+    assert sync(proj)[-1] == "logged 2 paths from git"
+    assert _last_ops(proj) == {"src/old_name.py": "RESTORE", "src/new_name.py": "DELETE"}
+    assert sync(proj)[-1].startswith("nothing changed")

@@ -1,7 +1,8 @@
 """The files service: an append-only log of every file the agent touched in this task.
 
 ``services/files/status`` holds ``TIMESTAMP|OP|PATH`` lines (OP: CREATE, MODIFY,
-DELETE; a ``SESSION_START`` line opens a task's log). Appends take the log's lock
+DELETE, RESTORE: a path logged as deleted that is back as the task found it; a ``SESSION_START``
+line opens a task's log). Appends take the log's lock
 and are one write each; readers ignore an unterminated last line.
 """
 
@@ -17,7 +18,7 @@ from agentctl.ground.store import Store, fault, fsync_dir, now_iso
 
 LOG = "services/files/status"
 LOCK = "services/files/.lock"
-OPS = ("CREATE", "MODIFY", "DELETE")
+OPS = ("CREATE", "MODIFY", "DELETE", "RESTORE")
 MAX_LOG_BYTES = 256 << 20
 
 

@@ -182,10 +182,15 @@ def sync(store: Store, timeout: float = 60.0) -> SyncResult:
         for path in last:  # logged, then removed (git may not show it: never committed)
             if path in gone:
                 wanted[path] = "DELETE"
+        back = [p for p, op in last.items() if op == "DELETE" and p not in wanted]
+        gone = missing(store, back) if back else set()
+        wanted.update(_back(store, base, [p for p in back if p not in gone and p not in still], timeout))
         records = []
         for path, op in wanted.items():
             prev = last.get(path)
-            if prev is not None and (prev == "DELETE") == (op == "DELETE"):
+            if prev is not None and prev != "RESTORE" and (prev == "DELETE") == (op == "DELETE"):
+                continue
+            if prev == "RESTORE" and op == "RESTORE":
                 continue
             records.append(codec.record(now_iso(), op, path))
             logged.append((op, path))
@@ -206,6 +211,24 @@ def sync(store: Store, timeout: float = 60.0) -> SyncResult:
     if logged:
         store.log_change("files", "sync", f"{len(logged)} paths from git")
     return result
+
+
+def _back(store: Store, base: Baseline, paths: list[str], timeout: float) -> dict[str, str]:
+    """Paths logged as deleted that are there again and git shows unchanged: RESTORE where the task
+    found them so (in its commit, or dirty then with the same signature), else CREATE (git ignores them)."""
+    if not paths:
+        return {}
+    from agentctl.files.gitchanges import _git
+
+    found = set(paths) & set(base.dirty)
+    rest = [p for p in paths if p not in found]
+    if rest:
+        try:
+            out = _git(store.project, ["ls-tree", "-z", "--name-only", base.commit, "--", *rest], timeout)
+            found.update(os.fsdecode(p).replace(os.sep, "/") for p in out.split(b"\0") if p)
+        except GitUnavailable:
+            return {}  # not known: left as the log has them
+    return {p: "RESTORE" if p in found else "CREATE" for p in paths}
 
 
 def _changed_since_run(store: Store, base: Baseline, wanted: dict[str, str], last: dict[str, str],
