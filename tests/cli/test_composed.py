@@ -154,3 +154,28 @@ def test_a_file_renamed_and_renamed_back_is_restored(tmp_path: Path) -> None:
     assert sync(proj)[-1] == "logged 2 paths from git"
     assert _last_ops(proj) == {"src/old_name.py": "RESTORE", "src/new_name.py": "DELETE"}
     assert sync(proj)[-1].startswith("nothing changed")
+
+
+def test_two_clones_with_the_same_records_list_them_in_the_same_order(tmp_path: Path) -> None:
+    # Point 9: a and b log different files; each sync appends the other's records after its own.
+    # Once both hold the same records, `files list` and resume's FILES line agree byte for byte.
+    from cli.sync_helpers import ok, two_synced
+
+    _, a, b = two_synced(tmp_path)
+    (a / "list.txt").write_text("README\n")
+    ok("task", "start", "--id", "t1", "--desc", "order", "--files", "list.txt", cwd=a)
+    ok("sync", "push", cwd=a)
+    ok("sync", "pull", cwd=b)
+    for name in ("b1.py", "b2.py"):
+        ok("files", "log", "MODIFY", name, cwd=b)
+    for name in ("a1.py", "a2.py"):
+        ok("files", "log", "MODIFY", name, cwd=a)
+    ok("sync", "push", cwd=a)
+    ok("sync", "pull", cwd=b)
+    ok("sync", "push", cwd=b)
+    ok("sync", "pull", cwd=a)
+    logs = [(c / ".agent-state" / "services" / "files" / "status").read_text() for c in (a, b)]
+    assert sorted(logs[0].splitlines()) == sorted(logs[1].splitlines()) and logs[0] != logs[1]  # same records, another order
+    assert ok("files", "list", cwd=a) == ok("files", "list", cwd=b)
+    touched = [next(ln for ln in ok("resume", cwd=c).splitlines() if ln.startswith("FILES")) for c in (a, b)]
+    assert touched[0] == touched[1], touched
