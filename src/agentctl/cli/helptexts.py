@@ -128,11 +128,23 @@ DETAILS: dict[tuple[str, ...], str] = {
     ("@custom",): "Runs `services/NAME/start.sh`, `stop.sh` or `status.sh` with a lock and a timeout, the init.d way.",
 }
 
-EXIT_CODES = (
+EXIT_CODES: tuple[tuple[int | str, str], ...] = (
     (0, "done"),
-    (1, "a check answered no (not touched, denied, verify failed, nothing left to claim, no match)"),
+    (1, "a check answered no (not touched, denied, verify failed, nothing left to claim, no match, no task is running)"),
     (2, "usage error: unknown command or option, a missing or malformed argument"),
-    (3, "state or environment error: no state folder, damaged state file, lock timeout, I/O error"),
+    (3, "state or environment error: no state folder, damaged state file, lock timeout, I/O error, an internal error"),
+    (130, "interrupted (Ctrl-C)"),
+    ("128+N", "`web` or `mcp` serving, ended by signal N (143 for SIGTERM)"),
+)
+# One situation, one exit code, whichever command meets it (docs/reference.md, docs/json.md).
+SITUATIONS: tuple[tuple[str, int, str], ...] = (
+    ("no task is running (`task done/update/add/skip/reopen/claim/stop`, `files sync`)", 1, "no"),
+    ("`files check` of an untouched path, `constraints check` of a denied one", 1, "(an answer: `error` is null)"),
+    ("`verify start` with a failing check; `task stop` not verified", 1, "no"),
+    ("nothing left to claim (`task claim`)", 1, "no"),
+    ("an unknown command, option or service; a malformed or missing argument; a path not in the list", 2, "usage"),
+    ("no state folder; a damaged state file; a lock held too long; an I/O error; git failing", 3, "state"),
+    ("an internal error (a bug: its traceback goes to logs/agent.log)", 3, "internal"),
 )
 
 

@@ -160,7 +160,7 @@ def recent(store: Store, last: int = 5, window: int = RECENT_WINDOW) -> tuple[in
     while True:
         seen: set[str] = set()
         latest: list[str] = []
-        for _, op, path in reversed(ordered(entries(store, part))):
+        for _, _op, path in reversed(ordered(entries(store, part))):
             if path not in seen:
                 seen.add(path)
                 if len(latest) < last:

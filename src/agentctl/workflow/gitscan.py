@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 class SyncResult:
-    __slots__ = ("logged", "message", "git", "scan", "violations")
+    __slots__ = ("logged", "message", "git", "scan", "violations", "no_task")
 
     def __init__(self, logged: list[tuple[str, str]] | None = None, message: str = "", git: bool = True) -> None:
         self.logged: list[tuple[str, str]] = logged or []  # (op, path)
@@ -49,6 +49,7 @@ class SyncResult:
         self.git = git  # False: not a git repository, or git failed
         self.scan: Scan | None = None  # what git showed, when it was asked against the task's baseline
         self.violations: list[tuple[str, str]] = []  # (path, P0 rule) logged here although denied
+        self.no_task = False  # no task is running: nothing to reconcile against
 
 
 def _root(store: Store) -> str | None:
@@ -142,7 +143,9 @@ def sync(store: Store, timeout: float = 60.0) -> SyncResult:
         raise
     if fields.get("STATE", "IDLE") == "IDLE":
         running.stop()
-        return SyncResult(message="no task is running; `files sync` reconciles changes since `task start`")
+        idle = SyncResult(message="no task is running; `files sync` reconciles changes since `task start`")
+        idle.no_task = True
+        return idle
     base = read_baseline(store)
     if base is None or base.task_id != fields.get("TASK_ID", "") or base.started != fields.get("STARTED", ""):
         running.stop()
