@@ -179,3 +179,29 @@ def test_two_clones_with_the_same_records_list_them_in_the_same_order(tmp_path: 
     assert ok("files", "list", cwd=a) == ok("files", "list", cwd=b)
     touched = [next(ln for ln in ok("resume", cwd=c).splitlines() if ln.startswith("FILES")) for c in (a, b)]
     assert touched[0] == touched[1], touched
+
+
+def test_resume_under_a_small_budget_keeps_task_and_next_whole_and_says_what_it_left_out(tmp_path: Path) -> None:
+    # Point 8: `resume --max-chars 300` with a failing check: the TASK line and NEXT come before the
+    # check's lines; no line is cut (the long path never shows as `.../bi...`); one line says what was left out.
+    import re
+
+    proj = make_git_project(tmp_path)
+    assert run("init", cwd=proj).code == 0
+    assert run("constraints", "add", "P0", "never edit generated files", cwd=proj).code == 0
+    deep = "src/internal/observable/bindCallbackInternals.ts"
+    start(proj, deep, "src/app.py")
+    assert run("verify", "add", "echo 'src/a.ts:1: error: old relative imports remain'; exit 1", cwd=proj).code == 0
+    assert run("verify", "start", cwd=proj).code == 1
+    full = run("resume", cwd=proj).out.rstrip("\n").splitlines()
+    for budget in (300, 400):
+        out = run("resume", "--max-chars", str(budget), cwd=proj).out.rstrip("\n")
+        lines = out.splitlines()
+        assert len(out) <= budget, out
+        assert any(ln.startswith("TASK t1 ACTIVE") for ln in lines) and f"NEXT={deep}" in lines, out
+        assert all(ln in full or ln.startswith(("DO NEXT", "(+")) for ln in lines), out  # whole lines of the block
+        assert "..." not in out.replace("(`agentctl resume` prints it whole)", "")
+        m = re.fullmatch(r"\(\+(\d+) lines? left out: agentctl resume --max-chars (\d+) for all\)", lines[-1])
+        assert m is not None, lines[-1]
+        shown = run("resume", "--max-chars", m.group(2), cwd=proj).out.rstrip("\n").splitlines()
+        assert shown == full  # the budget it names shows everything

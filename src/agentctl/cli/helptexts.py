@@ -77,7 +77,10 @@ DETAILS: dict[tuple[str, ...], str] = {
                "`agentctl sync pull` would (at most 15 s; unreachable: said, and the folder starts empty).",
     ("resume",): "Every P0 rule always; then the task and NEXT, the failing check and the fixes already tried, the "
                  "files touched, P1/P2 rules while room remains, and one DO NEXT line. Whatever is cut is named on a "
-                 "`CUT` line.",
+                 "`CUT` line. Under a budget too small for the task, the failing check and DO NEXT together, whole "
+                 "lines are kept by priority (P0 rules and the head; then TASK, NEXT and DO NEXT; then VIOLATION, "
+                 "VERIFY FAILED, SKIPPED; then the rest), never a line cut, and the last line says how many were "
+                 "left out and the --max-chars that shows them all.",
     ("task", "start"): "Starts a task over a list of paths (one a line, relative to where you run it, blank lines "
                        "ignored, entries trimmed, `-` = stdin; entries that do not exist yet are counted in a "
                        "warning). Refused without a list (unless `--empty`), with a list that looks like source code "
