@@ -133,6 +133,12 @@ def status(ctx: Ctx, *, agent: str | None = None) -> Result:
         ev = evidence.check(store)
         lines.append(ev.line())
         data["evidence"] = ev.as_dict()
+        if fields.get("SKIPPED", "0") != "0":  # which entries, and why: never only a count
+            from agentctl.task import entries as taskentries
+
+            listed = task.read_entries(store, fields)
+            lines.append(taskentries.skipped_line(listed, 8000, 50))
+            data["skipped"] = [{"path": p, "reason": r} for p, r in taskentries.skipped(listed)]
         if agent is not None:
             taskclaims.valid_agent(agent)
         held = taskclaims.claims(store, fields, agent)

@@ -97,6 +97,10 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
         elif nxt:
             blocked = answers.next_blocked(store, p0, fields)
             group.append(f"NEXT={_v(nxt)}" + (f" (write-protected by P0 `{_v(blocked[0], 120)}`)" if blocked else ""))
+        if fields.get("SKIPPED", "0") != "0":  # named, with their reasons: after a compaction none is edited
+            from agentctl.task import entries as taskentries
+
+            group.append(taskentries.skipped_line(task.read_entries(store, fields), 400))
         if fields.get("NOTES"):
             group.append(f"NOTES={_v(fields['NOTES'], 300)}")
         must += group
