@@ -105,6 +105,10 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
             group.append(f"NOTES={_v(fields['NOTES'], 300)}")
         must += group
     vfields = verify.read_status(store) if "verify" in active or "task" in active else {}
+    if state != "IDLE" and vfields:
+        from agentctl.verify import evidence as runs
+
+        vfields = runs.as_this_task(store, vfields)[0]  # an earlier task's failure is not this task's
     vstate = vfields.get("STATE", "IDLE")
     remind = vstate == "FAILED"  # DO NEXT asks to record failed fixes until the TRIED line shows some
     if vstate == "FAILED":
