@@ -465,7 +465,7 @@ def test_resume_files_summary_is_bounded_and_exact_when_it_fits(records: list[tu
         assert exact == (files.size(store) <= window)
         if exact:
             by_last_touch: list[str] = []
-            for _, op, path in files.entries(store):
+            for _, op, path in files.ordered(files.entries(store)):  # by record time, then path
                 if op != "SESSION_START":
                     if path in by_last_touch:
                         by_last_touch.remove(path)

@@ -287,7 +287,7 @@ async def test_refusals_are_tool_errors_with_the_cli_message_and_the_server_keep
     async with serve(project) as c:
         # Before any task: the same refusals, words and exit meanings as the CLI.
         assert await fails(c, "task_stop") == cli_refusal("task", "stop", cwd=project, code=1)
-        assert await fails(c, "task_update", {"notes": "x"}) == cli_refusal("task", "update", "--notes", "x", cwd=project, code=2)
+        assert await fails(c, "task_update", {"notes": "x"}) == cli_refusal("task", "update", "--notes", "x", cwd=project, code=1)  # no task is running: exit 1, as for every command
         await call(c, "task_start", {"id": "t1", "desc": "d", "list_file": "list.txt"})
         before = snapshot(project / ".agent-state")
         same: list[tuple[str, dict[str, Any], tuple[str, ...], int]] = [

@@ -110,7 +110,7 @@ def test_update_done_marks_next_not_a_claimed_entry(project: Path) -> None:
 
 def test_claim_refusals_change_nothing(project: Path) -> None:
     r = run("task", "claim", "--agent", "a", cwd=project)
-    assert r.code == 2 and "no task is running" in r.err
+    assert r.code == 1 and "no task is running" in r.err
     start(project, 2)
     before = snapshot(project / ".agent-state")
     for args, code in ((("task", "claim"), 2), (("task", "claim", "--agent", "bad name"), 2),

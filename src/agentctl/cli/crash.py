@@ -26,6 +26,16 @@ def internal(ctx: Ctx, exc: BaseException) -> str:
     return f"internal error: {type(exc).__name__}: {str(exc)[:200]}{where}"
 
 
+def internal_envelope(command: str, text: str, warnings: list[str]) -> dict[str, object]:
+    """The JSON envelope of an internal error: exit 3, ``error.kind`` "internal" (docs/json.md)."""
+    from agentctl.commands.operation import envelope
+    from agentctl.ground.errors import StateError
+
+    doc = envelope(command, error=StateError(text), warnings=warnings)
+    doc["error"] = {"message": text, "kind": "internal"}
+    return doc
+
+
 def silence_stdout() -> None:
     """stdout was closed by its reader: point it at /dev/null so the final flush does not fail again."""
     try:
@@ -36,4 +46,4 @@ def silence_stdout() -> None:
         pass
 
 
-__all__ = ["internal", "silence_stdout"]
+__all__ = ["internal", "internal_envelope", "silence_stdout"]

@@ -80,7 +80,10 @@ DETAILS: dict[tuple[str, ...], str] = {
                "`agentctl sync pull` would (at most 15 s; unreachable: said, and the folder starts empty).",
     ("resume",): "Every P0 rule always; then the task and NEXT, the failing check and the fixes already tried, the "
                  "files touched, P1/P2 rules while room remains, and one DO NEXT line. Whatever is cut is named on a "
-                 "`CUT` line.",
+                 "`CUT` line. Under a budget too small for the task, the failing check and DO NEXT together, whole "
+                 "lines are kept by priority (P0 rules and the head; then TASK, NEXT and DO NEXT; then VIOLATION, "
+                 "VERIFY FAILED, SKIPPED; then the rest), never a line cut, and the last line says how many were "
+                 "left out and the --max-chars that shows them all.",
     ("task", "start"): "Starts a task over a list of paths (one a line, relative to where you run it, blank lines "
                        "ignored, entries trimmed, `-` = stdin; entries that do not exist yet are counted in a "
                        "warning). Refused without a list (unless `--empty`), with a list that looks like source code "
@@ -131,11 +134,23 @@ DETAILS: dict[tuple[str, ...], str] = {
     ("@custom",): "Runs `services/NAME/start.sh`, `stop.sh` or `status.sh` with a lock and a timeout, the init.d way.",
 }
 
-EXIT_CODES = (
+EXIT_CODES: tuple[tuple[int | str, str], ...] = (
     (0, "done"),
-    (1, "a check answered no (not touched, denied, verify failed, nothing left to claim, no match)"),
+    (1, "a check answered no (not touched, denied, verify failed, nothing left to claim, no match, no task is running)"),
     (2, "usage error: unknown command or option, a missing or malformed argument"),
-    (3, "state or environment error: no state folder, damaged state file, lock timeout, I/O error"),
+    (3, "state or environment error: no state folder, damaged state file, lock timeout, I/O error, an internal error"),
+    (130, "interrupted (Ctrl-C)"),
+    ("128+N", "`web` or `mcp` serving, ended by signal N (143 for SIGTERM)"),
+)
+# One situation, one exit code, whichever command meets it (docs/reference.md, docs/json.md).
+SITUATIONS: tuple[tuple[str, int, str], ...] = (
+    ("no task is running (`task done/update/add/skip/reopen/claim/stop`, `files sync`)", 1, "no"),
+    ("`files check` of an untouched path, `constraints check` of a denied one", 1, "(an answer: `error` is null)"),
+    ("`verify start` with a failing check; `task stop` not verified", 1, "no"),
+    ("nothing left to claim (`task claim`)", 1, "no"),
+    ("an unknown command, option or service; a malformed or missing argument; a path not in the list", 2, "usage"),
+    ("no state folder; a damaged state file; a lock held too long; an I/O error; git failing", 3, "state"),
+    ("an internal error (a bug: its traceback goes to logs/agent.log)", 3, "internal"),
 )
 
 

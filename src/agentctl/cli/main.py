@@ -220,8 +220,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _main(run, args)
     except AgentctlError as exc:
-        warnings = run.ctx.warnings
-        _warnings(warnings)
+        warnings = list(run.ctx.warnings)
+        _warnings(run.ctx.warnings)
         if run.json:
             from agentctl.commands.operation import envelope
 
@@ -240,7 +240,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # the one funnel: never a traceback to the agent
         from agentctl.cli.crash import internal
 
-        _err(internal(run.ctx, exc))
+        text = internal(run.ctx, exc)
+        if run.json:  # the caller still reads the one envelope (docs/json.md: kind "internal")
+            from agentctl.cli.crash import internal_envelope
+
+            _write_json(internal_envelope(run.command, text, list(run.ctx.warnings)))
+        _warnings(run.ctx.warnings)
+        _err(text)
         return EXIT_STATE
     finally:
         try:
@@ -321,7 +327,7 @@ def _main(run: _Run, args: list[str]) -> int:
 
 
 def _show(run: _Run, result: Result) -> None:
-    _warnings(result.warnings)
+    _warnings(list(result.warnings))  # on stderr, and kept for the envelope
     if run.json:
         from agentctl.commands.operation import envelope
 

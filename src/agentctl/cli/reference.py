@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 
 from agentctl.cli import helpformat
-from agentctl.cli.helptexts import EXIT_CODES
+from agentctl.cli.helptexts import EXIT_CODES, SITUATIONS
 
 HEAD = """# Command reference
 
@@ -24,6 +24,9 @@ Both word orders work, as in the seed design: `agentctl task start` = `agentctl 
 def render() -> str:
     parts = [HEAD, "## Exit codes\n", "| code | meaning |", "|---|---|"]
     parts += [f"| {code} | {text} |" for code, text in EXIT_CODES]
+    parts += ["", "One situation has one exit code, whichever command meets it; with `--json`, `error.kind` says the same:",
+              "", "| situation | exit | `error.kind` |", "|---|---|---|"]
+    parts += [f"| {what} | {code} | {kind} |" for what, code, kind in SITUATIONS]
     parts += ["", "Every refusal is one line on stderr naming the problem and the fix, with no traceback and no "
               "change to state (the lock files, `.lock` and `*.lock`, are not state: each holds the PID of the last "
               "command that took it, for a lock timeout's message). With `--json` the error is also printed on stdout, "

@@ -15,7 +15,7 @@ BASELINE = "services/files/git-baseline"
 
 
 class Baseline:
-    __slots__ = ("commit", "task_id", "started", "taken", "dirty", "verify", "watch", "seen", "snap")
+    __slots__ = ("commit", "task_id", "started", "taken", "dirty", "verify", "watch", "seen", "snap", "snap_at")
 
     def __init__(self, commit: str, task_id: str, started: str, taken: str) -> None:
         self.commit = commit
@@ -27,6 +27,7 @@ class Baseline:
         self.watch: dict[str, str] = {}  # task entry git does not show -> signature at task start (gitwatch)
         self.seen: dict[str, str] = {}  # path -> signature at the last verify run's start, or when logged since
         self.snap = ""  # when the last verify run started ("": none in this task)
+        self.snap_at = -1  # the files log's size then: what it holds past it was logged since (-1: not known)
 
 
 def in_git(project: str) -> bool:
@@ -99,9 +100,10 @@ def read_baseline(store: Store) -> Baseline | None:
             if rec is not None:
                 getattr(base, _RECORDS[rec[0]])[rec[1]] = rec[2]
         elif line.startswith("SNAP|") and base is not None:
-            rec = codec.split_record(line, 2)
+            rec = codec.split_record(line, 3) or codec.split_record(line, 2)
             if rec is not None:
                 base.snap = rec[1]
+                base.snap_at = int(rec[2]) if len(rec) == 3 and rec[2].isdigit() else -1
                 base.seen.clear()  # a new verify run's snapshot replaces the last one
     return base
 

@@ -30,7 +30,7 @@ def _paths(data: bytes, start_offset: int = 0) -> set[bytes]:
     lines.pop()  # the piece after the last newline: empty, or a line being written
     for line in lines:
         parts = line.split(b"|")
-        if len(parts) == 3 and parts[1] in (b"CREATE", b"MODIFY", b"DELETE") and parts[2]:
+        if len(parts) == 3 and parts[1] in (b"CREATE", b"MODIFY", b"DELETE", b"RESTORE") and parts[2]:
             out.add(parts[2])
     return out
 

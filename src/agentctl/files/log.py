@@ -1,7 +1,8 @@
 """The files service: an append-only log of every file the agent touched in this task.
 
 ``services/files/status`` holds ``TIMESTAMP|OP|PATH`` lines (OP: CREATE, MODIFY,
-DELETE; a ``SESSION_START`` line opens a task's log). Appends take the log's lock
+DELETE, RESTORE: a path logged as deleted that is back as the task found it; a ``SESSION_START``
+line opens a task's log). Appends take the log's lock
 and are one write each; readers ignore an unterminated last line.
 """
 
@@ -17,7 +18,7 @@ from agentctl.ground.store import Store, fault, fsync_dir, now_iso
 
 LOG = "services/files/status"
 LOCK = "services/files/.lock"
-OPS = ("CREATE", "MODIFY", "DELETE")
+OPS = ("CREATE", "MODIFY", "DELETE", "RESTORE")
 MAX_LOG_BYTES = 256 << 20
 
 
@@ -159,8 +160,8 @@ def recent(store: Store, last: int = 5, window: int = RECENT_WINDOW) -> tuple[in
     while True:
         seen: set[str] = set()
         latest: list[str] = []
-        for _, op, path in reversed(entries(store, part)):
-            if op != "SESSION_START" and path not in seen:
+        for _, _op, path in reversed(ordered(entries(store, part))):
+            if path not in seen:
                 seen.add(path)
                 if len(latest) < last:
                     latest.append(path)
@@ -169,12 +170,41 @@ def recent(store: Store, last: int = 5, window: int = RECENT_WINDOW) -> tuple[in
         part = data
 
 
+def ordered(found: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    """``found``'s CREATE/MODIFY/DELETE/RESTORE entries by record time (the instant, whatever the
+    offset), then path: the same order on every copy that holds the same records, whichever order
+    a sync appended them in. A path's records of one second keep their order in the log (a stable sort)."""
+    when: dict[str, int] = {}
+
+    def instant(stamp: str) -> int:
+        t = when.get(stamp)
+        if t is None:
+            t = when[stamp] = _instant(stamp)
+        return t
+
+    return sorted((e for e in found if e[1] in OPS), key=lambda e: (instant(e[0]), e[2]))
+
+
+def _instant(stamp: str) -> int:
+    """Epoch seconds of ``YYYY-MM-DDTHH:MM:SS+HH:MM`` (now_iso's form; no datetime import); 0 for anything else."""
+    if len(stamp) != 25 or stamp[4] != "-" or stamp[10] != "T" or stamp[19] not in "+-" or not (
+            stamp[:4] + stamp[5:7] + stamp[8:10] + stamp[11:13] + stamp[14:16] + stamp[17:19] + stamp[20:22]
+            + stamp[23:25]).isdigit():
+        return 0
+    y, m, d = int(stamp[:4]), int(stamp[5:7]), int(stamp[8:10])
+    y -= m <= 2  # days from the civil date (H. Hinnant's algorithm)
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
+    days = era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
+    off = (int(stamp[20:22]) * 60 + int(stamp[23:25])) * 60 * (1 if stamp[19] == "+" else -1)
+    return days * 86400 + int(stamp[11:13]) * 3600 + int(stamp[14:16]) * 60 + int(stamp[17:19]) - off
+
+
 def touched(store: Store, data: bytes | None = None) -> list[tuple[str, str, int]]:
-    """Each touched path once, in first-touch order: (path, last op, count)."""
+    """Each touched path once, by its first record (see :func:`ordered`): (path, last op, count)."""
     seen: dict[str, list[object]] = {}
-    for _, op, path in entries(store, data):
-        if op == "SESSION_START":
-            continue
+    for _, op, path in ordered(entries(store, data)):
         item = seen.get(path)
         if item is None:
             seen[path] = [op, 1]

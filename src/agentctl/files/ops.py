@@ -82,6 +82,10 @@ def sync(ctx: Ctx) -> Result:
 
     store = ctx.store()
     result = gitsync.sync(store)
+    if result.no_task:
+        from agentctl.ground.errors import NoTask
+
+        raise NoTask(result.message)
     if result.violations:
         ctx.warn(violations.tell(store, result.violations))
     return Result([f"{op}|{path}" for op, path in result.logged] + [result.message],

@@ -41,6 +41,13 @@ class CheckFailed(AgentctlError):
     code = EXIT_NO
 
 
+class NoTask(CheckFailed):
+    """No task is running: the same exit code (1) for every command that needs one (docs/reference.md)."""
+
+    def __init__(self, message: str = "no task is running; start one with `agentctl task start --id ID --desc TEXT --files LIST`") -> None:
+        super().__init__(message)
+
+
 def os_error(exc: OSError, path: str) -> StateError:
     """An OS error on a state file as one line: what failed, and what to do about it."""
     reason = os.strerror(exc.errno) if exc.errno else str(exc)

@@ -56,6 +56,12 @@ def status(ctx: Ctx, *, service: str | None = None) -> Result:
     active = runlevels.services_of(store, level)
     t = task.read_status(store)
     v = verify.read_status(store)
+    if t.get("STATE", "IDLE") != "IDLE":
+        from agentctl.verify import evidence
+
+        v, earlier = evidence.as_this_task(store, v)  # an earlier task's run is never shown as this one's
+        if earlier:
+            v["LAST_RUN"] = "none in this task"
     rules = constraints.read(store)
     touched = files.touched(store)
     rows: list[dict[str, Any]] = [

@@ -133,6 +133,9 @@ def sync_round(store: Store, repo: Repo, stream: str, upstreams: list[str], *, r
         old = repo.rev(ref)
         if out.commit and out.commit != old and not repo.cas(ref, out.commit, old):
             return sync_round(store, repo, stream, upstreams, ref=ref) if ref in upstreams else out
+    from agentctl.workflow import gitscan
+
+    gitscan.ensure_baseline(store)  # a task that came with the merge: this copy's own baseline, now
     return out
 
 

@@ -12,7 +12,7 @@ import time
 
 from agentctl.constraints import protect
 from agentctl.ground import codec
-from agentctl.ground.errors import CheckFailed, UsageError
+from agentctl.ground.errors import CheckFailed, NoTask, UsageError
 from agentctl.ground.store import Store, now_iso
 from agentctl.task import status as task
 from agentctl.task.entries import live_claim, refresh, release
@@ -47,7 +47,7 @@ def claim(store: Store, agent: str, lease: int = DEFAULT_LEASE) -> ClaimResult:
         old = task.read_status(store)
         state = old.get("STATE")
         if state == "IDLE":
-            raise UsageError("no task is running; start one with `agentctl task start --id ID --desc TEXT --files LIST`")
+            raise NoTask()
         if state == "PAUSED":
             raise UsageError(f"task {old.get('TASK_ID')} is PAUSED; resume it with `agentctl task update --state ACTIVE` first")
         entries = task.read_entries(store, old)

@@ -11,7 +11,7 @@ DONE (``SKIPPED=N``) and a task is DONE when every entry is done or skipped.
 from __future__ import annotations
 
 from agentctl.ground import codec
-from agentctl.ground.errors import UsageError
+from agentctl.ground.errors import NoTask, UsageError
 from agentctl.ground.store import Store
 from agentctl.task import entries as taskentries
 from agentctl.task import status as task
@@ -22,7 +22,7 @@ NOTES = ("reopened", "skipped")
 def _running(store: Store) -> dict[str, str]:
     old = task.read_status(store)
     if old.get("STATE") == "IDLE":
-        raise UsageError("no task is running; start one with `agentctl task start --id ID --desc TEXT --files LIST`")
+        raise NoTask()
     return old
 
 

@@ -135,3 +135,34 @@ def refresh(fields: dict[str, str], entries: list[Entry]) -> None:
         fields["STATE"] = "DONE"
         fields["NEXT"] = ""
         fields["NEXT_PINNED"] = "0"
+
+
+SKIPPED_NAMED = 5  # skipped entries a SKIPPED line names (the rest counted)
+
+
+def skipped(entries: list[Entry]) -> list[tuple[str, str]]:
+    """(path, reason) of each entry set aside by `task skip`, in list order."""
+    return [(e.path, e.extra[e.extra.index("skipped") + 1] if "skipped" in e.extra[:-1] else "")
+            for e in entries if e.mark == "skip"]
+
+
+def skipped_line(entries: list[Entry], limit: int = 600, most: int = SKIPPED_NAMED) -> str:
+    """``SKIPPED n: PATH (REASON), ...``: the entries set aside, each whole with its reason (cut at
+    80), at most SKIPPED_NAMED of them and ``limit`` characters, the rest counted; "" if none."""
+    from agentctl.ground import codec
+
+    found = skipped(entries)
+    if not found:
+        return ""
+    head = f"SKIPPED {len(found)} (not to be done; do not edit them): "
+    named: list[str] = []
+    used = len(head) + 40
+    for path, reason in found[:most]:
+        why = codec.encode(reason)
+        item = codec.encode(path) + (f" ({why if len(why) <= 80 else why[:77] + '...'})" if why else "")
+        if used + len(item) + 2 > limit:
+            break
+        named.append(item)
+        used += len(item) + 2
+    rest = len(found) - len(named)
+    return head + ", ".join(named) + (f" (+{rest} more: `agentctl task status --json`)" if rest else "")

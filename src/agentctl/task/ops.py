@@ -60,7 +60,10 @@ def done(ctx: Ctx, *, paths: list[str]) -> Result:
 
 
 def _warn_untouched(ctx: Ctx, store: Store, marked: list[str]) -> None:
-    """`task done` on an entry the files log never saw changed in this task: say so (it may be a slip)."""
+    """`task done` on an entry the files log never saw changed in this task: say so (it may be a slip).
+
+    Git is asked first (one `files sync`) for the entries the log lacks, so a change made just before
+    in the same shell command is logged, not warned about: a warning means the file is unchanged."""
     import os
 
     from agentctl.files import log as files
@@ -68,6 +71,11 @@ def _warn_untouched(ctx: Ctx, store: Store, marked: list[str]) -> None:
     if not marked or not store.exists(files.LOG):
         return
     untouched = [p for p in marked[:50] if not files.check(store, p)]
+    if untouched:  # `sed -i … && agentctl task done …`: the edit is there, the shell hook's sync comes after
+        from agentctl.workflow import gitscan
+
+        if gitscan.sync(store).logged:
+            untouched = [p for p in untouched if not files.check(store, p)]
     for p in untouched[:3]:
         gone = "" if os.path.lexists(os.path.join(store.project, p)) else " (and it does not exist)"
         ctx.warn(f"{p} was marked done but this task never changed it{gone}: if you did edit it, record it with "
@@ -144,6 +152,12 @@ def status(ctx: Ctx, *, agent: str | None = None) -> Result:
         ev = evidence.check(store)
         lines.append(ev.line())
         data["evidence"] = ev.as_dict()
+        if fields.get("SKIPPED", "0") != "0":  # which entries, and why: never only a count
+            from agentctl.task import entries as taskentries
+
+            listed = task.read_entries(store, fields)
+            lines.append(taskentries.skipped_line(listed, 8000, 50))
+            data["skipped"] = [{"path": p, "reason": r} for p, r in taskentries.skipped(listed)]
         if agent is not None:
             taskclaims.valid_agent(agent)
         held = taskclaims.claims(store, fields, agent)

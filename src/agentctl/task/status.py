@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 
 from agentctl.ground import codec
-from agentctl.ground.errors import StateError, UsageError
+from agentctl.ground.errors import NoTask, StateError, UsageError
 from agentctl.ground.store import Store, now_iso
 
 TYPE_CHECKING = False
@@ -333,7 +333,7 @@ def update(
         old = read_status(store)
         cur_seq = codec.status_int(old, "SEQ", store.shown(STATUS))
         if old.get("STATE") == "IDLE":
-            raise UsageError("no task is running; start one with `agentctl task start --id ID --desc TEXT --files LIST`")
+            raise NoTask()
         if seq is not None and seq != cur_seq:
             return UpdateResult(
                 False, old, f"not applied: SEQ is {cur_seq}, not {seq} (already applied, or read a newer state); nothing changed"
@@ -373,7 +373,7 @@ def mark_done(store: Store, paths: list[str]) -> UpdateResult:
     with store.lock(LOCK):
         old = read_status(store)
         if old.get("STATE") == "IDLE":
-            raise UsageError("no task is running; start one with `agentctl task start`")
+            raise NoTask()
         if "MATCH" in old:
             _refuse_matched(store, old, paths)
         entries = read_entries(store, old)

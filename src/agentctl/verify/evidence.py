@@ -126,6 +126,30 @@ def log_identity(store: Store) -> str:
     return first.decode("utf-8", "replace").replace("|", " ")[:_ID_CHARS]
 
 
+def earlier_task(store: Store, vfields: dict[str, str]) -> str | None:
+    """The task whose run verify/status shows, when that is not the running task's (its id, "" if
+    none is named); None when the run is this task's, or there is no run or no task. A new task's
+    verdict never shows the last task's run as its own (`verify status`, `status`, the web page)."""
+    if vfields.get("STATE") not in ("PASSED", "FAILED") or "RUN_LOG" not in vfields:
+        return None
+    ident = log_identity(store)
+    if ident.split(" ")[1:2] != ["SESSION_START"] or vfields["RUN_LOG"] == ident:
+        return None
+    ran = vfields["RUN_LOG"].split(" ")
+    return ran[2] if len(ran) > 2 and ran[1] == "SESSION_START" else ""
+
+
+def as_this_task(store: Store, vfields: dict[str, str]) -> tuple[dict[str, str], str]:
+    """(the verify fields as the running task sees them, a note): STATE=IDLE and the note naming the
+    earlier task's run when the run shown is not this task's; else the fields unchanged and ""."""
+    other = earlier_task(store, vfields)
+    if other is None:
+        return vfields, ""
+    shown = dict(vfields, STATE="IDLE")
+    whose = f"task {other}" if other else "an earlier task"
+    return shown, f"no verify run in this task yet; the last one ({vfields['STATE']} {vfields.get('LAST_RUN', '')}) was in {whose}"
+
+
 def mark(store: Store) -> tuple[str, int]:
     """(identity, size) of the files log, taken under its lock so the size is a record boundary."""
     from agentctl.files import log as files

@@ -50,12 +50,16 @@ def status(ctx: Ctx) -> Result:
 
     store = ctx.store()
     fields = verify.read_status(store)
-    lines = verify.status_lines(fields)
+    shown, earlier = evidence.as_this_task(store, fields)  # an earlier task's run is never shown as this one's
+    lines = verify.status_lines(shown)
+    if earlier:
+        lines.append(f"NOTE={earlier}")
     if not verify.commands(store):
         lines.append(f"NOTE=no verify commands configured; add them to {store.shown(verify.COMMANDS)}")
     ev = evidence.check(store, fields)
     lines.append(ev.line())
-    return Result(lines, {"verify": shaped(fields), "commands": verify.commands(store), "evidence": ev.as_dict()})
+    return Result(lines, {"verify": shaped(shown), "commands": verify.commands(store), "evidence": ev.as_dict(),
+                          "earlier_run": earlier or None})
 
 
 def tried(ctx: Ctx, *, text: list[str]) -> Result:

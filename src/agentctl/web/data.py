@@ -126,8 +126,14 @@ class View:
     def _verify(self, fields: dict[str, str]) -> dict[str, Any]:
         store = self.store
         v = verify.read_status(store)
+        earlier = ""
+        if fields.get("STATE", "IDLE") != "IDLE":
+            from agentctl.verify import evidence
+
+            v, earlier = evidence.as_this_task(store, v)  # the badge never shows an earlier task's run as this one's
         out: dict[str, Any] = {k: v[k] for k in verify.KEYS if k in v and k != "ERRORS"}
-        out["errors"] = v["ERRORS"].split("\n") if v.get("ERRORS") else []
+        out["earlier_run"] = earlier or None
+        out["errors"] = v["ERRORS"].split("\n") if v.get("ERRORS") and not earlier else []
         out["tried"] = verify.tried(v)
         out["commands"] = verify.commands(store)
         if fields.get("STATE", "IDLE") != "IDLE":

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 class SyncResult:
-    __slots__ = ("logged", "message", "git", "scan", "violations")
+    __slots__ = ("logged", "message", "git", "scan", "violations", "no_task")
 
     def __init__(self, logged: list[tuple[str, str]] | None = None, message: str = "", git: bool = True) -> None:
         self.logged: list[tuple[str, str]] = logged or []  # (op, path)
@@ -49,6 +49,7 @@ class SyncResult:
         self.git = git  # False: not a git repository, or git failed
         self.scan: Scan | None = None  # what git showed, when it was asked against the task's baseline
         self.violations: list[tuple[str, str]] = []  # (path, P0 rule) logged here although denied
+        self.no_task = False  # no task is running: nothing to reconcile against
 
 
 def _root(store: Store) -> str | None:
@@ -78,6 +79,24 @@ def record_baseline(store: Store, fields: dict[str, str] | None = None, timeout:
         return f"no git baseline: {exc}"
     except Exception as exc:  # a task start must never fail because of git
         return f"no git baseline: {type(exc).__name__}: {str(exc)[:120]}"
+
+
+def ensure_baseline(store: Store, timeout: float = 30.0) -> str:
+    """A copy that got a running task some other way than `task start` (`sync pull`, `init` in a
+    clone, a worktree joining a stream): record its own baseline now, unless it holds this task's.
+    So its first shell edit is logged. Returns what :func:`record_baseline` says ("" if it had one). Never raises."""
+    try:
+        from agentctl.task import status as task
+
+        fields = task.read_status(store)
+        if fields.get("STATE", "IDLE") == "IDLE" or not in_git(store.project):
+            return ""
+        base = read_baseline(store)
+        if base is not None and base.task_id == fields.get("TASK_ID", "") and base.started == fields.get("STARTED", ""):
+            return ""
+        return record_baseline(store, fields, timeout)
+    except Exception:
+        return ""
 
 
 def _record(store: Store, fields: dict[str, str], timeout: float) -> str:
@@ -124,7 +143,9 @@ def sync(store: Store, timeout: float = 60.0) -> SyncResult:
         raise
     if fields.get("STATE", "IDLE") == "IDLE":
         running.stop()
-        return SyncResult(message="no task is running; `files sync` reconciles changes since `task start`")
+        idle = SyncResult(message="no task is running; `files sync` reconciles changes since `task start`")
+        idle.no_task = True
+        return idle
     base = read_baseline(store)
     if base is None or base.task_id != fields.get("TASK_ID", "") or base.started != fields.get("STARTED", ""):
         running.stop()
@@ -164,10 +185,15 @@ def sync(store: Store, timeout: float = 60.0) -> SyncResult:
         for path in last:  # logged, then removed (git may not show it: never committed)
             if path in gone:
                 wanted[path] = "DELETE"
+        back = [p for p, op in last.items() if op == "DELETE" and p not in wanted]
+        gone = missing(store, back) if back else set()
+        wanted.update(_back(store, base, [p for p in back if p not in gone and p not in still], timeout))
         records = []
         for path, op in wanted.items():
             prev = last.get(path)
-            if prev is not None and (prev == "DELETE") == (op == "DELETE"):
+            if prev is not None and prev != "RESTORE" and (prev == "DELETE") == (op == "DELETE"):
+                continue
+            if prev == "RESTORE" and op == "RESTORE":
                 continue
             records.append(codec.record(now_iso(), op, path))
             logged.append((op, path))
@@ -190,6 +216,24 @@ def sync(store: Store, timeout: float = 60.0) -> SyncResult:
     return result
 
 
+def _back(store: Store, base: Baseline, paths: list[str], timeout: float) -> dict[str, str]:
+    """Paths logged as deleted that are there again and git shows unchanged: RESTORE where the task
+    found them so (in its commit, or dirty then with the same signature), else CREATE (git ignores them)."""
+    if not paths:
+        return {}
+    from agentctl.files.gitchanges import _git
+
+    found = set(paths) & set(base.dirty)
+    rest = [p for p in paths if p not in found]
+    if rest:
+        try:
+            out = _git(store.project, ["ls-tree", "-z", "--name-only", base.commit, "--", *rest], timeout)
+            found.update(os.fsdecode(p).replace(os.sep, "/") for p in out.split(b"\0") if p)
+        except GitUnavailable:
+            return {}  # not known: left as the log has them
+    return {p: "RESTORE" if p in found else "CREATE" for p in paths}
+
+
 def _changed_since_run(store: Store, base: Baseline, wanted: dict[str, str], last: dict[str, str],
                        tracked: set[str], patterns: Any) -> list[tuple[str, str]]:
     """The paths the log already holds that changed since the last verify run started: (path, signature).
@@ -198,25 +242,41 @@ def _changed_since_run(store: Store, base: Baseline, wanted: dict[str, str], las
     run of a path logged before it would leave no trace, and the pass would seem to cover it. So
     each run notes every changed path's signature (``SEEN``), and a logged path whose signature
     is no longer that one (or that was unchanged then and differs now, or went back as the task
-    found it) is logged again, once: its new signature is noted with it.
+    found it) is logged again, once: its new signature is noted with it. A path the log already
+    holds a record of made since the run started (an Edit hook's, a sync's) is not: that record
+    is the edit's one record (the run noted the log's size, ``SNAP``'s second field).
     """
     if not base.snap:
         return []
     from agentctl.files import ignore
 
+    since: set[str] | None = None
     out = []
     for path in (*wanted, *(p for p in base.seen if p not in wanted)):
         prev = last.get(path)
-        if prev is None or prev == "DELETE" or wanted.get(path) == "DELETE":
-            continue  # not logged yet, or gone: the rules above log it
+        if prev is None or prev in ("DELETE", "RESTORE") or wanted.get(path) == "DELETE":
+            continue  # not logged yet, or gone, or back: the rules above log it
         now = signature(store, path)
         if now == "-" or now == base.seen.get(path, ""):
             continue
         if path not in wanted and (base.verify.get(path) == now or (
                 path not in base.watch and ignore.ignored(path, path in tracked or path in base.seen, patterns))):
             continue  # as a verify run left it, or build output the task does not count
+        if since is None:
+            since = _logged_since(store, base.snap_at)
+        if path in since:
+            continue  # recorded since the run started: that record is this edit's
         out.append((path, now))
     return out
+
+
+def _logged_since(store: Store, offset: int) -> set[str]:
+    """The paths the files log holds a record of past byte ``offset`` (none if it is not known or not this log's)."""
+    from agentctl.files import log as files
+
+    if offset < 0 or offset > files.size(store):
+        return set()
+    return set(files.since(store, offset))
 
 
 def _note_run(store: Store, snapshot: dict[str, str]) -> None:
@@ -228,7 +288,7 @@ def _note_run(store: Store, snapshot: dict[str, str]) -> None:
         if not data:
             return
         kept = [ln for ln in data.split(b"\n") if ln and not ln.startswith((b"SEEN|", b"SNAP|"))]
-        store.replace(BASELINE, b"".join(ln + b"\n" for ln in kept) + codec.record("SNAP", now_iso())
+        store.replace(BASELINE, b"".join(ln + b"\n" for ln in kept) + codec.record("SNAP", now_iso(), str(files.size(store)))
                       + b"".join(codec.record("SEEN", p, sig) for p, sig in snapshot.items()))
 
 

@@ -102,6 +102,10 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
         elif nxt:
             blocked = answers.next_blocked(store, p0, fields)
             group.append(f"NEXT={_v(nxt)}" + (f" (write-protected by P0 `{_v(blocked[0], 120)}`)" if blocked else ""))
+        if fields.get("SKIPPED", "0") != "0":  # named, with their reasons: after a compaction none is edited
+            from agentctl.task import entries as taskentries
+
+            group.append(taskentries.skipped_line(task.read_entries(store, fields), 400))
         if fields.get("NOTES"):
             group.append(f"NOTES={_v(fields['NOTES'], 300)}")
         must += group + [_v(x, 400) for x in tree]
@@ -114,6 +118,10 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
         if any(p.rule.priority != "P0" for p in apart):
             optional.append([_v(p.line(), 400) for p in apart if p.rule.priority != "P0"])
     vfields = verify.read_status(store) if "verify" in active or "task" in active else {}
+    if state != "IDLE" and vfields:
+        from agentctl.verify import evidence as runs
+
+        vfields = runs.as_this_task(store, vfields)[0]  # an earlier task's failure is not this task's
     vstate = vfields.get("STATE", "IDLE")
     remind = vstate == "FAILED"  # DO NEXT asks to record failed fixes until the TRIED line shows some
     if vstate == "FAILED":
@@ -178,8 +186,14 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
     else:
         final = _next_step(state, fields, remind, ev)
     used = sum(len(x) + 1 for x in must) + len(final) + 1
-    if used + 80 > budget:  # even the essentials overflow: keep them in order, shorten the last line
-        return _squeeze(must, final, budget, [_kind(g) for g in optional])
+    if used + 80 > budget:  # even the essentials overflow: whole lines by priority (see resumefit)
+        from agentctl.workflow import resumefit
+
+        extra = [(4 + j, [f"{r[:3]}{_v(r[3:])}" for r in g.rules] if isinstance(g, _Rules) else g)
+                 for j, g in enumerate(optional)]
+        flat = [(p, [ln]) for p, grp in extra for ln in grp]
+        full = used + sum(len(ln) + 1 for _, grp in flat for ln in grp)
+        return resumefit.fit(must, flat, final, budget, full)
     out = list(must)
     dropped: list[str] = []
     for grp in optional:
@@ -233,41 +247,6 @@ def _kind(group: list[str] | _Rules) -> str:
     if isinstance(group, _Rules):
         return group.rules[0][:2].lower()
     return group[0].split(" ", 1)[0].split("|", 1)[0].lower()
-
-
-def _squeeze(must: list[str], final: str, budget: int, optional: list[str] | None = None) -> str:
-    """A tiny budget: the head and every P0 rule (never cut, whatever the budget), then the task,
-    NEXT and the failing check in that order while they fit, whole lines only, then a CUT line
-    naming what did not fit, then a shortened DO NEXT. When even the P0 rules do not fit, they are
-    all printed anyway, with a BUDGET line saying the budget was too small."""
-    fixed = [line for i, line in enumerate(must) if i == 0 or line.startswith("P0|")]
-    rest = [line for i, line in enumerate(must) if i and not line.startswith("P0|")]
-    fixed_len = sum(len(x) + 1 for x in fixed)
-    final = _cap(final, max(50, budget // 5))
-    if fixed_len + len(final) + 1 + 70 > budget:  # not even room for the CUT line beside them
-        n = len(fixed) - 1
-        note = (f"BUDGET too small: --max-chars {budget} cannot hold the {n} P0 rule{'s' if n != 1 else ''} "
-                f"({fixed_len} characters); printed whole anyway, as P0 rules are never cut. "
-                f"Not shown: {len(rest)} lines (`agentctl resume` shows them)")
-        return "\n".join(fixed + [note, _cap(final, 120)])
-    room = budget - fixed_len - len(final) - 1 - 70  # 70: the CUT line
-    kept: list[str] = list(fixed)
-    cut: dict[str, int] = {}
-    for line in rest:
-        if len(line) + 1 <= room and not cut:
-            kept.append(line)
-            room -= len(line) + 1
-        else:
-            kind = line.strip().split(" ", 1)[0].split("=", 1)[0].strip().lower() or "lines"
-            if kind not in ("task", "next", "notes", "verify", "tried"):
-                kind = "verify lines"
-            cut[kind] = cut.get(kind, 0) + 1
-    for kind in optional or []:
-        cut[kind] = cut.get(kind, 0) + 1
-    if cut:
-        named = ", ".join(k for k in cut)
-        kept.append(_cap(f"CUT to fit: {named}; see `agentctl resume`", 69))
-    return "\n".join(kept + [final])
 
 
 def _stale(store: Store, sess: dict[str, str], active: set[str]) -> list[str]:

@@ -13,7 +13,7 @@ import time
 
 from agentctl.constraints import together
 from agentctl.ground import codec
-from agentctl.ground.errors import CheckFailed, StateError, UsageError
+from agentctl.ground.errors import CheckFailed, NoTask, StateError, UsageError
 from agentctl.ground.store import Store, now_iso
 from agentctl.task import entries as taskentries
 from agentctl.task import status as task
@@ -118,7 +118,7 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
     with store.lock(".lock"), store.lock(task.LOCK):
         old = task.read_status(store)
         if old.get("STATE") == "IDLE":
-            raise CheckFailed("no task is running; nothing to stop")
+            raise NoTask("no task is running; nothing to stop")
         task_id = old.get("TASK_ID", "task")
         vfields = verify.read_status(store)
         ev = evidence.check(store, vfields)

@@ -66,7 +66,7 @@ def test_check_handles_a_path_with_bars_and_newlines(store: Store) -> None:
     files.log(store, "MODIFY", odd)
     files.log(store, "MODIFY", "name.py")
     assert [(op, p) for _, op, p in files.check(store, odd)] == [("MODIFY", odd)]
-    assert [p for p, _, _ in files.touched(store)] == [odd, "name.py"]
+    assert sorted(p for p, _, _ in files.touched(store)) == ["name.py", odd]
 
 
 def test_check_on_a_missing_log_is_empty(store: Store) -> None:
@@ -78,14 +78,17 @@ def test_check_on_a_missing_log_is_empty(store: Store) -> None:
 def test_touched_counts_and_keeps_the_last_op_in_first_touch_order(store: Store) -> None:
     files.start(store, "t1")
     _raw(store, ("CREATE", "b.py"), ("MODIFY", "a.py"), ("MODIFY", "b.py"), ("DELETE", "b.py"))
-    assert files.touched(store) == [("b.py", "DELETE", 3), ("a.py", "MODIFY", 1)]
+    assert files.touched(store) == [("a.py", "MODIFY", 1), ("b.py", "DELETE", 3)]  # one second: by path
+    store.append(files.LOG, codec.record("2026-01-01T00:00:01+00:00", "MODIFY", "c.py")
+                 + codec.record("2026-01-01T00:00:00+00:00", "MODIFY", "d.py"))
+    assert [p for p, _, _ in files.touched(store)][-2:] == ["d.py", "c.py"]  # by record time, not by log order
 
 
 def test_recent_is_the_latest_distinct_paths_oldest_first(store: Store) -> None:
     files.start(store, "t1")
     _raw(store, *[("MODIFY", p) for p in ("a", "b", "c", "a", "d", "e", "f", "g")])
     assert files.recent(store, last=3) == (7, True, ["e", "f", "g"])
-    assert files.recent(store, last=10)[2] == ["b", "c", "a", "d", "e", "f", "g"]
+    assert files.recent(store, last=10)[2] == ["a", "b", "c", "d", "e", "f", "g"]  # one second: by path
 
 
 def test_recent_on_a_log_past_its_window_is_a_lower_bound(store: Store) -> None:
@@ -153,3 +156,26 @@ def test_the_paths_since_an_offset_are_each_entry_path_once_in_order(store: Stor
     data = b"".join(codec.record(T, op, path) for op, path in recs) + junk
     want = list(dict.fromkeys(p for _, op, p in files.entries(store, data) if op in files.OPS))
     assert files._paths(store, data) == want
+
+
+@given(st.datetimes(min_value=__import__("datetime").datetime(1971, 1, 2), max_value=__import__("datetime").datetime(9998, 12, 30)),
+       st.integers(min_value=-14 * 60, max_value=14 * 60))
+def test_instant_is_the_epoch_second_of_now_iso_form(when: object, minutes: int) -> None:
+    import datetime as dt
+
+    assert isinstance(when, dt.datetime)
+    stamp = when.replace(microsecond=0, tzinfo=dt.timezone(dt.timedelta(minutes=minutes))).isoformat()
+    assert files._instant(stamp) == int(dt.datetime.fromisoformat(stamp).timestamp())
+
+
+def test_instant_of_anything_else_is_zero() -> None:
+    assert [files._instant(s) for s in ("", "2026-01-01T00:00:00Z", "2026-01-01 00:00:00+00:00", "x" * 25)] == [0] * 4
+
+
+def test_ordered_is_by_instant_then_path_then_op_whatever_the_log_order() -> None:
+    recs = [("2026-01-01T10:00:00+01:00", "MODIFY", "b"), ("2026-01-01T09:30:00+00:00", "DELETE", "a"),
+            ("2026-01-01T09:00:00+00:00", "MODIFY", "a"), ("2026-01-01T09:00:00+00:00", "CREATE", "a"),
+            ("2026-01-01T09:00:00+00:00", "SESSION_START", "t1")]
+    want = [recs[2], recs[3], recs[0], recs[1]]  # 10:00+01:00 is 09:00 UTC: before a's 09:30
+    assert files.ordered(recs) == want  # a's two records of one second: in the log's order
+    assert [e[2] for e in files.ordered(recs[::-1])] == ["a", "a", "b", "a"]

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from agentctl.ground.errors import CheckFailed, UsageError
+from agentctl.ground.errors import CheckFailed, NoTask, UsageError
 from agentctl.ground.store import Store
 from agentctl.task import claims as taskclaims
 from agentctl.task import status as task
@@ -40,7 +40,7 @@ def test_no_entry_left_to_claim(store: Store) -> None:
 
 
 def test_lease_bounds_and_a_paused_task(store: Store) -> None:
-    with pytest.raises(UsageError):
+    with pytest.raises(NoTask):
         taskclaims.claim(store, "h1")  # no task
     workflow.start(store, "t", "d", ["a"])
     with pytest.raises(UsageError) as exc:

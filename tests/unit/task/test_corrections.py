@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentctl.ground.errors import UsageError
+from agentctl.ground.errors import NoTask, UsageError
 from agentctl.ground.store import Store
 from agentctl.task import corrections as tasklist
 from agentctl.task import status as task
@@ -20,11 +20,11 @@ def _marks(store: Store) -> list[tuple[str, str, list[str]]]:
 
 
 def test_nothing_can_be_corrected_without_a_running_task(store: Store) -> None:
-    with pytest.raises(UsageError, match="no task is running"):
+    with pytest.raises(NoTask, match="no task is running"):
         tasklist.add(store, ["a.py"])
-    with pytest.raises(UsageError, match="no task is running"):
+    with pytest.raises(NoTask, match="no task is running"):
         tasklist.reopen(store, "a.py", "r")
-    with pytest.raises(UsageError, match="no task is running"):
+    with pytest.raises(NoTask, match="no task is running"):
         tasklist.skip(store, "a.py", "r")
 
 
