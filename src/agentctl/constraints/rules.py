@@ -205,6 +205,24 @@ def _line_meant(line: str) -> list[str]:
     return _wide(meant) if meant else []
 
 
+def broken_line(store: Store) -> list[str]:
+    """`resume`'s one line when the rules file has lines that cannot be taken as written, else none."""
+    broken = read_checked(store)[1]
+    if not broken:
+        return []
+    first = problem_lines(store, broken, 1)[0][:300]
+    more = f" (and {len(broken) - 1} more)" if len(broken) > 1 else ""
+    return [f"RULES BROKEN {len(broken)} line{'s' if len(broken) > 1 else ''}{more}: {first}"]
+
+
+def short_note(store: Store, broken: list[Broken]) -> str:
+    """The hooks' short note about broken rule lines ("" if none): the other rules still apply."""
+    if not broken:
+        return ""
+    return (f"agentctl: {len(broken)} line{'s' if len(broken) > 1 else ''} of the rules file cannot be taken as written "
+            f"(the other rules still apply): {problem_lines(store, broken, 1)[0][:300]}")
+
+
 def problem_lines(store: Store, broken: list[Broken], limit: int = 3) -> list[str]:
     """One line per broken rule line (at most ``limit``, then a count): what and where, and the fix."""
     out = []

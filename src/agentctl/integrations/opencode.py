@@ -89,9 +89,16 @@ def dedup_key(h: Hook) -> str | None:
 def tool_before(h: Hook) -> Result | None:
     """Always a verdict: the plugin denies when it gets none and a deny-write rule exists."""
     tool, args = _call(h)
-    reason = h.deny_reason([p for p, _ in edits(tool, args, {})])
+
+    def paths() -> list[object]:
+        from agentctl.integrations import gate
+
+        raw = h.obj("output").get("args") if "args" not in h.obj("input") else h.obj("input").get("args")
+        return [p for p, _ in edits(tool, gate.tool_input(raw, "the tool's args") if isinstance(raw, str) else args, {})]
+
+    reason = h.deny_reason(paths)
     if reason is None:
-        return emit({"decision": "allow"})
+        return emit({"decision": "allow", "note": h.note()} if h.note() else {"decision": "allow"})
     return emit({"decision": "deny", "reason": reason})
 
 
