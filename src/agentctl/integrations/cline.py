@@ -79,7 +79,7 @@ def _pre_paths(h: Hook, tool: str) -> list[object]:
     object it holds, any other input refused (gate.PayloadError)."""
     from agentctl.integrations import gate
 
-    tin = gate.tool_input(h.obj("tool_call").get("input"), "the tool call's input")
+    tin = gate.tool_input(h.obj("tool_call").get("input"), "tool_call.input")
     if tool != "apply_patch" and "path" not in tin:
         return [None]
     return [p for p, _ in edits(tool, tin, {})] if tool == "apply_patch" else [tin["path"]]
