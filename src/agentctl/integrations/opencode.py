@@ -160,9 +160,20 @@ EVENTS: dict[str, Handler] = {
 
 # -- install / uninstall (not on the hook path) -----------------------------------------------
 
+RECORDED = b"const RECORDED = []"
+
+
 def plugin_text() -> bytes:
+    """The plugin as installed: the packaged source, with the command that runs this agentctl recorded
+    (this interpreter, ``-m agentctl``, absolute paths): the plugin's fallback when ``agentctl`` is not
+    on OpenCode's PATH or cannot be run (docs/agents/opencode.md)."""
+    import json
+    import sys
+
     with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), SOURCE), "rb") as f:
-        return f.read()
+        text = f.read()
+    argv = [os.path.abspath(sys.executable), "-m", "agentctl"] if sys.executable else []
+    return text.replace(RECORDED, b"const RECORDED = " + json.dumps(argv).encode("utf-8"), 1)
 
 
 def plan_plugin(project: str, install: bool) -> Change:
