@@ -157,8 +157,8 @@ def test_cursor_shaped_writes_of_any_shape_are_judged(proj: Path, bindir: Path) 
 
 
 def _cline(proj: Path, data: dict[str, Any]) -> dict[str, Any]:  # noqa: F811
-    bindir = str(Path(sys.executable).parent)
-    env = dict(os.environ, PATH=f"{bindir}{os.pathsep}{os.environ['PATH']}")
+    here = str(Path(sys.executable).parent)
+    env = dict(os.environ, PATH=f"{here}{os.pathsep}{os.environ['PATH']}")
     done = subprocess.run(["bash", str(proj / ".clinerules/hooks/PreToolUse.sh")], input=json.dumps(data), text=True,
                           capture_output=True, cwd=proj, env=env, timeout=60, check=False)
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr

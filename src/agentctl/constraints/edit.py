@@ -14,8 +14,8 @@ from agentctl.constraints.rules import (
     Rule,
     check_glob,
     deny_pattern,
-    parse_line,
     ordered,
+    parse_line,
     read,
 )
 from agentctl.ground import codec

@@ -265,7 +265,7 @@ def _class_problem(b: bytes, i: int) -> tuple[str, int]:
     shown = b[i:end + 1].decode("utf-8", "replace")
     if ok is None:
         if end >= len(b):
-            return f"has an unclosed '[' (write `\\[` for a bracket itself; a ']' first in a class is itself, as in `[]a]`)", end
+            return "has an unclosed '[' (write `\\[` for a bracket itself; a ']' first in a class is itself, as in `[]a]`)", end
         close = b.find(b"]", end + 1)
         end = close if close >= 0 else end
         shown = b[i:end + 1].decode("utf-8", "replace")

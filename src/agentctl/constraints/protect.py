@@ -12,11 +12,11 @@ import stat
 
 from agentctl.constraints import rules as constraints
 from agentctl.constraints.rules import Rule
+from agentctl.ground.store import Store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from agentctl.constraints.rules import Broken
-from agentctl.ground.store import Store
 
 
 def judge(store: Store, rules: list[Rule], spelled: str | None, target: str | None,

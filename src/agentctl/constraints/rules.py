@@ -94,6 +94,7 @@ class Broken(Rule):
 def read_checked(store: Store) -> tuple[list[Rule], list[Broken]]:
     """(the rules :func:`read` gives, the lines that cannot be taken as written, in the file's order)."""
     lines, plain = _lines(store)
+    broken: list[Broken]
     if plain:
         rules, broken = read(store), []
         numbered = list(enumerate(rules, 1))

@@ -53,7 +53,8 @@ def test_deny_reason_never_fails_open(store: Store) -> None:
     assert h.deny_reason(["src/a.py"]) is None
     why = h.deny_reason([3])  # a path that is not a string cannot be judged: refused
     assert why is not None and "the path is JSON a number" in why and "update agentctl" in why and h.after
-    why = h.deny_reason(lambda: [{}["x"]])  # reading the payload fails: refused too, with the doctor's fix
+    empty: dict[str, object] = {}
+    why = h.deny_reason(lambda: [empty["x"]])  # reading the payload fails: refused too, with the doctor's fix
     assert why is not None and "KeyError" in why and "agentctl doctor" in why
 
 
