@@ -176,6 +176,16 @@ def plugin_text() -> bytes:
     return text.replace(RECORDED, b"const RECORDED = " + json.dumps(argv).encode("utf-8"), 1)
 
 
+def unrecorded(text: bytes) -> bytes:
+    """``text`` (a plugin as installed) with its recorded command put back to the packaged placeholder."""
+    start = text.find(b"const RECORDED = ")
+    if start < 0:
+        return text
+    end = text.find(b"\n", start)
+    comment = text.find(b" //", start, end)
+    return text[:start] + RECORDED + text[comment if comment >= 0 else end:]
+
+
 def plan_plugin(project: str, install: bool) -> Change:
     """Write our plugin file, or remove exactly it."""
     from agentctl.integrations.ownfile import plan_file
