@@ -121,16 +121,13 @@ def test_lone_surrogate_path_is_denied(proj: Path, bindir: Path) -> None:  # noq
     assert out["permissionDecision"] == "deny" and "agentctl doctor" in out["permissionDecisionReason"]
 
 
-@pytest.mark.parametrize("damage", [b"\xff\xfe not utf-8\n", b"P9|what\n", b"dir"])
+@pytest.mark.parametrize("damage", [b"dir"])
 def test_unreadable_rules_deny_in_every_pre_edit_hook(proj: Path, bindir: Path, damage: bytes) -> None:  # noqa: F811
     for agent in ("claude", "codex", "gemini"):
         install(proj, agent, restart=False)
     status = proj / STATUS
     status.unlink()
-    if damage == b"dir":
-        status.mkdir()
-    else:
-        status.write_bytes(damage)
+    status.mkdir()
     env = {"CLAUDE_PROJECT_DIR": str(proj), "GEMINI_PROJECT_DIR": str(proj)}
     r = fire("agentctl hook claude pre-tool-use", _pre(proj, f"{proj}/src/app.py"), proj, bindir, env)
     assert "agentctl doctor" in r.json()["hookSpecificOutput"]["permissionDecisionReason"]
@@ -142,6 +139,31 @@ def test_unreadable_rules_deny_in_every_pre_edit_hook(proj: Path, bindir: Path, 
            "tool_input": {"file_path": str(proj / "src" / "n.py"), "content": "x"}}
     r = fire("agentctl hook gemini before-tool", json.dumps(gem), proj, bindir, env)
     assert r.json()["decision"] == "deny" and "agentctl doctor" in r.json()["reason"]
+
+
+@pytest.mark.parametrize("damage", [b"\xff\xfe not utf-8\n", b"P9|what\n"])
+def test_a_broken_rules_line_is_said_in_every_pre_edit_hook_and_denies_nothing_else(
+        proj: Path, bindir: Path, damage: bytes) -> None:  # noqa: F811
+    """Issue 23: one bad line no longer makes every hook deny every write; the good rules still apply."""
+    for agent in ("claude", "codex", "gemini"):
+        install(proj, agent, restart=False)
+    status = proj / STATUS
+    status.write_bytes(status.read_bytes() + damage)
+    env = {"CLAUDE_PROJECT_DIR": str(proj), "GEMINI_PROJECT_DIR": str(proj)}
+    r = fire("agentctl hook claude pre-tool-use", _pre(proj, f"{proj}/src/app.py"), proj, bindir, env)
+    out = r.json()["hookSpecificOutput"]
+    assert "permissionDecision" not in out and "agentctl doctor --fix" in out["additionalContext"]
+    r = fire("agentctl hook claude pre-tool-use", _pre(proj, f"{proj}/secrets/key.txt"), proj, bindir, env)
+    assert r.json()["hookSpecificOutput"]["permissionDecision"] == "deny"
+    patch = {"session_id": "s", "cwd": str(proj), "hook_event_name": "PreToolUse", "tool_name": "apply_patch",
+             "tool_use_id": "c", "tool_input": {"command": "*** Begin Patch\n*** Add File: src/n.py\n+x\n*** End Patch\n"}}
+    r = fire("agentctl hook codex pre-tool-use", json.dumps(patch), proj, bindir)
+    out = r.json()["hookSpecificOutput"]
+    assert "permissionDecision" not in out and "line 2" in out["additionalContext"]
+    gem = {"session_id": "s", "cwd": str(proj), "hook_event_name": "BeforeTool", "tool_name": "write_file",
+           "tool_input": {"file_path": str(proj / "src" / "n.py"), "content": "x"}}
+    r = fire("agentctl hook gemini before-tool", json.dumps(gem), proj, bindir, env)
+    assert "decision" not in r.json() and "cannot be taken as written" in r.json()["systemMessage"]
 
 
 @pytest.mark.parametrize("indent", ["  ", "\t", " \t "])

@@ -57,7 +57,10 @@ def test_install_writes_the_plugin_and_uninstall_removes_exactly_it(proj: Path) 
     assert r.code == 0, r.err
     assert f"{PLUGIN}: created: plugin written" in r.out
     written = (proj / PLUGIN).read_bytes()
-    assert written == opencode.plugin_text() and written.startswith(opencode.MARKER.encode())
+    # as packaged, but for the command recorded (the installing interpreter's, as that process names it)
+    assert opencode.unrecorded(written) == opencode.unrecorded(opencode.plugin_text()) == \
+        Path(opencode.__file__).with_name(opencode.SOURCE).read_bytes()
+    assert b'const RECORDED = ["/' in written and written.startswith(opencode.MARKER.encode())
     again = run("install", "opencode", cwd=proj)
     assert f"{PLUGIN}: unchanged: plugin already up to date" in again.out
     (proj / ".opencode" / "opencode.json").write_text("{}\n")  # OpenCode's own file beside ours stays
@@ -73,7 +76,7 @@ def test_an_old_plugin_of_ours_is_updated(proj: Path) -> None:
     (proj / PLUGIN).write_text(opencode.MARKER + " (an older one)\nexport const X = async () => ({})\n")
     r = run("install", "opencode", cwd=proj)
     assert r.code == 0 and "updated" in r.out, r.out
-    assert (proj / PLUGIN).read_bytes() == opencode.plugin_text()
+    assert opencode.unrecorded((proj / PLUGIN).read_bytes()) == opencode.unrecorded(opencode.plugin_text())
 
 
 def test_a_users_file_of_that_name_is_never_touched(proj: Path) -> None:

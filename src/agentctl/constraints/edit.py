@@ -12,9 +12,10 @@ from agentctl.constraints.rules import (
     PRIORITIES,
     STATUS,
     Rule,
-    _glob_regex,
+    check_glob,
     deny_pattern,
     ordered,
+    parse_line,
     read,
 )
 from agentctl.ground import codec
@@ -25,8 +26,20 @@ MAX_RULES = 10_000
 
 
 def _write(store: Store, rules: list[Rule]) -> None:
+    """The rules sorted by priority, then every line that is no rule, as it was (never dropped:
+    `agentctl doctor` reports them and `doctor --fix` moves them to the quarantine log)."""
     ordered = sorted(rules, key=lambda r: PRIORITIES.index(r.priority))
-    store.replace(STATUS, "".join(r.line() + "\n" for r in ordered).encode("utf-8"))
+    store.replace(STATUS, "".join(r.line() + "\n" for r in ordered).encode("utf-8") + _unreadable(store))
+
+
+def _unreadable(store: Store) -> bytes:
+    out = []
+    for n, raw in enumerate((store.read(STATUS) or b"").split(b"\n"), 1):
+        try:
+            parse_line(raw.decode("utf-8"), n == 1)
+        except ValueError:  # UnicodeDecodeError too
+            out.append(raw + b"\n")
+    return b"".join(out)
 
 
 def parse_spec(spec: str) -> tuple[str, str]:
@@ -51,7 +64,7 @@ def add(store: Store, priority: str, text: str) -> tuple[bool, list[Rule]]:
         raise UsageError(f"{text[:60]!r} is not a deny-write rule and would never be enforced; write it as {near!r}")
     pattern = deny_pattern(text)
     if pattern is not None:
-        _glob_regex(pattern)  # refuse a bad pattern now, not in a hook
+        check_glob(pattern)  # refuse a pattern git would read otherwise than meant now, not in a hook
         _project_relative(store, pattern)
     with store.lock(LOCK):
         rules = read(store)

@@ -14,21 +14,33 @@ from agentctl.constraints import rules as constraints
 from agentctl.constraints.rules import Rule
 from agentctl.ground.store import Store
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from agentctl.constraints.rules import Broken
 
-def judge(store: Store, rules: list[Rule], spelled: str | None, target: str | None) -> tuple[Rule, str] | None:
+
+def judge(store: Store, rules: list[Rule], spelled: str | None, target: str | None,
+          broken: list[Broken] | tuple[()] = ()) -> tuple[Rule, str] | None:
     """(rule, the path it matched) if a P0 deny-write rule forbids a write; one identity per file.
 
     A write is judged by every name of the file it changes: the path as spelled, its resolved
     target (symlinked folders and files, ``..``), and, for a file with more than one hard link,
     each other name of the same inode found under the denied folders (see :func:`_links`).
-    On a case-insensitive filesystem the globs match without case.
+    On a case-insensitive filesystem the globs match without case. ``broken``: the rules file's
+    lines that cannot be taken as written (rules.read_checked); a path one of them may have meant
+    (its ``wide`` globs) is refused too, by that line (a :class:`Broken`).
     """
-    if not any(r.priority == "P0" for r in rules):
+    wide = [b for b in broken if b.wide]
+    if not wide and not any(r.priority == "P0" for r in rules):
         return None
     fold = case_insensitive(store)
+
+    def hit(rel: str) -> Rule | None:
+        return constraints.match(rules, rel, fold) or (constraints.match_broken(wide, rel, fold) if wide else None)
+
     for rel in (spelled, target):
         if rel is not None:
-            rule = constraints.match(rules, rel, fold)
+            rule = hit(rel)
             if rule is not None:
                 return rule, rel
     if target is None:
@@ -39,8 +51,9 @@ def judge(store: Store, rules: list[Rule], spelled: str | None, target: str | No
         return None
     if st.st_nlink < 2 or not stat.S_ISREG(st.st_mode):
         return None
-    for alias in _links(store, rules, (st.st_dev, st.st_ino)):
-        rule = constraints.match(rules, alias, fold)
+    for alias in _links(store, rules + [Rule("P0", "deny-write: " + w) for b in wide for w in b.wide],
+                        (st.st_dev, st.st_ino)):
+        rule = hit(alias)
         if rule is not None:
             return rule, alias
     return None

@@ -6,17 +6,21 @@ form ``deny-write: GLOB`` (gitignore-style, relative to the project root) is als
 enforced by the editor hooks and by ``constraints check``.
 
 This module reads and matches the rules (on the hook path); adding and removing them is constraintedit's.
+The globs are constraints.globs' (``.gitignore``'s reading, by hand: no ``re``). A line that cannot be
+read never changes the answer for another path: :func:`read` skips it, :func:`read_checked` returns it
+as a :class:`Broken` (with what it may have meant, for the paths a fail-closed reading covers), and
+:func:`problem_lines` says what is wrong, for the hooks, ``resume`` and ``doctor``.
 """
 
 from __future__ import annotations
 
 from agentctl.ground import codec
-from agentctl.ground.errors import StateError, UsageError
+from agentctl.ground.errors import UsageError
 from agentctl.ground.store import Store
 
-TYPE_CHECKING = False  # `re` is imported by _glob_regex only: `resume` reads rules and needs none
+TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import re
+    from agentctl.constraints.globs import Glob
 
 STATUS = "services/constraints/status"
 LOCK = "services/constraints/.lock"
@@ -49,9 +53,10 @@ class Rule(tuple[str, str]):
 
 
 def read(store: Store) -> list[Rule]:
+    """The rules, in the file's order; a line that cannot be read is skipped (see :func:`read_checked`)."""
     lines, plain = _lines(store)
     if not plain:
-        return _parsed(store, lines)
+        return _parsed(lines)
     new = tuple.__new__
     return [new(Rule, ln.split("|", 1)) for ln in lines]  # at C speed
 
@@ -62,39 +67,175 @@ def read_split(store: Store) -> tuple[list[Rule], list[str]]:
     them cost no object each when 20 are shown."""
     lines, plain = _lines(store)
     if not plain:
-        p0, others = split_p0(_parsed(store, lines))
+        p0, others = split_p0(_parsed(lines))
         return p0, [f"{r[0]}|{r[1]}" for r in others]
     new = tuple.__new__
     return ([new(Rule, (ln[:2], ln[3:])) for ln in lines if ln.startswith("P0|")],
             [ln for ln in lines if not ln.startswith("P0|")])
 
 
+class Broken(Rule):
+    """A line of the rules file that cannot be taken as written: one that is no rule at all, or a P0
+    rule that looks meant as ``deny-write: GLOB`` but whose glob git would read otherwise (or not at
+    all). ``wide``: the globs (valid ones) of the paths it may have meant, refused until it is mended
+    (docs/guarantees.md); ``rule``: whether the line is also a rule that :func:`read` returns."""
+
+    def __new__(cls, lineno: int, line: str, why: str, wide: list[str], rule: bool) -> Broken:
+        self = tuple.__new__(cls, ("P0", line))
+        self.lineno, self.why, self.wide, self.rule = lineno, why, wide, rule
+        return self
+
+    lineno: int
+    why: str
+    wide: list[str]
+    rule: bool
+
+
+def read_checked(store: Store) -> tuple[list[Rule], list[Broken]]:
+    """(the rules :func:`read` gives, the lines that cannot be taken as written, in the file's order)."""
+    lines, plain = _lines(store)
+    broken: list[Broken]
+    if plain:
+        rules, broken = read(store), []
+        numbered = list(enumerate(rules, 1))
+    else:
+        rules, broken, numbered = _parse_all(lines)
+    for lineno, rule in numbered:
+        if rule[0] == "P0":
+            bad = _suspect(rule[1])
+            if bad is not None:
+                broken.append(Broken(lineno, rule.line(), bad[0], bad[1], True))
+    broken.sort(key=lambda b: b.lineno)
+    return rules, broken
+
+
+def _suspect(text: str) -> tuple[str, list[str]] | None:
+    """(what is wrong, the globs it may mean) for a P0 rule text meant as a deny-write but not one
+    git reads as written; None for a good deny-write rule or a rule that is no deny-write."""
+    from agentctl.constraints import globs
+
+    if "eny" not in text.lower():  # no `deny`: the usual P0 rule, at one lower() and one test
+        return None
+    pattern = deny_pattern(text)
+    if pattern is None:
+        meant = _meant_glob(text)
+        if meant is None:
+            return None
+        return "is not read as `deny-write: GLOB`", _wide(meant)
+    if not any(c in pattern for c in "\\[{!#") and pattern:
+        return None
+    why = globs.problem(pattern)
+    return (f"its glob {why}", globs.wide(pattern)) if why else None
+
+
+def _meant_glob(text: str) -> str | None:
+    """The glob of a text that looks meant as ``deny-write: GLOB`` (`deny write x`, `deny-writes: x`), else None."""
+    low = text.lower()
+    at = low.find("deny")
+    if at < 0 or low.find("writ", at) < 0:
+        return None
+    rest = text[low.find("writ", at) + 4:]
+    i = 0
+    while i < len(rest) and rest[i].isalpha():
+        i += 1
+    return rest[i:].strip(" \t:=")
+
+
+def _wide(glob: str) -> list[str]:
+    from agentctl.constraints import globs
+
+    if not glob:
+        return []
+    glob = "/" + glob[2:] if glob.startswith("./") else glob
+    return globs.wide(glob) if globs.problem(glob) else [glob]
+
+
 def _lines(store: Store) -> tuple[list[str], bool]:
-    """The file's lines, and whether each is its rule as parse_line reads it (see _plain)."""
+    """The file's lines, and whether each is its rule as parse_line reads it (see _plain). A file
+    that is not UTF-8 is read line by line (its bytes kept as surrogates: such a line is Broken)."""
     data = store.read(STATUS)
     if data is None:
         return [], True
     try:
         text = data.decode("utf-8")
+        clean = True
     except UnicodeDecodeError:
-        raise StateError(f"{store.shown(STATUS)} is not valid UTF-8; run `agentctl doctor`") from None
+        text = data.decode("utf-8", "surrogateescape")
+        clean = False
     lines = text.split("\n")
     if lines[-1] == "":
         lines.pop()
-    return lines, _plain(text, len(lines))
+    return lines, clean and _plain(text, len(lines))
 
 
-def _parsed(store: Store, lines: list[str]) -> list[Rule]:
+def _parsed(lines: list[str]) -> list[Rule]:
     """The rules of a file that is not plain (a hand edit), line by line as parse_line reads them."""
-    rules = []
+    return _parse_all(lines)[0]
+
+
+def _parse_all(lines: list[str]) -> tuple[list[Rule], list[Broken], list[tuple[int, Rule]]]:
+    """(the rules, the lines parse_line cannot read, with the globs of those that look meant as a P0
+    deny-write; each rule with its line number)."""
+    rules: list[Rule] = []
+    broken: list[Broken] = []
+    numbered: list[tuple[int, Rule]] = []
     for lineno, line in enumerate(lines, 1):
         try:
+            if not line.isascii():
+                line.encode("utf-8")  # bytes that were not UTF-8 (surrogates): UnicodeEncodeError
             rule = parse_line(line, lineno == 1)
         except ValueError as exc:
-            raise StateError(f"{store.shown(STATUS)} line {lineno}: {exc}; run `agentctl doctor`") from None
+            why = "is not UTF-8" if isinstance(exc, UnicodeError) else str(exc)
+            shown = line.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+            broken.append(Broken(lineno, shown, why, _line_meant(shown), False))
+            continue
         if rule is not None:
             rules.append(rule)
-    return rules
+            numbered.append((lineno, rule))
+    return rules, broken, numbered
+
+
+def _line_meant(line: str) -> list[str]:
+    """The globs a line that is no rule may mean: a deny-write not marked P1 or P2 (a missing or
+    mistyped priority, a missing bar) is taken as the P0 it may be; anything else covers nothing."""
+    low = line.lower()
+    at = low.find("deny")
+    if at < 0 or "p1" in low[:at] or "p2" in low[:at]:
+        return []
+    meant = _meant_glob(line[at:])
+    return _wide(meant) if meant else []
+
+
+def broken_line(store: Store) -> list[str]:
+    """`resume`'s one line when the rules file has lines that cannot be taken as written, else none."""
+    broken = read_checked(store)[1]
+    if not broken:
+        return []
+    first = problem_lines(store, broken, 1)[0][:300]
+    more = f" (and {len(broken) - 1} more)" if len(broken) > 1 else ""
+    return [f"RULES BROKEN {len(broken)} line{'s' if len(broken) > 1 else ''}{more}: {first}"]
+
+
+def short_note(store: Store, broken: list[Broken]) -> str:
+    """The hooks' short note about broken rule lines ("" if none): the other rules still apply."""
+    if not broken:
+        return ""
+    return (f"agentctl: {len(broken)} line{'s' if len(broken) > 1 else ''} of the rules file cannot be taken as written "
+            f"(the other rules still apply): {problem_lines(store, broken, 1)[0][:300]}")
+
+
+def problem_lines(store: Store, broken: list[Broken], limit: int = 3) -> list[str]:
+    """One line per broken rule line (at most ``limit``, then a count): what and where, and the fix."""
+    out = []
+    for b in broken[:limit]:
+        what = "".join(c if c.isprintable() else "?" for c in b[1][:80])
+        cover = (f"; writes to what it may mean ({', '.join(b.wide[:3])}) are refused until it is mended"
+                 if b.wide else "")
+        out.append(f"{store.shown(STATUS)} line {b.lineno} `{what}` {b.why}{cover}; "
+                   "fix the line by hand, or `agentctl doctor --fix` moves it to logs/quarantine-*")
+    if len(broken) > limit:
+        out.append(f"and {len(broken) - limit} more unreadable rule lines (`agentctl doctor` lists them)")
+    return out
 
 
 def _plain(text: str, n: int) -> bool:
@@ -124,7 +265,11 @@ def parse_line(line: str, first: bool = False) -> Rule | None:
     pri = pri.strip().upper()
     if not sep or pri not in PRIORITIES:
         raise ValueError("is not P0|text, P1|text or P2|text")
-    text = codec.decode(raw.strip(" \t"))
+    raw = raw.strip(" \t")
+    try:
+        text = codec.decode(raw)
+    except ValueError:  # `\[` as .gitignore writes it, by hand: read as written
+        text = raw
     return Rule(pri, text)
 
 
@@ -137,6 +282,8 @@ def deny_pattern(text: str) -> str | None:
     if not rest.startswith(":"):
         return None
     glob = rest[1:].strip()
+    if glob.endswith("\\") and rest.endswith(" "):
+        glob += " "  # `a\ `: an escaped space, kept as .gitignore keeps it
     return "/" + glob[2:] if glob.startswith("./") else glob  # `./db/**` meant from the root: `/db/**`
 
 
@@ -152,86 +299,76 @@ def ordered(store: Store) -> list[Rule]:
 
 
 
-def _glob_regex(pattern: str) -> re.Pattern[str]:
-    """Translate a gitignore-style glob to a regex over project-relative paths."""
-    import re
+def glob(pattern: str) -> Glob:
+    """The compiled ``.gitignore`` glob of ``pattern`` (see constraints.globs)."""
+    from agentctl.constraints.globs import Glob
+
+    return Glob(pattern)
+
+
+def check_glob(pattern: str) -> None:
+    """Raise UsageError naming what is wrong with a deny-write glob git would read otherwise than meant."""
+    from agentctl.constraints import globs
 
     if not pattern:
         raise UsageError("deny-write: needs a pattern, for example `deny-write: database/migrations/**`")
-    negate_dir = pattern.endswith("/")
-    pat = pattern.strip("/") if negate_dir else pattern.lstrip("/")
-    anchored = "/" in pattern.rstrip("/")
-    out = []
-    i = 0
-    while i < len(pat):
-        c = pat[i]
-        if pat.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pat.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif c == "*":
-            out.append("[^/]*")
-            i += 1
-        elif c == "?":
-            out.append("[^/]")
-            i += 1
-        elif c == "[":
-            j = pat.find("]", i + 1)
-            if j < 0:
-                raise UsageError(f"deny-write pattern {pattern!r} has an unclosed '['")
-            body = pat[i + 1 : j].replace("\\", "\\\\")
-            if body.startswith("!"):
-                body = "^" + body[1:]
-            out.append(f"[{body}]")
-            i = j + 1
-        else:
-            out.append(re.escape(c))
-            i += 1
-    body = "".join(out)
-    prefix = "" if anchored else "(?:.*/)?"
-    return re.compile(f"^{prefix}{body}(?:/.*)?$", re.DOTALL)
+    why = globs.problem(pattern)
+    if why:
+        raise UsageError(f"deny-write glob {pattern[:80]!r} {why}")
 
 
-def deny_write_rules(rules: list[Rule], fold: bool = False) -> list[tuple[Rule, re.Pattern[str]]]:
-    """The P0 deny-write rules with their compiled globs (lowercased when ``fold``); a bad glob is skipped."""
+def deny_write_rules(rules: list[Rule], fold: bool = False) -> list[tuple[Rule, Glob]]:
+    """The P0 deny-write rules with their compiled globs (lowercased when ``fold``); a glob git would
+    read otherwise than meant is left out (read_checked returns it as Broken, with what it may mean)."""
+    from agentctl.constraints import globs
+
     out = []
     for r in rules:
         pattern = deny_pattern(r.text) if r.priority == "P0" else None
         if pattern is not None:
-            try:
-                out.append((r, _glob_regex(pattern.lower() if fold else pattern)))
-            except UsageError:
+            if (not pattern or any(c in pattern for c in "\\[{!#")) and globs.problem(pattern):
                 continue
+            out.append((r, globs.Glob(pattern.lower() if fold else pattern)))
     return out
 
 
 def match(rules: list[Rule], rel: str, fold: bool = False) -> Rule | None:
     """The first P0 ``deny-write:`` rule whose glob matches project path ``rel`` (as a string).
 
-    The globs are matched by the same regexes, compiled only for the rules that can match at all:
-    a glob's literal runs (what lies between its wildcards) must each occur in a path it
-    matches, so a rule missing one is skipped without loading ``re`` (an edit outside every
+    A glob's literal runs (what lies between its wildcards) must each occur in a path it
+    matches, so a rule missing one is skipped without compiling it (an edit outside every
     denied area, the usual case, costs a substring test per rule). A glob with a character
-    class always goes to the regex, whose errors stay what they were. ``fold``: compare
-    without case (a case-insensitive filesystem).
+    class or an escape always goes to the matcher. ``fold``: compare without case (a
+    case-insensitive filesystem).
     """
     if fold:
         rel = rel.lower()
     maybe = [r for r in rules if _may_deny(r.priority, r.text, rel, fold)]
     for rule, rx in deny_write_rules(maybe, fold):
-        if rx.match(rel):
+        if rx.match(rel, fold):
             return rule
     return None
 
 
+def match_broken(broken: list[Broken], rel: str, fold: bool = False) -> Broken | None:
+    """The first broken line whose fail-closed reading (``Broken.wide``) covers ``rel``."""
+    from agentctl.constraints.globs import Glob
+
+    if fold:
+        rel = rel.lower()
+    for b in broken:
+        for pattern in b.wide:
+            if Glob(pattern.lower() if fold else pattern).match(rel, fold):
+                return b
+    return None
+
+
 def _may_deny(priority: str, text: str, rel: str, fold: bool) -> bool:
-    """False only when the rule cannot deny ``rel`` (see :func:`match`); mirrors _glob_regex."""
+    """False only when the rule cannot deny ``rel`` (see :func:`match`)."""
     pattern = deny_pattern(text) if priority == "P0" else None
     if pattern is None:
         return False
-    if "[" in pattern:
+    if "[" in pattern or "\\" in pattern:
         return True
     if fold:
         pattern = pattern.lower()

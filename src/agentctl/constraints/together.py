@@ -13,7 +13,8 @@ Nothing here runs unless a rule's text starts with ``together`` (a substring tes
 
 from __future__ import annotations
 
-from agentctl.constraints.rules import Rule, _glob_regex
+from agentctl.constraints import globs
+from agentctl.constraints.rules import Rule
 from agentctl.ground.errors import UsageError
 
 TYPE_CHECKING = False
@@ -80,7 +81,9 @@ def check_new(text: str) -> None:
     if both is None:
         return
     for glob in both:
-        _glob_regex(glob)  # a bad glob is refused now, with the matcher's own message
+        why = globs.problem(glob.lstrip("/"))  # a bad glob is refused now, in the matcher's own words
+        if why:
+            raise UsageError(f"together glob {glob!r} {why}")
     if both[0] == both[1]:
         raise UsageError(f"together: {both[0]} -> {both[1]} names one side twice; give the file that must change with it")
 
@@ -113,10 +116,9 @@ def rules_of(rules: list[Rule]) -> list[tuple[Rule, str, str]]:
 
 
 def matcher(glob: str) -> Callable[[str], object]:
-    try:
-        return _glob_regex(glob).match
-    except UsageError:  # a hand-edited bad glob matches nothing (doctor reports the rules file)
-        return lambda _path: None
+    if globs.problem(glob.lstrip("/")):  # a hand-edited bad glob matches nothing
+        return lambda _path: False
+    return globs.compile(glob).match
 
 
 def pending(rules: list[Rule], changed: list[str]) -> list[Pending]:

@@ -76,13 +76,13 @@ def note(store: Store, paths: list[str]) -> list[tuple[str, str]]:
 
     if not paths:
         return []
-    rules = constraints.read(store)
-    if not any(r.priority == "P0" for r in rules):
+    rules, broken = constraints.read_checked(store)
+    if not broken and not any(r.priority == "P0" for r in rules):
         return []
     hits: list[tuple[str, str]] = []
     for path in paths:
-        found = protect.judge(store, rules, path, path)
-        if found is not None:
+        found = protect.judge(store, rules, path, path, broken)
+        if found is not None:  # a broken line's text is the line as written
             hits.append((path, found[0].text))
     if not hits:
         return []

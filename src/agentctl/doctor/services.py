@@ -12,35 +12,34 @@ from agentctl.ground.store import Store
 
 
 def check_constraints(store: Store, report: Report) -> None:
+    """A rules line that cannot be taken as written (no rule at all; a P0 deny-write whose glob git
+    reads otherwise than meant) is a problem; ``--fix`` moves exactly those lines to the quarantine
+    log (the file's bytes copied there first), every other line kept as it was."""
     from agentctl.constraints import rules as constraints
 
     with store.lock(constraints.LOCK) if report.fix else nolock():
-        try:
-            constraints.read(store)
+        broken = constraints.read_checked(store)[1]
+        if not broken:
             return
-        except StateError as exc:
-            if not report.fix:
-                report.problem(exc.message)
-                return
+        if not report.fix:
+            for line in constraints.problem_lines(store, broken, limit=20):
+                report.problem(line)
+            return
         data = store.read(constraints.STATUS) or b""
+        drop = {b.lineno for b in broken}
         keep: list[bytes] = []
         bad: list[tuple[int, bytes]] = []
-        for here, raw in lines(data):
-            if not raw:
-                continue
-            if rule_readable(raw):  # read by the very parser the hooks use: a readable rule is never moved
-                keep.append(raw + b"\n")
-            else:
+        for n, (here, raw) in enumerate(lines(data), 1):
+            if n in drop:
                 bad.append((here, raw))
-        if not bad:
-            report.problem(f"{store.shown(constraints.STATUS)} cannot be read as a whole although each line can "
-                           "(left as it is; check it by hand)")
-            return
+            elif raw or here < len(data):
+                keep.append(raw + b"\n")
         keep_copy(store, constraints.STATUS, "rules file rewritten without its unreadable lines")
         for off, raw in bad:
-            store.quarantine(constraints.STATUS, off, raw, why="unreadable rule line")
+            store.quarantine(constraints.STATUS, off, raw, why="rule line that cannot be taken as written")
         store.replace(constraints.STATUS, b"".join(keep))
-        report.repaired(f"{store.shown(constraints.STATUS)}: kept {len(keep)} rules, moved {len(bad)} damaged lines to logs/quarantine-*.log")
+        report.repaired(f"{store.shown(constraints.STATUS)}: kept {len(keep)} lines, moved {len(bad)} unreadable "
+                        "lines to logs/quarantine-*.log (nothing deleted)")
 
 
 def _drop_bad_numbers(fields: dict[str, str], keys: tuple[str, ...]) -> None:
@@ -97,30 +96,3 @@ def check_runlevels(store: Store, report: Report) -> None:
 
 
 __all__ = ["check_constraints", "check_runlevels", "check_session", "check_verify"]
-
-
-# -- rules: readable is what the constraints parser reads ---------------------------------------
-
-class _OneLine:
-    """A stand-in store holding one line as the constraints file, to ask the real parser about it."""
-
-    def __init__(self, line: bytes) -> None:
-        self.line = line
-
-    def read(self, rel: str, cap: int = 0) -> bytes:
-        return self.line + b"\n"
-
-    def shown(self, rel: str) -> str:
-        return rel
-
-
-def rule_readable(raw: bytes) -> bool:
-    from agentctl.constraints import rules as constraints
-
-    try:
-        constraints.read(_OneLine(raw))  # type: ignore[arg-type]
-    except StateError:
-        return False
-    except Exception:  # the parser wanted more of a store than this: keep the line rather than guess
-        return True
-    return True

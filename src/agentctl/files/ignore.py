@@ -18,7 +18,7 @@ from agentctl.ground.store import Store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import re
+    from agentctl.constraints.globs import Glob
 
 FILE = "ignore"
 DEFAULT_DIRS = frozenset((
@@ -52,9 +52,8 @@ class Patterns:
     __slots__ = ("rules",)
 
     def __init__(self, text: str) -> None:
-        self.rules: list[tuple[bool, bool, re.Pattern[str]]] = []  # (negate, folder only, regex)
-        from agentctl.constraints import rules as constraints
-        from agentctl.ground.errors import UsageError
+        self.rules: list[tuple[bool, Glob]] = []  # (negate, the glob, read as .gitignore reads it)
+        from agentctl.constraints.globs import Glob
 
         for raw in text.split("\n"):
             line = raw.strip().lstrip("\ufeff")
@@ -62,16 +61,11 @@ class Patterns:
                 continue
             negate = line.startswith("!")
             pat = line[1:] if negate else line
-            try:
-                self.rules.append((negate, pat.endswith("/"), constraints._glob_regex(pat)))
-            except UsageError:
-                continue  # an unclosed '[' matches nothing, as in .gitignore
+            self.rules.append((negate, Glob(pat)))  # an unclosed '[' matches nothing, as in .gitignore
 
     def decide(self, path: str, ignored: bool) -> bool:
-        parent = path.rsplit("/", 1)[0] if "/" in path else None
-        for negate, folder, rx in self.rules:
-            subject = parent if folder else path
-            if subject is not None and rx.match(subject):
+        for negate, glob in self.rules:
+            if glob.match(path):
                 ignored = not negate
         return ignored
 

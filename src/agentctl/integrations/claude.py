@@ -67,6 +67,21 @@ def target_path(payload: dict[str, Any]) -> object:
     return None
 
 
+def pre_target(payload: dict[str, Any], cursor: bool) -> object:
+    """The file a write is about to change, as the payload gives it (any JSON type: the gate judges it,
+    or refuses it); a ``tool_input`` that is a JSON string is read as the object it holds, one that
+    is no object (or none at all) is refused (gate.PayloadError)."""
+    from agentctl.integrations import gate
+
+    if cursor and "file_path" in payload:
+        return payload["file_path"]
+    tin = gate.tool_input(payload.get("tool_input"))
+    for key in ("file_path", "notebook_path", "path"):
+        if key in tin:
+            return tin[key]
+    return None
+
+
 def write_op(tool: str, payload: dict[str, Any]) -> str | None:
     """CREATE or MODIFY; None means "CREATE unless this task already logged the path".
 
@@ -119,8 +134,11 @@ def pre_tool_use(h: Hook) -> Result | None:
     tool = h.text("tool_name")
     if tool not in EDIT_TOOLS and not (h.cursor and tool in CURSOR_WRITE_TOOLS | CURSOR_DELETE_TOOLS):
         return None
-    reason = h.deny_reason([target_path(h.payload)])
+    reason = h.deny_reason(lambda: [pre_target(h.payload, h.cursor)])
     if reason is None:
+        note = h.note()  # a broken rules line: said, the write allowed (PreToolUse additionalContext)
+        if note and not h.cursor:
+            return emit({"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": note}})
         return None
     if h.cursor:  # Cursor's own permission shape, and exit 2 (its Claude-compatible block)
         out = emit({"permission": "deny", "user_message": reason, "agent_message": reason})

@@ -74,11 +74,25 @@ def edits(tool: str, tool_input: dict[str, Any], output: dict[str, Any]) -> list
     return [(path, None)]
 
 
+def _pre_paths(h: Hook, tool: str) -> list[object]:
+    """The files an edit tool call is about to change; an input that is a JSON string is read as the
+    object it holds, any other input refused (gate.PayloadError)."""
+    from agentctl.integrations import gate
+
+    tin = gate.tool_input(h.obj("tool_call").get("input"), "tool_call.input")
+    if tool != "apply_patch" and "path" not in tin:
+        return [None]
+    return [p for p, _ in edits(tool, tin, {})] if tool == "apply_patch" else [tin["path"]]
+
+
 def pre_tool_use(h: Hook) -> Result | None:
-    tool, tin, _ = _call(h, "tool_call")
-    reason = h.deny_reason([p for p, _ in edits(tool, tin, {})])
-    if reason is None:
+    tool, _, _ = _call(h, "tool_call")
+    if tool not in EDIT_TOOLS:
         return None
+    reason = h.deny_reason(lambda: _pre_paths(h, tool))
+    if reason is None:
+        note = h.note()  # a broken rules line: added to the conversation, the write allowed
+        return emit({"context": note}) if note else None
     # Cline's hook files cannot skip one call: stop the run before the write (its last error says why).
     return emit({"cancel": True, "errorMessage": reason + "; Cline stopped the task before the write"})
 

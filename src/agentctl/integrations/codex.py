@@ -99,6 +99,25 @@ def envelope_lines(text: str) -> list[tuple[str, str]]:
     return found
 
 
+def pre_paths(payload: dict[str, Any]) -> list[object]:
+    """The files a patch (or an Edit/Write) is about to change; a ``tool_input`` that is a JSON
+    string is read as what it holds. [None] when it names none: the gate refuses what it cannot judge."""
+    from agentctl.integrations import gate
+
+    tin = payload.get("tool_input")
+    if tin is None:
+        raise gate.PayloadError("the write's payload has no tool_input")
+    if isinstance(tin, str) and tin.lstrip().startswith(("{", "[")):
+        try:
+            tin = gate.tool_input(tin)
+        except gate.PayloadError:
+            pass  # the patch text itself, perhaps: scanned as it is
+    out: list[object] = [p for _, p in patch_paths(tin)]
+    if isinstance(tin, dict):
+        out += [tin[k] for k in ("file_path", "path") if k in tin]
+    return out or [None]
+
+
 def session_start(h: Hook) -> Result | None:
     from agentctl.session import compactions as session
 
@@ -123,10 +142,10 @@ def post_tool_use(h: Hook) -> Result | None:
 def pre_tool_use(h: Hook) -> Result | None:
     if h.text("tool_name") not in PATCH_TOOLS:
         return None
-    paths = patch_paths(h.payload.get("tool_input"))
-    reason = h.deny_reason([p for op, p in paths])
+    reason = h.deny_reason(lambda: pre_paths(h.payload))
     if reason is None:
-        return None
+        note = h.note()  # a broken rules line: said, the write allowed
+        return emit({"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": note}}) if note else None
     return emit({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
                                         "permissionDecisionReason": reason}})
 

@@ -225,10 +225,19 @@ def after_tool(h: Hook) -> Result | None:
 def before_tool(h: Hook) -> Result | None:
     if h.text("tool_name") not in WRITE_TOOLS:
         return None
-    reason = h.deny_reason([target_path(h.obj("tool_input"))])
+    reason = h.deny_reason(lambda: [_pre_target(h.payload)])
     if reason is None:
-        return None
+        note = h.note()  # a broken rules line: said to the user, the write allowed
+        return emit({"systemMessage": note}) if note else None
     return emit({"decision": "deny", "reason": reason})
+
+
+def _pre_target(payload: dict[str, Any]) -> object:
+    """The file a write is about to change, any JSON type (the gate judges or refuses it)."""
+    from agentctl.integrations import gate
+
+    tin = gate.tool_input(payload.get("tool_input"))
+    return next((tin[k] for k in ("file_path", "absolute_path", "path") if k in tin), None)
 
 
 def after_agent(h: Hook) -> Result | None:

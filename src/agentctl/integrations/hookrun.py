@@ -51,13 +51,13 @@ if TYPE_CHECKING:
 # The hooks that decide whether an edit happens: they never fail open.
 # (OpenCode's plugin fails closed on its own side when the hook gives no verdict.)
 PRE_EDIT = frozenset((("claude", "pretooluse"), ("codex", "pretooluse"), ("gemini", "beforetool"),
-                      ("cline", "pretooluse")))
+                      ("cline", "pretooluse"), ("qwen", "pretooluse")))
 
 
 class Hook:
     """One hook call: the payload, the state folder, and the actions the agents share."""
 
-    __slots__ = ("agent", "event", "payload", "store", "cwd", "cursor", "after", "told")
+    __slots__ = ("agent", "event", "payload", "store", "cwd", "cursor", "after", "told", "notes")
 
     def __init__(self, agent: str, event: str, payload: dict[str, Any], store: Store) -> None:
         self.agent = agent
@@ -69,6 +69,7 @@ class Hook:
         self.cursor = hookio.is_cursor_payload(payload)
         self.after: list[tuple[Callable[..., object], tuple[object, ...]]] = []  # done once the answer is out
         self.told = ""  # a P0 violation to tell the agent in this hook's answer
+        self.notes: list[str] = []  # what the pre-edit decision noticed (a broken rules line) for the answer
 
     # -- payload access -----------------------------------------------------------------
     def text(self, key: str, default: str = "") -> str:
@@ -146,16 +147,25 @@ class Hook:
 
         return auto.run(self.store, action)
 
-    def deny_reason(self, raws: list[object]) -> str | None:
-        """The reason to refuse writing any of ``raws``, or None (see gate.deny_reason); never fails open."""
+    def deny_reason(self, raws: list[object] | Callable[[], list[object]]) -> str | None:
+        """The reason to refuse writing any of ``raws``, or None (see gate.deny_reason); never fails open.
+        ``raws`` may be a function giving them: reading them from the payload is then judged too (a
+        payload that does not say which file is written is refused)."""
         from agentctl.integrations import gate
 
         try:
-            return gate.deny_reason(self.store, str(self.cwd), self.agent, raws, self.later)
+            paths = raws() if callable(raws) else raws
+            return gate.deny_reason(self.store, str(self.cwd), self.agent, paths, self.later, self.notes)
         except Exception as exc:  # a write we cannot judge is refused, with the fix
             why = getattr(exc, "message", "") or f"{type(exc).__name__}: {str(exc)[:120]}"
+            if isinstance(exc, gate.PayloadError):
+                why = str(exc)[:200]
             self.later(hookio.note, self.store, self.agent, self.event, f"denied, cannot judge: {why}", False)
-            return gate.unjudged(why)
+            return gate.unjudged(why, gate.PAYLOAD_FIX if isinstance(exc, gate.PayloadError) else gate.DOCTOR_FIX)
+
+    def note(self) -> str:
+        """What the pre-edit decision noticed for the agent ("" if nothing): one short line."""
+        return " | ".join(self.notes)[:600]
 
     def dedup_key(self, path: object = None) -> str | None:
         """The identity of this tool call across double deliveries."""

@@ -89,9 +89,16 @@ def dedup_key(h: Hook) -> str | None:
 def tool_before(h: Hook) -> Result | None:
     """Always a verdict: the plugin denies when it gets none and a deny-write rule exists."""
     tool, args = _call(h)
-    reason = h.deny_reason([p for p, _ in edits(tool, args, {})])
+
+    def paths() -> list[object]:
+        from agentctl.integrations import gate
+
+        raw = h.obj("output").get("args") if "args" not in h.obj("input") else h.obj("input").get("args")
+        return [p for p, _ in edits(tool, gate.tool_input(raw, "the tool's args") if isinstance(raw, str) else args, {})]
+
+    reason = h.deny_reason(paths)
     if reason is None:
-        return emit({"decision": "allow"})
+        return emit({"decision": "allow", "note": h.note()} if h.note() else {"decision": "allow"})
     return emit({"decision": "deny", "reason": reason})
 
 
@@ -153,9 +160,30 @@ EVENTS: dict[str, Handler] = {
 
 # -- install / uninstall (not on the hook path) -----------------------------------------------
 
+RECORDED = b"const RECORDED = []"
+
+
 def plugin_text() -> bytes:
+    """The plugin as installed: the packaged source, with the command that runs this agentctl recorded
+    (this interpreter, ``-m agentctl``, absolute paths): the plugin's fallback when ``agentctl`` is not
+    on OpenCode's PATH or cannot be run (docs/agents/opencode.md)."""
+    import json
+    import sys
+
     with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), SOURCE), "rb") as f:
-        return f.read()
+        text = f.read()
+    argv = [os.path.abspath(sys.executable), "-m", "agentctl"] if sys.executable else []
+    return text.replace(RECORDED, b"const RECORDED = " + json.dumps(argv).encode("utf-8"), 1)
+
+
+def unrecorded(text: bytes) -> bytes:
+    """``text`` (a plugin as installed) with its recorded command put back to the packaged placeholder."""
+    start = text.find(b"const RECORDED = ")
+    if start < 0:
+        return text
+    end = text.find(b"\n", start)
+    comment = text.find(b" //", start, end)
+    return text[:start] + RECORDED + text[comment if comment >= 0 else end:]
 
 
 def plan_plugin(project: str, install: bool) -> Change:

@@ -7,7 +7,10 @@
 //   experimental.chat.system.transform   the resume block as a system message (fetched at the first request of
 //                                        this process and after each compaction, then reused unchanged; not in
 //                                        the summariser's request, whose prompt has the fresh state)
-// Node built-ins only; agentctl is run with an argument list, never through a shell, and for a bounded time.
+// Node built-ins only; agentctl is run with an argument list, never through a shell, and for a bounded time:
+// `agentctl` on PATH, else the command `agentctl install opencode` recorded below (an absolute path).
+// The plugin never reads the rules itself: when agentctl gives no verdict, a write is denied unless the rules
+// file plainly holds no P0 rule (each line blank, a comment, or P1|/P2|), the one test that cannot disagree.
 import { spawn } from "node:child_process"
 import fs from "node:fs"
 import path from "node:path"
@@ -18,10 +21,19 @@ const ROOT_VARS = ["CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "CURSOR_PROJECT_D
 const TIMEOUT_MS = { "tool-execute-before": 10000 }
 const DEFAULT_TIMEOUT_MS = 20000
 const MAX_ANSWER = 1 << 20
+const RECORDED = [] // the agentctl command as `agentctl install opencode` ran it (argv, absolute paths)
 
-/** Run `agentctl hook opencode EVENT` with `payload` on stdin: {ok, answer, problem}. Never throws. */
-function runHook(directory, event, payload) {
-  const command = "agentctl"
+/** Run `agentctl hook opencode EVENT`: by `agentctl` on PATH, else by the recorded command. Never throws. */
+async function runHook(directory, event, payload) {
+  const first = await runOnce(["agentctl"], directory, event, payload)
+  if (first.ok || RECORDED.length === 0) return first
+  const again = await runOnce(RECORDED, directory, event, payload)
+  return again.ok ? again : { ...again, problem: `${first.problem}; then ${again.problem}` }
+}
+
+/** Run `ARGV... hook opencode EVENT` with `payload` on stdin: {ok, answer, problem}. Never throws. */
+function runOnce(argv, directory, event, payload) {
+  const command = argv[0]
   return new Promise((resolve) => {
     const limit = TIMEOUT_MS[event] ?? DEFAULT_TIMEOUT_MS
     let body
@@ -35,7 +47,7 @@ function runHook(directory, event, payload) {
     for (const name of ROOT_VARS) delete env[name]
     let child
     try {
-      child = spawn(command, ["hook", "opencode", event], { cwd: directory, env, stdio: ["pipe", "pipe", "ignore"] })
+      child = spawn(command, [...argv.slice(1), "hook", "opencode", event], { cwd: directory, env, stdio: ["pipe", "pipe", "ignore"] })
     } catch (err) {
       resolve({ ok: false, answer: null, problem: `cannot run ${command}: ${err && err.message}` })
       return
@@ -75,7 +87,11 @@ function stateDir(directory) {
   if (process.env.AGENTCTL_STATE_DIR) return path.resolve(directory, process.env.AGENTCTL_STATE_DIR)
   let here = path.resolve(directory)
   for (;;) {
-    if (fs.existsSync(path.join(here, ".agent-state"))) return path.join(here, ".agent-state")
+    const candidate = path.join(here, ".agent-state")
+    try {
+      fs.lstatSync(candidate) // there, even as a dangling link: agentctl would use (or refuse) it
+      return candidate
+    } catch {}
     if (fs.existsSync(path.join(here, ".git"))) return null
     const up = path.dirname(here)
     if (up === here) return null
@@ -83,17 +99,26 @@ function stateDir(directory) {
   }
 }
 
-/** When agentctl gave no verdict: could a P0 deny-write rule forbid this write? (true when that cannot be read) */
+// A line no P0 rule can come from, however agentctl reads it: blank, a comment, or a P1 or P2 rule
+// (the same padding agentctl strips: spaces, tabs, CR, a byte-order mark). Every other line may be a P0
+// rule, or a line agentctl cannot read and may take as one: then the write is denied.
+const PAD = /^[ \t\r\ufeff]+|[ \t\r\ufeff]+$/g
+const NOT_P0 = /^(?:#|[ \t]*[pP][12][ \t]*\|)/
+
+/** When agentctl gave no verdict: could a P0 rule forbid this write? (true when that cannot be told) */
 function mayBeDenied(directory) {
   const dir = stateDir(directory)
   if (!dir) return false
   let text
   try {
-    text = fs.readFileSync(path.join(dir, "services", "constraints", "status"), "utf8")
+    text = new TextDecoder("utf-8", { fatal: true }).decode(fs.readFileSync(path.join(dir, "services", "constraints", "status")))
   } catch (err) {
     return !(err && err.code === "ENOENT")
   }
-  return text.split("\n").some((line) => /^\s*P0\s*\|\s*deny-write:/i.test(line))
+  return text.split("\n").some((line) => {
+    const bare = line.replace(PAD, "")
+    return bare !== "" && !NOT_P0.test(bare)
+  })
 }
 
 // The one export: OpenCode calls every function a plugin module exports as a plugin.

@@ -73,8 +73,10 @@ def start_warnings(store: Store, paths: list[str]) -> list[str]:
 def check_answer(store: Store, raw: str, warn: Callable[[str], None]) -> tuple[list[str], dict[str, object]]:
     """`constraints check PATH`: (lines, data); data["allowed"] decides the exit code."""
     path, real = resolve_arg(store, raw, warn)
-    rules = constraints.read(store)
-    hit = protect.judge(store, rules, path, real)
+    rules, broken = constraints.read_checked(store)
+    for line in constraints.problem_lines(store, broken):
+        warn(line)
+    hit = protect.judge(store, rules, path, real, broken)
     co = _together_lines(rules, path)
     if hit is None:
         other = other_reading(store, raw, path)

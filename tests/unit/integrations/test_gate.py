@@ -20,7 +20,43 @@ def _decide(store: Store, raws: list[object]) -> tuple[str | None, list[tuple[ob
 
 def test_a_free_path_is_allowed_and_nothing_is_noted(store: Store) -> None:
     constraintedit.add(store, "P0", "deny-write: db/**")
-    assert _decide(store, ["src/a.py", None]) == (None, [])
+    assert _decide(store, ["src/a.py"]) == (None, [])
+
+
+@pytest.mark.parametrize("raws,words", [
+    ([None], "names no file path"), ([], "names no file"), ([["a", "b"]], "JSON an array"), ([7], "JSON a number"),
+    (["  "], "the path is empty"), (["src/a.py", None], "names no file path"),
+])
+def test_a_write_it_cannot_place_is_a_payload_error(store: Store, raws: list[object], words: str) -> None:
+    with pytest.raises(gate.PayloadError, match=words):
+        _decide(store, raws)
+
+
+@pytest.mark.parametrize("value,want", [
+    ({"file_path": "a"}, {"file_path": "a"}), ('{"file_path": "a"}', {"file_path": "a"}), ("[1]", "holding an array"),
+    ("not json", "not JSON"), (None, "has no tool_input"), (3, "JSON a number"), (["a"], "JSON an array"),
+])
+def test_tool_input_is_an_object_or_refused(value: object, want: object) -> None:
+    if isinstance(want, dict):
+        assert gate.tool_input(value) == want
+    else:
+        with pytest.raises(gate.PayloadError, match=str(want)):
+            gate.tool_input(value)
+
+
+def test_a_broken_rules_line_refuses_what_it_may_mean_only(store: Store) -> None:
+    from agentctl.constraints import rules as constraints
+
+    constraintedit.add(store, "P0", "deny-write: db/**")
+    store.append(constraints.STATUS, b"P0|deny-write: keys/[[:alnum:]*.pem\nnot a rule at all\n")
+    notes: list[str] = []
+    later: list[tuple[object, ...]] = []
+    assert gate.deny_reason(store, store.project, "claude", ["src/a.py"], lambda *a: later.append(a), notes) is None
+    assert len(notes) == 1 and "2 lines of the rules file" in notes[0] and "line 2" in notes[0]
+    why = gate.deny_reason(store, store.project, "claude", ["db/x"], lambda *a: None)
+    assert why is not None and "P0 constraint `deny-write: db/**`" in why  # the good rules still apply
+    why = gate.deny_reason(store, store.project, "claude", ["keys/a.pem"], lambda *a: later.append(a))
+    assert why is not None and why.startswith("line 2 of the rules file") and "`deny-write: keys/*`" in why
 
 
 def test_a_p0_path_is_refused_and_noted_for_later(store: Store, tmp_path: Path) -> None:

@@ -52,7 +52,10 @@ def test_deny_reason_never_fails_open(store: Store) -> None:
     h = hookrun.Hook("claude", "pre-tool-use", {"cwd": store.project}, store)
     assert h.deny_reason(["src/a.py"]) is None
     why = h.deny_reason([3])  # a path that is not a string cannot be judged: refused
-    assert why is not None and "agentctl doctor" in why and h.after  # and noted once the answer is out
+    assert why is not None and "the path is JSON a number" in why and "update agentctl" in why and h.after
+    empty: dict[str, object] = {}
+    why = h.deny_reason(lambda: [empty["x"]])  # reading the payload fails: refused too, with the doctor's fix
+    assert why is not None and "KeyError" in why and "agentctl doctor" in why
 
 
 def _run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], agent: str, event: str,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from agentctl.integrations import opencode
@@ -19,8 +20,12 @@ def test_edits_per_tool() -> None:
 
 
 def test_plugin_text_is_the_packaged_source_marked_as_ours() -> None:
+    import sys
+
     text = opencode.plugin_text()
-    assert text == Path(opencode.__file__).with_name(opencode.SOURCE).read_bytes()
+    source = Path(opencode.__file__).with_name(opencode.SOURCE).read_bytes()
+    recorded = json.dumps([sys.executable, "-m", "agentctl"]).encode()
+    assert source.count(opencode.RECORDED) == 1 and text == source.replace(opencode.RECORDED, b"const RECORDED = " + recorded)
     assert text.startswith(opencode.MARKER.encode())
 
 
