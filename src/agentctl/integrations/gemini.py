@@ -227,8 +227,22 @@ def before_tool(h: Hook) -> Result | None:
         return None
     reason = h.deny_reason([target_path(h.obj("tool_input"))])
     if reason is None:
-        return None
+        return _warn_before(h)
     return emit({"decision": "deny", "reason": reason})
+
+
+def _warn_before(h: Hook) -> Result | None:
+    """A write_file/replace that would bring in an old use of a recorded interface: said before it lands
+    (``systemMessage``: BeforeTool has no context for the model; AfterTool tells it in the same turn)."""
+    tin = h.obj("tool_input")
+    new = tin.get("content") if isinstance(tin.get("content"), str) else tin.get("new_string")
+    if not isinstance(new, str):
+        return None
+    old = tin.get("old_string")
+    from agentctl.integrations import hookact
+
+    text = hookact.before_write(h, [(target_path(tin), new, old if isinstance(old, str) else "")])
+    return emit({"systemMessage": text}) if text else None
 
 
 def after_agent(h: Hook) -> Result | None:

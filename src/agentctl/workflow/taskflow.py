@@ -61,9 +61,11 @@ def start(store: Store, task_id: str, desc: str, paths: list[str], *, force: boo
         task.commit(store, old, new, entries)
     store.log_change("task", "start", f"{task_id} total={len(entries)}")
     from agentctl.files import log as files
+    from agentctl.interfaces import lifecycle as interfaces
     from agentctl.workflow import gitscan as gitsync
 
     files.start(store, task_id)  # a task's files log starts with it (stop archives it)
+    interfaces.on_task_start(store, task_id)  # and no interface change yet
     gitsync.record_baseline(store, new)  # the commit and the already-dirty paths, for `files sync` (never raises)
     return new
 
@@ -110,6 +112,7 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
     from agentctl.files import log as files
     from agentctl.ground import logsgc, retention
     from agentctl.history import index as history
+    from agentctl.interfaces import lifecycle as interfaces
     from agentctl.verify import evidence
     from agentctl.verify import status as verify
 
@@ -127,6 +130,7 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
                 "or stop anyway with `agentctl task stop --force` (recorded as forced)"
             )
         broken = violations.stop_check(store, task_id, force)  # refused like an unverified change
+        ending = interfaces.stop_check(store, task_id, force)  # an interface with old uses left: the same
         entries = task.read_entries(store, old)
         warning = ""
         if old.get("STATE") != "DONE":
@@ -146,8 +150,9 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
             archived["LAST_VERIFY"] = f"PASSED {vfields['LAST_PASS']}" if vfields.get("LAST_PASS") else "never"
         archived["VERIFIED"] = ev.verdict
         archived["EVIDENCE"] = ev.detail()
-        archived["FORCED"] = "1" if ev.blocks_stop or broken else "0"
+        archived["FORCED"] = "1" if ev.blocks_stop or broken or ending.forced else "0"
         archived.update(violations.archive_fields(store, old.get("STARTED", ""), broken))
+        archived.update(ending.fields())
         if extra:
             archived.update(extra)
         # The archives are written first and the status rename is the commit point; the
@@ -169,14 +174,17 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
         files.archive(store, f"files-{task_id}{dot}")
         filecount.keep_empty(store)
         verify.archive_task(store, f"verify-{task_id}{dot}")
+        interfaces.archive(store, f"interfaces-{task_id}{dot}", ending)
         history.append_index(store, archived, done_rel)
         violations.force(store, task_id)  # a forced stop closes the open violations (recorded above)
-    store.log_change("task", "stop", f"{task_id} -> {done_rel}" + (" FORCED" if ev.blocks_stop or broken else ""))
+    forced = ev.blocks_stop or bool(broken) or ending.forced
+    store.log_change("task", "stop", f"{task_id} -> {done_rel}" + (" FORCED" if forced else ""))
     try:
         logsgc.gc(store)  # every stop keeps logs/ within the retention policy
     except (OSError, StateError) as exc:
         store.log_change("gc", "failed", str(exc)[:200])
-    return StopResult(task_id, done_rel, warning, archived, ev.blocks_stop or bool(broken), ev.line())
+    return StopResult(task_id, done_rel, warning, archived, forced, ev.line())
+
 
 
 def _duration(started: str, ended: float) -> str:
