@@ -105,6 +105,24 @@ def parse(data: bytes, name: str) -> list[Iface]:
     return out
 
 
+def lines(store: Store) -> list[str]:
+    """The records as stored, one string a record (what `sync` carries)."""
+    return [i.line().decode("utf-8", "surrogatepass")[:-1] for i in read(store)]
+
+
+def line_ok(line: str) -> bool:
+    """Whether a record line that came from elsewhere (`sync`) is one `interfaces add` could have
+    written: seven fields, one-line texts within their limits, a valid pattern, project-relative globs."""
+    rec = codec.split_record(line, FIELDS)
+    if rec is None or len(line) > 16384:
+        return False
+    try:
+        made = make(rec[0], rec[1], rec[2], rec[3] or None, rec[4].split("\n") if rec[4] else None, rec[5], rec[6])
+    except (UsageError, StateError):
+        return False
+    return made[:5] == tuple(rec[:5])
+
+
 def write(store: Store, items: list[Iface]) -> None:
     os.makedirs(store.path("services/interfaces"), mode=0o700, exist_ok=True)
     store.replace(STATUS, b"".join(i.line() for i in items))
