@@ -56,11 +56,14 @@ def _grep(store: Store, items: list[Iface], mode: str) -> tuple[int, bytes, str]
     return res.code, res.out, res.error
 
 
-def _git(store: Store, items: list[Iface]) -> list[Hit]:
+def _git(store: Store, items: list[Iface]) -> list[Hit] | None:
+    """The hits git grep reports; None when the folder only looks like a repository (a bare `.git`)."""
     mode = "-F" if not any(i.match for i in items) else "-P"
     code, out, err = _grep(store, items, mode)
     if code > 1 and mode == "-P" and ("pcre" in err.lower() or "perl" in err.lower()):
         code, out, err = _grep(store, items, "-E")
+    if code > 1 and "not a git repository" in err:
+        return None
     if code > 1:
         raise StateError(f"`git grep` could not search for the old uses: {err}; check the --match pattern "
                          "(`agentctl interfaces list`) or run `agentctl doctor`")
@@ -108,7 +111,9 @@ def old_uses(store: Store, items: list[Iface]) -> dict[str, list[Hit]]:
         return {}
     from agentctl.ground.ancestors import git_root
 
-    raw = _git(store, items) if git_root(store.project) else _walk(store, items)
+    raw = _git(store, items) if git_root(store.project) else None
+    if raw is None:
+        raw = _walk(store, items)
     tests = [(i, matcher(i)) for i in items]
     out: dict[str, list[Hit]] = {i.name: [] for i in items}
     for path, n, text in raw:
