@@ -149,7 +149,9 @@ def test_a_forced_stop_records_what_was_left(repo: Path) -> None:
     r = run("task", "stop", "--force", cwd=repo)
     assert r.code == 0, r.err
     shown = run("history", "show", "t1", cwd=repo).out
-    assert "FORCED=1" in shown
+    assert "FORCED=1" in shown and "INTERFACES 1 changed in this task:" in shown
+    data = json.loads(run("--json", "history", "show", "t1", cwd=repo).out)["data"]
+    assert data["interfaces"] == [f"getUser: {OLD} -> {NEW}: forced with 2 old uses left (src/list.js:3, src/page.js:2)"]
     assert "INTERFACE_1=getUser: getUser(id) -> getUser({ id }): forced with 2 old uses left (src/list.js:3, src/page.js:2)" in shown
 
 
