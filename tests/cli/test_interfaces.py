@@ -165,9 +165,10 @@ def test_a_task_without_interfaces_never_runs_git_grep(repo: Path, tmp_path: Pat
     env = {"PATH": f"{spy}{os.pathsep}{os.environ['PATH']}"}
     assert run("resume", cwd=repo, env=env).code == 0
     assert not (tmp_path / "greps").exists()
-    add(repo)
+    assert run("interfaces", "add", "getUser", "--old", OLD, "--new", NEW, cwd=repo, env=env).code == 0
+    assert (tmp_path / "greps").read_text() == "grep\n"  # one search per command
     assert run("resume", cwd=repo, env=env).code == 0
-    assert (tmp_path / "greps").read_text() == "grep\n"  # one search for the whole block
+    assert (tmp_path / "greps").read_text() == "grep\ngrep\n"  # one search for the whole block
 
 
 def test_outside_git_a_walk_finds_them(tmp_path: Path) -> None:

@@ -27,9 +27,8 @@ def add(ctx: Ctx, *, name: str, old: str | None = None, new: str | None = None, 
     item = records.make(name, old, new, match, paths, "", "")
     task_id = _task_id(ctx)
     item = records.Iface(*item[:5], task_id, now_iso())
-    search.check_pattern(store, item)  # a pattern git cannot search is refused before it is stored
+    hits = search.check_pattern(store, item)  # the one search; a pattern git cannot search is refused before it is stored
     changed, items = records.add(store, item)
-    hits = search.old_uses(store, [item])[item.name]
     lines = [("recorded" if changed else "already recorded, nothing changed") + f" {report.head(item)}",
              report.state_line(hits)]
     lines += [f"  {report.use_line(h)}" for h in hits[:10]]

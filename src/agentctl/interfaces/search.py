@@ -123,10 +123,11 @@ def old_uses(store: Store, items: list[Iface]) -> dict[str, list[Hit]]:
     return out
 
 
-def check_pattern(store: Store, item: Iface) -> None:
-    """At ``add``: a --match git's engine refuses is a usage error (one line), not a failed search later."""
+def check_pattern(store: Store, item: Iface) -> list[Hit]:
+    """At ``add``: the old uses of ``item`` (its one search); a --match git's engine refuses is a usage
+    error (one line), not a failed search later."""
     try:
-        old_uses(store, [item])
+        return old_uses(store, [item])[item.name]
     except StateError as exc:
         if item.match:
             raise UsageError(f"--match {item.match[:60]!r} cannot be searched by git grep ({exc.message[:160]}); "
