@@ -22,7 +22,9 @@ the same run (so machine load weighs on both sides alike):
   resume's VERIFIED line weighs all of them;
 * the peak resident memory of the command on the large state and of its floor (target: at
   most the floor's plus 5 MiB), from ``wait4``'s rusage of each child;
-* the characters ``resume`` prints for the scenario, next to the 1,000 target.
+* the characters ``resume`` prints for the scenario, next to the 1,000 target;
+* ``resume`` and the post-edit hook with 20 interfaces recorded on a 10,000-file repository, against
+  the same with none and against one ``git grep`` of the 20 patterns (``interfaces.py``; no goal).
 
 The command is run the way users run it: the venv's ``bin/agentctl`` console script. A recent
 pip (26.3 here; the README's set-up upgrades it) writes one that imports no ``re``; the floors
@@ -48,6 +50,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import gitrepo  # noqa: E402
+import interfaces as interfaces_bench  # noqa: E402
 import states  # noqa: E402
 
 FLOOR_RATIO = 1.2
@@ -523,6 +526,9 @@ def main(argv: list[str] | None = None) -> int:
         if not opts["--no-git"] and (not opts["--only"] or opts["--only"] in "git long log"):
             print("bench: the Bash hook with a 100,000-entry files log ...", file=sys.stderr)
             lines.append(measure_long_log(runner, GIT_RUNS, warmup=2))
+        if not opts["--no-git"] and (not opts["--only"] or opts["--only"] in "interfaces"):
+            print("bench: `resume` and the post-edit hook with 20 interfaces, 10,000-file repository ...", file=sys.stderr)
+            lines += interfaces_bench.measure(runner, GIT_RUNS, warmup=2)
         print()
         print(f"Measured on {machine()}; {runs} runs per figure ({GIT_RUNS} for the repositories), medians, "
               f"each side by side with what it is compared with; {time.strftime('%Y-%m-%d')}.")

@@ -145,3 +145,21 @@ def test_version_answers_in_the_envelope_too(tmp_path: Path) -> None:
         assert r.code == 0 and r.data() == {"version": __version__, "distribution": DISTRIBUTION}
         assert set(r.data()) == _rows()["--version"]
     assert run("--version", cwd=tmp_path).out == f"agentctl {__version__}\n"
+
+
+def test_the_interfaces_answers_have_only_documented_keys(tmp_path: Path) -> None:
+    project = tmp_path / "p"
+    (project / "src").mkdir(parents=True)
+    (project / "src" / "a.js").write_text("getUser(id)\n")
+    (project / "list.txt").write_text("src/a.js\n")
+    rows = _rows()
+    for args, code in [(("init",), 0), (("task", "start", "--id", "t1", "--desc", "d", "--files", "list.txt"), 0),
+                       (("interfaces", "add", "getUser", "--old", "getUser(id)", "--new", "getUser({ id })"), 0),
+                       (("interfaces", "list"), 0), (("interfaces", "status"), 0), (("interfaces", "start"), 0),
+                       (("interfaces", "check"), 1), (("interfaces", "remove", "getUser"), 0)]:
+        data = _answer(project, *args, code=code)
+        name = " ".join(args[:2]) if args[0] == "interfaces" else args[0] if len(args) == 1 else "task start"
+        assert set(data) <= rows[name], (name, set(data) - rows[name])
+        if args[:2] == ("interfaces", "add"):
+            iface = data["interface"]
+            assert isinstance(iface, dict) and iface["old_uses"] == 1 and iface["uses"][0]["line"] == 1

@@ -46,7 +46,7 @@ def test_prompt_and_status(project: Path) -> None:
     r = run("status", cwd=project)
     assert r.lines[0].startswith("runlevel work")
     assert any(ln.startswith("task") and "ACTIVE" in ln and "0/2" in ln for ln in r.lines)
-    assert {ln.split()[0] for ln in r.lines[1:]} == {"task", "files", "constraints", "verify"}
+    assert {ln.split()[0] for ln in r.lines[1:]} == {"task", "files", "constraints", "verify", "interfaces"}
 
 
 @pytest.mark.parametrize("budget", [200, 250, 300, 400, 600])

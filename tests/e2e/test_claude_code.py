@@ -618,3 +618,46 @@ def test_claude_code_scenario(
         + "".join(f"{r.label}: exit {r.returncode} {r.seconds:.1f}s\n" for r in runs)
     )
     assert elapsed < 240, f"the scenario took {elapsed:.0f}s"
+
+
+# --------------------------------------------------------------------------
+# an interface changed in the task: its warning reaches the model (issue 24)
+
+IF_OLD, IF_NEW = "getUser(id)", "getUser({ id })"
+
+
+def test_claude_code_interface_warning_reaches_the_model(
+    claude: Claude, agentctl_bin: Path, agentctl_with_claude_integration: None, tmp_path: Path
+) -> None:
+    """The model writes the old form of an interface recorded in the task: the pre-edit hook's warning
+    and the post-edit hook's (path, line, new form) are both in what the model is sent next."""
+    project, listfile = make_project(tmp_path, 2, OLD, SECRET_REL, SECRET_TEXT)
+    home = tmp_path / "claude-home"
+    home.mkdir()
+    ok(project, "init")
+    ok(project, "install", "claude")
+    ok(project, "task", "start", "--id", "e2e-iface", "--desc", "getUser takes an object", "--files", str(listfile))
+    ok(project, "interfaces", "add", "getUser", "--old", IF_OLD, "--new", IF_NEW)
+    target = str(project / "src" / "page.js")
+
+    def policy(body: JSON) -> Reply:
+        if is_compaction_request(body):
+            return Reply.text("<analysis>none</analysis>\n<summary>s</summary>")
+        if not any(e.kind == "tool_use" for e in events(body)):
+            return Reply.tool("Write", {"file_path": target, "content": f"const u = {IF_OLD}\n"})
+        return Reply.text("written")
+
+    with FakeAnthropic(policy, record_dir=tmp_path / "requests") as server:
+        env = claude_env(home, server.base_url, [agentctl_bin])
+        run = run_claude(claude, project, env, "iface", ["-p", "write page.js", "--permission-mode", "acceptEdits",
+                                                         "--max-turns", "4"])
+        dump_artifacts(tmp_path, server, [run], "claude")
+    where = f"(artifacts in {tmp_path})"
+    assert run.returncode == 0 and server.errors == [], where
+    assert (project / "src" / "page.js").read_text() == f"const u = {IF_OLD}\n", where  # a warning, never a deny
+    after = [r for r in server.messages_requests("main") if any(e.kind == "tool_result" for e in events(r.body))]
+    assert after, where
+    sent = json.dumps(after[0].body)
+    assert "src/page.js this write would put the OLD form of interface getUser" in sent, where  # PreToolUse
+    assert "src/page.js:1 now holds the OLD form of interface getUser" in sent, where  # PostToolUse
+    assert json.dumps(IF_NEW)[1:-1] in sent, where

@@ -15,6 +15,7 @@ GROUPS: dict[str, str] = {
     "files": "the files log: every path changed in this task",
     "constraints": "the project's rules by priority; P0 `deny-write:` globs are enforced",
     "verify": "the scripted checks, their last result and the fixes already tried",
+    "interfaces": "the interface changes of this task and their old uses left in the tree",
 }
 
 # Options that mean the same wherever they appear.
@@ -60,6 +61,11 @@ OPTIONS: dict[tuple[tuple[str, ...], str], str] = {
     (("task", "status"), "--agent"): "show only this helper's claims",
     (("constraints", "update"), "--add"): "add a rule written as P0|TEXT (repeatable)",
     (("constraints", "update"), "--remove"): "remove a rule by its text, P0|text or number (repeatable)",
+    (("interfaces", "add"), "--old"): "the old form as it appears in the code, e.g. 'getUser(id)' (one line)",
+    (("interfaces", "add"), "--new"): "the new, confirmed form, e.g. 'getUser({ id })' (one line)",
+    (("interfaces", "add"), "--match"): "a regular expression (Python syntax) an old use matches; default: OLD as literal text",
+    (("interfaces", "add"), "--paths"): "search only files under this glob (repeatable; default: every file git does not "
+                                        "ignore; never .agent-state/)",
     (("mcp",), "--tools"): "core (6 tools for the agent's loop) or full (every tool; the default)",
     (("doctor",), "--fix"): "repair what is safe; whatever is taken out is moved to quarantine, never deleted",
     (("history",), "--limit"): "at most N rows (default 20)",
@@ -99,7 +105,8 @@ DETAILS: dict[tuple[str, ...], str] = {
                       "with a warning.",
     ("task", "stop"): "Archives the task to `logs/` (status, list, files log, verify journal) and adds a line to "
                       "`logs/index`; STATE=IDLE; clears the files log. Refused (exit 1, files named) when verify "
-                      "commands exist and a change is not covered by a pass, unless `--force`.",
+                      "commands exist and a change is not covered by a pass, or while an interface of the task "
+                      "still has old uses, unless `--force`.",
     ("task", "claim"): "Gives NAME the first entry neither done nor claimed under a live lease; `task done` releases "
                        "it; exit 1 when none is left.",
     ("files", "log"): "Appends `TIME|OP|PATH`, PATH made relative to the project root; a path outside the project is "
@@ -108,6 +115,14 @@ DETAILS: dict[tuple[str, ...], str] = {
     ("files", "sync"): "Logs what git shows changed since `task start` that the log does not hold yet (edits made "
                        "through the shell or any tool without a hook).",
     ("constraints", "check"): "Exit 1 and the rule when a P0 `deny-write: GLOB` forbids writing PATH.",
+    ("interfaces", "add"): "Records that NAME changed from OLD to NEW in the running task (the same NAME again "
+                           "replaces it). Its old uses are the lines matching `--match` (default: OLD as literal text) "
+                           "in the files under `--paths`, found by one `git grep` (untracked files included, ignored "
+                           "ones not; outside git, a bounded walk). Refused when NEW itself would match. `resume` shows "
+                           "each interface, the post-edit hooks warn when an edit leaves an old use, and `task stop` "
+                           "refuses while old uses remain (`--force` records it).",
+    ("interfaces", "check"): "Every old use as `path:line: text` (of NAME, or of every interface); exit 1 while any "
+                             "remain, 0 when none do.",
     ("verify", "start"): "Runs the checks in order from the project root, showing progress; exit 1 on failure; a "
                          "failure identical to an earlier one (same error, same files) is named. The status keeps the "
                          "error lines that decide and REASON (exit N, timed out after N s, killed by signal); Ctrl-C "

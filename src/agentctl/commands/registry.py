@@ -162,6 +162,18 @@ _add(("constraints", "ack"), C + "ack", "constraints ack PATH",
 _add(("constraints", "start"), C + "listing", "constraints start", "constraints always run; prints them")
 _add(("constraints", "stop"), C + "stop", "constraints stop", "refused: constraints outlive every task")
 
+IF = "agentctl.interfaces.ops:"
+_add(("interfaces", "add"), IF + "add", "interfaces add NAME --old TEXT --new TEXT [--match REGEX] [--paths GLOB]...",
+     "record that interface NAME changed from OLD to NEW in this task; its old uses are then tracked",
+     {"--old": "value", "--new": "value", "--match": "value", "--paths": "multi"}, ("name",))
+_add(("interfaces", "list"), IF + "listing", "interfaces list", "each interface of the task: PENDING (old uses left) or MIGRATED")
+_add(("interfaces", "status"), IF + "listing", "interfaces status", "same as interfaces list")
+_add(("interfaces", "start"), IF + "listing", "interfaces start", "interfaces start with the task; prints them")
+_add(("interfaces", "check"), IF + "check", "interfaces check [NAME]",
+     "print every old use as path:line: text; exit 1 while any remain", args=("name?",))
+_add(("interfaces", "remove"), IF + "remove", "interfaces remove NAME", "stop tracking interface NAME", args=("name",))
+_add(("interfaces", "stop"), IF + "stop", "interfaces stop", "refused: interfaces stop (and are archived) with the task")
+
 V = "agentctl.verify.ops:"
 _add(("verify", "start"), V + "start", "verify start [--timeout S]", "run services/verify/commands in order; record the result",
      {"--timeout": "float"})

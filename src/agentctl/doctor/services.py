@@ -95,4 +95,55 @@ def check_runlevels(store: Store, report: Report) -> None:
         report.problem(f"{store.shown(runlevels.CURRENT)}: RUNLEVEL={level!r} is not in {store.shown(runlevels.TABLE)}")
 
 
-__all__ = ["check_constraints", "check_runlevels", "check_session", "check_verify"]
+def check_interfaces(store: Store, report: Report) -> None:
+    """The interfaces file: every line a record with a valid pattern, of the running task. --fix moves
+    an unreadable line to quarantine, and records no running task owns to logs/interfaces-orphaned-*."""
+    from agentctl.interfaces import records
+    from agentctl.task import status as task
+
+    if not records.any_recorded(store):
+        return
+    with store.lock(records.LOCK) if report.fix else nolock():
+        data = store.read(records.STATUS) or b""
+        keep: list[records.Iface] = []
+        bad: list[tuple[int, bytes]] = []
+        for here, raw in lines(data):
+            if not raw:
+                continue
+            try:
+                item = records.parse(raw, "x")[0]
+                if item.match:
+                    records.check_regex(item.match)
+                keep.append(item)
+            except Exception:  # unreadable, or a pattern no search can use
+                bad.append((here, raw))
+        try:
+            running = task.read_status(store)
+        except StateError:
+            running = {}
+        owner = running.get("TASK_ID", "") if running.get("STATE", "IDLE") != "IDLE" else ""
+        stray = [i for i in keep if i.task != owner]
+        if not bad and not stray:
+            return
+        if not report.fix:
+            if bad:
+                report.problem(f"{store.shown(records.STATUS)}: {len(bad)} unreadable interface lines; "
+                               "`agentctl doctor --fix` moves them to quarantine")
+            if stray:
+                report.problem(f"{store.shown(records.STATUS)}: {len(stray)} interfaces belong to no running task "
+                               f"({stray[0].task or 'none'}); `agentctl doctor --fix` archives them")
+            return
+        keep_copy(store, records.STATUS, "interfaces file rewritten")
+        for off, raw in bad:
+            store.quarantine(records.STATUS, off, raw, why="unreadable interface line")
+        if stray:
+            from agentctl.ground.store import now_iso
+
+            rel = f"logs/interfaces-orphaned-{now_iso().replace(':', '')}.list"
+            store.replace(rel, b"".join(i.line() for i in stray))
+        records.write(store, [i for i in keep if i not in stray])
+        report.repaired(f"{store.shown(records.STATUS)}: kept {len(keep) - len(stray)} interfaces, quarantined "
+                        f"{len(bad)} lines, archived {len(stray)} of no running task")
+
+
+__all__ = ["check_constraints", "check_interfaces", "check_runlevels", "check_session", "check_verify"]

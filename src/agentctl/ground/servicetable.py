@@ -59,6 +59,8 @@ SERVICES: dict[str, Service] = {
     "verify": Service("verify", "the checks (commands, one a line) and the last result with the fixes tried",
                       {"status": b"STATE=IDLE\n", "commands": VERIFY_COMMANDS}, "agentctl.verify.run:on_runlevel_stop",
                       "agentctl.verify.run:on_runlevel_start"),
+    "interfaces": Service("interfaces", "the task's interface changes: NAME|OLD|NEW|MATCH|PATHS|TASK|ADDED",
+                          {"status": b""}, "state kept (stops with the task)", "tracking"),
 }
 
 NAMES: tuple[str, ...] = tuple(SERVICES)

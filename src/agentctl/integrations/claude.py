@@ -136,15 +136,40 @@ def pre_tool_use(h: Hook) -> Result | None:
         return None
     reason = h.deny_reason(lambda: [pre_target(h.payload, h.cursor)])
     if reason is None:
-        note = h.note()  # a broken rules line: said, the write allowed (PreToolUse additionalContext)
-        if note and not h.cursor:
-            return emit({"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": note}})
-        return None
+        return warn_before(h, "PreToolUse", h.note()) if not h.cursor else None
     if h.cursor:  # Cursor's own permission shape, and exit 2 (its Claude-compatible block)
         out = emit({"permission": "deny", "user_message": reason, "agent_message": reason})
         return Result(out.stdout, 2, reason)
     return emit({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
                                         "permissionDecisionReason": reason}})
+
+
+def new_texts(tin: dict[str, Any], path: object) -> list[tuple[object, str, str]]:
+    """(path, new text, the text it replaces) of a Write, Edit, MultiEdit or NotebookEdit call."""
+    out: list[tuple[object, str, str]] = []
+    for key, old_key in (("content", ""), ("new_string", "old_string"), ("new_source", "")):
+        if isinstance(tin.get(key), str):
+            old = tin.get(old_key) if old_key else ""
+            out.append((path, tin[key], old if isinstance(old, str) else ""))
+    edits = tin.get("edits")
+    for e in edits if isinstance(edits, list) else []:
+        if isinstance(e, dict) and isinstance(e.get("new_string"), str):
+            old = e.get("old_string")
+            out.append((path, e["new_string"], old if isinstance(old, str) else ""))
+    return out
+
+
+def warn_before(h: Hook, event_name: str, note: str = "") -> Result | None:
+    """An allowed write that would bring in an old use of a recorded interface, and ``note`` (a broken
+    rules line): said before it lands (additionalContext), never a deny."""
+    tin = h.obj("tool_input")
+    from agentctl.integrations import hookact
+
+    text = hookact.before_write(h, new_texts(tin, target_path(h.payload))) if h.agent == "claude" else ""
+    text = "\n".join(x for x in (note, text) if x)
+    if not text:
+        return None
+    return emit({"hookSpecificOutput": {"hookEventName": event_name, "additionalContext": text}})
 
 
 def pre_compact(h: Hook) -> Result | None:

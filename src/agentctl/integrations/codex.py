@@ -144,10 +144,43 @@ def pre_tool_use(h: Hook) -> Result | None:
         return None
     reason = h.deny_reason(lambda: pre_paths(h.payload))
     if reason is None:
-        note = h.note()  # a broken rules line: said, the write allowed
-        return emit({"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": note}}) if note else None
+        return _warn_before(h, h.note())
     return emit({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
                                         "permissionDecisionReason": reason}})
+
+
+def patch_texts(tool_input: Any) -> list[tuple[object, str, str]]:
+    """(path, added lines, removed lines) of each file a patch adds or updates (``+`` and ``-`` lines)."""
+    out: list[tuple[object, str, str]] = []
+    for text in _strings(tool_input):
+        if "*** " not in text:
+            continue
+        path: str | None = None
+        new: list[str] = []
+        old: list[str] = []
+        for line in text.split("\n") + ["*** End Patch"]:
+            head = line.lstrip()
+            if head.startswith("*** "):
+                if path is not None and new:
+                    out.append((path, "\n".join(new), "\n".join(old)))
+                path, new, old = None, [], []
+                for prefix in ("*** Add File: ", "*** Update File: ", "*** Move to: "):
+                    if head.startswith(prefix) and head[len(prefix):].strip():
+                        path = head[len(prefix):].rstrip()
+            elif path is not None and line.startswith("+"):
+                new.append(line[1:])
+            elif path is not None and line.startswith("-"):
+                old.append(line[1:])
+    return out
+
+
+def _warn_before(h: Hook, note: str = "") -> Result | None:
+    """A patch that would bring in an old use of a recorded interface: said before it lands (never a
+    deny; ``systemMessage``, and the PostToolUse answer tells the model in the same turn)."""
+    from agentctl.integrations import hookact
+
+    text = "\n".join(x for x in (note, hookact.before_write(h, patch_texts(h.payload.get("tool_input")))) if x)
+    return emit({"systemMessage": text}) if text else None
 
 
 def pre_compact(h: Hook) -> Result | None:

@@ -227,9 +227,21 @@ def before_tool(h: Hook) -> Result | None:
         return None
     reason = h.deny_reason(lambda: [_pre_target(h.payload)])
     if reason is None:
-        note = h.note()  # a broken rules line: said to the user, the write allowed
-        return emit({"systemMessage": note}) if note else None
+        return _warn_before(h, h.note())
     return emit({"decision": "deny", "reason": reason})
+
+
+def _warn_before(h: Hook, note: str = "") -> Result | None:
+    """A write_file/replace that would bring in an old use of a recorded interface: said before it lands
+    (``systemMessage``: BeforeTool has no context for the model; AfterTool tells it in the same turn)."""
+    tin = h.obj("tool_input")
+    new = tin.get("content") if isinstance(tin.get("content"), str) else tin.get("new_string")
+    old = tin.get("old_string")
+    from agentctl.integrations import hookact
+
+    said = hookact.before_write(h, [(target_path(tin), new, old if isinstance(old, str) else "")]) if isinstance(new, str) else ""
+    text = "\n".join(x for x in (note, said) if x)
+    return emit({"systemMessage": text}) if text else None
 
 
 def _pre_target(payload: dict[str, Any]) -> object:

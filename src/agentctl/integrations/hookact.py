@@ -106,7 +106,47 @@ def log_writes(h: Hook, items: list[tuple[object, str | None]], key: str | None)
             break
         done.append(f"{op}|{rel}")
     check_violations(h, [d.split("|", 1)[1] for d in done])
+    check_interfaces(h, [d.split("|", 1)[1] for d in done if not d.startswith("DELETE|")])
     return done
+
+
+def check_interfaces(h: Hook, paths: list[str]) -> None:
+    """An edited file that now holds an old use of a recorded interface: said in :func:`reply`, with
+    the line and the confirmed new form (agentctl.interfaces.edited; one stat when none is recorded)."""
+    from agentctl.interfaces.records import any_recorded
+
+    if not paths or not any_recorded(h.store):
+        return
+    from agentctl.interfaces import edited
+
+    try:
+        said = [edited.tell(p, edited.in_file(h.store, p)) for p in paths[:20]]
+    except Exception as exc:  # never fails the hook: resume and `interfaces check` still say it
+        h.later(note, h.store, h.agent, h.event, f"interfaces not checked: {str(exc)[:120]}")
+        return
+    text = " | ".join(s for s in said if s)
+    if text:
+        h.told = f"{h.told}\n{text}" if h.told else text
+
+
+def before_write(h: Hook, writes: list[tuple[object, str, str]]) -> str:
+    """The warning a pre-edit hook gives (never a deny) when a write's new text (raw path, new text,
+    the text it replaces) would bring in an old use of a recorded interface; "" when none would."""
+    from agentctl.interfaces.records import any_recorded
+
+    if not any_recorded(h.store):
+        return ""
+    from agentctl.interfaces import edited
+
+    out = []
+    try:
+        for raw, new, old in writes:
+            rel = h.rel(raw)
+            if rel is not None and new:
+                out.append(edited.tell(rel, edited.introduced(h.store, rel, new, old), before=True))
+    except Exception:  # a warning that cannot be worked out is not given; the post-edit hook still looks
+        return ""
+    return " | ".join(s for s in out if s)
 
 
 def check_violations(h: Hook, paths: list[str]) -> None:

@@ -18,6 +18,7 @@ project, kept outside its conversation so that a context compaction loses nothin
   services/constraints/status  the project's hard rules: P0|text, P1|text, P2|text
   services/verify/commands     the checks, one shell command a line (edit this)
   services/verify/status       the last check result and the fixes already tried
+  services/interfaces/status   the task's interface changes: NAME|OLD|NEW|MATCH|PATHS|TASK|ADDED
   runlevels, runlevel          named sets of services, and the current one
   logs/                        archives of finished tasks, verify output, agent.log
 

@@ -73,6 +73,10 @@ def status(ctx: Ctx, *, service: str | None = None) -> Result:
         {"service": "verify", "state": v.get("STATE", "IDLE"),
          "detail": f"last run {v.get('LAST_RUN', 'never')}" + (f", attempts {v.get('ATTEMPTS')}" if v.get("STATE") == "FAILED" else "")},
     ]
+    from agentctl.interfaces import records as interfaces
+
+    named = interfaces.read(store)  # what is recorded; `interfaces list` searches the tree
+    rows.append({"service": "interfaces", "state": "RUNNING" if named else "IDLE", "detail": f"{len(named)} recorded"})
     for name in custom.discover(store):
         rows.append({"service": name, "state": "IN-RUNLEVEL" if name in active else "STOPPED", "detail": "user service"})
     for row in rows:

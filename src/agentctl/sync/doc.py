@@ -2,7 +2,7 @@
 
 Merge rules (docs/sync.md has them in prose):
 
-* constraints and tried fixes: observed-remove sets. Each addition carries a unique tag; a
+* constraints, interface changes and tried fixes: observed-remove sets. Each addition carries a unique tag; a
   removal lists the tags it saw, so a concurrent (or later) addition of the same rule stays.
 * a task is an *epoch* (its id hashes TASK_ID, STARTED, DESC and the list). Done entries are a
   grow-only set; claims keep each agent's latest lease per entry (the holder is chosen when the
@@ -20,13 +20,14 @@ from agentctl.sync.epoch import Epoch, started_ts
 
 
 class Doc:
-    __slots__ = ("clock", "seq", "constraints", "tried", "compactions", "last_compaction", "verify",
+    __slots__ = ("clock", "seq", "constraints", "interfaces", "tried", "compactions", "last_compaction", "verify",
                  "epochs", "stopped", "archives", "index")
 
     def __init__(self) -> None:
         self.clock = 0
         self.seq = 0
         self.constraints = ORSet()
+        self.interfaces = ORSet()  # the task's interface changes, one record line a value
         self.tried = ORSet()
         self.compactions: dict[str, int] = {}
         self.last_compaction = ""  # "EPOCH_SECONDS ISO" of the latest compaction anywhere
@@ -38,7 +39,7 @@ class Doc:
 
     def key(self) -> tuple[object, ...]:
         return (self.clock, self.seq, self.constraints.adds, sorted(self.constraints.removed), self.tried.adds,
-                sorted(self.tried.removed), sorted(self.compactions.items()), self.last_compaction, self.verify,
+                sorted(self.tried.removed), self.interfaces.adds, sorted(self.interfaces.removed), sorted(self.compactions.items()), self.last_compaction, self.verify,
                 sorted((k, e.key()) for k, e in self.epochs.items()), sorted(self.stopped),
                 sorted((n, sorted(v.items())) for n, v in self.archives.items()), sorted(self.index))
 
@@ -67,6 +68,7 @@ class Doc:
         out.seq = max(self.seq, other.seq)
         out.constraints = self.constraints.join(other.constraints)
         out.tried = self.tried.join(other.tried)
+        out.interfaces = self.interfaces.join(other.interfaces)
         out.compactions = dict(self.compactions)
         for r, n in other.compactions.items():
             out.compactions[r] = max(out.compactions.get(r, 0), n)

@@ -20,6 +20,7 @@ from agentctl.files import log as files
 from agentctl.ground.errors import StateError
 from agentctl.ground.store import Store, fault
 from agentctl.history import index as history
+from agentctl.interfaces import records as interfaces
 from agentctl.session import compactions as session
 from agentctl.sync import treedecode, treeencode, treeformat
 from agentctl.sync.doc import Doc
@@ -34,7 +35,7 @@ from agentctl.workflow import taskflow as workflow
 
 STATE = "sync/state"
 SYNC_LOCK = "sync/.lock"
-LOCKS = (".lock", task.LOCK, files.LOCK, verify.LOCK, history.LOCK, constraints.LOCK, session.LOCK)
+LOCKS = (".lock", task.LOCK, files.LOCK, verify.LOCK, history.LOCK, constraints.LOCK, session.LOCK, interfaces.LOCK)
 
 
 def load_state(store: Store) -> dict[str, Any]:

@@ -59,6 +59,8 @@ def observe(doc: Doc, memo: Memo, view: View, store: Any, replica: str) -> Memo:
     tried = verify.tried(view.vfields)
     _observe_set(doc, "tried", memo.get("tried", []), tried, replica)
     new["constraints"], new["tried"] = view.rules, tried
+    _observe_set(doc, "interfaces", memo.get("interfaces", []), view.interfaces, replica)
+    new["interfaces"] = view.interfaces
 
     old_epoch = memo.get("epoch", "")
     if old_epoch and old_epoch != view.epoch:
@@ -109,7 +111,7 @@ def observe(doc: Doc, memo: Memo, view: View, store: Any, replica: str) -> Memo:
 
 
 def _observe_set(doc: Doc, which: str, before: list[str], now: list[str], replica: str) -> None:
-    s = doc.constraints if which == "constraints" else doc.tried
+    s = doc.constraints if which == "constraints" else doc.interfaces if which == "interfaces" else doc.tried
     for value in before:
         if value not in now:
             s.remove(value)

@@ -16,6 +16,7 @@ from agentctl.files import log as files
 from agentctl.ground import codec
 from agentctl.ground.store import Store, now_iso
 from agentctl.history import index as history
+from agentctl.interfaces import records as interfaces
 from agentctl.session import compactions as session
 from agentctl.sync.doc import Doc
 from agentctl.sync.epoch import started_ts
@@ -31,6 +32,9 @@ def render(doc: Doc, view: View, memo: Memo, store: Store, replica: str, p: Plan
     rules = sorted(doc.constraints.values(), key=lambda v: constraints.PRIORITIES.index(v[:2]) if v[:2] in constraints.PRIORITIES else 9)
     if rules != view.rules:
         store.replace(constraints.STATUS, "".join(f"{r}\n" for r in rules).encode("utf-8", "surrogateescape"))
+    ifaces = doc.interfaces.values()
+    if ifaces != view.interfaces:
+        interfaces.write(store, [interfaces.Iface(*r) for r in (codec.split_record(v, interfaces.FIELDS) for v in ifaces) if r])
     _render_verify(doc, view, store, replica)
     _render_session(doc, view, store)
     logs = {"files": memo.get("files", {}), "journal": memo.get("journal", {})}
@@ -53,7 +57,7 @@ def render(doc: Doc, view: View, memo: Memo, store: Store, replica: str, p: Plan
     after_view = View(store)
     out = dict(memo)
     out.update(logs)
-    out.update(constraints=after_view.rules, tried=verify.tried(after_view.vfields), epoch=after_view.epoch,
+    out.update(constraints=after_view.rules, interfaces=after_view.interfaces, tried=verify.tried(after_view.vfields), epoch=after_view.epoch,
                fields=after_view.task_fields(), verify=after_view.run_fields(),
                compactions=codec.status_int(after_view.session, "COMPACTIONS", "session") if after_view.session else 0,
                archives=_observe_archives(doc, memo.get("archives", {}), store))

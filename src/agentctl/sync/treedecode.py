@@ -105,6 +105,12 @@ def decode(files: dict[str, bytes]) -> Doc:
     doc.last_compaction = meta.get("LAST_COMPACTION", "")
     doc.constraints = _orset_dec("constraints", files.get("constraints", b""))
     doc.tried = _orset_dec("tried", files.get("tried", b""))
+    doc.interfaces = _orset_dec("interfaces", files.get("interfaces", b""))
+    from agentctl.interfaces.records import line_ok
+
+    bad = [v for v in doc.interfaces.adds.values() if not line_ok(v)]
+    if bad:
+        raise Refused(f"interfaces: {bad[0][:40]!r} is not an interface record `interfaces add` would write")
     for ln in _text("counters", files.get("counters", b"")):
         r, _, n = ln.partition("|")
         if not REPLICA.match(r):

@@ -43,6 +43,7 @@ def encode(doc: Doc) -> dict[str, bytes]:
         "meta": codec.format_status({"CLOCK": str(doc.clock), "SEQ": str(doc.seq), "LAST_COMPACTION": doc.last_compaction}),
         "constraints": _orset(doc.constraints),
         "tried": _orset(doc.tried),
+        "interfaces": _orset(doc.interfaces),
         "counters": _lines([f"{r}|{n}" for r, n in sorted(doc.compactions.items())]),
         "verify": _stamped(doc.verify, VERIFY_KEYS),
         "stopped": _lines(sorted(doc.stopped)),

@@ -6,7 +6,7 @@ Layout (format 1; every file a plain 100644 blob, every folder a tree)::
 
     FORMAT                                 agentctl-sync 1
     meta                                   CLOCK=, SEQ=, LAST_COMPACTION=
-    constraints, tried                     A|TAG|VALUE and R|TAG lines (observed-remove sets)
+    constraints, interfaces, tried         A|TAG|VALUE and R|TAG lines (observed-remove sets)
     counters                               REPLICA|COMPACTIONS lines
     verify                                 STAMP=CLOCK.REPLICA then the result's KEY=VALUE lines
     stopped                                the stopped epochs, one id a line
@@ -27,13 +27,13 @@ from agentctl.ground.errors import StateError
 FORMAT = 1
 FORMAT_LINE = b"agentctl-sync %d\n"
 CHUNK_SIZE = 1000
-TOP_FILES = ("FORMAT", "meta", "constraints", "tried", "counters", "verify", "stopped", "index")
+TOP_FILES = ("FORMAT", "meta", "constraints", "interfaces", "tried", "counters", "verify", "stopped", "index")
 EPOCH_FILES = ("head", "list", "done", "claims", "state")
 HEX16 = re.compile(r"[0-9a-f]{16}\Z")
 REPLICA = re.compile(r"[0-9a-f]{12}\Z")
 CHUNK = re.compile(r"[0-9]{6}\Z")
 BLOB = re.compile(r"[0-9a-f]{40}\Z")
-ARCHIVE = re.compile(r"(task|files|verify)-[A-Za-z0-9][A-Za-z0-9._-]{0,120}\.(done|list|log|journal)\Z")
+ARCHIVE = re.compile(r"(task|files|verify|interfaces)-[A-Za-z0-9][A-Za-z0-9._-]{0,120}\.(done|list|log|journal)\Z")
 VERIFY_KEYS = ("STATE", "RUN", "LAST_RUN", "COMMAND", "EXIT_CODE", "ERROR_COUNT", "ERRORS", "ATTEMPTS",
                "LAST_PASS", "REPEAT", "SAME_ERROR", "UPDATED")
 STATE_KEYS = ("STATE", "NOTES", "NEXT")

@@ -37,7 +37,8 @@ from agentctl.web.times import epoch
 from agentctl.workflow import resume
 
 WATCH = (task.STATUS, files.LOG, verify.STATUS, verify.JOURNAL, verify.COMMANDS, constraints.STATUS, session.STATUS,
-         runlevels.CURRENT, runlevels.TABLE, "logs/index", "logs/agent.log", violations.LOG)  # logs/index: history.INDEX
+         runlevels.CURRENT, runlevels.TABLE, "logs/index", "logs/agent.log", violations.LOG,
+         "services/interfaces/status")  # logs/index: history.INDEX
 FILES_SHOWN = 200  # the most recently touched paths in the state; the rest through files()
 
 
@@ -109,6 +110,7 @@ class View:
             "verify": part("verify", lambda: self._verify(fields), {}),
             "constraints": part("constraints", lambda: [{"priority": r.priority, "text": r.text}
                                                         for r in constraints.ordered(store)], []),
+            "interfaces": part("interfaces", lambda: _interfaces(store), []),  # their old uses: in the resume block
             "files": self._files(),
             "violations": part("violations", lambda: open_violations(store), []),
             "timeline": self._timeline(fields, now),
@@ -220,3 +222,10 @@ def _progress(fields: dict[str, str], now: float) -> dict[str, Any]:
             out["rate"] = rate
             out["eta"] = (total - done) / rate * 3600 if rate > 0 else None
     return out
+
+
+def _interfaces(store: Store) -> list[dict[str, str]]:
+    """The interface changes recorded in the task (read, not searched: the counts are resume's)."""
+    from agentctl.interfaces import records
+
+    return [{"name": i.name, "old": i.old, "new": i.new} for i in records.read(store)]

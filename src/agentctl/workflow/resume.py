@@ -16,6 +16,7 @@ from agentctl.constraints import violations
 from agentctl.files import log as files
 from agentctl.ground import codec
 from agentctl.ground.store import Store
+from agentctl.interfaces import report as interfaces
 from agentctl.session import compactions as session
 from agentctl.task import status as task
 from agentctl.userservices import runlevels
@@ -148,6 +149,7 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
         must += group
     if vfields.get("INTERRUPTED"):
         must.append(f"VERIFY INTERRUPTED: {_v(vfields['INTERRUPTED'], 240)}; not a result: run `agentctl verify start` again")
+    optional += [g for g in [interfaces.resume_lines(store, budget // 3)] if g]  # a stat when none is recorded
     ev = None
     if state != "IDLE" and (vstate != "FAILED" or state == "DONE"):  # only where it is shown or used
         from agentctl.verify import evidence
@@ -372,6 +374,8 @@ This project keeps the coding agent's working state in `.agent-state/`, outside 
   run `agentctl resume` first and continue from the task and NEXT it prints. Never rely on memory of earlier turns.
 - Never break a P0 rule it lists. Before editing a file, `agentctl files check PATH` says whether this task already changed it.
 - After finishing a listed file: `agentctl task done PATH` (or `agentctl task update --done 1 --seq N`, using the SEQ shown).
+- When you change an interface's signature (a function, a route, a type others call): record it at once with
+  `agentctl interfaces add NAME --old 'OLD FORM' --new 'NEW FORM'`; then migrate every old use it lists.
 - When a fix fails verification: `agentctl verify tried "what you tried"`; never repeat a fix listed under TRIED.
 - Run the checks with `agentctl verify start`; when every entry is done and verify passed: `agentctl task stop`.
 - Do not edit files in `.agent-state/` by hand; use `agentctl`.

@@ -62,9 +62,11 @@ def start(store: Store, task_id: str, desc: str, paths: list[str], *, force: boo
         task.commit(store, old, new, entries)
     store.log_change("task", "start", f"{task_id} total={len(entries)}")
     from agentctl.files import log as files
+    from agentctl.interfaces import lifecycle as interfaces
     from agentctl.workflow import gitscan as gitsync
 
     files.start(store, task_id)  # a task's files log starts with it (stop archives it)
+    interfaces.on_task_start(store, task_id)  # and no interface change yet
     gitsync.record_baseline(store, new)  # the commit and the already-dirty paths, for `files sync` (never raises)
     return new
 
@@ -111,6 +113,7 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
     from agentctl.files import log as files
     from agentctl.ground import logsgc, retention
     from agentctl.history import index as history
+    from agentctl.interfaces import lifecycle as interfaces
     from agentctl.verify import evidence
     from agentctl.verify import status as verify
 
@@ -129,6 +132,7 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
             )
         broken = violations.stop_check(store, task_id, force)  # refused like an unverified change
         apart = _together_check(store, task_id, force)  # a P0 co-change not made: refused the same way
+        ending = interfaces.stop_check(store, task_id, force)  # an interface with old uses left: the same
         entries = task.read_entries(store, old)
         warning = ""
         if old.get("STATE") != "DONE":
@@ -149,8 +153,9 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
         archived["VERIFIED"] = ev.verdict
         archived["EVIDENCE"] = ev.detail()
         forced_apart = [p for p in apart if p.rule.priority == "P0"]
-        archived["FORCED"] = "1" if ev.blocks_stop or broken or forced_apart else "0"
+        archived["FORCED"] = "1" if ev.blocks_stop or broken or forced_apart or ending.forced else "0"
         archived.update(violations.archive_fields(store, old.get("STARTED", ""), broken))
+        archived.update(ending.fields())
         if apart:
             archived["TOGETHER_NOT_DONE"] = "; ".join(p.line()[10:] for p in apart)[:2000]
             reminder = "; ".join(p.line() for p in apart if p.rule.priority != "P0")
@@ -177,9 +182,10 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
         files.archive(store, f"files-{task_id}{dot}")
         filecount.keep_empty(store)
         verify.archive_task(store, f"verify-{task_id}{dot}")
+        interfaces.archive(store, f"interfaces-{task_id}{dot}", ending)
         history.append_index(store, archived, done_rel)
         violations.force(store, task_id)  # a forced stop closes the open violations (recorded above)
-    forced = ev.blocks_stop or bool(broken) or bool(forced_apart)
+    forced = ev.blocks_stop or bool(broken) or bool(forced_apart) or ending.forced
     store.log_change("task", "stop", f"{task_id} -> {done_rel}" + (" FORCED" if forced else ""))
     try:
         logsgc.gc(store)  # every stop keeps logs/ within the retention policy

@@ -13,7 +13,7 @@ from agentctl.task import status as task
 
 
 def test_names_and_folders_come_from_the_one_table() -> None:
-    assert services.NAMES == ("task", "files", "constraints", "verify")
+    assert services.NAMES == ("task", "files", "constraints", "verify", "interfaces")
     assert services.FOLDERS == tuple(f"services/{n}" for n in services.NAMES)
     assert [s.name for s in SERVICES.values()] == list(SERVICES)
     assert repr(SERVICES["task"]) == "Service('task')"
@@ -27,6 +27,7 @@ def test_fresh_files_are_every_services_files_under_its_folder() -> None:
         "services/constraints/status": b"",
         "services/verify/status": b"STATE=IDLE\n",
         "services/verify/commands": services.VERIFY_COMMANDS,
+        "services/interfaces/status": b"",
     }
     assert all(line.startswith(b"#") for line in services.VERIFY_COMMANDS.splitlines())  # comments only
 

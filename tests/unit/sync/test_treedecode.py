@@ -54,3 +54,12 @@ def bad(change: dict[str, bytes]) -> str:
 ])
 def test_refused_with_the_reason(change: dict[str, bytes], words: str) -> None:
     assert words in bad(change)
+
+
+def test_interfaces_travel_and_a_record_interfaces_add_would_refuse_is_refused() -> None:
+    d, _ = sample()
+    d.interfaces.add("getUser|getUser(id)|getUser(\\x7b id \\x7d)|||t1|2026-01-01T00:00:00+00:00", f"1.{REPLICA}.0")
+    assert treedecode.decode(treeencode.encode(d)).interfaces == d.interfaces
+    tag = f"2.{REPLICA}.0"
+    assert "interfaces:" in bad({"interfaces": f"A|{tag}|n\\x7cf(\\x7cg(\\x7cf(\\x5b\\x7c\\x7ct\\x7cx\n".encode()})
+    assert "interfaces:" in bad({"interfaces": f"A|{tag}|n\\x7cf\\x7cg\\x7c\\x7c/etc/**\\x7ct\\x7cx\n".encode()})

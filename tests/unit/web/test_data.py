@@ -57,3 +57,15 @@ def test_a_damaged_file_is_named_and_the_rest_still_shown(store: Store) -> None:
         fh.write(b"\xff\xfe not a status\n")
     data = json.loads(webdata.View(store).state()[1])
     assert any(e.startswith("task: ") for e in data["errors"]) and data["task"] == {"STATE": "IDLE"}
+
+
+def test_the_interfaces_of_the_task_are_shown_and_a_new_one_moves_the_signature(store: Store) -> None:
+    view = webdata.View(store)
+    v1, body1 = view.state()
+    assert json.loads(body1)["interfaces"] == []
+    Path(store.project, "list.txt").write_text("a.js\n")
+    assert run("task", "start", "--id", "t1", "--desc", "d", "--files", "list.txt", cwd=store.project).code == 0
+    v2, _ = view.state()
+    assert run("interfaces", "add", "f", "--old", "f(a)", "--new", "f({ a })", cwd=store.project).code == 0
+    v3, body3 = view.state()
+    assert v3 != v2 and json.loads(body3)["interfaces"] == [{"name": "f", "old": "f(a)", "new": "f({ a })"}]

@@ -186,6 +186,11 @@
     }));
     if (!list.length) box.appendChild(el('p', 'empty', 'no constraints'));
   }
+  function renderInterfaces(list) {
+    const box = $('interfaces');
+    box.replaceChildren(...list.map((i) => el('div', 'rule', i.name + ': ' + i.old + ' -> ' + i.new)));
+    if (!list.length) box.appendChild(el('p', 'empty', 'no interface change recorded (old uses left: see the resume block)'));
+  }
   function renderClaims(list, now) {
     fill($('claims'), list.map((c) => row([[c.path, 'path'], [c.agent], [shortTime(c.until)], [span(c.expires - now)]])), 'no live claim');
   }
@@ -227,6 +232,7 @@
     timeline($('timeline'), d.timeline);
     renderVerify(d.verify || {});
     renderRules(d.constraints);
+    renderInterfaces(d.interfaces || []);
     renderClaims(d.claims, d.now);
     set($('resume'), d.resume, true);
     set($('brief'), d.brief, true);

@@ -1,0 +1,154 @@
+"""One file, or one write's new text, against the recorded interfaces: the hook path.
+
+Only the edited file is read (never a search of the tree): a post-edit hook asks :func:`in_file`,
+a pre-edit hook that sees the new content asks :func:`introduced`. With no interface recorded
+both cost one ``stat``; ``re`` is loaded only for an interface given ``--match``.
+"""
+
+from __future__ import annotations
+
+import os
+
+from agentctl.interfaces.records import Iface, any_recorded, matcher, read
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+
+    from agentctl.ground.store import Store
+
+READ_CAP = 4 << 20  # bytes of the edited file read (a larger file is judged by its first 4 MiB)
+SHOWN = 5  # hits named in one answer
+
+
+def _seg(pat: str, name: str) -> bool:
+    """fnmatch of one path segment (``*``, ``?``, ``[...]``), without loading ``re``."""
+    if not pat:
+        return not name
+    c = pat[0]
+    if c == "*":
+        return any(_seg(pat[1:], name[i:]) for i in range(len(name) + 1))
+    if not name:
+        return False
+    if c == "?":
+        return _seg(pat[1:], name[1:])
+    if c == "[":
+        end = pat.find("]", 2)
+        if end > 0:
+            body = pat[1:end]
+            neg = body[:1] in ("!", "^")
+            body = body[1:] if neg else body
+            hit, i = False, 0
+            while i < len(body):
+                if i + 2 < len(body) and body[i + 1] == "-":
+                    hit = hit or body[i] <= name[0] <= body[i + 2]
+                    i += 3
+                else:
+                    hit = hit or body[i] == name[0]
+                    i += 1
+            return hit != neg and _seg(pat[end + 1:], name[1:])
+    return c == name[0] and _seg(pat[1:], name[1:])
+
+
+def _parts(pat: list[str], path: list[str]) -> bool:
+    if not pat:
+        return True  # the glob matched a folder of the path: everything under it
+    if pat[0] == "**":
+        return any(_parts(pat[1:], path[i:]) for i in range(len(path) + 1))
+    return bool(path) and _seg(pat[0], path[0]) and _parts(pat[1:], path[1:])
+
+
+def glob_match(glob: str, rel: str) -> bool:
+    """Whether project path ``rel`` is under ``glob`` (git's ``:(glob)`` pathspec rules)."""
+    if glob in (".", ""):
+        return True
+    pat = [p for p in glob.split("/") if p]
+    path = rel.split("/")
+    if pat and pat[-1] == "**" and len(pat) > 1:
+        pat = pat[:-1]
+    return _parts(pat, path) if len(pat) <= len(path) or "**" in pat else False
+
+
+def covers(item: Iface, rel: str) -> bool:
+    globs = item.globs
+    return not globs or any(glob_match(g, rel) for g in globs)
+
+
+def hits_in_text(items: list[Iface], text: str) -> list[tuple[Iface, int, str]]:
+    """(interface, line number, line) of each old use in ``text``."""
+    out = []
+    tests = [(i, matcher(i)) for i in items]
+    lines = text.split("\n")
+    for item, test in tests:
+        for n, line in enumerate(lines, 1):
+            if test(line):
+                out.append((item, n, line))
+    return out
+
+
+def _ignored(store: Store, rel: str) -> bool:
+    """Whether git ignores ``rel`` (asked only once a hit is found: the usual edit spawns nothing)."""
+    from agentctl.ground.ancestors import git_root
+
+    if not git_root(store.project):
+        return False
+    from agentctl.ground import git
+
+    try:
+        return git.run(store.project, ["check-ignore", "-q", "--", rel], check=False, timeout=5.0).code == 0
+    except git.GitError:
+        return False
+
+
+def in_file(store: Store, rel: str) -> list[tuple[Iface, int, str]]:
+    """The old uses the edited file ``rel`` holds now (the post-edit hook's question)."""
+    if not any_recorded(store):
+        return []
+    items = [i for i in read(store) if covers(i, rel)]
+    if not items:
+        return []
+    try:
+        with open(os.path.join(store.project, rel), "rb") as fh:
+            data = fh.read(READ_CAP)
+    except OSError:
+        return []
+    if b"\0" in data[:8000]:
+        return []  # binary, as git grep -I skips it
+    found = hits_in_text(items, data.decode("utf-8", "surrogateescape"))
+    return found if found and not _ignored(store, rel) else []
+
+
+def introduced(store: Store, rel: str, new_text: str, old_text: str = "") -> list[tuple[Iface, int, str]]:
+    """The old uses a write would bring into ``rel``: those of its new text beyond what the text it
+    replaces held (an Edit that keeps an old use it did not add is not one; the post-edit hook names it)."""
+    if not any_recorded(store) or not new_text:
+        return []
+    items = [i for i in read(store) if covers(i, rel)]
+    if not items:
+        return []
+    found = hits_in_text(items, new_text)
+    if old_text and found:
+        before = hits_in_text(items, old_text)
+        keep = []
+        for item in {h[0] for h in found}:
+            mine = [h for h in found if h[0] is item]
+            extra = len(mine) - sum(1 for h in before if h[0] == item)
+            keep += mine[:max(0, extra)]
+        found = keep
+    return found if found and not _ignored(store, rel) else []
+
+
+def tell(rel: str, found: list[tuple[Iface, int, str]], before: bool = False) -> str:
+    """The warning for the agent ("" when nothing): path, line, the confirmed new form."""
+    if not found:
+        return ""
+    from agentctl.ground import codec
+
+    where = "this write would put" if before else "now holds"
+    parts = []
+    for item, n, _ in found[:SHOWN]:
+        at = "" if before else f":{n}"
+        parts.append(f"{codec.encode(rel)}{at} {where} the OLD form of interface {codec.encode(item.name)} "
+                     f"`{codec.encode(item.old)[:200]}`; it changed in this task to `{codec.encode(item.new)[:200]}`: use that")
+    if len(found) > SHOWN:
+        parts.append(f"and {len(found) - SHOWN} more (`agentctl interfaces check`)")
+    return "agentctl: INTERFACE " + " | ".join(parts)
