@@ -39,10 +39,7 @@ class World:
 
 
 def editable(w: World, c: Copy) -> list[str]:
-    """The paths this copy edits; while a copy's `files sync` takes a file another copy created
-    for one it deleted (FOUND_UNFIXED), only copy a creates files."""
-    if c.name != "a" and "foreign-create-judged-deleted" in w.open_classes:
-        return [p for p in t.EDITS[c.name] if p in t.BASE]
+    """The paths this copy edits (no other copy edits them)."""
     return t.EDITS[c.name]
 
 
