@@ -235,12 +235,10 @@ def task_mark(w: World, c: Copy) -> None:
     rep = w.truth.replicas[c.name]
     mine = [p for p in rep.entries if p in t.MARKS[c.name]]
     addable = [p for p in t.ADDABLE if p not in rep.entries] if c.name == "a" else []
-    if "corrections-x-sync" in w.open_classes:
-        addable = []
     actions = [a for a, ok in (("done", [p for p in mine if w.truth.state(c.name, p) == "pending"]),
                                ("skip", [p for p in mine if w.truth.state(c.name, p) == "pending"]),
                                ("reopen", [p for p in mine if w.truth.state(c.name, p) != "pending"]),
-                               ("add", addable)) if ok and (a == "done" or "corrections-x-sync" not in w.open_classes)]
+                               ("add", addable)) if ok]
     if not actions:
         return
     action = w.rng.choice(actions)

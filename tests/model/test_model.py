@@ -34,14 +34,7 @@ OPEN_CLASSES = frozenset({
     "no-baseline-after-pull",  # point 2: a copy that got the task by `sync pull` logs no shell edit
     "double-records",  # point 3: after a verify run, `files sync` logs hook edits again ("(2x)")
     "compound-warning",  # point 4: `edit && agentctl task done f` warns "never changed it"
-    "restore-as-delete",
-    "corrections-x-sync",  # TEMP  # point 5: a restore or a rename back between two syncs is listed as DELETE
-})
-# Found by this test and not fixed on this branch (see the report): gated the same way.
-FOUND_UNFIXED = frozenset({
-    # `files sync` in one copy logs DELETE for a file another copy created (its record came by sync),
-    # as the file is not in this copy's tree: only copy a creates files while this stands
-    "foreign-create-judged-deleted",
+    "restore-as-delete",  # point 5: a restore or a rename back between two syncs is listed as DELETE
 })
 
 _SEED = os.environ.get("AGENTCTL_MODEL_SEED", "")  # read at import: the hermetic fixture clears AGENTCTL_*
@@ -99,4 +92,6 @@ def test_every_answer_matches_the_model(tmp_path: Path, seed: int) -> None:
         if wrong:
             pytest.fail(f"{replay}\nafter step {n + 1} of:\n  " + "\n  ".join(world.log) + "\nwrong:\n  "
                         + "\n  ".join(wrong), pytrace=False)
+        if LONG:
+            print(f"seed {seed}: step {n + 1} of {STEP_COUNT} agrees", flush=True)
     print(replay)
