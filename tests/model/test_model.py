@@ -9,7 +9,7 @@ after every step every answer (`files check` of every path, `files list`, DONE/T
 VERIFIED, the P0 violation, `resume`'s key lines) is compared with a model computed from the
 operations and the trees the test wrote (tests/model/truth.py), never from agentctl's output.
 
-Default: 3 seeds x 15 steps, each step checked in the copy it ran in (every copy after the last).
+Default: 3 seeds x 10 steps, each step checked in the copy it ran in (every copy after the last).
 AGENTCTL_LONG=1: 12 seeds x 200 steps, every copy and every path after every step. A failure prints its seed and
 the steps; replay with AGENTCTL_MODEL_SEED=N (and AGENTCTL_MODEL_STEPS=N).
 """
@@ -41,7 +41,7 @@ _SEED = os.environ.get("AGENTCTL_MODEL_SEED", "")  # read at import: the hermeti
 _STEPS = os.environ.get("AGENTCTL_MODEL_STEPS", "")
 SEEDS = [int(_SEED)] if _SEED.isdigit() else ([random.SystemRandom().randrange(1 << 31) for _ in range(12)] if LONG
                                               else [11, 22, 33])
-STEP_COUNT = int(_STEPS) if _STEPS.isdigit() else (200 if LONG else 15)
+STEP_COUNT = int(_STEPS) if _STEPS.isdigit() else (200 if LONG else 10)
 
 
 def setup(tmp: Path) -> tuple[dict[str, Copy], t.Truth, Path]:
