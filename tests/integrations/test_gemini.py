@@ -90,6 +90,8 @@ def test_compressed_history_is_recognised_only_after_a_compression(tmp_path: Pat
     split = [{"role": "user", "content": "<session_context>x</session_context>"},
              {"role": "user", "content": "<state_snapshot>s</state_snapshot>"}, ack]
     assert gemini.compressed_history(split) == "<state_snapshot>s</state_snapshot>"  # context and summary apart
+    assert gemini.compression([*split, {"role": "user", "content": "go"}]) == ("<state_snapshot>s</state_snapshot>",
+                                                                                [{"role": "user", "content": "go"}])
     for junk in (None, [], [1, 2], [{"role": "user", "content": 5}, ack], "text", [{"role": "user"}, 3, ack]):
         assert gemini.compressed_history(junk) is None
 
@@ -200,13 +202,54 @@ def test_a_real_compression_is_counted_and_reinjected_exactly_once(proj: Path, g
     assert (gem("", "BeforeModel", data=json.dumps(again)).out, session(proj)["COMPACTIONS"]) == ("", "2")
 
 
+def with_tail(data: dict[str, Any], *tail: tuple[str, str]) -> str:
+    """``data`` (a BeforeModel payload of a compressed history) with these messages after the ACK."""
+    copy = json.loads(json.dumps(data))
+    messages = copy["llm_request"]["messages"]
+    copy["llm_request"]["messages"] = messages[:2] + [{"role": r, "content": c} for r, c in tail]
+    return json.dumps(copy)
+
+
+def test_two_compressions_with_identical_summaries_each_count_once(proj: Path, gem: Any) -> None:
+    """Issue 22 point 11: a compression is known by its summary AND the history's shape (the messages
+    it kept after the ACK), so a second compression whose summary is the same text still counts, once."""
+    base = json.loads(payload("BeforeModel-compressed", proj))
+    assert [m["content"] for m in base["llm_request"]["messages"][2:]] == ["WRITE f1.py please"]
+    first_run = [("user", "WRITE f1.py please")]
+    later = [*first_run, ("model", "done"), ("user", "WRITE f2.py please")]
+    second_run = [("user", "WRITE f3.py please")]
+    steps = [(first_run, 1, True), (first_run, 1, False), (later, 1, False),  # one compression, its later turns
+             (second_run, 2, True),  # a new compression, the very same summary: counted, the state given back
+             (second_run, 2, False), ([*second_run, ("model", "done"), ("user", "go on")], 2, False),
+             ([("model", "done"), ("user", "go on")], 2, False)]  # reloaded by --resume latest without the kept prompt
+    for tail, count, injected in steps:
+        r = gem("", "BeforeModel", data=with_tail(base, *tail))
+        assert r.code == 0, r.err
+        assert session(proj)["COMPACTIONS"] == str(count), tail
+        if not injected:
+            assert r.out == "", tail
+            continue
+        text = r.json()["hookSpecificOutput"]["llm_request"]["messages"][0]["content"]
+        assert f"{count} compaction" in text and "NEXT=src/app.py" in text and f"P0|{P0}" in text
+
+
+def test_a_summary_remembered_by_an_older_agentctl_stays_known(proj: Path, gem: Any) -> None:
+    handled = proj / ".agent-state" / "hooks" / "gemini-compressions"
+    assert gem("BeforeModel-compressed", "BeforeModel").out and session(proj)["COMPACTIONS"] == "1"
+    token = handled.read_text().split()[0]
+    handled.write_text(token + "\n")  # what agentctl 0.2 kept: the summary's digest alone
+    for name in ("BeforeModel-compressed", "BeforeModel-compressed-resumed"):
+        assert gem(name, "BeforeModel").out == ""
+    assert session(proj)["COMPACTIONS"] == "1"
+
+
 def test_handled_compressions_stay_bounded(proj: Path, gem: Any) -> None:
     base = json.loads(payload("BeforeModel-compressed", proj))
     for i in range(gemini.MAX_HANDLED + 6):
         data = json.loads(json.dumps(base))
         data["llm_request"]["messages"][0]["content"] += f"<n>{i}</n>"
         assert gem("", "BeforeModel", data=json.dumps(data)).out, i
-    kept = (proj / ".agent-state" / "hooks" / "gemini-compressions").read_text().split()
+    kept = (proj / ".agent-state" / "hooks" / "gemini-compressions").read_text().splitlines()
     assert len(kept) == gemini.MAX_HANDLED and session(proj)["COMPACTIONS"] == str(gemini.MAX_HANDLED + 6)
 
 

@@ -16,10 +16,13 @@ the final JSON; BeforeTool takes ``decision: "deny"`` + ``reason``.
   A real compression leaves one trace in the request: the history then starts with
   the summary (``<state_snapshot>``) followed by the model message
   ``Got it. Thanks for the additional context!``. BeforeModel sees every request:
-  the first time it sees a given summary (by its digest) it counts the compaction and
-  adds the resume block to that one request (``hookSpecificOutput.llm_request``; not
-  kept in Gemini's history, not escaped). Later turns, and ``--resume latest`` of the same history, carry a known
-  digest and get nothing.
+  the first time it sees a compression -- its summary's text and the history's shape,
+  the messages kept after the ACK -- it counts the compaction and adds the resume block
+  to that one request (``hookSpecificOutput.llm_request``; not kept in Gemini's history,
+  not escaped). Later turns, and ``--resume latest`` of the same history, carry a known
+  summary whose kept messages still lead (or, reloaded, a model message first) and get
+  nothing; a second compression with the very same summary keeps other messages and
+  counts once more.
 """
 
 from __future__ import annotations
@@ -140,13 +143,19 @@ def before_agent(h: Hook) -> Result | None:
 
 
 def compressed_history(messages: object) -> str | None:
-    """The summary of a compressed history, or None when this request shows no compression.
+    """The summary of a compressed history, or None when this request shows no compression."""
+    shape = compression(messages)
+    return shape[0] if shape is not None else None
+
+
+def compression(messages: object) -> tuple[str, list[object]] | None:
+    """(the summary, the messages after the ACK) of a compressed history; None when this request
+    shows no compression.
 
     A compression leaves ``[session context + summary, model ACK, kept messages...]``.
     The summary alone (without the session context, which Gemini rebuilds on every
-    start) identifies it: the same compressed history seen again (a later turn,
-    ``--resume latest``, which may drop the prompt kept after it) has the same summary,
-    and a new compression writes a new one.
+    start) names the compression's text; the kept messages after the ACK give its shape
+    (see :func:`first_sighting`).
     """
     if not isinstance(messages, list):
         return None
@@ -159,33 +168,74 @@ def compressed_history(messages: object) -> str | None:
             if not isinstance(text, str):
                 return None
             text = text.rpartition("</session_context>")[2].strip()
-            return text or None  # an older Gemini CLI greeted a fresh session with the same words
+            # an older Gemini CLI greeted a fresh session with the same words
+            return (text, messages[k + 1:]) if text else None
     return None
 
 
-def first_sighting(h: Hook, identity: str) -> bool:
-    """True once per compressed history: remembers its digest (the last ``MAX_HANDLED``).
-
-    Every later request of a compressed session asks again, so the usual answer (known)
-    costs one small read and no lock; zlib's two checksums and the length make the digest
-    (importing hashlib would cost ten times as much, on every such request).
-    """
+def _digest(raw: str) -> str:
+    """zlib's two checksums and the length (importing hashlib would cost ten times as much,
+    on every request of a compressed session)."""
     import zlib
 
-    raw = identity.encode("utf-8", "surrogatepass")
-    token = f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}{len(raw):x}"
+    data = raw.encode("utf-8", "surrogatepass")
+    return f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}{len(data):x}"
 
-    def known() -> list[str]:
-        return (h.store.read(HANDLED, cap=1 << 16) or b"").decode("ascii", "replace").split()
 
-    if token in known():
+def _tail_digest(tail: list[object]) -> str:
+    parts = []
+    for m in tail:
+        role, content = (m.get("role"), m.get("content")) if isinstance(m, dict) else ("", "")
+        parts.append(f"{role if isinstance(role, str) else ''}\x00{content if isinstance(content, str) else ''}")
+    return _digest("\x01".join(parts))
+
+
+def _continues(tail: list[object], kept: int, digest: str) -> bool:
+    """Whether ``tail`` continues a compressed history first seen with ``kept`` messages after
+    its ACK (of ``digest``): those messages still lead it (later turns only append), or it leads
+    with a model message (``--resume latest`` reloads it without the prompt the compression kept;
+    a compression itself always keeps from a user prompt on)."""
+    if len(tail) >= kept and _tail_digest(tail[:kept]) == digest:
+        return True
+    return bool(tail) and isinstance(tail[0], dict) and tail[0].get("role") == "model"
+
+
+def first_sighting(h: Hook, identity: str, tail: list[object] | None = None) -> bool:
+    """True once per compression: remembers the last ``MAX_HANDLED``, each as its summary's digest,
+    the number of messages kept after the ACK and their digest (a line of ``hooks/gemini-compressions``;
+    a line with the summary's digest alone, as agentctl 0.2 wrote, matches any shape).
+
+    A compression is known when its summary is, and the history's shape continues the one seen
+    then: so the same compressed history seen again (a later turn, ``--resume latest``) counts
+    nothing, and a new compression whose summary happens to be the same text counts once more.
+    Every later request of a compressed session asks again, so the usual answer (known) costs
+    one small read and no lock.
+    """
+    token = _digest(identity)
+    shape = [] if tail is None else tail
+
+    def known() -> tuple[list[str], bool]:
+        lines = (h.store.read(HANDLED, cap=1 << 16) or b"").decode("ascii", "replace").splitlines()
+        for line in lines:
+            fields = line.split()
+            if not fields or fields[0] != token:
+                continue
+            if len(fields) < 3 or not fields[1].isdigit():
+                return lines, True
+            if _continues(shape, int(fields[1]), fields[2]):
+                return lines, True
+        return lines, False
+
+    if known()[1]:
         return False
     os.makedirs(h.store.path("hooks"), mode=0o700, exist_ok=True)
     with h.store.lock(HANDLED_LOCK):
-        seen = known()
-        if token in seen:
+        lines, seen = known()
+        if seen:
             return False
-        h.store.replace(HANDLED, ("\n".join(seen[-(MAX_HANDLED - 1):] + [token]) + "\n").encode("ascii"))
+        entry = f"{token} {len(shape)} {_tail_digest(shape)}"
+        kept = [ln for ln in lines if ln.strip()][-(MAX_HANDLED - 1):]
+        h.store.replace(HANDLED, ("\n".join([*kept, entry]) + "\n").encode("ascii"))
     return True
 
 
@@ -193,8 +243,8 @@ def before_model(h: Hook) -> Result | None:
     """Every model request: after a real compression, count it and give the state back once."""
     request = h.obj("llm_request")
     messages = request.get("messages")
-    identity = compressed_history(messages)
-    if identity is None or not first_sighting(h, identity):
+    shape = compression(messages)
+    if shape is None or not first_sighting(h, *shape):
         return None
     from agentctl.session import compactions as session
 

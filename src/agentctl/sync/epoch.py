@@ -1,8 +1,13 @@
-"""A task as an *epoch* of the synced document: its id hashes TASK_ID, STARTED, DESC and the list.
+"""A task as an *epoch* of the synced document: its id hashes TASK_ID, STARTED and DESC (an id
+written by agentctl 0.2 hashed the list too, and still reads).
 
-Done entries are a grow-only set; claims keep each agent's latest lease per entry; STATE, NOTES and
-a pinned NEXT are each last-writer-wins by Lamport stamp; its files log and verify journal are
-unions of records (see doc for the whole document's rules).
+The list grows: the entries `task add` gave on any side are appended (in their order, after
+those the longer side already has). Each entry's mark (todo, done, skip, with the reason of a
+correction) is last-writer-wins by Lamport stamp, so `task skip` and `task reopen` travel like
+`task done`; the grow-only set of done entries an older stream holds counts for entries no mark
+names. Claims keep each agent's latest lease per entry; STATE, NOTES and a pinned NEXT are each
+last-writer-wins by Lamport stamp; its files log and verify journal are unions of records (see
+doc for the whole document's rules).
 """
 
 from __future__ import annotations
@@ -11,20 +16,21 @@ from agentctl.sync.crdt import Log, Stamp, join_log
 
 
 class Epoch:
-    __slots__ = ("id", "head", "paths", "done", "claims", "fields", "files", "journal")
+    __slots__ = ("id", "head", "paths", "done", "marks", "claims", "fields", "files", "journal")
 
     def __init__(self, eid: str, head: dict[str, str], paths: list[str]) -> None:
         self.id = eid
         self.head = head  # TASK_ID, DESC, STARTED: fixed by the id
         self.paths = paths
-        self.done: set[int] = set()
+        self.done: set[int] = set()  # what an older stream marked done (by index); marks win over it
+        self.marks: dict[str, tuple[Stamp, str, str]] = {}  # path -> (stamp, todo|done|skip, note fields)
         self.claims: dict[int, dict[str, int]] = {}
         self.fields: dict[str, tuple[Stamp, str]] = {}  # STATE (ACTIVE/PAUSED), NOTES, NEXT (pinned; "" if not)
         self.files: Log = {}
         self.journal: Log = {}
 
     def key(self) -> tuple[object, ...]:
-        return (self.id, sorted(self.head.items()), self.paths, sorted(self.done),
+        return (self.id, sorted(self.head.items()), self.paths, sorted(self.done), sorted(self.marks.items()),
                 sorted((i, sorted(c.items())) for i, c in self.claims.items() if c), sorted(self.fields.items()),
                 sorted((r, sorted(c.items())) for r, c in self.files.items() if c),
                 sorted((r, sorted(c.items())) for r, c in self.journal.items() if c))
@@ -37,8 +43,11 @@ class Epoch:
 
     def join(self, other: Epoch) -> Epoch:
         head = self.head if sorted(self.head.items()) <= sorted(other.head.items()) else other.head
-        out = Epoch(self.id, dict(head), list(min(self.paths, other.paths)))
+        out = Epoch(self.id, dict(head), grown(self.paths, other.paths))
         out.done = self.done | other.done
+        out.marks = dict(self.marks)
+        for path, mark in other.marks.items():
+            out.marks[path] = max(out.marks.get(path, mark), mark)
         out.claims = {i: dict(c) for i, c in self.claims.items()}
         for i, c in other.claims.items():
             mine = out.claims.setdefault(i, {})
@@ -51,9 +60,16 @@ class Epoch:
         out.journal = join_log(self.journal, other.journal)
         return out
 
+    def mark(self, idx: int) -> tuple[str, str]:
+        """(todo|done|skip, its note fields) of the entry at ``idx``."""
+        found = self.marks.get(self.paths[idx])
+        if found is not None:
+            return found[1], found[2]
+        return ("done" if idx in self.done else "todo"), ""
+
     def holder(self, idx: int, now: float) -> tuple[str, int] | None:
         """The one live claim of an entry: the lease ending first, then the agent name."""
-        if idx in self.done:
+        if self.mark(idx)[0] != "todo":
             return None
         live = [(exp, agent) for agent, exp in self.claims.get(idx, {}).items() if exp > now]
         if not live:
@@ -72,10 +88,20 @@ def started_ts(iso: str) -> float:
         return 0.0
 
 
-def epoch_id(task_id: str, started: str, desc: str, paths: list[str]) -> str:
+def grown(a: list[str], b: list[str]) -> list[str]:
+    """The list both sides' additions made: the longer one (of two as long, the smaller), then the
+    other's entries it lacks, in their order. Entries are only ever appended to it (so an index into
+    it stays valid, and a side that added nothing changes nothing)."""
+    base, rest = (a, b) if (len(a), b) > (len(b), a) else (b, a)
+    have = set(base)
+    return list(base) + [p for p in rest if p not in have]
+
+
+def epoch_id(task_id: str, started: str, desc: str, paths: list[str] | None = None) -> str:
+    """The epoch's id; ``paths``: the list too, as agentctl 0.2 computed it (what ids it wrote)."""
     import hashlib
 
     h = hashlib.sha1()
-    for part in (task_id, started, desc, *paths):
+    for part in (task_id, started, desc, *(paths if paths is not None else ["\0list"])):
         h.update(part.encode("utf-8", "surrogateescape") + b"\0")
     return h.hexdigest()[:16]

@@ -31,7 +31,7 @@ class View:
         self.epoch = ""
         if self.tfields.get("STATE") != "IDLE":
             self.epoch = epoch_id(self.tfields.get("TASK_ID", ""), self.tfields.get("STARTED", ""),
-                                  self.tfields.get("DESC", ""), [e.path for e in self.entries])
+                                  self.tfields.get("DESC", ""))
         self.flog = _complete(store.read(files.LOG, cap=256 << 20) or b"")
         self.journal = _complete(store.read(verify.JOURNAL, cap=256 << 20) or b"")
         self.vfields = verify.read_status(store)

@@ -52,6 +52,15 @@ def _observe_log(log: Log, data: bytes, memo: dict[str, Any], epoch: str, replic
     return {"epoch": epoch, "len": len(data), "sha": _sha(data), "ids": compress(ids)}
 
 
+def note_of(entry: taskentries.Entry) -> str:
+    """An entry's fields other than a claim (the reason of a correction: ``skipped|REASON``), encoded."""
+    extra = list(entry.extra)
+    if "claim" in extra:
+        i = extra.index("claim")
+        del extra[i : i + 3]
+    return "|".join(codec.encode(f) for f in extra)
+
+
 def observe(doc: Doc, memo: Memo, view: View, store: Any, replica: str) -> Memo:
     """Fold the folder's changes since ``memo`` into ``doc`` (in place); returns the memo of ``view``."""
     new: Memo = {}
@@ -77,9 +86,16 @@ def observe(doc: Doc, memo: Memo, view: View, store: Any, replica: str) -> Memo:
         for k, v in view.task_fields().items():
             if (seen.get(k) != v or k not in e.fields) and (k not in e.fields or e.fields[k][1] != v):
                 e.fields[k] = (doc.stamp(replica), v)
-        for i, x in enumerate(view.entries):
-            if x.done:
-                e.done.add(i)
+        known = {p: i for i, p in enumerate(e.paths)}
+        e.paths += [x.path for x in view.entries if x.path not in known]  # `task add` here: appended
+        known = {p: i for i, p in enumerate(e.paths)}
+        seen_marks = memo.get("marks", {}) if old_epoch == eid else {}
+        for x in view.entries:
+            i = known[x.path]
+            word = (x.mark, note_of(x))
+            # a mark changed here since the last sync (or one the document lacks) is this side's word
+            if word != e.mark(i) and (seen_marks.get(x.path) != "|".join(word) or x.path not in e.marks):
+                e.marks[x.path] = (doc.stamp(replica), *word)
             c = taskentries.claim_of(x)
             if c is not None and not x.done:
                 held = e.claims.setdefault(i, {})
@@ -87,6 +103,7 @@ def observe(doc: Doc, memo: Memo, view: View, store: Any, replica: str) -> Memo:
         new["files"] = _observe_log(e.files, view.flog, memo.get("files", {}), eid, replica, 3)
         new["journal"] = _observe_log(e.journal, view.journal, memo.get("journal", {}), eid, replica, 6)
     new["epoch"], new["fields"] = eid, view.task_fields()
+    new["marks"] = {x.path: "|".join((x.mark, note_of(x))) for x in view.entries}
 
     run = view.run_fields()
     current = doc.verify[1] if doc.verify is not None else {"STATE": "IDLE"}

@@ -12,6 +12,7 @@ import os
 import time
 
 from agentctl.constraints import rules as constraints
+from agentctl.files import foreign
 from agentctl.files import log as files
 from agentctl.ground import codec
 from agentctl.ground.store import Store, now_iso
@@ -50,6 +51,8 @@ def render(doc: Doc, view: View, memo: Memo, store: Store, replica: str, p: Plan
                 _archive_stray(store, rel)
             if payload:
                 store.append(rel, payload)
+            if key == "files" and (payload or move):
+                foreign.note(store, payload, fresh=move)  # `files sync` judges this tree by its own records
             logs[key] = after
     missing = [(f"logs/{n}", v[min(v)]) for n, v in sorted(doc.archives.items()) if not store.exists(f"logs/{n}")]
     _create_all(store, missing)  # of two contents under one name the smallest id is shown; all are kept

@@ -81,7 +81,8 @@ def _plan_task(doc: Doc, e: Epoch, store: Store, view: View, now: float) -> tupl
     old = view.tfields
     entries = []
     for i, path in enumerate(e.paths):
-        entry = taskentries.Entry("done" if i in e.done else "todo", path)
+        mark, note = e.mark(i)
+        entry = taskentries.Entry(mark, path, [codec.decode(f) for f in note.split("|")] if note else [])
         held = e.holder(i, now)
         if held is not None:
             entry.extra += ["claim", held[0], str(held[1])]
@@ -90,7 +91,7 @@ def _plan_task(doc: Doc, e: Epoch, store: Store, view: View, now: float) -> tupl
     new = {"STATE": values.get("STATE", "ACTIVE"), **{k: e.head.get(k, "") for k in ("TASK_ID", "DESC")},
            "NOTES": values.get("NOTES", ""), "STARTED": e.head.get("STARTED", "")}
     pin = values.get("NEXT", "")
-    if pin and any(x.path == pin and not x.done for x in entries):
+    if pin and any(x.path == pin and not x.closed for x in entries):
         new["NEXT"], new["NEXT_PINNED"] = pin, "1"
     else:
         new["NEXT_PINNED"] = "0"

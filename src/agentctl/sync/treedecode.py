@@ -156,7 +156,8 @@ def _epoch(eid: str, files: dict[str, bytes]) -> Epoch:
     p = f"task/{eid}"
     head = _status(f"{p}/head", files[f"{p}/head"], ("TASK_ID", "DESC", "STARTED"))
     paths = [_value(f"{p}/list", ln) for ln in _text(f"{p}/list", files.get(f"{p}/list", b""))]
-    if epoch_id(head.get("TASK_ID", ""), head.get("STARTED", ""), head.get("DESC", ""), paths) != eid:
+    if eid not in (epoch_id(head.get("TASK_ID", ""), head.get("STARTED", ""), head.get("DESC", "")),
+                   epoch_id(head.get("TASK_ID", ""), head.get("STARTED", ""), head.get("DESC", ""), paths)):
         raise Refused(f"{p}: the task does not match its id")
     from agentctl.task.ids import valid_id
 
@@ -170,6 +171,19 @@ def _epoch(eid: str, files: dict[str, bytes]) -> Epoch:
         if i >= len(paths):
             raise Refused(f"{p}/done: entry {i} out of range")
         e.done.add(i)
+    listed = set(paths)
+    for ln in _text(f"{p}/marks", files.get(f"{p}/marks", b"")):
+        parts = ln.split("|", 3)
+        clock, _, replica = parts[0].partition(".")
+        if len(parts) != 4 or parts[1] not in ("todo", "done", "skip") or not REPLICA.match(replica):
+            raise Refused(f"{p}/marks: malformed line {ln[:40]!r}")
+        path = _value(f"{p}/marks", parts[2])
+        if path not in listed:
+            raise Refused(f"{p}/marks: {path[:40]!r} is no entry of the task")
+        note = _value(f"{p}/marks", parts[3])  # the entry's other fields, each encoded, joined by |
+        for field in note.split("|") if note else []:
+            _value(f"{p}/marks", field)
+        e.marks[path] = ((_int(f"{p}/marks", clock), replica), parts[1], note)
     for ln in _text(f"{p}/claims", files.get(f"{p}/claims", b"")):
         parts = ln.split("|")
         if len(parts) != 3 or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}", parts[1]):

@@ -54,6 +54,8 @@ def encode(doc: Doc) -> dict[str, bytes]:
         files[f"{p}/head"] = codec.format_status({k: e.head[k] for k in ("TASK_ID", "DESC", "STARTED") if k in e.head})
         files[f"{p}/list"] = _lines([codec.encode(x) for x in e.paths])
         files[f"{p}/done"] = _lines([str(i) for i in sorted(e.done)])
+        files[f"{p}/marks"] = _lines([f"{c}.{r}|{m}|{codec.encode(path)}|{codec.encode(note)}"
+                                      for path, ((c, r), m, note) in sorted(e.marks.items())])
         files[f"{p}/claims"] = _lines([f"{i}|{a}|{x}" for i in sorted(e.claims) for a, x in sorted(e.claims[i].items())])
         files[f"{p}/state"] = _lines([f"{k}|{c}.{r}|{codec.encode(v)}" for k, ((c, r), v) in sorted(e.fields.items())])
         files.update(_log_files(f"{p}/files", e.files))

@@ -11,7 +11,7 @@ Layout (format 1; every file a plain 100644 blob, every folder a tree)::
     verify                                 STAMP=CLOCK.REPLICA then the result's KEY=VALUE lines
     stopped                                the stopped epochs, one id a line
     index                                  the history index's rows
-    task/EPOCH/head, list, done, claims, state
+    task/EPOCH/head, list, done, marks, claims, state
     task/EPOCH/files/REPLICA/CHUNK         COUNTER|RECORD lines, CHUNK_SIZE records a piece
     task/EPOCH/journal/REPLICA/CHUNK
     archive/NAME/BLOB                      one archived file of logs/ (NAME), by content
@@ -28,7 +28,7 @@ FORMAT = 1
 FORMAT_LINE = b"agentctl-sync %d\n"
 CHUNK_SIZE = 1000
 TOP_FILES = ("FORMAT", "meta", "constraints", "interfaces", "tried", "counters", "verify", "stopped", "index")
-EPOCH_FILES = ("head", "list", "done", "claims", "state")
+EPOCH_FILES = ("head", "list", "done", "marks", "claims", "state")
 HEX16 = re.compile(r"[0-9a-f]{16}\Z")
 REPLICA = re.compile(r"[0-9a-f]{12}\Z")
 CHUNK = re.compile(r"[0-9]{6}\Z")

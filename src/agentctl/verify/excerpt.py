@@ -13,9 +13,12 @@ eslint, jest, vitest, cargo, go test) and a generic rule for any other tool:
   ``F401 ...`` headings, ``error TS2322`` (tsc), eslint's ``1:7  error  ...`` rows,
   ``error[E0308]:`` and ``panicked at`` (cargo), ``--- FAIL:`` and ``x_test.go:14:``
   (go test), jest's ``●``/``✕``/``Expected:``/``Received:``, vitest's ``FAIL file > test``
-  and ``→``, and a traceback's last ``SomeError: message`` line;
-* ``other``: any other line naming an error, failure, panic or exception (any tool);
-* ``where``: a location (one that also names an error counts as an error line): ``--> src/main.rs:4:20``, ``at f (a.js:3:1)``, ``❯ a.ts:12:26``,
+  and ``→``, a traceback's last ``SomeError: message`` line, and any tool's own word at the
+  start of a line: ``error:``, ``Error``, ``FAILED``;
+* ``other``: any other line naming an error, failure, panic or exception (any tool), the
+  words looked for outside paths: ``src/operators/timeout.ts`` names no timeout;
+* ``where``: a location (one whose text after the location states an error, ``x.py:6: KeyError``,
+  counts as an error line; code that merely mentions one does not): ``--> src/main.rs:4:20``, ``at f (a.js:3:1)``, ``❯ a.ts:12:26``,
   ``File "x.py", line 3``, a path alone (eslint's file heading), ``FILE:LINE`` anywhere;
 * ``summary``: the tool's count: ``2 failed, 1 passed``, ``Found 3 errors``,
   ``✖ 4 problems``, ``Tests: 1 failed``, ``test result: FAILED``, ``FAIL pkg``,
@@ -23,7 +26,8 @@ eslint, jest, vitest, cargo, go test) and a generic rule for any other tool:
 * noise, never kept: rulers (``=== FAILURES ===``, ``___ test_x ___``), code frames
   (``12 |  expect(...)``), ``help:``/``note:``/``Hint:`` lines, blank lines.
 
-The excerpt takes error lines first (up to all but the room kept for the others), up to
+The excerpt takes error lines first (up to all but the room kept for the others, the last
+error line always among them: a failing run's last word is often its verdict), up to
 WHERE_LINES location lines and SUMMARY_LINES summary lines, then ``other`` lines while room
 remains, and prints them in the order the tool printed them. With none of these, it is the
 output's last FALLBACK_LINES lines. The count reported is the number of error lines (or of
@@ -71,7 +75,9 @@ _ERROR = re.compile(
     r"|^\s*● |^\s*[✕✗×] |^\s*(Expected|Received)( value)?:|^\s*expect\(received\)"  # jest
     r"|^\s*FAIL\s+\S+ > |^\s*→ "  # vitest
     r"|^\s*[A-Za-z_][\w.]*(Error|Exception|Failure|Exit)(: |:$|$)"  # a traceback's last line, AssertionError: ...
-    r"|^test \S+ \.\.\. FAILED$",
+    r"|^test \S+ \.\.\. FAILED$"
+    r"|^[\w./\\-]+:\d+: \w*(Error|Exception)\b"  # pytest's `tests/x.py:6: AssertionError`
+    r"|^(error|Error|ERROR)(\[[^\]]*\])?:|^(Error|ERROR|FAILED)\b",  # any tool's own word at the start
 )
 _WHERE = re.compile(
     r"^\s*--> \S+:\d+"  # rustc, ruff
@@ -88,6 +94,11 @@ _OTHER = re.compile(
     r"undefined|cannot|denied|not found|timed? ?out)\b",
     re.IGNORECASE,
 )
+# A path or FILE:LINE location: what a keyword found inside it says nothing (`operators/timeout.ts`).
+_PATHISH = re.compile(r"\S*[/\\]\S*|\b[\w-]+\.[A-Za-z]\w{0,5}\b(:\d+)*:?")
+# After a location, what states an error (`x.py:6: SomeError`, `a.c:3:1: fatal error`), not code that mentions one.
+_STATED = re.compile(r"^\W*(\w*(Error|Exception|Failure)\b|(error|fatal|failed|failure|panic)\b)", re.IGNORECASE)
+_LOCATION = re.compile(r"^.*?[\w./-]+\.\w+[:(]\d+[\d,:)]*\s*(- )?")
 _NOISE = re.compile(
     r"^[=_!~⎯─━\-]{3,}.*$"  # rulers with or without a title
     r"|^\s*>?\s*\d*\s*\|"  # code frames: `12 |  code`, ` |  ^^^`
@@ -113,8 +124,8 @@ def classify(line: str) -> str | None:
     if _NOISE.search(line):
         return None
     if _WHERE.search(line):
-        return ERROR if _OTHER.search(line) else WHERE  # `tests/x.py:6: AssertionError`
-    if _OTHER.search(line):
+        return ERROR if _STATED.search(_LOCATION.sub("", text, count=1)) else WHERE  # `x.go:3: undefined: y`
+    if _OTHER.search(_PATHISH.sub(" ", line)):  # a word in a path (`operators/timeout.ts`) is no error
         return OTHER
     return None
 
@@ -151,11 +162,19 @@ def select(output: bytes, limit: int = MAX_LINES) -> tuple[list[str], int]:
     summary = found[SUMMARY][-SUMMARY_LINES:]  # the tool's last word is its total
     where = found[WHERE][:WHERE_LINES]
     room = limit - len(summary) - min(len(where), 2)  # errors first, but two locations always fit
-    err = found[ERROR][:room]
-    other = found[OTHER][: max(0, room - len(err))]
+    err = _keep_last(found[ERROR], room)
+    other = _keep_last(found[OTHER], room - len(err)) if not err else found[OTHER][: max(0, room - len(err))]
     where = where[: limit - len(summary) - len(err) - len(other)]
     chosen = sorted(set(err + other + where + summary))
     return [_cut(lines[i].strip()) for i in chosen], count
+
+
+def _keep_last(found: list[int], room: int) -> list[int]:
+    """The first ``room`` of ``found``, the last one always among them: a failing run's last error
+    line is often its verdict (`error: old relative imports remain` after 894 offending lines)."""
+    if room <= 0 or len(found) <= room:
+        return found[: max(0, room)]
+    return found[: room - 1] + found[-1:]
 
 
 def _cut(line: str) -> str:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import os
 
+from agentctl.files import foreign
 from agentctl.files.baseline import BASELINE, Baseline, in_git, missing, read_baseline, signature
 from agentctl.files.gitchanges import GitUnavailable, Scan, scan, start_status
 from agentctl.ground import codec
@@ -182,6 +183,7 @@ def sync(store: Store, timeout: float = 60.0) -> SyncResult:
         deferred.drain_locked(store, files.LOG)
         last = filesfold.last_ops(store)  # the log's last op per path: a cache, then only the log's new bytes
         gone = missing(store, [p for p, op in last.items() if op != "DELETE" and p not in wanted])
+        gone -= foreign.last_foreign(store, files.LOG, gone)  # made in another copy: never in this tree
         for path in last:  # logged, then removed (git may not show it: never committed)
             if path in gone:
                 wanted[path] = "DELETE"

@@ -78,3 +78,34 @@ def test_clean_lines_drops_colours_progress_rewrites_and_our_own_lines() -> None
 def test_undecodable_bytes_do_not_raise() -> None:
     lines, count = excerpt.select(b"FAILED \xff\xfe bad\n")
     assert count == 1 and lines[0].startswith("FAILED ")
+
+
+def test_the_last_error_line_is_kept_and_no_line_is_chosen_for_a_word_in_a_path() -> None:
+    """Issue 22 point 7: a check printing 894 offending lines (rxjs paths with "timeout" in them, grep's
+    `FILE:LINE:code`) and then its verdict: the verdict is kept, and only locations stand beside it."""
+    lines, count = excerpt.select((FIXTURES / "grep_relative_imports.txt").read_bytes())
+    assert lines[-1] == "error: old relative imports remain" and count == 1
+    assert not any("timeout" in line.lower() for line in lines), lines
+    assert len(lines) == 1 + excerpt.WHERE_LINES
+
+
+def test_the_last_of_many_errors_is_kept_within_the_bound() -> None:
+    body = "".join(f"src/m{i}.py:{i}: error: bad {i}\n" for i in range(40)) + "error: the check failed\n"
+    lines, count = excerpt.select(body.encode())
+    assert len(lines) == excerpt.MAX_LINES and count == 41
+    assert lines[0] == "src/m0.py:0: error: bad 0" and lines[-1] == "error: the check failed"
+
+
+@pytest.mark.parametrize("line,kind", [
+    ("src/internal/operators/timeout.ts:3:import { x } from '../util/TimeoutError';", excerpt.WHERE),
+    ("src/internal/operators/timeout.ts:3:import { timeout } from './timeout';", excerpt.WHERE),
+    ("see src/timeout/failed_cases/error.log", None),
+    ("error: old relative imports remain", excerpt.ERROR),
+    ("Error: Cannot find module 'x'", excerpt.ERROR),
+    ("FAILED", excerpt.ERROR),
+    ("tests/test_x.py:6: AssertionError", excerpt.ERROR),
+    ("src/app.py:3: KeyError", excerpt.ERROR),
+    ("the request timed out", excerpt.OTHER),
+])
+def test_classify_by_the_tools_formats_not_by_words_in_paths(line: str, kind: str | None) -> None:
+    assert excerpt.classify(line) == kind

@@ -1,0 +1,97 @@
+"""Issue 22 point 1: a model of the truth, checked after every step.
+
+Random sequences of real operations -- edits through each agent's installed hook commands (Claude
+Edit/Write/MultiEdit, Codex apply_patch, Gemini write_file/replace), shell edits (also `edit && agentctl
+task done` in one command line, from subfolders) followed by the Bash hook, deletes, restores, renames
+and renames back, `task done/add/skip/reopen`, verify runs that pass and fail, compactions, `sync
+push/pull` between two clones and a worktree over a bare remote, a fresh clone that joins, `gc` -- and
+after every step every answer (`files check` of every path, `files list`, DONE/TOTAL/NEXT/SKIPPED,
+VERIFIED, the P0 violation, `resume`'s key lines) is compared with a model computed from the
+operations and the trees the test wrote (tests/model/truth.py), never from agentctl's output.
+
+Default: 3 seeds x 10 steps, each step checked in the copy it ran in (every copy after the last).
+AGENTCTL_LONG=1: 12 seeds x 200 steps, every copy and every path after every step. A failure prints its seed and
+the steps; replay with AGENTCTL_MODEL_SEED=N (and AGENTCTL_MODEL_STEPS=N).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import pytest
+
+from conftest import LONG
+
+from . import check, steps
+from . import truth as t
+from .world import Copy, clone, make_origin, worktree
+
+# Classes of wrong answers another branch fixes (issue 22): the steps they concern are left out, or
+# their answers not compared, until the fix is merged. Remove an entry once its fix is in.
+OPEN_CLASSES = frozenset({
+    "no-baseline-after-pull",  # point 2: a copy that got the task by `sync pull` logs no shell edit
+    "double-records",  # point 3: after a verify run, `files sync` logs hook edits again ("(2x)")
+    "compound-warning",  # point 4: `edit && agentctl task done f` warns "never changed it"
+    "restore-as-delete",  # point 5: a restore or a rename back between two syncs is listed as DELETE
+})
+
+_SEED = os.environ.get("AGENTCTL_MODEL_SEED", "")  # read at import: the hermetic fixture clears AGENTCTL_*
+_STEPS = os.environ.get("AGENTCTL_MODEL_STEPS", "")
+SEEDS = [int(_SEED)] if _SEED.isdigit() else ([random.SystemRandom().randrange(1 << 31) for _ in range(12)] if LONG
+                                              else [11, 22, 33])
+STEP_COUNT = int(_STEPS) if _STEPS.isdigit() else (200 if LONG else 10)
+
+
+def setup(tmp: Path) -> tuple[dict[str, Copy], t.Truth, Path]:
+    bare, a = make_origin(tmp, t.BASE)
+    assert a.agentctl("constraints", "add", "P0", "deny-write: secrets/**").code == 0
+    (tmp / "list.txt").write_text("".join(p + "\n" for p in t.ENTRIES))
+    r = a.agentctl("task", "start", "--id", "t1", "--desc", "convert the imports", "--files", str(tmp / "list.txt"))
+    assert r.code == 0, r.err
+    assert a.agentctl("verify", "add", t.VERIFY).code == 0
+    assert a.agentctl("sync", "push").code == 0
+    truth = t.Truth()
+    truth.start("a")
+    truth.push("a")
+    w = worktree(tmp, a, "w")
+    assert w.agentctl("init").code == 0
+    r = w.agentctl("sync", "pull", "--stream", "main")
+    assert r.code == 0, r.err
+    truth.join("w", repo="a")
+    return {"a": a, "w": w}, truth, bare
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_every_answer_matches_the_model(tmp_path: Path, seed: int) -> None:
+    copies, truth, bare = setup(tmp_path)
+
+    def join() -> Copy:
+        b = clone(tmp_path, bare, "b")
+        assert b.agentctl("init").code == 0
+        r = b.agentctl("sync", "pull")
+        assert r.code == 0, r.err
+        return b
+
+    world = steps.World(random.Random(seed), truth, copies, OPEN_CLASSES, join)
+    replay = f"seed {seed}: replay with AGENTCTL_MODEL_SEED={seed} AGENTCTL_MODEL_STEPS={STEP_COUNT}"
+    for n in range(STEP_COUNT):
+        chosen = steps.pick(world)
+        assert chosen is not None
+        step, copy = chosen
+        step(world, copy)
+        wrong = list(world.problems)
+        last = n == STEP_COUNT - 1
+        # a step changes the answers of the copy it ran in (a push: the remote's too, seen at the next pull);
+        # the short run checks that copy, files check of every path where it is cheap enough; the long run
+        # and the last step check every copy, every path
+        for c in world.copies.values() if LONG or last else [world.copies["b" if step is steps.join else copy.name]]:
+            paths = t.UNIVERSE if LONG or last or step is steps.sync else sorted(world.rng.sample(t.UNIVERSE, 3))
+            wrong += [f"{c.name}: {w}" for w in check.compare(c, truth, world.open_classes, paths)]
+        if wrong:
+            pytest.fail(f"{replay}\nafter step {n + 1} of:\n  " + "\n  ".join(world.log) + "\nwrong:\n  "
+                        + "\n  ".join(wrong), pytrace=False)
+        if LONG:
+            print(f"seed {seed}: step {n + 1} of {STEP_COUNT} agrees", flush=True)
+    print(replay)
