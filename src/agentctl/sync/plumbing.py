@@ -90,6 +90,10 @@ class Repo:
             if total > max_commit():
                 raise Refused(f"the commit holds over {max_commit()} bytes, the limit per commit")
             entries.append((path, parts[2].decode("ascii")))
+        if len({p for p, _ in entries}) != len(entries):
+            seen: set[str] = set()
+            twice = next(p for p, _ in entries if p in seen or seen.add(p))  # type: ignore[func-returns-value]
+            raise Refused(f"{twice[:80]!r} has two entries in one tree (git fsck: duplicateEntries)")
         blobs = self.cat([sha for _, sha in entries])
         return {path: blobs[sha] for path, sha in entries}
 
