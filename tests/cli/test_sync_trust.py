@@ -55,7 +55,10 @@ def _commit(bare: Path, tree: str) -> str:
 def _poison(bare: Path, case: str) -> str:
     """A commit (or, for the ref cases, another object) for refs/agentctl/main in the remote."""
     top = _top(bare)
-    meta = lambda text: _with(top, "meta", "100644", _blob(bare, text.encode()))  # noqa: E731
+
+    def meta(text: str) -> list[tuple[str, str, str]]:
+        return _with(top, "meta", "100644", _blob(bare, text.encode()))
+
     if case == "clock-huge":
         return _commit(bare, _tree(bare, meta("CLOCK=999999999999999999\nSEQ=1\nLAST_COMPACTION=\n")))
     if case == "seq-huge":

@@ -16,8 +16,6 @@ import shutil
 from agentctl.ground import git as gitcmd
 from agentctl.sync.treeformat import Refused, max_commit, max_file
 
-
-
 ZERO = "0" * 40  # a SHA-1 repository's null id (cas() writes the one of the repository's format)
 
 

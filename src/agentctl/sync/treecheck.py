@@ -106,10 +106,10 @@ def check(doc: Doc, state: str, now: float | None = None) -> None:
         ts, _, iso = doc.last_compaction.partition(" ")
         _no_odd_digits("meta LAST_COMPACTION", doc.last_compaction)
         try:
-            value = float(ts)
+            secs = float(ts)
         except ValueError:
             raise _no("meta LAST_COMPACTION", f"{ts[:24]!r} is not a time") from None
-        if not value == value or value > now + SKEW or value < 0:  # NaN, the future
+        if not secs == secs or secs > now + SKEW or secs < 0:  # NaN, the future
             raise _no("meta LAST_COMPACTION", f"{ts[:24]!r} is not a past time")
         _when("meta LAST_COMPACTION", iso, now)
     for which, s in (("constraints", doc.constraints), ("tried", doc.tried)):
@@ -146,9 +146,11 @@ def _verify(clock: int, fields: dict[str, str], now: float) -> None:
         if key in UINT_VERIFY:
             if value:
                 _uint(where, value)
-        elif key == "EXIT_CODE":
-            if value:
+        elif key == "EXIT_CODE":  # a number, or a word (`timeout`)
+            if value.removeprefix("-").isdigit():
                 _uint(where, value.removeprefix("-"), 1 << 31)
+            elif value and not (value.isascii() and value.isalpha()):
+                raise _no(where, f"{value[:24]!r} is neither a number nor a word")
         elif key in TIME_VERIFY:
             if value:
                 _when(where, value, now)
