@@ -114,7 +114,9 @@ DETAILS: dict[tuple[str, ...], str] = {
     ("sync",): "The syncable state as commits under `refs/agentctl/STREAM`, built with git plumbing (branches, "
                "index and work tree untouched); `pull` merges by fixed rules, `push` publishes (a rejected push "
                "fetches, merges, retries), `status` says in sync/ahead/behind/diverged (exit 1 unless in sync); "
-               "`auto on` makes the hooks pull at SessionStart and push at Stop. See docs/sync.md.",
+               "`auto on` makes the hooks pull at SessionStart and push at Stop. A pulled commit with anything agentctl "
+               "would not write, or a stream the remote does not hold, is refused (exit 3, nothing written). "
+               "See docs/sync.md.",
     ("gc",): "Removes the oldest verify logs, journals, archived files logs, quarantine and backups past the "
              "caps in `.agent-state/config` (`retention.*`; see docs/performance.md); `task stop` runs it too. "
              "Task records, lists and the history index are kept.",
@@ -132,7 +134,8 @@ EXIT_CODES = (
     (0, "done"),
     (1, "a check answered no (not touched, denied, verify failed, nothing left to claim, no match)"),
     (2, "usage error: unknown command or option, a missing or malformed argument"),
-    (3, "state or environment error: no state folder, damaged state file, lock timeout, I/O error"),
+    (3, "state or environment error: no state folder, damaged state file, lock timeout, I/O error, a refused "
+        "sync ref, a stream the remote does not hold"),
 )
 
 
