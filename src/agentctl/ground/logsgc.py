@@ -78,6 +78,10 @@ def _run_no(rel: str) -> int | None:
     return int(num) if num.isascii() and num.isdigit() and len(num) < 12 else None
 
 
+def _is_run_log(rel: str) -> bool:
+    return rel.startswith("logs/verify-") and rel.endswith(".log") and rel != "logs/verify-tried.log"
+
+
 def _age_key(it: Item) -> tuple[str, int, float, str]:
     """Verify run logs by their name (its stamp, then its run number); the others by their time."""
     n = _run_no(it.rel)
@@ -99,7 +103,7 @@ def _live(store: Store, items: list[Item], status: dict[str, str]) -> set[str]:
     """What gc never removes whatever the file times say: the log verify status names (LOG, LAST_PASS_LOG),
     the current run's log, the newest run log by name, and the current task's own files (an archive of its id)."""
     keep = {status.get("LOG", ""), status.get("LAST_PASS_LOG", "")} | _running(items, status)
-    named = sorted((it for it in items if _run_no(it.rel) is not None), key=_age_key)
+    named = sorted((it for it in items if _is_run_log(it.rel)), key=_age_key)
     keep.update(it.rel for it in named[-1:])
     try:
         task = codec.parse_status(store.read("services/task/status") or b"", "task status")
@@ -119,7 +123,7 @@ def plan(store: Store) -> tuple[list[Item], list[Item]]:
     status = codec.parse_status(store.read("services/verify/status") or b"", "verify status")
     keep = _live(store, items, status)
     items.sort(key=lambda it: _age_key(it))  # oldest first by what the names say, not by file times
-    runs = [it.rel for it in items if _run_no(it.rel) is not None]
+    runs = [it.rel for it in items if it.rel.startswith("logs/verify-") and it.rel.endswith(".log")]  # may be cut
 
     def group(pred: Any) -> list[Item]:
         return [it for it in items if pred(it.rel[5:]) and it.rel not in keep]
