@@ -54,3 +54,15 @@ def bad(change: dict[str, bytes]) -> str:
 ])
 def test_refused_with_the_reason(change: dict[str, bytes], words: str) -> None:
     assert words in bad(change)
+
+
+@pytest.mark.parametrize("change,words", [
+    ({"constraints": b"A|1.aaaaaaaaaaaa.1|P1|a\nA|1.aaaaaaaaaaaa.1|P1|b\n"}, "given twice"),
+    ({"counters": b"aaaaaaaaaaaa|1\naaaaaaaaaaaa|5\n"}, "given twice"),
+    ({"meta": b"CLOCK=1\nCLOCK=2\n"}, "repeats key CLOCK"),
+    ({"task/EID/state": b"STATE|1.aaaaaaaaaaaa|ACTIVE\nSTATE|2.aaaaaaaaaaaa|PAUSED\n"}, "malformed line"),
+    ({"task/EID/claims": b"0|bob|5\n0|bob|9\n"}, "claimed twice"),
+])
+def test_one_value_per_key(change: dict[str, bytes], words: str) -> None:
+    """Issue 23 point 5: a key, tag or record given twice is refused, not read as the last one."""
+    assert words in bad(change)
