@@ -180,3 +180,40 @@ def test_a_simulated_year_stays_under_50_mb(project: Path) -> None:
     for t in sorted({0, 1, tasks // 2, tasks - 1}):
         hit = run("history", "search", f"zebra{t:04d}", cwd=project)
         assert hit.code == 0 and f"task-{t:04d}" in hit.out, hit.out + hit.err
+
+
+def test_gc_keeps_a_running_verifys_log_whatever_the_file_times_say(project: Path) -> None:
+    """Issue 23 point 8: verify logs dated in the future never make gc take the log of a run still going."""
+    import subprocess
+
+    from conftest import AGENTCTL
+
+    start(project)
+    (state(project) / "config").write_text("retention.verify_logs_total=128K\n")
+    go = project.parent / "go"
+    script = f"echo started; while [ ! -f '{go}' ]; do sleep 0.05; done; echo 'error: the decisive line'; exit 1"
+    assert run("verify", "add", script, cwd=project).code == 0
+    future = time.time() + 50 * 365 * 86400
+    for n in range(1, 6):  # old runs' logs whose file times say 2076
+        old = state(project) / "logs" / f"verify-20200101T00000{n}-9{n}.log"
+        old.write_bytes(b"x" * (60 << 10))
+        os.utime(old, (future, future))
+    proc = subprocess.Popen([*AGENTCTL, "verify", "start"], cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        logs = state(project) / "logs"
+        for _ in range(6000):  # until the run has written its first line (no time is asserted)
+            mine = [p for p in logs.glob("verify-*-1.log") if p.read_bytes().startswith(b"$ ")]
+            if mine and b"started" in mine[0].read_bytes():
+                break
+            time.sleep(0.05)
+        assert mine, "the run never started"
+        r = run("gc", cwd=project)
+        assert r.code == 0, r.err
+        assert mine[0].exists(), r.out  # the running run's log stays
+        assert "removed" in r.out  # the old ones over the cap went
+    finally:
+        go.write_text("")
+        out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 1, (out, err)
+    status = run("verify", "status", cwd=project).kv()
+    assert (state(project) / status["LOG"]).exists() and "the decisive line" in status.get("ERRORS", ""), status

@@ -55,7 +55,10 @@ def test_random_operations_and_syncs_converge_to_the_model(tmp_path: Path) -> No
         op = rnd.random()
         if op < 0.25:
             path = f"p{step}.py"
-            ok("files", "log", rnd.choice(["CREATE", "MODIFY", "DELETE"]), path, cwd=repo)
+            op_name = rnd.choice(["CREATE", "MODIFY", "DELETE"])
+            if op_name != "DELETE":  # the tree agrees with the log: `task done` may sync with git first
+                (repo / path).write_text(f"{step}\n")
+            ok("files", "log", op_name, path, cwd=repo)
             model_records.append(path)
         elif op < 0.4:
             e = rnd.choice(ENTRIES)

@@ -135,7 +135,9 @@ DETAILS: dict[tuple[str, ...], str] = {
     ("sync",): "The syncable state as commits under `refs/agentctl/STREAM`, built with git plumbing (branches, "
                "index and work tree untouched); `pull` merges by fixed rules, `push` publishes (a rejected push "
                "fetches, merges, retries), `status` says in sync/ahead/behind/diverged (exit 1 unless in sync); "
-               "`auto on` makes the hooks pull at SessionStart and push at Stop. See docs/sync.md.",
+               "`auto on` makes the hooks pull at SessionStart and push at Stop. A pulled commit with anything agentctl "
+               "would not write, or a stream the remote does not hold, is refused (exit 3, nothing written). "
+               "See docs/sync.md.",
     ("gc",): "Removes the oldest verify logs, journals, archived files logs, quarantine and backups past the "
              "caps in `.agent-state/config` (`retention.*`; see docs/performance.md); `task stop` runs it too. "
              "Task records, lists and the history index are kept.",
@@ -153,7 +155,8 @@ EXIT_CODES: tuple[tuple[int | str, str], ...] = (
     (0, "done"),
     (1, "a check answered no (not touched, denied, verify failed, nothing left to claim, no match, no task is running)"),
     (2, "usage error: unknown command or option, a missing or malformed argument"),
-    (3, "state or environment error: no state folder, damaged state file, lock timeout, I/O error, an internal error"),
+    (3, "state or environment error: no state folder, damaged state file, lock timeout, I/O error, a refused "
+        "sync ref, a stream the remote does not hold, an internal error"),
     (130, "interrupted (Ctrl-C)"),
     ("128+N", "`web` or `mcp` serving, ended by signal N (143 for SIGTERM)"),
 )
@@ -164,7 +167,8 @@ SITUATIONS: tuple[tuple[str, int, str], ...] = (
     ("`verify start` with a failing check; `task stop` not verified", 1, "no"),
     ("nothing left to claim (`task claim`)", 1, "no"),
     ("an unknown command, option or service; a malformed or missing argument; a path not in the list", 2, "usage"),
-    ("no state folder; a damaged state file; a lock held too long; an I/O error; git failing", 3, "state"),
+    ("no state folder; a damaged state file; a lock held too long; an I/O error; git failing; a refused sync "
+     "ref; a stream the remote does not hold", 3, "state"),
     ("an internal error (a bug: its traceback goes to logs/agent.log)", 3, "internal"),
 )
 

@@ -69,13 +69,61 @@ def _over(items: list[Item], cap: int, why: str, keep_newest: int = 1) -> list[I
     return out
 
 
+def _run_no(rel: str) -> int | None:
+    """The run number of a verify run's log (``logs/verify-STAMP-RUN.log``), else None."""
+    name = rel[5:]
+    if not (name.startswith("verify-") and name.endswith(".log")):
+        return None
+    num = name[:-4].rpartition("-")[2]
+    return int(num) if num.isascii() and num.isdigit() and len(num) < 12 else None
+
+
+def _is_run_log(rel: str) -> bool:
+    return rel.startswith("logs/verify-") and rel.endswith(".log") and rel != "logs/verify-tried.log"
+
+
+def _age_key(it: Item) -> tuple[str, int, float, str]:
+    """Verify run logs by their name (its stamp, then its run number); the others by their time."""
+    n = _run_no(it.rel)
+    if n is None:
+        return ("", 0, it.mtime, it.rel)
+    return ("~" + it.rel[12:].rpartition("-")[0], n, 0.0, it.rel)
+
+
+def _running(items: list[Item], status: dict[str, str]) -> set[str]:
+    """The log of the run verify status counts as the latest (RUN), which is still being written while
+    no result is recorded for it (RESULT_RUN behind RUN)."""
+    run = status.get("RUN", "")
+    if not (run.isascii() and run.isdigit()):
+        return set()
+    return {it.rel for it in items if _run_no(it.rel) == int(run)}
+
+
+def _live(store: Store, items: list[Item], status: dict[str, str]) -> set[str]:
+    """What gc never removes whatever the file times say: the log verify status names (LOG, LAST_PASS_LOG),
+    the current run's log, the newest run log by name, and the current task's own files (an archive of its id)."""
+    keep = {status.get("LOG", ""), status.get("LAST_PASS_LOG", "")} | _running(items, status)
+    named = sorted((it for it in items if _is_run_log(it.rel)), key=_age_key)
+    keep.update(it.rel for it in named[-1:])
+    try:
+        task = codec.parse_status(store.read("services/task/status") or b"", "task status")
+    except Exception:  # noqa: BLE001 - a damaged task status keeps nothing more (doctor reports it)
+        task = {}
+    tid = task.get("TASK_ID", "") if task.get("STATE", "IDLE") != "IDLE" else ""
+    if tid:
+        keep.update(it.rel for it in items if it.rel[5:].startswith((f"files-{tid}.", f"verify-{tid}.", f"task-{tid}.")))
+    keep.discard("")
+    return keep
+
+
 def plan(store: Store) -> tuple[list[Item], list[Item]]:
     """(files to remove, verify logs to cut down to the per-run cap) under the current policy."""
     pol = policy(store)
     items = _listing(store)
-    runs = [it.rel for it in items if it.rel.startswith("logs/verify-") and it.rel.endswith(".log")]
     status = codec.parse_status(store.read("services/verify/status") or b"", "verify status")
-    keep = {status.get("LOG", ""), *runs[-1:]}  # the log resume names; a run being written
+    keep = _live(store, items, status)
+    items.sort(key=lambda it: _age_key(it))  # oldest first by what the names say, not by file times
+    runs = [it.rel for it in items if it.rel.startswith("logs/verify-") and it.rel.endswith(".log")]  # may be cut
 
     def group(pred: Any) -> list[Item]:
         return [it for it in items if pred(it.rel[5:]) and it.rel not in keep]
@@ -84,7 +132,9 @@ def plan(store: Store) -> tuple[list[Item], list[Item]]:
     import time
 
     settled = time.time() - 900  # a log written in the last 15 minutes may belong to a run still going
-    cut = [it for it in items if it.rel in runs and it.size > pol["verify_log_max"] + 4096 and it.mtime < settled]
+    running = _running(items, status)
+    cut = [it for it in items if it.rel in runs and it.size > pol["verify_log_max"] + 4096 and it.mtime < settled
+           and it.rel not in running]
     for it in cut:
         it.why = f"over {mib(pol['verify_log_max'])} ({PREFIX}verify_log_max)"
     sized = [Item(it.rel, min(it.size, pol["verify_log_max"]), it.mtime) for it in vlogs]

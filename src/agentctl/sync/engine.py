@@ -17,12 +17,13 @@ from typing import Any
 
 from agentctl.constraints import rules as constraints
 from agentctl.files import log as files
+from agentctl.ground import codec
 from agentctl.ground.errors import StateError
 from agentctl.ground.store import Store, fault
 from agentctl.history import index as history
 from agentctl.interfaces import records as interfaces
 from agentctl.session import compactions as session
-from agentctl.sync import treedecode, treeencode, treeformat
+from agentctl.sync import treecheck, treedecode, treeencode, treeformat
 from agentctl.sync.doc import Doc
 from agentctl.sync.folder import View
 from agentctl.sync.local import observe
@@ -63,11 +64,14 @@ def replica_id(store: Store, st: dict[str, Any]) -> str:
 _DOCS: dict[str, Doc] = {}  # commit -> its document (commits never change); callers never mutate these
 
 
-def read_doc(repo: Repo, commit: str, what: str) -> Doc:
+def read_doc(repo: Repo, commit: str, what: str, state: str) -> Doc:
+    """The document of ``commit``, its shape (treedecode) and every value (treecheck) checked; ``state``: the
+    state folder's path in the project. Refused whole at the first thing out of place."""
     if commit in _DOCS:
         return _DOCS[commit]
     try:
         doc = treedecode.decode(repo.read_files(commit))
+        treecheck.check(doc, state)
     except treeformat.Refused as exc:
         raise treeformat.Refused(f"{what} ({commit[:12]}) refused: {exc.message}; the local state is unchanged") from None
     _DOCS[commit] = doc
@@ -75,9 +79,11 @@ def read_doc(repo: Repo, commit: str, what: str) -> Doc:
 
 
 class Outcome:
-    __slots__ = ("commit", "objects", "changed_local", "replaced", "lost")
+    __slots__ = ("commit", "objects", "changed_local", "replaced", "lost", "kept", "unchanged_done")
 
     def __init__(self) -> None:
+        self.kept: tuple[str, str, str] | None = None  # (local task, the later one elsewhere, an open violation's path)
+        self.unchanged_done: list[str] = []  # entries marked done elsewhere that no copy of the task logged changed
         self.lost: list[tuple[str, str, str]] = []
         self.commit = ""
         self.objects = 0
@@ -109,55 +115,82 @@ def _release(held: list[Any]) -> None:
 
 def sync_round(store: Store, repo: Repo, stream: str, upstreams: list[str], *, ref: str) -> Outcome:
     """Merge the commits ``upstreams`` name (refs) with the folder; commit; move ``ref`` (CAS)."""
-    out = Outcome()
     os.makedirs(store.path("sync"), mode=0o700, exist_ok=True)
-    with store.lock(SYNC_LOCK):
-        for _attempt in range(2):
-            st = load_state(store)
-            if st.get("stream") != stream:
-                st = {"replica": st.get("replica"), "stream": stream}
-            replica = replica_id(store, st)
-            heads = [h for h in dict.fromkeys(repo.rev(u) for u in upstreams) if h]
-            theirs = [read_doc(repo, h, u) for h, u in zip(heads, upstreams, strict=False)]  # refused before anything is written
-            loser = _loser(store, st, theirs, repo, replica)
-            if loser:
-                out.replaced = loser  # archived as replaced, as `task start --force` does; then merge again
-                continue
-            held = _locked(store, LOCKS)
-            try:
-                _round_locked(store, repo, st, replica, heads, theirs, out)
-            finally:
-                _release(held)
-            for path, agent, holder in out.lost:
-                store.log_change("sync", "claim-lost", f"{agent} {path} -> {holder}"[:400])
+    while True:  # a lost compare-and-swap is retried after the lock is let go (never waits on itself)
+        with store.lock(SYNC_LOCK):
+            out, moved = _round(store, repo, stream, upstreams, ref)
+        if moved or ref not in upstreams:
             break
-        old = repo.rev(ref)
-        if out.commit and out.commit != old and not repo.cas(ref, out.commit, old):
-            return sync_round(store, repo, stream, upstreams, ref=ref) if ref in upstreams else out
     from agentctl.workflow import gitscan
 
     gitscan.ensure_baseline(store)  # a task that came with the merge: this copy's own baseline, now
     return out
 
 
-def _base(repo: Repo, st: dict[str, Any]) -> Doc:
+def _round(store: Store, repo: Repo, stream: str, upstreams: list[str], ref: str) -> tuple[Outcome, bool]:
+    """One round under ``sync/.lock``: (its outcome, whether ``ref`` is where the round left it)."""
+    out = Outcome()
+    for _attempt in range(2):
+        st = load_state(store)
+        if st.get("stream") != stream:
+            st = {"replica": st.get("replica"), "stream": stream}
+        replica = replica_id(store, st)
+        old = repo.rev(ref)  # what the compare-and-swap expects: the ref as this round read it
+        heads = [h for h in dict.fromkeys(repo.rev(u) for u in upstreams) if h]
+        theirs = [read_doc(repo, h, u, _state_rel(store)) for h, u in zip(heads, upstreams, strict=False)]  # refused before anything is written
+        loser = _loser(store, st, theirs, repo, replica, out)
+        if loser:
+            out.replaced = loser  # archived as replaced, as `task start --force` does; then merge again
+            continue
+        held = _locked(store, LOCKS)
+        try:
+            _round_locked(store, repo, st, replica, heads, theirs, out)
+        finally:
+            _release(held)
+        for path, agent, holder in out.lost:
+            store.log_change("sync", "claim-lost", f"{agent} {path} -> {holder}"[:400])
+        break
+    if out.commit and out.commit != old and not repo.cas(ref, out.commit, old):
+        return out, False
+    return out, True
+
+
+def _state_rel(store: Store) -> str:
+    from agentctl.ground.location import state_rel
+
+    return state_rel(store)
+
+
+def _base(repo: Repo, st: dict[str, Any], store: Store) -> Doc:
+    """The last synced state; an empty one if it is gone, or is one this agentctl refuses (a base an older
+    agentctl let in): nothing of it comes back into the folder."""
     base = st.get("base")
-    if isinstance(base, str) and base and repo.rev(base):
-        return read_doc(repo, base, "the last synced state")
+    try:
+        if isinstance(base, str) and base and repo.rev(base):
+            return read_doc(repo, base, "the last synced state", _state_rel(store))
+    except treeformat.Refused:
+        pass
     return Doc()
 
 
-def _loser(store: Store, st: dict[str, Any], theirs: list[Doc], repo: Repo, replica: str) -> str:
-    """Stop the local task (forced, REPLACED_BY) if the merge shows another task started later."""
+def _loser(store: Store, st: dict[str, Any], theirs: list[Doc], repo: Repo, replica: str, out: Outcome) -> str:
+    """Stop the local task (forced, REPLACED_BY) if the merge shows another task started later; never while
+    a P0 violation is open here (a pulled task does not close, force or hide a local fact: ``out.kept``)."""
     view = View(store)
     if not view.epoch or not theirs:
         return ""
-    doc = Doc().join(_base(repo, st))
+    doc = Doc().join(_base(repo, st, store))
     observe(doc, _recover_memo(store, st), view, store, replica)
     for t in theirs:
         doc = doc.join(t)
     cur = doc.current()
     if cur is None or cur.id == view.epoch or view.epoch in doc.stopped:
+        return ""
+    from agentctl.constraints import violations
+
+    broken = violations.open_ones(store)
+    if broken:
+        out.kept = (view.tfields.get("TASK_ID", ""), cur.head.get("TASK_ID", ""), next(iter(broken)))
         return ""
     workflow.stop(store, force=True, extra={"REPLACED_BY": cur.head.get("TASK_ID", "")})
     return view.tfields.get("TASK_ID", "")
@@ -181,7 +214,7 @@ def _recover_memo(store: Store, st: dict[str, Any]) -> dict[str, Any]:
 
 def _round_locked(store: Store, repo: Repo, st: dict[str, Any], replica: str, heads: list[str],
                   theirs: list[Doc], out: Outcome) -> None:
-    base = _base(repo, st)
+    base = _base(repo, st, store)
     doc = Doc().join(base)
     view = View(store)
     memo = observe(doc, _recover_memo(store, st), view, store, replica)
@@ -189,6 +222,7 @@ def _round_locked(store: Store, repo: Repo, st: dict[str, Any], replica: str, he
     for t in theirs:
         merged = merged.join(t)
     p = plan(merged, view, memo, store)
+    out.unchanged_done = _unchanged_done(merged, view, p)
     files_map = treeencode.encode(merged)
     tree, out.objects = repo.write_tree(files_map)
     same = [h for h in heads if repo.git(["rev-parse", f"{h}^{{tree}}"]).text.strip() == tree
@@ -210,9 +244,28 @@ def _round_locked(store: Store, repo: Repo, st: dict[str, Any], replica: str, he
     save_state(store, {"replica": replica, "stream": st.get("stream"), "base": commit, "memo": new_memo, "pending": {}})
 
 
+def _unchanged_done(doc: Doc, view: View, p: Any) -> list[str]:
+    """Entries this round marks done (pulled) that no copy of the task logged a change to: judged as a local
+    `task done` is (its "never changed" warning)."""
+    cur = doc.current()
+    if p.task is None or cur is None or view.epoch != cur.id:
+        return []
+    was = {e.path for e in view.entries if e.done}
+    new = [e.path for e in p.task[2] if e.done and e.path not in was]
+    if not new:
+        return []
+    changed = set()
+    for recs in cur.files.values():
+        for line in recs.values():
+            parts = line.split("|")
+            if len(parts) == 3 and parts[1] in ("CREATE", "MODIFY", "DELETE"):
+                changed.add(codec.decode(parts[2]) if "\\" in parts[2] else parts[2])
+    return [path for path in new if path not in changed]
+
+
 def has_local_changes(store: Store, repo: Repo, st: dict[str, Any]) -> bool:
     """Would a sync carry something of this folder that the last synced state lacks?"""
-    base = _base(repo, st)
+    base = _base(repo, st, store)
     doc = Doc().join(base)
     observe(doc, _recover_memo(store, st), View(store), store, replica_id(store, st))
     return doc != base

@@ -12,7 +12,7 @@ from agentctl.sync import engine
 from agentctl.sync.config import write_config
 from agentctl.sync.plumbing import open_repo
 from agentctl.sync.target import Target, target, where
-from agentctl.sync.transfer import fetch, pull, push
+from agentctl.sync.transfer import fetch, push
 
 
 def _project_store(ctx: Ctx, create: bool) -> Store:
@@ -43,10 +43,31 @@ def sync(ctx: Ctx, *, action: str, value: str | None = None, remote: str | None 
     t = target(store, stream=stream, remote=remote, no_remote=no_remote, remember=action in ("pull", "push"))
     if action == "status":
         return _status(ctx, store, t)
-    got, outcome = (pull if action == "pull" else push)(store, t)
+    if action == "pull":
+        got = fetch(t)
+        absent = _absent(t) if got == "absent" else ""
+        if absent and not t.repo.rev(t.ref):
+            raise StateError(f"{absent}; nothing was pulled (the local state is unchanged): pull one of those with "
+                             "`agentctl sync pull --stream NAME`, or publish this one with `agentctl sync push`")
+        outcome = engine.sync_round(store, t.repo, t.stream, t.upstreams(), ref=t.ref)
+    else:
+        absent = ""
+        got, outcome = push(store, t)
     lines = []
     if got == "offline":
         lines.append(f"{t.remote} unreachable: the local state and {t.ref} were used")
+    if absent:
+        lines.append(f"{absent}; synced with the local {t.ref} only")
+    if outcome.kept is not None:
+        mine, theirs, path = outcome.kept
+        lines.append(f"task {mine} kept here: a P0 violation is open ({codec.encode(path)}); the task {theirs} started "
+                     "elsewhere is shown once it is restored or acknowledged (`agentctl resume` says how), then sync again")
+    for path in outcome.unchanged_done[:3]:
+        ctx.warn(f"{path} was marked done elsewhere but no copy of this task logged a change to it: if it was "
+                 f"edited, record it with `agentctl files log MODIFY {path}`; if marked by mistake, "
+                 f"`agentctl task reopen {path} --reason TEXT`")
+    if len(outcome.unchanged_done) > 3:
+        ctx.warn(f"{len(outcome.unchanged_done) - 3} more entries marked done elsewhere were never changed in this task")
     lines += [f"claim of {codec.encode(path)} by {agent} given up: {'done elsewhere' if holder == 'done' else f'{holder} holds it (its lease ends first)'}"
               for path, agent, holder in outcome.lost]
     if outcome.replaced:
@@ -59,7 +80,17 @@ def sync(ctx: Ctx, *, action: str, value: str | None = None, remote: str | None 
                          "here; check your access to the remote, then `agentctl sync push` again")
     return Result(lines, {"action": action, "stream": t.stream, "remote": t.remote, "ref": t.ref, "commit": head,
                           "remote_state": got, "objects": outcome.objects, "replaced": outcome.replaced or None,
-                          "lost_claims": [{"path": p, "agent": a, "holder": h} for p, a, h in outcome.lost]})
+                          "lost_claims": [{"path": p, "agent": a, "holder": h} for p, a, h in outcome.lost],
+                          "kept_task": outcome.kept[0] if outcome.kept else None})
+
+
+def _absent(t: Target) -> str:
+    """The line saying the remote holds no such stream, and which it holds."""
+    held = t.repo.streams(t.remote, 60.0)
+    if held is None:
+        return f"{t.remote} holds no {t.ref}"
+    names = ", ".join(held[:20]) + (f" and {len(held) - 20} more" if len(held) > 20 else "")
+    return f"{t.remote} holds no stream {t.stream} ({t.ref}); " + (f"it holds: {names}" if held else "it holds no agentctl stream at all")
 
 
 def _status(ctx: Ctx, store: Store, t: Target) -> Result:

@@ -1,6 +1,7 @@
 """Git objects and refs for the sync, by plumbing only: no index, no work tree, no HEAD, no config.
 
-Blobs are hashed here and only the missing ones are written (``hash-object -w --stdin-paths``
+Blobs are hashed here, with the repository's own object format (``rev-parse --show-object-format``:
+SHA-1 or SHA-256), and only the missing ones are written (``hash-object -w --stdin-paths``
 over files in a private temp folder of the git directory); trees likewise (``mktree --batch``),
 so a sync after a few edits writes a few objects. Refs move by ``update-ref NEW OLD``, git's
 compare-and-swap. Remotes are named on the command line with explicit refspecs.
@@ -15,15 +16,16 @@ import shutil
 from agentctl.ground import git as gitcmd
 from agentctl.sync.treeformat import Refused, max_commit, max_file
 
-ZERO = "0" * 40
+ZERO = "0" * 40  # a SHA-1 repository's null id (cas() writes the one of the repository's format)
 
 
 class Repo:
-    __slots__ = ("top", "common", "_cache")
+    __slots__ = ("top", "common", "algo", "_cache")
 
-    def __init__(self, top: str, common: str) -> None:
+    def __init__(self, top: str, common: str, algo: str = "sha1") -> None:
         self.top = top
         self.common = common
+        self.algo = algo if algo in ("sha1", "sha256") else "sha1"  # the repository's object format
         self._cache: dict[str, bytes] = {}
 
     def __repr__(self) -> str:
@@ -34,12 +36,21 @@ class Repo:
 
     # -- refs ------------------------------------------------------------------------------------
     def rev(self, ref: str) -> str | None:
-        res = self.git(["rev-parse", "-q", "--verify", f"{ref}^{{commit}}"], check=False)
-        return res.text.strip() if res.code == 0 else None
+        """The commit ``ref`` names, None if there is no such object; Refused if it names anything but a commit
+        (a blob, a tree, a tag: agentctl writes none of those to a ref)."""
+        if "\n" in ref or not ref:
+            return None
+        res = self.git(["cat-file", "--batch-check"], data=f"{ref}\n".encode(), check=False)
+        parts = res.text.split()
+        if res.code != 0 or len(parts) != 3:
+            return None
+        if parts[1] != "commit":
+            raise Refused(f"{ref} names a {parts[1][:10]}, not a commit: refused; the local state is unchanged")
+        return parts[0]
 
     def cas(self, ref: str, new: str, old: str | None) -> bool:
         """Move ``ref`` to ``new`` only if it is still at ``old`` (None: only if it does not exist)."""
-        res = self.git(["update-ref", "-m", "agentctl sync", ref, new, old or ZERO], check=False)
+        res = self.git(["update-ref", "-m", "agentctl sync", ref, new, old or "0" * len(new)], check=False)
         return res.code == 0
 
     def set_ref(self, ref: str, new: str) -> None:
@@ -77,6 +88,10 @@ class Repo:
             if total > max_commit():
                 raise Refused(f"the commit holds over {max_commit()} bytes, the limit per commit")
             entries.append((path, parts[2].decode("ascii")))
+        if len({p for p, _ in entries}) != len(entries):
+            seen: set[str] = set()
+            twice = next(p for p, _ in entries if p in seen or seen.add(p))  # type: ignore[func-returns-value]
+            raise Refused(f"{twice[:80]!r} has two entries in one tree (git fsck: duplicateEntries)")
         blobs = self.cat([sha for _, sha in entries])
         return {path: blobs[sha] for path, sha in entries}
 
@@ -104,7 +119,7 @@ class Repo:
 
     def write_tree(self, files: dict[str, bytes]) -> tuple[str, int]:
         """Write the tree holding ``files``; returns (tree id, objects written)."""
-        blob_ids = {p: _obj_id(b"blob", d) for p, d in files.items()}
+        blob_ids = {p: _obj_id(b"blob", d, self.algo) for p, d in files.items()}
         trees: dict[str, list[tuple[str, str, str]]] = {"": []}  # folder -> [(mode, name, id)]
         for path in sorted(files):
             folder, _, name = path.rpartition("/")
@@ -118,7 +133,7 @@ class Repo:
             entries = trees[folder]
             data = b"".join(f"{m} {n}".encode() + b"\0" + bytes.fromhex(i)
                             for m, n, i in sorted(entries, key=lambda e: e[1] + ("/" if e[0] == "40000" else "")))
-            tree_ids[folder] = _obj_id(b"tree", data)
+            tree_ids[folder] = _obj_id(b"tree", data, self.algo)
             tree_data[folder] = data
             if folder:
                 trees[parent].append(("40000", name, tree_ids[folder]))
@@ -170,6 +185,13 @@ class Repo:
         err = res.err.decode("utf-8", "replace").lower()
         return "absent" if "couldn't find remote ref" in err else "offline"
 
+    def streams(self, remote: str, timeout: float) -> list[str] | None:
+        """The streams ``remote`` holds (names under refs/agentctl/), None if it did not answer."""
+        res = self.git(["ls-remote", "--refs", remote, "refs/agentctl/*"], check=False, timeout=timeout)
+        if res.code != 0:
+            return None
+        return sorted(ln.split("\t", 1)[1].removeprefix("refs/agentctl/") for ln in res.text.splitlines() if "\t" in ln)
+
     def push(self, remote: str, ref: str, timeout: float) -> str:
         """Push ``ref`` (fast-forward only): 'ok', 'rejected' or 'offline'."""
         res = self.git(["push", "--quiet", "--porcelain", "--no-verify", remote, f"{ref}:{ref}"], check=False, timeout=timeout)
@@ -181,8 +203,9 @@ class Repo:
         return "rejected" if any(r in text for r in raced) else "offline"
 
 
-def _obj_id(kind: bytes, data: bytes) -> str:
-    return hashlib.sha1(kind + b" %d\0" % len(data) + data).hexdigest()
+def _obj_id(kind: bytes, data: bytes, algo: str = "sha1") -> str:
+    """The id git gives an object of this kind and content in a repository of format ``algo``."""
+    return hashlib.new(algo, kind + b" %d\0" % len(data) + data).hexdigest()
 
 
 def _ensure(trees: dict[str, list[tuple[str, str, str]]], folder: str) -> None:
@@ -197,8 +220,9 @@ def _mktree_text(entries: list[tuple[str, str, str]]) -> str:
 
 def open_repo(start: str) -> Repo | None:
     """The repository holding ``start`` (top folder and common git dir), or None outside one."""
-    res = gitcmd.run(start, ["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir"], check=False)
+    res = gitcmd.run(start, ["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir",
+                             "--show-object-format"], check=False)
     if res.code != 0:
         return None
-    top, _, common = res.text.strip().partition("\n")
-    return Repo(top, common)
+    top, common, algo = (res.text.strip().split("\n") + ["", ""])[:3]
+    return Repo(top, common, algo or "sha1")

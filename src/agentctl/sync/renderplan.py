@@ -57,7 +57,7 @@ def plan(doc: Doc, view: View, memo: Memo, store: Store) -> Plan:
             data = b""
         have = set(ids)
         missing = sorted(((r, n) for r, recs in log.items() for n in recs if (r, n) not in have),
-                         key=lambda rn: _order(log[rn[0]][rn[1]], rn))
+                         key=lambda rn: _order(log[rn[0]][rn[1]], rn, now))
         payload = "".join(log[r][n] + "\n" for r, n in missing).encode("utf-8", "surrogateescape")
         full = data + payload
         p.logs[key] = (payload, move and bool(view.flog if key == "files" else view.journal),
@@ -71,10 +71,12 @@ def _sha(data: bytes) -> str:
     return hashlib.sha1(data).hexdigest()
 
 
-def _order(line: str, rn: tuple[str, int]) -> tuple[int, float, str, int]:
+def _order(line: str, rn: tuple[str, int], now: float | None = None) -> tuple[int, float, str, int]:
+    """SESSION_START first, then by record time, a time from the future read as now (never trusted to
+    put a record after the ones written since), then by record id."""
     parts = line.split("|")
     first = 0 if len(parts) > 1 and parts[1] == "SESSION_START" else 1
-    return (first, started_ts(parts[0]), rn[0], rn[1])
+    return (first, min(started_ts(parts[0]), time.time() if now is None else now), rn[0], rn[1])
 
 
 def _plan_task(doc: Doc, e: Epoch, store: Store, view: View, now: float) -> tuple[dict[str, str], dict[str, str], list[taskentries.Entry]] | None:

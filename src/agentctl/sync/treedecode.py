@@ -55,6 +55,8 @@ def _orset_dec(path: str, data: bytes) -> ORSet:
         tag, sep, val = rest.partition("|")
         if not re.fullmatch(r"[0-9]{1,18}\.[0-9a-f]{12}\.[0-9]{1,9}", tag) or kind not in ("A", "R") or (kind == "A") != bool(sep):
             raise Refused(f"{path}: malformed line {ln[:40]!r}")
+        if tag in (s.adds if kind == "A" else s.removed):
+            raise Refused(f"{path}: tag {tag} is given twice")
         if kind == "A":
             s.adds[tag] = _value(path, val)
         else:
@@ -113,8 +115,8 @@ def decode(files: dict[str, bytes]) -> Doc:
         raise Refused(f"interfaces: {bad[0][:40]!r} is not an interface record `interfaces add` would write")
     for ln in _text("counters", files.get("counters", b"")):
         r, _, n = ln.partition("|")
-        if not REPLICA.match(r):
-            raise Refused(f"counters: malformed line {ln[:40]!r}")
+        if not REPLICA.match(r) or r in doc.compactions:
+            raise Refused(f"counters: malformed line {ln[:40]!r} (or a replica given twice)")
         doc.compactions[r] = _int("counters", n)
     doc.verify = _stamped_dec("verify", files.get("verify", b""), VERIFY_KEYS + tuple(f"SIG_{i}" for i in range(1, 101)))
     for ln in _text("stopped", files.get("stopped", b"")):
@@ -144,7 +146,7 @@ def decode(files: dict[str, bytes]) -> Doc:
             for ln in _text(path, data):
                 n, _, rec = ln.partition("|")
                 num = _int(path, n)
-                if num // CHUNK_SIZE != int(parts[4]) or not _record_ok(rec, count):
+                if num // CHUNK_SIZE != int(parts[4]) or not _record_ok(rec, count) or num in recs:
                     raise Refused(f"{path}: malformed record {ln[:40]!r}")
                 recs[num] = rec
     return doc
@@ -191,12 +193,14 @@ def _epoch(eid: str, files: dict[str, bytes]) -> Epoch:
         i = _int(f"{p}/claims", parts[0])
         if i >= len(paths):
             raise Refused(f"{p}/claims: entry {i} out of range")
+        if parts[1] in e.claims.get(i, {}):
+            raise Refused(f"{p}/claims: entry {i} claimed twice by {parts[1]}")
         e.claims.setdefault(i, {})[parts[1]] = _int(f"{p}/claims", parts[2])
     for ln in _text(f"{p}/state", files.get(f"{p}/state", b"")):
         key, _, rest = ln.partition("|")
         stamp, _, raw = rest.partition("|")
         clock, _, replica = stamp.partition(".")
-        if key not in STATE_KEYS or not REPLICA.match(replica):
+        if key not in STATE_KEYS or not REPLICA.match(replica) or key in e.fields:
             raise Refused(f"{p}/state: malformed line {ln[:40]!r}")
         value = _value(f"{p}/state", raw)
         if key == "STATE" and value not in TASK_STATES:

@@ -99,3 +99,28 @@ def test_a_damaged_sync_state_names_the_fix(store: Store) -> None:
     Path(store.path(engine.STATE)).write_text("[1, 2]")
     assert engine.load_state(store) == {}
     assert len(engine.replica_id(store, {"replica": "not hex"})) == 12
+
+
+def test_a_lost_compare_and_swap_retries_without_holding_its_own_lock(store: Store, repo: Repo, tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 23 point 7: the round that loses the ref's race merges again, never waiting on its own sync/.lock."""
+    monkeypatch.setenv("AGENTCTL_LOCK_TIMEOUT", "2")
+    other = _other(tmp_path)
+    constraintedit.add(other, "P1", "from the other folder")
+    theirs = _round(other, repo)  # the ref exists
+    constraintedit.add(store, "P2", "from this folder")
+    real_cas = Repo.cas
+    calls: list[str] = []
+
+    def racing_cas(self: Repo, ref: str, new: str, old: str | None) -> bool:
+        calls.append(new)
+        if len(calls) == 1:  # another worktree moves the ref just before this round's compare-and-swap
+            constraintedit.add(other, "P2", "moved meanwhile")
+            engine.sync_round(other, self, "main", [REF], ref=REF)
+        return real_cas(self, ref, new, old)
+
+    monkeypatch.setattr(Repo, "cas", racing_cas)
+    out = _round(store, repo)  # before: StateError after the lock timeout, naming this very process
+    assert len(calls) >= 2 and repo.rev(REF) == out.commit != theirs.commit
+    texts = {r.text for r in constraints.read(store)}
+    assert {"from the other folder", "moved meanwhile", "from this folder"} <= texts

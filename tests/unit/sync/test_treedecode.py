@@ -63,3 +63,15 @@ def test_interfaces_travel_and_a_record_interfaces_add_would_refuse_is_refused()
     tag = f"2.{REPLICA}.0"
     assert "interfaces:" in bad({"interfaces": f"A|{tag}|n\\x7cf(\\x7cg(\\x7cf(\\x5b\\x7c\\x7ct\\x7cx\n".encode()})
     assert "interfaces:" in bad({"interfaces": f"A|{tag}|n\\x7cf\\x7cg\\x7c\\x7c/etc/**\\x7ct\\x7cx\n".encode()})
+
+
+@pytest.mark.parametrize("change,words", [
+    ({"constraints": b"A|1.aaaaaaaaaaaa.1|P1|a\nA|1.aaaaaaaaaaaa.1|P1|b\n"}, "given twice"),
+    ({"counters": b"aaaaaaaaaaaa|1\naaaaaaaaaaaa|5\n"}, "given twice"),
+    ({"meta": b"CLOCK=1\nCLOCK=2\n"}, "repeats key CLOCK"),
+    ({"task/EID/state": b"STATE|1.aaaaaaaaaaaa|ACTIVE\nSTATE|2.aaaaaaaaaaaa|PAUSED\n"}, "malformed line"),
+    ({"task/EID/claims": b"0|bob|5\n0|bob|9\n"}, "claimed twice"),
+])
+def test_one_value_per_key(change: dict[str, bytes], words: str) -> None:
+    """Issue 23 point 5: a key, tag or record given twice is refused, not read as the last one."""
+    assert words in bad(change)
