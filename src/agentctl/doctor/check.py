@@ -34,7 +34,7 @@ from agentctl.doctor.layout import inner_links, layout, version
 from agentctl.doctor.logs import agent_log, archives, files_log
 from agentctl.doctor.planted import locks, planted, temps
 from agentctl.doctor.report import Report
-from agentctl.doctor.services import check_constraints, check_runlevels, check_session, check_verify
+from agentctl.doctor.services import check_constraints, check_p0_seen, check_runlevels, check_session, check_verify
 from agentctl.doctor.tasks import check_task
 from agentctl.ground.errors import AgentctlError, StateError
 from agentctl.ground.store import Store
@@ -42,7 +42,8 @@ from agentctl.ground.store import Store
 # The checks in the order they run (each named in "NAME check could not finish").
 STEPS: list[tuple[str, Callable[[Store, Report], None]]] = [
     ("layout", layout), ("planted", planted), ("temps", temps), ("locks", locks), ("task", check_task),
-    ("files_log", files_log), ("agent_log", agent_log), ("constraints", check_constraints), ("verify", check_verify),
+    ("files_log", files_log), ("agent_log", agent_log), ("constraints", check_constraints), ("p0_seen", check_p0_seen),
+    ("verify", check_verify),
     ("session", check_session), ("runlevels", check_runlevels), ("archives", archives),
 ]
 

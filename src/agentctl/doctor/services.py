@@ -43,6 +43,38 @@ def check_constraints(store: Store, report: Report) -> None:
         report.repaired(f"{store.shown(constraints.STATUS)}: kept {len(keep)} rules, moved {len(bad)} damaged lines to logs/quarantine-*.log")
 
 
+def check_p0_seen(store: Store, report: Report) -> None:
+    """``services/constraints/p0-seen`` (the P0 rules last seen, and the vanished ones): each line one of
+    its records; ``--fix`` moves a damaged line to quarantine and keeps every readable one (a vanished
+    rule stays vanished: only `constraints confirm-removal` lets it go)."""
+    from agentctl.constraints import p0seen
+    from agentctl.constraints import rules as constraints
+
+    with store.lock(constraints.LOCK) if report.fix else nolock():
+        try:
+            data = store.read(p0seen.SEEN, cap=8 << 20)
+        except StateError as exc:
+            report.problem(exc.message)
+            return
+        if data is None:
+            return
+        rec, bad = p0seen.parse(data if data.endswith(b"\n") or not data else data + b"\n")
+        if not bad:
+            return
+        shown = store.shown(p0seen.SEEN)
+        if not report.fix:
+            report.problem(f"{shown}: {len(bad)} damaged line{'s' if len(bad) > 1 else ''} (first: line {bad[0]}); "
+                           "`agentctl doctor --fix` moves them to quarantine and keeps the rest")
+            return
+        pieces = lines(data)
+        for n in bad:
+            off, raw = pieces[n - 1]
+            store.quarantine(p0seen.SEEN, off, raw, why="damaged line of the P0 rules last seen")
+        rec.status = ""  # compared again with the rules file at the next read
+        store.replace(p0seen.SEEN, rec.data())
+        report.repaired(f"{shown}: moved {len(bad)} damaged lines to logs/quarantine-*.log; the rules seen are kept")
+
+
 def _drop_bad_numbers(fields: dict[str, str], keys: tuple[str, ...]) -> None:
     for key in keys:
         raw = fields.get(key)
@@ -96,7 +128,7 @@ def check_runlevels(store: Store, report: Report) -> None:
         report.problem(f"{store.shown(runlevels.CURRENT)}: RUNLEVEL={level!r} is not in {store.shown(runlevels.TABLE)}")
 
 
-__all__ = ["check_constraints", "check_runlevels", "check_session", "check_verify"]
+__all__ = ["check_constraints", "check_p0_seen", "check_runlevels", "check_session", "check_verify"]
 
 
 # -- rules: readable is what the constraints parser reads ---------------------------------------

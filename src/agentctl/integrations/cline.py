@@ -76,6 +76,14 @@ def edits(tool: str, tool_input: dict[str, Any], output: dict[str, Any]) -> list
 
 def pre_tool_use(h: Hook) -> Result | None:
     tool, tin, _ = _call(h, "tool_call")
+    if tool in SHELL_TOOLS:  # no ask in Cline's hooks: the run is stopped before the command, saying why
+        why = h.shell_reason(tin.get("command"))
+        if why is None:
+            return None
+        from agentctl.integrations import shellguard
+
+        h.later(h.store.log_change, "hook", "deny", f"cline shell command that weakens P0: {why[:200]}")
+        return emit({"cancel": True, "errorMessage": shellguard.refused(why) + "; Cline stopped the task before it"})
     reason = h.deny_reason([p for p, _ in edits(tool, tin, {})])
     if reason is None:
         return None

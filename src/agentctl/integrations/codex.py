@@ -25,7 +25,7 @@ CONFIG = ".codex/hooks.json"
 
 HOOKS: list[tuple[str, str | None, str, int]] = [
     ("SessionStart", "startup|resume|clear|compact", "agentctl hook codex session-start", 20),
-    ("PreToolUse", "^apply_patch$", "agentctl hook codex pre-tool-use", 10),
+    ("PreToolUse", "^apply_patch$|^Bash$", "agentctl hook codex pre-tool-use", 10),
     ("PostToolUse", "^apply_patch$|^Bash$", "agentctl hook codex post-tool-use", 20),
     ("PreCompact", None, "agentctl hook codex pre-compact", 20),
     ("Stop", None, "agentctl hook codex stop", 20),
@@ -121,6 +121,8 @@ def post_tool_use(h: Hook) -> Result | None:
 
 
 def pre_tool_use(h: Hook) -> Result | None:
+    if h.text("tool_name") in SHELL_TOOLS:  # Codex has no ask (an unknown decision lets the call run): refused
+        return shell_refusal(h, h.obj("tool_input").get("command"))
     if h.text("tool_name") not in PATCH_TOOLS:
         return None
     paths = patch_paths(h.payload.get("tool_input"))
@@ -129,6 +131,18 @@ def pre_tool_use(h: Hook) -> Result | None:
         return None
     return emit({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
                                         "permissionDecisionReason": reason}})
+
+
+def shell_refusal(h: Hook, command: object) -> Result | None:
+    """A shell command that would weaken P0, refused with Claude's deny shape (Codex, Qwen Code)."""
+    why = h.shell_reason(command)
+    if why is None:
+        return None
+    from agentctl.integrations import shellguard
+
+    h.later(h.store.log_change, "hook", "deny", f"{h.agent} shell command that weakens P0: {why[:200]}")
+    return emit({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                                        "permissionDecisionReason": shellguard.refused(why)}})
 
 
 def pre_compact(h: Hook) -> Result | None:

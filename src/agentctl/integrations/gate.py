@@ -45,7 +45,7 @@ def deny_reason(store: Store, cwd: str, agent: str, raws: list[object],
 
     Decided before anything is written: the log line is handed to ``later`` (after the answer).
     """
-    from agentctl.constraints import protect
+    from agentctl.constraints import p0seen, protect
     from agentctl.constraints import rules as constraints
     from agentctl.ground.location import identity, in_state
 
@@ -63,12 +63,15 @@ def deny_reason(store: Store, cwd: str, agent: str, raws: list[object],
             return (f"{state} is agentctl's state folder; change state through agentctl "
                     "(`agentctl task|files|constraints ...`), not by editing its files; the edit was not made")
         if rules is None:
-            rules = constraints.read(store)
+            rules = p0seen.enforced(store, persist=False)  # and the vanished P0 rules; decided, nothing written
         found = protect.judge(store, rules, spelled, target)
         if found is not None:
             rule, via = found
             shown = spelled or raw
             also = "" if via == shown else f" ({shown} is {via})"
             later(store.log_change, "hook", "deny", f"{agent} {via} by P0|{rule.text}")
-            return f"P0 constraint `{rule.text}` (agentctl) forbids writing {via}{also}; the edit was not made"
+            gone = "" if rule in constraints.read(store) else (
+                " (the rule left the rules file without `agentctl constraints remove` and stays enforced until a "
+                "person confirms its removal with `agentctl constraints confirm-removal`)")
+            return f"P0 constraint `{rule.text}` (agentctl) forbids writing {via}{also}{gone}; the edit was not made"
     return None

@@ -119,6 +119,17 @@ def check_violations(h: Hook, paths: list[str]) -> None:
         h.told = f"agentctl: {said}" if said else ""
     except AgentctlError as exc:
         h.told = f"agentctl could not check these writes against the P0 rules ({exc.message}); run `agentctl doctor`"
+    vanished(h)
+
+
+def vanished(h: Hook) -> None:
+    """A P0 rule this call found gone from the rules file (see agentctl.constraints.p0seen): said with the rest."""
+    import sys
+
+    seen = sys.modules.get("agentctl.constraints.p0seen")  # loaded only where the rules were judged
+    said = " | ".join(seen.take_noticed()) if seen is not None else ""
+    if said:
+        h.told = f"{h.told} | {said}" if h.told else f"agentctl: {said}"
 
 
 def told(text: str, event_name: str, block: bool = False) -> Result:
@@ -169,3 +180,10 @@ def sync(h: Hook) -> None:
         from agentctl.constraints import violations
 
         h.told = "agentctl: " + violations.tell(h.store, result.violations)
+    from agentctl.constraints import p0seen
+
+    try:
+        p0seen.vanished(h.store)  # a shell command that took a P0 rule out of the rules file: said now
+    except StateError:
+        pass  # the rules file cannot be read: the pre-edit hooks refuse and say so
+    vanished(h)
