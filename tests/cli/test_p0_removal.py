@@ -52,9 +52,9 @@ def test_a_rule_edited_out_by_hand_stays_enforced_until_a_person_confirms(proj: 
     out = r.json()["hookSpecificOutput"]
     assert out["permissionDecision"] == "deny", out
     assert RULE in out["permissionDecisionReason"] and "confirm-removal" in out["permissionDecisionReason"]
-    check = run("constraints", "check", "secrets/key.txt", cwd=proj)
-    assert check.code == 1 and RULE in check.out
-    said = check.err  # the command that noticed it says so, once
+    checked = run("constraints", "check", "secrets/key.txt", cwd=proj)
+    assert checked.code == 1 and RULE in checked.out
+    said = checked.err  # the command that noticed it says so, once
     assert "P0 RULE VANISHED" in said and RULE in said and "confirm-removal" in said, said
     assert "VANISHED" not in run("constraints", "check", "src/app.py", cwd=proj).err
     (line,) = _vanished(proj)
@@ -65,17 +65,17 @@ def test_a_rule_edited_out_by_hand_stays_enforced_until_a_person_confirms(proj: 
     (proj / "secrets" / "key.txt").write_text("written by the shell\n")  # a shell write is flagged all the same
     assert "P0 VIOLATION: secrets/key.txt" in run("files", "sync", cwd=proj).err
     assert run("constraints", "ack", "secrets/key.txt", cwd=proj).code == 0
-    r = run("constraints", "confirm-removal", "2", cwd=proj)
-    assert r.code == 2 and "no vanished P0 rule number 2" in r.err
-    r = run("constraints", "confirm-removal", "1", cwd=proj)
-    assert r.code == 0 and f"P0|{RULE}" in r.out, r.err
+    done = run("constraints", "confirm-removal", "2", cwd=proj)
+    assert done.code == 2 and "no vanished P0 rule number 2" in done.err
+    done = run("constraints", "confirm-removal", "1", cwd=proj)
+    assert done.code == 0 and f"P0|{RULE}" in done.out, done.err
     assert _vanished(proj) == []
     assert run("constraints", "check", "secrets/key.txt", cwd=proj).code == 0  # now a person let it go
     r = fire("agentctl hook claude pre-tool-use", _pre_write(proj, "secrets/key.txt"), proj, bindir, env)
     assert r.out.strip() == ""
     assert "confirm-removal" in (proj / ".agent-state/logs/agent.log").read_text()
-    r = run("constraints", "confirm-removal", "1", cwd=proj)
-    assert r.code == 2 and "no P0 rule has vanished" in r.err
+    done = run("constraints", "confirm-removal", "1", cwd=proj)
+    assert done.code == 2 and "no P0 rule has vanished" in done.err
 
 
 def test_a_person_removing_it_with_the_cli_lets_it_go(proj: Path) -> None:

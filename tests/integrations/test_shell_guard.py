@@ -84,7 +84,7 @@ def _installed(project: Path, agent: str, event: str, tool: str) -> str:
         elif matches(entry.get("matcher"), tool):
             found.update(h["command"] for h in entry["hooks"])
     assert len(found) == 1, (agent, event, tool, found)
-    return found.pop()
+    return str(found.pop())
 
 
 def _payload(agent: str, project: Path, command: str) -> dict[str, Any]:

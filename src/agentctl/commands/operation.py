@@ -103,7 +103,7 @@ class Ctx:
 def run(fn: Callable[..., Result], ctx: Ctx, kwargs: dict[str, Any]) -> Result:
     """Call an operation; the warnings it gave through ``ctx`` come first in its result's."""
     result = fn(ctx, **kwargs)
-    seen = sys.modules.get("agentctl.constraints.p0seen")  # loaded only where rules were judged
+    seen = sys.modules.get("agentctl.constraints.lastseen")  # loaded only where rules were judged
     for line in seen.take_noticed() if seen is not None else ():  # a P0 rule this command found vanished
         ctx.warn(line)
     if ctx.warnings:

@@ -50,10 +50,10 @@ def add(store: Store, priority: str, text: str) -> tuple[bool, list[Rule]]:
     if pattern is not None:
         _glob_regex(pattern)  # refuse a bad pattern now, not in a hook
         _project_relative(store, pattern)
-    from agentctl.constraints import p0seen
+    from agentctl.constraints import lastseen
 
     with store.lock(LOCK):
-        p0seen.before_edit(store)  # a P0 rule that left the file by hand stays vanished, not lost in this rewrite
+        lastseen.before_edit(store)  # a P0 rule that left the file by hand stays vanished, not lost in this rewrite
         rules = read(store)
         if any(r.priority == priority and r.text == text for r in rules):
             return False, rules
@@ -61,7 +61,7 @@ def add(store: Store, priority: str, text: str) -> tuple[bool, list[Rule]]:
             raise UsageError(f"there are already {MAX_RULES} constraints; remove some first")
         rules.append(Rule(priority, text))
         _write(store, rules)
-        p0seen.edited(store)
+        lastseen.edited(store)
     store.log_change("constraints", "add", f"{priority}|{text}")
     return True, read(store)
 
@@ -102,12 +102,12 @@ def near_miss(text: str) -> str:
 def remove(store: Store, what: str, keep_p0: bool = False) -> Rule:
     """Remove by exact text, by ``P0|text``, or by the line number shown by ``constraints list``.
 
-    A P0 rule removed here is let go for good (see p0seen: this is the person's way); ``keep_p0``
+    A P0 rule removed here is let go for good (see lastseen: this is the person's way); ``keep_p0``
     (the MCP tools: an agent) refuses to remove one, saying to ask the person."""
-    from agentctl.constraints import p0seen
+    from agentctl.constraints import lastseen
 
     with store.lock(LOCK):
-        p0seen.before_edit(store)
+        lastseen.before_edit(store)
         rules = ordered(store)
         target: Rule | None = None
         if what.isascii() and what.isdigit():
@@ -123,7 +123,7 @@ def remove(store: Store, what: str, keep_p0: bool = False) -> Rule:
                     break
         if target is None:
             bare = what[3:] if what[:3].upper() == "P0|" else what
-            if any(t == bare for _, t in p0seen.vanished(store, persist=False)):  # compared just above
+            if any(t == bare for _, t in lastseen.vanished(store, persist=False)):  # compared just above
                 raise UsageError(f"P0 `{bare[:80]}` already left the rules file without `constraints remove` and is "
                                  "still enforced; a person confirms its removal with `agentctl constraints confirm-removal`")
             raise UsageError(f"no constraint reads {what[:80]!r}; `agentctl constraints list` shows them")
@@ -132,6 +132,6 @@ def remove(store: Store, what: str, keep_p0: bool = False) -> Rule:
                              "(`agentctl constraints remove` in their terminal); an agent cannot")
         rules.remove(target)
         _write(store, rules)
-        p0seen.edited(store, target.text if target.priority == "P0" else None)
+        lastseen.edited(store, target.text if target.priority == "P0" else None)
     store.log_change("constraints", "remove", f"{target.priority}|{target.text}")
     return target

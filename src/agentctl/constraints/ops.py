@@ -41,13 +41,13 @@ def remove(ctx: Ctx, *, rule: list[str], keep_p0: bool = False) -> Result:
 
 
 def listing(ctx: Ctx) -> Result:
-    from agentctl.constraints import p0seen
+    from agentctl.constraints import lastseen
     from agentctl.constraints import rules as constraints
     from agentctl.ground import codec
 
     store = ctx.store()
     rules = constraints.ordered(store)
-    gone = p0seen.vanished(store)
+    gone = lastseen.vanished(store)
     shown = [f"vanished {n}. P0|{codec.encode(t)} (left the file at {w} without `constraints remove`; still enforced "
              f"until a person runs `agentctl constraints confirm-removal {n}`)" for n, (w, t) in enumerate(gone, 1)]
     return Result(_lines(rules) + shown, {"constraints": _data(rules),
@@ -55,9 +55,9 @@ def listing(ctx: Ctx) -> Result:
 
 
 def confirm_removal(ctx: Ctx, *, rule: list[str]) -> Result:
-    from agentctl.constraints import p0seen
+    from agentctl.constraints import lastseen
 
-    text = p0seen.confirm(ctx.store(), " ".join(rule))
+    text = lastseen.confirm(ctx.store(), " ".join(rule))
     return Result([f"confirmed: P0|{text} is removed and no longer enforced"],
                   {"confirmed": {"priority": "P0", "text": text}})
 

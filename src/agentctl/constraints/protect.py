@@ -119,9 +119,9 @@ def case_insensitive(store: Store) -> bool:
 
 def denied_entries(store: Store, paths: list[str]) -> list[tuple[str, str]]:
     """(path, rule text) for each of ``paths`` a P0 deny-write rule forbids (by its spelling: cheap)."""
-    from agentctl.constraints import p0seen
+    from agentctl.constraints import lastseen
 
-    rules = [r for r in p0seen.enforced(store) if r.priority == "P0"]
+    rules = [r for r in lastseen.enforced(store) if r.priority == "P0"]
     if not rules:
         return []
     fold = case_insensitive(store)

@@ -109,12 +109,12 @@ def note(store: Store, paths: list[str], changed: Iterable[str] = ()) -> list[tu
     path among it was written again when its signature is not the one last judged. A write already
     open stays one violation (told again, not opened twice); one closed (acked, restored) opens again.
     """
-    from agentctl.constraints import p0seen, protect
+    from agentctl.constraints import lastseen, protect
     from agentctl.constraints import rules as constraints
 
     if not paths and not changed:
         return []
-    rules = p0seen.enforced(store)  # a P0 rule that vanished without a person's confirmation too
+    rules = lastseen.enforced(store)  # a P0 rule that vanished without a person's confirmation too
     if not any(r.priority == "P0" for r in rules):
         return []
     hits: dict[str, str] = {}

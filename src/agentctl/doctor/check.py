@@ -34,7 +34,13 @@ from agentctl.doctor.layout import inner_links, layout, version
 from agentctl.doctor.logs import agent_log, archives, files_log
 from agentctl.doctor.planted import locks, planted, temps
 from agentctl.doctor.report import Report
-from agentctl.doctor.services import check_constraints, check_p0_seen, check_runlevels, check_session, check_verify
+from agentctl.doctor.services import (
+    check_constraints,
+    check_p0_seen,
+    check_runlevels,
+    check_session,
+    check_verify,
+)
 from agentctl.doctor.tasks import check_task
 from agentctl.ground.errors import AgentctlError, StateError
 from agentctl.ground.store import Store

@@ -47,21 +47,21 @@ def check_p0_seen(store: Store, report: Report) -> None:
     """``services/constraints/p0-seen`` (the P0 rules last seen, and the vanished ones): each line one of
     its records; ``--fix`` moves a damaged line to quarantine and keeps every readable one (a vanished
     rule stays vanished: only `constraints confirm-removal` lets it go)."""
-    from agentctl.constraints import p0seen
+    from agentctl.constraints import lastseen
     from agentctl.constraints import rules as constraints
 
     with store.lock(constraints.LOCK) if report.fix else nolock():
         try:
-            data = store.read(p0seen.SEEN, cap=8 << 20)
+            data = store.read(lastseen.SEEN, cap=8 << 20)
         except StateError as exc:
             report.problem(exc.message)
             return
         if data is None:
             return
-        rec, bad = p0seen.parse(data if data.endswith(b"\n") or not data else data + b"\n")
+        rec, bad = lastseen.parse(data if data.endswith(b"\n") or not data else data + b"\n")
         if not bad:
             return
-        shown = store.shown(p0seen.SEEN)
+        shown = store.shown(lastseen.SEEN)
         if not report.fix:
             report.problem(f"{shown}: {len(bad)} damaged line{'s' if len(bad) > 1 else ''} (first: line {bad[0]}); "
                            "`agentctl doctor --fix` moves them to quarantine and keeps the rest")
@@ -69,9 +69,9 @@ def check_p0_seen(store: Store, report: Report) -> None:
         pieces = lines(data)
         for n in bad:
             off, raw = pieces[n - 1]
-            store.quarantine(p0seen.SEEN, off, raw, why="damaged line of the P0 rules last seen")
+            store.quarantine(lastseen.SEEN, off, raw, why="damaged line of the P0 rules last seen")
         rec.status = ""  # compared again with the rules file at the next read
-        store.replace(p0seen.SEEN, rec.data())
+        store.replace(lastseen.SEEN, rec.data())
         report.repaired(f"{shown}: moved {len(bad)} damaged lines to logs/quarantine-*.log; the rules seen are kept")
 
 

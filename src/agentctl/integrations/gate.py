@@ -45,7 +45,7 @@ def deny_reason(store: Store, cwd: str, agent: str, raws: list[object],
 
     Decided before anything is written: the log line is handed to ``later`` (after the answer).
     """
-    from agentctl.constraints import p0seen, protect
+    from agentctl.constraints import lastseen, protect
     from agentctl.constraints import rules as constraints
     from agentctl.ground.location import identity, in_state
 
@@ -63,7 +63,7 @@ def deny_reason(store: Store, cwd: str, agent: str, raws: list[object],
             return (f"{state} is agentctl's state folder; change state through agentctl "
                     "(`agentctl task|files|constraints ...`), not by editing its files; the edit was not made")
         if rules is None:
-            rules = p0seen.enforced(store, persist=False)  # and the vanished P0 rules; decided, nothing written
+            rules = lastseen.enforced(store, persist=False)  # and the vanished P0 rules; decided, nothing written
         found = protect.judge(store, rules, spelled, target)
         if found is not None:
             rule, via = found

@@ -13,7 +13,7 @@ pragmatically (nothing is run):
   only reads (``cat``, ``grep``, ``ls``...) and nothing is redirected into a file.
 
 What this cannot see (a script that builds the path, an encoded command) is caught afterwards:
-a P0 rule gone from the file stays enforced until a person confirms (agentctl.constraints.p0seen).
+a P0 rule gone from the file stays enforced until a person confirms (agentctl.constraints.lastseen).
 The common case costs three substring tests: a command naming neither ``constraints``, the state
 folder nor ``p0-seen`` is let through at once.
 """
@@ -115,13 +115,13 @@ def _agentctl_removal(store: Store, words: list[str]) -> str | None:
 def _p0_target(store: Store, targets: list[str]) -> str | None:
     """The P0 rule one of ``targets`` (what `constraints remove` is given) would remove, named; or a target
     the text cannot tell (shell expansion, numbers that shift as rules go, rules that cannot be read)."""
-    from agentctl.constraints import p0seen
+    from agentctl.constraints import lastseen
     from agentctl.constraints import rules as constraints
     from agentctl.ground.errors import AgentctlError
 
     try:
         rules = constraints.ordered(store)
-        gone = [t for _, t in p0seen.vanished(store, persist=False)]
+        gone = [t for _, t in lastseen.vanished(store, persist=False)]
     except AgentctlError:
         return "`agentctl constraints remove`, and the rules cannot be read to tell which rule it names"
     if len(targets) > 1 and any(t.isdigit() for t in targets) and any(r.priority == "P0" for r in rules):

@@ -45,9 +45,9 @@ def sync(ctx: Ctx, *, action: str, value: str | None = None, remote: str | None 
         return _status(ctx, store, t)
     got, outcome = (pull if action == "pull" else push)(store, t)
     if action == "pull":
-        from agentctl.constraints import p0seen
+        from agentctl.constraints import lastseen
 
-        p0seen.vanished(store)  # a pulled rules file without a P0 rule: still enforced, said (operation.run)
+        lastseen.vanished(store)  # a pulled rules file without a P0 rule: still enforced, said (operation.run)
     lines = []
     if got == "offline":
         lines.append(f"{t.remote} unreachable: the local state and {t.ref} were used")
