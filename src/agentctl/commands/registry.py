@@ -158,7 +158,7 @@ _add(("constraints", "check"), C + "check", "constraints check PATH",
 _add(("constraints", "ack"), C + "ack", "constraints ack PATH",
      "acknowledge a P0 violation (a denied path written anyway) the user allowed: resume stops showing it", args=("path",))
 _add(("constraints", "confirm-removal"), C + "confirm_removal", "constraints confirm-removal NUMBER|TEXT",
-     "a person confirms that a P0 rule gone from the rules file (hand edit, pull) is removed: no longer enforced",
+     "a person lets go a P0 rule that left the rules file without `remove`",
      args=("rule+",))
 _add(("constraints", "start"), C + "listing", "constraints start", "constraints always run; prints them")
 _add(("constraints", "stop"), C + "stop", "constraints stop", "refused: constraints outlive every task")

@@ -188,8 +188,7 @@ class Tools:
         return self.call(("constraints", "add"), priority=priority, text=[text])
 
     def constraints_remove(self, rule: str) -> Result:
-        """Remove a P1 or P2 rule by its text, 'P|text', or its number in constraints_list.
-        A P0 rule is refused: only the user removes one (ask them)."""
+        """Remove a rule by its text, 'P1|text', or number in constraints_list; P0: ask the user."""
         return self.call(("constraints", "remove"), rule=[rule], keep_p0=True)
 
     # -- verify --------------------------------------------------------------------------
