@@ -34,7 +34,7 @@ def test_install_then_again_then_uninstall(ctx: Ctx, tmp_path: Path) -> None:
     hooks = json.loads((tmp_path / ".claude" / "settings.json").read_text())["hooks"]
     assert "agentctl hook claude pre-tool-use" in json.dumps(hooks["PreToolUse"])
     again = commands.install(ctx, target="claude")
-    assert again.lines[0] == ".claude/settings.json: unchanged: hooks: 0 added, 7 already there"
+    assert again.lines[0] == ".claude/settings.json: unchanged: hooks: 0 added, 8 already there"
     gone = commands.uninstall(ctx, target="claude")
     assert gone.code == 0 and gone.lines == [".claude/settings.json: removed: hooks: 8 removed"] and gone.data["notes"] == []
     log = agent_log(ctx.store())
