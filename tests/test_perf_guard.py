@@ -141,6 +141,7 @@ HOOK_HEAVY = HEAVY | {"re", "enum", "functools", "collections", "importlib", "wa
     ("PostToolUse", "post-tool-use", "Write", "src/new.ts", {}),  # not logged yet: the files check decides CREATE
     ("PreToolUse", "pre-tool-use", "Edit", "src/f4.ts", {}),  # a P0 deny-write rule exists, but cannot match
     ("PreToolUse", "pre-tool-use", "Read", "src/f4.ts", {}),
+    ("PreToolUse", "pre-tool-use", "Bash", "src/f4.ts", {"tool_input": {"command": "npm test -- src/f4.ts"}}),  # shellguard
     ("SessionStart", "session-start", "", "", {"source": "compact"}),
     ("SessionStart", "session-start", "", "", {"source": "startup"}),
     ("SubagentStart", "subagent-start", "", "", {"agent_id": "helper-1"}),

@@ -280,7 +280,8 @@ def test_claude_pre_tool_use_denies_a_p0_path_and_allows_the_rest(proj: Path, cl
     for name, tool in (("pre_tool_use_edit", "Edit"), ("pre_tool_use_write", "Write")):
         r = claude(name, "PreToolUse", tool)
         assert (r.code, r.out, r.err) == (0, "", "")
-    assert no_command_for(proj, "claude", "PreToolUse", "Bash")
+    bash = claude("pre_tool_use_bash", "PreToolUse", "Bash")  # the shell's pre-tool hook (issue 23): an ordinary command passes
+    assert (bash.code, bash.out, bash.err) == (0, "", "")
     assert "hook|deny|claude secrets/key.txt" in agent_log(proj)
     assert run("constraints", "check", "secrets/key.txt", cwd=proj).code == 1  # point 6, for agents without hooks
     assert run("constraints", "check", "src/app.py", cwd=proj).code == 0

@@ -60,7 +60,8 @@ def test_codex_patch_warned_before_and_told_after(proj: Path, hooked: Any) -> No
     pre = {"session_id": "s", "cwd": str(proj), "hook_event_name": "PreToolUse", "tool_name": "apply_patch",
            "tool_use_id": "call_if_1", "tool_input": {"command": patch}}
     out = hooked("codex", "PreToolUse", "apply_patch", json.dumps(pre)).json()
-    assert "src/added.py this write would put the OLD form" in out["systemMessage"] and "hookSpecificOutput" not in out
+    said = out["hookSpecificOutput"]
+    assert "src/added.py this write would put the OLD form" in said["additionalContext"] and "permissionDecision" not in said
     (proj / "src" / "added.py").write_text("x = OLD_API()\n")
     post = dict(pre, hook_event_name="PostToolUse", tool_response="Success")
     out = hooked("codex", "PostToolUse", "apply_patch", json.dumps(post)).json()

@@ -115,11 +115,11 @@ def test_install_claude_keeps_the_users_hooks_and_keys(project: Path) -> None:
     backup = project / ".agent-state" / "backups" / ".claude__settings.json"
     assert backup.read_text() == original  # the backup, kept out of the project's own files
     assert not (project / ".claude" / "settings.json.agentctl.bak").exists()
-    assert len(ours(doc)) == 7
+    assert len(ours(doc)) == 8
     assert run("install", "claude", cwd=project).code == 0
-    assert len(ours(json.loads(settings.read_text()))) == 7  # nothing twice
+    assert len(ours(json.loads(settings.read_text()))) == 8  # nothing twice
     r = run("uninstall", "claude", cwd=project)
-    assert r.code == 0 and "7 removed" in r.out
+    assert r.code == 0 and "8 removed" in r.out
     assert json.loads(settings.read_text()) == USER_CLAUDE
     assert settings.read_text() == original  # their bytes, their formatting: restored from the backup
 
@@ -162,7 +162,7 @@ def test_install_claude_replaces_stale_and_duplicated_entries_of_ours(project: P
 def test_install_claude_local(project: Path) -> None:
     r = run("install", "claude", "--local", cwd=project)
     assert r.code == 0 and ".gitignore" in r.out
-    assert len(ours(json.loads((project / ".claude" / "settings.local.json").read_text()))) == 7
+    assert len(ours(json.loads((project / ".claude" / "settings.local.json").read_text()))) == 8
     assert not (project / ".claude" / "settings.json").exists()
     assert run("uninstall", "claude", "--local", cwd=project).code == 0
     assert not (project / ".claude").exists()
@@ -229,7 +229,8 @@ def test_install_cursor_writes_hooks_and_the_rule(project: Path) -> None:
     doc = json.loads(hooks.read_text())
     assert doc["version"] == 1
     assert doc["hooks"]["afterFileEdit"] == [{"command": "./format.sh"}, {"command": "agentctl hook cursor after-file-edit"}]
-    assert doc["hooks"]["beforeShellExecution"] == user["hooks"]["beforeShellExecution"]
+    assert doc["hooks"]["beforeShellExecution"] == [*user["hooks"]["beforeShellExecution"],
+                                                    {"command": "agentctl hook cursor before-shell-execution"}]  # the user's first
     assert set(doc["hooks"]) >= {"sessionStart", "afterFileEdit", "afterShellExecution", "preCompact", "stop"}
     rule = (project / ".cursor" / "rules" / "agentctl.mdc").read_text()
     assert rule.startswith("---\n") and "\nalwaysApply: true\n" in rule and "agentctl resume" in rule

@@ -105,7 +105,7 @@ def test_install_writes_qwen_settings_merged_and_uninstall_restores(proj: Path) 
     # the matchers pick Qwen's own tool names, not Claude Code's
     assert command_for(proj, "PreToolUse", "write_file") == "agentctl hook qwen pre-tool-use"
     assert command_for(proj, "PreToolUse", "edit") == "agentctl hook qwen pre-tool-use"
-    assert command_for(proj, "PreToolUse", "run_shell_command") is None
+    assert command_for(proj, "PreToolUse", "run_shell_command") == "agentctl hook qwen pre-tool-use"  # shellguard (issue 23)
     assert command_for(proj, "PreToolUse", "read_file") is None
     assert command_for(proj, "PostToolUse", "run_shell_command") == "agentctl hook qwen post-tool-use"
     assert command_for(proj, "PostToolUse", "read_file") is None
@@ -186,7 +186,8 @@ def test_pre_tool_use_denies_p0_paths_with_qwen_tool_names(qwen: Any, proj: Path
         assert "secrets/**" in out["permissionDecisionReason"] and "secrets/key.txt" in out["permissionDecisionReason"]
         allowed = qwen(name, tool, tool_input={"file_path": str(proj / "src" / "app.py")})
         assert allowed is not None and allowed.out == "" and allowed.code == 0
-    assert qwen("pre_tool_use_run_shell_command", "run_shell_command") is None  # not even run
+    shell = qwen("pre_tool_use_run_shell_command", "run_shell_command")  # judged only for weakening P0: it passes
+    assert shell is not None and (shell.code, shell.out) == (0, "")
     assert (proj / "secrets" / "key.txt").read_text() == "token=1\n"
 
 

@@ -123,6 +123,15 @@ DETAILS: dict[tuple[str, ...], str] = {
                            "refuses while old uses remain (`--force` records it).",
     ("interfaces", "check"): "Every old use as `path:line: text` (of NAME, or of every interface); exit 1 while any "
                              "remain, 0 when none do.",
+    ("constraints", "remove"): "A P0 rule removed here is let go for good: this is a person's way to remove one. An "
+                               "agent's `constraints remove` is put to the person by the pre-tool hook (Claude Code: "
+                               "asks; agents without an ask: refused) and refused over MCP; the CLI itself cannot "
+                               "tell a person from an agent (docs/guarantees.md, The P0 guarantee).",
+    ("constraints", "confirm-removal"): "A P0 rule that left the rules file any other way than `constraints remove` "
+                                        "(a hand or shell edit, a `sync pull`) stays enforced and is shown by "
+                                        "`resume` on a `P0 VANISHED` line; this confirms its removal (NUMBER: as "
+                                        "`constraints list` numbers the vanished rules, from 1; or its text, or "
+                                        "P0|text). For a person: an agent's call is put to the person by the hook.",
     ("verify", "start"): "Runs the checks in order from the project root, showing progress; exit 1 on failure; a "
                          "failure identical to an earlier one (same error, same files) is named. The status keeps the "
                          "error lines that decide and REASON (exit N, timed out after N s, killed by signal); Ctrl-C "

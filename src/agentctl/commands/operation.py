@@ -11,6 +11,8 @@ structured content.
 
 from __future__ import annotations
 
+import sys
+
 TYPE_CHECKING = False  # no `typing` at run time on the hot path
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -101,6 +103,9 @@ class Ctx:
 def run(fn: Callable[..., Result], ctx: Ctx, kwargs: dict[str, Any]) -> Result:
     """Call an operation; the warnings it gave through ``ctx`` come first in its result's."""
     result = fn(ctx, **kwargs)
+    seen = sys.modules.get("agentctl.constraints.lastseen")  # loaded only where rules were judged
+    for line in seen.take_noticed() if seen is not None else ():  # a P0 rule this command found vanished
+        ctx.warn(line)
     if ctx.warnings:
         result.warnings[:0] = ctx.warnings
         ctx.warnings = []

@@ -159,6 +159,9 @@ _add(("constraints", "check"), C + "check", "constraints check PATH",
      "exit 1 and print the rule if a P0 deny-write rule forbids writing PATH", args=("path",))
 _add(("constraints", "ack"), C + "ack", "constraints ack PATH",
      "acknowledge a P0 violation (a denied path written anyway) the user allowed: resume stops showing it", args=("path",))
+_add(("constraints", "confirm-removal"), C + "confirm_removal", "constraints confirm-removal NUMBER|TEXT",
+     "a person lets go a P0 rule that left the rules file without `remove`",
+     args=("rule+",))
 _add(("constraints", "start"), C + "listing", "constraints start", "constraints always run; prints them")
 _add(("constraints", "stop"), C + "stop", "constraints stop", "refused: constraints outlive every task")
 

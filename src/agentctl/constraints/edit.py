@@ -66,7 +66,10 @@ def add(store: Store, priority: str, text: str) -> tuple[bool, list[Rule]]:
     if pattern is not None:
         check_glob(pattern)  # refuse a pattern git would read otherwise than meant now, not in a hook
         _project_relative(store, pattern)
+    from agentctl.constraints import lastseen
+
     with store.lock(LOCK):
+        lastseen.before_edit(store)  # a P0 rule that left the file by hand stays vanished, not lost in this rewrite
         rules = read(store)
         if any(r.priority == priority and r.text == text for r in rules):
             return False, rules
@@ -74,6 +77,7 @@ def add(store: Store, priority: str, text: str) -> tuple[bool, list[Rule]]:
             raise UsageError(f"there are already {MAX_RULES} constraints; remove some first")
         rules.append(Rule(priority, text))
         _write(store, rules)
+        lastseen.edited(store)
     store.log_change("constraints", "add", f"{priority}|{text}")
     return True, read(store)
 
@@ -111,9 +115,15 @@ def near_miss(text: str) -> str:
     return f"deny-write: {m.group(1).strip() or 'PATTERN'}"
 
 
-def remove(store: Store, what: str) -> Rule:
-    """Remove by exact text, by ``P0|text``, or by the line number shown by ``constraints list``."""
+def remove(store: Store, what: str, keep_p0: bool = False) -> Rule:
+    """Remove by exact text, by ``P0|text``, or by the line number shown by ``constraints list``.
+
+    A P0 rule removed here is let go for good (see lastseen: this is the person's way); ``keep_p0``
+    (the MCP tools: an agent) refuses to remove one, saying to ask the person."""
+    from agentctl.constraints import lastseen
+
     with store.lock(LOCK):
+        lastseen.before_edit(store)
         rules = ordered(store)
         target: Rule | None = None
         if what.isascii() and what.isdigit():
@@ -128,8 +138,16 @@ def remove(store: Store, what: str) -> Rule:
                     target = r
                     break
         if target is None:
+            bare = what[3:] if what[:3].upper() == "P0|" else what
+            if any(t == bare for _, t in lastseen.vanished(store, persist=False)):  # compared just above
+                raise UsageError(f"P0 `{bare[:80]}` already left the rules file without `constraints remove` and is "
+                                 "still enforced; a person confirms its removal with `agentctl constraints confirm-removal`")
             raise UsageError(f"no constraint reads {what[:80]!r}; `agentctl constraints list` shows them")
+        if keep_p0 and target.priority == "P0":
+            raise UsageError(f"P0 `{target.text[:80]}` is removed only by a person: ask the user to remove it "
+                             "(`agentctl constraints remove` in their terminal); an agent cannot")
         rules.remove(target)
         _write(store, rules)
+        lastseen.edited(store, target.text if target.priority == "P0" else None)
     store.log_change("constraints", "remove", f"{target.priority}|{target.text}")
     return target

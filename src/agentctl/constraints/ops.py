@@ -32,18 +32,34 @@ def add(ctx: Ctx, *, priority: str, text: list[str]) -> Result:
                   {"added": added, "constraints": _data(rules)})
 
 
-def remove(ctx: Ctx, *, rule: list[str]) -> Result:
+def remove(ctx: Ctx, *, rule: list[str], keep_p0: bool = False) -> Result:
+    """``keep_p0``: not a CLI option; the MCP tool sets it (an agent never removes a P0 rule)."""
     from agentctl.constraints import edit as constraintedit
 
-    gone = constraintedit.remove(ctx.store(), " ".join(rule))
+    gone = constraintedit.remove(ctx.store(), " ".join(rule), keep_p0)
     return Result([f"removed {gone.line()}"], {"removed": {"priority": gone.priority, "text": gone.text}})
 
 
 def listing(ctx: Ctx) -> Result:
+    from agentctl.constraints import lastseen
     from agentctl.constraints import rules as constraints
+    from agentctl.ground import codec
 
-    rules = constraints.ordered(ctx.store())
-    return Result(_lines(rules), {"constraints": _data(rules)})
+    store = ctx.store()
+    rules = constraints.ordered(store)
+    gone = lastseen.vanished(store)
+    shown = [f"vanished {n}. P0|{codec.encode(t)} (left the file at {w} without `constraints remove`; still enforced "
+             f"until a person runs `agentctl constraints confirm-removal {n}`)" for n, (w, t) in enumerate(gone, 1)]
+    return Result(_lines(rules) + shown, {"constraints": _data(rules),
+                                          "vanished": [{"priority": "P0", "text": t, "since": w} for w, t in gone]})
+
+
+def confirm_removal(ctx: Ctx, *, rule: list[str]) -> Result:
+    from agentctl.constraints import lastseen
+
+    text = lastseen.confirm(ctx.store(), " ".join(rule))
+    return Result([f"confirmed: P0|{text} is removed and no longer enforced"],
+                  {"confirmed": {"priority": "P0", "text": text}})
 
 
 def update(ctx: Ctx, *, add: list[str] | None = None, remove: list[str] | None = None) -> Result:
@@ -86,4 +102,4 @@ def stop(ctx: Ctx) -> Result:
     raise UsageError("constraints outlive every task and are never stopped; remove a rule with `agentctl constraints remove`")
 
 
-__all__ = ["ack", "add", "check", "listing", "remove", "stop", "update"]
+__all__ = ["ack", "add", "check", "confirm_removal", "listing", "remove", "stop", "update"]

@@ -132,7 +132,9 @@ def case_insensitive(store: Store) -> bool:
 
 def denied_entries(store: Store, paths: list[str]) -> list[tuple[str, str]]:
     """(path, rule text) for each of ``paths`` a P0 deny-write rule forbids (by its spelling: cheap)."""
-    rules = [r for r in constraints.read(store) if r.priority == "P0"]
+    from agentctl.constraints import lastseen
+
+    rules = [r for r in lastseen.enforced(store) if r.priority == "P0"]
     if not rules:
         return []
     fold = case_insensitive(store)

@@ -3,8 +3,15 @@ without a pre-edit hook, a hook that was not installed).
 
 ``services/constraints/violations`` is an append-only log of ``TIME|EVENT|PATH|DETAIL`` lines,
 EVENT one of OPEN (DETAIL: the rule), RESTORED (the file is back as git has it), ACKED
-(``agentctl constraints ack PATH``) and FORCED (``task stop --force`` went on with it open;
-DETAIL: the task). A path is open from its OPEN to the next RESTORED, ACKED or FORCED.
+(``agentctl constraints ack PATH``; DETAIL: the signature acknowledged), FORCED (``task stop
+--force`` went on with it open; DETAIL: the task) and JUDGED (DETAIL: the file's signature when a
+write to it was told). A path is open from its OPEN to the next RESTORED, ACKED or FORCED.
+
+Every write is judged, not only the first: the shell path (``files sync``) hands over what git
+shows changed, and a denied path among it whose signature (size, mtime, ctime, inode) is not the
+one last judged was written again since, whatever came between (an earlier violation told, a
+restore, an ack): it is told again, and opened again if closed. An ack covers the write it
+acknowledged (the signature judged then), not the ones after.
 Found by the files log's writers (a post-edit hook, ``files sync`` and the hooks that run it),
 told to the agent in that hook's answer, shown by ``resume`` on a VIOLATION line while open,
 refused by ``task stop`` unless ``--force``, and kept in the task's archive (``history show``).
@@ -14,6 +21,10 @@ from __future__ import annotations
 
 from agentctl.ground import codec
 from agentctl.ground.store import Store, now_iso
+
+TYPE_CHECKING = False  # no `typing` at run time on the hot path
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 LOG = "services/constraints/violations"
 LOCK = "services/constraints/.violations.lock"
@@ -36,13 +47,34 @@ def _records(store: Store) -> list[list[str]]:
 
 def open_ones(store: Store) -> dict[str, tuple[str, str]]:
     """{path: (time opened, rule text)} of the violations still open, in the order they opened."""
+    return _fold(store)[0]
+
+
+def _fold(store: Store) -> tuple[dict[str, tuple[str, str]], dict[str, str]]:
+    """(the open violations as :func:`open_ones` gives them, {path: signature as last judged})."""
     found: dict[str, tuple[str, str]] = {}
+    judged: dict[str, str] = {}
     for when, event, path, detail in _records(store):
         if event == "OPEN" and path not in found:
             found[path] = (when, detail)
-        elif event in CLOSING:
+        elif event == "JUDGED" or (event == "ACKED" and detail):
+            judged[path] = detail
+        if event in CLOSING:
             found.pop(path, None)
-    return found
+            if event == "RESTORED":
+                judged.pop(path, None)
+    return found, judged
+
+
+def signature(store: Store, rel: str) -> str:
+    """What a write to ``rel`` changes: size, mtime, ctime (no tool sets it back) and inode; "-" if absent."""
+    import os
+
+    try:
+        st = os.lstat(os.path.join(store.project, rel))
+    except (OSError, ValueError):
+        return "-"
+    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}"
 
 
 def since(store: Store, started: str) -> list[tuple[str, str, str]]:
@@ -69,30 +101,45 @@ def _append(store: Store, rows: list[tuple[str, str, str]]) -> None:
         deferred.defer(store, LOG, data)
 
 
-def note(store: Store, paths: list[str]) -> list[tuple[str, str]]:
-    """Judge just-logged project paths against the P0 rules; record and return the new violations."""
-    from agentctl.constraints import protect
+def note(store: Store, paths: list[str], changed: Iterable[str] = ()) -> list[tuple[str, str]]:
+    """Judge writes against the P0 rules; record them and return (path, rule) for each denied one.
+
+    ``paths``: just logged (each a write: a post-edit hook, ``files log``, ``files sync``'s new
+    lines). ``changed``: what git shows differing from the task's start (``files sync``); a denied
+    path among it was written again when its signature is not the one last judged. A write already
+    open stays one violation (told again, not opened twice); one closed (acked, restored) opens again.
+    """
+    from agentctl.constraints import lastseen, protect
     from agentctl.constraints import rules as constraints
 
-    if not paths:
+    if not paths and not changed:
         return []
     rules, broken = constraints.read_checked(store)
+    rules = lastseen.enforced(store, rules)  # a P0 rule that vanished without a person's confirmation too
     if not broken and not any(r.priority == "P0" for r in rules):
         return []
-    hits: list[tuple[str, str]] = []
+    hits: dict[str, str] = {}
     for path in paths:
         found = protect.judge(store, rules, path, path, broken)
         if found is not None:  # a broken line's text is the line as written
-            hits.append((path, found[0].text))
+            hits[path] = found[0].text
+    fold = protect.case_insensitive(store)
+    p0 = [r for r in rules if r.priority == "P0"]
+    again = [p for p in changed if p not in hits and (broken or constraints.match(p0, p, fold))]
+    already, judged = _fold(store) if hits or again else ({}, {})
+    for path in again:
+        if signature(store, path) != judged.get(path):
+            found = protect.judge(store, rules, path, path, broken)
+            if found is not None:
+                hits[path] = found[0].text
     if not hits:
         return []
-    already = open_ones(store)
-    new = [(p, r) for p, r in hits if p not in already]
-    if new:
-        _append(store, [("OPEN", p, r) for p, r in new])
-        for p, r in new:
-            store.log_change("constraints", "violation", f"{p} by P0|{r}")
-    return hits
+    new = [(p, r) for p, r in hits.items() if p not in already]
+    sigs = {p: signature(store, p) for p in hits}
+    _append(store, [("OPEN", p, r) for p, r in new] + [("JUDGED", p, s) for p, s in sigs.items() if s != judged.get(p)])
+    for p, r in new:
+        store.log_change("constraints", "violation", f"{p} by P0|{r}")
+    return list(hits.items())
 
 
 def restored(store: Store, still_changed: set[str]) -> list[str]:
@@ -104,10 +151,14 @@ def restored(store: Store, still_changed: set[str]) -> list[str]:
 
 
 def ack(store: Store, path: str) -> bool:
-    """Acknowledge an open violation (the user allowed the change); False if none is open for ``path``."""
-    if path not in open_ones(store):
+    """Acknowledge an open violation (the user allowed the change); False if none is open for ``path``.
+
+    The ack covers the write that was told (the signature judged then; the file as it is now for a
+    violation opened before signatures were kept): a write after it is a new violation."""
+    found, judged = _fold(store)
+    if path not in found:
         return False
-    _append(store, [("ACKED", path, "")])
+    _append(store, [("ACKED", path, judged.get(path) or signature(store, path))])
     store.log_change("constraints", "ack", path)
     return True
 

@@ -37,6 +37,7 @@ from agentctl.doctor.report import Report
 from agentctl.doctor.services import (
     check_constraints,
     check_interfaces,
+    check_p0_seen,
     check_runlevels,
     check_session,
     check_verify,
@@ -48,8 +49,8 @@ from agentctl.ground.store import Store
 # The checks in the order they run (each named in "NAME check could not finish").
 STEPS: list[tuple[str, Callable[[Store, Report], None]]] = [
     ("layout", layout), ("planted", planted), ("temps", temps), ("locks", locks), ("task", check_task),
-    ("files_log", files_log), ("agent_log", agent_log), ("constraints", check_constraints), ("verify", check_verify),
-    ("interfaces", check_interfaces),
+    ("files_log", files_log), ("agent_log", agent_log), ("constraints", check_constraints), ("p0_seen", check_p0_seen),
+    ("verify", check_verify), ("interfaces", check_interfaces),
     ("session", check_session), ("runlevels", check_runlevels), ("archives", archives),
 ]
 

@@ -42,6 +42,38 @@ def check_constraints(store: Store, report: Report) -> None:
                         "lines to logs/quarantine-*.log (nothing deleted)")
 
 
+def check_p0_seen(store: Store, report: Report) -> None:
+    """``services/constraints/p0-seen`` (the P0 rules last seen, and the vanished ones): each line one of
+    its records; ``--fix`` moves a damaged line to quarantine and keeps every readable one (a vanished
+    rule stays vanished: only `constraints confirm-removal` lets it go)."""
+    from agentctl.constraints import lastseen
+    from agentctl.constraints import rules as constraints
+
+    with store.lock(constraints.LOCK) if report.fix else nolock():
+        try:
+            data = store.read(lastseen.SEEN, cap=8 << 20)
+        except StateError as exc:
+            report.problem(exc.message)
+            return
+        if data is None:
+            return
+        rec, bad = lastseen.parse(data if data.endswith(b"\n") or not data else data + b"\n")
+        if not bad:
+            return
+        shown = store.shown(lastseen.SEEN)
+        if not report.fix:
+            report.problem(f"{shown}: {len(bad)} damaged line{'s' if len(bad) > 1 else ''} (first: line {bad[0]}); "
+                           "`agentctl doctor --fix` moves them to quarantine and keeps the rest")
+            return
+        pieces = lines(data)
+        for n in bad:
+            off, raw = pieces[n - 1]
+            store.quarantine(lastseen.SEEN, off, raw, why="damaged line of the P0 rules last seen")
+        rec.status = ""  # compared again with the rules file at the next read
+        store.replace(lastseen.SEEN, rec.data())
+        report.repaired(f"{shown}: moved {len(bad)} damaged lines to logs/quarantine-*.log; the rules seen are kept")
+
+
 def _drop_bad_numbers(fields: dict[str, str], keys: tuple[str, ...]) -> None:
     for key in keys:
         raw = fields.get(key)
@@ -146,4 +178,6 @@ def check_interfaces(store: Store, report: Report) -> None:
                         f"{len(bad)} lines, archived {len(stray)} of no running task")
 
 
-__all__ = ["check_constraints", "check_interfaces", "check_runlevels", "check_session", "check_verify"]
+__all__ = ["check_constraints", "check_interfaces", "check_p0_seen", "check_runlevels", "check_session", "check_verify"]
+
+

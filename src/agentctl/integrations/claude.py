@@ -35,6 +35,7 @@ SHELL_TOOLS = frozenset(("Bash", "PowerShell", "Shell", "run_terminal_cmd"))
 HOOKS: list[tuple[str, str | None, str, int]] = [
     ("SessionStart", "startup|resume|clear|compact", "agentctl hook claude session-start", 20),
     ("PreToolUse", EDIT_MATCHER, "agentctl hook claude pre-tool-use", 10),
+    ("PreToolUse", "Bash", "agentctl hook claude pre-tool-use", 10),
     ("PostToolUse", EDIT_MATCHER, "agentctl hook claude post-tool-use", 10),
     ("PostToolUse", "Bash", "agentctl hook claude post-tool-use", 20),
     ("PreCompact", "manual|auto", "agentctl hook claude pre-compact", 20),
@@ -132,6 +133,8 @@ def post_tool_use(h: Hook) -> Result | None:
 
 def pre_tool_use(h: Hook) -> Result | None:
     tool = h.text("tool_name")
+    if tool in SHELL_TOOLS:
+        return shell_gate(h)
     if tool not in EDIT_TOOLS and not (h.cursor and tool in CURSOR_WRITE_TOOLS | CURSOR_DELETE_TOOLS):
         return None
     reason = h.deny_reason(lambda: [pre_target(h.payload, h.cursor)])
@@ -170,6 +173,23 @@ def warn_before(h: Hook, event_name: str, note: str = "") -> Result | None:
     if not text:
         return None
     return emit({"hookSpecificOutput": {"hookEventName": event_name, "additionalContext": text}})
+
+
+def shell_gate(h: Hook) -> Result | None:
+    """A shell command that would remove or weaken a P0 rule: Claude Code asks the person
+    (``permissionDecision: "ask"``); a Cursor-shaped call is refused in Cursor's terms."""
+    why = h.shell_reason(h.obj("tool_input").get("command"))
+    if why is None:
+        return None
+    from agentctl.integrations import shellguard
+
+    h.later(h.store.log_change, "hook", "ask", f"{h.agent} shell command that weakens P0: {why[:200]}")
+    if h.cursor:
+        text = shellguard.refused(why)
+        out = emit({"permission": "deny", "user_message": text, "agent_message": text})
+        return Result(out.stdout, 2, text)
+    return emit({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask",
+                                        "permissionDecisionReason": shellguard.asked(why)}})
 
 
 def pre_compact(h: Hook) -> Result | None:

@@ -86,7 +86,15 @@ def _pre_paths(h: Hook, tool: str) -> list[object]:
 
 
 def pre_tool_use(h: Hook) -> Result | None:
-    tool, _, _ = _call(h, "tool_call")
+    tool, tin, _ = _call(h, "tool_call")
+    if tool in SHELL_TOOLS:  # no ask in Cline's hooks: the run is stopped before the command, saying why
+        why = h.shell_reason(tin.get("command"))
+        if why is None:
+            return None
+        from agentctl.integrations import shellguard
+
+        h.later(h.store.log_change, "hook", "deny", f"cline shell command that weakens P0: {why[:200]}")
+        return emit({"cancel": True, "errorMessage": shellguard.refused(why) + "; Cline stopped the task before it"})
     if tool not in EDIT_TOOLS:
         return None
     reason = h.deny_reason(lambda: _pre_paths(h, tool))

@@ -25,7 +25,7 @@ CONFIG = ".codex/hooks.json"
 
 HOOKS: list[tuple[str, str | None, str, int]] = [
     ("SessionStart", "startup|resume|clear|compact", "agentctl hook codex session-start", 20),
-    ("PreToolUse", "^apply_patch$", "agentctl hook codex pre-tool-use", 10),
+    ("PreToolUse", "^apply_patch$|^Bash$", "agentctl hook codex pre-tool-use", 10),
     ("PostToolUse", "^apply_patch$|^Bash$", "agentctl hook codex post-tool-use", 20),
     ("PreCompact", None, "agentctl hook codex pre-compact", 20),
     ("Stop", None, "agentctl hook codex stop", 20),
@@ -140,6 +140,8 @@ def post_tool_use(h: Hook) -> Result | None:
 
 
 def pre_tool_use(h: Hook) -> Result | None:
+    if h.text("tool_name") in SHELL_TOOLS:  # Codex has no ask (an unknown decision lets the call run): refused
+        return shell_refusal(h, h.obj("tool_input").get("command"))
     if h.text("tool_name") not in PATCH_TOOLS:
         return None
     reason = h.deny_reason(lambda: pre_paths(h.payload))
@@ -176,11 +178,23 @@ def patch_texts(tool_input: Any) -> list[tuple[object, str, str]]:
 
 def _warn_before(h: Hook, note: str = "") -> Result | None:
     """A patch that would bring in an old use of a recorded interface: said before it lands (never a
-    deny; ``systemMessage``, and the PostToolUse answer tells the model in the same turn)."""
+    deny; ``additionalContext``, which Codex's PreToolUse takes, and the PostToolUse answer in the same turn)."""
     from agentctl.integrations import hookact
 
     text = "\n".join(x for x in (note, hookact.before_write(h, patch_texts(h.payload.get("tool_input")))) if x)
-    return emit({"systemMessage": text}) if text else None
+    return emit({"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": text}}) if text else None
+
+
+def shell_refusal(h: Hook, command: object) -> Result | None:
+    """A shell command that would weaken P0, refused with Claude's deny shape (Codex, Qwen Code)."""
+    why = h.shell_reason(command)
+    if why is None:
+        return None
+    from agentctl.integrations import shellguard
+
+    h.later(h.store.log_change, "hook", "deny", f"{h.agent} shell command that weakens P0: {why[:200]}")
+    return emit({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                                        "permissionDecisionReason": shellguard.refused(why)}})
 
 
 def pre_compact(h: Hook) -> Result | None:

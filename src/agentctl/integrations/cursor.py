@@ -28,6 +28,7 @@ RULE = ".cursor/rules/agentctl.mdc"
 HOOKS: list[tuple[str, str]] = [
     ("sessionStart", "agentctl hook cursor session-start"),
     ("afterFileEdit", "agentctl hook cursor after-file-edit"),
+    ("beforeShellExecution", "agentctl hook cursor before-shell-execution"),
     ("afterShellExecution", "agentctl hook cursor after-shell-execution"),
     ("preCompact", "agentctl hook cursor pre-compact"),
     ("stop", "agentctl hook cursor stop"),
@@ -52,6 +53,20 @@ def after_file_edit(h: Hook) -> Result | None:
         op = None  # every edit inserts into nothing: a new file, unless this task logged it
     h.log_writes([(path, op)], h.dedup_key(path))
     return _told(h)
+
+
+def before_shell(h: Hook) -> Result | None:
+    """A shell command that would weaken P0: refused (``permission: deny`` and exit 2, as a Cursor deny;
+    its ``ask`` is only in an older copy of the docs)."""
+    why = h.shell_reason(h.payload.get("command"))
+    if why is None:
+        return None
+    from agentctl.integrations import shellguard
+
+    h.later(h.store.log_change, "hook", "deny", f"cursor shell command that weakens P0: {why[:200]}")
+    text = shellguard.refused(why)
+    out = emit({"permission": "deny", "user_message": text, "agent_message": text})
+    return Result(out.stdout, 2, text)
 
 
 def after_shell(h: Hook) -> Result | None:
@@ -85,6 +100,7 @@ def stop(h: Hook) -> Result | None:
 EVENTS: dict[str, Handler] = {
     "sessionstart": session_start,
     "afterfileedit": after_file_edit,
+    "beforeshellexecution": before_shell,
     "aftershellexecution": after_shell,
     "precompact": pre_compact,
     "stop": stop,

@@ -80,7 +80,7 @@ def deny_reason(store: Store, cwd: str, agent: str, raws: list[object],
     cannot mean; a path it may mean is refused (see docs/guarantees.md), and either way a short
     note about it goes to ``notes``, for the hook's answer.
     """
-    from agentctl.constraints import protect
+    from agentctl.constraints import lastseen, protect
     from agentctl.constraints import rules as constraints
     from agentctl.ground.location import identity, in_state
 
@@ -103,6 +103,7 @@ def deny_reason(store: Store, cwd: str, agent: str, raws: list[object],
                     "(`agentctl task|files|constraints ...`), not by editing its files; the edit was not made")
         if rules is None:
             rules, broken = constraints.read_checked(store)
+            rules = lastseen.enforced(store, rules, persist=False)  # and the vanished P0 rules; decided, nothing written
             if broken and notes is not None:
                 notes.append(constraints.short_note(store, broken))
         found = protect.judge(store, rules, spelled, target, broken or ())
@@ -117,5 +118,8 @@ def deny_reason(store: Store, cwd: str, agent: str, raws: list[object],
                         f"{meant} it may mean, it forbids writing {via}{also} until a person mends "
                         "it (fix the line, or `agentctl doctor --fix` moves it aside); the edit was not made")
             later(store.log_change, "hook", "deny", f"{agent} {via} by P0|{rule.text}")
-            return f"P0 constraint `{rule.text}` (agentctl) forbids writing {via}{also}; the edit was not made"
+            gone = "" if rule in constraints.read(store) else (
+                " (the rule left the rules file without `agentctl constraints remove` and stays enforced until a "
+                "person confirms its removal with `agentctl constraints confirm-removal`)")
+            return f"P0 constraint `{rule.text}` (agentctl) forbids writing {via}{also}{gone}; the edit was not made"
     return None

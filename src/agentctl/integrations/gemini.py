@@ -52,7 +52,7 @@ HOOKS: list[tuple[str, str | None, str, int]] = [
     ("SessionStart", "*", "agentctl hook gemini session-start", 10000),
     ("BeforeAgent", "*", "agentctl hook gemini before-agent", 20000),
     ("BeforeModel", "*", "agentctl hook gemini before-model", 20000),
-    ("BeforeTool", "write_file|replace", "agentctl hook gemini before-tool", 10000),
+    ("BeforeTool", "write_file|replace|run_shell_command", "agentctl hook gemini before-tool", 10000),
     ("AfterTool", "write_file|replace|run_shell_command", "agentctl hook gemini after-tool", 20000),
     ("AfterAgent", "*", "agentctl hook gemini after-agent", 20000),
 ]
@@ -273,6 +273,14 @@ def after_tool(h: Hook) -> Result | None:
 
 
 def before_tool(h: Hook) -> Result | None:
+    if h.text("tool_name") in SHELL_TOOLS:  # BeforeTool decides allow or deny, no ask: refused
+        why = h.shell_reason(h.obj("tool_input").get("command"))
+        if why is None:
+            return None
+        from agentctl.integrations import shellguard
+
+        h.later(h.store.log_change, "hook", "deny", f"gemini shell command that weakens P0: {why[:200]}")
+        return emit({"decision": "deny", "reason": shellguard.refused(why)})
     if h.text("tool_name") not in WRITE_TOOLS:
         return None
     reason = h.deny_reason(lambda: [_pre_target(h.payload)])

@@ -162,6 +162,17 @@ def check_violations(h: Hook, paths: list[str]) -> None:
             h.told = f"{h.told}\n{apart}" if h.told else apart
     except AgentctlError as exc:
         h.told = f"agentctl could not check these writes against the P0 rules ({exc.message}); run `agentctl doctor`"
+    vanished(h)
+
+
+def vanished(h: Hook) -> None:
+    """A P0 rule this call found gone from the rules file (see agentctl.constraints.lastseen): said with the rest."""
+    import sys
+
+    seen = sys.modules.get("agentctl.constraints.lastseen")  # loaded only where the rules were judged
+    said = " | ".join(seen.take_noticed()) if seen is not None else ""
+    if said:
+        h.told = f"{h.told} | {said}" if h.told else f"agentctl: {said}"
 
 
 def _together_note(h: Hook, paths: list[str]) -> str:
@@ -224,3 +235,10 @@ def sync(h: Hook) -> None:
         from agentctl.constraints import violations
 
         h.told = "agentctl: " + violations.tell(h.store, result.violations)
+    from agentctl.constraints import lastseen
+
+    try:
+        lastseen.vanished(h.store)  # a shell command that took a P0 rule out of the rules file: said now
+    except StateError:
+        pass  # the rules file cannot be read: the pre-edit hooks refuse and say so
+    vanished(h)

@@ -52,6 +52,10 @@ if TYPE_CHECKING:
 # (OpenCode's plugin fails closed on its own side when the hook gives no verdict.)
 PRE_EDIT = frozenset((("claude", "pretooluse"), ("codex", "pretooluse"), ("gemini", "beforetool"),
                       ("cline", "pretooluse"), ("qwen", "pretooluse")))
+# The shell tools' names in every agent: their pre-tool call only judges a command that would weaken
+# P0 (shellguard) and fails open (a shell the agent cannot use could not even run `agentctl doctor`).
+SHELL_TOOLS = frozenset(("Bash", "PowerShell", "Shell", "run_terminal_cmd", "shell", "exec_command", "local_shell",
+                         "run_shell_command", "run_commands", "execute_command"))
 
 
 class Hook:
@@ -167,6 +171,12 @@ class Hook:
         """What the pre-edit decision noticed for the agent ("" if nothing): one short line."""
         return " | ".join(self.notes)[:600]
 
+    def shell_reason(self, command: object) -> str | None:
+        """Why a shell command would remove or weaken a P0 rule (see shellguard), or None."""
+        from agentctl.integrations import shellguard
+
+        return shellguard.reason(self.store, command)
+
     def dedup_key(self, path: object = None) -> str | None:
         """The identity of this tool call across double deliveries."""
         if self.cursor:
@@ -198,6 +208,8 @@ def run(agent: str, event: str) -> int:
     try:
         raw = hookio.read_stdin()
         payload, problem = hookio.parse(raw)
+        if gate and payload is not None and _shell_call(payload):
+            gate = False
         store, broken = hookio.payload_store_why(payload or {})
         if store is None:
             if broken and gate:
@@ -228,6 +240,14 @@ def run(agent: str, event: str) -> int:
         except Exception:
             pass
     return code
+
+
+def _shell_call(payload: dict[str, Any]) -> bool:
+    tool = payload.get("tool_name")
+    call = payload.get("tool_call")
+    if not isinstance(tool, str) and isinstance(call, dict):
+        tool = call.get("name")  # Cline
+    return isinstance(tool, str) and tool in SHELL_TOOLS
 
 
 def _refuse(agent: str, why: str, payload: bool = False) -> Result:

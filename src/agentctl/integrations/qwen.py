@@ -70,6 +70,7 @@ HOOKS: list[tuple[str, str | None, str, int]] = [
     ("SessionStart", "startup|resume|clear|compact", "agentctl hook qwen session-start", 20),
     ("UserPromptSubmit", None, "agentctl hook qwen user-prompt-submit", 20),
     ("PreToolUse", EDIT_MATCHER, "agentctl hook qwen pre-tool-use", 10),
+    ("PreToolUse", "^run_shell_command$", "agentctl hook qwen pre-tool-use", 10),
     ("PostToolUse", "^(write_file|edit|notebook_edit|run_shell_command)$", "agentctl hook qwen post-tool-use", 20),
     ("PreCompact", "manual|auto", "agentctl hook qwen pre-compact", 20),
     ("PostCompact", "manual|auto", "agentctl hook qwen post-compact", 20),
@@ -220,6 +221,10 @@ def post_tool_use(h: Hook) -> Result | None:
 
 def pre_tool_use(h: Hook) -> Result | None:
     tool = h.text("tool_name")
+    if tool in SHELL_TOOLS:  # Claude's format, with a deny documented (no ask): refused
+        from agentctl.integrations import codex
+
+        return codex.shell_refusal(h, h.obj("tool_input").get("command"))
     if tool not in WRITE_TOOLS:
         return None
     h.payload = dict(h.payload, tool_name=CLAUDE_NAMES[tool])

@@ -188,8 +188,8 @@ class Tools:
         return self.call(("constraints", "add"), priority=priority, text=[text])
 
     def constraints_remove(self, rule: str) -> Result:
-        """Remove a rule by its text, 'P0|text', or its number in constraints_list."""
-        return self.call(("constraints", "remove"), rule=[rule])
+        """Remove a rule by its text, 'P1|text', or number in constraints_list; P0: ask the user."""
+        return self.call(("constraints", "remove"), rule=[rule], keep_p0=True)
 
     # -- verify --------------------------------------------------------------------------
     def verify_run(self) -> Result:

@@ -53,6 +53,10 @@ def sync(ctx: Ctx, *, action: str, value: str | None = None, remote: str | None 
     else:
         absent = ""
         got, outcome = push(store, t)
+    if action == "pull":
+        from agentctl.constraints import lastseen
+
+        lastseen.vanished(store)  # a pulled rules file without a P0 rule: still enforced, said (operation.run)
     lines = []
     if got == "offline":
         lines.append(f"{t.remote} unreachable: the local state and {t.ref} were used")

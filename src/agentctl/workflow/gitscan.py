@@ -211,7 +211,9 @@ def sync(store: Store, timeout: float = 60.0) -> SyncResult:
     result = SyncResult(logged, f"logged {len(logged)} paths from git") if logged else \
         SyncResult(message="nothing changed since the task started that the log does not hold")
     result.scan = found
-    result.violations = violations.note(store, [p for op, p in logged])  # a shell write to a denied path: said at once
+    # a shell write to a denied path, said at once; every time: a denied path git shows changed is judged
+    # again whenever it differs from what it was when last judged (logged, told or acked before or not)
+    result.violations = violations.note(store, [p for op, p in logged], wanted)
     violations.restored(store, still)
     if logged:
         store.log_change("files", "sync", f"{len(logged)} paths from git")

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from agentctl.constraints import protect, violations
+from agentctl.constraints import lastseen, protect, violations
 from agentctl.constraints import rules as constraints
 from agentctl.constraints.rules import Rule
 from agentctl.ground import codec
@@ -54,7 +54,7 @@ def blocked_step(nxt: str, rule: str, instead: str, arg: object) -> str:
 
 def next_note(store: Store, fields: dict[str, str]) -> list[str]:
     """A ``NOTE=`` line for command output when NEXT is write-protected (else none)."""
-    blocked = next_blocked(store, constraints.read(store), fields)
+    blocked = next_blocked(store, lastseen.enforced(store), fields)
     if blocked is None:
         return []
     instead = f"; the next entry you may edit is {codec.encode(blocked[1])}" if blocked[1] else ""
@@ -74,6 +74,7 @@ def check_answer(store: Store, raw: str, warn: Callable[[str], None]) -> tuple[l
     """`constraints check PATH`: (lines, data); data["allowed"] decides the exit code."""
     path, real = resolve_arg(store, raw, warn)
     rules, broken = constraints.read_checked(store)
+    rules = lastseen.enforced(store, rules)  # a P0 rule that vanished without a person's confirmation too
     for line in constraints.problem_lines(store, broken):
         warn(line)
     hit = protect.judge(store, rules, path, real, broken)

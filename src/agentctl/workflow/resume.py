@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import os
 
+from agentctl.constraints import lastseen, violations
 from agentctl.constraints import rules as constraints
-from agentctl.constraints import violations
 from agentctl.files import log as files
 from agentctl.ground import codec
 from agentctl.ground.store import Store
@@ -74,6 +74,9 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
     must += [f"P0|{_v(r.text, P0_CHARS)}" for r in p0]  # whole, never cut
     must += violations.lines(store)  # a P0 rule broken anyway: shown until restored or acknowledged
     must += constraints.broken_line(store)  # a rule line that cannot be taken as written: one line
+    gone = lastseen.gone_rules(store)  # a P0 rule that left the file without a person: still enforced, said
+    must += lastseen.lines(store)
+    p0 = p0 + gone
 
     optional: list[list[str] | _Rules] = []  # each group is kept whole or dropped, in this order (the rules: each that fits)
     fields = task.read_status(store)
@@ -309,7 +312,7 @@ def build_brief(store: Store, agent: str | None = None, budget: int = BRIEF_BUDG
 
         valid_agent(agent)
     budget = min(budget, BRIEF_BUDGET)
-    rules = constraints.read_split(store)[0]
+    rules = constraints.read_split(store)[0] + lastseen.gone_rules(store)  # the vanished P0 rules still hold
     fields = task.read_status(store)
     state = fields.get("STATE", "IDLE")
     body: list[str] = []

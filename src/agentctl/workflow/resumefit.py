@@ -19,7 +19,7 @@ from __future__ import annotations
 
 DEFAULT = 3
 PREFIXES: tuple[tuple[str, int], ...] = (
-    ("P0|", 0), ("agentctl state", 0), ("TASK ", 1), ("NEXT=", 1), ("YOUR CLAIMS", 1),
+    ("P0|", 0), ("P0 VANISHED", 0), ("agentctl state", 0), ("TASK ", 1), ("NEXT=", 1), ("YOUR CLAIMS", 1),
     ("VIOLATION ", 2), ("VERIFY FAILED", 2), ("SKIPPED ", 2), ("VERIFY INTERRUPTED", 2), ("TOGETHER: ", 2),
     ("LEFT=", 2), ("REVERTED: ", 2),
 )

@@ -32,7 +32,7 @@ def test_a_violation_opens_once_however_often_the_write_is_seen(ruled: Store) ->
     assert violations.note(ruled, ["secrets/k", "src/a.py"]) == [("secrets/k", RULE)]
     assert violations.note(ruled, ["secrets/k"]) == [("secrets/k", RULE)]  # told again, recorded once
     records = Path(ruled.path(violations.LOG)).read_text().splitlines()
-    assert len(records) == 1 and records[0].split("|")[1:] == ["OPEN", "secrets/k", RULE]
+    assert [r.split("|")[1:] for r in records] == [["OPEN", "secrets/k", RULE], ["JUDGED", "secrets/k", "-"]]
     (when, rule), = violations.open_ones(ruled).values()
     assert rule == RULE and violations.since(ruled, when) == [(when, "secrets/k", RULE)]
     assert violations.since(ruled, "9999") == []
@@ -98,3 +98,17 @@ def test_deferred_records_count_as_written(ruled: Store) -> None:
     assert violations.open_ones(ruled) == {"secrets/d": ("2026-01-01T00:00:00+00:00", RULE)}
     assert violations.ack(ruled, "secrets/d")  # the ack drains the deferred record first, then closes it
     assert violations.open_ones(ruled) == {} and deferred.names(ruled, violations.LOG) == []
+
+
+def test_a_changed_denied_path_is_judged_again_when_its_signature_moved(ruled: Store) -> None:
+    key = Path(ruled.project) / "secrets" / "k"
+    key.parent.mkdir()
+    key.write_text("one\n")
+    assert violations.note(ruled, [], ["secrets/k", "src/a.py"]) == [("secrets/k", RULE)]  # never judged: a write
+    assert violations.note(ruled, [], ["secrets/k"]) == []  # as judged: no new write
+    assert violations.ack(ruled, "secrets/k") and violations.note(ruled, [], ["secrets/k"]) == []  # the ack covers it
+    key.write_text("two, longer\n")
+    assert violations.note(ruled, [], ["secrets/k"]) == [("secrets/k", RULE)]  # written after the ack: open again
+    assert list(violations.open_ones(ruled)) == ["secrets/k"]
+    assert violations.restored(ruled, set()) == ["secrets/k"]
+    assert violations.note(ruled, [], ["secrets/k"]) == [("secrets/k", RULE)]  # restored forgets the signature

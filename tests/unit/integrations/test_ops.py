@@ -26,17 +26,17 @@ def ctx(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Ctx:
 
 def test_install_then_again_then_uninstall(ctx: Ctx, tmp_path: Path) -> None:
     r = commands.install(ctx, target="claude")
-    assert r.code == 0 and r.lines[0] == ".claude/settings.json: created: hooks: 7 added, 0 already there"
+    assert r.code == 0 and r.lines[0] == ".claude/settings.json: created: hooks: 8 added, 0 already there"
     assert all(line.startswith("note: ") for line in r.lines[1:]) and ctx.warnings == []
     assert r.data["target"] == "claude" and r.data["project"] == str(tmp_path)
     assert r.data["files"] == [{"file": ".claude/settings.json", "action": "created",
-                                "summary": "hooks: 7 added, 0 already there", "backup": None}]
+                                "summary": "hooks: 8 added, 0 already there", "backup": None}]
     hooks = json.loads((tmp_path / ".claude" / "settings.json").read_text())["hooks"]
     assert "agentctl hook claude pre-tool-use" in json.dumps(hooks["PreToolUse"])
     again = commands.install(ctx, target="claude")
-    assert again.lines[0] == ".claude/settings.json: unchanged: hooks: 0 added, 7 already there"
+    assert again.lines[0] == ".claude/settings.json: unchanged: hooks: 0 added, 8 already there"
     gone = commands.uninstall(ctx, target="claude")
-    assert gone.code == 0 and gone.lines == [".claude/settings.json: removed: hooks: 7 removed"] and gone.data["notes"] == []
+    assert gone.code == 0 and gone.lines == [".claude/settings.json: removed: hooks: 8 removed"] and gone.data["notes"] == []
     log = agent_log(ctx.store())
     assert log.count("|integrations|install|claude: .claude/settings.json") == 1  # the unchanged install is not logged
     assert "|integrations|uninstall|claude: .claude/settings.json" in log

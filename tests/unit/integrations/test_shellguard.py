@@ -1,0 +1,38 @@
+"""agentctl.integrations.shellguard: which shell commands would remove or weaken a P0 rule."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentctl.constraints import edit as constraintedit
+from agentctl.ground.store import Store
+from agentctl.integrations import shellguard
+
+
+@pytest.fixture
+def ruled(store: Store) -> Store:
+    constraintedit.add(store, "P0", "deny-write: secrets/**")
+    constraintedit.add(store, "P1", "run the tests")
+    return store
+
+
+@pytest.mark.parametrize("command", [
+    "agentctl constraints remove 1", ".venv/bin/agentctl remove constraints 'P0|deny-write: secrets/**'",
+    "python -m agentctl constraints update --remove 1", "agentctl constraints remove \"$RULE\"",
+    "agentctl constraints remove 2 && agentctl constraints remove 1", "agentctl constraints confirm-removal 1",
+    "sed -i /P0/d .agent-state/services/constraints/status", "echo > .agent-state/services/constraints/status",
+    "rm -r .agent-state/services", "cd .agent-state/services/constraints; cat /dev/null > status",
+    "perl -pi -e 's/P0/P2/' .agent-state/services/constraints/status", ["rm", ".agent-state/services/constraints/p0-seen"],
+])
+def test_weakening_commands_are_caught(ruled: Store, command: object) -> None:
+    why = shellguard.reason(ruled, command)
+    assert why is not None and "only a person may" in why, command
+
+
+@pytest.mark.parametrize("command", [
+    "agentctl constraints remove 2", "agentctl constraints list", "cat .agent-state/services/constraints/status",
+    "agentctl constraints add P0 'deny-write: db/**'", "git status", "grep -r constraints src | wc -l",
+    "agentctl constraints remove 9", 42, None,
+])
+def test_other_commands_pass(ruled: Store, command: object) -> None:
+    assert shellguard.reason(ruled, command) is None, command
