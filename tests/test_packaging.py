@@ -86,7 +86,7 @@ def test_metadata_names_every_python_ci_tries_and_the_dev_tools_are_a_group() ->
                                                                                      r":: 3\.\d+", c)}
     assert named == set(VERSIONS)
     assert "Typing :: Typed" in project["classifiers"] and project["requires-python"] == ">=3.10"
-    assert "for v in " + " ".join(VERSIONS) + ";" in (ROOT / ".ci" / "pythons").read_text(encoding="utf-8")
+    assert "versions=${*:-" + " ".join(VERSIONS) + "}" in (ROOT / ".ci" / "pythons").read_text(encoding="utf-8")
     assert "dev" not in project.get("optional-dependencies", {})  # not a published extra
     groups = meta["dependency-groups"]
     assert {"include-group": "test"} in groups["dev"]

@@ -38,6 +38,8 @@ def test_dash_reads_the_paths_of_task_add_and_task_done_from_stdin(project: Path
     assert run("task", "list", cwd=project).lines == ["done|src/a.py", "todo|src/b.py", "done|src/c.py"]
     r = run("task", "done", "-", cwd=project, stdin="\n \n")
     assert r.code == 2 and "read no path from standard input" in r.err
+    r = run("task", "done", "--", "-", cwd=project, stdin="src/b.py\n")  # after `--`: the file named -
+    assert r.code == 2 and "todo|src/b.py" in run("task", "list", cwd=project).lines
 
 
 def test_dash_reads_the_text_of_verify_tried_constraints_add_and_verify_add(project: Path) -> None:

@@ -328,7 +328,7 @@ def _main(run: _Run, args: list[str]) -> int:
         run.command = " ".join(key)
     kwargs = _parse(cmd, key, tokens + rest)
     ctx._stdin = sys.stdin.buffer.read
-    if cmd.stdin and "-" in tokens + rest:
+    if cmd.stdin and "-" in tokens:  # after `--` a dash is a name like any other
         from agentctl.cli import stdinargs
 
         if stdinargs.wants_stdin(cmd, kwargs):
