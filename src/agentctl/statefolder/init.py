@@ -29,7 +29,7 @@ FOLDERS = ("services", "logs", *services.FOLDERS)
 # every clone, worktree and sandbox without a line in .gitignore or .git/info/exclude. (The state
 # travels through git refs, `agentctl sync`, never through the branch.)
 GITIGNORE = ".gitignore"
-GITIGNORE_TEXT = b"# made by agentctl: the state folder is kept out of git (it travels by `agentctl sync`)\n*\n"
+GITIGNORE_TEXT = b"# written by agentctl init: this folder stays out of git (the state travels by `agentctl sync`)\n*\n"
 
 
 def default_files() -> dict[str, bytes]:
