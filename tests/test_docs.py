@@ -67,7 +67,7 @@ def test_project_files() -> None:
 def test_mkdocs_builds_strictly(tmp_path: Path) -> None:
     mkdocs = shutil.which("mkdocs", path=str(Path(sys.executable).parent))
     if mkdocs is None:
-        pytest.skip("mkdocs is not installed (pip install -e '.[dev]')")
+        pytest.skip("mkdocs is not installed (pip install -e . --group dev)")
     proc = subprocess.run([mkdocs, "build", "--strict", "--site-dir", str(tmp_path / "site")], cwd=ROOT,
                           capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr

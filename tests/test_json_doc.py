@@ -84,6 +84,10 @@ def test_each_answer_has_only_documented_keys_and_numbers_as_numbers(tmp_path: P
     check("task reopen", "task", "reopen", "src/d.py", "--reason", "now")
     claimed = check("task claim", "task", "claim", "--agent", "helper")
     assert isinstance(claimed["expires"], int | float)
+    listed = check("task list", "task", "list", "--todo")
+    assert listed["entries"] == [{"path": "src/b.py", "mark": "todo"}, {"path": "src/c.py", "mark": "todo"},
+                                 {"path": "src/d.py", "mark": "todo"}]
+    assert set(check("completion", "completion", "bash")) == {"shell", "script"}
     status = check("task status", "task", "status")
     assert isinstance(status["claims"], list) and len(status["claims"]) == 1
     check("verify add", "verify", "add", "true")
@@ -111,7 +115,7 @@ def test_each_answer_has_only_documented_keys_and_numbers_as_numbers(tmp_path: P
     check("verify stop", "verify", "stop")
     check("files start", "files", "start")
     check("files stop", "files", "stop")
-    assert len(seen) == 39
+    assert len(seen) == 41
 
 
 def test_a_refusal_is_the_envelope_with_an_error_and_no_change(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ def test_clean(tool: str, args: list[str]) -> None:
     if not exe.exists():
         found = shutil.which(tool)
         if found is None:
-            pytest.skip(f"{tool} is not installed (pip install -e '.[dev]')")
+            pytest.skip(f"{tool} is not installed (pip install -e . --group dev)")
         exe = Path(found)
     proc = subprocess.run([str(exe), *args], cwd=ROOT, capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -113,6 +113,16 @@ def test_hot_path_imports_nothing_heavy(busy: Path, args: tuple[str, ...]) -> No
     assert not extra, f"`agentctl {' '.join(args)}` imports {sorted(extra)}; import them where they are used"
 
 
+def test_task_done_from_stdin_and_completion_stay_light(busy: Path) -> None:
+    """Issue 26: `task done -` and the completion scripts' `__complete` load nothing heavy, and no difflib
+    (the typo suggestions are for the error path only)."""
+    for args, data in ((("task", "done", "-"), b"src/f5.ts\nsrc/f6.ts\n"), (("__complete", "task", "done", ""), None),
+                       (("files", "check", "src/f1.ts"), None)):
+        loaded = _check(busy, args, stdin=data)
+        assert "difflib" not in loaded and "agentctl.cli.suggest" not in loaded, args
+    assert "src/f5.ts" not in run("__complete", "task", "done", "", cwd=busy).out.split()
+
+
 def _hooks_available() -> bool:
     from agentctl.commands import registry
 

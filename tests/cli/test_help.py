@@ -54,7 +54,7 @@ def test_help_for_what_does_not_exist_is_a_usage_error(tmp_path: Path, args: tup
 
 def test_wrong_action_names_the_actions(tmp_path: Path) -> None:
     r = run("task", "frob", cwd=tmp_path)
-    assert r.code == 2 and "actions: add, claim, done, reopen, skip, start, status, stop, update" in r.err
+    assert r.code == 2 and "actions: add, claim, done, list, reopen, skip, start, status, stop, update" in r.err
     r = run("start", cwd=tmp_path)
     assert r.code == 2 and "needs a service: task, files, constraints, verify" in r.err
 

@@ -62,3 +62,39 @@ def test_init_in_a_subfolder_of_a_repository_says_so(tmp_path: Path) -> None:
 def test_state_dir_pointing_at_the_project_says_which_folder(project: Path, tmp_path: Path) -> None:
     r = run("--state-dir", str(project), "status", cwd=tmp_path)
     assert r.code == 3 and f"point --state-dir at {project / '.agent-state'}" in r.err
+
+
+def _git(cwd: Path, *args: str) -> str:
+    import subprocess
+
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
+           "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(cwd), "PATH": __import__("os").environ["PATH"]}
+    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, env=env, check=True)
+    return proc.stdout
+
+
+def test_the_state_folder_ignores_itself_in_git(tmp_path: Path) -> None:
+    """Issue 26 point 4: `git status` is clean after init, with no manual exclude line."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    (repo / "a.py").write_text("x\n")
+    _git(repo, "add", "a.py")
+    _git(repo, "commit", "-q", "-m", "init")
+    assert run("init", "--no-pull", cwd=repo).code == 0
+    assert (repo / ".agent-state" / ".gitignore").read_bytes().endswith(b"\n*\n")
+    run("constraints", "add", "P0", "x", cwd=repo)
+    assert _git(repo, "status", "--porcelain", "--untracked-files=all") == ""
+
+
+def test_doctor_recreates_a_missing_gitignore_and_accepts_ones_own(project: Path) -> None:
+    ignore = project / ".agent-state" / ".gitignore"
+    ignore.unlink()
+    r = run("doctor", cwd=project)
+    assert r.code == 1 and ".gitignore" in r.out + r.err, r.out + r.err
+    assert run("doctor", "--fix", cwd=project).code == 0 and ignore.read_bytes().endswith(b"*\n")
+    ignore.write_text("*\n!notes.txt\n")  # the user's own: kept as it is
+    assert run("doctor", cwd=project).code == 0
+    assert run("init", cwd=project).code == 0 and ignore.read_text() == "*\n!notes.txt\n"
+    ignore.unlink()
+    assert run("init", cwd=project).code == 0 and ignore.exists()  # init recreates it too

@@ -280,3 +280,11 @@ def test_a_remote_that_refuses_the_push_is_one_line_exit_3_and_the_merge_kept(tm
     hook.unlink()
     ok("sync", "push", cwd=a)
     assert "made while read-only" in git(bare, "show", "refs/agentctl/main:constraints")
+
+
+def test_a_fresh_clone_that_pulls_the_state_keeps_git_status_clean(tmp_path: Path) -> None:
+    """Issue 26 point 4: the folder `sync pull` creates in a fresh clone ignores itself."""
+    _bare, a, b = two_synced(tmp_path)
+    for repo in (a, b):
+        assert (repo / ".agent-state" / ".gitignore").exists()
+        assert git(repo, "status", "--porcelain", "--untracked-files=all") == ""

@@ -170,7 +170,7 @@ def test_help_lists_the_new_commands_and_options(tmp_path: Path) -> None:
     out = run("task", "--help", cwd=tmp_path).out
     for action in ("add", "reopen", "skip"):
         assert f"\n  {action} " in out, action
-    for words, wanted in ((("task", "add"), ("task add PATH... [--after PATH]", "--after")),
+    for words, wanted in ((("task", "add"), ("task add PATH...|- [--after PATH]", "--after")),
                           (("task", "reopen"), ("task reopen PATH --reason TEXT", "--reason")),
                           (("task", "skip"), ("task skip PATH --reason TEXT", "--reason")),
                           (("task", "start"), ("--empty", "--auto-stop")), (("install",), ("--absolute",))):

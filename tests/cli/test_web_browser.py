@@ -32,7 +32,7 @@ WAIT_MS = 5000  # a change must show within a couple of seconds; generous under 
 
 if not os.path.exists(CHROMIUM):
     pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install -y chromium)", allow_module_level=True)
-sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed (pip install -e '.[dev]')")
+sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed (pip install -e . --group dev)")
 
 
 @pytest.fixture(scope="module")

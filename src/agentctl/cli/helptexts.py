@@ -59,6 +59,9 @@ OPTIONS: dict[tuple[tuple[str, ...], str], str] = {
     (("task", "stop"), "--force"): "archive even with a change no verify pass covers (recorded as FORCED=1)",
     (("task", "claim"), "--lease"): "seconds the claim holds before another agent may take the entry (default 1800)",
     (("task", "status"), "--agent"): "show only this helper's claims",
+    (("task", "list"), "--todo"): "only the entries still to do (what remains), paths alone",
+    (("task", "list"), "--done"): "only the entries marked done, paths alone",
+    (("task", "list"), "--skipped"): "only the entries set aside by `task skip`, paths alone",
     (("constraints", "update"), "--add"): "add a rule written as P0|TEXT (repeatable)",
     (("constraints", "update"), "--remove"): "remove a rule by its text, P0|text or number (repeatable)",
     (("interfaces", "add"), "--old"): "the old form as it appears in the code, e.g. 'getUser(id)' (one line)",
@@ -95,13 +98,24 @@ DETAILS: dict[tuple[str, ...], str] = {
                        "warning). Refused without a list (unless `--empty`), with a list that looks like source code "
                        "(unless `--force`; see docs/guarantees.md for how that is decided), and over an ACTIVE or "
                        "PAUSED task unless `--force`.",
-    ("task", "add"): "Adds entries to the running task (a DONE task is ACTIVE again); entries already listed stay "
+    ("task", "add"): "`-` alone reads the paths from stdin, one a line. Adds entries to the running task (a DONE task is ACTIVE again); entries already listed stay "
                      "where they are. One commit under the task lock; SEQ moves on.",
     ("task", "reopen"): "Takes back a `done` (or a skip) given by mistake; the reason stays on the entry.",
     ("task", "skip"): "Sets an entry aside as not to be done: SKIPPED=N, counted apart from DONE; a task is DONE when "
                       "every entry is done or skipped.",
     ("task", "update"): "Prints `APPLIED=` and the new `SEQ=`; with `--seq N` it applies only when SEQ is N.",
-    ("task", "done"): "Already done: no change. Not in the list: refused. An entry this task never changed is marked "
+    ("task", "list"): "Every entry of the running task in list order as `MARK|PATH` (MARK todo, done or skip; the path "
+                      "escaped as in the state files); with `--todo`, `--done` or `--skipped` (any of them together) "
+                      "only those entries, the paths alone, one a line, to pipe on (`agentctl task list --todo | "
+                      "agentctl task add - --after X`). No task running: nothing, with a warning.",
+    ("completion",): "Prints a script for bash, zsh or fish that completes commands, actions, options, the user "
+                     "services and, for `task done`, `task skip` and `files check`, the running task's remaining "
+                     "entries (read from the state when you press Tab, through the hidden `agentctl __complete`). "
+                     "bash: `source <(agentctl completion bash)` in ~/.bashrc; zsh: `source <(agentctl completion "
+                     "zsh)` after compinit; fish: `agentctl completion fish > ~/.config/fish/completions/agentctl.fish`. "
+                     "See docs/quickstart.md.",
+    ("task", "done"): "`-` alone reads the paths from stdin, one a line. "
+                      "Already done: no change. Not in the list: refused. An entry this task never changed is marked "
                       "with a warning.",
     ("task", "stop"): "Archives the task to `logs/` (status, list, files log, verify journal) and adds a line to "
                       "`logs/index`; STATE=IDLE; clears the files log. Refused (exit 1, files named) when verify "
@@ -138,7 +152,7 @@ DETAILS: dict[tuple[str, ...], str] = {
                          "or SIGTERM is recorded as INTERRUPTED, not as a failure; a run overtaken by a newer one "
                          "reports the newer result, which stands.",
     ("verify", "stop"): "Clears the result after a pass (keeps `LAST_PASS`); after a failure keeps it and exits 1.",
-    ("verify", "tried"): "One that says the same as an earlier attempt is recorded with a warning naming it.",
+    ("verify", "tried"): "`-` alone reads the text from stdin. One that says the same as an earlier attempt is recorded with a warning naming it.",
     ("history",): "Archived tasks newest first (from `logs/index`); `show ID` one task; `search TEXT` the tasks "
                   "whose description, notes, tried fixes or touched paths match (exit 1: none).",
     ("sync",): "The syncable state as commits under `refs/agentctl/STREAM`, built with git plumbing (branches, "

@@ -43,8 +43,11 @@ def _parse(cmd: Command, key: tuple[str, ...], tokens: list[str]) -> dict[str, A
         opt, eq, inline = tok.partition("=")
         kind = cmd.options.get(opt)
         if kind is None:
+            from agentctl.cli.suggest import GLOBAL_OPTIONS, hint
+
             known = ", ".join(sorted(cmd.options)) or "none"
-            raise UsageError(f"unknown option {opt[:40]!r} for `agentctl {name}` (options: {known}); see `agentctl {name} --help`")
+            raise UsageError(f"unknown option {opt[:40]!r} for `agentctl {name}`{hint(opt, [*cmd.options, *GLOBAL_OPTIONS])} "
+                             f"(options: {known}); see `agentctl {name} --help`")
         if kind == "flag":
             if eq:
                 raise UsageError(f"{opt} takes no value")
@@ -100,6 +103,10 @@ def _resolve(words: list[str], ctx: Ctx) -> tuple[tuple[str, ...], list[str]]:
         raise UsageError("no command given; try `agentctl resume`, `agentctl status` or `agentctl --help`")
     first = words[0]
     second = words[1] if len(words) > 1 else None
+    if first.startswith("-") and not _is_number(first):
+        from agentctl.cli.suggest import unknown_global
+
+        raise UsageError(unknown_global(first))
     if (first,) in COMMANDS and not (second and first in ACTION_WORDS and _is_service(second, ctx)):
         return (first,), words[1:]
     if second is not None:
@@ -107,25 +114,33 @@ def _resolve(words: list[str], ctx: Ctx) -> tuple[tuple[str, ...], list[str]]:
             return (first, second), words[2:]
         if (second, first) in COMMANDS:
             return (second, first), words[2:]
-        if first in ACTION_WORDS and _is_service(second, ctx):
+        if first in ACTION_WORDS and second not in BUILTIN_SERVICES and _is_service(second, ctx):
             return ("@custom", second, first), words[2:]
-        if second in ACTION_WORDS and _is_service(first, ctx):
+        if second in ACTION_WORDS and first not in BUILTIN_SERVICES and _is_service(first, ctx):
             return ("@custom", first, second), words[2:]
     if first in ACTION_WORDS and second is None and (first,) not in COMMANDS:
         raise UsageError(f"`agentctl {first}` needs a service: {', '.join(_all_services(ctx))}")
-    if first in BUILTIN_SERVICES:
-        actions = sorted(k[1] for k in COMMANDS if len(k) == 2 and k[0] == first)
-        if second is None:
-            raise UsageError(f"`agentctl {first}` needs an action: {', '.join(actions)}")
-        raise UsageError(f"unknown action {second[:30]!r} for {first}; actions: {', '.join(actions)}")
+    group, action = (first, second) if first in BUILTIN_SERVICES else (second, first)
+    if group in BUILTIN_SERVICES and (action is None or group == first or action in ACTION_WORDS):
+        from agentctl.cli.suggest import hint, refusal
+
+        actions = sorted(k[1] for k in COMMANDS if len(k) == 2 and k[0] == group)
+        if action is None:
+            raise UsageError(f"`agentctl {group}` needs an action: {', '.join(actions)}")
+        raise UsageError(refusal(f"unknown action {action[:30]!r} for {group}", hint(action, actions),
+                                 f"actions: {', '.join(actions)}"))
+    from agentctl.cli.suggest import hint, refusal, top_words
+
     if second is not None and second in ACTION_WORDS or first in ACTION_WORDS:
         svc = second if first in ACTION_WORDS else first
         if svc is not None:
             from agentctl.userservices.folders import valid_name
 
             valid_name(svc)
-            raise UsageError(f"no service {svc!r}; services: {', '.join(_all_services(ctx))}")
-    raise UsageError(f"unknown command {first[:40]!r}; see `agentctl --help`")
+            known = _all_services(ctx)
+            raise UsageError(refusal(f"no service {svc!r}", hint(svc, known), f"services: {', '.join(known)}"))
+    near = hint(first, top_words() + _all_services(ctx))
+    raise UsageError(refusal(f"unknown command {first[:40]!r}", near, "see `agentctl --help`"))
 
 
 def _is_service(name: str, ctx: Ctx) -> bool:
@@ -261,6 +276,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(run: _Run, args: list[str]) -> int:
     ctx = run.ctx
+    if args[:1] == ["__complete"]:  # the shells' completion scripts (`agentctl completion SHELL`)
+        from agentctl.cli.completion import complete
+
+        return complete(args[1:])
     words: list[str] = []
     rest: list[str] = []
     want_help = False
@@ -315,6 +334,11 @@ def _main(run: _Run, args: list[str]) -> int:
         run.command = " ".join(key)
     kwargs = _parse(cmd, key, tokens + rest)
     ctx._stdin = sys.stdin.buffer.read
+    if cmd.stdin and "-" in tokens:  # after `--` a dash is a name like any other
+        from agentctl.cli import stdinargs
+
+        if stdinargs.wants_stdin(cmd, kwargs):
+            stdinargs.expand(cmd, kwargs, ctx.stdin)
     if not run.json:
         ctx.notify = _warning  # shown when given, as a long-running command (web, verify) goes on
     if run.stream().isatty():

@@ -41,18 +41,21 @@ def dest(option: str) -> str:
 class Command:
     """One command: its words, ``module:function`` of its operation, usage, summary, options
     (name -> kind) and positional arguments (``name`` one, ``name?`` optional, ``name+`` one or
-    more, ``name*`` any number: the last two reach the operation as a list)."""
+    more, ``name*`` any number: the last two reach the operation as a list). ``stdin``: what a
+    ``-`` among the last argument's words stands for on the command line: ``lines`` (standard
+    input, one path a line) or ``text`` (standard input as one text); "" for neither."""
 
-    __slots__ = ("key", "target", "options", "usage", "summary", "args")
+    __slots__ = ("key", "target", "options", "usage", "summary", "args", "stdin")
 
     def __init__(self, key: tuple[str, ...], target: str, usage: str, summary: str,
-                 options: dict[str, str] | None = None, args: tuple[str, ...] = ()) -> None:
+                 options: dict[str, str] | None = None, args: tuple[str, ...] = (), stdin: str = "") -> None:
         self.key = key
         self.target = target
         self.options = options or {}
         self.usage = usage
         self.summary = summary
         self.args = args
+        self.stdin = stdin
 
     def __repr__(self) -> str:
         return f"Command({self.usage!r})"
@@ -93,8 +96,8 @@ COMMANDS: dict[tuple[str, ...], Command] = {}
 
 
 def _add(key: tuple[str, ...], target: str, usage: str, summary: str, options: dict[str, str] | None = None,
-         args: tuple[str, ...] = ()) -> None:
-    COMMANDS[key] = Command(key, target, usage, summary, options, args)
+         args: tuple[str, ...] = (), stdin: str = "") -> None:
+    COMMANDS[key] = Command(key, target, usage, summary, options, args, stdin)
 
 
 S = "agentctl.statefolder.ops:"
@@ -116,8 +119,9 @@ TASK_START_USAGE = ("task start --id ID --desc TEXT --files LIST|- | --match REG
 _add(("task", "start"), L + "start", TASK_START_USAGE, "start a task over a list of files (one path a line; - reads stdin)",
      {"--id": "value", "--desc": "value", "--files": "value", "--force": "flag", "--empty": "flag", "--auto-stop": "flag",
       "--match": "value", "--paths": "multi"})
-_add(("task", "add"), L + "add", "task add PATH... [--after PATH]",
-     "add entries to the running task (after the entry --after, else at the end)", {"--after": "value"}, ("paths+",))
+_add(("task", "add"), L + "add", "task add PATH...|- [--after PATH]",
+     "add entries to the running task (after the entry --after, else at the end; - reads stdin)", {"--after": "value"},
+     ("paths+",), "lines")
 _add(("task", "reopen"), L + "reopen", "task reopen PATH --reason TEXT",
      "take back a done (or skip) given by mistake: todo again", {"--reason": "value"}, ("path",))
 _add(("task", "skip"), L + "skip", "task skip PATH --reason TEXT",
@@ -125,8 +129,11 @@ _add(("task", "skip"), L + "skip", "task skip PATH --reason TEXT",
 _add(("task", "update"), T + "update", "task update [--done N] [--next PATH] [--notes TEXT] [--state ACTIVE|PAUSED] [--seq N]",
      "record progress; with --seq N it applies only when SEQ is N (a replay is a no-op)",
      {"--done": "int1", "--next": "value", "--notes": "value", "--state": "value", "--seq": "int"})
-_add(("task", "done"), T + "done", "task done PATH...", "mark list entries done (already done: no change)",
-     args=("paths+",))
+_add(("task", "done"), T + "done", "task done PATH...|-", "mark list entries done (already done: no change; - reads stdin)",
+     args=("paths+",), stdin="lines")
+_add(("task", "list"), L + "listing", "task list [--todo] [--done] [--skipped]",
+     "the task's entries, MARK|PATH a line (with a filter: the paths alone, one a line)",
+     {"--todo": "flag", "--done": "flag", "--skipped": "flag"})
 _add(("task", "stop"), T + "stop", "task stop [--force]", "archive the task to logs/ and go back to IDLE",
      {"--force": "flag"})
 _add(("task", "claim"), T + "claim", "task claim --agent NAME [--lease SECONDS]",
@@ -147,8 +154,8 @@ _add(("files", "stop"), F + "stop", "files stop", "archive the files log to logs
 _add(("files", "sync"), F + "sync", "files sync", "log what git shows changed since `task start` that the log does not hold yet")
 
 C = "agentctl.constraints.ops:"
-_add(("constraints", "add"), C + "add", "constraints add P0|P1|P2 TEXT", "add a hard rule (P0 never to be broken)",
-     args=("priority", "text+"))
+_add(("constraints", "add"), C + "add", "constraints add P0|P1|P2 TEXT|-", "add a hard rule (P0 never to be broken)",
+     args=("priority", "text+"), stdin="text")
 _add(("constraints", "remove"), C + "remove", "constraints remove TEXT|NUMBER", "remove a rule by its text, P0|text, or number",
      args=("rule+",))
 _add(("constraints", "list"), C + "listing", "constraints list", "the rules by priority, numbered")
@@ -183,9 +190,10 @@ _add(("verify", "start"), V + "start", "verify start [--timeout S]", "run servic
 _add(("verify", "run"), V + "start", "verify run [--timeout S]", "same as verify start", {"--timeout": "float"})
 _add(("verify", "stop"), V + "stop", "verify stop", "clear the result after a pass (a failure is kept, exit 1)")
 _add(("verify", "status"), V + "status", "verify status", "the last result, errors and tried fixes")
-_add(("verify", "tried"), V + "tried", "verify tried TEXT", "record a fix that did not work, so it is not tried again",
-     args=("text+",))
-_add(("verify", "add"), V + "add", "verify add COMMAND", "append a check to services/verify/commands", args=("command+",))
+_add(("verify", "tried"), V + "tried", "verify tried TEXT|-", "record a fix that did not work, so it is not tried again",
+     args=("text+",), stdin="text")
+_add(("verify", "add"), V + "add", "verify add COMMAND|-", "append a check to services/verify/commands",
+     args=("command+",), stdin="text")
 
 _add(("@custom",), "agentctl.userservices.ops:run", "SERVICE start|stop|status [--timeout S]", "run a user service's script",
      {"--timeout": "float"}, ("service", "action"))
@@ -215,6 +223,8 @@ _add(("sync",), "agentctl.sync.ops:sync", "sync push|pull|status [--remote NAME 
      {"--remote": "value", "--stream": "value", "--no-remote": "flag"}, ("action", "value?"))
 _add(("gc",), "agentctl.statefolder.gcops:gc", "gc [--dry-run]", "apply the retention policy to logs/ (see .agent-state/config)",
      {"--dry-run": "flag"})
+_add(("completion",), "agentctl.cli.completion:completion", "completion bash|zsh|fish",
+     "print the shell's completion script (commands, actions, options, services, the task's entries)", args=("shell",))
 _add(("web",), "agentctl.web.page:web", "web [--port N] [--no-open] [--host H]",
      "a live read-only page of the state for the person supervising (127.0.0.1, token in the printed URL)",
      {"--port": "int", "--no-open": "flag", "--host": "value"})

@@ -59,7 +59,7 @@ def layout(store: Store, report: Report) -> None:
 
     missing = [rel for rel in ("services", "logs", "services/task", "services/files", "services/constraints",
                                "services/verify") if not os.path.isdir(store.path(rel))]
-    missing += [rel for rel in ("runlevels", "runlevel", "services/task/status", "services/verify/commands")
+    missing += [rel for rel in ("runlevels", "runlevel", "services/task/status", "services/verify/commands", ".gitignore")
                 if not os.path.lexists(store.path(rel))]
     if not missing:
         return
@@ -67,7 +67,8 @@ def layout(store: Store, report: Report) -> None:
         made = fill_layout(store)
         report.repaired(f"recreated missing {', '.join(made) or ', '.join(missing)}")
     else:
-        report.problem(f"missing {', '.join(missing)} (`agentctl doctor --fix` or `agentctl init` recreates them)")
+        why = " (without .gitignore, `git status` shows the state folder)" if ".gitignore" in missing else ""
+        report.problem(f"missing {', '.join(missing)}{why} (`agentctl doctor --fix` or `agentctl init` recreates them)")
 
 
 def inner_links(store: Store, report: Report) -> bool:

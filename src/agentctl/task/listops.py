@@ -113,4 +113,21 @@ def skip(ctx: Ctx, *, path: str, reason: str | None = None) -> Result:
     return write_result(tasklist.skip(store, project_path(store, path), why), skipped=True)
 
 
-__all__ = ["add", "reopen", "skip", "start"]
+def listing(ctx: Ctx, *, todo: bool = False, done: bool = False, skipped: bool = False) -> Result:
+    """`task list [--todo|--done|--skipped]`: the running task's entries in list order."""
+    from agentctl.ground.codec import encode
+    from agentctl.task import status as task
+
+    store = ctx.store()
+    fields = task.read_status(store)
+    wanted = [mark for flag, mark in ((todo, "todo"), (done, "done"), (skipped, "skip")) if flag]
+    if fields.get("STATE", "IDLE") == "IDLE":
+        ctx.warn("no task is running; start one with `agentctl task start` (`agentctl history` lists the archived ones)")
+        return Result([], {"task_id": None, "state": "IDLE", "filter": wanted, "entries": []})
+    entries = [e for e in task.read_entries(store, fields) if not wanted or e.mark in wanted]
+    lines = [encode(e.path) if wanted else f"{e.mark}|{encode(e.path)}" for e in entries]
+    return Result(lines, {"task_id": fields.get("TASK_ID", ""), "state": fields.get("STATE", ""), "filter": wanted,
+                          "entries": [{"path": e.path, "mark": e.mark} for e in entries]})
+
+
+__all__ = ["add", "listing", "reopen", "skip", "start"]

@@ -17,7 +17,8 @@ from agentctl.userservices import runlevels
 
 def test_default_files_are_readme_runlevels_and_the_services() -> None:
     files = layout.default_files()
-    assert set(files) == {"README", "runlevels", "runlevel", *services.fresh_files()}
+    assert set(files) == {".gitignore", "README", "runlevels", "runlevel", *services.fresh_files()}
+    assert files[".gitignore"].endswith(b"\n*\n")  # the folder ignores itself in git
     assert files["runlevels"] == runlevels.TABLE_TEXT.encode()
     assert files["runlevel"] == f"RUNLEVEL={runlevels.DEFAULT_LEVEL}\n".encode()
     for folder in services.FOLDERS:  # the README names every service's files

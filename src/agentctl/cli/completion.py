@@ -1,0 +1,205 @@
+"""Shell completion: `agentctl completion bash|zsh|fish` prints a script; the script asks the hidden
+`agentctl __complete WORD... CURRENT` for the candidates, one a line.
+
+Everything a script completes comes from the registry (``commands.registry``) when Tab is pressed:
+the commands, a service's actions, a command's options and the values they take; the user services
+are the folders the state holds now; after `task done`, `task skip` and `files check` the running
+task's remaining entries are read from its list file. So a script never goes stale, and one
+implementation serves the three shells. `__complete` never writes, never fails (no state folder:
+no entries) and prints nothing on stderr.
+"""
+
+from __future__ import annotations
+
+from agentctl.commands.operation import Ctx, Result
+from agentctl.commands.registry import ACTION_WORDS, BUILTIN_SERVICES, COMMANDS, TARGET_USAGE, Command
+from agentctl.ground.errors import AgentctlError, UsageError
+
+SHELLS = ("bash", "zsh", "fish")
+# The values an option or a positional argument takes, where they are a fixed set.
+VALUES: dict[str, tuple[str, ...]] = {
+    "--state": ("ACTIVE", "PAUSED"),
+    "--tools": ("core", "full"),
+    "--client": ("claude", "cursor"),
+    "op": ("CREATE", "MODIFY", "DELETE"),
+    "priority": ("P0", "P1", "P2"),
+    "shell": SHELLS,
+    "target": tuple(part.split()[0] for part in TARGET_USAGE.split(" | ")),
+}
+ENTRY_COMMANDS = {("task", "done"), ("task", "skip"), ("files", "check")}  # complete the remaining entries
+# Positional values of the one-word commands whose first argument is a word from a fixed set.
+SUBWORDS: dict[tuple[str, ...], tuple[str, ...]] = {
+    ("sync",): ("push", "pull", "status", "auto"),
+    ("history",): ("show", "search"),
+}
+
+BASH = """\
+# bash completion for agentctl: `source <(agentctl completion bash)` (e.g. in ~/.bashrc)
+_agentctl_complete() {
+    local IFS=$'\\n'
+    COMPREPLY=($(agentctl __complete "${COMP_WORDS[@]:1:COMP_CWORD-1}" "${COMP_WORDS[COMP_CWORD]}" 2>/dev/null))
+}
+complete -o default -F _agentctl_complete agentctl
+"""
+
+ZSH = """\
+#compdef agentctl
+# zsh completion for agentctl: `source <(agentctl completion zsh)` after compinit, or save it as _agentctl in $fpath
+_agentctl() {
+    local -a found
+    found=("${(@f)$(agentctl __complete "${(@)words[2,CURRENT-1]}" "${words[CURRENT]}" 2>/dev/null)}")
+    found=(${found:#})
+    if (( ${#found} )); then
+        compadd -Q -- "${found[@]}"
+    else
+        _files
+    fi
+}
+if [[ "${funcstack[1]}" == "_agentctl" ]]; then
+    _agentctl "$@"
+else
+    compdef _agentctl agentctl
+fi
+"""
+
+FISH = """\
+# fish completion for agentctl: `agentctl completion fish > ~/.config/fish/completions/agentctl.fish`
+function __agentctl_complete
+    set -l words (commandline -opc)
+    set -l current (commandline -ct)
+    set -l found (agentctl __complete $words[2..-1] "$current" 2>/dev/null)
+    if test (count $found) -gt 0
+        printf '%s\\n' $found
+    else
+        __fish_complete_path "$current"
+    end
+end
+complete -c agentctl -f -a '(__agentctl_complete)'
+"""
+
+SCRIPTS = {"bash": BASH, "zsh": ZSH, "fish": FISH}
+
+
+def completion(ctx: Ctx, *, shell: str) -> Result:
+    """`agentctl completion SHELL`: the script, on stdout."""
+    if shell not in SCRIPTS:
+        raise UsageError(f"no completion for {shell[:20]!r}; give one of {', '.join(SHELLS)}")
+    return Result(SCRIPTS[shell].rstrip("\n").split("\n"), {"shell": shell, "script": SCRIPTS[shell]})
+
+
+def complete(args: list[str]) -> int:
+    """`agentctl __complete WORD... CURRENT`: print the candidates for CURRENT, one a line; exit 0."""
+    import sys
+
+    try:
+        found = candidates(args[:-1], args[-1] if args else "")
+    except (AgentctlError, OSError, ValueError):
+        found = []
+    if found:
+        sys.stdout.write("\n".join(found) + "\n")
+    return 0
+
+
+def candidates(before: list[str], current: str) -> list[str]:
+    """What may stand at CURRENT after the words ``before`` (the words after `agentctl`)."""
+    ctx = Ctx()
+    words: list[str] = []
+    wants_value = ""
+    for word in before:
+        if wants_value:
+            if wants_value == "--state-dir":
+                ctx.state_dir = word
+            wants_value = ""
+            continue
+        if word.startswith("-") and word != "-":
+            cmd = _command(words, ctx)
+            kind = cmd.options.get(word) if cmd is not None else None
+            if word == "--state-dir" or kind not in (None, "flag"):
+                wants_value = word
+            continue
+        words.append(word)
+    if wants_value:
+        return _matching(VALUES.get(wants_value, ()), current)  # none: the shell completes a file name
+    cmd = _command(words, ctx)
+    if current.startswith("-"):
+        options = list(cmd.options) if cmd is not None else []
+        return _matching([*options, "--json", "--state-dir", "--help"] + ([] if words else ["--version"]), current)
+    return _matching(_positional(words, cmd, ctx), current)
+
+
+def _positional(words: list[str], cmd: Command | None, ctx: Ctx) -> list[str]:
+    services = _services(ctx)
+    if not words:
+        return sorted({k[0] for k in COMMANDS if not k[0].startswith("@")} | {"help"}) + [
+            s for s in services if s not in BUILTIN_SERVICES]
+    if words[0] == "help":
+        return _positional(words[1:], _command(words[1:], ctx), ctx) if len(words) > 1 else _positional([], None, ctx)
+    if len(words) == 1:
+        first = words[0]
+        if first in BUILTIN_SERVICES:
+            return sorted(k[1] for k in COMMANDS if len(k) == 2 and k[0] == first)
+        if first in services:
+            return ["start", "stop", "status"]
+        if first in ACTION_WORDS and (first,) not in COMMANDS:
+            return [s for s in services if (s, first) in COMMANDS or s not in BUILTIN_SERVICES]
+    if cmd is None:
+        return []
+    key = cmd.key
+    given = words[len(key):] if key != ("@custom",) else words[2:]
+    if (key[0],) == key and key in SUBWORDS:
+        if not given:
+            return list(SUBWORDS[key])
+        return ["on", "off"] if key == ("sync",) and given[:1] == ["auto"] and len(given) == 1 else []
+    if key in ENTRY_COMMANDS:
+        return [p for p in _remaining(ctx) if p not in given]
+    if key == ("status",) and not given:
+        return services
+    spec = cmd.args[len(given)] if len(given) < len(cmd.args) else ""
+    return list(VALUES.get(spec.rstrip("?+*"), ()))
+
+
+def _command(words: list[str], ctx: Ctx) -> Command | None:
+    """The command the words name so far (either word order; a user service's form), or None."""
+    if not words:
+        return None
+    if words[0] == "help":
+        words = words[1:]
+    if len(words) >= 2:
+        for key in ((words[0], words[1]), (words[1], words[0])):
+            if key in COMMANDS:
+                return COMMANDS[key]
+        if words[1] in ("start", "stop", "status") and words[0] in _services(ctx):
+            return COMMANDS[("@custom",)]
+    if words and (words[0],) in COMMANDS:
+        return COMMANDS[(words[0],)]
+    return None
+
+
+def _services(ctx: Ctx) -> list[str]:
+    try:
+        from agentctl.userservices import folders as custom
+
+        return list(BUILTIN_SERVICES) + [s for s in custom.discover(ctx.store()) if s not in BUILTIN_SERVICES]
+    except (AgentctlError, OSError):
+        return list(BUILTIN_SERVICES)
+
+
+def _remaining(ctx: Ctx) -> list[str]:
+    """The running task's entries still to do, in list order (read from its list file now)."""
+    from agentctl.task import status as task
+
+    try:
+        store = ctx.store()
+        fields = task.read_status(store)
+        if fields.get("STATE", "IDLE") == "IDLE":
+            return []
+        return [e.path for e in task.read_entries(store, fields) if not e.closed]
+    except (AgentctlError, OSError):
+        return []  # no state folder, or one that cannot be read: nothing to offer
+
+
+def _matching(words: list[str] | tuple[str, ...], current: str) -> list[str]:
+    return [w for w in words if w.startswith(current) and "\n" not in w]
+
+
+__all__ = ["SCRIPTS", "SHELLS", "candidates", "complete", "completion"]

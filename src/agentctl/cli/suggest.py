@@ -1,0 +1,48 @@
+""""Did you mean": the closest known word to a mistyped command, action, service or option.
+
+Loaded only on the error path (``difflib`` is never imported by a command that works).
+"""
+
+from __future__ import annotations
+
+from agentctl.commands.registry import BUILTIN_SERVICES, COMMANDS, GLOBAL_FLAGS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+GLOBAL_OPTIONS = (*GLOBAL_FLAGS, "--version")
+
+
+def closest(word: str, known: Iterable[str]) -> str | None:
+    """The known word closest to ``word`` (difflib's ratio at least 0.6), or None."""
+    import difflib
+
+    found = difflib.get_close_matches(word, sorted(set(known)), n=1, cutoff=0.6)
+    return found[0] if found else None
+
+
+def hint(word: str, known: Iterable[str]) -> str:
+    """``"; did you mean X?"`` for the closest known word, else ``""``."""
+    best = closest(word, known)
+    return f"; did you mean {best}?" if best is not None and best != word else ""
+
+
+def refusal(head: str, near: str, rest: str) -> str:
+    """``head; did you mean X? (rest)`` with a suggestion, else ``head; rest``."""
+    return f"{head}{near} ({rest})" if near else f"{head}; {rest}"
+
+
+def top_words() -> list[str]:
+    """Every word a command line may start with: the commands, the services, `help`."""
+    return sorted({k[0] for k in COMMANDS if not k[0].startswith("@")} | set(BUILTIN_SERVICES) | {"help"})
+
+
+def unknown_global(option: str) -> str:
+    """The refusal of an option given before any command (`agentctl --josn status`)."""
+    near = hint(option.partition("=")[0], GLOBAL_OPTIONS)
+    return refusal(f"unknown option {option[:40]}", near, f"before the command: {', '.join(GLOBAL_OPTIONS)}; "
+                   "see `agentctl --help`")
+
+
+__all__ = ["GLOBAL_OPTIONS", "closest", "hint", "refusal", "top_words", "unknown_global"]

@@ -1,0 +1,77 @@
+"""Issue 26 point 3: "did you mean" for typos, a built-in service's wrong action answered with its actions,
+`-` for standard input wherever a command takes paths or a text, and `task list`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import run, snapshot, start_task
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (("--josn", "status"), "unknown option --josn; did you mean --json?"),
+    (("status", "--josn"), "unknown option '--josn' for `agentctl status`; did you mean --json?"),
+    (("task", "start", "--fils", "x"), "did you mean --files?"),
+    (("stauts",), "unknown command 'stauts'; did you mean status?"),
+    (("task", "dnoe", "x"), "unknown action 'dnoe' for task; did you mean done?"),
+    (("tsak", "done", "x"), "no service 'tsak'; did you mean task?"),
+    (("verify", "list"), "unknown action 'list' for verify; actions: add, run, start, status, stop, tried"),
+    (("list", "verify"), "unknown action 'list' for verify; actions: add, run, start, status, stop, tried"),
+    (("frobnicate",), "unknown command 'frobnicate'; see `agentctl --help`"),  # nothing near: no guess
+])
+def test_a_typo_gets_one_line_with_the_nearest_word(project: Path, args: tuple[str, ...], said: str) -> None:
+    before = snapshot(project / ".agent-state")
+    r = run(*args, cwd=project)
+    assert r.code == 2 and r.out == ""
+    assert len(r.err.strip().splitlines()) == 1 and said in r.err, r.err
+    assert snapshot(project / ".agent-state") == before
+
+
+def test_dash_reads_the_paths_of_task_add_and_task_done_from_stdin(project: Path) -> None:
+    start_task(project, ["src/a.py"])
+    r = run("task", "add", "-", cwd=project, stdin="src/b.py\n\n  src/c.py \n")
+    assert r.code == 0, r.err
+    r = run("task", "done", "-", cwd=project, stdin="src/a.py\nsrc/c.py\n")
+    assert r.code == 0, r.err
+    assert run("task", "list", cwd=project).lines == ["done|src/a.py", "todo|src/b.py", "done|src/c.py"]
+    r = run("task", "done", "-", cwd=project, stdin="\n \n")
+    assert r.code == 2 and "read no path from standard input" in r.err
+    r = run("task", "done", "--", "-", cwd=project, stdin="src/b.py\n")  # after `--`: the file named -
+    assert r.code == 2 and "todo|src/b.py" in run("task", "list", cwd=project).lines
+
+
+def test_dash_reads_the_text_of_verify_tried_constraints_add_and_verify_add(project: Path) -> None:
+    assert run("verify", "tried", "-", cwd=project, stdin="pinned numpy to 1.26\n").code == 0
+    assert "pinned numpy to 1.26" in run("verify", "status", cwd=project).out
+    assert run("constraints", "add", "P1", "-", cwd=project, stdin="keep the public API\n").code == 0
+    assert "P1|keep the public API" in run("constraints", "list", cwd=project).out
+    assert run("verify", "add", "-", cwd=project, stdin="true\n").code == 0
+    assert (project / ".agent-state/services/verify/commands").read_text().splitlines()[-1] == "true"
+    # a dash among other words stays a word: nothing is read
+    assert run("verify", "tried", "use", "x", "-", "no", "luck", cwd=project, stdin="NOT READ").code == 0
+    out = run("verify", "status", cwd=project).out
+    assert "use x - no luck" in out and "NOT READ" not in out
+    assert run("verify", "tried", "-", cwd=project, stdin="").code == 2
+
+
+def test_task_list_prints_the_entries_and_filters_them(project: Path) -> None:
+    start_task(project, ["src/a.py", "src/b.py", "src/c.py", "src/d|e.py"])
+    assert run("task", "done", "src/a.py", cwd=project).code == 0
+    assert run("task", "skip", "src/c.py", "--reason", "generated", cwd=project).code == 0
+    assert run("task", "list", cwd=project).lines == ["done|src/a.py", "todo|src/b.py", "skip|src/c.py",
+                                                      "todo|src/d\\x7ce.py"]
+    assert run("task", "list", "--todo", cwd=project).lines == ["src/b.py", "src/d\\x7ce.py"]
+    assert run("task", "list", "--done", "--skipped", cwd=project).lines == ["src/a.py", "src/c.py"]
+    r = run("task", "list", "--todo", "--json", cwd=project)
+    assert r.data()["entries"] == [{"path": "src/b.py", "mark": "todo"}, {"path": "src/d|e.py", "mark": "todo"}]
+    assert r.data()["filter"] == ["todo"] and r.data()["task_id"] == "t1"
+    # what remains, piped on: `task list --todo | task done -`
+    assert run("task", "done", "-", cwd=project, stdin="src/b.py\n").code == 0
+    assert run("task", "list", "--todo", cwd=project).lines == ["src/d\\x7ce.py"]
+
+
+def test_task_list_without_a_task_is_empty_with_a_warning(project: Path) -> None:
+    r = run("task", "list", cwd=project)
+    assert r.code == 0 and r.out == "" and "no task is running" in r.err

@@ -1,0 +1,97 @@
+"""Issue 26 points 1 and 5: the README's install line works on a fresh machine as written, and the
+package metadata says what CI runs (the classifiers, the dependency groups, the set-up line)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+VERSIONS = ("3.10", "3.11", "3.12", "3.13")
+# What is not the source: never copied into the tree the install line runs in.
+NOT_SOURCE = shutil.ignore_patterns(".venv*", ".git", "build", "dist", "*.egg-info", "__pycache__", ".mypy_cache",
+                                    ".ruff_cache", ".pytest_cache", ".hypothesis", "site", ".agent-state")
+
+
+def _section(title: str) -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = text.index(f"\n## {title}")
+    end = text.find("\n## ", start + 1)
+    return text[start:end]
+
+
+def _sh_lines(section: str) -> list[str]:
+    """The commands of a README section's ```sh blocks, comments cut."""
+    blocks = re.findall(r"```sh\n(.*?)```", section, re.S)
+    return [ln.split(" #")[0].strip() for block in blocks for ln in block.splitlines() if ln.strip()]
+
+
+def test_the_readmes_install_line_works_in_a_fresh_environment(tmp_path: Path) -> None:
+    """The first line of the README's Install section, run as written in a copy of this tree, with a pipx
+    of its own (installed from the package registry when the machine has none): agentctl runs."""
+    line = _sh_lines(_section("Install"))[0]
+    assert line == "pipx install .", line  # what works before the name is published
+    tree = tmp_path / "agentctl"
+    shutil.copytree(ROOT, tree, ignore=NOT_SOURCE)
+    tools = tmp_path / "tools"
+    if shutil.which("pipx") is None:
+        subprocess.run([sys.executable, "-m", "venv", str(tools)], check=True, timeout=300)
+        proc = subprocess.run([str(tools / "bin" / "pip"), "install", "-q", "pipx"], capture_output=True, text=True,
+                              timeout=600, check=False)
+        if proc.returncode != 0:
+            pytest.skip(f"pipx could not be installed from the package registry: {proc.stderr.strip()[-300:]}")
+    env = {**os.environ, "PIPX_HOME": str(tmp_path / "pipx"), "PIPX_BIN_DIR": str(tmp_path / "bin"),
+           "PIPX_MAN_DIR": str(tmp_path / "man"), "PATH": f"{tools / 'bin'}{os.pathsep}{os.environ['PATH']}"}
+    proc = subprocess.run(["sh", "-c", line], cwd=tree, env=env, capture_output=True, text=True, timeout=900,
+                          check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    agentctl = tmp_path / "bin" / "agentctl"
+    version = subprocess.run([str(agentctl), "--version"], capture_output=True, text=True, timeout=60, check=True)
+    assert version.stdout.startswith("agentctl ")
+    project = tmp_path / "project"
+    project.mkdir()
+    init = subprocess.run([str(agentctl), "init", "--no-pull"], cwd=project, capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert init.returncode == 0 and (project / ".agent-state" / ".gitignore").is_file(), init.stderr
+    assert (tmp_path / "man" / "man1" / "agentctl.1").exists()  # pipx links the man page the wheel carries
+
+
+def test_the_readme_says_which_line_works_once_published() -> None:
+    section = _section("Install")
+    assert "pipx install agentctl-state" in section and "uv tool install ." in section
+    assert "not on\nPyPI yet" in section
+
+
+def test_setup_is_two_commands_and_ci_installs_the_same_way() -> None:
+    setup = _sh_lines(_section("Set-up (fresh machine)"))
+    assert len(setup) == 2, setup
+    assert " --upgrade pip " in setup[0] and "pip install -e . --group dev" in setup[0]
+    assert setup[0].endswith("agentctl demo")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "--upgrade pip" in ci and ".venv/bin/pip install -q -e . --group dev\n" in ci
+    assert ci.rstrip("\n").splitlines()[-1] == setup[1]
+
+
+def test_metadata_names_every_python_ci_tries_and_the_dev_tools_are_a_group() -> None:
+    tomllib = pytest.importorskip("tomllib")
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    project = meta["project"]
+    named = {c.rsplit(" :: ", 1)[1] for c in project["classifiers"] if re.fullmatch(r"Programming Language :: Python "
+                                                                                     r":: 3\.\d+", c)}
+    assert named == set(VERSIONS)
+    assert "Typing :: Typed" in project["classifiers"] and project["requires-python"] == ">=3.10"
+    assert "versions=${*:-" + " ".join(VERSIONS) + "}" in (ROOT / ".ci" / "pythons").read_text(encoding="utf-8")
+    assert "dev" not in project.get("optional-dependencies", {})  # not a published extra
+    groups = meta["dependency-groups"]
+    assert {"include-group": "test"} in groups["dev"]
+    assert any(d.startswith("pytest>=") for d in groups["test"]) and any(str(d).startswith("ruff") for d in groups["dev"])
+    assert meta["tool"]["setuptools"]["data-files"] == {"share/man/man1": ["man/agentctl.1"]}
+    manifest = (ROOT / "MANIFEST.in").read_text(encoding="utf-8")
+    for part in ("graft tests", "graft docs", "mkdocs.yml", "graft man"):
+        assert part in manifest, part
