@@ -15,6 +15,7 @@ GROUPS: dict[str, str] = {
     "files": "the files log: every path changed in this task",
     "constraints": "the project's rules by priority; P0 `deny-write:` globs are enforced",
     "verify": "the scripted checks, their last result and the fixes already tried",
+    "notify": "alerts for the person: your commands, run in the background when an event happens (docs/notify.md)",
 }
 
 # Options that mean the same wherever they appear.
@@ -57,6 +58,10 @@ OPTIONS: dict[tuple[tuple[str, ...], str], str] = {
     (("task", "status"), "--agent"): "show only this helper's claims",
     (("constraints", "update"), "--add"): "add a rule written as P0|TEXT (repeatable)",
     (("constraints", "update"), "--remove"): "remove a rule by its text, P0|text or number (repeatable)",
+    (("notify", "add"), "--on"): "an event to run it on (repeatable; default every event): violation, denied, "
+                                  "verify-failed, repeat, task-done, compaction, stalled",
+    (("notify", "add"), "--after"): "stalled only: seconds without a tool call while a task is ACTIVE (default 600)",
+    (("notify", "add"), "--timeout"): "seconds the command may run before its process group is ended (default 10)",
     (("mcp",), "--tools"): "core (6 tools for the agent's loop) or full (every tool; the default)",
     (("doctor",), "--fix"): "repair what is safe; whatever is taken out is moved to quarantine, never deleted",
     (("history",), "--limit"): "at most N rows (default 20)",

@@ -151,11 +151,14 @@ class Hook:
         from agentctl.integrations import gate
 
         try:
-            return gate.deny_reason(self.store, str(self.cwd), self.agent, raws, self.later)
+            why = gate.deny_reason(self.store, str(self.cwd), self.agent, raws, self.later)
         except Exception as exc:  # a write we cannot judge is refused, with the fix
             why = getattr(exc, "message", "") or f"{type(exc).__name__}: {str(exc)[:120]}"
             self.later(hookio.note, self.store, self.agent, self.event, f"denied, cannot judge: {why}", False)
-            return gate.unjudged(why)
+            why = gate.unjudged(why)
+        if why is not None and self.store.probe("notify/commands"):
+            self.later(_notify_denied, self, raws, why)  # once the answer is out: the deny never waits
+        return why
 
     def dedup_key(self, path: object = None) -> str | None:
         """The identity of this tool call across double deliveries."""
@@ -167,6 +170,13 @@ class Hook:
         if isinstance(tid, str) and tid:
             return f"tool:{tid}"
         return None
+
+
+def _notify_denied(hook: Hook, raws: list[object], why: str) -> None:
+    from agentctl.notify import fire
+
+    path = next((r for r in raws if isinstance(r, str)), "")
+    fire.event(hook.store, "denied", detail=f"{hook.agent} {hook.event}: {why}", path=hook.rel(path) or path)
 
 
 def handler_for(agent: str, event: str) -> Handler | None:
@@ -217,6 +227,10 @@ def run(agent: str, event: str) -> int:
             fn(*args)
         except Exception:
             pass
+    if store is not None and store.probe("notify/commands"):  # one stat when no alert is configured
+        from agentctl.notify import fire
+
+        fire.tool_call(store.root)
     return code
 
 
