@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-                for path, size, scale in ((out, {"width": 1280, "height": 800}, 1), (phone, {"width": 390, "height": 844}, 2)):
+                for path, size, scale in ((out, {"width": 1280, "height": 800}, 1), (phone, {"width": 390, "height": 844}, 1)):
                     page = browser.new_page(viewport=size, device_scale_factor=scale)  # type: ignore[arg-type]
                     page.goto(f"http://127.0.0.1:{server.port}/?token={server.token}")
                     page.wait_for_selector("body[data-version]")
