@@ -1,6 +1,8 @@
-"""Make docs/web.png: `agentctl web` on a demo state, photographed by headless Chromium.
+"""Make docs/web.png and docs/web-phone.png: `agentctl web` on a demo state, photographed by headless
+Chromium at 1280x800 (the whole page; the first 800 px are what a supervisor sees first) and at a
+phone's 390 px.
 
-    .venv/bin/python bench/web_screenshot.py [OUT.png]
+    .venv/bin/python bench/web_screenshot.py [OUT.png [PHONE.png]]
 
 The demo state is the seed's scenario mid-task (``states.build_fresh``: 120 files, 37 done, a
 failing type check with 3 fixes tried), with two helpers holding claims, two compactions
@@ -104,6 +106,7 @@ def build_demo(agentctl: str, project: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     out = Path(args[0] if args else HERE.parent / "docs" / "web.png").resolve()
+    phone = Path(args[1] if len(args) > 1 else out.with_name(out.stem + "-phone.png")).resolve()
     from playwright.sync_api import sync_playwright
 
     agentctl = str(Path(sys.executable).parent / "agentctl")
@@ -115,15 +118,17 @@ def main(argv: list[str] | None = None) -> int:
         try:
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-                page = browser.new_page(viewport={"width": 1280, "height": 900}, device_scale_factor=1)
-                page.goto(f"http://127.0.0.1:{server.port}/?token={server.token}")
-                page.wait_for_selector("body[data-version]")
-                page.wait_for_timeout(300)
-                page.screenshot(path=str(out), full_page=True)
+                for path, size, scale in ((out, {"width": 1280, "height": 800}, 1), (phone, {"width": 390, "height": 844}, 1)):
+                    page = browser.new_page(viewport=size, device_scale_factor=scale)  # type: ignore[arg-type]
+                    page.goto(f"http://127.0.0.1:{server.port}/?token={server.token}")
+                    page.wait_for_selector("body[data-version]")
+                    page.wait_for_timeout(300)
+                    page.screenshot(path=str(path), full_page=True)
+                    page.close()
                 browser.close()
         finally:
             server.stop()
-    print(f"wrote {out}")
+    print(f"wrote {out} and {phone}")
     return 0
 
 

@@ -27,7 +27,7 @@ FLOOR_NAMES = {GROUND: "ground", SERVICES: "services", WORKFLOW: "workflow", OPE
 ROOMS: dict[str, int] = {
     "ground": GROUND,
     "constraints": SERVICES, "files": SERVICES, "task": SERVICES, "verify": SERVICES, "session": SERVICES,
-    "history": SERVICES, "userservices": SERVICES, "interfaces": SERVICES,
+    "history": SERVICES, "userservices": SERVICES, "interfaces": SERVICES, "notify": SERVICES,
     "workflow": WORKFLOW, "statefolder": WORKFLOW, "sync": WORKFLOW, "doctor": WORKFLOW,
     "commands": OPERATIONS,
     "cli": FRONT, "mcp": FRONT, "web": FRONT, "integrations": FRONT, "demo": FRONT,
@@ -37,8 +37,10 @@ OPS_MODULES = {"ops", "listops", "gcops"}
 # docs/design.md's "which service may use which".
 SIDEWAYS: dict[str, set[str]] = {
     "files": {"constraints"},
-    "task": {"constraints", "files"},
-    "verify": {"files"},
+    "task": {"constraints", "files", "notify"},
+    "verify": {"files", "notify"},
+    "constraints": {"notify"},
+    "session": {"notify"},
     "history": {"files"},
     "interfaces": {"files"},
     "statefolder": {"workflow", "userservices"},

@@ -115,7 +115,12 @@ def test_each_answer_has_only_documented_keys_and_numbers_as_numbers(tmp_path: P
     check("verify stop", "verify", "stop")
     check("files start", "files", "start")
     check("files stop", "files", "stop")
-    assert len(seen) == 41
+    check("notify add", "notify", "add", "true", "--on", "task-done")
+    check("notify list", "notify", "list")
+    check("notify test", "notify", "test", "task-done")
+    check("notify check", "notify", "check")
+    check("notify remove", "notify", "remove", "1")
+    assert len(seen) == 46
 
 
 def test_a_refusal_is_the_envelope_with_an_error_and_no_change(tmp_path: Path) -> None:

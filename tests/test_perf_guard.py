@@ -728,3 +728,54 @@ def test_shell_hook_starts_git_without_subprocess(tmp_path: Path) -> None:
     assert not heavy, f"the Bash hook imports {sorted(heavy)}; git is started with posix_spawn (see gitstatus)"
     assert not _third_party(loaded), sorted(_third_party(loaded))
     assert ("MODIFY", "src/app.py") in log_entries(proj)
+
+
+# -- notify: a hook with no alert configured pays one stat at most ---------------------------------
+
+NOTIFY_PROBE = """
+import os, sys
+seen = []
+real_stat = os.stat
+def stat(path, *a, **k):
+    if isinstance(path, (str, bytes)) and "/.agent-state/notify" in os.fsdecode(path):
+        seen.append(os.fsdecode(path))
+    return real_stat(path, *a, **k)
+os.stat = stat
+from agentctl.cli.main import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+sys.stdout.flush()
+sys.stderr.write("\\nNOTIFY_STATS=%d NOTIFY_MODULES=%s\\n" % (len(seen), ",".join(m for m in sys.modules if "notify" in m)))
+"""
+
+
+@pytest.mark.skipif(not _hooks_available(), reason="the editor-hook commands are not in this build")
+@pytest.mark.parametrize("word,event,tool,rel,extra", [
+    ("post-tool-use", "PostToolUse", "Edit", "db/x.sql", {}),  # a P0 violation recorded: still one stat
+    ("pre-tool-use", "PreToolUse", "Edit", "db/x.sql", {}),  # a deny
+    ("pre-tool-use", "PreToolUse", "Edit", "src/f4.ts", {}),
+    ("session-start", "SessionStart", "", "", {"source": "compact"}),  # a compaction
+])
+def test_a_hook_without_notify_config_pays_one_stat_at_most(busy: Path, word: str, event: str, tool: str, rel: str,
+                                                            extra: dict[str, object]) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTCTL_")}
+    proc = subprocess.run([sys.executable, "-c", NOTIFY_PROBE, "hook", "claude", word], cwd=busy, env=env,
+                          input=_payload(busy, event, tool, rel or "src/f4.ts", **extra), capture_output=True,
+                          check=False, timeout=60)
+    line = next(ln for ln in proc.stderr.decode().splitlines() if ln.startswith("NOTIFY_STATS="))
+    stats, modules = line.split()
+    assert int(stats.split("=")[1]) <= 1, line
+    assert modules == "NOTIFY_MODULES=", line  # nothing of agentctl.notify loaded
+
+
+def test_task_done_to_done_without_notify_config_pays_one_stat(busy: Path) -> None:
+    (busy / "one.txt").write_text("src/only.ts\n")
+    assert run("task", "start", "--id", "t2", "--desc", "d", "--files", "one.txt", "--force", cwd=busy).code == 0
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTCTL_")}
+    proc = subprocess.run([sys.executable, "-c", NOTIFY_PROBE, "task", "done", "src/only.ts"], cwd=busy, env=env,
+                          capture_output=True, check=False, timeout=60)
+    line = next(ln for ln in proc.stderr.decode().splitlines() if ln.startswith("NOTIFY_STATS="))
+    assert line == "NOTIFY_STATS=1 NOTIFY_MODULES=", line  # the task reached DONE: one look, nothing loaded
+    assert run("task", "status", cwd=busy).kv()["STATE"] == "DONE"

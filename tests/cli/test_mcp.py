@@ -479,3 +479,37 @@ def test_server_module_imports_sdk_only_when_serving() -> None:
     code = "import sys, agentctl.mcp.server; assert 'mcp' not in sys.modules; print('ok')"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     assert proc.stdout.strip() == "ok", proc.stderr
+
+
+def test_a_malformed_line_gets_a_json_rpc_error_and_serving_goes_on(project: Path) -> None:
+    """Issue 23.10: a line that is not JSON is answered -32700 (id null), one that is JSON but no JSON-RPC
+    message -32600; the requests around them are answered as usual."""
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}
+    lines = ["this is not json", json.dumps(init), json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+             '{"jsonrpc": "2.0", "id": 2, "method": "tools/list"', json.dumps({"hello": "world"}),
+             json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "resume", "arguments": {}}})]
+    proc = subprocess.Popen(AGENTCTL + ["mcp"], cwd=project, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=_env())
+    assert proc.stdin is not None and proc.stdout is not None
+    timer = threading.Timer(60, proc.kill)  # without the fix no answer ever comes for the first line
+    timer.start()
+    try:
+        replies: list[dict[str, Any]] = []
+        for line in lines:
+            proc.stdin.write(line + "\n")
+            proc.stdin.flush()
+            if '"method": "notifications/' in line:
+                continue
+            got = proc.stdout.readline()
+            assert got, "the server closed stdout"
+            replies.append(json.loads(got))
+        proc.stdin.close()
+        assert proc.wait() == 0
+    finally:
+        timer.cancel()
+    assert replies[0] == {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": replies[0]["error"]["message"]}}
+    assert replies[1]["id"] == 1 and "result" in replies[1]
+    assert replies[2]["id"] is None and replies[2]["error"]["code"] == -32700
+    assert replies[3]["id"] is None and replies[3]["error"]["code"] == -32600
+    assert replies[4]["id"] == 3 and "no task is running" in replies[4]["result"]["content"][0]["text"]

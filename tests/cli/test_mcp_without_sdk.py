@@ -135,3 +135,22 @@ def test_server_stops_on_a_signal_and_says_so(project: Path, sig: str) -> None:
                 stream.close()
     assert proc.returncode == 128 + getattr(signal, sig)
     assert f"|mcp|stop|pid={proc.pid} signal={int(getattr(signal, sig))}" in log.read_text()
+
+
+class _Invalid(Exception):
+    def __init__(self, kind: str) -> None:
+        super().__init__(kind)
+        self.kind = kind
+
+    def errors(self) -> list[dict[str, str]]:
+        return [{"type": self.kind, "msg": "x"}]
+
+
+def test_malformed_lines_map_to_json_rpc_codes_without_the_sdk() -> None:
+    """The mapping the stdio relay uses (importing agentctl.mcp.sdkserver loads no SDK)."""
+    from agentctl.mcp.sdkserver import malformed
+
+    assert malformed(_Invalid("json_invalid"))[0] == -32700
+    assert malformed(_Invalid("model_type"))[0] == -32600
+    assert malformed(ValueError("anything else"))[0] == -32600
+    assert "Parse error" in malformed(_Invalid("json_invalid"))[1]

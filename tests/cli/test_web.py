@@ -267,15 +267,24 @@ def test_another_host_says_why_it_is_risky(busy: Path) -> None:
 def test_opens_the_browser_only_when_asked_and_available(busy: Path, tmp_path: Path) -> None:
     record = tmp_path / "opened"
     browser = tmp_path / "browser.sh"
-    browser.write_text(f'#!/bin/sh\necho "$1" >> {record}\n')
+    # the browser as `ps` would show it: its whole command line, and what the page it was given says
+    browser.write_text(f'#!/bin/sh\necho "$0 $*" >> {record}\ncat "${{1#file://}}" >> {record}.page\n')
     browser.chmod(0o755)
     env = {"BROWSER": str(browser), "DISPLAY": ":99"}
     s = Served(busy, env=env)
     try:
         deadline = time.monotonic() + 20
-        while not record.exists() and time.monotonic() < deadline:
+        while not (record.exists() and Path(f"{record}.page").exists()) and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert record.read_text().split() == [s.url]
+        line = record.read_text().strip()
+        assert s.token not in line, line  # never on a command line
+        opener = busy / ".agent-state" / f"web-open.{s.port}.html"
+        assert line.endswith(" " + opener.as_uri())
+        page = Path(f"{record}.page").read_text()
+        assert f'url={s.url}"' in page.replace("&amp;", "&")  # the page redirects to the token URL
+        assert opener.stat().st_mode & 0o777 == 0o600
+        assert s.request(f"/?token={s.token}", cookie=None)[0] == 303
+        assert not opener.exists()  # gone at the token's first use
     finally:
         s.stop()
     record.unlink()
@@ -285,6 +294,70 @@ def test_opens_the_browser_only_when_asked_and_available(busy: Path, tmp_path: P
         time.sleep(0.5)
         s.stop()
         assert not record.exists()
+        assert not list((busy / ".agent-state").glob("web-open.*"))
+
+
+def test_the_opener_page_goes_with_the_server(busy: Path, tmp_path: Path) -> None:
+    browser = tmp_path / "browser.sh"
+    browser.write_text(f"#!/bin/sh\ntouch {tmp_path}/ran\n")
+    browser.chmod(0o755)
+    s = Served(busy, env={"BROWSER": str(browser), "DISPLAY": ":99"})
+    opener = busy / ".agent-state" / f"web-open.{s.port}.html"
+    deadline = time.monotonic() + 20
+    while not (tmp_path / "ran").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert opener.exists()  # the token was never used
+    assert s.stop() != 0
+    assert not opener.exists()
+
+
+def _idle_socket(s: Served) -> Any:
+    import socket
+
+    sock = socket.create_connection((s.host, s.port), timeout=60)
+    return sock
+
+
+def test_a_half_open_connection_is_closed_when_idle(busy: Path) -> None:
+    s = Served(busy, "--no-open", env={"AGENTCTL_WEB_IDLE_TIMEOUT": "0.5"})
+    try:
+        sock = _idle_socket(s)
+        sock.sendall(b"GET / HTTP/1.1\r\n")  # a request that never ends
+        assert sock.recv(1024) == b""  # the server hangs up (without the timeout: blocks until the 60 s timeout)
+        sock.close()
+        assert s.request("/api/version")[0] == 200  # and still serves
+    finally:
+        s.stop()
+
+
+def test_connections_are_bounded_and_the_rest_told_busy(busy: Path) -> None:
+    s = Served(busy, "--no-open", env={"AGENTCTL_WEB_MAX_CONNECTIONS": "2", "AGENTCTL_WEB_IDLE_TIMEOUT": "120"})
+    try:
+        held = [_idle_socket(s) for _ in range(2)]
+        for sock in held:  # each has a thread: a request line and headers on it are answered
+            sock.sendall(f"GET /api/version HTTP/1.1\r\nHost: {s.host}:{s.port}\r\nCookie: {s.cookie}\r\n\r\n".encode())
+            assert sock.recv(4096).startswith(b"HTTP/1.1 200")
+        code, _, body = s.request("/api/version")
+        assert code == 503 and b"too many connections" in body
+        for sock in held:
+            sock.close()
+        deadline = time.monotonic() + 20
+        while (code := s.request("/api/version")[0]) == 503 and time.monotonic() < deadline:
+            time.sleep(0.05)  # the threads see the close
+        assert code == 200
+    finally:
+        s.stop()
+
+
+def test_the_listen_backlog_is_not_five() -> None:
+    from agentctl.web.server import BACKLOG, make_server
+
+    assert BACKLOG > 5
+    server = make_server(None, "127.0.0.1", 0)  # type: ignore[arg-type]
+    try:
+        assert server.request_queue_size == BACKLOG
+    finally:
+        server.server_close()
 
 
 def test_command_stays_off_the_hot_path(busy: Path) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -216,4 +217,129 @@ def test_the_browser_without_the_token_gets_nothing(browser: Any, busy: Path) ->
         assert pg.evaluate("document.cookie") == ""  # HttpOnly: the page's script never sees the token
     finally:
         ctx.close()
+        s.stop()
+
+
+# -- issue 26.6: what matters first, a phone's width, one time format ---------------------------------
+
+SPLIT_WORDS = """() => {
+  // Every word of visible text outside paths and code: laid out on one line, or broken only after a
+  // slash, a dash or a hyphen between letters ("re-export"). A word cut elsewhere ("MO DIF Y",
+  // "2026- 12-01", "helper- 1") is returned.
+  const bad = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const el = n.parentElement;
+    if (!el || el.closest('pre, .path, svg, script, style, [hidden]') || !el.getClientRects().length) continue;
+    const text = n.textContent, rx = /\\S+/g;
+    for (let m = rx.exec(text); m; m = rx.exec(text)) {
+      let prev = null;
+      for (let i = 0; i < m[0].length; i++) {
+        const r = document.createRange();
+        r.setStart(n, m.index + i); r.setEnd(n, m.index + i + 1);
+        const box = r.getBoundingClientRect();
+        if (!box.width) continue;
+        const c = m[0][i - 1], ok = '/\u2014\u2013'.includes(c)  // after a slash or a dash; after a hyphen in prose
+          || (c === '-' && /\\p{L}/u.test(m[0][i - 2] || '') && /\\p{L}/u.test(m[0][i]));
+        if (prev !== null && box.top > prev + 2 && !ok) {
+          bad.push(m[0] + ' in ' + el.tagName.toLowerCase() + (el.id ? '#' + el.id : ''));
+          break;
+        }
+        prev = box.top;
+      }
+    }
+  }
+  return bad;
+}"""
+
+ISO = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d"
+
+
+def _broken(busy: Path) -> None:
+    """The busy state plus what must be seen first: an open P0 violation and a repeated failure."""
+    assert run("files", "log", "MODIFY", "db/schema.sql", cwd=busy).code == 0  # a write the P0 rule denies
+    assert run("verify", "start", cwd=busy).code == 1  # the same failure after the fix tried: a repeat
+
+
+def _box(page: Any, sel: str) -> dict[str, float]:
+    box = page.locator(sel).bounding_box()
+    assert box is not None and box["width"] > 0 and box["height"] > 0, f"{sel} is not shown"
+    return dict(box)
+
+
+def test_what_matters_is_above_the_fold_at_1280x800(browser: Any, busy: Path, tmp_path: Path) -> None:
+    _broken(busy)
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    s = Served(busy, "--no-open")
+    try:
+        page = ctx.new_page()
+        _open(page, s)
+        page.wait_for_selector("#violations:not([hidden])", timeout=WAIT_MS)
+        page.wait_for_selector("#repeat:not([hidden])", timeout=WAIT_MS)
+        assert page.evaluate("window.scrollY") == 0
+        for sel in ("#done-total", "#next", "#last", "#violations", "#verify-state", "#verify-errors", "#tried",
+                    "#repeat"):
+            box = _box(page, sel)
+            assert box["y"] >= 0 and box["y"] + box["height"] <= 800, (sel, box)
+        assert "db/schema.sql" in _text(page, "#violations") and "deny-write: db/**" in _text(page, "#violations")
+        assert "src/m1.py:3: error: bad import" in _text(page, "#verify-errors")
+        assert _text(page, "#tried") == "re-export the old name"
+        assert _text(page, "#repeat").startswith(("REPEATED", "SAME ERROR"))  # the "same error" alert
+        last = _text(page, "#last")
+        assert "db/schema.sql" in last or "verify run" in last, last  # the newest thing done, and when
+        assert re.search(ISO, last) and " ago)" in last
+        shot = tmp_path / "web-1280.png"
+        page.screenshot(path=str(shot))
+        assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
+    finally:
+        ctx.close()
+        s.stop()
+
+
+def test_a_phone_width_reads(browser: Any, busy: Path, tmp_path: Path) -> None:
+    _broken(busy)
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True)
+    s = Served(busy, "--no-open")
+    try:
+        page = ctx.new_page()
+        _open(page, s)
+        page.wait_for_selector("#timeline svg", timeout=WAIT_MS)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390  # no sideways page
+        split = page.evaluate(SPLIT_WORDS)
+        assert split == [], " | ".join(split)
+        cells = page.evaluate("[...document.querySelectorAll('#files td:not(.path), #runs td:nth-child(-n+3)')]"
+                              ".filter(td => td.scrollWidth > td.clientWidth + 1).map(td => td.innerText)")
+        assert cells == []
+        labels = page.locator("#timeline svg text.axis")
+        boxes = [labels.nth(i).bounding_box() for i in range(labels.count())]
+        assert len(boxes) >= 3 and all(b is not None and b["height"] >= 10 for b in boxes), boxes  # 11 px text
+        axis = sorted((b for b in boxes if b is not None and b["y"] > boxes[0]["y"] + 20), key=lambda b: b["x"])
+        assert len(axis) >= 2
+        for a, b in zip(axis, axis[1:], strict=False):
+            assert a["x"] + a["width"] <= b["x"], (a, b)  # the time labels do not overlap
+        svg = page.locator("#timeline svg").bounding_box()
+        assert svg is not None and svg["x"] >= 0 and svg["x"] + svg["width"] <= 390
+        shot = tmp_path / "web-390.png"
+        page.screenshot(path=str(shot), full_page=True)
+        assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    finally:
+        ctx.close()
+        s.stop()
+
+
+def test_one_time_format_across_the_page(page: Any, busy: Path) -> None:
+    _broken(busy)
+    s = Served(busy, "--no-open")
+    try:
+        _open(page, s)
+        texts = page.evaluate("[...document.querySelectorAll('#timeline svg text.axis')].slice(1).map(t => t.textContent)")
+        times = [t for t in texts if ":" in t]
+        assert times and all(re.fullmatch(r"\d\d:\d\d:\d\d|\d\d-\d\d \d\d:\d\d", t) for t in times), texts
+        titles = page.evaluate("[...document.querySelectorAll('#timeline svg title')].map(t => t.textContent)")
+        assert titles and all(re.search(ISO, t) for t in titles if " at " in t or " from " in t), titles
+        body = page.inner_text("body") + " ".join(titles) + " ".join(texts)
+        assert not re.search(r"\d\d?:\d\d(:\d\d)? ?[AaPp]\.?[Mm]\b", body)  # no 12-hour clock anywhere
+        assert re.search(ISO, _text(page, "#generated")) and re.search(ISO, _text(page, "#verify-last"))
+        assert page.errors == []
+    finally:
         s.stop()

@@ -71,6 +71,15 @@ ROUND_TRIPS = {
                     "- 'python: ruff check'\n- \"js: eslint --fix\"\nmodel: o3\n"),
     "read already names the protocol": f"read:\n  - {PROTOCOL}\n",
     "nested other keys": "model-settings:\n  name: x\n  extra:\n    - a: b\nread: A.md\n",
+    # issue 26.8: the last line a key of ours with no final newline (once glued onto a comment line)
+    "last line lint-cmd, no newline": "model: x\nlint-cmd: flake8",
+    "last line read, no newline": "model: x\nread: CONVENTIONS.md",
+    "last line bare read:, no newline": "model: x\nread:",
+    "last line bare lint-cmd:, no newline": "# mine\nlint-cmd:",
+    "last list item, no newline": "read:\n  - a.md\n  - b.md",
+    "crlf, no newline": "model: x\r\nlint-cmd: 'python: flake8'",
+    "empty key": "read:\nmodel: x\n",
+    "tab after the colon, comments": "# top\nread:\tA.md\t# the rules\n\n# end\n",
 }
 
 
@@ -81,6 +90,17 @@ def test_install_edit_merges_and_uninstall_is_byte_identical(name: str) -> None:
     assert edited != text
     assert install_edit(edited) == edited  # idempotent
     assert yamlkeys.remove(edited) == text  # byte-identical afterwards
+    yaml = pytest.importorskip("yaml")
+    doc = yaml.safe_load(edited)  # valid YAML, with our values and the user's
+    assert PROTOCOL in _as_list(doc["read"]) and any(LINT in str(v) for v in _as_list(doc["lint-cmd"]))
+    before = yaml.safe_load(text.replace("\t", " ")) or {}
+    for key, value in before.items():
+        if key == "read" and value:
+            assert all(v in _as_list(doc["read"]) for v in _as_list(value))
+        elif key == "lint-cmd" and value:
+            assert [str(v) for v in _as_list(doc["lint-cmd"])] == [_wrap(str(v)) for v in _as_list(value)]
+        elif key not in ("read", "lint-cmd"):
+            assert doc[key] == value, key
     # the user's keys are all still there, untouched
     for line in text.splitlines():
         if line.strip() and not line.startswith(("read:", "lint-cmd:", "  -", "- ")):
@@ -128,7 +148,6 @@ REFUSED = {
     "mapping item": "lint-cmd:\n  - python: flake8\n",
     "nested list": "read:\n  - - a.md\n",
     "continued item": "read:\n  - a.md\n    b.md\n",
-    "empty key": "read:\nmodel: x\n",
     "top-level list": "- a\n- b\n",
     "two documents": "model: a\n---\nmodel: b\n",
     "anchor": "read: &r a.md\n",
@@ -142,6 +161,8 @@ def test_refuses_what_it_cannot_edit_safely(name: str) -> None:
         install_edit(REFUSED[name])
     message = str(caught.value)
     assert "\n" not in message and "agentctl changed nothing" in message and CONFIG in message
+    if name == "flow list":  # a true hint: the same list in block style, not "put it in quotes"
+        assert "quotes" not in message and "`  - value`" in message
 
 
 def test_cli_install_refuses_with_one_line_and_changes_nothing(tmp_path: Path) -> None:
@@ -155,6 +176,20 @@ def test_cli_install_refuses_with_one_line_and_changes_nothing(tmp_path: Path) -
     (proj / CONFIG).write_bytes(b"model: \xff\n")
     r = run("install", "aider", cwd=proj)
     assert r.code == 3 and "UTF-8" in r.err
+
+
+def test_cli_install_on_a_last_line_without_newline_and_back(tmp_path: Path) -> None:
+    proj = make_git_project(tmp_path)
+    assert run("init", cwd=proj).code == 0
+    for user in ("model: gpt-4o\nlint-cmd: 'python: flake8'", "model: gpt-4o\nread:", "# c\r\nlint-cmd:"):
+        (proj / CONFIG).write_bytes(user.encode())
+        assert run("install", "aider", cwd=proj).code == 0
+        written = (proj / CONFIG).read_bytes().decode()
+        lints = [str(v) for v in _as_list(pytest.importorskip("yaml").safe_load(written)["lint-cmd"])]
+        assert lints == ([_wrap("python: flake8")] if "flake8" in user else [LINT])  # the user's kept, wrapped
+        assert not any(ln.startswith("#agentctl-was: ") and ln.count(":") > 3 for ln in written.splitlines())
+        assert run("uninstall", "aider", cwd=proj).code == 0
+        assert (proj / CONFIG).read_bytes() == user.encode()
 
 
 def test_cli_install_and_uninstall(tmp_path: Path) -> None:

@@ -461,3 +461,20 @@ def test_install_absolute_mcp_and_uninstall_refuses_the_flag(project: Path) -> N
 
 def test_cli_path_is_the_console_script() -> None:
     assert AGENTCTL[0] == str(BIN)  # --absolute writes this path; the tests run it
+
+
+def test_install_then_uninstall_leaves_no_file_behind_without_a_state_folder(tmp_path: Path) -> None:
+    """Issue 26.8: in a project with no .agent-state yet, the backup beside the file
+    (`.claude/settings.json.agentctl.bak`) goes with the uninstall; the file is the user's bytes again."""
+    project = tmp_path / "bare"
+    (project / ".claude").mkdir(parents=True)
+    (project / ".git").mkdir()
+    settings = project / ".claude" / "settings.json"
+    original = json.dumps(USER_CLAUDE, indent=4)
+    settings.write_text(original)
+    before = snapshot(project)
+    assert run("install", "claude", cwd=project).code == 0
+    assert (project / ".claude" / "settings.json.agentctl.bak").read_text() == original  # kept while installed
+    r = run("uninstall", "claude", cwd=project)
+    assert r.code == 0, r.err
+    assert snapshot(project) == before  # no .agentctl.bak, nothing else

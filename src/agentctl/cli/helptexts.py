@@ -16,6 +16,7 @@ GROUPS: dict[str, str] = {
     "constraints": "the project's rules by priority; P0 `deny-write:` globs are enforced",
     "verify": "the scripted checks, their last result and the fixes already tried",
     "interfaces": "the interface changes of this task and their old uses left in the tree",
+    "notify": "alerts for the person: your commands, run in the background when an event happens (docs/notify.md)",
 }
 
 # Options that mean the same wherever they appear.
@@ -69,6 +70,10 @@ OPTIONS: dict[tuple[tuple[str, ...], str], str] = {
     (("interfaces", "add"), "--match"): "a regular expression (Python syntax) an old use matches; default: OLD as literal text",
     (("interfaces", "add"), "--paths"): "search only files under this glob (repeatable; default: every file git does not "
                                         "ignore; never .agent-state/)",
+    (("notify", "add"), "--on"): "an event to run it on (repeatable; default every event): violation, denied, "
+                                  "verify-failed, repeat, task-done, compaction, stalled",
+    (("notify", "add"), "--after"): "stalled only: seconds without a tool call while a task is ACTIVE (default 600)",
+    (("notify", "add"), "--timeout"): "seconds the command may run before its process group is ended (default 10)",
     (("mcp",), "--tools"): "core (6 tools for the agent's loop) or full (every tool; the default)",
     (("doctor",), "--fix"): "repair what is safe; whatever is taken out is moved to quarantine, never deleted",
     (("history",), "--limit"): "at most N rows (default 20)",

@@ -195,6 +195,17 @@ _add(("verify", "tried"), V + "tried", "verify tried TEXT|-", "record a fix that
 _add(("verify", "add"), V + "add", "verify add COMMAND|-", "append a check to services/verify/commands",
      args=("command+",), stdin="text")
 
+N = "agentctl.notify.ops:"
+_add(("notify", "add"), N + "add", "notify add COMMAND [--on EVENT]... [--after S] [--timeout S]",
+     "run COMMAND (one JSON object on stdin) in the background when EVENT happens (default: every event)",
+     {"--on": "multi", "--after": "int1", "--timeout": "float"}, ("command+",))
+_add(("notify", "list"), N + "listing", "notify list", "the notify commands, numbered, with their events")
+_add(("notify", "remove"), N + "remove", "notify remove NUMBER|COMMAND", "remove a notify command", args=("which+",))
+_add(("notify", "test"), N + "test", "notify test EVENT", "send a test EVENT to its commands now and say how each did",
+     args=("event",))
+_add(("notify", "check"), N + "check", "notify check",
+     "send `stalled` if a task is ACTIVE and no tool call came for --after seconds (run it from cron or watch)")
+
 _add(("@custom",), "agentctl.userservices.ops:run", "SERVICE start|stop|status [--timeout S]", "run a user service's script",
      {"--timeout": "float"}, ("service", "action"))
 

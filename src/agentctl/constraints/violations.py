@@ -19,6 +19,8 @@ refused by ``task stop`` unless ``--force``, and kept in the task's archive (``h
 
 from __future__ import annotations
 
+import os
+
 from agentctl.ground import codec
 from agentctl.ground.store import Store, now_iso
 
@@ -84,8 +86,6 @@ def since(store: Store, started: str) -> list[tuple[str, str, str]]:
 
 def _append(store: Store, rows: list[tuple[str, str, str]]) -> None:
     """Append under LOCK; in a hook whose lock wait ran out, deferred (never lost: see agentctl.ground.lateappends)."""
-    import os
-
     from agentctl.ground import lateappends as deferred
     from agentctl.ground.errors import StateError
 
@@ -139,6 +139,11 @@ def note(store: Store, paths: list[str], changed: Iterable[str] = ()) -> list[tu
     _append(store, [("OPEN", p, r) for p, r in new] + [("JUDGED", p, s) for p, s in sigs.items() if s != judged.get(p)])
     for p, r in new:
         store.log_change("constraints", "violation", f"{p} by P0|{r}")
+    if new and store.probe("notify/commands"):  # one stat when no alert is configured (a hook)
+        from agentctl.notify import fire
+
+        for p, r in new:
+            fire.event(store, "violation", detail=f"P0|{r}", path=p)
     return list(hits.items())
 
 

@@ -76,6 +76,15 @@ class Store:
         self.root = root
         self.project = os.path.dirname(root)
         self.lock_deadline: float | None = None  # set in a hook: no lock is waited for past it (monotonic)
+        self._probed: dict[str, bool] = {}
+
+    def probe(self, rel: str) -> bool:
+        """Whether ``rel`` exists, looked up once for this Store: for an optional file whose absence is the
+        common case and which a hot command may ask about several times (one ``stat``, then none)."""
+        found = self._probed.get(rel)
+        if found is None:
+            found = self._probed[rel] = os.path.exists(self.path(rel))
+        return found
 
     # -- paths -----------------------------------------------------------------
     def path(self, rel: str) -> str:

@@ -81,8 +81,9 @@ def atomic_write(path: str, data: bytes) -> None:
         pass
 
 
-def apply(change: Change) -> str | None:
-    """Write one planned change; returns the backup's project-relative path, if one was kept."""
+def apply(change: Change, beside: bool = True) -> str | None:
+    """Write one planned change; returns the backup's project-relative path, if one was kept.
+    ``beside`` False: no backup beside the file (an uninstall: the bytes it removes are agentctl's)."""
     if not change.changed:
         return None
     backup = None
@@ -91,7 +92,7 @@ def apply(change: Change) -> str | None:
             os.unlink(change.path)
             _prune_dirs(change.project, os.path.dirname(change.rel))
         else:
-            if change.old is not None and change.backup:
+            if change.old is not None and change.backup and (beside or _in_state(change.project)):
                 backup = backup_rel(change.project, change.rel)
                 full = os.path.join(change.project, backup)
                 os.makedirs(os.path.dirname(full), mode=0o700, exist_ok=True)
@@ -102,11 +103,23 @@ def apply(change: Change) -> str | None:
     return backup
 
 
+def forget_beside(change: Change) -> None:
+    """Remove ``NAME.agentctl.bak`` beside the file, when there is one (an uninstall's end)."""
+    try:
+        os.unlink(change.path + BACKUP_SUFFIX)
+    except OSError:
+        pass
+
+
+def _in_state(project: str) -> bool:
+    return os.path.isdir(os.path.join(project, ".agent-state", "services"))
+
+
 def backup_rel(project: str, rel: str) -> str:
     """Where the previous version of ``rel`` is kept: inside the state folder when the project
     has one (out of the agent's and git's way: ``.agent-state/backups/.claude__settings.json``),
     else beside the file as ``NAME.agentctl.bak``."""
-    if os.path.isdir(os.path.join(project, ".agent-state", "services")):
+    if _in_state(project):
         return os.path.join(".agent-state", "backups", rel.replace("/", "__").replace(os.sep, "__"))
     return rel + BACKUP_SUFFIX
 

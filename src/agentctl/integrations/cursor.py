@@ -75,10 +75,12 @@ def after_shell(h: Hook) -> Result | None:
 
 
 def _told(h: Hook) -> Result | None:
-    """Cursor has no pre-edit hook: a write to a denied path is found after it. Cursor documents no
-    answer for these events, so the violation is offered as context (best effort) and stays on
-    resume's VIOLATION line, which the always-applied rule makes the agent read."""
-    return emit({"additional_context": h.told}) if h.told else None
+    """Cursor has no pre-edit hook: a write to a denied path is found after it. Cursor's hook schema
+    (as of 2026-09) gives ``afterFileEdit`` and ``afterShellExecution`` no output, and a response that
+    does not match the schema blocks the action; so they answer nothing. The violation is recorded and
+    stays on resume's VIOLATION line (and the next ``sessionStart`` context), which the always-applied
+    rule makes the agent read; ``agentctl notify --on violation`` tells the person at once."""
+    return None
 
 
 def pre_compact(h: Hook) -> Result | None:

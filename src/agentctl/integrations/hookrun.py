@@ -157,15 +157,19 @@ class Hook:
         payload that does not say which file is written is refused)."""
         from agentctl.integrations import gate
 
+        paths: list[object] = []
         try:
             paths = raws() if callable(raws) else raws
-            return gate.deny_reason(self.store, str(self.cwd), self.agent, paths, self.later, self.notes)
+            why = gate.deny_reason(self.store, str(self.cwd), self.agent, paths, self.later, self.notes)
         except Exception as exc:  # a write we cannot judge is refused, with the fix
             why = getattr(exc, "message", "") or f"{type(exc).__name__}: {str(exc)[:120]}"
             if isinstance(exc, gate.PayloadError):
                 why = str(exc)[:200]
             self.later(hookio.note, self.store, self.agent, self.event, f"denied, cannot judge: {why}", False)
-            return gate.unjudged(why, gate.PAYLOAD_FIX if isinstance(exc, gate.PayloadError) else gate.DOCTOR_FIX)
+            why = gate.unjudged(why, gate.PAYLOAD_FIX if isinstance(exc, gate.PayloadError) else gate.DOCTOR_FIX)
+        if why is not None and self.store.probe("notify/commands"):
+            self.later(_notify_denied, self, paths, why)  # once the answer is out: the deny never waits
+        return why
 
     def note(self) -> str:
         """What the pre-edit decision noticed for the agent ("" if nothing): one short line."""
@@ -187,6 +191,13 @@ class Hook:
         if isinstance(tid, str) and tid:
             return f"tool:{tid}"
         return None
+
+
+def _notify_denied(hook: Hook, raws: list[object], why: str) -> None:
+    from agentctl.notify import fire
+
+    path = next((r for r in raws if isinstance(r, str)), "")
+    fire.event(hook.store, "denied", detail=f"{hook.agent} {hook.event}: {why}", path=hook.rel(path) or path)
 
 
 def handler_for(agent: str, event: str) -> Handler | None:
@@ -239,6 +250,10 @@ def run(agent: str, event: str) -> int:
             fn(*args)
         except Exception:
             pass
+    if store is not None and store.probe("notify/commands"):  # one stat when no alert is configured
+        from agentctl.notify import fire
+
+        fire.tool_call(store.root)
     return code
 
 

@@ -187,11 +187,14 @@ def _check_options(target: str, local: bool, file: str | None, client: str | Non
         raise UsageError("--client applies to `mcp` only, e.g. `agentctl install mcp --client cursor`")
 
 
-def apply(plan: Plan) -> list[dict[str, Any]]:
-    """Write every planned change; one result per file."""
+def apply(plan: Plan, uninstall: bool = False) -> list[dict[str, Any]]:
+    """Write every planned change; one result per file. An uninstall leaves no ``NAME.agentctl.bak``
+    beside a file (the install's copy of the user's bytes, now restored, goes with it)."""
     results = []
     for change in plan.changes:
-        backup = configchange.apply(change)
+        backup = configchange.apply(change, beside=not uninstall)
+        if uninstall:
+            configchange.forget_beside(change)
         if not change.changed:
             action = "unchanged"
         elif change.new is None:

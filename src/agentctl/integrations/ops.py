@@ -70,7 +70,7 @@ def _run(ctx: Ctx, target: str, install: bool, local: bool, file: str | None, cl
         if not absolute and target != "agents-md":
             path_note = _path_note()
     plan = (inst.plan_install if install else inst.plan_uninstall)(project, target, **kw)
-    results = inst.apply(plan)
+    results = inst.apply(plan, uninstall=not install)
     lines = []
     for r in results:
         extra = f" (previous version kept in {r['backup']})" if r["backup"] else ""

@@ -54,6 +54,9 @@ def edit(text: str, rel: str, appends: dict[str, str], rewrites: dict[str, tuple
     """
     entries = parse(text, rel, (*appends, *rewrites))
     nl = "\r\n" if "\r\n" in text else "\n"
+    noeol = bool(text) and not text.endswith(("\n", "\r"))
+    if noeol:  # every line ends, so nothing is glued to the last one; NOEOL says to take the newline back
+        text += nl
     lines = lines_of(text)
     before: dict[int, list[str]] = {}  # line index -> lines put in its place (itself commented or kept)
     tail: list[str] = []
@@ -68,6 +71,8 @@ def edit(text: str, rel: str, appends: dict[str, str], rewrites: dict[str, tuple
         entry = entries.get(key)
         if entry is None:
             tail += [mark(f"{key}:"), mark(f"  - {quoted(value)}")]
+        elif entry.seq and not entry.items:  # `key:` with no value (null): ours becomes its one value
+            before[entry.line] = [was(entry.line), mark(f"{key}:"), mark(f"  - {quoted(value)}")]
         elif entry.seq:
             if value not in [value_of(t, rel) for _, t in entry.items]:
                 last = entry.items[-1][0]
@@ -81,6 +86,8 @@ def edit(text: str, rel: str, appends: dict[str, str], rewrites: dict[str, tuple
         entry = entries.get(key)
         if entry is None:
             tail += [mark(f"{key}:"), mark(f"  - {quoted(default)}")]
+        elif entry.seq and not entry.items:  # `key:` with no value: as if absent, in its place
+            before[entry.line] = [was(entry.line), mark(f"{key}:"), mark(f"  - {quoted(default)}")]
         elif entry.seq:
             for n, token in entry.items:
                 before[n] = [was(n), mark(f"{entry.indent}- {quoted(rewrite(value_of(token, rel)))}")]
@@ -90,9 +97,9 @@ def edit(text: str, rel: str, appends: dict[str, str], rewrites: dict[str, tuple
     out: list[str] = []
     for n, line in enumerate(lines):
         out.extend(before.get(n, [line]))
-    if tail:
-        if out and not out[-1].endswith(("\n", "\r")):
-            out[-1] += nl
-            out.append(NOEOL + nl)
-        out.extend(tail)
+    out.extend(tail)
+    if noeol:
+        if not before and not tail:
+            return text[: -len(nl)]  # nothing to add: the file as it was
+        out.append(NOEOL + nl)
     return "".join(out)

@@ -64,6 +64,12 @@ def scalar_token(raw: str, where: str) -> str:
             i += 1
         raise ConfigError(f"{where}: a quoted value that does not end on its line{FIX}")
     token = _strip_comment(raw)
+    if token.startswith(("[", "{")):
+        raise ConfigError(f"{where}: a flow collection ({token[:30]}); agentctl edits block lists only: write it as "
+                          "`key:` then one `  - value` line each (the same YAML), then run again; agentctl changed nothing")
+    if token.startswith(("|", ">")):
+        raise ConfigError(f"{where}: a block scalar ({token[:10]}); agentctl edits one-line values only: write the value "
+                          "on the key's line (quoted if need be), then run again; agentctl changed nothing")
     if not token or token.startswith(_PLAIN_BAD_START) or ": " in token or token.endswith(":"):
         raise ConfigError(f"{where}: {token[:40]!r} is not a plain one-line value (put it in quotes){FIX}")
     return token
@@ -139,16 +145,12 @@ def parse(text: str, rel: str, keys: tuple[str, ...]) -> dict[str, Entry]:
         if not current.items:
             current.indent = item.group(1)
         current.items.append((n, scalar_token(item.group(2), f"{where} ({current.key})")))
-    for entry in found.values():
-        if entry.seq and not entry.items:
-            raise ConfigError(f"{rel} line {entry.line + 1}: {entry.key!r} has no value; agentctl changed nothing. "
-                              "Remove the empty key, then run again")
-    return found
+    return found  # a key with no value (null) is an Entry with seq and no items
 
 
 def scalar(text: str, rel: str, key: str) -> str | None:
-    """The value of a one-line top-level ``key: value`` (None when absent or a list)."""
+    """The value of a one-line top-level ``key: value`` (None when absent, empty or a list)."""
     entry = parse(text, rel, (key,)).get(key)
-    if entry is None or entry.seq:
+    if entry is None or entry.seq or not entry.items:
         return None
     return value_of(entry.items[0][1], rel)

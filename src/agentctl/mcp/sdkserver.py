@@ -96,6 +96,58 @@ def build_server(profile: str = "full", state_dir: str | None = None) -> MCPServ
     return server
 
 
+def run_stdio(server: MCPServer[Any]) -> None:
+    """Serve ``server`` over stdio as ``server.run("stdio")`` does, but answer a line that is not JSON
+    (-32700, parse error) or not a JSON-RPC message (-32600, invalid request) with a JSON-RPC error of
+    id null, and keep serving (the SDK drops such a line without a word)."""
+    import anyio
+
+    anyio.run(_serve_stdio, server)
+
+
+async def _serve_stdio(server: MCPServer[Any]) -> None:
+    import anyio
+    from mcp.server.stdio import stdio_server
+    from mcp.shared.message import SessionMessage
+    from mcp.types import ErrorData, JSONRPCError
+
+    lowlevel = server._lowlevel_server
+    async with stdio_server() as (read_stream, write_stream):
+        send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+
+        async def relay() -> None:
+            try:
+                async with send, read_stream:
+                    async for item in read_stream:
+                        if isinstance(item, Exception):
+                            code, text = malformed(item)
+                            log.warning("malformed input line: %s", text)
+                            reply = JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(code=code, message=text))
+                            await write_stream.send(SessionMessage(reply))
+                        else:
+                            await send.send(item)
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                pass
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(relay)
+            await lowlevel.run(receive, write_stream, lowlevel.create_initialization_options())
+            tg.cancel_scope.cancel()
+
+
+def malformed(exc: BaseException) -> tuple[int, str]:
+    """The JSON-RPC error (code, message) for an input line the SDK could not read: -32700 when it is not
+    JSON at all, -32600 when it is JSON but not a JSON-RPC 2.0 message."""
+    errors: list[Any] = []
+    try:
+        errors = list(exc.errors())  # type: ignore[attr-defined]  # pydantic's ValidationError
+    except Exception:
+        pass
+    if any(e.get("type") == "json_invalid" for e in errors if isinstance(e, dict)):
+        return -32700, "Parse error: the line is not JSON (one JSON-RPC message a line, UTF-8)"
+    return -32600, "Invalid Request: the line is not a JSON-RPC 2.0 request, notification or response"
+
+
 def _answer(fn: Callable[..., Result]) -> Callable[..., Any]:
     """A tool that answers with the operation's lines as text and its data as structured content."""
     import functools
@@ -127,4 +179,4 @@ def _internal(tools: Tools, name: str, exc: BaseException) -> str:
     return f"internal error (exit 3): {type(exc).__name__}: {str(exc)[:200]}{where}"
 
 
-__all__ = ["INSTRUCTIONS", "RESUME_URI", "build_server"]
+__all__ = ["INSTRUCTIONS", "RESUME_URI", "build_server", "malformed", "run_stdio"]

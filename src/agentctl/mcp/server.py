@@ -22,7 +22,7 @@ import sys
 from agentctl import DISTRIBUTION
 from agentctl.commands.operation import Ctx, Result
 from agentctl.ground.errors import StateError, UsageError
-from agentctl.mcp.sdkserver import build_server
+from agentctl.mcp.sdkserver import build_server, run_stdio
 from agentctl.mcp.tools import PROFILES, Tools
 
 log = logging.getLogger("agentctl.mcp")
@@ -43,7 +43,7 @@ def serve(ctx: Ctx, *, tools: str = "full") -> Result:
     log.info("serving %d tools (profile %s) on stdio", len(PROFILES[profile]), profile)
     _stop_on_signals(ctx.state_dir)
     try:
-        server.run("stdio")
+        run_stdio(server)
     finally:
         _note(ctx.state_dir, "stop", f"pid={os.getpid()}")
     return Result()

@@ -78,6 +78,8 @@ def record(store: Store, run_no: int, failed: tuple[str, int, list[str], int] | 
                 verify.journal(store, "REPEAT", str(run_no), err_sig, files_sig, fields["REPEAT"])
         verify.write(store, fields, prev_tried, sig_list)
     store.log_change("verify", "run", f"{fields['STATE']} run={run_no}")
+    if failed is not None:
+        _tell(store, fields, run_no)
     if failed is None:
         msg = "PASSED"
     elif failed[1] == TIMED_OUT:
@@ -93,6 +95,19 @@ def record(store: Store, run_no: int, failed: tuple[str, int, list[str], int] | 
     elif fields.get("SAME_ERROR"):
         msg += f"; the same error as {fields['SAME_ERROR']}, though the files changed"
     return RunResult(fields["STATE"], fields, msg, fields.get("REPEAT", ""), fields.get("SAME_ERROR", ""))
+
+
+def _tell(store: Store, fields: dict[str, str], run_no: int) -> None:
+    """The notify events of a failed run: verify-failed, and repeat when it repeats an earlier one."""
+    from agentctl.notify import fire
+
+    first = fields.get("ERRORS", "").split("\n", 1)[0]
+    fire.event(store, "verify-failed", detail=f"run {run_no}: `{fields.get('COMMAND', '')}` {fields.get('REASON', '')}"
+               + (f": {first}" if first else ""))
+    again = fields.get("REPEAT") or fields.get("SAME_ERROR")
+    if again:
+        word = "identical to" if fields.get("REPEAT") else "the same error as"
+        fire.event(store, "repeat", detail=f"run {run_no} failed {word} {again}" + (f": {first}" if first else ""))
 
 
 def interrupted(store: Store, run_no: int, log_fd: int, log_rel: str, signum: int) -> None:

@@ -89,6 +89,10 @@ def record_tried(store: Store, text: str) -> TriedResult:
         verify.write(store, fields, items, sig_list)
         verify.journal(store, "TRIED", target.run if target else "-", target.err if target else "-", files_sig, text)
     store.log_change("verify", "tried", text[:200])
+    if similar_text:
+        from agentctl.notify import fire
+
+        fire.event(store, "repeat", detail=f"fix tried again: {text!r} says the same as {ref} ({similar_text!r})")
     return TriedResult(min(len(items), verify.MAX_TRIED), verify.read_status(store), similar_text, ref)
 
 

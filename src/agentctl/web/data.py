@@ -112,6 +112,7 @@ class View:
                                                         for r in constraints.ordered(store)], []),
             "interfaces": part("interfaces", lambda: _interfaces(store), []),  # their old uses: in the resume block
             "files": self._files(),
+            "last": self._last(),
             "violations": part("violations", lambda: open_violations(store), []),
             "timeline": self._timeline(fields, now),
             "history": part("history", lambda: self._history(), {"tasks": [], "more": False}),
@@ -155,6 +156,17 @@ class View:
         newest = sorted(log.paths.items(), key=lambda kv: kv[1].seq, reverse=True)[:FILES_SHOWN]
         return {"count": len(log.paths), "lines": log.lines, "session": log.session,
                 "shown": [info.as_dict(p) for p, info in newest]}
+
+    def _last(self) -> dict[str, Any] | None:
+        """The last thing the agent did, and when: the newer of the files log's last entry and agent.log's
+        last change (a task, verify, constraints or session command, a hook's note)."""
+        log, found = self.files_log, getattr(self.agent_log, "last", None)
+        if log.ready and log.paths:
+            path, info = max(log.paths.items(), key=lambda kv: kv[1].seq)
+            t = epoch(info.last)
+            if found is None or (t is not None and t >= (found.get("t") or 0)):
+                found = {"time": info.last, "t": t, "what": f"files {info.op}", "detail": path}
+        return found
 
     def files(self, query: str, limit: int = FILES_SHOWN) -> dict[str, Any]:
         """Touched paths containing ``query`` (case-insensitive), newest first."""

@@ -18,6 +18,7 @@ from agentctl.ground.store import Store
 from agentctl.web.times import epoch
 
 CHUNK = 4 << 20
+QUIET = frozenset(("web", "mcp", "notify"))  # agent.log lines that are not something the agent did
 MAX_EVENTS = 2000
 
 
@@ -93,6 +94,7 @@ class AgentLog(Follower):
     def reset(self, store: Store) -> None:
         self.compactions: list[float] = []
         self.claims: dict[str, list[float]] = {}
+        self.last: dict[str, object] | None = None  # the newest change an agentctl command or hook recorded
         older = store.read(self.rel + ".1", cap=CHUNK) or b""  # the rotated half: the earlier lines
         self.feed(store, older[: older.rfind(b"\n") + 1])
 
@@ -102,6 +104,8 @@ class AgentLog(Follower):
             if rec is None:
                 continue
             service, action = rec[1], rec[2]
+            if service not in QUIET:
+                self.last = {"time": rec[0], "t": epoch(rec[0]), "what": f"{service} {action}", "detail": rec[3][:200]}
             if service == "session" and action == "compact":
                 t = epoch(rec[0])
                 if t is not None:

@@ -43,37 +43,66 @@ def web(ctx: Ctx, *, port: int = 0, no_open: bool = False, host: str = "127.0.0.
     ctx.say(url)
     if host != LOOPBACK:
         ctx.warn(RISK.format(host=host))
-    _stop_on_signals(store)
+    opener = store.path(f"web-open.{bound}.html")
+    server.opener = opener  # type: ignore[attr-defined]  # removed at the token's first use
+    _stop_on_signals(store, opener)
     if not no_open:
-        _open_browser(url)
+        _open_browser(url, opener)
     try:
         server.serve_forever(poll_interval=0.2)
     finally:
+        _forget(opener)
         _note(store, "stop", f"pid={os.getpid()}")
     return Result()
 
 
-def _open_browser(url: str) -> None:
-    """Open the page in the user's browser when there is a graphical one (never a text browser in this terminal)."""
+def _open_browser(url: str, opener: str) -> None:
+    """Open the page in the user's browser when there is a graphical one (never a text browser in this terminal).
+
+    The browser's command line (which ``ps`` shows every user) never holds the token: it gets the
+    ``file://`` address of a page only this user can read (mode 0600, in the state folder) that
+    redirects to the token URL; the server removes that page at the token's first use and at its stop.
+    """
     if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         return
+    import html
     import threading
     import webbrowser
 
+    body = (f'<!doctype html><meta charset="utf-8"><meta name="referrer" content="no-referrer">'
+            f'<meta http-equiv="refresh" content="0;url={html.escape(url)}"><title>agentctl web</title>'
+            f'<p>Opening agentctl web...</p>\n')
+    try:
+        fd = os.open(opener, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(body)
+    except OSError:  # an unwritable state folder: the printed URL is the way in
+        return
+
     def go() -> None:
         try:
-            webbrowser.open(url)
+            from pathlib import Path
+
+            webbrowser.open(Path(opener).as_uri())
         except Exception:  # no browser: the printed URL is the way in
             pass
 
     threading.Thread(target=go, daemon=True).start()
 
 
-def _stop_on_signals(store: Any) -> None:
+def _forget(opener: str) -> None:
+    try:
+        os.unlink(opener)
+    except OSError:
+        pass
+
+
+def _stop_on_signals(store: Any, opener: str) -> None:
     """Ctrl-C, SIGTERM and SIGHUP end the server at once (as `agentctl mcp`), its stop line in logs/agent.log."""
     import signal
 
     def stop(signum: int, frame: object) -> None:
+        _forget(opener)
         _note(store, "stop", f"pid={os.getpid()} signal={signum}")
         try:
             sys.stdout.flush()

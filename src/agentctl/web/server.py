@@ -35,6 +35,27 @@ HEADERS = (
     ("Cross-Origin-Resource-Policy", "same-origin"),
 )
 
+MAX_CONNECTIONS = 32  # connections served at once; one more is answered 503 and closed at once
+IDLE_TIMEOUT = 15.0  # seconds a connection may send nothing (half-open, or idle between keep-alive requests)
+BACKLOG = 64  # connections the kernel queues before accept
+_BUSY_BODY = b"agentctl web: too many connections at once; retry\n"
+BUSY = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n"
+        b"Retry-After: 5\r\nContent-Length: " + str(len(_BUSY_BODY)).encode() + b"\r\n\r\n" + _BUSY_BODY)
+
+
+def limits() -> tuple[int, float]:
+    """(connections at once, idle timeout in seconds): the defaults, or AGENTCTL_WEB_MAX_CONNECTIONS and
+    AGENTCTL_WEB_IDLE_TIMEOUT when they hold a positive number."""
+    def env(name: str, default: float) -> float:
+        try:
+            value = float(os.environ.get(name, ""))
+        except ValueError:
+            return default
+        return value if 0 < value < 1e6 else default
+
+    return int(env("AGENTCTL_WEB_MAX_CONNECTIONS", MAX_CONNECTIONS)), env("AGENTCTL_WEB_IDLE_TIMEOUT", IDLE_TIMEOUT)
+
+
 def netloc(host: str, port: int) -> str:
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
@@ -48,15 +69,45 @@ def make_server(view: View, host: str, port: int, token: str | None = None) -> T
     """The bound server (not yet serving); ``server.token`` is its secret."""
     import secrets
     import socket
+    import threading
     from http.server import ThreadingHTTPServer
+
+    most, idle = limits()
+    slots = threading.BoundedSemaphore(most)
 
     class Server(ThreadingHTTPServer):
         daemon_threads = True
+        block_on_close = False  # no list of every thread ever started
         allow_reuse_address = False
+        request_queue_size = BACKLOG
         address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
 
+        def process_request(self, request: Any, client_address: Any) -> None:
+            """A thread for the connection while fewer than ``most`` are served; else 503 and close, at once."""
+            if not slots.acquire(blocking=False):
+                try:
+                    request.settimeout(1.0)
+                    request.sendall(BUSY)
+                except OSError:
+                    pass
+                self.shutdown_request(request)
+                return
+            try:
+                super().process_request(request, client_address)
+            except BaseException:
+                slots.release()
+                raise
+
+        def process_request_thread(self, request: Any, client_address: Any) -> None:
+            try:
+                super().process_request_thread(request, client_address)
+            finally:
+                slots.release()
+
+    handler = _handler(view)
+    handler.timeout = idle  # a recv that waits longer ends the connection: no thread held forever
     try:
-        server = Server((host, port), _handler(view))
+        server = Server((host, port), handler)
     except OSError as exc:
         raise StateError(f"cannot listen on {netloc(host, port)}: {exc.strerror or exc}; "
                          "give another --port (0 picks a free one)") from None
@@ -103,6 +154,12 @@ def _handler(view: View) -> type[BaseHTTPRequestHandler]:
             token: str = self.server.token  # type: ignore[attr-defined]
             given = query.get("token", [""])[0]
             if given and hmac.compare_digest(given.encode(), token.encode()):
+                opener = getattr(self.server, "opener", None)
+                if opener:  # the page that brought the browser here has done its work
+                    try:
+                        os.unlink(opener)
+                    except OSError:
+                        pass
                 return True, True
             try:
                 jar = SimpleCookie(self.headers.get("Cookie", ""))
@@ -177,4 +234,4 @@ def _handler(view: View) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-__all__ = ["CSP", "HEADERS", "STATIC", "allowed_hosts", "make_server", "netloc"]
+__all__ = ["BACKLOG", "CSP", "HEADERS", "IDLE_TIMEOUT", "MAX_CONNECTIONS", "STATIC", "allowed_hosts", "limits", "make_server", "netloc"]

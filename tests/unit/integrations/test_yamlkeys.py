@@ -31,7 +31,12 @@ def test_rewrites_each_user_value_or_adds_the_default() -> None:
 def test_no_newline_at_the_end_and_crlf_come_back_exactly() -> None:
     text = "model: x"
     got = edit(text, "c.yml", {"read": "P.md"}, {})
-    assert got.startswith(f"model: x\n{NOEOL}\n") and remove(got) == text
+    assert got.startswith("model: x\nread:") and got.endswith(f"{NOEOL}\n") and remove(got) == text
+    for last in ("lint-cmd: flake8", "read:", "lint-cmd:", "read: a.md"):  # a key of ours, last, no newline
+        text = "model: x\n" + last
+        got = edit(text, "c.yml", {"read": "P.md"}, {"lint-cmd": (lambda v: "w " + v, "L")})
+        assert all(ln.endswith(MARK) or ln.startswith(("#agentctl-was: ", "model")) for ln in got.splitlines()), got
+        assert remove(got) == text
     crlf = "model: x\r\n"
     got = edit(crlf, "c.yml", {"read": "P.md"}, {})
     assert got == f"model: x\r\nread:  {MARK}\r\n  - \"P.md\"  {MARK}\r\n" and remove(got) == crlf

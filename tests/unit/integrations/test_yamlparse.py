@@ -26,16 +26,22 @@ def test_parse_finds_lists_with_their_lines_and_indent() -> None:
 
 
 @pytest.mark.parametrize("text,words", [
-    ("read: [a, b]\n", "is not a plain one-line value (put it in quotes)"),
+    ("read: [a, b]\n", "a flow collection ([a, b]); agentctl edits block lists only: write it as `key:` then one"),
+    ("lint-cmd: >\n", "a block scalar"),
     ("read: 'open\n", "a quoted value that does not end on its line"),
     ("read: 'a' b\n", "text after the closing quote"),
     ("read:\n  - a\n  x: y\n", "holds something other than a list of one-line values"),
-    ("read:\n", "has no value"),
 ])
 def test_refused_with_the_line(text: str, words: str) -> None:
     with pytest.raises(ConfigError) as err:
-        parse(text, "c.yml", ("read",))
+        parse(text, "c.yml", ("read", "lint-cmd"))
     assert words in err.value.message and err.value.message.startswith("c.yml line ")
+
+
+def test_a_key_with_no_value_is_an_empty_list() -> None:
+    for text in ("read:\n", "read:", "read:  # none yet\nmodel: x\n"):
+        got = parse(text, "c.yml", ("read",))["read"]
+        assert got.seq and got.items == [] and got.line == 0
 
 
 def test_tokens_and_quoting_round_trip() -> None:

@@ -42,6 +42,11 @@
     if (value !== undefined) node.appendChild(text(value));
     return node;
   }
+  function parts(tag, list) { // one element of runs of text, each [value, class]; a path or a time kept whole
+    const node = el(tag);
+    for (const p of list) if (p) node.appendChild(p[1] ? el('span', p[1], p[0]) : text(p[0]));
+    return node;
+  }
   function row(cells, cls) {
     const tr = el('tr', cls);
     for (const c of cells) tr.appendChild(el('td', c[1] || '', c[0]));
@@ -56,10 +61,19 @@
       body.appendChild(el('tr')).appendChild(td);
     }
   }
-  function clock(t) {
-    if (t === null || t === undefined) return '';
-    const d = new Date(t * 1000);
-    return d.toLocaleString([], { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  // One time format on the whole page: 24-hour ISO in the state's own time zone (the offset of the
+  // server's times, as every time the CLI prints), never the browser's locale (no "09:15:08 PM").
+  let offsetMin = 0;
+  function offsetOf(iso) {
+    const m = /([+-])(\d\d):(\d\d)$/.exec(String(iso || ''));
+    return m ? (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3])) : 0;
+  }
+  function clock(t, part) { // 'YYYY-MM-DD HH:MM:SS'; part 'time' gives HH:MM:SS, 'short' MM-DD HH:MM
+    if (t === null || t === undefined || !isFinite(t)) return '';
+    const s = new Date((t + offsetMin * 60) * 1000).toISOString();
+    if (part === 'time') return s.slice(11, 19);
+    if (part === 'short') return s.slice(5, 10) + ' ' + s.slice(11, 16);
+    return s.slice(0, 10) + ' ' + s.slice(11, 19);
   }
   function span(seconds) {
     if (seconds === null || seconds === undefined || !isFinite(seconds)) return '—';
@@ -68,6 +82,9 @@
     return h ? h + 'h ' + String(m).padStart(2, '0') + 'm' : m ? m + 'm ' + (s % 60) + 's' : s + 's';
   }
   function shortTime(iso) { return iso ? String(iso).replace('T', ' ').slice(0, 19) : ''; }
+  function isoText(s) { // an ISO time inside a text, in the page's one format
+    return String(s === null || s === undefined ? '' : s).replace(/(\d{4}-\d\d-\d\d)T(\d\d:\d\d:\d\d)[+-]\d\d:\d\d/g, '$1 $2');
+  }
 
   // -- the timeline: edits as bars, verify runs as marks, compactions as vertical lines, claims by agent
   function svg(tag, attrs, title) {
@@ -84,7 +101,10 @@
     box.replaceChildren();
     if (!tl || !tl.edits) { box.appendChild(el('p', 'empty', 'no files log yet')); return; }
     const agents = Object.keys(tl.claims || {}).sort();
-    const W = 1000, left = 80, right = 10, top = 22, barH = 110, lane = 16;
+    // Drawn at the box's own width, one SVG unit a pixel: its labels are 11 px at any screen width.
+    const W = Math.max(280, Math.round(box.clientWidth || 1000));
+    const left = agents.length ? Math.min(80, Math.round(W * 0.2)) : 34, right = 10, top = 22;
+    const barH = W < 500 ? 80 : 110, lane = 16;
     const H = top + barH + 22 + agents.length * lane + 6;
     const root = svg('svg', { viewBox: '0 0 ' + W + ' ' + H, role: 'img', 'aria-label': 'timeline' });
     const span0 = tl.end - tl.start || 1;
@@ -109,13 +129,16 @@
     }
     agents.forEach((a, i) => {
       const y = top + barH + 22 + i * lane;
-      root.appendChild(svg('text', { x: 2, y: y + 10, class: 'axis' })).textContent = plain(a).slice(0, 12);
+      root.appendChild(svg('text', { x: 2, y: y + 10, class: 'axis' })).textContent = plain(a).slice(0, Math.max(4, Math.floor(left / 7) - 1));
       for (const t of tl.claims[a]) {
         root.appendChild(svg('rect', { x: x(t) - 2, y: y, width: 4, height: lane - 4, class: 'claim' }, a + ' claimed at ' + clock(t)));
       }
     });
-    for (const [t, anchor] of [[tl.start, 'start'], [(tl.start + tl.end) / 2, 'middle'], [tl.end, 'end']]) {
-      root.appendChild(svg('text', { x: x(t), y: top + barH + 15, class: 'axis', 'text-anchor': anchor })).textContent = clock(t);
+    const fmt = tl.end - tl.start < 86400 ? 'time' : 'short';
+    const marks = W < 420 ? [[tl.start, 'start'], [tl.end, 'end']]
+      : [[tl.start, 'start'], [(tl.start + tl.end) / 2, 'middle'], [tl.end, 'end']];
+    for (const [t, anchor] of marks) {
+      root.appendChild(svg('text', { x: x(t), y: top + barH + 15, class: 'axis', 'text-anchor': anchor })).textContent = clock(t, fmt);
     }
     box.appendChild(root);
   }
@@ -124,7 +147,7 @@
   function fileRows(list, current) {
     return list.map((f) => {
       const tr = row([[f.path, 'path'], [f.op], [Object.entries(f.ops || { [f.op]: f.count }).map(([k, v]) => k + ' ' + v).join(', ')],
-        [shortTime(f.first)], [shortTime(f.last)]]);
+        [shortTime(f.first), 'time'], [shortTime(f.last), 'time']]);
       if (current) tr.addEventListener('click', () => fileEntries(tr, f.path));
       return tr;
     });
@@ -140,7 +163,7 @@
     tr.after(extra);
   }
   function runRows(list) {
-    return list.slice().reverse().map((e) => row([[shortTime(e.time).slice(5)], [e.event], [e.run], [e.text]], e.event));
+    return list.slice().reverse().map((e) => row([[shortTime(e.time).slice(5), 'time'], [e.event], [e.run], [e.text, 'path']], e.event));
   }
   function tried(list, node) {
     node.replaceChildren(...(list || []).map((t) => el('li', '', t)));
@@ -155,6 +178,9 @@
     $('bar-fill').style.width = p.percent.toFixed(1) + '%';
     set($('done-total'), p.done + '/' + p.total + (p.total ? '  (' + Math.floor(p.percent) + '%)' : ''));
     set($('next'), t.NEXT || (t.STATE === 'IDLE' ? '' : '(none)'));
+    const last = d.last;
+    $('last').replaceChildren(last ? parts('span', [[last.what + ' '], [last.detail || '', 'path'], [' — '],
+      [shortTime(last.time), 'nowrap'], last.t ? [' (' + span(d.now - last.t) + ' ago)'] : null]) : text('nothing yet'));
     set($('rate'), p.rate === null ? '—' : p.rate.toFixed(1) + ' entries/hour' + (p.elapsed ? ' over ' + span(p.elapsed) : ''));
     set($('eta'), p.eta === null ? '—' : span(p.eta));
     set($('evidence'), (d.verify.evidence && d.verify.evidence.line) || '');
@@ -192,13 +218,14 @@
     if (!list.length) box.appendChild(el('p', 'empty', 'no interface change recorded (old uses left: see the resume block)'));
   }
   function renderClaims(list, now) {
-    fill($('claims'), list.map((c) => row([[c.path, 'path'], [c.agent], [shortTime(c.until)], [span(c.expires - now)]])), 'no live claim');
+    fill($('claims'), list.map((c) => row([[c.path, 'path'], [c.agent, 'nowrap'], [shortTime(c.until), 'time'], [span(c.expires - now), 'nowrap']])), 'no live claim');
   }
   function renderViolations(list) {
     const box = $('violations');
     box.hidden = !list.length;
-    box.replaceChildren(...list.map((v) => el('div', '', 'P0 VIOLATION: ' + (v.path || '') + ' broke ' + (v.rule || '') +
-      (v.time ? ' at ' + shortTime(v.time) : '') + (v.restore ? ' — restore: ' + v.restore : ''))));
+    box.replaceChildren(...list.map((v) => parts('div', [['P0 VIOLATION: '], [v.path || '', 'path'], [' broke ' + (v.rule || '')],
+      v.time ? [' at '] : null, v.time ? [shortTime(v.time), 'nowrap'] : null,
+      v.restore ? [' — restore: '] : null, v.restore ? [v.restore, 'path'] : null])));
   }
   function renderFiles(res) {
     fill($('files'), fileRows(res.shown, true), filesQuery ? 'no touched path matches' : 'no file touched yet');
@@ -209,8 +236,8 @@
   function historyRows(list) {
     return list.map((h) => {
       const t = h.task;
-      const tr = row([[t.ID, 'path'], [shortTime(t.ENDED)], [t.DURATION], [t.ENTRIES], [t.FILES],
-        [t.LAST_VERIFY + (t.FORCED === 'forced' ? ' FORCED' : '')], [t.DESC + (h.matched && h.matched.length ? '  — matched ' + h.matched.join('; ') : '')]]);
+      const tr = row([[t.ID, 'path'], [shortTime(t.ENDED), 'time'], [t.DURATION, 'nowrap'], [t.ENTRIES], [t.FILES],
+        [isoText(t.LAST_VERIFY) + (t.FORCED === 'forced' ? ' FORCED' : '')], [t.DESC + (h.matched && h.matched.length ? '  — matched ' + h.matched.join('; ') : '')]]);
       tr.addEventListener('click', () => showTask(t.ID));
       return tr;
     });
@@ -222,6 +249,7 @@
 
   function render(d) {
     state = d;
+    offsetMin = offsetOf(d.generated);
     set($('project'), d.project);
     set($('generated'), shortTime(d.generated));
     const errs = $('errors');
@@ -299,6 +327,12 @@
     $('files-q').addEventListener('input', debounce(() => { filesQuery = $('files-q').value; if (state) { if (filesQuery) searchFiles(); else renderFiles(state.files); } }));
     $('history-q').addEventListener('input', debounce(() => { historyQuery = $('history-q').value; if (state) searchHistory(); }));
     $('detail-close').addEventListener('click', () => { openTask = null; $('detail').hidden = true; });
+    let width = window.innerWidth;
+    window.addEventListener('resize', debounce(() => { // the timeline is drawn at its box's width
+      if (!state || window.innerWidth === width) return;
+      width = window.innerWidth;
+      timeline($('timeline'), state.timeline);
+    }));
     poll();
   });
 })();
