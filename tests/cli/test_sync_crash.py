@@ -27,7 +27,9 @@ def test_sync_killed_mid_write_loses_and_doubles_nothing(tmp_path: Path, step: s
     ok("sync", "push", cwd=a)
     b = clone(tmp_path, bare, "b")
     ok("sync", "pull", cwd=b)
-    for i in range(3):
+    for i in range(3):  # the files exist: `task done` below may reconcile with git first (a compound command)
+        (a / f"a{i}.py").write_text(f"{i}\n")
+        (b / f"b{i}.py").write_text(f"{i}\n")
         ok("files", "log", "MODIFY", f"a{i}.py", cwd=a)
         ok("files", "log", "MODIFY", f"b{i}.py", cwd=b)
     ok("constraints", "add", "P0", "from a", cwd=a)
@@ -35,6 +37,7 @@ def test_sync_killed_mid_write_loses_and_doubles_nothing(tmp_path: Path, step: s
     ok("sync", "push", cwd=a)
     r = run("sync", "pull", cwd=b, env=faults.env(step))
     assert r.code == -9, (r.code, r.err)  # the kill happened at that step
+    (b / "after-crash.py").write_text("x\n")
     ok("files", "log", "MODIFY", "after-crash.py", cwd=b)
     ok("sync", "push", cwd=b)
     ok("sync", "pull", cwd=a)

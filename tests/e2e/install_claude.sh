@@ -4,7 +4,7 @@
 #
 # The version is pinned HERE and only here; tests/e2e/test_claude_code.py reads
 # this line to find the same cache directory.
-CLAUDE_CODE_VERSION=2.1.328
+CLAUDE_CODE_VERSION=2.1.332
 
 set -euo pipefail
 

@@ -23,7 +23,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from agentctl.constraints import edit as constraintedit
 from agentctl.constraints import rules as constraints
 from agentctl.files import log as files
-from agentctl.ground.errors import AgentctlError, CheckFailed, UsageError
+from agentctl.ground.errors import AgentctlError, CheckFailed, NoTask, UsageError
 from agentctl.ground.store import Store
 from agentctl.task import status as task
 from agentctl.verify import status as verify
@@ -107,7 +107,7 @@ class Machine(RuleBasedStateMachine):
     def update_done(self, n: int, seq: str) -> None:
         want = {"none": None, "right": self.m.seq, "stale": self.m.seq - 1}[seq]
         if self.m.state == "IDLE":
-            self._refused(UsageError, task.update, self.store, done=n, seq=want)
+            self._refused((NoTask, UsageError), task.update, self.store, done=n, seq=want)
             return
         if want is not None and want != self.m.seq:
             res = task.update(self.store, done=n, seq=want)
@@ -127,7 +127,7 @@ class Machine(RuleBasedStateMachine):
     @rule(notes=TEXT)
     def update_notes(self, notes: str) -> None:
         if self.m.state == "IDLE":
-            self._refused(UsageError, task.update, self.store, notes=notes)
+            self._refused(NoTask, task.update, self.store, notes=notes)
             return
         task.update(self.store, notes=notes)
         self.m.notes = notes
@@ -136,7 +136,7 @@ class Machine(RuleBasedStateMachine):
     @rule(state=st.sampled_from(["ACTIVE", "PAUSED"]))
     def set_state(self, state: str) -> None:
         if self.m.state == "IDLE":
-            self._refused(UsageError, task.update, self.store, state=state)
+            self._refused(NoTask, task.update, self.store, state=state)
             return
         task.update(self.store, state=state)
         if self.m.state != "DONE":
@@ -148,7 +148,7 @@ class Machine(RuleBasedStateMachine):
     def mark_done(self, path: str) -> None:
         index = {e[0]: e for e in self.m.entries}
         if self.m.state == "IDLE" or path not in index:
-            self._refused(UsageError, task.mark_done, self.store, [path])
+            self._refused(NoTask if self.m.state == "IDLE" else UsageError, task.mark_done, self.store, [path])
             return
         res = task.mark_done(self.store, [path])
         if index[path][1]:
@@ -267,7 +267,7 @@ class Machine(RuleBasedStateMachine):
             self.m = pre
 
     # -- checks ----------------------------------------------------------------------------------
-    def _refused(self, kind: type[AgentctlError], fn: object, *args: object, **kw: object) -> None:
+    def _refused(self, kind: type[AgentctlError] | tuple[type[AgentctlError], ...], fn: object, *args: object, **kw: object) -> None:
         before = self._disk()
         try:
             fn(*args, **kw)  # type: ignore[operator]

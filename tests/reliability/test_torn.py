@@ -205,6 +205,27 @@ def test_damaged_file_one_line_then_doctor_fixes(project: Path, rel: str, conten
     (state / rel).write_bytes(content)
     before = state_files(state)
     shown = f".agent-state/{rel}"
+    if rel == "services/constraints/status":  # a rules line not read as written: said, the others still read
+        literal = what == "constraints: bad escape"  # `\x1` is not an escape agentctl writes: read as written
+        for words in (("constraints", "list"), ("constraints", "check", "a.py")):
+            r = run_bytes(*words, cwd=project)
+            err = r.stderr.decode("utf-8", "replace")
+            assert r.returncode == 0 and "Traceback" not in err, err
+            assert literal or (shown in err and "agentctl doctor --fix" in err), err
+        if literal:
+            assert "P0|bad" in run_bytes("constraints", "list", cwd=project).stdout.decode()
+            return
+        assert "RULES BROKEN" in run_bytes("resume", cwd=project).stdout.decode()
+        local = "services/constraints/p0-seen"  # the P0 rules last seen: a local record, not the damage
+        assert {k: v for k, v in state_files(state).items() if k != local} == before
+        with chdir(project):
+            code, out = _doctor()
+            assert code == 1 and shown in out, out
+            assert _doctor("--fix")[0] == 0 and _doctor()[0] == 0
+        r = run_bytes("constraints", "list", cwd=project)
+        assert r.returncode == 0 and r.stderr == b"", r.stderr
+        parse_everything(state)
+        return
     with chdir(project):
         for i, args in enumerate(READERS[rel]):
             if i == 0:

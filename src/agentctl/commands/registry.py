@@ -204,7 +204,7 @@ _add(("notify", "remove"), N + "remove", "notify remove NUMBER|COMMAND", "remove
 _add(("notify", "test"), N + "test", "notify test EVENT", "send a test EVENT to its commands now and say how each did",
      args=("event",))
 _add(("notify", "check"), N + "check", "notify check",
-     "send `stalled` if a task is ACTIVE and no tool call came for --after seconds (run it from cron or watch)")
+     "send `stalled` when an ACTIVE task had no tool call for --after seconds (cron, watch)")
 
 _add(("@custom",), "agentctl.userservices.ops:run", "SERVICE start|stop|status [--timeout S]", "run a user service's script",
      {"--timeout": "float"}, ("service", "action"))

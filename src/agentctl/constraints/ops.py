@@ -47,6 +47,8 @@ def listing(ctx: Ctx) -> Result:
 
     store = ctx.store()
     rules = constraints.ordered(store)
+    for line in constraints.problem_lines(store, constraints.read_checked(store)[1]):
+        ctx.warn(line)  # a line not read as written is never listed silently
     gone = lastseen.vanished(store)
     shown = [f"vanished {n}. P0|{codec.encode(t)} (left the file at {w} without `constraints remove`; still enforced "
              f"until a person runs `agentctl constraints confirm-removal {n}`)" for n, (w, t) in enumerate(gone, 1)]
