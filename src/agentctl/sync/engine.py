@@ -22,8 +22,9 @@ from agentctl.ground.errors import StateError
 from agentctl.ground.store import Store, fault
 from agentctl.history import index as history
 from agentctl.interfaces import records as interfaces
+from agentctl.plan import records as planrecords
 from agentctl.session import compactions as session
-from agentctl.sync import treecheck, treedecode, treeencode, treeformat
+from agentctl.sync import planshown, treecheck, treedecode, treeencode, treeformat
 from agentctl.sync.doc import Doc
 from agentctl.sync.folder import View
 from agentctl.sync.local import observe
@@ -36,7 +37,7 @@ from agentctl.workflow import taskflow as workflow
 
 STATE = "sync/state"
 SYNC_LOCK = "sync/.lock"
-LOCKS = (".lock", task.LOCK, files.LOCK, verify.LOCK, history.LOCK, constraints.LOCK, session.LOCK, interfaces.LOCK)
+LOCKS = (".lock", planrecords.LOCK, task.LOCK, files.LOCK, verify.LOCK, history.LOCK, constraints.LOCK, session.LOCK, interfaces.LOCK)
 
 
 def load_state(store: Store) -> dict[str, Any]:
@@ -183,7 +184,7 @@ def _loser(store: Store, st: dict[str, Any], theirs: list[Doc], repo: Repo, repl
     observe(doc, _recover_memo(store, st), view, store, replica)
     for t in theirs:
         doc = doc.join(t)
-    cur = doc.current()
+    cur = planshown.shown(doc, view.epoch)
     if cur is None or cur.id == view.epoch or view.epoch in doc.stopped:
         return ""
     from agentctl.constraints import violations
@@ -247,7 +248,7 @@ def _round_locked(store: Store, repo: Repo, st: dict[str, Any], replica: str, he
 def _unchanged_done(doc: Doc, view: View, p: Any) -> list[str]:
     """Entries this round marks done (pulled) that no copy of the task logged a change to: judged as a local
     `task done` is (its "never changed" warning)."""
-    cur = doc.current()
+    cur = planshown.shown(doc, view.epoch)
     if p.task is None or cur is None or view.epoch != cur.id:
         return []
     was = {e.path for e in view.entries if e.done}

@@ -8,6 +8,7 @@ from typing import Any
 from agentctl.constraints import rules as constraints
 from agentctl.files import log as files
 from agentctl.interfaces import records as interfaces
+from agentctl.plan import records as plan
 from agentctl.session import compactions as session
 from agentctl.sync.epoch import epoch_id
 from agentctl.sync.treeformat import VERIFY_KEYS
@@ -21,11 +22,12 @@ Memo = dict[str, Any]
 class View:
     """What the state folder holds now (the parts that travel)."""
 
-    __slots__ = ("rules", "interfaces", "tfields", "entries", "epoch", "flog", "journal", "vfields", "session")
+    __slots__ = ("rules", "interfaces", "tfields", "entries", "epoch", "flog", "journal", "vfields", "session", "plan")
 
     def __init__(self, store: Any) -> None:
         self.rules = [r.line() for r in constraints.read(store)]
         self.interfaces = interfaces.lines(store)
+        self.plan = plan.read_all(store)
         self.tfields = task.read_status(store)
         self.entries = task.read_entries(store, self.tfields) if self.tfields.get("STATE") != "IDLE" else []
         self.epoch = ""

@@ -36,6 +36,10 @@ def render(doc: Doc, view: View, memo: Memo, store: Store, replica: str, p: Plan
     ifaces = doc.interfaces.values()
     if ifaces != view.interfaces:
         interfaces.write(store, [interfaces.Iface(*r) for r in (codec.split_record(v, interfaces.FIELDS) for v in ifaces) if r])
+    if sorted(doc.plan) != sorted(t.ID for t in view.plan) or any(doc.plan[t.ID] != t for t in view.plan):
+        from agentctl.plan import records as plan
+
+        plan.write(store, list(doc.plan.values()))
     _render_verify(doc, view, store, replica)
     _render_session(doc, view, store)
     logs = {"files": memo.get("files", {}), "journal": memo.get("journal", {})}

@@ -53,12 +53,22 @@ def start(ctx: Ctx, *, id: str | None = None, desc: str | None = None, files: st
             raise workflow.busy(busy)
         raise UsageError("a task needs its list of files: give --files LIST (one path a line, - for stdin), "
                          "or --empty to start a task without a list on purpose")
+    return begin(ctx, id, desc, paths, force=force, auto_stop=auto_stop, settings=settings)
+
+
+def begin(ctx: Ctx, id: str, desc: str, paths: list[str], *, force: bool = False, auto_stop: bool = False,
+          settings: dict[str, str] | None = None) -> Result:
+    """Start the task over ``paths`` (already read and checked) and answer as `task start` does: what
+    `task start` and `plan next` (a plan entry's list) share."""
+    from agentctl.task import status as task
     from agentctl.workflow import autostop
     from agentctl.workflow import pathanswers as answers
+    from agentctl.workflow import taskflow as workflow
 
+    store = ctx.store()
     replaced: list[workflow.StopResult] = []
     fields = workflow.start(store, id, desc, paths, force=force, replaced=replaced,
-                            settings={**autostop.start_settings(store, auto_stop), **settings})
+                            settings={**autostop.start_settings(store, auto_stop), **(settings or {})})
     for old in replaced:
         ctx.warn(f"--force: task {old.task_id} was archived first to {old.archive} (not discarded)")
     for warning in answers.start_warnings(store, paths):
@@ -130,4 +140,4 @@ def listing(ctx: Ctx, *, todo: bool = False, done: bool = False, skipped: bool =
                           "entries": [{"path": e.path, "mark": e.mark} for e in entries]})
 
 
-__all__ = ["add", "listing", "reopen", "skip", "start"]
+__all__ = ["add", "begin", "listing", "reopen", "skip", "start"]

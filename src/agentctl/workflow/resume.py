@@ -17,6 +17,7 @@ from agentctl.files import log as files
 from agentctl.ground import codec
 from agentctl.ground.store import Store
 from agentctl.interfaces import report as interfaces
+from agentctl.plan import resumeline as planresume
 from agentctl.session import compactions as session
 from agentctl.task import status as task
 from agentctl.userservices import runlevels
@@ -122,6 +123,7 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
         must += [_v(p.line(), 400) for p in apart if p.rule.priority == "P0"]  # refused at stop: as a P0 rule
         if any(p.rule.priority != "P0" for p in apart):
             optional.append([_v(p.line(), 400) for p in apart if p.rule.priority != "P0"])
+    must += planresume.lines(store, fields)  # the plan: one bounded line (a stat without a plan)
     vfields = verify.read_status(store) if "verify" in active or "task" in active else {}
     if state != "IDLE" and vfields:
         from agentctl.verify import evidence as runs
@@ -190,7 +192,7 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
     elif blocked is not None and state == "ACTIVE":
         final = answers.blocked_step(nxt, blocked[0], blocked[1], _arg)
     else:
-        final = _next_step(state, fields, remind, ev)
+        final = planresume.step(store, fields, _next_step(state, fields, remind, ev))
     used = sum(len(x) + 1 for x in must) + len(final) + 1
     if used + 80 > budget:  # even the essentials overflow: whole lines by priority (see resumefit)
         from agentctl.workflow import resumefit
@@ -381,5 +383,7 @@ This project keeps the coding agent's working state in `.agent-state/`, outside 
   `agentctl interfaces add NAME --old 'OLD FORM' --new 'NEW FORM'`; then migrate every old use it lists.
 - When a fix fails verification: `agentctl verify tried "what you tried"`; never repeat a fix listed under TRIED.
 - Run the checks with `agentctl verify start`; when every entry is done and verify passed: `agentctl task stop`.
+- When the project has a plan (`agentctl plan list`): start its next ready task with `agentctl plan next`
+  (`--agent NAME` when several agents share it); `task stop` marks it done in the plan.
 - Do not edit files in `.agent-state/` by hand; use `agentctl`.
 """
