@@ -183,3 +183,18 @@ def test_remove_is_refused_while_another_waits_and_its_id_is_not_reused(project:
     _ok("plan", "remove", "b", cwd=project)
     assert "b" not in _ok("plan", "list", cwd=project).split()
     assert "its id is not reused" in run("plan", "add", "b", "--desc", "again", cwd=project).err
+
+
+def test_a_damaged_plan_file_never_blocks_resume_or_a_stop_and_doctor_repairs_it(project: Path) -> None:
+    _refactor(project)
+    _ok("plan", "next", cwd=project)
+    status = project / ".agent-state" / "services" / "plan" / "status"
+    status.write_text(status.read_text() + "not|a|record\n")
+    bad = run("plan", "list", cwd=project)
+    assert bad.code == 3 and "is not a plan record" in bad.err and "agentctl doctor" in bad.err
+    assert "PLAN unreadable: .agent-state/services/plan/status line 6 is not a plan record" in _ok("resume", cwd=project)
+    assert "plan: not updated:" in _ok("task", "stop", "--force", cwd=project)
+    assert "1 unreadable plan lines" in run("doctor", cwd=project).out
+    assert "kept 4 plan tasks, quarantined 1 lines" in _ok("doctor", "--fix", cwd=project)
+    assert "not|a|record" in "".join(p.read_text() for p in (project / ".agent-state" / "logs").glob("quarantine-*.log"))
+    assert "migrate-imports active" in _ok("plan", "list", cwd=project)  # the stop could not mark it: said above

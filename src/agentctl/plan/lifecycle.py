@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 
-from agentctl.ground.errors import CheckFailed
+from agentctl.ground.errors import CheckFailed, StateError
 from agentctl.ground.store import Store, now_iso
 from agentctl.plan import graph
 from agentctl.plan.records import LOCK, PlanTask, any_recorded, read_all, write
@@ -84,10 +84,13 @@ def position(view: graph.View, done_too: str = "") -> str:
 
 def archive_fields(store: Store, old: dict[str, str]) -> dict[str, str]:
     """The task archive's keys of a plan task: PLAN (its id), PLAN_POSITION, PLAN_AFTER."""
-    t = running(store, old)
+    try:  # a damaged plan never blocks a stop (on_task_stop says so)
+        t = running(store, old)
+        view = graph.View(read_all(store))
+    except StateError:
+        return {}
     if t is None:
         return {}
-    view = graph.View(read_all(store))
     return {"PLAN": t.ID, "PLAN_POSITION": f"{int(t.ORDER)} of {len(view.tasks)} ({position(view, t.ID)})",
             "PLAN_AFTER": ",".join(t.after)}
 
@@ -96,6 +99,13 @@ def on_task_stop(store: Store, old: dict[str, str], archive: str, forced: bool) 
     """Mark the stopped plan task done; the line the stop prints about the plan ("" for a task outside it)."""
     if not any_recorded(store):
         return ""
+    try:
+        return _mark_done(store, old, archive, forced)
+    except StateError as exc:  # the task is archived whatever the plan file holds
+        return f"plan: not updated: {exc.message}"
+
+
+def _mark_done(store: Store, old: dict[str, str], archive: str, forced: bool) -> str:
     with store.lock(LOCK):
         records = read_all(store)
         mine = [t for t in records if t.ID == old.get("TASK_ID") and t.STATE == "active"]

@@ -191,7 +191,8 @@ def parse(data: bytes, name: str) -> list[PlanTask]:
         rec = codec.split_record(line, COUNT)
         bad = "the record" if rec is None else bad_field(rec)
         if rec is None or bad is not None or rec[0] in seen:
-            why = "a second record of the same id" if rec is not None and bad is None else f"field {bad} is malformed"
+            why = ("not " + "|".join(FIELDS[:3]) + "|..." if rec is None else
+                   "a second record of the same id" if bad is None else f"field {bad} is malformed")
             raise StateError(f"{name} line {lineno} is not a plan record ({why}); run `agentctl doctor`")
         seen.add(rec[0])
         out.append(PlanTask(rec))

@@ -4,6 +4,7 @@ nothing is ready). Without a plan: one stat, nothing printed, DO NEXT unchanged.
 
 from __future__ import annotations
 
+from agentctl.ground.errors import StateError
 from agentctl.ground.store import Store
 from agentctl.plan import graph
 from agentctl.plan.lifecycle import position, running, waiting_words
@@ -29,7 +30,10 @@ def lines(store: Store, fields: dict[str, str]) -> list[str]:
     """``PLAN 3 of 7 done; running here: b; ready next: c, d; blocked: e waits for b`` (at most LIMIT)."""
     if not any_recorded(store):
         return []
-    view = graph.View(read_all(store))
+    try:
+        view = graph.View(read_all(store))
+    except StateError as exc:  # resume never fails for the plan: it says so, once
+        return [_cap(f"PLAN unreadable: {exc.message}")]
     if not view.tasks:
         return []
     mine = running(store, fields)
@@ -54,7 +58,10 @@ def step(store: Store, fields: dict[str, str], final: str) -> str:
     with no task running, `plan next` (or what the rest waits for)."""
     if not any_recorded(store):
         return final
-    view = graph.View(read_all(store))
+    try:
+        view = graph.View(read_all(store))
+    except StateError:
+        return final
     state = fields.get("STATE", "IDLE")
     if state == "DONE":
         mine = running(store, fields)
