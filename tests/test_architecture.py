@@ -5,7 +5,13 @@ inside a function, or under ``if TYPE_CHECKING:`` (a room that needs another's t
   only ``__init__`` and ``__main__``.
 * The rooms stand on floors: front ends -> operations -> workflow -> services -> ground. No import
   runs up the floors; an import across rooms on one floor is declared in ``SIDEWAYS``.
-  A room's command modules (``ops``, ``listops``, ``gcops``) stand on the operations floor.
+  A folder stands on one floor: every command module is in ``commands/``.
+* At the level of folders too: no folder imports one above it, no two folders use each other,
+  and every sideways permission (``SIDEWAYS``, docs/design.md's table) is used by some import.
+* An agentctl module is imported under its own name: no ``import agentctl.x as y``, no
+  ``from agentctl.x import module as y``.
+* Every agentctl module a docstring or a docs page names in dotted (``agentctl.task.status``,
+  ``task.status``) or room form (``task/status.py``) exists.
 * No import cycle at all.
 * ``docs/design.md``'s table of rooms lists exactly the modules in each folder.
 * No module over 400 lines, and the median module small.
@@ -29,10 +35,9 @@ ROOMS: dict[str, int] = {
     "constraints": SERVICES, "files": SERVICES, "task": SERVICES, "verify": SERVICES, "session": SERVICES,
     "history": SERVICES, "userservices": SERVICES, "interfaces": SERVICES, "notify": SERVICES,
     "workflow": WORKFLOW, "statefolder": WORKFLOW, "sync": WORKFLOW, "doctor": WORKFLOW,
-    "commands": OPERATIONS,
-    "cli": FRONT, "mcp": FRONT, "web": FRONT, "integrations": FRONT, "demo": FRONT,
+    "commands": OPERATIONS, "operation": OPERATIONS, "integrations": OPERATIONS,
+    "cli": FRONT, "mcp": FRONT, "web": FRONT, "demo": FRONT,
 }
-OPS_MODULES = {"ops", "listops", "gcops"}
 # Imports across rooms of one floor, room -> the rooms it may use there. The services' table is
 # docs/design.md's "which service may use which".
 SIDEWAYS: dict[str, set[str]] = {
@@ -42,10 +47,9 @@ SIDEWAYS: dict[str, set[str]] = {
     "constraints": {"notify"},
     "session": {"notify"},
     "history": {"files"},
-    "interfaces": {"files"},
-    "statefolder": {"workflow", "userservices"},
-    "sync": {"workflow", "statefolder"},
-    "doctor": {"statefolder", "workflow"},
+    "sync": {"workflow"},
+    "doctor": {"statefolder"},
+    "commands": {"operation", "integrations"},
     "demo": {"cli"},
 }
 OWN = {"agentctl", "agentctl.__main__"}  # the package's own modules (floor: ground, front end)
@@ -105,8 +109,6 @@ def floor(name: str) -> int:
         return FRONT
     where = room(name)
     assert where is not None, name
-    if name.rsplit(".", 1)[-1] in OPS_MODULES and ROOMS[where] < OPERATIONS:
-        return OPERATIONS
     return ROOMS[where]
 
 
@@ -118,7 +120,7 @@ def violations(edges: dict[str, set[str]]) -> list[str]:
             if fb > fa:
                 bad.append(f"{a} ({FLOOR_NAMES[fa]}) imports {b} ({FLOOR_NAMES[fb]}): up the floors")
             elif fb == fa and room(a) != room(b) and room(a) is not None and room(b) is not None \
-                    and room(b) != "commands" and room(b) not in SIDEWAYS.get(room(a) or "", set()):
+                    and room(b) not in SIDEWAYS.get(room(a) or "", set()):
                 bad.append(f"{a} imports {b}: {room(a)} may not use {room(b)} (declare it in SIDEWAYS and docs/design.md)")
     return sorted(bad)
 
@@ -189,8 +191,8 @@ def test_the_checks_find_what_they_look_for() -> None:
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}) == [{"a", "b", "c"}]
     bad = violations({"agentctl.ground.store": {"agentctl.task.status"},
                       "agentctl.constraints.rules": {"agentctl.task.status"},
-                      "agentctl.task.ops": {"agentctl.commands.operation", "agentctl.task.status"},
-                      "agentctl.task.status": set(), "agentctl.commands.operation": set()})
+                      "agentctl.commands.task": {"agentctl.operation.contract", "agentctl.task.status"},
+                      "agentctl.task.status": set(), "agentctl.operation.contract": set()})
     assert len(bad) == 2 and any("up the floors" in b for b in bad) and any("may not use task" in b for b in bad)
 
 

@@ -124,7 +124,7 @@ def test_task_done_from_stdin_and_completion_stay_light(busy: Path) -> None:
 
 
 def _hooks_available() -> bool:
-    from agentctl.commands import registry
+    from agentctl.operation import registry
 
     return ("hook",) in registry.COMMANDS
 

@@ -8,7 +8,7 @@ import pytest
 
 from agentctl.cli import helpformat
 from agentctl.cli import helptexts as helptext
-from agentctl.commands import registry
+from agentctl.operation import registry
 from conftest import run
 
 KEYS = [k for k, _ in helpformat.visible() if k != ("@custom",)]  # a user service: test_user_service_help

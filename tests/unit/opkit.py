@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agentctl.commands.operation import Ctx, Result, run
-from agentctl.commands.registry import COMMANDS
+from agentctl.operation.contract import Ctx, Result, run
+from agentctl.operation.registry import COMMANDS
 from agentctl.statefolder import init as layout
 
 

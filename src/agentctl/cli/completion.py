@@ -1,7 +1,7 @@
 """Shell completion: `agentctl completion bash|zsh|fish` prints a script; the script asks the hidden
 `agentctl __complete WORD... CURRENT` for the candidates, one a line.
 
-Everything a script completes comes from the registry (``commands.registry``) when Tab is pressed:
+Everything a script completes comes from the registry (``operation.registry``) when Tab is pressed:
 the commands, a service's actions, a command's options and the values they take; the user services
 are the folders the state holds now; after `task done`, `task skip` and `files check` the running
 task's remaining entries are read from its list file. So a script never goes stale, and one
@@ -11,9 +11,9 @@ no entries) and prints nothing on stderr.
 
 from __future__ import annotations
 
-from agentctl.commands.operation import Ctx, Result
-from agentctl.commands.registry import ACTION_WORDS, BUILTIN_SERVICES, COMMANDS, TARGET_USAGE, Command
 from agentctl.ground.errors import AgentctlError, UsageError
+from agentctl.operation.contract import Ctx, Result
+from agentctl.operation.registry import ACTION_WORDS, BUILTIN_SERVICES, COMMANDS, TARGET_USAGE, Command
 
 SHELLS = ("bash", "zsh", "fish")
 # The values an option or a positional argument takes, where they are a fixed set.

@@ -19,8 +19,8 @@ import sys
 import tempfile
 from collections.abc import Callable
 
-from agentctl.commands.operation import Ctx, Result
 from agentctl.demo.agent import NEW, OLD, ctl
+from agentctl.operation.contract import Ctx, Result
 
 N_FILES = 120
 # (steps before the memory loss, whether it strikes between an edit and `task done`)

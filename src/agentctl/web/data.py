@@ -18,12 +18,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from agentctl.commands.numbers import fields as shaped
 from agentctl.constraints import rules as constraints
 from agentctl.constraints import violations
 from agentctl.files import log as files
 from agentctl.ground.errors import AgentctlError
 from agentctl.ground.store import Store, now_iso
+from agentctl.operation.numbers import fields as shaped
 from agentctl.session import compactions as session
 from agentctl.task import claims as taskclaims
 from agentctl.task import status as task

@@ -10,9 +10,9 @@ import os
 import time
 from typing import Any
 
-from agentctl.commands.numbers import fields as shaped
 from agentctl.ground import codec
 from agentctl.ground.store import Store
+from agentctl.operation.numbers import fields as shaped
 from agentctl.web import files as webfiles
 from agentctl.web import logs as weblog
 from agentctl.web import times as webtime

@@ -11,7 +11,7 @@ from agentctl.ground.errors import UsageError
 from agentctl.ground.location import other_reading, real_rel
 from agentctl.ground.store import Store
 from agentctl.task import status as task
-from agentctl.workflow.agentpaths import resolve_arg
+from agentctl.task.agentpaths import resolve_arg
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentctl.cli.crash import internal
-from agentctl.commands.operation import Ctx
+from agentctl.operation.contract import Ctx
 from agentctl.statefolder import init as layout
 
 

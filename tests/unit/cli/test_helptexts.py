@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from agentctl.cli import helptexts as helptext
-from agentctl.commands.registry import BUILTIN_SERVICES, COMMANDS, GLOBAL_FLAGS
 from agentctl.ground import errors
+from agentctl.operation.registry import BUILTIN_SERVICES, COMMANDS, GLOBAL_FLAGS
 
 
 def test_every_option_of_every_command_has_a_text() -> None:

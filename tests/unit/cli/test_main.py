@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from agentctl.cli import main as cli
-from agentctl.commands.operation import Ctx
-from agentctl.commands.registry import COMMANDS
 from agentctl.ground.errors import UsageError
+from agentctl.operation.contract import Ctx
+from agentctl.operation.registry import COMMANDS
 
 
 def _parse(key: tuple[str, ...], *tokens: str) -> dict[str, object]:

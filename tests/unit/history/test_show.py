@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from agentctl.commands.operation import Ctx
 from agentctl.ground.errors import StateError
 from agentctl.history import index as history
 from agentctl.history import show as historyshow
+from agentctl.operation.contract import Ctx
 
 from ..opkit import op, project_ctx, start_task
 
