@@ -247,3 +247,87 @@ def test_median_module_is_small() -> None:
     sizes = [n for name, n in _sizes().items() if not modules()[name].name == "__init__.py"]
     median = statistics.median(sizes)
     assert median <= MEDIAN_CEILING, f"the median module has {median} lines (ceiling {MEDIAN_CEILING})"
+
+
+def folder_graph(edges: dict[str, set[str]]) -> dict[str, set[str]]:
+    """room -> the other rooms its modules import."""
+    out: dict[str, set[str]] = {}
+    for a, targets in edges.items():
+        ra = room(a)
+        if ra is None:
+            continue
+        out.setdefault(ra, set()).update(rb for rb in map(room, targets) if rb is not None and rb != ra)
+    return out
+
+
+def folder_violations(rooms: dict[str, set[str]]) -> list[str]:
+    bad = []
+    for a, targets in rooms.items():
+        for b in targets:
+            if ROOMS[b] > ROOMS[a]:
+                bad.append(f"folder {a}/ ({FLOOR_NAMES[ROOMS[a]]}) imports {b}/ ({FLOOR_NAMES[ROOMS[b]]}): up the floors")
+            if a in rooms.get(b, set()) and a < b:
+                bad.append(f"folders {a}/ and {b}/ use each other")
+    return sorted(bad)
+
+
+def test_no_folder_imports_up_the_floors_and_no_two_folders_use_each_other() -> None:
+    bad = folder_violations(folder_graph(graph()))
+    assert not bad, "\n".join(bad)
+
+
+def test_the_folder_check_finds_what_it_looks_for() -> None:
+    bad = folder_violations({"task": {"workflow", "files"}, "workflow": {"task"}, "files": set()})
+    assert bad == ["folder task/ (services) imports workflow/ (workflow): up the floors",
+                   "folders task/ and workflow/ use each other"]
+
+
+def design_sideways() -> dict[str, set[str]]:
+    """docs/design.md's table of which room may use which on its own floor."""
+    text = (ROOT / "docs" / "design.md").read_text(encoding="utf-8")
+    out: dict[str, set[str]] = {}
+    for line in text.splitlines():
+        m = re.match(r"\| `([a-z]+)` \| ([a-z, ]+?)(?: \(.*\))? \|$", line)
+        if m:
+            out[m.group(1)] = set(re.sub(r"\([^)]*\)", "", m.group(2)).replace(" ", "").split(","))
+    return out
+
+
+def test_design_doc_sideways_table_is_the_one_the_test_keeps() -> None:
+    assert design_sideways() == SIDEWAYS
+
+
+def test_every_sideways_permission_is_used() -> None:
+    rooms = folder_graph(graph())
+    unused = sorted(f"{a} may use {b}" for a, allowed in SIDEWAYS.items() for b in allowed
+                    if b not in rooms.get(a, set()) or ROOMS[a] != ROOMS[b])
+    assert not unused, f"sideways permissions no import uses (remove them here and in docs/design.md): {unused}"
+
+
+def renamed_imports(path: Path, mods: set[str]) -> list[str]:
+    """Each agentctl module this file imports under another name (``as``)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [f"{path.name}:{node.lineno}: import {a.name} as {a.asname}" for a in node.names
+                      if a.asname and a.name in mods]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found += [f"{path.name}:{node.lineno}: from {node.module} import {a.name} as {a.asname}"
+                      for a in node.names if a.asname and a.asname != a.name and f"{node.module}.{a.name}" in mods]
+    return found
+
+
+def test_every_agentctl_module_is_imported_under_its_own_name() -> None:
+    mods = set(modules())
+    files = [*SRC.rglob("*.py"), *(ROOT / "tests").rglob("*.py"), *(ROOT / "bench").rglob("*.py")]
+    bad = [line for f in files for line in renamed_imports(f, mods)]
+    assert not bad, "modules imported under another name:\n" + "\n".join(bad)
+
+
+def test_the_rename_check_finds_what_it_looks_for(tmp_path: Path) -> None:
+    src = tmp_path / "m.py"
+    src.write_text("from agentctl.task import status as task\nfrom agentctl.task.status import read_status as r\n"
+                   "import agentctl.files.log as files\nfrom agentctl.task import entries\n", encoding="utf-8")
+    mods = {"agentctl.task.status", "agentctl.files.log", "agentctl.task.entries"}
+    assert renamed_imports(src, mods) == ["m.py:1: from agentctl.task import status as task",
+                                          "m.py:3: import agentctl.files.log as files"]

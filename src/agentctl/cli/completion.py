@@ -177,23 +177,23 @@ def _command(words: list[str], ctx: Ctx) -> Command | None:
 
 def _services(ctx: Ctx) -> list[str]:
     try:
-        from agentctl.userservices import folders as custom
+        from agentctl.userservices import folders
 
-        return list(BUILTIN_SERVICES) + [s for s in custom.discover(ctx.store()) if s not in BUILTIN_SERVICES]
+        return list(BUILTIN_SERVICES) + [s for s in folders.discover(ctx.store()) if s not in BUILTIN_SERVICES]
     except (AgentctlError, OSError):
         return list(BUILTIN_SERVICES)
 
 
 def _remaining(ctx: Ctx) -> list[str]:
     """The running task's entries still to do, in list order (read from its list file now)."""
-    from agentctl.task import status as task
+    from agentctl.task import status
 
     try:
         store = ctx.store()
-        fields = task.read_status(store)
+        fields = status.read_status(store)
         if fields.get("STATE", "IDLE") == "IDLE":
             return []
-        return [e.path for e in task.read_entries(store, fields) if not e.closed]
+        return [e.path for e in status.read_entries(store, fields) if not e.closed]
     except (AgentctlError, OSError):
         return []  # no state folder, or one that cannot be read: nothing to offer
 

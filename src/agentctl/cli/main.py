@@ -147,19 +147,19 @@ def _is_service(name: str, ctx: Ctx) -> bool:
     if name in BUILTIN_SERVICES:
         return True
     try:
-        from agentctl.userservices import folders as custom
+        from agentctl.userservices import folders
 
-        custom.valid_name(name)
-        return custom.is_service(ctx.store(), name)
+        folders.valid_name(name)
+        return folders.is_service(ctx.store(), name)
     except AgentctlError:
         return False
 
 
 def _all_services(ctx: Ctx) -> list[str]:
     try:
-        from agentctl.userservices import folders as custom
+        from agentctl.userservices import folders
 
-        return list(BUILTIN_SERVICES) + custom.discover(ctx.store())
+        return list(BUILTIN_SERVICES) + folders.discover(ctx.store())
     except AgentctlError:
         return list(BUILTIN_SERVICES)
 

@@ -21,11 +21,11 @@ def _data(rules: list[Rule]) -> list[dict[str, Any]]:
 
 
 def add(ctx: Ctx, *, priority: str, text: list[str]) -> Result:
-    from agentctl.constraints import edit as constraintedit
+    from agentctl.constraints import edit
 
     words = " ".join(text)
-    added, rules = constraintedit.add(ctx.store(), priority, words)
-    warning = constraintedit.warning(priority, words)
+    added, rules = edit.add(ctx.store(), priority, words)
+    warning = edit.warning(priority, words)
     if warning:
         ctx.warn(warning)
     return Result([("added" if added else "already present, nothing changed")] + _lines(rules),
@@ -34,20 +34,20 @@ def add(ctx: Ctx, *, priority: str, text: list[str]) -> Result:
 
 def remove(ctx: Ctx, *, rule: list[str], keep_p0: bool = False) -> Result:
     """``keep_p0``: not a CLI option; the MCP tool sets it (an agent never removes a P0 rule)."""
-    from agentctl.constraints import edit as constraintedit
+    from agentctl.constraints import edit
 
-    gone = constraintedit.remove(ctx.store(), " ".join(rule), keep_p0)
+    gone = edit.remove(ctx.store(), " ".join(rule), keep_p0)
     return Result([f"removed {gone.line()}"], {"removed": {"priority": gone.priority, "text": gone.text}})
 
 
 def listing(ctx: Ctx) -> Result:
+    import agentctl.constraints.rules
     from agentctl.constraints import lastseen
-    from agentctl.constraints import rules as constraints
     from agentctl.ground import codec
 
     store = ctx.store()
-    rules = constraints.ordered(store)
-    for line in constraints.problem_lines(store, constraints.read_checked(store)[1]):
+    rules = agentctl.constraints.rules.ordered(store)
+    for line in agentctl.constraints.rules.problem_lines(store, agentctl.constraints.rules.read_checked(store)[1]):
         ctx.warn(line)  # a line not read as written is never listed silently
     gone = lastseen.vanished(store)
     shown = [f"vanished {n}. P0|{codec.encode(t)} (left the file at {w} without `constraints remove`; still enforced "
@@ -65,38 +65,38 @@ def confirm_removal(ctx: Ctx, *, rule: list[str]) -> Result:
 
 
 def update(ctx: Ctx, *, add: list[str] | None = None, remove: list[str] | None = None) -> Result:
-    from agentctl.constraints import edit as constraintedit
-    from agentctl.constraints import rules as constraints
+    import agentctl.constraints.rules
+    from agentctl.constraints import edit
 
     if not add and not remove:
         raise UsageError("give --add 'P0|TEXT' or --remove TEXT")
     store = ctx.store()
-    specs = [constraintedit.parse_spec(s) for s in add or []]
+    specs = [edit.parse_spec(s) for s in add or []]
     lines = []
     for pri, text in specs:
-        added, _ = constraintedit.add(store, pri, text)
-        warning = constraintedit.warning(pri, text)
+        added, _ = edit.add(store, pri, text)
+        warning = edit.warning(pri, text)
         if warning:
             ctx.warn(warning)
         lines.append(f"{'added' if added else 'already present'} {pri}|{text}")
     for what in remove or []:
-        rule = constraintedit.remove(store, what)
+        rule = edit.remove(store, what)
         lines.append(f"removed {rule.line()}")
-    rules = constraints.read(store)
+    rules = agentctl.constraints.rules.read(store)
     return Result(lines + _lines(rules), {"constraints": _data(rules)})
 
 
 def check(ctx: Ctx, *, path: str) -> Result:
-    from agentctl.workflow import pathanswers as answers
+    from agentctl.workflow import pathanswers
 
-    lines, data = answers.check_answer(ctx.store(), path, ctx.warn)
+    lines, data = pathanswers.check_answer(ctx.store(), path, ctx.warn)
     return Result(lines, data, EXIT_OK if data["allowed"] else EXIT_NO)
 
 
 def ack(ctx: Ctx, *, path: str) -> Result:
-    from agentctl.workflow import pathanswers as answers
+    from agentctl.workflow import pathanswers
 
-    lines, data = answers.ack_answer(ctx.store(), path, ctx.warn)
+    lines, data = pathanswers.ack_answer(ctx.store(), path, ctx.warn)
     return Result(lines, data, EXIT_OK if data["acked"] else EXIT_NO)
 
 

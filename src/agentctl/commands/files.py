@@ -7,15 +7,15 @@ from agentctl.operation.contract import Ctx, Result
 
 
 def log(ctx: Ctx, *, op: str, path: str) -> Result:
-    from agentctl.files import log as files
+    import agentctl.files.log
     from agentctl.task.agentpaths import resolve_arg
 
     kind = op.upper()
-    if kind not in files.OPS:
-        raise UsageError(f"operation {op[:20]!r} is not one of {', '.join(files.OPS)}")
+    if kind not in agentctl.files.log.OPS:
+        raise UsageError(f"operation {op[:20]!r} is not one of {', '.join(agentctl.files.log.OPS)}")
     store = ctx.store()
     rel = resolve_arg(store, path, ctx.warn)[1]  # one identity: the real path
-    line = files.log(store, kind, rel)
+    line = agentctl.files.log.log(store, kind, rel)
     from agentctl.constraints import violations
 
     said = violations.tell(store, violations.note(store, [rel]))  # a denied path written: said at once, as the hooks do
@@ -25,41 +25,41 @@ def log(ctx: Ctx, *, op: str, path: str) -> Result:
 
 
 def check(ctx: Ctx, *, path: str) -> Result:
-    from agentctl.files import log as files
+    import agentctl.files.log
     from agentctl.ground import codec
     from agentctl.task.agentpaths import resolve_arg
 
     store = ctx.store()
     shown, real = resolve_arg(store, path, ctx.warn)
-    found = files.check(store, real) + (files.check(store, shown) if real != shown else [])
+    found = agentctl.files.log.check(store, real) + (agentctl.files.log.check(store, shown) if real != shown else [])
     lines = ["|".join(codec.encode(x) for x in e) for e in found] or [f"{codec.encode(shown)}: not touched in this task"]
     return Result(lines, {"path": shown, "touched": bool(found), "entries": [list(e) for e in found]},
                   EXIT_OK if found else EXIT_NO)
 
 
 def touched(ctx: Ctx) -> Result:
-    from agentctl.files import log as files
+    import agentctl.files.log
     from agentctl.ground import codec
 
-    rows = files.touched(ctx.store())
+    rows = agentctl.files.log.touched(ctx.store())
     return Result([f"{op}|{codec.encode(p)}" for p, op, _ in rows],
                   {"files": [{"path": p, "op": op, "count": n} for p, op, n in rows]})
 
 
 def status(ctx: Ctx) -> Result:
-    from agentctl.files import log as files
+    import agentctl.files.log
     from agentctl.ground import codec
 
-    found = files.entries(ctx.store())
+    found = agentctl.files.log.entries(ctx.store())
     return Result(["|".join(codec.encode(x) for x in e) for e in found], {"entries": [list(e) for e in found]})
 
 
 def start(ctx: Ctx) -> Result:
-    from agentctl.files import log as files
-    from agentctl.task import status as task
+    import agentctl.files.log
+    import agentctl.task.status
 
     store = ctx.store()
-    archived = files.start(store, task.read_status(store).get("TASK_ID", ""))
+    archived = agentctl.files.log.start(store, agentctl.task.status.read_status(store).get("TASK_ID", ""))
     return Result([f"files log started{f'; previous log archived to {archived}' if archived else ''}"],
                   {"archived": archived})
 
@@ -67,21 +67,21 @@ def start(ctx: Ctx) -> Result:
 def stop(ctx: Ctx) -> Result:
     import time
 
-    from agentctl.files import log as files
+    import agentctl.files.log
     from agentctl.files.count import keep_empty
 
     store = ctx.store()
-    rel = files.archive(store, f"files-{time.strftime('%Y%m%dT%H%M%S')}")
+    rel = agentctl.files.log.archive(store, f"files-{time.strftime('%Y%m%dT%H%M%S')}")
     keep_empty(store)
     return Result([f"files log archived to {rel}" if rel else "files log was empty; nothing archived"], {"archive": rel})
 
 
 def sync(ctx: Ctx) -> Result:
     from agentctl.constraints import violations
-    from agentctl.workflow import gitscan as gitsync
+    from agentctl.workflow import gitscan
 
     store = ctx.store()
-    result = gitsync.sync(store)
+    result = gitscan.sync(store)
     if result.no_task:
         from agentctl.ground.errors import NoTask
 

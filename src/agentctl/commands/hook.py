@@ -54,8 +54,8 @@ def project_dir(ctx: Ctx) -> tuple[str, bool]:
 
 def _run(ctx: Ctx, target: str, install: bool, local: bool, file: str | None, client: str | None,
          absolute: bool) -> Result:
+    import agentctl.integrations.install
     from agentctl.integrations import hookconfig
-    from agentctl.integrations import install as inst
 
     project, has_state = project_dir(ctx)
     if absolute and not install:
@@ -69,8 +69,8 @@ def _run(ctx: Ctx, target: str, install: bool, local: bool, file: str | None, cl
         kw["agentctl"] = hookconfig.running_agentctl() if absolute else "agentctl"
         if not absolute and target != "agents-md":
             path_note = _path_note()
-    plan = (inst.plan_install if install else inst.plan_uninstall)(project, target, **kw)
-    results = inst.apply(plan, uninstall=not install)
+    plan = (agentctl.integrations.install.plan_install if install else agentctl.integrations.install.plan_uninstall)(project, target, **kw)
+    results = agentctl.integrations.install.apply(plan, uninstall=not install)
     lines = []
     for r in results:
         extra = f" (previous version kept in {r['backup']})" if r["backup"] else ""

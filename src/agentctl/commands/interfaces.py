@@ -7,9 +7,9 @@ from agentctl.operation.contract import Ctx, Result
 
 
 def _task_id(ctx: Ctx) -> str:
-    from agentctl.task import status as task
+    from agentctl.task import status
 
-    fields = task.read_status(ctx.store())
+    fields = status.read_status(ctx.store())
     if fields.get("STATE", "IDLE") == "IDLE":
         raise CheckFailed("no task is running; an interface change is recorded in a task: "
                           "`agentctl task start --id ID --desc TEXT --files LIST` first")

@@ -57,13 +57,13 @@ def test(ctx: Ctx, *, event: str) -> Result:
 
 def check(ctx: Ctx) -> Result:
     """`stalled`: a task ACTIVE and no tool call (no hook ran) for a command's --after seconds; sent once a stall."""
-    from agentctl.task import status as task
+    from agentctl.task import status
 
     store = ctx.store()
     entries = [e for e in config.read(store) if e.wants("stalled")]
     if not entries:
         return Result(["no notify command wants stalled"], {"stalled": False, "sent": 0})
-    fields = task.read_status(store)
+    fields = status.read_status(store)
     if fields.get("STATE") != "ACTIVE":
         return Result([f"no ACTIVE task ({fields.get('STATE', 'IDLE')}): nothing can stall"], {"stalled": False, "sent": 0})
     last = _last_activity(store)

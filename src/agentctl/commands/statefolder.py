@@ -44,26 +44,25 @@ def status(ctx: Ctx, *, service: str | None = None) -> Result:
         from agentctl.commands.userservices import run
 
         return run(ctx, service=service, action="status")
-    from agentctl.constraints import rules as constraints
-    from agentctl.files import log as files
-    from agentctl.task import status as task
-    from agentctl.userservices import folders as custom
-    from agentctl.userservices import runlevels
-    from agentctl.verify import status as verify
+    import agentctl.constraints.rules
+    import agentctl.task.status
+    import agentctl.verify.status
+    from agentctl.files import log
+    from agentctl.userservices import folders, runlevels
 
     store = ctx.store()
     level = runlevels.current(store)
     active = runlevels.services_of(store, level)
-    t = task.read_status(store)
-    v = verify.read_status(store)
+    t = agentctl.task.status.read_status(store)
+    v = agentctl.verify.status.read_status(store)
     if t.get("STATE", "IDLE") != "IDLE":
         from agentctl.verify import evidence
 
         v, earlier = evidence.as_this_task(store, v)  # an earlier task's run is never shown as this one's
         if earlier:
             v["LAST_RUN"] = "none in this task"
-    rules = constraints.read(store)
-    touched = files.touched(store)
+    rules = agentctl.constraints.rules.read(store)
+    touched = log.touched(store)
     rows: list[dict[str, Any]] = [
         {"service": "task", "state": t.get("STATE", "IDLE"),
          "detail": f"{t.get('TASK_ID', '')} {t.get('DONE', '0')}/{t.get('TOTAL', '0')} NEXT={t.get('NEXT', '')}" if t.get("STATE") != "IDLE" else ""},
@@ -73,11 +72,11 @@ def status(ctx: Ctx, *, service: str | None = None) -> Result:
         {"service": "verify", "state": v.get("STATE", "IDLE"),
          "detail": f"last run {v.get('LAST_RUN', 'never')}" + (f", attempts {v.get('ATTEMPTS')}" if v.get("STATE") == "FAILED" else "")},
     ]
-    from agentctl.interfaces import records as interfaces
+    from agentctl.interfaces import records
 
-    named = interfaces.read(store)  # what is recorded; `interfaces list` searches the tree
+    named = records.read(store)  # what is recorded; `interfaces list` searches the tree
     rows.append({"service": "interfaces", "state": "RUNNING" if named else "IDLE", "detail": f"{len(named)} recorded"})
-    for name in custom.discover(store):
+    for name in folders.discover(store):
         rows.append({"service": name, "state": "IN-RUNLEVEL" if name in active else "STOPPED", "detail": "user service"})
     for row in rows:
         row["in_runlevel"] = row["service"] in active
@@ -87,10 +86,10 @@ def status(ctx: Ctx, *, service: str | None = None) -> Result:
 
 
 def resume(ctx: Ctx, *, max_chars: int | None = None, agent: str | None = None, brief: bool = False) -> Result:
-    from agentctl.workflow import resume as block
+    import agentctl.workflow.resume
 
-    budget = block.DEFAULT_BUDGET if max_chars is None else max_chars
-    text = block.build(ctx.store(), budget, agent=agent, brief=brief)
+    budget = agentctl.workflow.resume.DEFAULT_BUDGET if max_chars is None else max_chars
+    text = agentctl.workflow.resume.build(ctx.store(), budget, agent=agent, brief=brief)
     return Result([text], {"resume": text, "chars": len(text), "budget": budget, "brief": brief})
 
 

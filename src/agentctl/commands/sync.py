@@ -22,9 +22,9 @@ def _project_store(ctx: Ctx, create: bool) -> Store:
         repo = open_repo(os.getcwd())
         if repo is None:
             raise StateError("not inside a git repository; `agentctl sync` keeps the state in git refs")
-        from agentctl.statefolder import init as layout
+        from agentctl.statefolder import init
 
-        ctx._store, _ = layout.init(repo.top)
+        ctx._store, _ = init.init(repo.top)
     return ctx.store()
 
 

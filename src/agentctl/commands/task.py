@@ -24,9 +24,9 @@ def seq_lines(applied: bool, fields: dict[str, str], message: str = "", store: S
     if message:
         lines.append(f"NOTE={message}")
     if store is not None and fields.get("NEXT"):  # never an unmarked write-protected NEXT
-        from agentctl.workflow import pathanswers as answers
+        from agentctl.workflow import pathanswers
 
-        lines += answers.next_note(store, fields)
+        lines += pathanswers.next_note(store, fields)
     return lines
 
 
@@ -42,19 +42,19 @@ def write_result(result: UpdateResult, store: Store | None = None, skipped: bool
 
 def update(ctx: Ctx, *, done: int | None = None, next: str | None = None, notes: str | None = None,
            state: str | None = None, seq: int | None = None) -> Result:
-    from agentctl.task import status as task
+    import agentctl.task.status
     from agentctl.task.agentpaths import resolve_arg
 
     store = ctx.store()
     nxt = resolve_arg(store, next, ctx.warn)[0] if next is not None else None
-    return write_result(task.update(store, done=done, next_path=nxt, notes=notes, state=state, seq=seq), store)
+    return write_result(agentctl.task.status.update(store, done=done, next_path=nxt, notes=notes, state=state, seq=seq), store)
 
 
 def done(ctx: Ctx, *, paths: list[str]) -> Result:
-    from agentctl.workflow import pathanswers as answers
+    from agentctl.workflow import pathanswers
 
     store = ctx.store()
-    result = answers.mark_done(store, paths, ctx.warn)
+    result = pathanswers.mark_done(store, paths, ctx.warn)
     _warn_untouched(ctx, store, result.changed)
     return write_result(result, store)
 
@@ -66,16 +66,16 @@ def _warn_untouched(ctx: Ctx, store: Store, marked: list[str]) -> None:
     in the same shell command is logged, not warned about: a warning means the file is unchanged."""
     import os
 
-    from agentctl.files import log as files
+    from agentctl.files import log
 
-    if not marked or not store.exists(files.LOG):
+    if not marked or not store.exists(log.LOG):
         return
-    untouched = [p for p in marked[:50] if not files.check(store, p)]
+    untouched = [p for p in marked[:50] if not log.check(store, p)]
     if untouched:  # `sed -i … && agentctl task done …`: the edit is there, the shell hook's sync comes after
         from agentctl.workflow import gitscan
 
         if gitscan.sync(store).logged:
-            untouched = [p for p in untouched if not files.check(store, p)]
+            untouched = [p for p in untouched if not log.check(store, p)]
     for p in untouched[:3]:
         gone = "" if os.path.lexists(os.path.join(store.project, p)) else " (and it does not exist)"
         ctx.warn(f"{p} was marked done but this task never changed it{gone}: if you did edit it, record it with "
@@ -85,9 +85,9 @@ def _warn_untouched(ctx: Ctx, store: Store, marked: list[str]) -> None:
 
 
 def stop(ctx: Ctx, *, force: bool = False) -> Result:
-    from agentctl.workflow import taskflow as workflow
+    from agentctl.workflow import taskflow
 
-    result = workflow.stop(ctx.store(), force=force)
+    result = taskflow.stop(ctx.store(), force=force)
     if result.warning:
         ctx.warn(result.warning)
     if result.forced:
@@ -108,18 +108,18 @@ def stop(ctx: Ctx, *, force: bool = False) -> Result:
 def claim(ctx: Ctx, *, agent: str | None = None, lease: int | None = None) -> Result:
     from agentctl.ground.codec import encode
     from agentctl.ground.store import now_iso
-    from agentctl.task import claims as taskclaims
+    from agentctl.task import claims
 
     if agent is None:
         raise UsageError("usage: agentctl task claim --agent NAME [--lease SECONDS]")
     store = ctx.store()
-    seconds = taskclaims.DEFAULT_LEASE if lease is None else lease
+    seconds = claims.DEFAULT_LEASE if lease is None else lease
     if store.exists("sync/config"):  # a worktree that joined a stream claims through its shared ref (docs/sync.md)
         from agentctl.sync.claims import through_ref
 
-        r = through_ref(store, lambda: taskclaims.claim(store, agent, seconds))
+        r = through_ref(store, lambda: claims.claim(store, agent, seconds))
     else:
-        r = taskclaims.claim(store, agent, seconds)
+        r = claims.claim(store, agent, seconds)
     lines = [f"CLAIMED={encode(r.path)}", f"AGENT={r.agent}", f"EXPIRES={now_iso(r.expires)}", f"SEQ={r.fields.get('SEQ', '')}",
              f"DO: work on {encode(r.path)}, then `agentctl task done {encode(r.path)}` (releases the claim)"]
     return Result(lines, {"claimed": r.path, "agent": r.agent, "expires": r.expires, "expires_iso": now_iso(r.expires),
@@ -127,12 +127,12 @@ def claim(ctx: Ctx, *, agent: str | None = None, lease: int | None = None) -> Re
 
 
 def status(ctx: Ctx, *, agent: str | None = None) -> Result:
-    from agentctl.task import claims as taskclaims
-    from agentctl.task import status as task
+    import agentctl.task.status
+    from agentctl.task import claims
 
     store = ctx.store()
-    fields = task.read_status(store)
-    lines = task.status_lines(fields)
+    fields = agentctl.task.status.read_status(store)
+    lines = agentctl.task.status.status_lines(fields)
     data: dict[str, Any] = {"task": shaped(fields)}
     if fields.get("STATE", "IDLE") != "IDLE":
         from agentctl.verify import evidence
@@ -146,23 +146,23 @@ def status(ctx: Ctx, *, agent: str | None = None) -> Result:
                 data["match"] = {"left": found.left, "reverted": [{"path": h[0], "line": h[1]} for h in found.reverted],
                                  "added": found.joined}
                 if found.joined:
-                    fields = task.read_status(store)
+                    fields = agentctl.task.status.read_status(store)
                     data["task"] = shaped(fields)
 
         ev = evidence.check(store)
         lines.append(ev.line())
         data["evidence"] = ev.as_dict()
         if fields.get("SKIPPED", "0") != "0":  # which entries, and why: never only a count
-            from agentctl.task import entries as taskentries
+            from agentctl.task import entries
 
-            listed = task.read_entries(store, fields)
-            lines.append(taskentries.skipped_line(listed, 8000, 50))
-            data["skipped"] = [{"path": p, "reason": r} for p, r in taskentries.skipped(listed)]
+            listed = agentctl.task.status.read_entries(store, fields)
+            lines.append(entries.skipped_line(listed, 8000, 50))
+            data["skipped"] = [{"path": p, "reason": r} for p, r in entries.skipped(listed)]
         if agent is not None:
-            taskclaims.valid_agent(agent)
-        held = taskclaims.claims(store, fields, agent)
+            claims.valid_agent(agent)
+        held = claims.claims(store, fields, agent)
         lines.append(f"CLAIMS={len(held)}" + (f" (held by {agent})" if agent is not None else ""))
-        lines += taskclaims.claims_lines(held)
+        lines += claims.claims_lines(held)
         data["claims"] = [{"path": p, "agent": a, "expires": x} for p, a, x in held]
     return Result(lines, data)
 

@@ -7,12 +7,11 @@ from agentctl.operation.contract import Ctx, Result
 
 
 def run(ctx: Ctx, *, service: str, action: str, timeout: float | None = None) -> Result:
-    from agentctl.userservices import folders as custom
-    from agentctl.userservices import scripts as customrun
+    from agentctl.userservices import folders, scripts
 
-    if action not in custom.ACTIONS:
+    if action not in folders.ACTIONS:
         raise UsageError(f"user services take start, stop or status, not {action[:20]!r}")
-    result = customrun.run(ctx.store(), service, action, timeout)
+    result = scripts.run(ctx.store(), service, action, timeout)
     out = result.output.rstrip("\n")
     ended = "timed out, process group ended" if result.timed_out else f"exit {result.code}"
     lines = ([out] if out else []) + [f"{service} {action}: {ended}"]

@@ -37,18 +37,18 @@ def known_in(store: Store) -> Callable[[str], bool]:
     entries: list[set[str]] = []
 
     def known(rel: str) -> bool:
-        from agentctl.files import log as files  # only when a path has two readings
-        from agentctl.task import status as task
+        from agentctl.files import log  # only when a path has two readings
+        from agentctl.task import status
 
 
-        if os.path.lexists(os.path.join(store.project, rel)) or files.check(store, rel):
+        if os.path.lexists(os.path.join(store.project, rel)) or log.check(store, rel):
             return True
         if not entries:
             names: set[str] = set()
             try:
-                fields = task.read_status(store)
+                fields = status.read_status(store)
                 if fields.get("STATE", "IDLE") != "IDLE":
-                    names = {e.path for e in task.read_entries(store, fields)}
+                    names = {e.path for e in status.read_entries(store, fields)}
             except AgentctlError:
                 pass
             entries.append(names)

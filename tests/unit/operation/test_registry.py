@@ -11,7 +11,7 @@ import pytest
 from agentctl.operation import registry
 from agentctl.operation.contract import Ctx, Result
 from agentctl.operation.registry import COMMANDS, Command, dest
-from agentctl.statefolder import init as layout
+from agentctl.statefolder import init
 
 
 def _names(cmd: Command) -> set[str]:
@@ -71,7 +71,7 @@ def test_the_table_has_the_seed_commands_and_only_known_kinds() -> None:
 
 def test_call_runs_the_operation_with_keywords(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
-    store, _ = layout.init(str(tmp_path))
+    store, _ = init.init(str(tmp_path))
     ctx = Ctx(state_dir=store.root)
     result = registry.call(("constraints", "add"), ctx, priority="P0", text=["deny-write:", "db/**"])
     assert isinstance(result, Result) and result.code == 0
