@@ -331,3 +331,47 @@ def test_the_rename_check_finds_what_it_looks_for(tmp_path: Path) -> None:
     mods = {"agentctl.task.status", "agentctl.files.log", "agentctl.task.entries"}
     assert renamed_imports(src, mods) == ["m.py:1: from agentctl.task import status as task",
                                           "m.py:3: import agentctl.files.log as files"]
+
+
+# Dotted words that look like a room and a module but name something else: OpenCode's events.
+OUTSIDE_NAMES = {"session.compacted", "session.created"}
+FILE_SUFFIXES = {"md", "png", "py", "json", "txt", "sh", "yml", "toml", "log", "list", "lock"}
+_DOTTED = re.compile(r"(?<![\w./-])(agentctl\.)?([a-z_]+)\.([a-z_]+)(?![\w(])")
+_ROOM_PATH = re.compile(r"(?<![\w./-])(?:src/)?(?:agentctl/)?([a-z_]+)/([a-z_]+)\.py\b")
+
+
+def stale_names(text: str, mods: set[str]) -> list[str]:
+    """The module names in ``text`` (``agentctl.task.status``, ``task.status``, ``task/status.py``)
+    that are no module; ``room.NAME`` may also name what the room's ``__init__`` defines."""
+    out = []
+    for m in _DOTTED.finditer(text):
+        where, name = m.group(2), m.group(3)
+        if where not in ROOMS or f"agentctl.{where}.{name}" in mods or name in FILE_SUFFIXES \
+                or f"{where}.{name}" in OUTSIDE_NAMES:
+            continue
+        init = SRC / where / "__init__.py"
+        if m.group(1) is None and init.exists() and re.search(rf"^(def |class )?{name}\b", init.read_text(encoding="utf-8"), re.M):
+            continue
+        out.append(m.group(0))
+    out += [m.group(0) for m in _ROOM_PATH.finditer(text)
+            if m.group(1) in ROOMS and f"agentctl.{m.group(1)}.{m.group(2)}" not in mods]
+    return out
+
+
+def test_every_module_a_docstring_or_docs_page_names_exists() -> None:
+    mods = set(modules())
+    bad = []
+    for path in modules().values():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                doc = ast.get_docstring(node)
+                bad += [f"{path.relative_to(ROOT)}: {n}" for n in stale_names(doc or "", mods)]
+    for page in [*(ROOT / "docs").rglob("*.md"), ROOT / "README.md", ROOT / "CONTRIBUTING.md"]:
+        bad += [f"{page.relative_to(ROOT)}: {n}" for n in stale_names(page.read_text(encoding="utf-8"), mods)]
+    assert not bad, "names of modules that do not exist:\n" + "\n".join(bad)
+
+
+def test_the_name_check_finds_what_it_looks_for() -> None:
+    mods = {"agentctl.task.status"}
+    text = "``task.status`` ``agentctl.task.ops`` ``task.read_status`` task/listops.py sync.md session.compacted"
+    assert stale_names(text, mods) == ["agentctl.task.ops", "task.read_status", "task/listops.py"]

@@ -10,7 +10,7 @@ plus each path of the few lines past the part it covers that a binary search of 
 not find. So a count reads a few kilobytes, however long the log; past ``filesindex.SLACK`` bytes
 or ``LOOKUPS`` new paths the index is extended first (as `files check` does). The index's first
 line is the task's ``SESSION_START`` (offset 0), whose last field is a label, not a path: it is
-left out, as ``files.touched`` leaves it out.
+left out, as ``files.log.touched`` leaves it out.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def _from_index(store: Store, fd: int, total: int) -> int | None:
                 def indexed(key: bytes) -> list[int]:
                     return index.find(idx, lo, hi, key)
 
-                if session_row:  # the SESSION_START row (offset 0) is a label: not counted, as files.touched
+                if session_row:  # the SESSION_START row (offset 0) is a label: not counted, as files.log.touched
                     line = log._line_at(fd, 0)
                     if line.count(b"|") == 2 and indexed(line[line.rindex(b"|") + 1 :]) == [0]:
                         keys -= 1

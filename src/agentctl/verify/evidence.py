@@ -18,7 +18,7 @@ Readers never lock (the log is append-only, a pass offset is always a record
 boundary); :func:`mark` takes the files lock so a run's offset is one too.
 
 The cost stays flat however long the log grows: :func:`check` reads at most ``WINDOW``
-bytes of the log past the pass (``files.since_head``), enough for the verdict, the first
+bytes of the log past the pass (``files.log.since_head``), enough for the verdict, the first
 names and their number (``N+`` when the window did not reach the end). The whole list
 (``Evidence.changed``, in ``as_dict``) is read only when asked for.
 """

@@ -1,8 +1,8 @@
 """What `agentctl web` shows: one dict built from a Store by the library's own operations.
 
-Every value comes from the functions the CLI's commands use (``task.read_status``,
-``taskclaims.claims``, ``verify.read_status``, ``evidence.check``, ``constraints.ordered``,
-``session.read``, ``runlevels``, ``history.read_index``/``show_lines``/``search``,
+Every value comes from the functions the CLI's commands use (``task.status.read_status``,
+``taskclaims.claims``, ``verify.status.read_status``, ``evidence.check``, ``constraints.rules.ordered``,
+``session.compactions.read``, ``runlevels``, ``history.index.read_index``/``show_lines``/``search``,
 ``resume.build``/``build_brief``); the logs that grow (the files log, the verify journal,
 agent.log) are followed incrementally by ``weblog`` and ``webfiles``; the archived tasks are
 ``webhistory``'s. ``View.state()`` rebuilds only when one stat pass over the state files says
@@ -201,7 +201,7 @@ class View:
 
     def search_history(self, query: str, limit: int = HISTORY_SHOWN) -> dict[str, Any]:
         """Archived tasks matching ``query`` the way `agentctl history search` matches them ("" lists the newest)."""
-        return history.search(self.store, query, limit)
+        return history.show.search(self.store, query, limit)
 
     def archived_task(self, task_id: str) -> dict[str, Any]:
         """One archived task as `agentctl history show` gives it, plus its timeline and runs (cached by index state)."""
