@@ -201,7 +201,7 @@ class View:
 
     def search_history(self, query: str, limit: int = HISTORY_SHOWN) -> dict[str, Any]:
         """Archived tasks matching ``query`` the way `agentctl history search` matches them ("" lists the newest)."""
-        return history.show.search(self.store, query, limit)
+        return history.search(self.store, query, limit)
 
     def archived_task(self, task_id: str) -> dict[str, Any]:
         """One archived task as `agentctl history show` gives it, plus its timeline and runs (cached by index state)."""
