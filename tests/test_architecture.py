@@ -373,5 +373,5 @@ def test_every_module_a_docstring_or_docs_page_names_exists() -> None:
 
 def test_the_name_check_finds_what_it_looks_for() -> None:
     mods = {"agentctl.task.status"}
-    text = "``task.status`` ``agentctl.task.ops`` ``task.read_status`` task/listops.py sync.md session.compacted"
-    assert stale_names(text, mods) == ["agentctl.task.ops", "task.read_status", "task/listops.py"]
+    text = "``task.status`` ``agentctl.task.gone`` ``task.read_status`` task/gone.py sync.md session.compacted"
+    assert stale_names(text, mods) == ["agentctl.task.gone", "task.read_status", "task/gone.py"]
