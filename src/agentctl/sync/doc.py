@@ -16,7 +16,7 @@ Merge rules (docs/sync.md has them in prose):
 
 from __future__ import annotations
 
-from agentctl.plan import merge as planmerge
+from agentctl.plan import merge
 from agentctl.plan.records import PlanTask
 from agentctl.sync.crdt import ORSet, Stamp, join_lww
 from agentctl.sync.epoch import Epoch, started_ts
@@ -91,7 +91,7 @@ class Doc:
         for name, versions in other.archives.items():
             out.archives.setdefault(name, {}).update(versions)
         out.index = self.index | other.index
-        out.plan = {t.ID: t for t in planmerge.join(list(self.plan.values()), list(other.plan.values()))}
+        out.plan = {t.ID: t for t in merge.join(list(self.plan.values()), list(other.plan.values()))}
         return out
 
 
