@@ -167,7 +167,7 @@ class Hook:
                 why = str(exc)[:200]
             self.later(hookio.note, self.store, self.agent, self.event, f"denied, cannot judge: {why}", False)
             why = gate.unjudged(why, gate.PAYLOAD_FIX if isinstance(exc, gate.PayloadError) else gate.DOCTOR_FIX)
-        if why is not None and self.store.probe("notify/commands"):
+        if why is not None and self.store.alerts():
             self.later(_notify_denied, self, paths, why)  # once the answer is out: the deny never waits
         return why
 
@@ -250,7 +250,7 @@ def run(agent: str, event: str) -> int:
             fn(*args)
         except Exception:
             pass
-    if store is not None and store.probe("notify/commands"):  # one stat when no alert is configured
+    if store is not None and store.alerts():  # one stat when no alert is configured
         from agentctl.notify import fire
 
         fire.tool_call(store.root)
