@@ -234,7 +234,9 @@ def run(agent: str, event: str) -> int:
             hookio.note(store, agent, event, "unknown agent or event; reinstall with `agentctl install AGENT`")
             return 0
         hook = Hook(agent, event, payload, store)
-        result = handler(hook)
+        from agentctl.ground.pattern import HOOK_BUDGET, within
+
+        result = within(HOOK_BUDGET, handler, hook)  # past it: the funnel below answers (a gate denies)
         if result is None and hook.told:  # a violation found by a handler that had nothing to say
             from agentctl.integrations import hookact
 

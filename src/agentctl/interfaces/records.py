@@ -155,6 +155,9 @@ def check_regex(pattern: str) -> str:
     import re
 
     check_one_line(pattern, "--match", 500)
+    from agentctl.ground import pattern as dialect
+
+    dialect.check(pattern)  # the one dialect: git grep and the hooks read it alike, in bounded time
     try:
         re.compile(pattern)
     except re.error as exc:
