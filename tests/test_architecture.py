@@ -42,7 +42,7 @@ SIDEWAYS: dict[str, set[str]] = {
     "constraints": {"notify"},
     "session": {"notify"},
     "history": {"files"},
-    "interfaces": {"files"},
+    "interfaces": {"files", "constraints"},
     "statefolder": {"workflow", "userservices"},
     "sync": {"workflow", "statefolder"},
     "doctor": {"statefolder", "workflow"},

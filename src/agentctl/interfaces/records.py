@@ -148,6 +148,11 @@ def check_glob(glob: str) -> str:
         raise UsageError(f"--paths {glob[:60]!r} is absolute; give a glob relative to the project root, such as 'src/**'")
     if ".." in g.split("/"):
         raise UsageError(f"--paths {glob[:60]!r} leads outside the project; give a glob relative to the project root")
+    from agentctl.constraints.globs import problem
+
+    why = problem(g) if g else ""  # what `constraints add` refuses in a glob, refused here too
+    if why:
+        raise UsageError(f"--paths {glob[:60]!r} {why}")
     return g or "."
 
 
