@@ -160,9 +160,9 @@ def check_regex(pattern: str) -> str:
     import re
 
     check_one_line(pattern, "--match", 500)
-    from agentctl.ground import pattern as dialect
+    import agentctl.ground.pattern
 
-    dialect.check(pattern)  # the one dialect: git grep and the hooks read it alike, in bounded time
+    agentctl.ground.pattern.check(pattern)  # the one dialect: git grep and the hooks read it alike, in bounded time
     try:
         re.compile(pattern)
     except re.error as exc:
