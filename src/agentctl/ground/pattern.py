@@ -214,7 +214,7 @@ def within(seconds: float, fn: Callable[..., T], *args: object) -> T:
     """``fn(*args)``, stopped with :class:`OverBudget` after ``seconds`` (on the main thread; elsewhere,
     where no timer can interrupt, it runs unbounded). A budget already running (a hook's) is kept:
     the nearer end wins, and the outer one is restored."""
-    import signal
+    import _signal as signal  # type: ignore[import-not-found]  # the C module: `signal` loads enum, functools, collections
 
     if seconds <= 0:
         raise OverBudget(f"no time left for the search ({seconds:.3f} s)")
