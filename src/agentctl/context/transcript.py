@@ -149,9 +149,24 @@ def claude(lines: list[str]) -> Fill | None:
             return None  # malformed: nothing rather than a wrong figure
         model = msg.get("model")
         fill = Fill(sum(p for p in parts if p is not None), None, model if isinstance(model, str) else "", "claude transcript")
+        if tool is None:  # the last answer was text: its last tool call is further back, after the boundary
+            tool = _last_claude_tool(lines[: lines.index(line)])
         if tool is not None:
             fill.last_tool, fill.last_path = tool
         return fill
+    return None
+
+
+def _last_claude_tool(lines: list[str]) -> tuple[str, str] | None:
+    for line in reversed(lines):
+        if '"compact_boundary"' in line:
+            return None
+        if '"tool_use"' in line and '"assistant"' in line:
+            rec = _loads(line)
+            msg = rec.get("message") if isinstance(rec, dict) and rec.get("isSidechain") is not True else None
+            found = _tool_of(msg.get("content")) if isinstance(msg, dict) else None
+            if found is not None:
+                return found
     return None
 
 
@@ -236,7 +251,13 @@ def read(agent: str, path: object, cap: int = TAIL) -> Fill | None:
     if reader is None:
         return None
     lines = tail_lines(path, cap)
-    if not lines:
+    return parse(agent, lines) if lines else None
+
+
+def parse(agent: str, lines: list[str]) -> Fill | None:
+    """The agent's fill from the last lines of its records (see :func:`read`)."""
+    reader = READERS.get(agent)
+    if reader is None or not lines:
         return None
     try:
         return reader(lines)
@@ -244,11 +265,6 @@ def read(agent: str, path: object, cap: int = TAIL) -> Fill | None:
         return None
 
 
-def has_line_with(path: object, needle: str, cap: int = TAIL) -> bool:
-    """Whether the last ``cap`` bytes of ``path`` hold ``needle`` (the record of a tool call the agent
-    may not have written yet)."""
-    lines = tail_lines(path, cap) or []
-    return any(needle in ln for ln in lines)
 
 
 def before_compaction(agent: str, path: object, cap: int = TAIL) -> tuple[int | None, int | None]:

@@ -46,12 +46,20 @@ def reading(store: Store, agent: str, payload: dict[str, Any], s: windows.Settin
     """The current fill against its window, or None when either cannot be known exactly."""
     path = payload.get("transcript_path")
     tool_id = payload.get("tool_use_id")
-    if agent == "claude" and isinstance(tool_id, str) and tool_id:
-        for _ in range(WAIT_STEPS):  # the record of the answer that made this call may lag by ~100 ms
-            if transcript.has_line_with(path, tool_id):
+    lines = transcript.tail_lines(path)
+    if not lines:
+        return None
+    if agent == "claude" and isinstance(tool_id, str) and tool_id and not any(tool_id in ln for ln in lines):
+        # The record of the answer that made this call may lag by ~100 ms (Claude Code writes the
+        # transcript on a timer): wait for it, bounded, but only while the file is being written.
+        for _ in range(WAIT_STEPS):
+            if not _fresh(path):
                 break
             time.sleep(WAIT_STEP)
-    fill = transcript.read(agent, path)
+            lines = transcript.tail_lines(path) or []
+            if any(tool_id in ln for ln in lines):
+                break
+    fill = transcript.parse(agent, lines)
     if fill is None:
         return None
     window = statusline.bridged_window(store, payload.get("session_id")) if agent == "claude" else None
@@ -59,6 +67,13 @@ def reading(store: Store, agent: str, payload: dict[str, Any], s: windows.Settin
     if not window:
         return None
     return Reading(fill, window)
+
+
+def _fresh(path: object) -> bool:
+    try:
+        return isinstance(path, str) and time.time() - os.stat(path).st_mtime < 2.0
+    except OSError:
+        return False
 
 
 def after_tool(store: Store, agent: str, payload: dict[str, Any], tool: str = "", path: str = "") -> str:

@@ -105,3 +105,14 @@ def test_gemini_reads_the_prompt_tokens_of_its_last_answer(tmp_path: Path) -> No
         400_000, "gemini-2.5-flash", "write_file", "/p/src/m.py")
     write(f, [head, gemini_msg({"output": 3})])  # no input figure: nothing rather than a guess
     assert transcript.read("gemini", str(f)) is None
+
+
+def test_claude_last_tool_call_is_found_behind_a_text_answer(tmp_path: Path) -> None:
+    text = claude_answer(99_000)
+    text["message"]["content"] = [{"type": "text", "text": "first part done"}]
+    f = write(tmp_path / "t.jsonl", [claude_answer(90_000, path="/p/src/m7.py"), {"type": "user"}, text])
+    fill = transcript.read("claude", str(f))
+    assert fill is not None and (fill.used, fill.last_tool, fill.last_path) == (99_000, "Edit", "/p/src/m7.py")
+    write(f, [claude_answer(90_000), BOUNDARY, text])
+    fill = transcript.read("claude", str(f))
+    assert fill is not None and fill.last_tool == ""  # a call before the compaction is not this window's
