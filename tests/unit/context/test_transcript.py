@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 from agentctl.context import transcript
@@ -24,7 +25,7 @@ BOUNDARY = {"type": "system", "subtype": "compact_boundary", "content": "Convers
             "compactMetadata": {"trigger": "auto", "preTokens": 167000, "postTokens": 9000}}
 
 
-def write(path: Path, records: list[object]) -> Path:
+def write(path: Path, records: Sequence[object]) -> Path:
     path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records))
     return path
 
