@@ -131,7 +131,7 @@ def test_codex_and_gemini_records_give_the_warning_in_their_answer(project: Path
         "tool_name": "Bash", "tool_use_id": "call_1", "tool_input": {"command": "true"}}))
     assert r.code == 0 and "26% of the context window left (200000 of 272000 tokens" in r.out
     chat = project.parent / "chat.jsonl"
-    chat.write_text(json.dumps(gemini_msg({"input": 900_000, "output": 5, "cached": 0, "thoughts": 0, "tool": 0, "total": 900_005})) + "\n")
+    chat.write_text(json.dumps(gemini_msg({"input": 400_000, "output": 5, "cached": 0, "thoughts": 0, "tool": 0, "total": 400_005})) + "\n")
     (project / "m.py").write_text("x\n")
     r = run("hook", "gemini", "after-tool", cwd=project, stdin=json.dumps({
         "session_id": "gm", "transcript_path": str(chat), "cwd": str(project), "hook_event_name": "AfterTool",
@@ -139,7 +139,7 @@ def test_codex_and_gemini_records_give_the_warning_in_their_answer(project: Path
         "tool_response": {"llmContent": "Successfully created and wrote to new file"}}))
     assert r.code == 0
     out = json.loads(r.out)["hookSpecificOutput"]
-    assert out["hookEventName"] == "AfterTool" and "14% of the context window left" in out["additionalContext"]
+    assert out["hookEventName"] == "AfterTool" and "24% of the context window left (400000 of 524288 tokens" in out["additionalContext"]
 
 
 def test_off_or_unreadable_records_cost_nothing_and_say_nothing(project: Path) -> None:

@@ -63,7 +63,7 @@ def reading(store: Store, agent: str, payload: dict[str, Any], s: windows.Settin
     if fill is None:
         return None
     window = statusline.bridged_window(store, payload.get("session_id")) if agent == "claude" else None
-    window = window or fill.window or windows.window_for(fill.model, s)
+    window = window or fill.window or windows.window_of(agent, fill.model, s)
     if not window:
         return None
     return Reading(fill, window)

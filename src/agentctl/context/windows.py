@@ -33,6 +33,13 @@ TABLE: dict[str, int] = {
 }
 
 
+# Gemini CLI compresses its history at this share of the model's window (0.61.0:
+# DEFAULT_COMPRESSION_TOKEN_THRESHOLD, `model.compressionThreshold`): context left is counted
+# against that point, or the thresholds would come after its compression. A person's
+# `context.window...` for a Gemini model is taken as that point itself.
+GEMINI_COMPRESSES_AT = 0.5
+
+
 class Settings:
     __slots__ = ("on", "thresholds", "window", "windows")
 
@@ -114,3 +121,16 @@ def window_for(model: str, s: Settings) -> int | None:
         if model.startswith(prefix):
             return TABLE[prefix]
     return None
+
+
+def overridden(model: str, s: Settings) -> bool:
+    """Whether the person set the window of ``model`` in the config."""
+    return s.window is not None or any(model.startswith(p) for p in s.windows)
+
+
+def window_of(agent: str, model: str, s: Settings) -> int | None:
+    """The window a fill of ``agent`` on ``model`` is measured against, when its records name none."""
+    window = window_for(model, s)
+    if window and agent == "gemini" and not overridden(model, s):
+        window = int(window * GEMINI_COMPRESSES_AT)
+    return window

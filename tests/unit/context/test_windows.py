@@ -29,3 +29,11 @@ def test_off_and_unreadable_thresholds(store: Store) -> None:
     s = windows.settings(store)
     assert not s.on and s.thresholds == windows.DEFAULT_THRESHOLDS
     assert windows.problems(store) == ["context.warn_at=120"]
+
+
+def test_gemini_is_measured_against_the_point_where_it_compresses() -> None:
+    s = windows.Settings()
+    assert windows.window_of("gemini", "gemini-2.5-flash", s) == 524_288
+    assert windows.window_of("claude", "claude-sonnet-4-5", s) == 200_000
+    s.windows["gemini-2.5"] = 300_000
+    assert windows.window_of("gemini", "gemini-2.5-flash", s) == 300_000
