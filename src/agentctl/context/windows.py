@@ -22,7 +22,15 @@ PREFIX = "context."
 DEFAULT_THRESHOLDS = (35, 20)
 # Model name prefix -> context window in tokens, as documented by each vendor (checked 2026-12).
 TABLE: dict[str, int] = {
-    "claude-": 200_000,  # Claude models: 200k (the 1M beta window is reported by the statusline)
+    # Claude: the model table bundled in Claude Code 2.1.332 (`context: {window: ...}`); a 1M window
+    # taken by the [1m] suffix or the beta is what the statusline reports.
+    "claude-": 200_000,
+    "claude-opus-4-7": 1_000_000,
+    "claude-opus-4-8": 1_000_000,
+    "claude-opus-5": 1_000_000,
+    "claude-sonnet-5": 1_000_000,
+    "claude-haiku-5": 1_000_000,
+    "claude-fable-5": 1_000_000,
     "gpt-5": 272_000,  # Codex writes model_context_window itself; this is the fallback
     "gpt-4.1": 1_047_576,
     "o3": 200_000,

@@ -9,6 +9,7 @@ from agentctl.ground.store import Store
 def test_the_table_names_the_window_by_the_longest_prefix() -> None:
     s = windows.Settings()
     assert windows.window_for("claude-sonnet-4-5-20250929", s) == 200_000
+    assert windows.window_for("claude-opus-5-5", s) == 1_000_000  # Claude Code 2.1.332's default model
     assert windows.window_for("gemini-2.5-flash", s) == 1_048_576
     assert windows.window_for("some-local-model", s) is None
 
