@@ -5,8 +5,8 @@ write (Claude Code 2.1.332, Codex 0.171.0, Gemini CLI 0.61.0; see docs/agents/*.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from agentctl.context import transcript
