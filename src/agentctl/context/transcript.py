@@ -6,9 +6,10 @@ only, and nothing (None) when the record is missing, too far from the end, or ma
   ``isSidechain``, after the last ``{"type":"system","subtype":"compact_boundary"}``, carries
   ``message.usage``; in use = ``input_tokens + cache_creation_input_tokens + cache_read_input_tokens``;
   ``message.model`` names the model; the window is not there.
-* Codex: the rollout JSONL (``transcript_path``). The last ``event_msg`` of type ``token_count``
-  after the last ``compacted`` record: in use = ``info.last_token_usage.total_tokens``, the window
-  ``info.model_context_window``; the model from the last ``turn_context`` record.
+* Codex: the rollout JSONL (``transcript_path``), after the last ``compacted`` record: in use = the
+  latest of ``token_usage_record``'s ``payload.usage.total_tokens`` (0.171.0 writes it before the
+  tool runs) and ``event_msg`` ``token_count``'s ``info.last_token_usage.total_tokens``; the window
+  ``info.model_context_window`` of the last ``token_count``; the model from ``turn_context``.
 * Gemini CLI 0.61.0: the chat JSONL (``transcript_path``): the last record of ``type:"gemini"`` with
   ``tokens`` ({input, output, cached, thoughts, tool, total}); in use = ``tokens.input`` (the prompt
   the model last read, cached tokens included, which is what Gemini compares to its threshold);
@@ -171,17 +172,30 @@ def _last_claude_tool(lines: list[str]) -> tuple[str, str] | None:
 
 
 def codex(lines: list[str]) -> Fill | None:
-    """Codex's figure from the rollout's last lines (see the module's docstring)."""
-    found: Fill | None = None
+    """Codex's figure from the rollout's last lines (see the module's docstring). Codex 0.171.0 writes
+    a ``token_usage_record`` (``payload.usage.total_tokens``) as soon as an answer is in, before its
+    tool call runs, and the ``token_count`` event (with the window) only after the tool's output: the
+    latest of the two gives the figure, the latest ``token_count`` the window."""
+    used: int | None = None
+    window: int | None = None
     model = ""
-    tool: tuple[str, str] | None = None
+    tool = ""
     for line in reversed(lines):
-        if found is None and '"compacted"' in line and '"token_count"' not in line:
+        if '"compacted"' in line and '"token_count"' not in line and '"token_usage_record"' not in line:
             rec = _loads(line)
             if isinstance(rec, dict) and rec.get("type") == "compacted":
-                return None
+                break
             continue
-        if found is None and '"token_count"' in line:
+        if used is None and '"token_usage_record"' in line:
+            rec = _loads(line)
+            payload = rec.get("payload") if isinstance(rec, dict) and rec.get("type") == "token_usage_record" else None
+            usage = payload.get("usage") if isinstance(payload, dict) else None
+            if isinstance(usage, dict):
+                used = _int(usage.get("total_tokens"))
+                if used is None:
+                    return None
+            continue
+        if window is None and '"token_count"' in line:
             rec = _loads(line)
             payload = rec.get("payload") if isinstance(rec, dict) and rec.get("type") == "event_msg" else None
             if not isinstance(payload, dict) or payload.get("type") != "token_count":
@@ -189,28 +203,29 @@ def codex(lines: list[str]) -> Fill | None:
             info = payload.get("info")
             if not isinstance(info, dict):
                 continue  # Codex writes `"info": null` before the first answer
-            last = info.get("last_token_usage")
-            used = _int(last.get("total_tokens")) if isinstance(last, dict) else None
-            window = _int(info.get("model_context_window"))
+            window = _int(info.get("model_context_window")) or None
             if used is None:
-                return None
-            found = Fill(used, window or None, "", "codex rollout")
+                last = info.get("last_token_usage")
+                used = _int(last.get("total_tokens")) if isinstance(last, dict) else None
+                if used is None:
+                    return None
             continue
-        if found is not None and not model and '"turn_context"' in line:
-            rec = _loads(line)
-            payload = rec.get("payload") if isinstance(rec, dict) else None
-            if isinstance(payload, dict) and isinstance(payload.get("model"), str):
-                model = payload["model"][:80]
-                break
-        if tool is None and '"function_call"' in line:
+        if not tool and '"function_call"' in line:
             rec = _loads(line)
             payload = rec.get("payload") if isinstance(rec, dict) else None
             if isinstance(payload, dict) and payload.get("type") in ("function_call", "custom_tool_call"):
-                tool = (str(payload.get("name", ""))[:80], "")
-    if found is not None:
-        found.model = model
-        if tool is not None:
-            found.last_tool = tool[0]
+                tool = str(payload.get("name", ""))[:80]
+        if not model and '"turn_context"' in line:
+            rec = _loads(line)
+            payload = rec.get("payload") if isinstance(rec, dict) and rec.get("type") == "turn_context" else None
+            if isinstance(payload, dict) and isinstance(payload.get("model"), str):
+                model = payload["model"][:80]
+        if used is not None and window is not None and model:
+            break
+    if used is None:
+        return None
+    found = Fill(used, window, model, "codex rollout")
+    found.last_tool = tool
     return found
 
 

@@ -117,3 +117,12 @@ def test_claude_last_tool_call_is_found_behind_a_text_answer(tmp_path: Path) -> 
     write(f, [claude_answer(90_000), BOUNDARY, text])
     fill = transcript.read("claude", str(f))
     assert fill is not None and fill.last_tool == ""  # a call before the compaction is not this window's
+
+
+def test_codex_takes_the_usage_record_written_before_the_tool_runs(tmp_path: Path) -> None:
+    record = {"type": "token_usage_record", "payload": {"response_id": "resp_2", "usage": {
+        "input_tokens": 150_000, "cached_input_tokens": 0, "output_tokens": 16, "total_tokens": 150_016}}}
+    f = write(tmp_path / "r.jsonl", [codex_count(40_000, 190_000), {"type": "response_item", "payload": {
+        "type": "function_call", "name": "exec_command"}}, record])
+    fill = transcript.read("codex", str(f))
+    assert fill is not None and (fill.used, fill.window, fill.last_tool) == (150_016, 190_000, "exec_command")
