@@ -24,11 +24,11 @@ def record(store: Store, why: str, agent: str, *, tool: str = "", path: str = ""
            fill: str = "") -> dict[str, str]:
     """Write the checkpoint now (never raises on the hook path: a checkpoint that cannot be taken is skipped)."""
     from agentctl.context import inflight
-    from agentctl.session import compactions as session
+    from agentctl.session import compactions
 
     now = inflight.read(store)
     try:
-        count = session.read(store).get("COMPACTIONS", "0") or "0"
+        count = compactions.read(store).get("COMPACTIONS", "0") or "0"
     except Exception:
         count = "0"
     if path and os.path.isabs(path):
@@ -96,9 +96,9 @@ def resume_section(store: Store, sess: dict[str, str]) -> list[str]:
     if not sess.get("COMPACTIONS"):
         return []
     from agentctl.context import cost
-    from agentctl.session import compactions as session
+    from agentctl.session import compactions
 
     try:
-        return resume_lines(store, sess["COMPACTIONS"], session.last_compaction_ts(sess)) + cost.resume_line(store)
+        return resume_lines(store, sess["COMPACTIONS"], compactions.last_compaction_ts(sess)) + cost.resume_line(store)
     except Exception:  # a damaged checkpoint never costs the agent its resume
         return []

@@ -20,23 +20,23 @@ class InFlight:
 
 def read(store: Store) -> InFlight:
     out = InFlight()
-    from agentctl.task import status as task
+    import agentctl.task.status
 
-    fields = task.read_status(store)
+    fields = agentctl.task.status.read_status(store)
     if fields.get("STATE", "IDLE") == "ACTIVE":
         out.task = fields.get("TASK_ID", "")
-        entries = task.read_entries(store, fields)
-        from agentctl.files import log as files
+        entries = agentctl.task.status.read_entries(store, fields)
+        from agentctl.files import log
 
-        changed = {p for p, op, _ in files.touched(store) if op != "DELETE"}
+        changed = {p for p, op, _ in log.touched(store) if op != "DELETE"}
         out.not_done = [e.path for e in entries if not e.closed and e.path in changed]
-    from agentctl.verify import status as verify
+    import agentctl.verify.status
 
-    v = verify.read_status(store)
+    v = agentctl.verify.status.read_status(store)
     state = v.get("STATE", "IDLE")
     if state == "FAILED":
         out.verify = f"FAILED `{v.get('COMMAND', '')[:80]}`"
-        out.failed_untried = not verify.tried(v)
+        out.failed_untried = not agentctl.verify.status.tried(v)
     elif state == "PASSED":
         out.verify = f"PASSED {v.get('LAST_PASS', '')}".strip()
     elif state != "IDLE":

@@ -85,12 +85,12 @@ def bridged_window(store: Store, session: object) -> int | None:
 
 def line(store: Store, stdin: dict[str, object]) -> str:
     """The statusline's one line for this state and Claude Code's stdin JSON (``stdin`` may be {})."""
+    import agentctl.task.status
+    import agentctl.verify.status
     from agentctl.constraints import violations
-    from agentctl.task import status as task
-    from agentctl.verify import status as verify
 
     parts = []
-    fields = task.read_status(store)
+    fields = agentctl.task.status.read_status(store)
     if fields.get("STATE", "IDLE") != "IDLE":
         text = f"{codec.encode(fields.get('TASK_ID', ''))[:30]} {fields.get('DONE', '0')}/{fields.get('TOTAL', '0')}"
         if fields.get("STATE") != "ACTIVE":
@@ -100,7 +100,7 @@ def line(store: Store, stdin: dict[str, object]) -> str:
         parts.append(text)
     else:
         parts.append("no task")
-    v = verify.read_status(store)
+    v = agentctl.verify.status.read_status(store)
     parts.append(f"verify {v.get('STATE', 'IDLE')}" if v.get("STATE", "IDLE") != "IDLE" else "verify -")
     n = len(violations.open_ones(store))
     if n:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from agentctl.context import cost
 from agentctl.ground.store import Store
-from agentctl.session import compactions as session
+from agentctl.session import compactions
 from agentctl.web.data import View
 from agentctl.workflow import resume
 
@@ -17,7 +17,7 @@ def test_each_compaction_keeps_its_fill_before_and_after_and_the_state_cost(stor
     t.write_text(json.dumps({"type": "system", "subtype": "compact_boundary",
                              "compactMetadata": {"trigger": "manual", "preTokens": 150_000, "postTokens": 7000}}) + "\n")
     assert resume.build(store).count("STATE COST") == 0
-    session.record_compaction(store)
+    compactions.record_compaction(store)
     said = cost.after_compaction(store, "claude", str(t), "x" * 1001)
     assert said.endswith("the state took 1001 characters (~251 tokens) of the new window; "
                          "context in use before it: 150000 tokens, after it: 7000")
