@@ -22,6 +22,7 @@ from agentctl.task import status as task
 from agentctl.userservices import runlevels
 from agentctl.verify import status as verify
 from agentctl.workflow import pathanswers as answers
+from agentctl.workflow import walls
 
 DEFAULT_BUDGET = 2000
 BRIEF_BUDGET = 600
@@ -71,6 +72,7 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
     head += ")"
 
     must: list[str] = [head]
+    must += walls.resume_lines(store)  # which walls stand (issue 31), protected files against their fingerprints
     must += [f"P0|{_v(r.text, P0_CHARS)}" for r in p0]  # whole, never cut
     must += violations.lines(store)  # a P0 rule broken anyway: shown until restored or acknowledged
     must += constraints.broken_line(store)  # a rule line that cannot be taken as written: one line
