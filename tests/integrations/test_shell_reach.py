@@ -74,7 +74,7 @@ def _ask(project: Path, command: str, bindir: Path) -> str:  # noqa: F811
         return "allow"
     out = r.json()["hookSpecificOutput"]
     assert out["permissionDecision"] == "ask", out
-    return "ask: " + out["permissionDecisionReason"]
+    return "ask: " + str(out["permissionDecisionReason"])
 
 
 @pytest.mark.parametrize("command", REACHING)

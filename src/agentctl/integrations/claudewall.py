@@ -51,7 +51,7 @@ def install(project: str, change: Change, *, user: bool, sandbox: bool, notes: l
                      "`agentctl install claude` once `agentctl init` ran and the P0 rules are there")
         return change
     file = os.path.join(change.project, change.rel)
-    wall = walls.find(store, file) or walls.Wall("claude", file, sandbox)
+    wall = walls.find(store, file) or wallmerge.Wall("claude", file, sandbox)
     deny, paths, left = walls.wanted(store, user, (file,))
     doc = _doc(change)
     try:
