@@ -90,7 +90,7 @@ def test_install_sandbox_turns_claude_codes_sandbox_on_and_uninstall_restores_th
     r = run("uninstall", "claude", cwd=proj)
     assert r.code == 0, r.err
     assert (proj / SETTINGS).read_text() == original  # byte for byte
-    assert "no agent wall" in run("resume", cwd=proj).out
+    assert "hooks only" in run("resume", cwd=proj).out
 
 
 def test_constraints_add_and_remove_keep_the_wall_in_step(proj: Path) -> None:

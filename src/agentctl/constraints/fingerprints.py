@@ -8,7 +8,8 @@ its content's SHA-256) at ``task start`` and when a person acknowledges a violat
 ``resume`` compare (:func:`changed`): a file whose size, mtime or inode moved is hashed again, and
 one whose content differs, a new one and a removed one are writes, judged and told as any other.
 
-The record, ``FILE|PATH|SIZE:MTIME_NS:INODE|SHA256`` lines, lives in the ledger
+The record, ``FILE|PATH|SIZE:MTIME_NS:INODE|SHA256[,SHA256...]`` lines (the contents accepted: at task
+start, and each a person acknowledged), lives in the ledger
 (constraints.ledger, ``prints-NAME``: out of the working tree), else in
 ``services/constraints/prints``. A walk looks at most MAX_WALK entries under the globs' literal
 folders (.git and the state folder skipped).
@@ -167,8 +168,10 @@ def refresh(store: Store, rel: str) -> None:
         st = os.lstat(os.path.join(store.project, rel))
     except OSError:
         prints.pop(rel, None)
-    else:
-        prints[rel] = (_sig(st), digest(store, rel))
+    else:  # the content acknowledged joins the ones accepted (a restore to the task's start is no write either)
+        d = digest(store, rel)
+        accepted = [x for x in prints.get(rel, ("", ""))[1].split(",") if x and x != d][-7:]
+        prints[rel] = (_sig(st), ",".join(accepted + [d]))
     _save(store, prints)
 
 
@@ -198,8 +201,8 @@ def changed(store: Store, task: str) -> dict[str, str]:
             out[path] = "CREATE"
         elif old[0] != sig:
             d = digest(store, path)
-            if d == old[1]:
-                prints[path] = (sig, d)
+            if d in old[1].split(","):  # as at task start, or as a person acknowledged it
+                prints[path] = (sig, old[1])
                 moved = True
             else:
                 out[path] = "MODIFY"

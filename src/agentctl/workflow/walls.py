@@ -325,9 +325,8 @@ def status(store: Store) -> tuple[str, list[str]]:
                                 f"`agentctl install claude{' --user' if user else ''}` again")
         parts.append(f"{w.agent} {where}: sandbox {'on' if w.sandbox else 'off'}, {step}")
     if not walls:
-        parts.append("no agent wall (hooks only; `agentctl install claude --sandbox` adds Claude Code's)")
-    led = ledger.place(store.root)
-    parts.append("ledger " + (ledger.shown(store.root) if led else "none (not a git working tree)"))
+        parts.append("hooks only (no agent sandbox)")
+    parts.append("ledger " + ("ok" if ledger.place(store.root) else "none (no git)"))
     for line in lastseen.folder_line(store):
         problems.append(line)
     return "WALLS: " + "; ".join(parts), problems
