@@ -35,13 +35,13 @@ def _read_small(path: str) -> str | None:
 def of_top(top: str) -> GitDirs | None:
     """The git folders of the working tree whose top is ``top`` (holding ``.git``), or None."""
     dot = os.path.join(top, ".git")
-    if os.path.isdir(dot):
-        return GitDirs(top, dot, dot, "main")
+    if os.path.isdir(dot):  # a repository's folder holds HEAD (an empty `.git` is none)
+        return GitDirs(top, dot, dot, "main") if os.path.exists(os.path.join(dot, "HEAD")) else None
     text = _read_small(dot)
     if text is None or not text.startswith("gitdir:"):
         return None
     git_dir = os.path.normpath(os.path.join(top, text[7:].strip()))
-    if not os.path.isdir(git_dir):
+    if not os.path.exists(os.path.join(git_dir, "HEAD")):
         return None
     common = _read_small(os.path.join(git_dir, "commondir"))
     if common is None:

@@ -35,5 +35,8 @@ def test_a_linked_worktree_shares_the_common_dir_under_its_own_name(tmp_path: Pa
 
 def test_no_repository_and_a_broken_git_file_give_none(tmp_path: Path) -> None:
     assert gitdir.of_top(str(tmp_path)) is None
+    (tmp_path / ".git").mkdir()  # an empty folder is no repository
+    assert gitdir.of_top(str(tmp_path)) is None
+    (tmp_path / ".git").rmdir()
     (tmp_path / ".git").write_text("gitdir: /nowhere/at/all\n")
     assert gitdir.of_top(str(tmp_path)) is None
