@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 
-from agentctl.constraints import rules as constraints
+import agentctl.constraints.rules
 from agentctl.ground import codec
 
 TYPE_CHECKING = False
@@ -41,7 +41,7 @@ def _where(store: Store) -> str:
 def _p0(store: Store) -> list[Rule]:
     from agentctl.constraints import lastseen
 
-    return [r for r in lastseen.enforced(store, persist=False) if r.priority == "P0" and constraints.deny_pattern(r.text)]
+    return [r for r in lastseen.enforced(store, persist=False) if r.priority == "P0" and agentctl.constraints.rules.deny_pattern(r.text)]
 
 
 def walk(store: Store, rules: list[Rule]) -> dict[str, str]:
@@ -65,7 +65,7 @@ def walk(store: Store, rules: list[Rule]) -> dict[str, str]:
         except OSError:
             continue
         if rel and (os.path.islink(full) or not os.path.isdir(full)):
-            if constraints.match(rules, rel, fold) is not None:
+            if agentctl.constraints.rules.match(rules, rel, fold) is not None:
                 out[rel] = _sig(st)
             continue
         try:
@@ -82,7 +82,7 @@ def walk(store: Store, rules: list[Rule]) -> dict[str, str]:
                     if entry.is_dir(follow_symlinks=False):
                         if child not in skip:
                             stack.append(child)
-                    elif constraints.match(rules, child, fold) is not None:
+                    elif agentctl.constraints.rules.match(rules, child, fold) is not None:
                         out[child] = _sig(entry.stat(follow_symlinks=False))
                 except OSError:
                     continue
@@ -213,7 +213,7 @@ def changed(store: Store, task: str) -> dict[str, str]:
                 from agentctl.constraints import protect
 
                 fold = protect.case_insensitive(store)
-            if constraints.match(rules, path, fold) is not None:  # still protected (a rule let go: forgotten)
+            if agentctl.constraints.rules.match(rules, path, fold) is not None:  # still protected (a rule let go: forgotten)
                 out[path] = "DELETE"
     if moved:
         try:

@@ -136,10 +136,10 @@ def check(doc: Doc, state: str, now: float | None = None) -> None:
 
 
 def _verify(clock: int, fields: dict[str, str], now: float) -> None:
-    from agentctl.verify import status as verify
+    from agentctl.verify import status
 
     _stamp("verify STAMP", clock)
-    if fields.get("STATE", "IDLE") not in verify.STATES:
+    if fields.get("STATE", "IDLE") not in status.STATES:
         raise _no("verify", f"STATE={fields.get('STATE', '')[:20]!r} is not a verify state")
     for key, value in fields.items():
         where = f"verify {key}"
@@ -189,12 +189,12 @@ def _index_row(row: str, state: str, now: float) -> None:
 
 
 def _epoch(p: str, e: Epoch, state: str, now: float) -> None:
+    import agentctl.task.entries
     from agentctl.task import claims
-    from agentctl.task import entries as taskentries
 
     _when(f"{p}/head STARTED", e.head.get("STARTED", ""), now)
-    if len(e.paths) > taskentries.MAX_ENTRIES:
-        raise _no(f"{p}/list", f"{len(e.paths)} entries, over {taskentries.MAX_ENTRIES}")
+    if len(e.paths) > agentctl.task.entries.MAX_ENTRIES:
+        raise _no(f"{p}/list", f"{len(e.paths)} entries, over {agentctl.task.entries.MAX_ENTRIES}")
     for path in e.paths:
         _path(f"{p}/list", path, state)
     if len(set(e.paths)) != len(e.paths):
@@ -251,10 +251,10 @@ def _archive(where: str, name: str, data: bytes, state: str, now: float) -> None
             if fields.get(key):
                 _when(f"{where} {key}", fields[key], now)
     elif name.endswith(".list") and name.startswith("files-"):
-        from agentctl.task import entries as taskentries
+        import agentctl.task.entries
 
         try:
-            listed = taskentries.parse(data, where)
+            listed = agentctl.task.entries.parse(data, where)
         except Exception as exc:  # noqa: BLE001 - StateError from the list reader
             raise _no(where, str(exc)) from None
         for entry in listed:

@@ -123,12 +123,12 @@ def _perm_patterns(glob: str, prefix: str) -> list[str]:
 
 
 def _globs(store: Store) -> list[str]:
+    import agentctl.constraints.rules
     from agentctl.constraints import lastseen
-    from agentctl.constraints import rules as constraints
 
     out: list[str] = []
     for r in lastseen.enforced(store, persist=False):
-        g = constraints.deny_pattern(r.text) if r.priority == "P0" else None
+        g = agentctl.constraints.rules.deny_pattern(r.text) if r.priority == "P0" else None
         if g and g not in out:
             out.append(g)
     return out
@@ -156,8 +156,8 @@ def wanted(store: Store, user: bool = False, also: tuple[str, ...] = ()) -> tupl
     """(the ``permissions.deny`` entries, the ``sandbox.filesystem.denyWrite`` entries, how many of the
     globs' files were left out of denyWrite past MAX_FILES) for the project's P0 rules now; ``also``: own
     files listed whether or not they exist yet (the settings file an install is writing)."""
+    import agentctl.constraints.rules
     from agentctl.constraints import fingerprints, ledger
-    from agentctl.constraints import rules as constraints
 
     project = store.project
     prefix = "//" + project.lstrip("/") + "/" if user else "/"
@@ -186,7 +186,7 @@ def wanted(store: Store, user: bool = False, also: tuple[str, ...] = ()) -> tupl
     for full in own_files(store):
         deny.append(perm(full))
     # exact paths for the sandbox: a glob's literal folder (`db/**`), its existing files otherwise
-    rules = [constraints.Rule("P0", "deny-write: " + g) for g in globs]
+    rules = [agentctl.constraints.rules.Rule("P0", "deny-write: " + g) for g in globs]
     left = 0
     exact: list[str] = []
     for g in globs:
@@ -335,11 +335,11 @@ def status(store: Store) -> tuple[str, list[str]]:
 def resume_lines(store: Store) -> list[str]:
     """The walls line for resume's head, the state folder's own notices, and the protected files compared
     with their fingerprints (a write git was told not to see is judged, so its VIOLATION line follows)."""
+    import agentctl.task.status
     from agentctl.constraints import fingerprints, violations
-    from agentctl.task import status as task
 
     try:
-        changed = fingerprints.changed(store, fingerprints.task_key(task.read_status(store)))
+        changed = fingerprints.changed(store, fingerprints.task_key(agentctl.task.status.read_status(store)))
         if changed:
             violations.note(store, [], changed)
     except Exception:
