@@ -6,7 +6,7 @@ each has its own rules file) holds, for each state folder (by its path in the wo
 ``.agent-state`` as ``p0-.agent-state``):
 
 * ``p0-NAME``: the P0 rules last seen and the vanished ones (constraints.lastseen's record), and
-  ``FOLDER|DEV:INODE`` the state folder it was last compared with: a state folder removed or
+  ``FOLDER|ID`` the state folder (:func:`folder_id`) it was last compared with: a state folder removed or
   replaced (``rm -rf .agent-state``, ``git clean -fdx`` then ``agentctl init``) is told, and the
   rules it held stay enforced (the hooks read this file when the state folder is gone);
 * ``prints-NAME``: the fingerprints of the files under the P0 deny globs (constraints.fingerprints);
@@ -69,12 +69,19 @@ def ensure(root: str) -> None:
 
 
 def folder_id(root: str) -> str:
-    """The state folder's identity (device and inode), "-" when it is not there."""
+    """The state folder's identity: its inode and its VERSION file's (written once, by ``init``) inode and
+    mtime, so a folder made anew is told apart even when the filesystem hands out the old inode again;
+    "-" when it is not there."""
     try:
         st = os.stat(root)
     except (OSError, ValueError):
         return "-"
-    return f"{st.st_dev}:{st.st_ino}"
+    try:
+        v = os.stat(os.path.join(root, "VERSION"))
+        made = f":{v.st_ino}:{v.st_mtime_ns}"
+    except (OSError, ValueError):
+        made = ""
+    return f"{st.st_dev}:{st.st_ino}{made}"
 
 
 def read(file: str, cap: int = 8 << 20) -> bytes | None:

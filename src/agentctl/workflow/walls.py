@@ -203,8 +203,9 @@ def wanted(store: Store, user: bool = False, also: tuple[str, ...] = ()) -> tupl
         files = files[:MAX_FILES]
     exact += [os.path.join(project, f) for f in files]
     ledger.ensure(store.root)  # the ledger's folder is there for the sandbox to keep read-only
-    for full in own_files(store):
-        if os.path.lexists(full.rstrip("/")) or full in also:
+    local = {os.path.join(store.root, "services", "constraints", n) for n in ("p0-seen", "prints", "walls")}
+    for full in own_files(store):  # (the records kept locally outside git come and go: Edit rules only)
+        if full not in local and (os.path.lexists(full.rstrip("/")) or full in also):
             exact.append(full.rstrip("/"))
     for full in also:  # the person's own settings file (``--user``), which the project's list does not name
         if full not in exact:
