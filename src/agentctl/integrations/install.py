@@ -45,10 +45,11 @@ def instruction_file(project: str, name: str | None) -> str:
 
 
 def plan_install(project: str, target: str, *, local: bool = False, file: str | None = None,
-                 client: str | None = None, agentctl: str = "agentctl", user: bool = False,
-                 sandbox: bool = False) -> Plan:
+                 client: str | None = None, agentctl: str = "agentctl", statusline: bool = False,
+                 user: bool = False, sandbox: bool = False) -> Plan:
     """``agentctl``: how the hooks and the MCP config call agentctl (its name, or a full path)."""
     _check_options(target, local, file, client)
+    _check_statusline(target, statusline)
     _check_wall_options(target, local, user, sandbox)
     plan = Plan()
     if target == "claude":
@@ -56,6 +57,8 @@ def plan_install(project: str, target: str, *, local: bool = False, file: str | 
 
         rel = claude.LOCAL_CONFIG if local else claude.CONFIG
         plan.changes.append(_claude_change(project, rel, agentctl, user, sandbox, plan.notes))
+        if statusline:
+            _statusline(plan, True, agentctl)
         if agentsmd.has_block(project, "AGENTS.md"):
             imp = agentsmd.plan_claude_import(project)
             if imp is not None:
@@ -132,14 +135,17 @@ def plan_install(project: str, target: str, *, local: bool = False, file: str | 
 
 
 def plan_uninstall(project: str, target: str, *, local: bool = False, file: str | None = None,
-                   client: str | None = None, user: bool = False, sandbox: bool = False) -> Plan:
+                   client: str | None = None, statusline: bool = False, user: bool = False,
+                   sandbox: bool = False) -> Plan:
     _check_options(target, local, file, client)
+    _check_statusline(target, statusline)
     _check_wall_options(target, local, user, sandbox)
     plan = Plan()
     if target == "claude":
         from agentctl.integrations import claude
 
         plan.changes.append(_claude_removal(project, claude.LOCAL_CONFIG if local else claude.CONFIG, user))
+        _statusline(plan, False)  # uninstall removes agentctl's statusLine with or without the flag
     elif target == "aider":
         from agentctl.integrations import aider
 
@@ -200,6 +206,20 @@ def _check_wall_options(target: str, local: bool, user: bool, sandbox: bool) -> 
         raise UsageError("--user and --sandbox apply to `claude` only, e.g. `agentctl install claude --sandbox`")
     if user and local:
         raise UsageError("--user and --local name two different settings files: give one")
+
+
+def _check_statusline(target: str, statusline: bool) -> None:
+    if statusline and target != "claude":
+        raise UsageError("--statusline applies to `claude` only (Claude Code's statusLine setting)")
+
+
+def _statusline(plan: Plan, install: bool, agentctl: str = "agentctl") -> None:
+    """The statusLine on top of the hooks' change to the same settings file (see statuslinecfg)."""
+    from agentctl.integrations import statuslinecfg
+
+    plan.changes[-1], note = statuslinecfg.chain(plan.changes[-1], install, agentctl)
+    if note:
+        plan.notes.append(note)
 
 
 def _check_options(target: str, local: bool, file: str | None, client: str | None) -> None:

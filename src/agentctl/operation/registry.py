@@ -214,6 +214,7 @@ HOOKS = "agentctl.commands.hook:"
 TARGET_USAGE = ("claude [--local|--user] [--sandbox] | codex | gemini | cursor | qwen | opencode | cline | aider | agents-md [--file NAME] "
                 "| mcp --client claude|cursor [--absolute]")
 INSTALL_OPTIONS = {"--local": "flag", "--file": "value", "--client": "value", "--absolute": "flag"}
+INSTALL_OPTIONS["--statusline"] = "flag"
 INSTALL_OPTIONS.update({"--user": "flag", "--sandbox": "flag"})  # claude: the person's settings; its sandbox (issue 31)
 _add(("hook",), HOOKS + "hook", "hook AGENT EVENT",
      "run one agent hook: the payload JSON on stdin (what the installed hooks call)", args=("words*",))
@@ -221,6 +222,10 @@ _add(("install",), HOOKS + "install", f"install {TARGET_USAGE}", "add agentctl's
      INSTALL_OPTIONS, ("target",))
 _add(("uninstall",), HOOKS + "uninstall", f"uninstall {TARGET_USAGE}", "remove exactly what `agentctl install` added for an agent",
      INSTALL_OPTIONS, ("target",))
+_add(("statusline",), "agentctl.commands.context:statusline", "statusline",
+     "Claude Code's statusline: task, verify, P0 violations, context left (its JSON on stdin)")
+_add(("context",), "agentctl.commands.context:context", "context",
+     "the context fill the hooks read, the warning thresholds, the checkpoint, the compactions' cost")
 _add(("mcp",), "agentctl.mcp.server:serve", "mcp [--tools core|full]",
      "serve the state as MCP tools over stdio (needs the mcp extra)", {"--tools": "value"})
 _add(("doctor",), "agentctl.commands.doctor:doctor", "doctor [--fix]",
