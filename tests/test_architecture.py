@@ -48,6 +48,7 @@ SIDEWAYS: dict[str, set[str]] = {
     "constraints": {"notify"},
     "session": {"notify"},
     "history": {"files"},
+    "interfaces": {"constraints"},
     "context": {"task", "files", "verify", "session", "constraints"},
     "sync": {"workflow"},
     "doctor": {"statefolder", "workflow"},  # workflow: the walls (issue 31)

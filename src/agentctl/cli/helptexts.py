@@ -39,6 +39,7 @@ COMMON: dict[str, str] = {
 # Options whose meaning depends on the command: (command key, option) -> text.
 OPTIONS: dict[tuple[tuple[str, ...], str], str] = {
     (("init",), "--no-pull"): "do not bring the state the git remote holds for this branch (refs/agentctl/)",
+    (("init",), "--nested"): "make a state folder inside a project another one governs (its rules keep applying: this one only adds)",
     (("resume",), "--max-chars"): "the character budget (default 2000); every P0 rule is printed whatever it says",
     (("resume",), "--agent"): "a helper's view: its own claims instead of the main agent's NEXT",
     (("resume",), "--brief"): "P0 rules, the task and NEXT (or the helper's claims) in at most 600 characters",

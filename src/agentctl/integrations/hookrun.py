@@ -167,7 +167,7 @@ class Hook:
                 why = str(exc)[:200]
             self.later(hookio.note, self.store, self.agent, self.event, f"denied, cannot judge: {why}", False)
             why = gate.unjudged(why, gate.PAYLOAD_FIX if isinstance(exc, gate.PayloadError) else gate.DOCTOR_FIX)
-        if why is not None and self.store.probe("notify/commands"):
+        if why is not None and self.store.alerts():
             self.later(_notify_denied, self, paths, why)  # once the answer is out: the deny never waits
         return why
 
@@ -248,7 +248,9 @@ def run(agent: str, event: str) -> int:
         hook = Hook(agent, event, payload, store)
         if missing:
             hook.notes.append(missing)
-        result = handler(hook)
+        from agentctl.ground.pattern import HOOK_BUDGET, within
+
+        result = within(HOOK_BUDGET, handler, hook)  # past it: the funnel below answers (a gate denies)
         if result is None and hook.told:  # a violation found by a handler that had nothing to say
             from agentctl.integrations import hookact
 
@@ -266,7 +268,7 @@ def run(agent: str, event: str) -> int:
             fn(*args)
         except Exception:
             pass
-    if store is not None and store.probe("notify/commands"):  # one stat when no alert is configured
+    if store is not None and store.alerts():  # one stat when no alert is configured
         from agentctl.notify import fire
 
         fire.tool_call(store.root)

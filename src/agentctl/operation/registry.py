@@ -101,8 +101,8 @@ def _add(key: tuple[str, ...], target: str, usage: str, summary: str, options: d
 
 
 S = "agentctl.commands.statefolder:"
-_add(("init",), S + "init", "init [--no-pull]", "create .agent-state/ here (an existing one above keeps its state)",
-     {"--no-pull": "flag"})
+_add(("init",), S + "init", "init [--no-pull] [--nested]", "create .agent-state/ here (an existing one above keeps its state)",
+     {"--no-pull": "flag", "--nested": "flag"})
 _add(("status",), S + "status", "status [SERVICE]", "every service and its state (or one service's status)",
      args=("service?",))
 _add(("resume",), S + "resume", "resume [--max-chars N] [--agent NAME] [--brief]",
