@@ -53,7 +53,7 @@ SIDEWAYS: dict[str, set[str]] = {
     "interfaces": {"constraints"},
     "context": {"task", "files", "verify", "session", "constraints"},
     "sync": {"workflow"},
-    "doctor": {"statefolder"},
+    "doctor": {"statefolder", "workflow"},  # workflow: the walls (issue 31)
     "commands": {"operation", "integrations"},
     "demo": {"cli"},
 }

@@ -31,6 +31,8 @@ COMMON: dict[str, str] = {
     "--file": "agents-md only: the instruction file to hold the block (default AGENTS.md)",
     "--client": "mcp only: which client's config to write: claude (.mcp.json) or cursor (.cursor/mcp.json)",
     "--absolute": "install only: call agentctl by the full path of the one running now (when it is not on PATH)",
+    "--user": "claude only: the hooks and the wall in your own ~/.claude/settings.json (out of the project's reach)",
+    "--sandbox": "claude only: turn Claude Code's sandbox on, so its Bash commands cannot write the P0-denied paths",
     "--reason": "why (kept on the entry and in the archived list)",
     "--statusline": "claude only: also set agentctl's statusline (a statusLine of yours is left as it is); uninstall removes it",
 }

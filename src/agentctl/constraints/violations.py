@@ -163,7 +163,12 @@ def ack(store: Store, path: str) -> bool:
     found, judged = _fold(store)
     if path not in found:
         return False
-    _append(store, [("ACKED", path, judged.get(path) or signature(store, path))])
+    sig = judged.get(path) or signature(store, path)
+    _append(store, [("ACKED", path, sig)])
+    if sig == signature(store, path):  # the acknowledged write is the file as it is: its fingerprint now
+        from agentctl.constraints import fingerprints
+
+        fingerprints.refresh(store, path)
     store.log_change("constraints", "ack", path)
     return True
 

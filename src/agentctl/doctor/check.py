@@ -42,6 +42,7 @@ from agentctl.doctor.services import (
     check_runlevels,
     check_session,
     check_verify,
+    check_walls,
 )
 from agentctl.doctor.tasks import check_task
 from agentctl.ground.errors import AgentctlError, StateError
@@ -52,7 +53,7 @@ STEPS: list[tuple[str, Callable[[Store, Report], None]]] = [
     ("layout", layout), ("planted", planted), ("temps", temps), ("locks", locks), ("task", check_task),
     ("files_log", files_log), ("agent_log", agent_log), ("constraints", check_constraints), ("p0_seen", check_p0_seen),
     ("verify", check_verify), ("interfaces", check_interfaces), ("plan", check_plan),
-    ("session", check_session), ("runlevels", check_runlevels), ("archives", archives),
+    ("session", check_session), ("runlevels", check_runlevels), ("archives", archives), ("walls", check_walls),
 ]
 
 

@@ -39,8 +39,9 @@ GIT_READS = frozenset(("log", "show", "diff", "status", "blame", "ls-files", "ch
 RULES_PATHS = ("services/constraints", "constraints/status", "p0-seen")
 
 
-def reason(store: Store, command: object) -> str | None:
-    """Why ``command`` (the shell tool's input) would weaken P0, for the person to decide; None if not."""
+def reason(store: Store, command: object, cwd: str | None = None) -> str | None:
+    """Why ``command`` (the shell tool's input, run in ``cwd``) would weaken P0, for the person to decide;
+    None if not. (What P0 rests on, reached however spelled: integrations.shellreach.)"""
     if not isinstance(command, str):
         if isinstance(command, list) and all(isinstance(c, str) for c in command):
             command = " ".join(command)  # Codex may give argv
@@ -51,10 +52,15 @@ def reason(store: Store, command: object) -> str | None:
         alerts = _alerts(_split(command), state)
         if alerts is not None:
             return alerts
-    if "constraints" not in command and state not in command and "p0-seen" not in command:
+    from agentctl.integrations import shellreach
+
+    reach = shellreach.worth_a_look(command, state)
+    if not reach and "constraints" not in command and "p0-seen" not in command:
         return None  # nearly every command: nothing more is loaded
     words = _split(command)
     found = _agentctl_removal(store, words) or _names_rules(words, state)
+    if found is None and reach:
+        found = shellreach.reason(store, words, _commands(words), cwd or store.project, READ_ONLY)
     if found is None:
         return None
     return (f"this command would remove or weaken a P0 rule ({found}); only a person may do that. "

@@ -236,10 +236,11 @@ _add(("@custom",), "agentctl.commands.userservices:run", "SERVICE start|stop|sta
 
 # Commands outside the services, each in its own module (imported only when it runs).
 HOOKS = "agentctl.commands.hook:"
-TARGET_USAGE = ("claude [--local] | codex | gemini | cursor | qwen | opencode | cline | aider | agents-md [--file NAME] "
+TARGET_USAGE = ("claude [--local|--user] [--sandbox] | codex | gemini | cursor | qwen | opencode | cline | aider | agents-md [--file NAME] "
                 "| mcp --client claude|cursor [--absolute]")
 INSTALL_OPTIONS = {"--local": "flag", "--file": "value", "--client": "value", "--absolute": "flag"}
 INSTALL_OPTIONS["--statusline"] = "flag"
+INSTALL_OPTIONS.update({"--user": "flag", "--sandbox": "flag"})  # claude: the person's settings; its sandbox (issue 31)
 _add(("hook",), HOOKS + "hook", "hook AGENT EVENT",
      "run one agent hook: the payload JSON on stdin (what the installed hooks call)", args=("words*",))
 _add(("install",), HOOKS + "install", f"install {TARGET_USAGE}", "add agentctl's hooks / startup protocol / MCP server for an agent",

@@ -23,7 +23,7 @@ from agentctl.plan import resumeline
 from agentctl.session import compactions
 from agentctl.task import status
 from agentctl.userservices import runlevels
-from agentctl.workflow import pathanswers
+from agentctl.workflow import pathanswers, walls
 
 DEFAULT_BUDGET = 2000
 BRIEF_BUDGET = 600
@@ -74,6 +74,7 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
 
     must: list[str] = [head]
     must += checkpoint.resume_section(store, sess)  # before the compaction: what was in flight, what the state cost
+    must += walls.resume_lines(store)  # which walls stand (issue 31), protected files against their fingerprints
     must += [f"P0|{_v(r.text, P0_CHARS)}" for r in p0]  # whole, never cut
     must += violations.lines(store)  # a P0 rule broken anyway: shown until restored or acknowledged
     must += agentctl.constraints.rules.broken_line(store)  # a rule line that cannot be taken as written: one line

@@ -131,6 +131,9 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
                 f"task {task_id} is not verified: {ev.detail()}; run `agentctl verify start` until it passes, "
                 "or stop anyway with `agentctl task stop --force` (recorded as forced)"
             )
+        from agentctl.constraints import fingerprints
+
+        violations.note(store, [], fingerprints.changed(store, fingerprints.task_key(old)))  # a protected file written where git does not look
         broken = violations.stop_check(store, task_id, force)  # refused like an unverified change
         apart = _together_check(store, task_id, force)  # a P0 co-change not made: refused the same way
         ending = lifecycle.stop_check(store, task_id, force)  # an interface with old uses left: the same
