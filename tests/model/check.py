@@ -37,9 +37,14 @@ def compare(c: Copy, truth: t.Truth, open_classes: frozenset[str], paths: list[s
         if path in listed and not t.op_ok(listed[path], allowed):
             out.append(f"files list: {path} {listed[path]}, truth {sorted(allowed)}")
     for path in paths:
-        code = c.agentctl("files", "check", path).code
-        if code != (0 if path in touched else 1):
-            out.append(f"files check {path}: exit {code}, truth {'touched' if path in touched else 'not touched'}")
+        r = c.agentctl("files", "check", path)
+        if r.code != (0 if path in touched else 1):
+            out.append(f"files check {path}: exit {r.code}, truth {'touched' if path in touched else 'not touched'}")
+        there = truth.elsewhere(c.name, path)
+        said = "changed in another copy" in r.out
+        if there is not None and said != there:
+            out.append(f"files check {path}: {'says' if said else 'does not say'} it changed in another copy, not in "
+                       f"this tree; truth: {'it did' if there else 'this tree holds its last change'}")
     r = c.agentctl("task", "status")
     kv = r.kv()
     want = truth.task(c.name)

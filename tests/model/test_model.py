@@ -37,7 +37,11 @@ OPEN_CLASSES: frozenset[str] = frozenset()
 
 _SEED = os.environ.get("AGENTCTL_MODEL_SEED", "")  # read at import: the hermetic fixture clears AGENTCTL_*
 _STEPS = os.environ.get("AGENTCTL_MODEL_STEPS", "")
-SEEDS = [int(_SEED)] if _SEED.isdigit() else ([random.SystemRandom().randrange(1 << 31) for _ in range(12)] if LONG
+# The long run's fresh seeds are drawn from the run's id when xdist gives one (PYTEST_XDIST_TESTRUNUID: one
+# value, made by the controller before the workers start), so every worker collects the same seeds.
+_RUN = os.environ.get("PYTEST_XDIST_TESTRUNUID", "")
+_DRAW = random.Random(_RUN) if _RUN else random.SystemRandom()
+SEEDS = [int(_SEED)] if _SEED.isdigit() else ([_DRAW.randrange(1 << 31) for _ in range(12)] if LONG
                                               else [11, 22, 33])
 STEP_COUNT = int(_STEPS) if _STEPS.isdigit() else (200 if LONG else 10)
 
