@@ -74,3 +74,23 @@ def test_sync_status_in_a_worktree_says_behind_after_another_worktree_pushed(tmp
     ok("sync", "pull", "--stream", "main", cwd=w)
     r = run("sync", "status", "--stream", "main", cwd=w)
     assert r.code == 0 and "origin: in sync" in r.out, r.out
+
+
+def test_a_pass_here_does_not_cover_another_copys_edit_this_tree_lacks(tmp_path: Path) -> None:
+    bare, a, b = _project(tmp_path)
+    ok("verify", "add", "true", cwd=a)
+    ok("sync", "push", cwd=a)
+    ok("sync", "pull", cwd=b)
+    (b / "src" / "y.py").write_text("new\n")  # b's uncommitted edit
+    ok("files", "sync", cwd=b)
+    ok("sync", "push", cwd=b)
+    ok("sync", "pull", cwd=a)
+    ok("verify", "run", cwd=a)  # passes, over a tree without b's edit
+    kv = dict(ln.split("=", 1) for ln in ok("task", "status", cwd=a).splitlines() if "=" in ln)
+    assert kv["VERIFIED"].startswith("no") and "src/y.py" in kv["VERIFIED"], kv["VERIFIED"]
+    assert run("task", "stop", cwd=a).code == 1  # refused as unverified: `--force` records it
+    (a / "src" / "y.py").write_text("new\n")  # the edit reaches this tree (as a commit would bring it)
+    ok("files", "sync", cwd=a)
+    ok("verify", "run", cwd=a)
+    kv = dict(ln.split("=", 1) for ln in ok("task", "status", cwd=a).splitlines() if "=" in ln)
+    assert kv["VERIFIED"].startswith("yes"), kv["VERIFIED"]

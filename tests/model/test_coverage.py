@@ -1,4 +1,4 @@
-"""Issue 30 point 2: the model's generator covers the registry -- every command is generated or
+"""Issue 30 point 2: the round-trip law holds on a reached state, and the model's generator covers the registry -- every command is generated or
 excluded with a written reason, and what a run invokes is what the generator declares."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 from agentctl.commands.registry import COMMANDS
 
-from . import steps
+from . import check, steps
 from .test_model import setup
 from .world import INVOKED, clone
 
@@ -39,3 +39,7 @@ def test_a_run_invokes_only_what_the_generator_declares(tmp_path: Path) -> None:
     assert INVOKED, "nothing recorded"
     assert INVOKED <= steps.GENERATED, sorted(INVOKED - steps.GENERATED)
     assert not world.problems, world.problems
+    assert copies["a"].agentctl("sync", "push").code == 0
+    fresh = join()
+    assert check.answers(fresh)["task status"] == check.answers(copies["a"])["task status"] != {}
+    assert check.round_trip(copies["a"], fresh) == []

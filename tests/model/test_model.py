@@ -10,7 +10,8 @@ VERIFIED, the P0 violation, `resume`'s key lines) is compared with a model compu
 operations and the trees the test wrote (tests/model/truth.py), never from agentctl's output.
 
 Default: 3 seeds x 10 steps, each step checked in the copy it ran in (every copy after the last).
-AGENTCTL_LONG=1: 12 seeds x 200 steps, every copy and every path after every step. A failure prints its seed and
+AGENTCTL_LONG=1: 12 seeds x 200 steps, every copy and every path after every step. After every push the
+round-trip law is checked: a fresh clone that pulls answers as the pushing copy does (check.round_trip). A failure prints its seed and
 the steps; replay with AGENTCTL_MODEL_SEED=N (and AGENTCTL_MODEL_STEPS=N).
 """
 
@@ -76,6 +77,14 @@ def test_every_answer_matches_the_model(tmp_path: Path, seed: int) -> None:
         assert r.code == 0, r.err
         return b
 
+    def fresh(name: str) -> Copy:
+        """A fresh clone of the remote that pulled the state: the round-trip law's other side (not a copy of the world)."""
+        c = clone(tmp_path, bare, name)
+        assert c.agentctl("init").code == 0
+        r = c.agentctl("sync", "pull")
+        assert r.code == 0, r.err
+        return c
+
     world = steps.World(random.Random(seed), truth, copies, OPEN_CLASSES, join)
     replay = f"seed {seed}: replay with AGENTCTL_MODEL_SEED={seed} AGENTCTL_MODEL_STEPS={STEP_COUNT}"
     for n in range(STEP_COUNT):
@@ -85,6 +94,8 @@ def test_every_answer_matches_the_model(tmp_path: Path, seed: int) -> None:
         step(world, copy)
         wrong = list(world.problems)
         last = n == STEP_COUNT - 1
+        if step is steps.sync and world.log[-1].endswith("sync push") and not wrong:
+            wrong += check.round_trip(copy, fresh(f"rt{n}"))
         # a step changes the answers of the copy it ran in (a push: the remote's too, seen at the next pull);
         # the short run checks that copy, files check of every path where it is cheap enough; the long run
         # and the last step check every copy, every path

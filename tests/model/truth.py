@@ -209,7 +209,10 @@ class Truth:
             return "never"
         if self.last_failed or len(self.replicas["a"].records) > self.passed_at:
             return "no"
-        return "yes"
+        away = {self.elsewhere("a", p) for p in self.touched("a")}
+        if True in away:  # another copy's change, pulled: no run over this tree covered it
+            return "no"
+        return None if None in away else "yes"
 
     def compactions(self, copy: str) -> int:
         return sum(self.replicas[copy].compactions.values())

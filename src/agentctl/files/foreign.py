@@ -30,6 +30,26 @@ def elsewhere(store: Store, log: str, path: str, op: str) -> bool:
     edit, or a commit this clone lacks). Read only when such a record exists: rare."""
     if path not in last_foreign(store, log, {path}):
         return False
+    return not_here(store, path, op)
+
+
+def away(store: Store, log: str) -> list[str]:
+    """The paths whose last record in ``log`` another copy wrote and whose change this tree does not hold
+    (see :func:`elsewhere`): what no verify run here can have covered. Empty, after one stat, when no record
+    came from elsewhere."""
+    if not store.exists(FOREIGN):
+        return []
+    last: dict[str, str] = {}
+    for line in (store.read(log, cap=256 << 20) or b"").decode("utf-8", "surrogateescape").splitlines():
+        fields = codec.split_record(line, 3)
+        if fields is not None and fields[1] != "SESSION_START":
+            last[fields[2]] = fields[1]
+    theirs = last_foreign(store, log, set(last))
+    return [p for p in theirs if not_here(store, p, last[p])]
+
+
+def not_here(store: Store, path: str, op: str) -> bool:
+    """Does this tree lack the change ``op`` of ``path`` (made in another copy)?"""
     import os
 
     here = os.path.lexists(os.path.join(store.project, path))
