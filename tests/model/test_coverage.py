@@ -10,7 +10,7 @@ from agentctl.commands.registry import COMMANDS
 
 from . import check, steps
 from .test_model import setup
-from .world import INVOKED, clone
+from .world import INVOKED, Copy, clone
 
 
 def test_every_registry_command_is_generated_or_excluded_with_a_reason() -> None:
@@ -27,7 +27,7 @@ def test_a_run_invokes_only_what_the_generator_declares(tmp_path: Path) -> None:
     INVOKED.clear()
     copies, truth, bare = setup(tmp_path)
 
-    def join() -> steps.Copy:
+    def join() -> Copy:
         b = clone(tmp_path, bare, "b")
         assert b.agentctl("init").code == 0
         assert b.agentctl("sync", "pull").code == 0
