@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from agentctl.cli import helpformat
-from agentctl.commands import registry
+from agentctl.operation import registry
 from conftest import run
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "json.md"

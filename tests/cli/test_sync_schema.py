@@ -103,7 +103,7 @@ def test_every_record_every_writer_produces_travels_through_the_sync_boundary(tm
     from agentctl.files.schema import KEPT, OPS
     from agentctl.ground.store import Store
     from agentctl.history.schema import FORCED
-    from agentctl.verify import status as verify
+    from agentctl.verify import status
     from agentctl.verify.schema import EVENTS
 
     bare, a, b = two_synced(tmp_path)
@@ -123,9 +123,9 @@ def test_every_record_every_writer_produces_travels_through_the_sync_boundary(tm
     (a / "ok").write_text("")
     ok("verify", "run", cwd=a)
     store = Store(str(sd))
-    with store.lock(verify.LOCK):
+    with store.lock(status.LOCK):
         for event in EVENTS:  # what the CLI cannot provoke here (an interrupted run) through the writer itself
-            verify.journal(store, event, "7", "-", "-", f"{event} by the writer")
+            status.journal(store, event, "7", "-", "-", f"{event} by the writer")
     produced = _values(sd / "services/verify/journal", 1, 6)
     assert produced == set(EVENTS)
     assert _values(sd / "services/files/status", 1, 3) == set(KEPT)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from agentctl.commands.registry import COMMANDS
+from agentctl.operation.registry import COMMANDS
 
 from . import check, steps
 from .test_model import setup

@@ -23,7 +23,7 @@ INVOKED: set[tuple[str, ...]] = set()  # the registry commands the model ran (te
 
 def command_of(args: tuple[str, ...] | list[str]) -> tuple[str, ...]:
     """The registry key of an `agentctl ARGS` call."""
-    from agentctl.commands.registry import COMMANDS
+    from agentctl.operation.registry import COMMANDS
 
     words = [a for a in args if not a.startswith("-")]
     if tuple(words[:2]) in COMMANDS:

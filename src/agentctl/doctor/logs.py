@@ -80,25 +80,25 @@ def record_ok(raw: bytes, count: int, ops: tuple[str, ...] | None) -> bool:
 
 
 def files_log(store: Store, report: Report) -> None:
-    from agentctl.files import log as files
+    from agentctl.files import log
     from agentctl.files.schema import KEPT, LOG_RECORD
 
-    check_log(store, files.LOG, 3, KEPT, files.LOCK, report, LOG_RECORD)
+    check_log(store, log.LOG, 3, KEPT, log.LOCK, report, LOG_RECORD)
 
 
 def history_index(store: Store, report: Report) -> None:
     """logs/index: every row one the history schema takes (a row it refuses would stop every copy's sync)."""
-    from agentctl.history import index as history
+    from agentctl.history import index
     from agentctl.history.schema import ROW
 
-    check_log(store, history.INDEX, len(ROW.fields), None, history.LOCK, report, ROW, comments=True)
+    check_log(store, index.INDEX, len(ROW.fields), None, index.LOCK, report, ROW, comments=True)
 
 
 def verify_journal(store: Store, report: Report) -> None:
-    from agentctl.verify import status as verify
+    from agentctl.verify import status
     from agentctl.verify.schema import JOURNAL_RECORD
 
-    check_log(store, verify.JOURNAL, len(JOURNAL_RECORD.fields), None, verify.LOCK, report, JOURNAL_RECORD)
+    check_log(store, status.JOURNAL, len(JOURNAL_RECORD.fields), None, status.LOCK, report, JOURNAL_RECORD)
 
 
 def agent_log(store: Store, report: Report) -> None:

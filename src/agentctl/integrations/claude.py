@@ -108,11 +108,11 @@ def write_op(tool: str, payload: dict[str, Any]) -> str | None:
 
 
 def session_start(h: Hook) -> Result | None:
-    from agentctl.session import compactions as session
+    from agentctl.session import compactions
 
     source = h.text("source", "startup")
     if source == "compact":
-        session.record_compaction(h.store)
+        compactions.record_compaction(h.store)
     text = h.context(WHY.get(source, f"at session {source}"))
     if h.cursor:
         return emit({"additional_context": text})
@@ -193,8 +193,8 @@ def shell_gate(h: Hook) -> Result | None:
 
 
 def pre_compact(h: Hook) -> Result | None:
-    from agentctl.session import compactions as session
-    session.record_pre_compact(h.store)
+    from agentctl.session import compactions
+    compactions.record_pre_compact(h.store)
     h.sync()  # the files log is complete before the conversation is cut
     h.auto_sync("push")  # `agentctl sync auto on`: in the background; nothing when off
     return None

@@ -119,11 +119,11 @@ def pre_paths(payload: dict[str, Any]) -> list[object]:
 
 
 def session_start(h: Hook) -> Result | None:
-    from agentctl.session import compactions as session
+    from agentctl.session import compactions
 
     source = h.text("source", "startup")
     if source == "compact":
-        session.record_compaction(h.store)
+        compactions.record_compaction(h.store)
     text = h.context(WHY.get(source, f"at session {source}"))
     return emit({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}})
 
@@ -198,8 +198,8 @@ def shell_refusal(h: Hook, command: object) -> Result | None:
 
 
 def pre_compact(h: Hook) -> Result | None:
-    from agentctl.session import compactions as session
-    session.record_pre_compact(h.store)
+    from agentctl.session import compactions
+    compactions.record_pre_compact(h.store)
     h.sync()
     h.auto_sync("push")  # `agentctl sync auto on`: in the background; nothing when off
     return None

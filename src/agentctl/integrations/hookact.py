@@ -84,22 +84,22 @@ def log_writes(h: Hook, items: list[tuple[object, str | None]], key: str | None)
     resolved = [(rel, op) for rel, op in ((h.rel(raw), op) for raw, op in items) if rel is not None]
     if not resolved or seen(h, key):
         return []
-    from agentctl.files import log as files
-    from agentctl.ground import lateappends as deferred
+    from agentctl.files import log
+    from agentctl.ground import lateappends
     from agentctl.ground.errors import StateError
 
     done = []
     for i, (rel, op) in enumerate(resolved):
         if op is None:
-            op = "MODIFY" if files.check(h.store, rel) else "CREATE"
+            op = "MODIFY" if log.check(h.store, rel) else "CREATE"
         try:
-            files.log(h.store, op, rel)
+            log.log(h.store, op, rel)
         except StateError as exc:
             from agentctl.ground import codec
             from agentctl.ground.store import now_iso
 
             rest = [(o or "MODIFY", r) for r, o in [(rel, op)] + resolved[i + 1:]]
-            deferred.defer(h.store, files.LOG, b"".join(codec.record(now_iso(), o, r) for o, r in rest))
+            lateappends.defer(h.store, log.LOG, b"".join(codec.record(now_iso(), o, r) for o, r in rest))
             what = f"deferred {len(rest)} files-log records: {exc.message}"
             h.later(note, h.store, h.agent, h.event, what)
             done += [f"{o}|{r}" for o, r in rest]
@@ -177,9 +177,9 @@ def vanished(h: Hook) -> None:
 
 def _together_note(h: Hook, paths: list[str]) -> str:
     """A together rule this edit left pending, said in the same turn ("" if none; no rule, no cost)."""
-    from agentctl.constraints import rules as constraints
+    import agentctl.constraints.rules
 
-    rules = constraints.read(h.store)
+    rules = agentctl.constraints.rules.read(h.store)
     if not any("ogether" in r[1][:12] for r in rules):
         return ""
     from agentctl.workflow import cochanges
@@ -224,10 +224,10 @@ def sync(h: Hook) -> None:
     denied path it finds is a violation, said in :func:`reply`; a lock not free in time leaves
     the reconciling to the next sync (it is idempotent: nothing is lost)."""
     from agentctl.ground.errors import StateError
-    from agentctl.workflow import gitscan as gitsync
+    from agentctl.workflow import gitscan
 
     try:
-        result = gitsync.sync(h.store, timeout=HOOK_GIT_TIMEOUT)
+        result = gitscan.sync(h.store, timeout=HOOK_GIT_TIMEOUT)
     except StateError as exc:
         h.later(note, h.store, h.agent, h.event, f"sync left for later: {exc.message}")
         return

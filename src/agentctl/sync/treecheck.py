@@ -147,12 +147,12 @@ def _index_row(row: str, state: str, now: float) -> None:
 
 
 def _epoch(p: str, e: Epoch, state: str, now: float) -> None:
+    import agentctl.task.entries
     from agentctl.task import claims
-    from agentctl.task import entries as taskentries
 
     _when(f"{p}/head STARTED", e.head.get("STARTED", ""), now)
-    if len(e.paths) > taskentries.MAX_ENTRIES:
-        raise _no(f"{p}/list", f"{len(e.paths)} entries, over {taskentries.MAX_ENTRIES}")
+    if len(e.paths) > agentctl.task.entries.MAX_ENTRIES:
+        raise _no(f"{p}/list", f"{len(e.paths)} entries, over {agentctl.task.entries.MAX_ENTRIES}")
     for path in e.paths:
         _path(f"{p}/list", path, state)
     if len(set(e.paths)) != len(e.paths):
@@ -191,10 +191,10 @@ def _archive(where: str, name: str, data: bytes, state: str, now: float) -> None
             raise _no(where, str(exc)) from None
         _by(where, DONE_ARCHIVE, DONE_ARCHIVE.fields_problem(fields, schema.Limits(now, state)))
     elif name.endswith(".list") and name.startswith("files-"):
-        from agentctl.task import entries as taskentries
+        import agentctl.task.entries
 
         try:
-            listed = taskentries.parse(data, where)
+            listed = agentctl.task.entries.parse(data, where)
         except Exception as exc:  # noqa: BLE001 - StateError from the list reader
             raise _no(where, str(exc)) from None
         for entry in listed:
