@@ -369,6 +369,8 @@ GENERATED = {
 EXCLUDED = {
     ("@custom",): "user services run the project's own scripts: nothing of the model's state",
     ("completion",): "prints a shell script; answers nothing about the state",
+    ("context",): "the context fill an agent's transcript reports: the model drives no transcript (tests/cli for it)",
+    ("statusline",): "renders the task, verify and P0 lines the model already compares, from Claude Code's JSON",
     ("demo",): "runs its own scripted project in a folder of its own",
     ("mcp",): "a server on stdio: its tools call the same operations the model runs (tests/cli/test_mcp.py)",
     ("web",): "a server: its API renders the same services' answers (tests/cli/test_web.py)",
