@@ -366,9 +366,12 @@ GENERATED = {
     ("files", "status"), ("sync",), ("gc",), ("resume",), ("status",), ("history",), ("doctor",),
     ("interfaces", "list"), ("prompt",),
 }
-EXCLUDED = {
+EXCLUDED: dict[tuple[str, ...], str] = {
     ("@custom",): "user services run the project's own scripts: nothing of the model's state",
     ("completion",): "prints a shell script; answers nothing about the state",
+    **{("plan", verb): "the plan service (merged last): its truth is not in the model yet; the plan branch's tests "
+       "cover it" for verb in ("add", "drop", "edit", "export", "import", "list", "next", "ready", "remove", "show",
+                              "status")},
     ("context",): "the context fill an agent's transcript reports: the model drives no transcript (tests/cli for it)",
     ("statusline",): "renders the task, verify and P0 lines the model already compares, from Claude Code's JSON",
     ("demo",): "runs its own scripted project in a folder of its own",

@@ -36,6 +36,7 @@ VALUES: dict[str, tuple[str, ...]] = {
     "target": tuple(part.split()[0] for part in TARGET_USAGE.split(" | ")),
 }
 ENTRY_COMMANDS = {("task", "done"), ("task", "skip"), ("files", "check")}  # complete the remaining entries
+PLAN_ID_COMMANDS = {("plan", "show"), ("plan", "drop"), ("plan", "edit"), ("plan", "remove")}  # and --after: plan ids
 # Positional values of the one-word commands whose first argument is a word from a fixed set.
 SUBWORDS: dict[tuple[str, ...], tuple[str, ...]] = {
     ("sync",): ("push", "pull", "status", "auto"),
@@ -214,6 +215,8 @@ def candidates(before: list[str], current: str, keep_newlines: bool = False) -> 
                 wants_value = word
             continue
         words.append(word)
+    if wants_value == "--after" and (_command(words, ctx) or COMMANDS[("init",)]).key[0] == "plan":
+        return _matching(_plan_ids(ctx), current)
     if wants_value:
         return _matching(VALUES.get(wants_value, ()), current, keep_newlines)  # none: the shell completes a file name
     cmd = _command(words, ctx)
@@ -248,6 +251,8 @@ def _positional(words: list[str], cmd: Command | None, ctx: Ctx) -> list[str]:
         return ["on", "off"] if key == ("sync",) and given[:1] == ["auto"] and len(given) == 1 else []
     if key in ENTRY_COMMANDS:
         return [p for p in _remaining(ctx) if p not in given]
+    if key in PLAN_ID_COMMANDS and not given:
+        return _plan_ids(ctx)
     if key == ("status",) and not given:
         return services
     spec = cmd.args[len(given)] if len(given) < len(cmd.args) else ""
@@ -278,6 +283,16 @@ def _services(ctx: Ctx) -> list[str]:
         return list(BUILTIN_SERVICES) + [s for s in folders.discover(ctx.store()) if s not in BUILTIN_SERVICES]
     except (AgentctlError, OSError):
         return list(BUILTIN_SERVICES)
+
+
+def _plan_ids(ctx: Ctx) -> list[str]:
+    """The plan's task ids, in the plan's order (read from its file now)."""
+    from agentctl.plan import records
+
+    try:
+        return [t.ID for t in records.read(ctx.store())]
+    except (AgentctlError, OSError):
+        return []
 
 
 def _remaining(ctx: Ctx) -> list[str]:

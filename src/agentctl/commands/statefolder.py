@@ -83,6 +83,12 @@ def status(ctx: Ctx, *, service: str | None = None) -> Result:
 
     named = records.read(store)  # what is recorded; `interfaces list` searches the tree
     rows.append({"service": "interfaces", "state": "RUNNING" if named else "IDLE", "detail": f"{len(named)} recorded"})
+    import agentctl.plan.graph
+    import agentctl.plan.records
+
+    pv = agentctl.plan.graph.View(agentctl.plan.records.read_all(store))
+    rows.append({"service": "plan", "state": "RUNNING" if pv.tasks else "IDLE",
+                 "detail": f"{pv.counts()['done']} of {len(pv.tasks)} done, {len(pv.ready())} ready" if pv.tasks else "no task planned"})
     for name in folders.discover(store):
         rows.append({"service": name, "state": "IN-RUNLEVEL" if name in active else "STOPPED", "detail": "user service"})
     for row in rows:

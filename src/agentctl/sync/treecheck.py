@@ -121,6 +121,13 @@ def check(doc: Doc, state: str, now: float | None = None) -> None:
         _index_row(row, state, now)
     for eid, e in doc.epochs.items():
         _epoch(f"task/{eid}", e, state, now)
+    for tid, t in doc.plan.items():
+        for rel in t.files:
+            _path(f"plan {tid} FILES", rel, state)
+        if t.STARTED:
+            _when(f"plan {tid} STARTED", t.STARTED, now)
+        if t.until > now + 7 * 86400 + SKEW:
+            raise _no(f"plan {tid} UNTIL", "a lease past the longest one (7 days) from now")
     for name, versions in doc.archives.items():
         for blob, data in versions.items():
             _archive(f"archive/{name}/{blob[:12]}", name, data, state, now)
