@@ -37,9 +37,14 @@ def compare(c: Copy, truth: t.Truth, open_classes: frozenset[str], paths: list[s
         if path in listed and not t.op_ok(listed[path], allowed):
             out.append(f"files list: {path} {listed[path]}, truth {sorted(allowed)}")
     for path in paths:
-        code = c.agentctl("files", "check", path).code
-        if code != (0 if path in touched else 1):
-            out.append(f"files check {path}: exit {code}, truth {'touched' if path in touched else 'not touched'}")
+        r = c.agentctl("files", "check", path)
+        if r.code != (0 if path in touched else 1):
+            out.append(f"files check {path}: exit {r.code}, truth {'touched' if path in touched else 'not touched'}")
+        there = truth.elsewhere(c.name, path)
+        said = "changed in another copy" in r.out
+        if there is not None and said != there:
+            out.append(f"files check {path}: {'says' if said else 'does not say'} it changed in another copy, not in "
+                       f"this tree; truth: {'it did' if there else 'this tree holds its last change'}")
     r = c.agentctl("task", "status")
     kv = r.kv()
     want = truth.task(c.name)
@@ -69,3 +74,24 @@ def compare(c: Copy, truth: t.Truth, open_classes: frozenset[str], paths: list[s
             out.append(f"resume: VIOLATION {t.SECRET} {'shown' if shown else 'not shown'}, truth "
                        f"{'written' if truth.violation() else 'as the task started'}")
     return out
+
+
+def answers(c: Copy) -> dict[str, object]:
+    """The answers a copy gives that travel with its state (what is machine-local -- paths, log
+    positions, this tree's own changes -- left out)."""
+    out: dict[str, object] = {}
+    for cmd in (("files", "list"), ("task", "list"), ("constraints", "list"), ("history",)):
+        r = c.agentctl(*cmd)
+        out[" ".join(cmd)] = (r.code, r.lines)
+    kv = c.agentctl("task", "status").kv()
+    out["task status"] = {k: kv.get(k, "") for k in ("STATE", "TASK_ID", "TOTAL", "DONE", "SKIPPED", "NEXT")}
+    out["files check"] = {p: c.agentctl("files", "check", p).code for p in t.UNIVERSE}
+    out["resume task line"] = [ln for ln in c.agentctl("resume").lines if ln.startswith("TASK ")]
+    return out
+
+
+def round_trip(pushed: Copy, fresh: Copy) -> list[str]:
+    """The round-trip law: a fresh clone that pulled what ``pushed`` just pushed answers as it does."""
+    mine, theirs = answers(pushed), answers(fresh)
+    return [f"round trip {pushed.name} -> fresh clone: {key} {mine[key]!r} there, {theirs[key]!r} in the clone"
+            for key in mine if mine[key] != theirs[key]]

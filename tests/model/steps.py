@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from . import truth as t
-from .world import Copy
+from .world import INVOKED, Copy
 
 SUBS = ["", "src", "src/sub", "docs"]
 
@@ -143,6 +143,7 @@ def shell_edit(w: World, c: Copy) -> None:
         and w.truth.state(c.name, path) == "pending" and w.rng.random() < 0.5
     if compound:
         command += f" && agentctl task done {rel}"
+        INVOKED.add(("task", "done"))
     w.log.append(f"{c.name}: shell `{command}` (from ./{sub})")
     done = c.shell(command, sub)
     if done.returncode != 0:
@@ -307,6 +308,40 @@ def join(w: World, c: Copy) -> None:
     w.truth.join("b")
 
 
+def look(w: World, c: Copy) -> None:
+    """A command that only reads: its answer checked against the truth where the truth has one, and
+    never an error (`doctor` says healthy: no record any schema refuses, nothing a pull would refuse)."""
+    kind = w.rng.choice(["doctor", "status", "task list", "history", "constraints", "verify status", "sync status",
+                         "files status", "interfaces", "prompt"])
+    w.log.append(f"{c.name}: {kind}")
+    stream = ["--stream", "main"] if c.name == "w" else []
+    if kind == "doctor":
+        r = c.agentctl("doctor")
+        if r.code != 0:
+            w.problems.append(f"doctor: exit {r.code}: {r.out.strip()} {r.err.strip()}")
+    elif kind == "task list":
+        r = c.agentctl("task", "list", "--todo")
+        rep = w.truth.replicas[c.name]
+        want = [p for p in rep.entries if w.truth.state(c.name, p) == "pending"]
+        got = [ln.split("|", 1)[-1] for ln in r.lines]
+        if r.code != 0 or sorted(got) != sorted(want):
+            w.problems.append(f"task list --todo: exit {r.code} {got}, truth {want}")
+    elif kind == "constraints":
+        r = c.agentctl("constraints", "list")
+        if r.code != 0 or not any("deny-write: secrets/**" in ln for ln in r.lines):
+            w.problems.append(f"constraints list: exit {r.code}: {r.out!r} lacks the P0 rule")
+    elif kind == "sync status":
+        r = c.agentctl("sync", "status", *stream)
+        if r.code not in (0, 1):
+            w.problems.append(f"sync status: exit {r.code}: {r.err.strip()}")
+    else:
+        args = {"status": ["status"], "history": ["history"], "verify status": ["verify", "status"],
+                "files status": ["files", "status"], "interfaces": ["interfaces", "list"], "prompt": ["prompt"]}[kind]
+        r = c.agentctl(*args)
+        if r.code not in (0, 1) or "Traceback" in r.err:
+            w.problems.append(f"{kind}: exit {r.code}: {r.err.strip()}")
+
+
 STEPS: list[tuple[Callable[[World, Copy], None], int, tuple[str, ...]]] = [
     # (step, weight, the copies it may run in)
     (hook_edit, 6, ("a", "b", "w")),
@@ -318,7 +353,58 @@ STEPS: list[tuple[Callable[[World, Copy], None], int, tuple[str, ...]]] = [
     (compaction, 1, ("a", "b", "w")),
     (sync, 4, ("a", "b", "w")),
     (gc, 1, ("a", "b", "w")),
+    (look, 2, ("a", "b", "w")),
 ]
+
+# What the generator runs, by registry command (the steps above and the checks of check.py); every
+# other command of the registry is excluded below with its reason. tests/model/test_coverage.py
+# fails when a registry command is in neither, and when a run invokes one not declared here.
+GENERATED = {
+    ("hook",), ("init",), ("install",), ("constraints", "add"), ("constraints", "list"), ("task", "start"),
+    ("task", "done"), ("task", "skip"), ("task", "reopen"), ("task", "add"), ("task", "status"), ("task", "list"),
+    ("verify", "add"), ("verify", "run"), ("verify", "status"), ("files", "check"), ("files", "list"),
+    ("files", "status"), ("sync",), ("gc",), ("resume",), ("status",), ("history",), ("doctor",),
+    ("interfaces", "list"), ("prompt",),
+}
+EXCLUDED: dict[tuple[str, ...], str] = {
+    ("@custom",): "user services run the project's own scripts: nothing of the model's state",
+    ("completion",): "prints a shell script; answers nothing about the state",
+    **{("plan", verb): "the plan service (merged last): its truth is not in the model yet; the plan branch's tests "
+       "cover it" for verb in ("add", "drop", "edit", "export", "import", "list", "next", "ready", "remove", "show",
+                              "status")},
+    ("context",): "the context fill an agent's transcript reports: the model drives no transcript (tests/cli for it)",
+    ("statusline",): "renders the task, verify and P0 lines the model already compares, from Claude Code's JSON",
+    ("demo",): "runs its own scripted project in a folder of its own",
+    ("mcp",): "a server on stdio: its tools call the same operations the model runs (tests/cli/test_mcp.py)",
+    ("web",): "a server: its API renders the same services' answers (tests/cli/test_web.py)",
+    ("uninstall",): "removes the hooks the model drives every step with",
+    ("runlevel",): "a runlevel stops services the model's truth does not follow",
+    ("notify", "add"): "alerts run the person's commands: outside the state (tests/cli/test_notify*)",
+    ("notify", "check"): "alerts run the person's commands: see notify add", ("notify", "list"): "alerts run the person's commands: see notify add",
+    ("notify", "remove"): "alerts run the person's commands: see notify add", ("notify", "test"): "alerts run the person's commands: see notify add",
+    ("constraints", "ack"): "closes a violation by the person's word: the truth keeps violations by the tree only",
+    ("constraints", "check"): "asks about a planned edit; the pre-tool hook the model fires asks the same",
+    ("constraints", "confirm-removal"): "weakening P0 is the person's act, never generated",
+    ("constraints", "remove"): "weakening P0 is the person's act, never generated",
+    ("constraints", "start"): "service lifecycle: a start/stop of the rules is not part of the task the model runs",
+    ("constraints", "stop"): "service lifecycle: see constraints start",
+    ("constraints", "status"): "the rules file as it is: constraints list is compared instead",
+    ("constraints", "update"): "changes a rule's priority: the model's one P0 rule stays as written",
+    ("files", "log"): "a manual record: the model logs through the hooks and files sync, whose truth it computes",
+    ("files", "start"): "restarts the log mid-task: not something the truth follows",
+    ("files", "stop"): "archives the log mid-task: see files start",
+    ("files", "sync"): "run by every Bash hook the model fires (the same operation)",
+    ("interfaces", "add"): "interface records: their truth lives in the interfaces tests (point 3's model)",
+    ("interfaces", "check"): "interface records: see interfaces add", ("interfaces", "remove"): "interface records: see interfaces add",
+    ("interfaces", "start"): "interface records: see interfaces add", ("interfaces", "status"): "interface records: see interfaces add",
+    ("interfaces", "stop"): "interface records: see interfaces add",
+    ("task", "claim"): "leases expire by the clock: the truth has no clock",
+    ("task", "stop"): "the model follows one task from start to end of the run; stop and a new start are the sync tests'",
+    ("task", "update"): "sets NEXT and NOTES by hand: the truth computes NEXT from the marks",
+    ("verify", "start"): "the same run as verify run",
+    ("verify", "stop"): "cancels a run: the model's runs finish",
+    ("verify", "tried"): "a tried fix: text the truth does not judge",
+}
 SHELL_STEPS = (shell_edit, shell_delete_restore_rename)
 
 

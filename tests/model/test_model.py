@@ -10,7 +10,8 @@ VERIFIED, the P0 violation, `resume`'s key lines) is compared with a model compu
 operations and the trees the test wrote (tests/model/truth.py), never from agentctl's output.
 
 Default: 3 seeds x 10 steps, each step checked in the copy it ran in (every copy after the last).
-AGENTCTL_LONG=1: 12 seeds x 200 steps, every copy and every path after every step. A failure prints its seed and
+AGENTCTL_LONG=1: 12 seeds x 200 steps, every copy and every path after every step. After every push the
+round-trip law is checked: a fresh clone that pulls answers as the pushing copy does (check.round_trip). A failure prints its seed and
 the steps; replay with AGENTCTL_MODEL_SEED=N (and AGENTCTL_MODEL_STEPS=N).
 """
 
@@ -37,7 +38,11 @@ OPEN_CLASSES: frozenset[str] = frozenset()
 
 _SEED = os.environ.get("AGENTCTL_MODEL_SEED", "")  # read at import: the hermetic fixture clears AGENTCTL_*
 _STEPS = os.environ.get("AGENTCTL_MODEL_STEPS", "")
-SEEDS = [int(_SEED)] if _SEED.isdigit() else ([random.SystemRandom().randrange(1 << 31) for _ in range(12)] if LONG
+# The long run's fresh seeds are drawn from the run's id when xdist gives one (PYTEST_XDIST_TESTRUNUID: one
+# value, made by the controller before the workers start), so every worker collects the same seeds.
+_RUN = os.environ.get("PYTEST_XDIST_TESTRUNUID", "")
+_DRAW = random.Random(_RUN) if _RUN else random.SystemRandom()
+SEEDS = [int(_SEED)] if _SEED.isdigit() else ([_DRAW.randrange(1 << 31) for _ in range(12)] if LONG
                                               else [11, 22, 33])
 STEP_COUNT = int(_STEPS) if _STEPS.isdigit() else (200 if LONG else 10)
 
@@ -72,6 +77,14 @@ def test_every_answer_matches_the_model(tmp_path: Path, seed: int) -> None:
         assert r.code == 0, r.err
         return b
 
+    def fresh(name: str) -> Copy:
+        """A fresh clone of the remote that pulled the state: the round-trip law's other side (not a copy of the world)."""
+        c = clone(tmp_path, bare, name)
+        assert c.agentctl("init").code == 0
+        r = c.agentctl("sync", "pull")
+        assert r.code == 0, r.err
+        return c
+
     world = steps.World(random.Random(seed), truth, copies, OPEN_CLASSES, join)
     replay = f"seed {seed}: replay with AGENTCTL_MODEL_SEED={seed} AGENTCTL_MODEL_STEPS={STEP_COUNT}"
     for n in range(STEP_COUNT):
@@ -81,6 +94,8 @@ def test_every_answer_matches_the_model(tmp_path: Path, seed: int) -> None:
         step(world, copy)
         wrong = list(world.problems)
         last = n == STEP_COUNT - 1
+        if step is steps.sync and world.log[-1].endswith("sync push") and not wrong:
+            wrong += check.round_trip(copy, fresh(f"rt{n}"))
         # a step changes the answers of the copy it ran in (a push: the remote's too, seen at the next pull);
         # the short run checks that copy, files check of every path where it is cheap enough; the long run
         # and the last step check every copy, every path

@@ -63,6 +63,7 @@ class Record:
     copy: str
     path: str
     allowed: frozenset[str]
+    post: str | None = None  # the path's content after it (None: deleted)
 
 
 @dataclass
@@ -129,7 +130,7 @@ class Truth:
             self.trees[copy][path] = post
         if pre == post or not logged:
             return
-        rec = Record(len(self.records), copy, path, allowed or allowed_ops(pre, post, BASE.get(path)))
+        rec = Record(len(self.records), copy, path, allowed or allowed_ops(pre, post, BASE.get(path)), post)
         self.records.append(rec)
         self.replicas[copy].records.add(rec.rid)
 
@@ -178,6 +179,17 @@ class Truth:
             out[rec.path] = rec.allowed
         return out
 
+    def elsewhere(self, copy: str, path: str) -> bool | None:
+        """Does ``copy`` know the path's last change from another copy whose tree holds it and its own
+        tree does not? None: not decided (a change back to the task's start, which no tree tells apart)."""
+        rids = [rid for rid in self.replicas[copy].records if self.records[rid].path == path]
+        if not rids:
+            return False
+        rec = self.records[max(rids)]
+        if rec.post == BASE.get(path) or ANY == rec.allowed:
+            return None
+        return rec.copy != copy and self.trees[copy].get(path) != rec.post
+
     def state(self, copy: str, path: str) -> str:
         return self.replicas[copy].marks.get(path, (0, "pending"))[1]
 
@@ -197,7 +209,10 @@ class Truth:
             return "never"
         if self.last_failed or len(self.replicas["a"].records) > self.passed_at:
             return "no"
-        return "yes"
+        away = {self.elsewhere("a", p) for p in self.touched("a")}
+        if True in away:  # another copy's change, pulled: no run over this tree covered it
+            return "no"
+        return None if None in away else "yes"
 
     def compactions(self, copy: str) -> int:
         return sum(self.replicas[copy].compactions.values())

@@ -18,6 +18,19 @@ ENV = {"claude": ("CLAUDE_PROJECT_DIR",), "codex": (), "gemini": ("GEMINI_PROJEC
 GIT_ID = ["-c", "user.name=model", "-c", "user.email=model@example.invalid", "-c", "init.defaultBranch=main"]
 
 
+INVOKED: set[tuple[str, ...]] = set()  # the registry commands the model ran (tests/model/test_coverage.py)
+
+
+def command_of(args: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """The registry key of an `agentctl ARGS` call."""
+    from agentctl.operation.registry import COMMANDS
+
+    words = [a for a in args if not a.startswith("-")]
+    if tuple(words[:2]) in COMMANDS:
+        return tuple(words[:2])
+    return tuple(words[:1])
+
+
 def git(cwd: Path, *args: str, check: bool = True) -> str:
     done = subprocess.run(["git", *GIT_ID, *args], cwd=cwd, capture_output=True, text=True, check=False)
     if check and done.returncode != 0:
@@ -49,6 +62,7 @@ class Copy:
     hooks: dict[str, list[tuple[str, object, str]]] = field(default_factory=dict)
 
     def agentctl(self, *args: str, sub: str = "", stdin: str | None = None) -> Result:
+        INVOKED.add(command_of(args))
         return run(*args, cwd=self.root / sub if sub else self.root, stdin=stdin)
 
     def load_hooks(self) -> None:
@@ -68,6 +82,7 @@ class Copy:
         env = dict(os.environ, PATH=f"{bindir()}{os.pathsep}{os.environ.get('PATH', '')}")
         env.update({var: str(self.root) for var in ENV[agent]})
         data.setdefault("cwd", str(self.root / sub) if sub else str(self.root))
+        INVOKED.add(("hook",))
         done = subprocess.run(["sh", "-c", self.command(agent, event, value)], input=json.dumps(data), text=True,
                               cwd=self.root / sub if sub else self.root, env=env, capture_output=True, timeout=120,
                               check=False)

@@ -33,7 +33,17 @@ def check(ctx: Ctx, *, path: str) -> Result:
     shown, real = resolve_arg(store, path, ctx.warn)
     found = agentctl.files.log.check(store, real) + (agentctl.files.log.check(store, shown) if real != shown else [])
     lines = ["|".join(codec.encode(x) for x in e) for e in found] or [f"{codec.encode(shown)}: not touched in this task"]
-    return Result(lines, {"path": shown, "touched": bool(found), "entries": [list(e) for e in found]},
+    other = False
+    if found:
+        from agentctl.files import foreign
+
+        last = agentctl.files.log.ordered(found)
+        other = bool(last) and foreign.elsewhere(store, agentctl.files.log.LOG, last[-1][2], last[-1][1])
+        if other:
+            lines.append(f"{codec.encode(shown)}: changed in another copy of this project, not in this tree "
+                         "(`agentctl sync pull` brings the state, git brings the code)")
+    return Result(lines, {"path": shown, "touched": bool(found), "entries": [list(e) for e in found],
+                          "elsewhere": other},
                   EXIT_OK if found else EXIT_NO)
 
 

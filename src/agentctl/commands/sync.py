@@ -105,18 +105,26 @@ def _status(ctx: Ctx, store: Store, t: Target) -> Result:
     lines = [f"stream {t.stream}: {where(t)}" + (f" at {local_head[:12]}" if local_head else " (none yet)")]
     lines.append("local state: changes not yet synced" if pending else "local state: synced")
     rel = "local"
+    # what this folder holds is the commit its last round wrote (its base), not the local ref: the
+    # ref is shared by the worktrees of a repository, and another worktree's round moves it
+    base = st.get("base") if st.get("stream") == t.stream else None
+    held = base if isinstance(base, str) and base and t.repo.rev(base) else local_head
+    if local_head and held != local_head and not t.remote:
+        ahead, behind = t.repo.counts(held, local_head) if held else (0, 1)
+        if behind:
+            rel = f"behind ({ahead} ahead, {behind} behind {t.ref})"
     if t.remote:
         theirs = t.repo.rev(t.mirror)
         if got == "offline":
             lines.append(f"{t.remote} unreachable; comparing with what was fetched last")
-        if not theirs and not local_head:
+        if not theirs and not held:
             rel = "empty"
         elif not theirs:
             rel = "ahead"
-        elif not local_head:
+        elif not held:
             rel = "behind"
         else:
-            ahead, behind = t.repo.counts(local_head, theirs)
+            ahead, behind = t.repo.counts(held, theirs)
             rel = ("in sync" if not ahead and not behind else "ahead" if not behind else "behind" if not ahead
                    else "diverged")
             if ahead or behind:

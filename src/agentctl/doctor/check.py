@@ -31,7 +31,7 @@ import stat
 from collections.abc import Callable
 
 from agentctl.doctor.layout import inner_links, layout, version
-from agentctl.doctor.logs import agent_log, archives, files_log
+from agentctl.doctor.logs import agent_log, archives, files_log, history_index, verify_journal
 from agentctl.doctor.plancheck import check_plan
 from agentctl.doctor.planted import locks, planted, temps
 from agentctl.doctor.report import Report
@@ -51,7 +51,7 @@ from agentctl.ground.store import Store
 # The checks in the order they run (each named in "NAME check could not finish").
 STEPS: list[tuple[str, Callable[[Store, Report], None]]] = [
     ("layout", layout), ("planted", planted), ("temps", temps), ("locks", locks), ("task", check_task),
-    ("files_log", files_log), ("agent_log", agent_log), ("constraints", check_constraints), ("p0_seen", check_p0_seen),
+    ("files_log", files_log), ("history_index", history_index), ("verify_journal", verify_journal), ("agent_log", agent_log), ("constraints", check_constraints), ("p0_seen", check_p0_seen),
     ("verify", check_verify), ("interfaces", check_interfaces), ("plan", check_plan),
     ("session", check_session), ("runlevels", check_runlevels), ("archives", archives), ("walls", check_walls),
 ]

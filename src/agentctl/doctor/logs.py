@@ -8,13 +8,17 @@ import os
 from agentctl.doctor.report import Report, nolock
 from agentctl.ground import codec
 from agentctl.ground.errors import StateError
+from agentctl.ground.location import state_rel
+from agentctl.ground.schema import Limits, Schema
 from agentctl.ground.store import Store
 
 MAX_LOG = 256 << 20
 
 
-def check_log(store: Store, rel: str, fields: int, ok_ops: tuple[str, ...] | None, lock: str, report: Report) -> None:
-    """A ``|`` record log: every line well formed, ending in a newline; --fix quarantines the rest."""
+def check_log(store: Store, rel: str, fields: int, ok_ops: tuple[str, ...] | None, lock: str, report: Report,
+              table: Schema | None = None, comments: bool = False) -> None:
+    """A ``|`` record log: every line well formed (and, given its service's schema ``table``, one that
+    schema takes: what a sync pull would take), ending in a newline; --fix quarantines the rest."""
     with store.lock(lock) if report.fix else nolock():
         data = store.read(rel, cap=MAX_LOG)
         if not data:
@@ -24,8 +28,18 @@ def check_log(store: Store, rel: str, fields: int, ok_ops: tuple[str, ...] | Non
         good: list[bytes] = []
         bad: list[tuple[int, bytes]] = []
         offset = 0
+        first = ""
+        limits = Limits(state=state_rel(store))
         for raw in pieces:
-            if record_ok(raw, fields, ok_ops):
+            if comments and raw.startswith(b"#"):
+                why = ""  # the header line
+            elif table is not None:
+                why = _refused(raw, table, limits)
+            else:
+                why = "" if record_ok(raw, fields, ok_ops) else "malformed"
+            if why and not first and table is not None:
+                first = f" (line {len(good) + len(bad) + 1}: {why})"
+            if not why:
                 good.append(raw + b"\n")
             else:
                 bad.append((offset, raw))
@@ -35,7 +49,7 @@ def check_log(store: Store, rel: str, fields: int, ok_ops: tuple[str, ...] | Non
         if not bad:
             return
         torn = " (its last line is cut short)" if tail else ""
-        text = f"{store.shown(rel)} has {len(bad)} malformed line{'s' if len(bad) != 1 else ''}{torn}"
+        text = f"{store.shown(rel)} has {len(bad)} malformed line{'s' if len(bad) != 1 else ''}{torn}{first}"
         if not report.fix:
             report.problem(text + " (`--fix` moves them to logs/quarantine-*.log)")
             return
@@ -43,6 +57,15 @@ def check_log(store: Store, rel: str, fields: int, ok_ops: tuple[str, ...] | Non
             store.quarantine(rel, off, raw, why="malformed line")
         store.replace(rel, b"".join(good))
         report.repaired(text + f"; moved to logs/quarantine-*.log, {len(good)} good lines kept")
+
+
+def _refused(raw: bytes, table: Schema, limits: Limits) -> str:
+    """Why ``table`` refuses the line ``raw`` ("" if it takes it)."""
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return "not UTF-8"
+    return table.line_problem(line, limits)
 
 
 def record_ok(raw: bytes, count: int, ops: tuple[str, ...] | None) -> bool:
@@ -58,8 +81,24 @@ def record_ok(raw: bytes, count: int, ops: tuple[str, ...] | None) -> bool:
 
 def files_log(store: Store, report: Report) -> None:
     from agentctl.files import log
+    from agentctl.files.schema import KEPT, LOG_RECORD
 
-    check_log(store, log.LOG, 3, log.OPS + ("SESSION_START",), log.LOCK, report)
+    check_log(store, log.LOG, 3, KEPT, log.LOCK, report, LOG_RECORD)
+
+
+def history_index(store: Store, report: Report) -> None:
+    """logs/index: every row one the history schema takes (a row it refuses would stop every copy's sync)."""
+    from agentctl.history import index
+    from agentctl.history.schema import ROW
+
+    check_log(store, index.INDEX, len(ROW.fields), None, index.LOCK, report, ROW, comments=True)
+
+
+def verify_journal(store: Store, report: Report) -> None:
+    from agentctl.verify import status
+    from agentctl.verify.schema import JOURNAL_RECORD
+
+    check_log(store, status.JOURNAL, len(JOURNAL_RECORD.fields), None, status.LOCK, report, JOURNAL_RECORD)
 
 
 def agent_log(store: Store, report: Report) -> None:
@@ -103,4 +142,4 @@ def _list_ok(store: Store, rel: str) -> None:
             raise StateError(f"{store.shown(rel)} line {lineno} is not MARK|PATH")
 
 
-__all__ = ["MAX_LOG", "agent_log", "archives", "check_log", "files_log", "record_ok"]
+__all__ = ["MAX_LOG", "agent_log", "archives", "check_log", "files_log", "history_index", "record_ok", "verify_journal"]

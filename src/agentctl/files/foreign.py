@@ -22,6 +22,55 @@ def note(store: Store, payload: bytes, fresh: bool = False) -> None:
         store.append(FOREIGN, payload)
 
 
+def elsewhere(store: Store, log: str, path: str, op: str) -> bool:
+    """Is ``path``'s last record ``op`` one another copy wrote whose change this tree does not hold?
+
+    A DELETE whose file is here, a CREATE or MODIFY whose file is not, or a MODIFY whose file is as
+    the task's git baseline has it: the change lives in the other copy's tree (its uncommitted
+    edit, or a commit this clone lacks). Read only when such a record exists: rare."""
+    if path not in last_foreign(store, log, {path}):
+        return False
+    return not_here(store, path, op)
+
+
+def away(store: Store, log: str) -> list[str]:
+    """The paths whose last record in ``log`` another copy wrote and whose change this tree does not hold
+    (see :func:`elsewhere`): what no verify run here can have covered. Empty, after one stat, when no record
+    came from elsewhere."""
+    if not store.exists(FOREIGN):
+        return []
+    last: dict[str, str] = {}
+    for line in (store.read(log, cap=256 << 20) or b"").decode("utf-8", "surrogateescape").splitlines():
+        fields = codec.split_record(line, 3)
+        if fields is not None and fields[1] != "SESSION_START":
+            last[fields[2]] = fields[1]
+    theirs = last_foreign(store, log, set(last))
+    return [p for p in theirs if not_here(store, p, last[p])]
+
+
+def not_here(store: Store, path: str, op: str) -> bool:
+    """Does this tree lack the change ``op`` of ``path`` (made in another copy)?"""
+    import os
+
+    here = os.path.lexists(os.path.join(store.project, path))
+    if op == "DELETE":
+        return here
+    if not here:
+        return True
+    if op != "MODIFY":
+        return False
+    from agentctl.files.baseline import read_baseline
+    from agentctl.ground import git
+
+    base = read_baseline(store)
+    if base is None or path in base.dirty:
+        return False
+    try:  # exit 0: the file is as the task's start commit has it
+        return git.run(store.project, ["diff", "--quiet", base.commit, "--", path], timeout=10.0, check=False).code == 0
+    except Exception:  # noqa: BLE001 - git unavailable: not known, so not said
+        return False
+
+
 def last_foreign(store: Store, log: str, paths: set[str]) -> set[str]:
     """Those of ``paths`` whose last record in the log ``log`` another copy wrote (the caller holds its lock).
 

@@ -11,13 +11,14 @@ from __future__ import annotations
 import os
 import stat
 
+from agentctl.files import schema
 from agentctl.ground import codec, lateappends
 from agentctl.ground.errors import StateError, UsageError
 from agentctl.ground.store import Store, fault, fsync_dir, now_iso
 
 LOG = "services/files/status"
 LOCK = "services/files/.lock"
-OPS = ("CREATE", "MODIFY", "DELETE", "RESTORE")
+OPS = schema.OPS  # declared once, in files/schema.py: the readers, doctor and the sync boundary take them from there
 MAX_LOG_BYTES = 256 << 20
 
 
@@ -42,12 +43,12 @@ def entries(store: Store, data: bytes | None = None) -> list[tuple[str, str, str
     lines = text.split("\n")
     lines.pop()  # the piece after the last newline: empty, or a fragment being written
     if "\\" not in text:  # no escapes anywhere (the usual log): every field is its own decoded form
-        kept = (*OPS, "SESSION_START")
+        kept = schema.KEPT
         return [(f[0], f[1], f[2]) for f in (line.split("|") for line in lines) if len(f) == 3 and f[1] in kept]
     out = []
     for line in lines:
         rec = codec.split_record(line, 3)
-        if rec is not None and (rec[1] in OPS or rec[1] == "SESSION_START"):
+        if rec is not None and rec[1] in schema.KEPT:
             out.append((rec[0], rec[1], rec[2]))
     return out
 
@@ -221,7 +222,7 @@ def start(store: Store, label: str = "") -> str | None:
             archived = _archive_locked(store, f"files-unarchived-{_stamp()}")
         elif store.exists(LOG):
             os.unlink(store.path(LOG))
-        store.append(LOG, codec.record(now_iso(), "SESSION_START", label))
+        store.append(LOG, codec.record(now_iso(), schema.OPENER, label))
     store.log_change("files", "start", label)
     return archived
 

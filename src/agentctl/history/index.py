@@ -17,10 +17,11 @@ from dataclasses import dataclass
 from agentctl.ground import codec
 from agentctl.ground.errors import UsageError
 from agentctl.ground.store import Store
+from agentctl.history import schema
 
 INDEX = "logs/index"
 LOCK = "logs/.index.lock"
-FIELDS = ("ID", "DESC", "STARTED", "ENDED", "DURATION", "ENTRIES", "FILES", "LAST_VERIFY", "VERIFIED", "FORCED", "ARCHIVE")
+FIELDS = schema.FIELDS  # the row is declared in history/schema.py
 HEADER = "#" + "|".join(FIELDS) + "\n"
 DEFAULT_LIMIT = 20
 SEARCH_BYTES = 1 << 20  # the newest ~3,000 tasks
@@ -44,12 +45,11 @@ def append_index(store: Store, archived: dict[str, str], archive_rel: str) -> No
     """Add the task just archived to logs/index (once, even if a stop is retried)."""
     rec = codec.record(
         archived.get("TASK_ID", ""),
-        archived.get("DESC", "")[:300],
+        archived.get("DESC", "")[:schema.MAX_DESC],
         archived.get("STARTED", ""),
         archived.get("ENDED", ""),
         archived.get("DURATION", ""),
-        f"{archived.get('DONE', '0')}/{archived.get('TOTAL', '0')}"
-        + (f" ({archived['SKIPPED']} SKIPPED)" if archived.get("SKIPPED", "0") != "0" else ""),
+        schema.entries(archived.get("DONE", "0"), archived.get("TOTAL", "0"), archived.get("SKIPPED", "0")),
         archived.get("FILES_TOUCHED", "0"),
         archived.get("LAST_VERIFY", "never"),
         archived.get("VERIFIED", ""),

@@ -79,6 +79,17 @@ def read_doc(repo: Repo, commit: str, what: str, state: str) -> Doc:
     return doc
 
 
+def publishable(files_map: dict[str, bytes], state: str) -> None:
+    """Refused (nothing committed, published or written) if a pull would refuse the tree ``files_map``:
+    the same two checks :func:`read_doc` applies to what it pulls. So no copy ever publishes a state
+    that would stop every other copy's sync."""
+    try:
+        treecheck.check(treedecode.decode(files_map), state)
+    except treeformat.Refused as exc:
+        raise treeformat.Refused(f"this copy's state holds what a pull would refuse ({exc.message}); nothing was "
+                                 "committed or published, the local state is unchanged; `agentctl doctor` names the record") from None
+
+
 class Outcome:
     __slots__ = ("commit", "objects", "changed_local", "replaced", "lost", "kept", "unchanged_done")
 
@@ -225,6 +236,7 @@ def _round_locked(store: Store, repo: Repo, st: dict[str, Any], replica: str, he
     p = plan(merged, view, memo, store)
     out.unchanged_done = _unchanged_done(merged, view, p)
     files_map = treeencode.encode(merged)
+    publishable(files_map, _state_rel(store))
     tree, out.objects = repo.write_tree(files_map)
     same = [h for h in heads if repo.git(["rev-parse", f"{h}^{{tree}}"]).text.strip() == tree
             and all(o == h or repo.is_ancestor(o, h) for o in heads)]

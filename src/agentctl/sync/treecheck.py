@@ -7,25 +7,30 @@ that the writers and readers of this copy can still handle), times that parse an
 the future (a day of clock skew is tolerated), project paths (relative, normalised, inside the
 project, outside ``.git/`` and the state folder), rules the rules parser reads as they are, task
 ids and agent names, known verify states. Any violation refuses the whole commit (Refused).
+
+Every record is checked by its service's schema (``files/schema.py``, ``history/schema.py``,
+``verify/schema.py``, ``task/schema.py``; see agentctl.ground.schema), the one definition its
+writer and its readers use too: what agentctl writes is never refused here. ``sync push`` runs
+the same check on what it is about to publish (engine).
 """
 
 from __future__ import annotations
 
 import time
 
-from agentctl.ground import codec
+from agentctl.files.schema import LOG_RECORD
+from agentctl.ground import codec, schema
+from agentctl.history.schema import ROW
 from agentctl.sync.doc import Doc
 from agentctl.sync.epoch import Epoch
-from agentctl.sync.treeformat import Refused, archive_ok
+from agentctl.sync.treeformat import Refused
+from agentctl.task.schema import DONE_ARCHIVE
+from agentctl.verify.schema import JOURNAL_RECORD, RESULT
 
 MAX_CLOCK = 10**12  # Lamport times: far beyond any real history, far below what the tag grammar holds
 MAX_SEQ = 10**8  # `task update --seq N` must still be able to name the SEQ after many merges
-MAX_COUNT = 10**9
-SKEW = 86400.0  # a clock a day ahead is tolerated; anything later is from the future
-FREE_VERIFY = ("COMMAND", "ERRORS", "SAME_ERROR", "REPEAT", "REASON", "LAST_PASS_CHECKS")
-UINT_VERIFY = ("RUN", "ATTEMPTS", "ERROR_COUNT", "RESULT_RUN")
-TIME_VERIFY = ("LAST_RUN", "LAST_PASS", "UPDATED")
-FILE_OPS = ("CREATE", "MODIFY", "DELETE")
+MAX_COUNT = schema.MAX_COUNT
+SKEW = schema.SKEW
 
 
 def _no(where: str, why: str) -> Refused:
@@ -33,49 +38,35 @@ def _no(where: str, why: str) -> Refused:
 
 
 def _uint(where: str, raw: str, top: int = MAX_COUNT) -> int:
-    if not raw or not raw.isascii() or not raw.isdigit() or len(raw) > 18 or int(raw) > top:
-        raise _no(where, f"{raw[:24]!r} is not a number from 0 to {top}")
+    why = schema.uint_problem(raw, top)
+    if why:
+        raise _no(where, why)
     return int(raw)
 
 
 def _no_odd_digits(where: str, raw: str) -> None:
-    if not raw.isascii() and any(c.isdigit() and not c.isascii() for c in raw):
+    if schema.odd_digits(raw):
         raise _no(where, f"{raw[:24]!r} holds a digit that is not ASCII")
 
 
-def _when(where: str, raw: str, now: float) -> float:
-    """Epoch seconds of an ISO time with offset; refused if malformed or from the future."""
-    from datetime import datetime
-
-    _no_odd_digits(where, raw)
-    try:
-        dt = datetime.fromisoformat(raw)
-    except ValueError:
-        raise _no(where, f"{raw[:32]!r} is not an ISO time") from None
-    if dt.tzinfo is None:
-        raise _no(where, f"{raw[:32]!r} has no UTC offset")
-    ts = dt.timestamp()
-    if ts > now + SKEW:
-        raise _no(where, f"{raw[:32]!r} is in the future (this machine's clock says {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(now))})")
-    return ts
+def _when(where: str, raw: str, now: float) -> None:
+    """Refused if ``raw`` is not an ISO time with offset, or is from the future."""
+    why = schema.time_problem(raw, now)
+    if why:
+        raise _no(where, why)
 
 
-def path_ok(rel: str, state: str) -> bool:
-    """A project path as agentctl records one: relative, normalised, not in ``.git/`` or the state folder."""
-    if not rel or len(rel) > 4096 or rel.startswith("/") or "\0" in rel:
-        return False
-    if not rel.isprintable():
-        return False
-    parts = rel.split("/")
-    if any(p in ("", ".", "..") for p in parts):
-        return False
-    low = parts[0].lower()
-    return low != ".git" and low != state.lower() and not rel.lower().startswith(state.lower() + "/")
+path_ok = schema.path_ok  # a project path as agentctl records one (declared in ground/schema.py)
 
 
 def _path(where: str, rel: str, state: str) -> None:
     if not path_ok(rel, state):
         raise _no(where, f"path {rel[:80]!r} is not a project file (outside the project, in .git/ or in the state folder)")
+
+
+def _by(where: str, table: schema.Schema, why: str) -> None:
+    if why:
+        raise _no(where, why)
 
 
 def _rule(where: str, value: str) -> None:
@@ -143,56 +134,23 @@ def check(doc: Doc, state: str, now: float | None = None) -> None:
 
 
 def _verify(clock: int, fields: dict[str, str], now: float) -> None:
-    from agentctl.verify import status
-
     _stamp("verify STAMP", clock)
-    if fields.get("STATE", "IDLE") not in status.STATES:
+    if fields.get("STATE", "IDLE") not in RESULT.fields[0].values:
         raise _no("verify", f"STATE={fields.get('STATE', '')[:20]!r} is not a verify state")
+    _by("verify", RESULT, RESULT.fields_problem(fields, schema.Limits(now)))
+    declared = set(RESULT.names)
     for key, value in fields.items():
-        where = f"verify {key}"
-        if key in UINT_VERIFY:
-            if value:
-                _uint(where, value)
-        elif key == "EXIT_CODE":  # a number, or a word (`timeout`)
-            if value.removeprefix("-").isdigit():
-                _uint(where, value.removeprefix("-"), 1 << 31)
-            elif value and not (value.isascii() and value.isalpha()):
-                raise _no(where, f"{value[:24]!r} is neither a number nor a word")
-        elif key in TIME_VERIFY:
-            if value:
-                _when(where, value, now)
-        elif key.startswith("SIG_"):
-            _no_odd_digits(where, value.partition(" ")[0])
-        elif key not in FREE_VERIFY:
-            _no_odd_digits(where, value)
+        if key.startswith("SIG_"):
+            _no_odd_digits(f"verify {key}", value.partition(" ")[0])
+        elif key not in declared:
+            _no_odd_digits(f"verify {key}", value)
 
 
 def _index_row(row: str, state: str, now: float) -> None:
-    from agentctl.task.ids import valid_id
-
-    rec = codec.split_record(row, 11)
+    rec = ROW.split(row)
     if rec is None:
         raise _no("index", f"malformed row {row[:40]!r}")
-    tid, _desc, started, ended, duration, entries, nfiles, last, _verified, forced, archive = rec
-    where = f"index row {tid[:40]!r}"
-    try:
-        valid_id(tid)
-    except Exception:  # noqa: BLE001 - the id reader's refusal, whatever its kind
-        raise _no(where, "malformed task id") from None
-    _when(where, started, now)
-    _when(where, ended, now)
-    done, slash, total = entries.partition("/")
-    if not slash:
-        raise _no(where, f"entries {entries[:20]!r} are not DONE/TOTAL")
-    _uint(where, done)
-    _uint(where, total)
-    _uint(where, nfiles)
-    for value in (duration, last):
-        _no_odd_digits(where, value)
-    if forced not in ("forced", "-"):
-        raise _no(where, f"FORCED {forced[:20]!r} is neither 'forced' nor '-'")
-    if not archive.startswith("logs/") or not archive_ok(archive[5:]):
-        raise _no(where, f"archive {archive[:60]!r} is not a logs/task-ID.done file")
+    _by(f"index row {rec[0][:40]!r}", ROW, ROW.problem(rec, schema.Limits(now, state)))
 
 
 def _epoch(p: str, e: Epoch, state: str, now: float) -> None:
@@ -227,22 +185,13 @@ def _epoch(p: str, e: Epoch, state: str, now: float) -> None:
 
 
 def _record(where: str, kind: str, line: str, state: str, now: float, archived: bool = False) -> None:
-    rec = codec.split_record(line, 3 if kind == "files" else 6)
+    table = LOG_RECORD if kind == "files" else JOURNAL_RECORD
+    rec = table.split(line)
     if rec is None:
         if archived:
             return  # an archived log is shown, never replayed: its readers skip such a line
         raise _no(where, "malformed record")
-    if not archived:
-        _when(where, rec[0], now)
-    if kind == "files":
-        if rec[1] in FILE_OPS:
-            _path(where, rec[2], state)
-        elif rec[1] != "SESSION_START":
-            raise _no(where, f"operation {rec[1][:20]!r} is not one agentctl logs")
-    else:
-        _no_odd_digits(where, rec[2])
-        if rec[2] not in ("", "-") and not (rec[2].isascii() and rec[2].isdigit()):
-            raise _no(where, f"run {rec[2][:20]!r} is not a number")
+    _by(where, table, table.problem(rec, schema.Limits(now, state, archived)))
 
 
 def _archive(where: str, name: str, data: bytes, state: str, now: float) -> None:
@@ -252,16 +201,7 @@ def _archive(where: str, name: str, data: bytes, state: str, now: float) -> None
             fields = codec.parse_status(data, where)
         except Exception as exc:  # noqa: BLE001 - StateError from the status reader
             raise _no(where, str(exc)) from None
-        for key in ("FILES_LIST", "FILES_LOG", "VERIFY_JOURNAL"):
-            rel = fields.get(key, "")
-            if rel and (not rel.startswith("logs/") or not archive_ok(rel[5:])):
-                raise _no(where, f"{key}={rel[:60]!r} is not a file of logs/")
-        for key in ("SEQ", "TOTAL", "DONE", "FILES_TOUCHED", "FORCED"):
-            if fields.get(key):
-                _uint(f"{where} {key}", fields[key])
-        for key in ("STARTED", "ENDED"):
-            if fields.get(key):
-                _when(f"{where} {key}", fields[key], now)
+        _by(where, DONE_ARCHIVE, DONE_ARCHIVE.fields_problem(fields, schema.Limits(now, state)))
     elif name.endswith(".list") and name.startswith("files-"):
         import agentctl.task.entries
 
@@ -274,3 +214,6 @@ def _archive(where: str, name: str, data: bytes, state: str, now: float) -> None
     elif name.endswith(".log") and name.startswith("files-"):
         for n, line in enumerate(text.split("\n")[:-1], 1):
             _record(f"{where} line {n}", "files", line, state, now, archived=True)
+    elif name.endswith(".journal") and name.startswith("verify-"):
+        for n, line in enumerate(text.split("\n")[:-1], 1):
+            _record(f"{where} line {n}", "journal", line, state, now, archived=True)

@@ -20,6 +20,7 @@ from agentctl.sync.treeformat import (
     Refused,
     path_ok,
 )
+from agentctl.task.schema import MARKS
 
 
 def _text(path: str, data: bytes) -> list[str]:
@@ -184,7 +185,7 @@ def _epoch(eid: str, files: dict[str, bytes]) -> Epoch:
     for ln in _text(f"{p}/marks", files.get(f"{p}/marks", b"")):
         parts = ln.split("|", 3)
         clock, _, replica = parts[0].partition(".")
-        if len(parts) != 4 or parts[1] not in ("todo", "done", "skip") or not REPLICA.match(replica):
+        if len(parts) != 4 or parts[1] not in MARKS or not REPLICA.match(replica):
             raise Refused(f"{p}/marks: malformed line {ln[:40]!r}")
         path = _value(f"{p}/marks", parts[2])
         if path not in listed:

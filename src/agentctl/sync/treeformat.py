@@ -24,6 +24,7 @@ import os
 import re
 
 from agentctl.ground.errors import StateError
+from agentctl.task.schema import SYNCED_STATES
 
 FORMAT = 1
 FORMAT_LINE = b"agentctl-sync %d\n"
@@ -38,7 +39,7 @@ ARCHIVE = re.compile(r"(task|files|verify|interfaces)-[A-Za-z0-9][A-Za-z0-9._-]{
 VERIFY_KEYS = ("STATE", "RUN", "LAST_RUN", "COMMAND", "EXIT_CODE", "ERROR_COUNT", "ERRORS", "ATTEMPTS",
                "LAST_PASS", "REPEAT", "SAME_ERROR", "UPDATED")
 STATE_KEYS = ("STATE", "NOTES", "NEXT")
-TASK_STATES = ("ACTIVE", "PAUSED")
+TASK_STATES = SYNCED_STATES  # declared in task/schema.py
 
 
 class Refused(StateError):

@@ -13,9 +13,10 @@ import time
 
 from agentctl.ground import codec
 from agentctl.ground.errors import StateError
+from agentctl.task import schema
 
 MAX_ENTRIES = 100_000
-MARKS = ("todo", "done", "skip")
+MARKS = schema.MARKS  # declared in task/schema.py
 
 
 class Entry:

@@ -3,17 +3,7 @@
 from __future__ import annotations
 
 from agentctl.ground.errors import UsageError
-
-
-def id_ok(task_id: str) -> bool:
-    """1-64 letters, digits, '.', '_' or '-', starting with a letter or digit, never ``..``."""
-    return (
-        0 < len(task_id) <= 64
-        and task_id.isascii()
-        and task_id[0].isalnum()
-        and all(c.isalnum() or c in "._-" for c in task_id)
-        and ".." not in task_id
-    )
+from agentctl.ground.schema import id_ok  # the one definition (the sync boundary checks ids by it)
 
 
 def valid_id(task_id: str) -> str:
@@ -23,3 +13,6 @@ def valid_id(task_id: str) -> str:
             "starting with a letter or digit"
         )
     return task_id
+
+
+__all__ = ["id_ok", "valid_id"]

@@ -10,7 +10,8 @@ a pass recorded against another log (an earlier task's) counts as no pass.
 The verdict is one of:
 
 * ``yes``   a pass covers the current log and no file changed since;
-* ``no``    files changed since the last pass, or the latest run of this task failed;
+* ``no``    files changed since the last pass, or the latest run of this task failed, or the log
+            holds another copy's change this tree does not have (no run here covered it);
 * ``never`` no passing run covers this task's files log;
 * ``none``  no verify commands are configured, so nothing is claimed either way.
 
@@ -188,6 +189,12 @@ def check(store: Store, vfields: dict[str, str] | None = None) -> Evidence:
         verdict, last_pass = "never", ""
     else:
         verdict, last_pass = ("no" if head or failed else "yes"), vfields.get("LAST_PASS", "")
+    if verdict == "yes":  # a pass covers only the edits this tree holds, not another copy's (pulled by sync)
+        from agentctl.files import foreign
+
+        elsewhere = foreign.away(store, log.LOG)
+        if elsewhere:
+            verdict, head = "no", sorted(elsewhere) + [p for p in head if p not in elsewhere]
     ran = "\n".join(checks)
     stale = pass_pos is not None and vfields.get("LAST_PASS_CHECKS", ran) != ran
     if stale:

@@ -14,6 +14,7 @@ import os
 from agentctl.ground import codec
 from agentctl.ground.errors import CheckFailed, StateError, UsageError
 from agentctl.ground.store import Store, now_iso
+from agentctl.verify import schema
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -45,7 +46,7 @@ KEYS = (
     "INTERRUPTED",
     "UPDATED",
 )
-STATES = ("IDLE", "RUNNING", "PASSED", "FAILED")
+STATES = schema.STATES  # declared in verify/schema.py, with the journal record
 MAX_TRIED = 20
 MAX_SIGS = 20  # error signatures kept in the status file; the journal keeps every one
 JOURNAL = "services/verify/journal"  # TIME|EVENT|RUN|ERRSIG|FILESIG|TEXT, archived at task stop
@@ -86,8 +87,10 @@ def write(store: Store, fields: dict[str, str], tried_list: list[str], sig_list:
 
 
 def journal(store: Store, event: str, run: str, err: str, files_sig: str, text: str) -> None:
-    """Append to the task's verify journal; the caller holds the verify lock."""
-    store.append(JOURNAL, codec.record(now_iso(), event, run, err, files_sig, text[:1000]), sync=False)
+    """Append to the task's verify journal (a record of verify/schema.py's JOURNAL); the caller holds the verify lock."""
+    if event not in schema.EVENTS:
+        raise ValueError(f"verify journal event {event!r} is not declared in verify/schema.py")
+    store.append(JOURNAL, codec.record(now_iso(), event, run, err, files_sig, text[:schema.MAX_TEXT]), sync=False)
 
 
 def commands(store: Store) -> list[str]:

@@ -193,6 +193,9 @@ def sync(store: Store, timeout: float = 60.0) -> SyncResult:
             if path in gone:
                 wanted[path] = "DELETE"
         back = [p for p, op in last.items() if op == "DELETE" and p not in wanted]
+        if back:  # deleted in another copy's tree: still here because this tree never held that change
+            theirs = foreign.last_foreign(store, log.LOG, set(back))
+            back = [p for p in back if p not in theirs]
         gone = missing(store, back) if back else set()
         wanted.update(_back(store, base, [p for p in back if p not in gone and p not in still], timeout))
         records = []

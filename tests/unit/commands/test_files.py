@@ -23,7 +23,7 @@ def test_log_then_check(ctx: Ctx) -> None:
     hit = op(ctx, "files", "check", path="a.py")
     assert hit.code == 0 and hit.data["touched"] is True and hit.data["entries"][0][1:] == ["MODIFY", "a.py"]
     miss = op(ctx, "files", "check", path="b.py")
-    assert miss.code == 1 and miss.data == {"path": "b.py", "touched": False, "entries": []}
+    assert miss.code == 1 and miss.data == {"path": "b.py", "touched": False, "entries": [], "elsewhere": False}
     assert miss.lines == ["b.py: not touched in this task"]
 
 

@@ -27,7 +27,7 @@ def _quarantined(store: Store) -> bytes:
 def test_a_fresh_folder_is_healthy(store: Store) -> None:
     report = examine(store.root)
     assert report.problems == [] and report.fixed == []
-    assert [name for name, _ in STEPS][:2] == ["layout", "planted"] and len(STEPS) == 16
+    assert [name for name, _ in STEPS][:2] == ["layout", "planted"] and len(STEPS) == 18
 
 
 def test_examine_refuses_what_is_not_a_state_folder(tmp_path: Path) -> None:
