@@ -51,7 +51,7 @@ def test_sed_through_bash_is_told_at_once_and_blocks_stop(proj: Path, bindir: Pa
     r = fire("agentctl hook claude post-tool-use", _bash(proj, "sed -i s/1/2/ ../secrets/key.txt", sub), sub, bindir,
              {"CLAUDE_PROJECT_DIR": str(proj)})
     said = r.json()
-    assert said["decision"] == "block"  # Claude Code shows the reason to the model
+    assert "decision" not in said and "reason" not in said  # told once, next to the tool result: not a "blocking error"
     text = said["hookSpecificOutput"]["additionalContext"]
     assert "P0 VIOLATION: secrets/key.txt" in text and RULE in text and "git checkout -- secrets/key.txt" in text, text
     for cwd in (proj, sub):  # shown from anywhere, with the way back

@@ -26,6 +26,7 @@ from agentctl.ground.errors import AgentctlError
 from agentctl.ground.store import Store, now_iso
 from agentctl.session import compactions as session
 from agentctl.task import claims as taskclaims
+from agentctl.task import progress
 from agentctl.task import status as task
 from agentctl.userservices import runlevels
 from agentctl.verify import status as verify
@@ -95,7 +96,7 @@ class View:
 
         for follower in (self.files_log, self.journal, self.agent_log):
             part(follower.rel, lambda f=follower: f.poll(store), False)  # type: ignore[misc]
-        fields: dict[str, str] = part("task", lambda: task.read_status(store), {"STATE": "IDLE"})
+        fields: dict[str, str] = part("task", lambda: progress.shown(store)[0], {"STATE": "IDLE"})  # a --match task as the tree shows it
         now = time.time()
         data: dict[str, Any] = {
             "project": store.project,

@@ -87,10 +87,11 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
             must.append(f"TASK {parked} {fields.get('DONE', '0')}/{fields.get('TOTAL', '0')} (not in runlevel {level})")
         fields = {"STATE": "IDLE"}
     tree: list[str] = []
-    if fields.get("MATCH") and fields.get("STATE", "IDLE") != "IDLE":  # progress proven from the tree (one git grep)
-        from agentctl.workflow import cochanges
+    if fields.get("MATCH") and fields.get("STATE", "IDLE") != "IDLE":  # progress proven from the tree (one git grep, no write)
+        from agentctl.task import progress
 
-        tree, fields = cochanges.tree_lines(store, fields)  # files that joined the list: counted below
+        fields, found = progress.shown(store, fields)
+        tree = found.lines() if found is not None else []
     state = fields.get("STATE", "IDLE")
     nxt = fields.get("NEXT", "")
     blocked: tuple[str, str] | None = None
