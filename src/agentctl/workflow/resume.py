@@ -22,6 +22,7 @@ from agentctl.task import status as task
 from agentctl.userservices import runlevels
 from agentctl.verify import status as verify
 from agentctl.workflow import pathanswers as answers
+from agentctl.workflow import resumefit
 
 DEFAULT_BUDGET = 2000
 BRIEF_BUDGET = 600
@@ -153,7 +154,9 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
         must += group
     if vfields.get("INTERRUPTED"):
         must.append(f"VERIFY INTERRUPTED: {_v(vfields['INTERRUPTED'], 240)}; not a result: run `agentctl verify start` again")
-    optional += [g for g in [interfaces.resume_lines(store, budget // 3)] if g]  # a stat when none is recorded
+    iface = interfaces.resume_lines(store, max(budget // 3, 1200))  # a stat when none is recorded
+    must += [ln for ln in iface if resumefit.priority(ln) == 0]  # old uses left: never cut (one bounded fold)
+    optional += [g for g in [[ln for ln in iface if resumefit.priority(ln) != 0]] if g]
     ev = None
     if state != "IDLE" and (vstate != "FAILED" or state == "DONE"):  # only where it is shown or used
         from agentctl.verify import evidence
@@ -194,8 +197,6 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
         final = _next_step(state, fields, remind, ev)
     used = sum(len(x) + 1 for x in must) + len(final) + 1
     if used + 80 > budget:  # even the essentials overflow: whole lines by priority (see resumefit)
-        from agentctl.workflow import resumefit
-
         extra = [(4 + j, [f"{r[:3]}{_v(r[3:])}" for r in g.rules] if isinstance(g, _Rules) else g)
                  for j, g in enumerate(optional)]
         flat = [(p, [ln]) for p, grp in extra for ln in grp]
