@@ -109,27 +109,23 @@ def note(store: Store, paths: list[str], changed: Iterable[str] = ()) -> list[tu
     path among it was written again when its signature is not the one last judged. A write already
     open stays one violation (told again, not opened twice); one closed (acked, restored) opens again.
     """
-    from agentctl.constraints import lastseen, protect
-    from agentctl.constraints import rules as constraints
+    from agentctl.constraints import policy as p0policy
 
     if not paths and not changed:
         return []
-    rules, broken = constraints.read_checked(store)
-    rules = lastseen.enforced(store, rules)  # a P0 rule that vanished without a person's confirmation too
-    if not broken and not any(r.priority == "P0" for r in rules):
+    policy = p0policy.of(store)  # the one P0 policy: a rule that vanished without a person's confirmation too
+    if not policy.broken and not policy.p0:
         return []
     hits: dict[str, str] = {}
     for path in paths:
-        found = protect.judge(store, rules, path, path, broken)
+        found = policy.judge(path, path)
         if found is not None:  # a broken line's text is the line as written
             hits[path] = found[0].text
-    fold = protect.case_insensitive(store)
-    p0 = [r for r in rules if r.priority == "P0"]
-    again = [p for p in changed if p not in hits and (broken or constraints.match(p0, p, fold))]
+    again = [p for p in changed if p not in hits and (policy.broken or policy.denied(p))]
     already, judged = _fold(store) if hits or again else ({}, {})
     for path in again:
         if signature(store, path) != judged.get(path):
-            found = protect.judge(store, rules, path, path, broken)
+            found = policy.judge(path, path)
             if found is not None:
                 hits[path] = found[0].text
     if not hits:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from agentctl.sync.crdt import Log, Stamp, join_log
 
-
 HEAD_KEYS = ("TASK_ID", "DESC", "STARTED", "MATCH", "MATCH_PATHS")  # fixed at the start; MATCH and MATCH_PATHS
 # (a --match task's pattern and paths, task.matched) travel with it but are not hashed into the id
 

@@ -24,6 +24,13 @@ from agentctl.verify import status as verify
 from agentctl.workflow import pathanswers as answers
 from agentctl.workflow import resumefit
 
+# The sections a service adds to the block, in order: (priority, "module:function"). The function takes
+# the Section view below and returns its lines ([]: nothing to say); it reads, never writes. Priority 0:
+# never cut for a budget (as P0 and the task line); 1 and up: kept whole while room remains, smaller first.
+# A new section is one line here, e.g. `(2, "agentctl.task.plans:resume_lines"),` (docs/design.md).
+SECTIONS: list[tuple[int, str]] = [
+]
+
 DEFAULT_BUDGET = 2000
 BRIEF_BUDGET = 600
 MIN_BUDGET = 200
@@ -75,8 +82,8 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
     must += [f"P0|{_v(r.text, P0_CHARS)}" for r in p0]  # whole, never cut
     must += violations.lines(store)  # a P0 rule broken anyway: shown until restored or acknowledged
     must += constraints.broken_line(store)  # a rule line that cannot be taken as written: one line
-    gone = lastseen.gone_rules(store)  # a P0 rule that left the file without a person: still enforced, said
-    must += lastseen.lines(store)
+    gone = lastseen.gone_rules(store, persist=False)  # a P0 rule that left the file without a person: still enforced, said
+    must += lastseen.lines(store, persist=False)  # resume writes nothing (the writers record it)
     p0 = p0 + gone
 
     optional: list[list[str] | _Rules] = []  # each group is kept whole or dropped, in this order (the rules: each that fits)
@@ -187,6 +194,17 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
     if stale:
         optional.append([f"STALE (written before the last compaction, re-check): {', '.join(stale)}"])
 
+    pinned: set[str] = set()
+    if SECTIONS:
+        view = Section(store, budget, level, fields, agent)
+        for prio, where in SECTIONS:
+            module, _, name = where.partition(":")
+            got = [_v(x, 600) for x in getattr(__import__(module, fromlist=[name]), name)(view)]
+            if got and prio == 0:
+                must += got
+                pinned.update(got)
+            elif got:
+                optional.append(got)
     if parked:
         final = f"DO NEXT: task {parked} is outside runlevel {level}; continue it with `agentctl runlevel work`."
     elif agent is not None and state == "ACTIVE":
@@ -201,7 +219,7 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
                  for j, g in enumerate(optional)]
         flat = [(p, [ln]) for p, grp in extra for ln in grp]
         full = used + sum(len(ln) + 1 for _, grp in flat for ln in grp)
-        return resumefit.fit(must, flat, final, budget, full)
+        return resumefit.fit(must, flat, final, budget, full, pinned)
     out = list(must)
     dropped: list[str] = []
     for grp in optional:
@@ -239,6 +257,20 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
         text = text[: max(0, budget - len(note))] + note
         text = text[-budget:] if len(text) > budget else text
     return text
+
+
+class Section:
+    """What a section provider (SECTIONS) is given: the store, the budget, the runlevel, the task's fields
+    as the tree shows them (task.progress) and the helper asking (``agent``, None for the main agent)."""
+
+    __slots__ = ("store", "budget", "level", "fields", "agent")
+
+    def __init__(self, store: Store, budget: int, level: str, fields: dict[str, str], agent: str | None) -> None:
+        self.store = store
+        self.budget = budget
+        self.level = level
+        self.fields = fields
+        self.agent = agent
 
 
 class _Rules:
@@ -314,7 +346,7 @@ def build_brief(store: Store, agent: str | None = None, budget: int = BRIEF_BUDG
 
         valid_agent(agent)
     budget = min(budget, BRIEF_BUDGET)
-    rules = constraints.read_split(store)[0] + lastseen.gone_rules(store)  # the vanished P0 rules still hold
+    rules = constraints.read_split(store)[0] + lastseen.gone_rules(store, persist=False)  # the vanished P0 rules still hold
     fields = task.read_status(store)
     state = fields.get("STATE", "IDLE")
     body: list[str] = []

@@ -41,11 +41,13 @@ def priority(line: str) -> int:
     return DEFAULT
 
 
-def fit(lines: list[str], extra: list[tuple[int, list[str]]], final: str, budget: int, full: int) -> str:
+def fit(lines: list[str], extra: list[tuple[int, list[str]]], final: str, budget: int, full: int,
+        pinned: set[str] | frozenset[str] = frozenset()) -> str:
     """``lines`` (the block's essentials, in order), then the ``extra`` groups (priority, lines: kept
     whole or left out), then ``final`` (DO NEXT), within ``budget`` characters: whole lines by
-    priority; ``full``: the length of the block shown whole (for the left-out line's budget)."""
-    items: list[tuple[int, int, list[str]]] = [(priority(ln), i, [ln]) for i, ln in enumerate(lines)]
+    priority; ``full``: the length of the block shown whole (for the left-out line's budget); ``pinned``:
+    lines never cut whatever their prefix (a resume SECTIONS provider of priority 0)."""
+    items: list[tuple[int, int, list[str]]] = [(0 if ln in pinned else priority(ln), i, [ln]) for i, ln in enumerate(lines)]
     items += [(prio, len(lines) + i, grp) for i, (prio, grp) in enumerate(extra)]
     fixed = [grp[0] for prio, _, grp in items if prio == 0]
     fixed_len = sum(len(x) + 1 for x in fixed)
