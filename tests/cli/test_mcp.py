@@ -459,13 +459,13 @@ def test_stdout_carries_only_protocol_messages(project: Path) -> None:
 
 async def test_unexpected_exception_is_one_line_and_logged(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """In process: a crash inside a tool is reported like the CLI's internal error, and serving goes on."""
-    from agentctl.mcp import tools as mcp_tools
+    import agentctl.mcp.tools
     from agentctl.mcp.sdkserver import build_server
 
     def task_status(self: object) -> str:
         raise ZeroDivisionError("boom")
 
-    monkeypatch.setattr(mcp_tools.Tools, "task_status", task_status)
+    monkeypatch.setattr(agentctl.mcp.tools.Tools, "task_status", task_status)
     monkeypatch.chdir(project)
     async with Client(build_server("full")) as c:
         text = await fails(c, "task_status")

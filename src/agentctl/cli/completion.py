@@ -1,7 +1,7 @@
 """Shell completion: `agentctl completion bash|zsh|fish` prints a script; the script asks the hidden
 `agentctl __complete WORD... CURRENT` for the candidates, one a line.
 
-Everything a script completes comes from the registry (``commands.registry``) when Tab is pressed:
+Everything a script completes comes from the registry (``operation.registry``) when Tab is pressed:
 the commands, a service's actions, a command's options and the values they take; the user services
 are the folders the state holds now; after `task done`, `task skip` and `files check` the running
 task's remaining entries are read from its list file. So a script never goes stale, and one
@@ -11,9 +11,9 @@ no entries) and prints nothing on stderr.
 
 from __future__ import annotations
 
-from agentctl.commands.operation import Ctx, Result
-from agentctl.commands.registry import ACTION_WORDS, BUILTIN_SERVICES, COMMANDS, TARGET_USAGE, Command
 from agentctl.ground.errors import AgentctlError, UsageError
+from agentctl.operation.contract import Ctx, Result
+from agentctl.operation.registry import ACTION_WORDS, BUILTIN_SERVICES, COMMANDS, TARGET_USAGE, Command
 
 SHELLS = ("bash", "zsh", "fish")
 # The values an option or a positional argument takes, where they are a fixed set.
@@ -177,23 +177,23 @@ def _command(words: list[str], ctx: Ctx) -> Command | None:
 
 def _services(ctx: Ctx) -> list[str]:
     try:
-        from agentctl.userservices import folders as custom
+        from agentctl.userservices import folders
 
-        return list(BUILTIN_SERVICES) + [s for s in custom.discover(ctx.store()) if s not in BUILTIN_SERVICES]
+        return list(BUILTIN_SERVICES) + [s for s in folders.discover(ctx.store()) if s not in BUILTIN_SERVICES]
     except (AgentctlError, OSError):
         return list(BUILTIN_SERVICES)
 
 
 def _remaining(ctx: Ctx) -> list[str]:
     """The running task's entries still to do, in list order (read from its list file now)."""
-    from agentctl.task import status as task
+    from agentctl.task import status
 
     try:
         store = ctx.store()
-        fields = task.read_status(store)
+        fields = status.read_status(store)
         if fields.get("STATE", "IDLE") == "IDLE":
             return []
-        return [e.path for e in task.read_entries(store, fields) if not e.closed]
+        return [e.path for e in status.read_entries(store, fields) if not e.closed]
     except (AgentctlError, OSError):
         return []  # no state folder, or one that cannot be read: nothing to offer
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 
-from agentctl.constraints import rules as constraints
+import agentctl.constraints.rules
 from agentctl.constraints.rules import Rule
 from agentctl.ground.store import Store
 
@@ -52,7 +52,7 @@ class Policy:
         """The P0 rule that denies ``path`` as spelled (cheap: no other name of the file looked up)."""
         from agentctl.constraints import protect
 
-        return constraints.match(self.p0, path, protect.case_insensitive(self.store)) if self.p0 else None
+        return agentctl.constraints.rules.match(self.p0, path, protect.case_insensitive(self.store)) if self.p0 else None
 
     def vanished(self, rule: Rule) -> bool:
         """Is ``rule`` enforced only because it left the rules file without a person?"""
@@ -75,14 +75,14 @@ def of(store: Store, persist: bool = True) -> Policy:
     from agentctl.constraints import lastseen
 
     key = (store.root, persist)
-    sig = (_sig(store.path(constraints.STATUS)), _sig(store.path(lastseen.SEEN)))
+    sig = (_sig(store.path(agentctl.constraints.rules.STATUS)), _sig(store.path(lastseen.SEEN)))
     kept = _KEPT.get(key)
     if kept is not None and kept[0] == sig:
         return kept[1]
-    written, broken = constraints.read_checked(store)
+    written, broken = agentctl.constraints.rules.read_checked(store)
     enforced = lastseen.enforced(store, written, persist=persist)
     policy = Policy(store, written, broken, enforced)
-    _KEPT[key] = ((_sig(store.path(constraints.STATUS)), _sig(store.path(lastseen.SEEN))), policy)
+    _KEPT[key] = ((_sig(store.path(agentctl.constraints.rules.STATUS)), _sig(store.path(lastseen.SEEN))), policy)
     return policy
 
 

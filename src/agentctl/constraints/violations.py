@@ -34,9 +34,9 @@ CLOSING = ("RESTORED", "ACKED", "FORCED")
 
 
 def _records(store: Store) -> list[list[str]]:
-    from agentctl.ground import lateappends as deferred
+    from agentctl.ground import lateappends
 
-    data = (store.read(LOG, cap=8 << 20) or b"") + b"".join(line + b"\n" for line in deferred.lines(store, LOG))
+    data = (store.read(LOG, cap=8 << 20) or b"") + b"".join(line + b"\n" for line in lateappends.lines(store, LOG))
     if not data:
         return []
     out = []
@@ -86,19 +86,19 @@ def since(store: Store, started: str) -> list[tuple[str, str, str]]:
 
 def _append(store: Store, rows: list[tuple[str, str, str]]) -> None:
     """Append under LOCK; in a hook whose lock wait ran out, deferred (never lost: see agentctl.ground.lateappends)."""
-    from agentctl.ground import lateappends as deferred
+    from agentctl.ground import lateappends
     from agentctl.ground.errors import StateError
 
     os.makedirs(store.path("services/constraints"), mode=0o700, exist_ok=True)
     data = b"".join(codec.record(now_iso(), e, p, d) for e, p, d in rows)
     try:
         with store.lock(LOCK):
-            deferred.drain_locked(store, LOG)
+            lateappends.drain_locked(store, LOG)
             store.append(LOG, data)
     except StateError:
         if store.lock_deadline is None:
             raise
-        deferred.defer(store, LOG, data)
+        lateappends.defer(store, LOG, data)
 
 
 def note(store: Store, paths: list[str], changed: Iterable[str] = ()) -> list[tuple[str, str]]:
@@ -109,11 +109,11 @@ def note(store: Store, paths: list[str], changed: Iterable[str] = ()) -> list[tu
     path among it was written again when its signature is not the one last judged. A write already
     open stays one violation (told again, not opened twice); one closed (acked, restored) opens again.
     """
-    from agentctl.constraints import policy as p0policy
+    import agentctl.constraints.policy
 
     if not paths and not changed:
         return []
-    policy = p0policy.of(store)  # the one P0 policy: a rule that vanished without a person's confirmation too
+    policy = agentctl.constraints.policy.of(store)  # the one P0 policy: a rule that vanished without a person's confirmation too
     if not policy.broken and not policy.p0:
         return []
     hits: dict[str, str] = {}

@@ -80,8 +80,8 @@ def deny_reason(store: Store, cwd: str, agent: str, raws: list[object],
     cannot mean; a path it may mean is refused (see docs/guarantees.md), and either way a short
     note about it goes to ``notes``, for the hook's answer.
     """
-    from agentctl.constraints import policy as p0policy
-    from agentctl.constraints import rules as constraints
+    import agentctl.constraints.policy
+    import agentctl.constraints.rules
     from agentctl.ground.location import identity, in_state
 
     policy = None
@@ -102,15 +102,15 @@ def deny_reason(store: Store, cwd: str, agent: str, raws: list[object],
             return (f"{state} is agentctl's state folder; change state through agentctl "
                     "(`agentctl task|files|constraints ...`), not by editing its files; the edit was not made")
         if policy is None:  # the one P0 policy, the vanished rules in it: decided, nothing written
-            policy = p0policy.of(store, persist=False)
+            policy = agentctl.constraints.policy.of(store, persist=False)
             if policy.broken and notes is not None:
-                notes.append(constraints.short_note(store, policy.broken))
+                notes.append(agentctl.constraints.rules.short_note(store, policy.broken))
         found = policy.judge(spelled, target)
         if found is not None:
             rule, via = found
             shown = spelled or raw
             also = "" if via == shown else f" ({shown} is {via})"
-            if isinstance(rule, constraints.Broken):
+            if isinstance(rule, agentctl.constraints.rules.Broken):
                 later(store.log_change, "hook", "deny", f"{agent} {via} by broken rules line {rule.lineno}")
                 meant = " or ".join(f"`deny-write: {w}`" for w in rule.wide[:3])
                 return (f"line {rule.lineno} of the rules file, `{rule.text[:120]}`, {rule.why[:160]}; read as the P0 "

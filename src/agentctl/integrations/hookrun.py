@@ -136,11 +136,11 @@ class Hook:
 
         return hookact.context(self, why)
 
-    def sync(self) -> None:
-        """Reconcile the files log with git (changes made by shell commands); bounded."""
+    def sync(self) -> list[str]:
+        """Reconcile the files log with git (changes made by shell commands); bounded; the paths it logged."""
         from agentctl.integrations import hookact
 
-        hookact.sync(self)
+        return hookact.sync(self)
 
     def auto_sync(self, action: str) -> str:
         """`agentctl sync auto on`: ``pull`` (bounded) or ``push`` (in the background); "" and nothing

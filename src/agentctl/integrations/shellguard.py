@@ -115,13 +115,13 @@ def _agentctl_removal(store: Store, words: list[str]) -> str | None:
 def _p0_target(store: Store, targets: list[str]) -> str | None:
     """The P0 rule one of ``targets`` (what `constraints remove` is given) would remove, named; or a target
     the text cannot tell (shell expansion, numbers that shift as rules go, rules that cannot be read)."""
+    import agentctl.constraints.rules
     from agentctl.constraints import lastseen
-    from agentctl.constraints import rules as constraints
     from agentctl.ground.errors import AgentctlError
 
     try:
-        rules = constraints.ordered(store)
-        broken = constraints.read_checked(store)[1]
+        rules = agentctl.constraints.rules.ordered(store)
+        broken = agentctl.constraints.rules.read_checked(store)[1]
         gone = [t for _, t in lastseen.vanished(store, persist=False)]
     except AgentctlError:
         return "`agentctl constraints remove`, and the rules cannot be read to tell which rule it names"

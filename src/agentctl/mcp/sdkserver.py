@@ -9,10 +9,10 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from agentctl.commands.operation import Result
 from agentctl.ground.errors import AgentctlError
 from agentctl.mcp.schema import compact_schema, usage_text
 from agentctl.mcp.tools import PROFILES, READ_ONLY, Tools, as_text, describe, error_text
+from agentctl.operation.contract import Result
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -22,11 +22,11 @@ import os
 from collections.abc import Callable
 from typing import Any, Literal
 
-from agentctl.commands.operation import Ctx, Result
-from agentctl.commands.registry import call
 from agentctl.ground.errors import EXIT_NO, EXIT_STATE, EXIT_USAGE, AgentctlError, UsageError
 from agentctl.ground.projectfile import read_project_file
 from agentctl.ground.store import Store
+from agentctl.operation.contract import Ctx, Result
+from agentctl.operation.registry import call
 from agentctl.statefolder.opening import open_store
 
 log = logging.getLogger("agentctl.mcp")

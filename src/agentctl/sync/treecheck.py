@@ -136,10 +136,10 @@ def check(doc: Doc, state: str, now: float | None = None) -> None:
 
 
 def _verify(clock: int, fields: dict[str, str], now: float) -> None:
-    from agentctl.verify import status as verify
+    from agentctl.verify import status
 
     _stamp("verify STAMP", clock)
-    if fields.get("STATE", "IDLE") not in verify.STATES:
+    if fields.get("STATE", "IDLE") not in status.STATES:
         raise _no("verify", f"STATE={fields.get('STATE', '')[:20]!r} is not a verify state")
     for key, value in fields.items():
         where = f"verify {key}"
@@ -189,22 +189,22 @@ def _index_row(row: str, state: str, now: float) -> None:
 
 
 def _epoch(p: str, e: Epoch, state: str, now: float) -> None:
+    import agentctl.task.entries
     from agentctl.task import claims
-    from agentctl.task import entries as taskentries
 
     _when(f"{p}/head STARTED", e.head.get("STARTED", ""), now)
     match = e.head.get("MATCH")
     if match is not None:  # a --match task's pattern: as `task start --match` takes it
-        from agentctl.task import matched
+        import agentctl.task.matched
 
         try:
-            matched.check_regex(match)
+            agentctl.task.matched.check_regex(match)
         except Exception:
             raise _no(f"{p}/head", "MATCH is not one regex on one line") from None
         if len(match) > 2000 or len(e.head.get("MATCH_PATHS", "")) > 20000:
             raise _no(f"{p}/head", "MATCH or MATCH_PATHS over its limit")
-    if len(e.paths) > taskentries.MAX_ENTRIES:
-        raise _no(f"{p}/list", f"{len(e.paths)} entries, over {taskentries.MAX_ENTRIES}")
+    if len(e.paths) > agentctl.task.entries.MAX_ENTRIES:
+        raise _no(f"{p}/list", f"{len(e.paths)} entries, over {agentctl.task.entries.MAX_ENTRIES}")
     for path in e.paths:
         _path(f"{p}/list", path, state)
     if len(set(e.paths)) != len(e.paths):
@@ -261,10 +261,10 @@ def _archive(where: str, name: str, data: bytes, state: str, now: float) -> None
             if fields.get(key):
                 _when(f"{where} {key}", fields[key], now)
     elif name.endswith(".list") and name.startswith("files-"):
-        from agentctl.task import entries as taskentries
+        import agentctl.task.entries
 
         try:
-            listed = taskentries.parse(data, where)
+            listed = agentctl.task.entries.parse(data, where)
         except Exception as exc:  # noqa: BLE001 - StateError from the list reader
             raise _no(where, str(exc)) from None
         for entry in listed:

@@ -20,9 +20,9 @@ hooks that already write run it (`task done`, the post-edit and shell hooks, `fi
 
 from __future__ import annotations
 
+import agentctl.task.entries
 from agentctl.ground.errors import StateError, UsageError
 from agentctl.ground.store import Store
-from agentctl.task import entries as taskentries
 from agentctl.task import matched
 
 REVERTED = "reverted"  # the note a reconcile leaves on an entry it reopened: ``todo|PATH|reverted|LINE``
@@ -35,7 +35,7 @@ class Progress:
 
     __slots__ = ("fields", "entries", "left", "reverted", "migrated", "joined", "stored")
 
-    def __init__(self, fields: dict[str, str], entries: list[taskentries.Entry], left: int,
+    def __init__(self, fields: dict[str, str], entries: list[agentctl.task.entries.Entry], left: int,
                  reverted: list[tuple[str, int]], migrated: list[str], joined: list[str], stored: bool) -> None:
         self.fields = fields
         self.entries = entries
@@ -70,13 +70,13 @@ def _names(paths: list[str], limit: int) -> str:
     return shown + (f" (+{len(paths) - limit} more: `agentctl task status`)" if len(paths) > limit else "")
 
 
-def _note(e: taskentries.Entry, key: str) -> str | None:
+def _note(e: agentctl.task.entries.Entry, key: str) -> str | None:
     if key in e.extra[:-1]:
         return e.extra[e.extra.index(key) + 1]
     return None
 
 
-def _set(e: taskentries.Entry, key: str, value: str) -> None:
+def _set(e: agentctl.task.entries.Entry, key: str, value: str) -> None:
     for k in (REVERTED, MIGRATED):
         if k in e.extra[:-1]:
             i = e.extra.index(k)
@@ -85,14 +85,14 @@ def _set(e: taskentries.Entry, key: str, value: str) -> None:
         e.extra += [key, value]
 
 
-def view(fields: dict[str, str], stored: list[taskentries.Entry], hits: dict[str, matched.Hit]) -> Progress:
+def view(fields: dict[str, str], stored: list[agentctl.task.entries.Entry], hits: dict[str, matched.Hit]) -> Progress:
     """The task as ``hits`` (the first match in each file, by path) show it; ``fields`` and ``stored`` are not changed."""
-    entries: list[taskentries.Entry] = []
+    entries: list[agentctl.task.entries.Entry] = []
     reverted: list[tuple[str, int]] = []
     migrated: list[str] = []
     same = True
     for e in stored:
-        x = taskentries.Entry(e.mark, e.path, list(e.extra))
+        x = agentctl.task.entries.Entry(e.mark, e.path, list(e.extra))
         entries.append(x)
         if x.mark == "skip":
             continue
@@ -111,7 +111,7 @@ def view(fields: dict[str, str], stored: list[taskentries.Entry], hits: dict[str
             if x.mark == "todo":
                 same = False
                 x.mark = "done"
-                taskentries.release(x)  # a helper's claim ends with the entry
+                agentctl.task.entries.release(x)  # a helper's claim ends with the entry
                 _set(x, MIGRATED, "")
             elif _note(x, REVERTED) is not None:
                 _set(x, "", "")
@@ -120,12 +120,12 @@ def view(fields: dict[str, str], stored: list[taskentries.Entry], hits: dict[str
                 migrated.append(x.path)
     listed = {e.path for e in stored}
     joined = sorted(p for p in hits if p not in listed)
-    entries += [taskentries.Entry("todo", p) for p in joined]
+    entries += [agentctl.task.entries.Entry("todo", p) for p in joined]
     new = dict(fields)
     if joined or any(e.mark == "todo" for e in entries):
         if new.get("STATE") == "DONE":
             new["STATE"] = "ACTIVE"  # open work again: the task is no longer DONE
-    taskentries.refresh(new, entries)
+    agentctl.task.entries.refresh(new, entries)
     left = sum(1 for e in entries if e.mark == "todo")
     return Progress(new, entries, left, reverted, migrated, joined, same and not joined)
 
@@ -133,9 +133,9 @@ def view(fields: dict[str, str], stored: list[taskentries.Entry], hits: dict[str
 def of_task(store: Store, fields: dict[str, str] | None = None) -> Progress | None:
     """The running ``--match`` task as the tree shows it (one git grep, no write); None for any other task,
     or when the tree cannot be searched (then the list's own marks are the answer)."""
-    from agentctl.task import status as task
+    import agentctl.task.status
 
-    fields = task.read_status(store) if fields is None else fields
+    fields = agentctl.task.status.read_status(store) if fields is None else fields
     regex = fields.get(matched.MATCH)
     if not regex or fields.get("STATE", "IDLE") == "IDLE":
         return None
@@ -143,14 +143,14 @@ def of_task(store: Store, fields: dict[str, str] | None = None) -> Progress | No
         hits = matched.grep(store, regex, matched.globs_of(fields))
     except (UsageError, StateError):
         return None
-    return view(fields, task.read_entries(store, fields), hits)
+    return view(fields, agentctl.task.status.read_entries(store, fields), hits)
 
 
 def shown(store: Store, fields: dict[str, str] | None = None) -> tuple[dict[str, str], Progress | None]:
     """The task's fields as every front end shows them (the tree's counts for a --match task), and its Progress."""
-    from agentctl.task import status as task
+    import agentctl.task.status
 
-    fields = task.read_status(store) if fields is None else fields
+    fields = agentctl.task.status.read_status(store) if fields is None else fields
     found = of_task(store, fields)
     return (found.fields if found is not None else fields), found
 
@@ -159,18 +159,18 @@ def reconcile(store: Store) -> Progress | None:
     """The operation that writes what the tree shows into the list: reverted entries reopened,
     migrated ones marked done, new matches added (one commit under the task lock; nothing when the
     list already agrees). Returns what it found (None: not a --match task, or not searchable)."""
-    from agentctl.task import status as task
+    import agentctl.task.status
 
-    with store.lock(task.LOCK):
-        old = task.read_status(store)
+    with store.lock(agentctl.task.status.LOCK):
+        old = agentctl.task.status.read_status(store)
         found = of_task(store, old)
         if found is None or found.stored:
             return found
-        if len(found.entries) > taskentries.MAX_ENTRIES:
+        if len(found.entries) > agentctl.task.entries.MAX_ENTRIES:
             return found
         new = dict(found.fields)
-        new["SEQ"] = task.next_seq(store, old)
-        task.commit(store, old, new, found.entries)
+        new["SEQ"] = agentctl.task.status.next_seq(store, old)
+        agentctl.task.status.commit(store, old, new, found.entries)
         found.fields = new
     what = [f"left={found.left}"]
     what += [f"reverted={len(found.reverted)}"] if found.reverted else []

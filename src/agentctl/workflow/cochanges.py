@@ -11,9 +11,9 @@ from agentctl.ground.store import Store
 
 def changed_paths(store: Store) -> list[str]:
     """The paths this task's files log holds, in first-touch order."""
-    from agentctl.files import log as files
+    from agentctl.files import log
 
-    return [p for p, _, _ in files.touched(store)]
+    return [p for p, _, _ in log.touched(store)]
 
 
 def of_task(store: Store, rules: list[Rule]) -> list[together.Pending]:

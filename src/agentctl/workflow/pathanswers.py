@@ -3,15 +3,15 @@
 
 from __future__ import annotations
 
+import agentctl.constraints.rules
 from agentctl.constraints import protect, violations
-from agentctl.constraints import rules as constraints
 from agentctl.constraints.rules import Rule
 from agentctl.ground import codec
 from agentctl.ground.errors import UsageError
 from agentctl.ground.location import other_reading, real_rel
 from agentctl.ground.store import Store
-from agentctl.task import status as task
-from agentctl.workflow.agentpaths import resolve_arg
+from agentctl.task import status
+from agentctl.task.agentpaths import resolve_arg
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -26,15 +26,15 @@ def next_blocked(store: Store, rules: list[Rule], fields: dict[str, str]) -> tup
     if not nxt or not p0:
         return None
     fold = protect.case_insensitive(store)
-    rule = constraints.match(p0, nxt, fold)
+    rule = agentctl.constraints.rules.match(p0, nxt, fold)
     if rule is None:
         return None
     instead = ""
     try:
         from agentctl.task.entries import claim_of
 
-        for e in task.read_entries(store, fields):
-            if not e.done and e.path != nxt and claim_of(e) is None and constraints.match(p0, e.path, fold) is None:
+        for e in status.read_entries(store, fields):
+            if not e.done and e.path != nxt and claim_of(e) is None and agentctl.constraints.rules.match(p0, e.path, fold) is None:
                 instead = e.path
                 break
     except Exception:  # the list is judged by doctor; this is advice only
@@ -54,9 +54,9 @@ def blocked_step(nxt: str, rule: str, instead: str, arg: object) -> str:
 
 def next_note(store: Store, fields: dict[str, str]) -> list[str]:
     """A ``NOTE=`` line for command output when NEXT is write-protected (else none)."""
-    from agentctl.constraints import policy as p0policy
+    import agentctl.constraints.policy
 
-    blocked = next_blocked(store, p0policy.of(store).rules, fields)
+    blocked = next_blocked(store, agentctl.constraints.policy.of(store).rules, fields)
     if blocked is None:
         return []
     instead = f"; the next entry you may edit is {codec.encode(blocked[1])}" if blocked[1] else ""
@@ -65,9 +65,9 @@ def next_note(store: Store, fields: dict[str, str]) -> list[str]:
 
 def start_warnings(store: Store, paths: list[str]) -> list[str]:
     """What `task start` says about entries a P0 rule protects."""
-    from agentctl.constraints import policy as p0policy
+    import agentctl.constraints.policy
 
-    protected = p0policy.denied_entries(store, paths)
+    protected = agentctl.constraints.policy.denied_entries(store, paths)
     if not protected:
         return []
     return [f"{len(protected)} of {len(paths)} entries are write-protected by a P0 rule (first: {protected[0][0]} by "
@@ -77,11 +77,11 @@ def start_warnings(store: Store, paths: list[str]) -> list[str]:
 def check_answer(store: Store, raw: str, warn: Callable[[str], None]) -> tuple[list[str], dict[str, object]]:
     """`constraints check PATH`: (lines, data); data["allowed"] decides the exit code."""
     path, real = resolve_arg(store, raw, warn)
-    from agentctl.constraints import policy as p0policy
+    import agentctl.constraints.policy
 
-    policy = p0policy.of(store)  # the one P0 policy: a rule that vanished without a person's confirmation too
+    policy = agentctl.constraints.policy.of(store)  # the one P0 policy: a rule that vanished without a person's confirmation too
     rules = policy.rules
-    for line in constraints.problem_lines(store, policy.broken):
+    for line in agentctl.constraints.rules.problem_lines(store, policy.broken):
         warn(line)
     hit = policy.judge(path, real)
     co = _together_lines(rules, path)
@@ -118,15 +118,15 @@ def ack_answer(store: Store, raw: str, warn: Callable[[str], None]) -> tuple[lis
     return [f"{path}: violation acknowledged; recorded in logs/agent.log"], {"path": path, "acked": True}
 
 
-def mark_done(store: Store, raws: list[str], warn: Callable[[str], None]) -> task.UpdateResult:
+def mark_done(store: Store, raws: list[str], warn: Callable[[str], None]) -> status.UpdateResult:
     """`task done PATH...`: each path by the one path rule; an entry named through a symlink is found
     under its real path."""
     both = [resolve_arg(store, raw, warn) for raw in raws]
     paths = [rel for rel, _ in both]
     try:
-        return task.mark_done(store, paths)
+        return status.mark_done(store, paths)
     except UsageError:
         real = [target for _, target in both]
         if real == paths:
             raise
-        return task.mark_done(store, real)
+        return status.mark_done(store, real)

@@ -4,26 +4,25 @@ from pathlib import Path
 
 import pytest
 
-from agentctl.constraints import edit as constraintedit
-from agentctl.constraints import policy
+import agentctl.statefolder.init
+from agentctl.constraints import edit, policy
 from agentctl.ground.store import Store
-from agentctl.statefolder import init as layout
 
 
 @pytest.fixture
 def store(tmp_path: Path) -> Store:
-    return layout.init(str(tmp_path))[0]
+    return agentctl.statefolder.init.init(str(tmp_path))[0]
 
 
 def test_denied_entries_by_spelling(store: Store) -> None:
     assert policy.denied_entries(store, ["secrets/a"]) == []
-    constraintedit.add(store, "P0", "deny-write: secrets/**")
+    edit.add(store, "P0", "deny-write: secrets/**")
     assert policy.denied_entries(store, ["src/a", "secrets/a", "secrets/b/c"]) == [
         ("secrets/a", "deny-write: secrets/**"), ("secrets/b/c", "deny-write: secrets/**")]
 
 
 def test_one_policy_reads_the_rules_file_once_and_sees_every_change(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
-    constraintedit.add(store, "P0", "deny-write: secrets/**")
+    edit.add(store, "P0", "deny-write: secrets/**")
     reads: list[str] = []
     real = Store.read
 
@@ -37,6 +36,6 @@ def test_one_policy_reads_the_rules_file_once_and_sees_every_change(store: Store
         assert policy.of(store).judge("secrets/k", "secrets/k") is not None
         assert policy.of(store, persist=False).denied("src/a") is None
     assert reads.count("services/constraints/status") <= 1, reads
-    constraintedit.add(store, "P0", "deny-write: db/**")  # a change is seen at once
+    edit.add(store, "P0", "deny-write: db/**")  # a change is seen at once
     assert policy.of(store) is not first and policy.of(store).denied("db/x.sql") is not None
     assert not policy.of(store).vanished(policy.of(store).p0[0])

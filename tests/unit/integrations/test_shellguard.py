@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from agentctl.constraints import edit as constraintedit
+from agentctl.constraints import edit
 from agentctl.ground.store import Store
 from agentctl.integrations import shellguard
 
 
 @pytest.fixture
 def ruled(store: Store) -> Store:
-    constraintedit.add(store, "P0", "deny-write: secrets/**")
-    constraintedit.add(store, "P1", "run the tests")
+    edit.add(store, "P0", "deny-write: secrets/**")
+    edit.add(store, "P1", "run the tests")
     return store
 
 

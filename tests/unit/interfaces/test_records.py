@@ -11,14 +11,14 @@ from agentctl.ground.errors import StateError, UsageError
 from agentctl.ground.store import Store
 from agentctl.interfaces import records
 from agentctl.interfaces.records import Iface
-from agentctl.statefolder import init as layout
+from agentctl.statefolder import init
 
 
 @pytest.fixture
 def store(tmp_path: Path) -> Store:
     (tmp_path / "p").mkdir()
     subprocess.run(["git", "init", "-q"], cwd=tmp_path / "p", check=True)
-    return layout.init(str(tmp_path / "p"))[0]
+    return init.init(str(tmp_path / "p"))[0]
 
 
 def test_a_fresh_folder_has_an_empty_file_and_a_stat_says_none(store: Store) -> None:

@@ -10,7 +10,7 @@ import pytest
 from agentctl.ground.errors import UsageError
 from agentctl.ground.store import Store
 from agentctl.interfaces import records, search
-from agentctl.statefolder import init as layout
+from agentctl.statefolder import init
 
 
 def _project(root: Path, in_git: bool) -> Store:
@@ -24,7 +24,7 @@ def _project(root: Path, in_git: bool) -> Store:
         subprocess.run(["git", "init", "-q"], cwd=root, check=True)
         (root / ".gitignore").write_text("dist/\n")
         subprocess.run(["git", "add", "src", ".gitignore"], cwd=root, check=True)
-    s = layout.init(str(root))[0]
+    s = init.init(str(root))[0]
     Path(s.path("notes")).write_text("getUser(id)\n")  # the state folder is never searched
     return s
 

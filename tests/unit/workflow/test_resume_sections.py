@@ -9,22 +9,22 @@ from pathlib import Path
 
 import pytest
 
+import agentctl.statefolder.init
 from agentctl.ground.store import Store
-from agentctl.statefolder import init as layout
-from agentctl.workflow import resume
+from agentctl.workflow import resume, resumesections
 from conftest import run
 
 _SAID: list[str] = []
 
 
-def plan_lines(view: resume.Section) -> list[str]:
+def plan_lines(view: resumesections.Section) -> list[str]:
     """A provider as another service would write one."""
     return [f"PLAN step 3 of 5 for {view.fields.get('TASK_ID', '')}"] + _SAID
 
 
 @pytest.fixture
 def store(tmp_path: Path) -> Store:
-    s = layout.init(str(tmp_path))[0]
+    s = agentctl.statefolder.init.init(str(tmp_path))[0]
     (tmp_path / "list.txt").write_text("a.py\nb.py\n")
     assert run("task", "start", "--id", "t1", "--desc", "d", "--files", "list.txt", cwd=tmp_path).code == 0
     for i in range(8):
@@ -33,12 +33,12 @@ def store(tmp_path: Path) -> Store:
 
 
 def test_a_section_added_with_one_line_is_shown_and_its_priority_kept(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(resume, "SECTIONS", [(0, f"{__name__}:plan_lines")])
+    monkeypatch.setattr(resumesections, "SECTIONS", [(0, f"{__name__}:plan_lines")])
     out = resume.build(store, 2000)
     assert "PLAN step 3 of 5 for t1" in out.splitlines()
     small = resume.build(store, 400)  # priority 0: never cut, whatever its prefix
     assert "PLAN step 3 of 5 for t1" in small.splitlines() and "NEXT=a.py" in small.splitlines(), small
-    monkeypatch.setattr(resume, "SECTIONS", [(5, f"{__name__}:plan_lines")])
+    monkeypatch.setattr(resumesections, "SECTIONS", [(5, f"{__name__}:plan_lines")])
     assert "PLAN step" not in resume.build(store, 400) and "PLAN step" in resume.build(store, 4000)
 
 
