@@ -34,6 +34,7 @@ ROOMS: dict[str, int] = {
     "ground": GROUND,
     "constraints": SERVICES, "files": SERVICES, "task": SERVICES, "verify": SERVICES, "session": SERVICES,
     "history": SERVICES, "userservices": SERVICES, "interfaces": SERVICES, "notify": SERVICES,
+    "plan": SERVICES,
     "context": SERVICES,
     "workflow": WORKFLOW, "statefolder": WORKFLOW, "sync": WORKFLOW, "doctor": WORKFLOW,
     "commands": OPERATIONS, "operation": OPERATIONS, "integrations": OPERATIONS,
@@ -48,9 +49,11 @@ SIDEWAYS: dict[str, set[str]] = {
     "constraints": {"notify"},
     "session": {"notify"},
     "history": {"files"},
+    "plan": {"task"},
+    "interfaces": {"constraints"},
     "context": {"task", "files", "verify", "session", "constraints"},
     "sync": {"workflow"},
-    "doctor": {"statefolder"},
+    "doctor": {"statefolder", "workflow"},  # workflow: the walls (issue 31)
     "commands": {"operation", "integrations"},
     "demo": {"cli"},
 }

@@ -21,7 +21,7 @@ from integrations.test_hooks import bindir, fire, install, make_git_project  # n
 
 RULE = "deny-write: secrets/**"
 STATUS = Path(".agent-state/services/constraints/status")
-SEEN = Path(".agent-state/services/constraints/p0-seen")
+SEEN = Path(".git/agentctl/main/p0-.agent-state")  # the ledger, out of the working tree (issue 31)
 
 
 @pytest.fixture
@@ -124,7 +124,7 @@ def test_doctor_knows_the_record(proj: Path) -> None:
     assert run("doctor", cwd=proj).code == 0
     (proj / SEEN).write_text((proj / SEEN).read_text() + "garbage line\n")
     r = run("doctor", cwd=proj)
-    assert r.code == 1 and "p0-seen" in r.out + r.err, (r.out, r.err)
+    assert r.code == 1 and "p0-.agent-state" in r.out + r.err, (r.out, r.err)
     r = run("doctor", "--fix", cwd=proj)
     assert r.code == 0, (r.out, r.err)
     assert "garbage" not in (proj / SEEN).read_text() and RULE in (proj / SEEN).read_text()

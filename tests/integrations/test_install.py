@@ -49,9 +49,16 @@ def ours(doc: dict[str, Any]) -> list[str]:
     return out
 
 
-def without_ours(doc: dict[str, Any]) -> dict[str, Any]:
-    """``doc`` with our handlers (and the groups/events only they filled) taken out."""
+def without_ours(doc: dict[str, Any], project: Path | None = None) -> dict[str, Any]:
+    """``doc`` with our handlers (and the groups/events only they filled) taken out; given ``project``, the
+    agent's wall too (the permission rules and sandbox paths the ledger records as agentctl's: issue 31)."""
     doc = json.loads(json.dumps(doc))
+    if project is not None:
+        from agentctl.ground.store import Store
+        from agentctl.workflow import wallmerge, walls
+
+        for wall in walls.load(Store(str(project / ".agent-state"))):
+            wallmerge.unmerge(doc, wall)
     hooks = doc.get("hooks", {})
     for event in list(hooks):
         kept = []
@@ -109,8 +116,8 @@ def test_install_claude_keeps_the_users_hooks_and_keys(project: Path) -> None:
     r = run("install", "claude", cwd=project)
     assert r.code == 0, r.err
     doc = json.loads(settings.read_text())
-    assert without_ours(doc) == USER_CLAUDE  # everything of theirs, in the same order
-    assert list(doc) == list(USER_CLAUDE)
+    assert without_ours(doc, project) == USER_CLAUDE  # everything of theirs, in the same order
+    assert list(without_ours(doc, project)) == list(USER_CLAUDE)
     assert doc["hooks"]["PostToolUse"][0] == USER_CLAUDE["hooks"]["PostToolUse"][0]  # theirs stays first
     backup = project / ".agent-state" / "backups" / ".claude__settings.json"
     assert backup.read_text() == original  # the backup, kept out of the project's own files

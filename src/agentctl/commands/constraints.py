@@ -28,6 +28,8 @@ def add(ctx: Ctx, *, priority: str, text: list[str]) -> Result:
     warning = edit.warning(priority, words)
     if warning:
         ctx.warn(warning)
+    if added and priority.upper() == "P0":
+        _walls(ctx)
     return Result([("added" if added else "already present, nothing changed")] + _lines(rules),
                   {"added": added, "constraints": _data(rules)})
 
@@ -37,6 +39,8 @@ def remove(ctx: Ctx, *, rule: list[str], keep_p0: bool = False) -> Result:
     from agentctl.constraints import edit
 
     gone = edit.remove(ctx.store(), " ".join(rule), keep_p0)
+    if gone.priority == "P0":
+        _walls(ctx)
     return Result([f"removed {gone.line()}"], {"removed": {"priority": gone.priority, "text": gone.text}})
 
 
@@ -60,6 +64,8 @@ def confirm_removal(ctx: Ctx, *, rule: list[str]) -> Result:
     from agentctl.constraints import lastseen
 
     text = lastseen.confirm(ctx.store(), " ".join(rule))
+    lastseen.acknowledge_folder(ctx.store())  # a person has looked: this state folder is the one compared now
+    _walls(ctx)
     return Result([f"confirmed: P0|{text} is removed and no longer enforced"],
                   {"confirmed": {"priority": "P0", "text": text}})
 
@@ -83,7 +89,19 @@ def update(ctx: Ctx, *, add: list[str] | None = None, remove: list[str] | None =
         rule = edit.remove(store, what)
         lines.append(f"removed {rule.line()}")
     rules = agentctl.constraints.rules.read(store)
+    _walls(ctx)
     return Result(lines + _lines(rules), {"constraints": _data(rules)})
+
+
+def _walls(ctx: Ctx) -> None:
+    """The agent's own wall (workflow.walls) brought in step with the P0 rules just changed."""
+    from agentctl.workflow import walls
+
+    for line in walls.refresh(ctx.store()):
+        if "could not" in line:
+            ctx.warn(line)
+        else:
+            ctx.say(line)
 
 
 def check(ctx: Ctx, *, path: str) -> Result:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from agentctl.ground.errors import UsageError
 from agentctl.operation.contract import Ctx, Result
 
 TYPE_CHECKING = False  # no `typing` at run time on the hot path
@@ -11,13 +12,19 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-def init(ctx: Ctx, *, no_pull: bool = False) -> Result:
+def init(ctx: Ctx, *, no_pull: bool = False, nested: bool = False) -> Result:
     from agentctl.ground.ancestors import git_root
+    from agentctl.ground.governing import above
     from agentctl.ground.location import find_state_dir
+    from agentctl.ground.store import STATE_DIRNAME
     from agentctl.statefolder.init import init as make
 
     found = find_state_dir(explicit=ctx.state_dir)
     project = os.path.dirname(found) if found else (ctx.cwd or os.getcwd())
+    outer = above(project)
+    if outer and not nested and not os.path.lexists(os.path.join(project, STATE_DIRNAME)):
+        raise UsageError(f"{project} is inside the project governed by {outer[0]}, whose rules keep applying here; "
+                         "a nested state folder only adds rules: `agentctl init --nested` makes one anyway")
     store, created = make(project)
     what = f"created {', '.join(created)}" if created else "already initialised; existing state kept"
     lines = [f"{store.root}: {what}", "next: `agentctl constraints add P0 TEXT`, then `agentctl task start`"]
@@ -80,6 +87,12 @@ def status(ctx: Ctx, *, service: str | None = None) -> Result:
 
     named = records.read(store)  # what is recorded; `interfaces list` searches the tree
     rows.append({"service": "interfaces", "state": "RUNNING" if named else "IDLE", "detail": f"{len(named)} recorded"})
+    import agentctl.plan.graph
+    import agentctl.plan.records
+
+    pv = agentctl.plan.graph.View(agentctl.plan.records.read_all(store))
+    rows.append({"service": "plan", "state": "RUNNING" if pv.tasks else "IDLE",
+                 "detail": f"{pv.counts()['done']} of {len(pv.tasks)} done, {len(pv.ready())} ready" if pv.tasks else "no task planned"})
     for name in folders.discover(store):
         rows.append({"service": name, "state": "IN-RUNLEVEL" if name in active else "STOPPED", "detail": "user service"})
     for row in rows:

@@ -111,8 +111,10 @@ def stop(ctx: Ctx, *, force: bool = False) -> Result:
         broke = " and ".join(reasons)
         ctx.warn(f"stopped with --force although {broke}; recorded as FORCED=1 in {result.archive}")
     lines = [f"task {result.task_id} archived to {result.archive}; STATE=IDLE", result.evidence]
+    if result.plan:
+        lines.append(result.plan)
     return Result(lines, {"task_id": result.task_id, "archive": result.archive, "warning": result.warning or None,
-                          "forced": result.forced, "evidence": result.evidence})
+                          "forced": result.forced, "evidence": result.evidence, "plan": result.plan or None})
 
 
 def claim(ctx: Ctx, *, agent: str | None = None, lease: int | None = None) -> Result:

@@ -51,11 +51,20 @@ def start(ctx: Ctx, *, id: str | None = None, desc: str | None = None, files: st
             raise taskflow.busy(busy)
         raise UsageError("a task needs its list of files: give --files LIST (one path a line, - for stdin), "
                          "or --empty to start a task without a list on purpose")
-    from agentctl.workflow import autostop, pathanswers
+    return begin(ctx, id, desc, paths, force=force, auto_stop=auto_stop, settings=settings)
 
+
+def begin(ctx: Ctx, id: str, desc: str, paths: list[str], *, force: bool = False, auto_stop: bool = False,
+          settings: dict[str, str] | None = None) -> Result:
+    """Start the task over ``paths`` (already read and checked) and answer as `task start` does: what
+    `task start` and `plan next` (a plan entry's list) share."""
+    from agentctl.task import status
+    from agentctl.workflow import autostop, pathanswers, taskflow
+
+    store = ctx.store()
     replaced: list[taskflow.StopResult] = []
     fields = taskflow.start(store, id, desc, paths, force=force, replaced=replaced,
-                            settings={**autostop.start_settings(store, auto_stop), **settings})
+                            settings={**autostop.start_settings(store, auto_stop), **(settings or {})})
     for old in replaced:
         ctx.warn(f"--force: task {old.task_id} was archived first to {old.archive} (not discarded)")
     for warning in pathanswers.start_warnings(store, paths):
@@ -133,4 +142,4 @@ def listing(ctx: Ctx, *, todo: bool = False, done: bool = False, skipped: bool =
                           "entries": [{"path": e.path, "mark": e.mark} for e in entries]})
 
 
-__all__ = ["add", "listing", "reopen", "skip", "start"]
+__all__ = ["add", "begin", "listing", "reopen", "skip", "start"]

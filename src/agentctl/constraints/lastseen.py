@@ -7,7 +7,10 @@ deny-write matchers use the rules in the file and the vanished ones, :func:`enfo
 ``resume`` and said by the hook or command that noticed it, until a person confirms the removal
 (``agentctl constraints confirm-removal N|TEXT``, :func:`confirm`) or the rule is back.
 
-``services/constraints/p0-seen`` (local: never synced) holds ``STATUS|SIGNATURE`` (the rules
+The record lives in the ledger (constraints.ledger: ``<git common dir>/agentctl/<worktree>/p0-NAME``),
+out of reach of ``git clean``, ``rm -rf .agent-state`` and globs over the project; outside a git
+working tree, in ``services/constraints/p0-seen`` (local: never synced), where it was before (a
+ledger not written yet takes that old record). It holds ``STATUS|SIGNATURE`` (the rules
 file's size, mtime and inode when last compared), ``SEEN|TEXT`` for each P0 rule seen and
 ``GONE|TIME|TEXT`` for each vanished one. The hot path compares the rules file's signature with
 the recorded one (a stat and a small read) and parses nothing more while they agree. A P0 rule
@@ -28,16 +31,18 @@ NOTICED: list[tuple[str, str]] = []  # (time, text) this process found vanished 
 
 
 class Record:
-    __slots__ = ("status", "seen", "gone")
+    __slots__ = ("status", "seen", "gone", "folder")
 
     def __init__(self, status: str = "", seen: list[str] | None = None, gone: dict[str, str] | None = None) -> None:
         self.status = status  # the rules file's signature when last compared ("": never)
         self.seen = seen or []  # the P0 rule texts present then, in the file's order
         self.gone = gone or {}  # text -> when it was found missing, its removal not confirmed
+        self.folder = ""  # the state folder's identity when last compared (ledger.folder_id; "": unknown)
 
     def data(self) -> bytes:
         return (codec.record("STATUS", self.status) + b"".join(codec.record("SEEN", t) for t in self.seen)
-                + b"".join(codec.record("GONE", w, t) for t, w in self.gone.items()))
+                + b"".join(codec.record("GONE", w, t) for t, w in self.gone.items())
+                + (codec.record("FOLDER", self.folder) if self.folder else b""))
 
 
 def parse(data: bytes) -> tuple[Record, list[int]]:
@@ -47,8 +52,10 @@ def parse(data: bytes) -> tuple[Record, list[int]]:
     for n, line in enumerate(data.decode("utf-8", "surrogateescape").split("\n")[:-1], 1):
         kind = line.partition("|")[0]
         fields = codec.split_record(line, 3 if kind == "GONE" else 2)
-        if fields is None or kind not in ("STATUS", "SEEN", "GONE"):
+        if fields is None or kind not in ("STATUS", "SEEN", "GONE", "FOLDER"):
             bad.append(n)
+        elif kind == "FOLDER":
+            rec.folder = fields[1]
         elif kind == "STATUS":
             rec.status = fields[1]
         elif kind == "SEEN":
@@ -58,9 +65,64 @@ def parse(data: bytes) -> tuple[Record, list[int]]:
     return rec, bad
 
 
+def where(store: Store) -> str:
+    """The record's file: in the ledger (an absolute path) when the project is a git working tree, else
+    ``SEEN`` in the state folder."""
+    from agentctl.constraints import ledger
+
+    return ledger.path(store.root, "p0") or SEEN
+
+
 def _load(store: Store) -> Record | None:
-    data = store.read(SEEN, cap=8 << 20)
+    from agentctl.constraints import ledger
+
+    file = where(store)
+    if file == SEEN:
+        data = store.read(SEEN, cap=8 << 20)
+    else:
+        data = ledger.read(file)
+        if data is None:
+            data = store.read(SEEN, cap=8 << 20)  # the record from before the ledger, once
     return None if data is None else parse(data)[0]
+
+
+def _save(store: Store, rec: Record) -> None:
+    """Write the record (with the state folder it was compared with) to the ledger; where the ledger
+    cannot be written (the agent's sandbox keeps it read-only), to the state folder, for the next writer."""
+    from agentctl.constraints import ledger
+
+    file = where(store)
+    if file != SEEN:
+        if not rec.folder or rec.folder == "-":
+            rec.folder = ledger.folder_id(store.root)
+        if ledger.write(store, file, rec.data()):
+            return
+    store.replace(SEEN, rec.data())
+
+
+def folder_line(store: Store) -> list[str]:
+    """``STATE FOLDER REPLACED`` when the state folder is not the one the ledger last compared ([] if it is)."""
+    from agentctl.constraints import ledger
+
+    if where(store) == SEEN:
+        return []
+    rec = _load(store)
+    note = ledger.folder_note(store, rec.folder if rec is not None else "")
+    return [note] if note else []
+
+
+def acknowledge_folder(store: Store) -> bool:
+    """A person's ``constraints confirm-removal``/``doctor --fix`` takes this state folder as the one the
+    ledger compares with (its rules stay as recorded); False if nothing was to take."""
+    from agentctl.constraints import ledger
+
+    rec = _load(store)
+    if rec is None or not rec.folder or rec.folder == ledger.folder_id(store.root):
+        return False
+    rec.folder = ledger.folder_id(store.root)
+    with store.lock(LOCK):
+        _save(store, rec)
+    return True
 
 
 def status_signature(store: Store) -> str:
@@ -82,7 +144,9 @@ def _compare(store: Store, rec: Record | None) -> tuple[Record, list[tuple[str, 
     when = now_iso()
     newly = [(when, t) for t in old.seen if t not in here and t not in gone]
     gone.update((t, w) for w, t in newly)
-    return Record(sig, now, gone), newly
+    fresh = Record(sig, now, gone)
+    fresh.folder = old.folder
+    return fresh, newly
 
 
 def vanished(store: Store, persist: bool = True) -> list[tuple[str, str]]:
@@ -102,7 +166,7 @@ def vanished(store: Store, persist: bool = True) -> list[tuple[str, str]]:
         try:
             with store.lock(LOCK):
                 fresh, newly = _compare(store, _load(store))
-                store.replace(SEEN, fresh.data())
+                _save(store, fresh)
             NOTICED.extend(newly)
             for _, text in newly:
                 store.log_change("constraints", "vanished", f"P0|{text} left the rules file without `constraints remove`")
@@ -166,7 +230,7 @@ def edited(store: Store, removed: str | None = None) -> None:
         before.seen = [t for t in before.seen if t != removed]
         before.gone.pop(removed, None)
     fresh, newly = _compare(store, before)
-    store.replace(SEEN, fresh.data())
+    _save(store, fresh)
     NOTICED.extend(newly)
 
 
@@ -179,7 +243,7 @@ def before_edit(store: Store) -> None:
     if rec is None and not any(r.priority == "P0" for r in read(store)):
         return
     fresh, newly = _compare(store, rec)
-    store.replace(SEEN, fresh.data())
+    _save(store, fresh)
     NOTICED.extend(newly)
 
 
@@ -205,6 +269,6 @@ def confirm(store: Store, what: str) -> str:
         if text is None:
             raise UsageError(f"no vanished P0 rule reads {what[:80]!r}; `agentctl resume` lists them on P0 VANISHED lines")
         del rec.gone[text]
-        store.replace(SEEN, rec.data())
+        _save(store, rec)
     store.log_change("constraints", "confirm-removal", f"P0|{text}")
     return text

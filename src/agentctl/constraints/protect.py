@@ -65,6 +65,17 @@ MAX_LINK_SCAN = 20_000  # entries looked at to find a hard-linked file's other n
 def _links(store: Store, rules: list[Rule], key: tuple[int, int]) -> list[str]:
     """Other names of inode ``key`` under the literal folders of the P0 deny globs (the project root
     for a glob without one), at most MAX_LINK_SCAN entries looked at; .git and the state folder skipped."""
+    roots = deny_roots(store, rules)
+    found: list[str] = []
+    budget = MAX_LINK_SCAN
+    skip = {".git", os.path.relpath(store.root, store.project)}
+    stack = sorted(roots)
+    return _scan_links(store, stack, skip, budget, key, found)
+
+
+def deny_roots(store: Store, rules: list[Rule]) -> set[str]:
+    """The literal folders the P0 deny globs of ``rules`` start from ({""}: the project root, for a glob
+    that matches at any depth); every file such a glob can match is under one of them."""
     roots: set[str] = set()
     for r in rules:
         pattern = agentctl.constraints.rules.deny_pattern(r.text) if r.priority == "P0" else None
@@ -80,10 +91,11 @@ def _links(store: Store, rules: list[Rule], key: tuple[int, int]) -> list[str]:
         roots.add(head[:cut].rsplit("/", 1)[0] if "/" in head[:cut] else "")
     if "" in roots:
         roots = {""}
-    found: list[str] = []
-    budget = MAX_LINK_SCAN
-    skip = {".git", os.path.relpath(store.root, store.project)}
-    stack = sorted(roots)
+    return roots
+
+
+def _scan_links(store: Store, stack: list[str], skip: set[str], budget: int, key: tuple[int, int],
+                found: list[str]) -> list[str]:
     while stack and budget > 0:
         rel = stack.pop()
         try:

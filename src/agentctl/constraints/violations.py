@@ -135,7 +135,7 @@ def note(store: Store, paths: list[str], changed: Iterable[str] = ()) -> list[tu
     _append(store, [("OPEN", p, r) for p, r in new] + [("JUDGED", p, s) for p, s in sigs.items() if s != judged.get(p)])
     for p, r in new:
         store.log_change("constraints", "violation", f"{p} by P0|{r}")
-    if new and store.probe("notify/commands"):  # one stat when no alert is configured (a hook)
+    if new and store.alerts():  # one stat when no alert is configured (a hook)
         from agentctl.notify import fire
 
         for p, r in new:
@@ -159,7 +159,12 @@ def ack(store: Store, path: str) -> bool:
     found, judged = _fold(store)
     if path not in found:
         return False
-    _append(store, [("ACKED", path, judged.get(path) or signature(store, path))])
+    sig = judged.get(path) or signature(store, path)
+    _append(store, [("ACKED", path, sig)])
+    if sig == signature(store, path):  # the acknowledged write is the file as it is: its fingerprint now
+        from agentctl.constraints import fingerprints
+
+        fingerprints.refresh(store, path)
     store.log_change("constraints", "ack", path)
     return True
 

@@ -48,9 +48,10 @@ def check_p0_seen(store: Store, report: Report) -> None:
     rule stays vanished: only `constraints confirm-removal` lets it go)."""
     from agentctl.constraints import lastseen, rules
 
+    seen = lastseen.where(store)  # the ledger's record (or, outside git, the state folder's)
     with store.lock(rules.LOCK) if report.fix else nolock():
         try:
-            data = store.read(lastseen.SEEN, cap=8 << 20)
+            data = store.read(seen, cap=8 << 20)
         except StateError as exc:
             report.problem(exc.message)
             return
@@ -59,7 +60,7 @@ def check_p0_seen(store: Store, report: Report) -> None:
         rec, bad = lastseen.parse(data if data.endswith(b"\n") or not data else data + b"\n")
         if not bad:
             return
-        shown = store.shown(lastseen.SEEN)
+        shown = store.shown(seen)
         if not report.fix:
             report.problem(f"{shown}: {len(bad)} damaged line{'s' if len(bad) > 1 else ''} (first: line {bad[0]}); "
                            "`agentctl doctor --fix` moves them to quarantine and keeps the rest")
@@ -67,9 +68,9 @@ def check_p0_seen(store: Store, report: Report) -> None:
         pieces = lines(data)
         for n in bad:
             off, raw = pieces[n - 1]
-            store.quarantine(lastseen.SEEN, off, raw, why="damaged line of the P0 rules last seen")
+            store.quarantine(seen, off, raw, why="damaged line of the P0 rules last seen")
         rec.status = ""  # compared again with the rules file at the next read
-        store.replace(lastseen.SEEN, rec.data())
+        store.replace(seen, rec.data())
         report.repaired(f"{shown}: moved {len(bad)} damaged lines to logs/quarantine-*.log; the rules seen are kept")
 
 
@@ -180,3 +181,27 @@ def check_interfaces(store: Store, report: Report) -> None:
 __all__ = ["check_constraints", "check_interfaces", "check_p0_seen", "check_runlevels", "check_session", "check_verify"]
 
 
+
+
+def check_walls(store: Store, report: Report) -> None:
+    """Which walls stand (workflow.walls): the agent's settings in step with the P0 rules, its sandbox
+    able to start, the state folder the one the ledger knows (``--fix`` takes a replaced one as known:
+    its rules stay as the ledger keeps them)."""
+    import os
+    import shutil
+
+    from agentctl.constraints import lastseen
+    from agentctl.workflow import walls
+
+    line, problems = walls.status(store)
+    report.notes.append(line)
+    for p in problems:
+        if p.startswith("STATE FOLDER") and report.fix:
+            lastseen.acknowledge_folder(store)
+            report.repaired("the state folder was replaced; the ledger now compares with this one (the P0 rules "
+                            "it kept stay enforced until a person confirms their removal)")
+        else:
+            report.problem(p)
+    if any(w.sandbox for w in walls.load(store)) and os.uname().sysname == "Linux" and shutil.which("bwrap") is None:
+        report.problem("Claude Code's sandbox is on but bubblewrap is not installed: its Bash runs unsandboxed "
+                       "(only the hooks hold); `apt-get install bubblewrap socat`")

@@ -142,7 +142,9 @@ def check_interfaces(h: Hook, paths: list[str]) -> None:
     from agentctl.interfaces import edited
 
     try:
-        said = [edited.tell(p, edited.in_file(h.store, p)) for p in paths[:20]]
+        from agentctl.ground.pattern import SEARCH_BUDGET, within
+
+        said = within(SEARCH_BUDGET, lambda: [edited.tell(p, edited.in_file(h.store, p)) for p in paths[:20]])
     except Exception as exc:  # never fails the hook: resume and `interfaces check` still say it
         h.later(note, h.store, h.agent, h.event, f"interfaces not checked: {str(exc)[:120]}")
         return
@@ -158,14 +160,19 @@ def before_write(h: Hook, writes: list[tuple[object, str, str]]) -> str:
 
     if not any_recorded(h.store):
         return ""
+    from agentctl.ground.pattern import SEARCH_BUDGET, within
     from agentctl.interfaces import edited
 
-    out = []
-    try:
+    def judged() -> list[str]:
+        out = []
         for raw, new, old in writes:
             rel = h.rel(raw)
             if rel is not None and new:
                 out.append(edited.tell(rel, edited.introduced(h.store, rel, new, old), before=True))
+        return out
+
+    try:
+        out = within(SEARCH_BUDGET, judged)
     except Exception:  # a warning that cannot be worked out is not given; the post-edit hook still looks
         return ""
     return " | ".join(s for s in out if s)

@@ -167,7 +167,7 @@ class Hook:
                 why = str(exc)[:200]
             self.later(hookio.note, self.store, self.agent, self.event, f"denied, cannot judge: {why}", False)
             why = gate.unjudged(why, gate.PAYLOAD_FIX if isinstance(exc, gate.PayloadError) else gate.DOCTOR_FIX)
-        if why is not None and self.store.probe("notify/commands"):
+        if why is not None and self.store.alerts():
             self.later(_notify_denied, self, paths, why)  # once the answer is out: the deny never waits
         return why
 
@@ -179,7 +179,7 @@ class Hook:
         """Why a shell command would remove or weaken a P0 rule (see shellguard), or None."""
         from agentctl.integrations import shellguard
 
-        return shellguard.reason(self.store, command)
+        return shellguard.reason(self.store, command, str(self.cwd))
 
     def dedup_key(self, path: object = None) -> str | None:
         """The identity of this tool call across double deliveries."""
@@ -215,7 +215,8 @@ def run(agent: str, event: str) -> int:
     """Run one hook; the exit code for the agent (0, or 2 for a deliberate deny)."""
     store: Store | None = None
     hook: Hook | None = None
-    gate = (agent, hookio.normalise(event)) in PRE_EDIT
+    gate = decides = (agent, hookio.normalise(event)) in PRE_EDIT
+    missing = ""  # the state folder is gone and the ledger's rules judge (integrations.ledgerhook)
     try:
         raw = hookio.read_stdin()
         payload, problem = hookio.parse(raw)
@@ -225,7 +226,18 @@ def run(agent: str, event: str) -> int:
         if store is None:
             if broken and gate:
                 return hookio.answer(_refuse(agent, f"the state folder cannot be read: {broken}"))
-            return 0
+            if broken or payload is None:
+                return 0
+            from agentctl.integrations import ledgerhook  # the state folder gone: the ledger's P0 rules hold
+
+            store = ledgerhook.missing_store(hookio.project_root(payload))
+            if store is None:
+                return 0
+            if hookio.normalise(event) == "sessionstart":
+                return hookio.answer(ledgerhook.session_start(agent, store))
+            if not decides:
+                return 0  # nothing is written while the folder is gone
+            missing = ledgerhook.missing_line(store)[:400]
         if payload is None:
             hookio.note(store, agent, event, problem, stderr=not gate)  # a gate says it in its deny (stderr too)
             return hookio.answer(_refuse(agent, problem, payload=True)) if gate else 0
@@ -234,7 +246,11 @@ def run(agent: str, event: str) -> int:
             hookio.note(store, agent, event, "unknown agent or event; reinstall with `agentctl install AGENT`")
             return 0
         hook = Hook(agent, event, payload, store)
-        result = handler(hook)
+        if missing:
+            hook.notes.append(missing)
+        from agentctl.ground.pattern import HOOK_BUDGET, within
+
+        result = within(HOOK_BUDGET, handler, hook)  # past it: the funnel below answers (a gate denies)
         if result is None and hook.told:  # a violation found by a handler that had nothing to say
             from agentctl.integrations import hookact
 
@@ -245,12 +261,14 @@ def run(agent: str, event: str) -> int:
         hookio.note(store, agent, event, f"internal error {type(exc).__name__}: {str(exc)[:200]}")
         return hookio.answer(_refuse(agent, f"internal error {type(exc).__name__}")) if gate else 0
     code = hookio.answer(result)
+    if missing:
+        return code  # nothing is written into a state folder that is not there
     for fn, args in hook.after if hook is not None else ():  # logging, once the answer is out
         try:
             fn(*args)
         except Exception:
             pass
-    if store is not None and store.probe("notify/commands"):  # one stat when no alert is configured
+    if store is not None and store.alerts():  # one stat when no alert is configured
         from agentctl.notify import fire
 
         fire.tool_call(store.root)

@@ -45,16 +45,18 @@ def instruction_file(project: str, name: str | None) -> str:
 
 
 def plan_install(project: str, target: str, *, local: bool = False, file: str | None = None,
-                 client: str | None = None, agentctl: str = "agentctl", statusline: bool = False) -> Plan:
+                 client: str | None = None, agentctl: str = "agentctl", statusline: bool = False,
+                 user: bool = False, sandbox: bool = False) -> Plan:
     """``agentctl``: how the hooks and the MCP config call agentctl (its name, or a full path)."""
     _check_options(target, local, file, client)
     _check_statusline(target, statusline)
+    _check_wall_options(target, local, user, sandbox)
     plan = Plan()
     if target == "claude":
         from agentctl.integrations import claude
 
         rel = claude.LOCAL_CONFIG if local else claude.CONFIG
-        plan.changes.append(hooks_change(project, rel, "claude", True, agentctl))
+        plan.changes.append(_claude_change(project, rel, agentctl, user, sandbox, plan.notes))
         if statusline:
             _statusline(plan, True, agentctl)
         if agentsmd.has_block(project, "AGENTS.md"):
@@ -133,14 +135,16 @@ def plan_install(project: str, target: str, *, local: bool = False, file: str | 
 
 
 def plan_uninstall(project: str, target: str, *, local: bool = False, file: str | None = None,
-                   client: str | None = None, statusline: bool = False) -> Plan:
+                   client: str | None = None, statusline: bool = False, user: bool = False,
+                   sandbox: bool = False) -> Plan:
     _check_options(target, local, file, client)
     _check_statusline(target, statusline)
+    _check_wall_options(target, local, user, sandbox)
     plan = Plan()
     if target == "claude":
         from agentctl.integrations import claude
 
-        plan.changes.append(hooks_change(project, claude.LOCAL_CONFIG if local else claude.CONFIG, "claude", False))
+        plan.changes.append(_claude_removal(project, claude.LOCAL_CONFIG if local else claude.CONFIG, user))
         _statusline(plan, False)  # uninstall removes agentctl's statusLine with or without the flag
     elif target == "aider":
         from agentctl.integrations import aider
@@ -175,6 +179,33 @@ def plan_uninstall(project: str, target: str, *, local: bool = False, file: str 
         plan.changes.append(restored(jsonmerge.plan(project, rel, lambda d: jsonmerge.unmerge_server(d, MCP_NAME, rel),
                                                     empty_ok=hookmerge.only_scaffolding)))
     return plan
+
+
+def _claude_change(project: str, rel: str, agentctl: str, user: bool, sandbox: bool, notes: list[str]) -> Change:
+    """The hooks and the agent's own wall (integrations.claudewall) in one settings file: the project's,
+    or with ``user`` the person's own ``~/.claude/settings.json``."""
+    from agentctl.integrations import claudewall
+
+    where = claudewall.home() if user else project
+    change = hooks_change(where, claudewall.USER_CONFIG if user else rel, "claude", True, agentctl)
+    if user:
+        notes.append("the hooks are in your own ~/.claude/settings.json: they run in every project you open, and "
+                     "nothing in this project's tree (`git clean -fdx`) takes them away")
+    return claudewall.install(project, change, user=user, sandbox=sandbox, notes=notes)
+
+
+def _claude_removal(project: str, rel: str, user: bool) -> Change:
+    from agentctl.integrations import claudewall
+
+    where = claudewall.home() if user else project
+    return claudewall.uninstall(project, hooks_change(where, claudewall.USER_CONFIG if user else rel, "claude", False))
+
+
+def _check_wall_options(target: str, local: bool, user: bool, sandbox: bool) -> None:
+    if (user or sandbox) and target != "claude":
+        raise UsageError("--user and --sandbox apply to `claude` only, e.g. `agentctl install claude --sandbox`")
+    if user and local:
+        raise UsageError("--user and --local name two different settings files: give one")
 
 
 def _check_statusline(target: str, statusline: bool) -> None:

@@ -101,8 +101,8 @@ def _add(key: tuple[str, ...], target: str, usage: str, summary: str, options: d
 
 
 S = "agentctl.commands.statefolder:"
-_add(("init",), S + "init", "init [--no-pull]", "create .agent-state/ here (an existing one above keeps its state)",
-     {"--no-pull": "flag"})
+_add(("init",), S + "init", "init [--no-pull] [--nested]", "create .agent-state/ here (an existing one above keeps its state)",
+     {"--no-pull": "flag", "--nested": "flag"})
 _add(("status",), S + "status", "status [SERVICE]", "every service and its state (or one service's status)",
      args=("service?",))
 _add(("resume",), S + "resume", "resume [--max-chars N] [--agent NAME] [--brief]",
@@ -184,6 +184,31 @@ _add(("interfaces", "check"), IF + "check", "interfaces check [NAME]",
 _add(("interfaces", "remove"), IF + "remove", "interfaces remove NAME", "stop tracking interface NAME", args=("name",))
 _add(("interfaces", "stop"), IF + "stop", "interfaces stop", "refused: interfaces stop (and are archived) with the task")
 
+PL = "agentctl.commands.plan:"
+PLAN_TASK_OPTIONS = {"--desc": "value", "--after": "multi", "--files": "value", "--match": "value", "--paths": "multi",
+                     "--priority": "int"}
+_add(("plan", "add"), PL + "add", "plan add ID --desc TEXT [--after ID]... [--files FILE | --match REGEX [--paths GLOB]...] "
+     "[--priority N]", "add a planned task that waits for the --after tasks", PLAN_TASK_OPTIONS, ("id",))
+_add(("plan", "list"), PL + "listing", "plan list", "every task of the plan: its state (planned, ready, active, done, "
+     "dropped) and what it waits for")
+_add(("plan", "status"), PL + "listing", "plan status", "same as plan list")
+_add(("plan", "ready"), PL + "ready", "plan ready", "the tasks whose dependencies are all done, in the order plan next takes them")
+_add(("plan", "show"), PL + "show", "plan show ID", "one task of the plan: state, dependencies, list, what it blocks", args=("id",))
+_add(("plan", "next"), PL + "next_task", "plan next [--agent NAME [--lease SECONDS]]",
+     "start the first ready task (as task start would, from its plan entry); with --agent, under a lease",
+     {"--agent": "value", "--lease": "int1"})
+_add(("plan", "edit"), PL + "edit_op", "plan edit ID [--desc TEXT] [--after ID]... [--files FILE | --match REGEX "
+     "[--paths GLOB]...] [--priority N]", "change a task not started yet (--after adds dependencies)", PLAN_TASK_OPTIONS,
+     ("id",))
+_add(("plan", "drop"), PL + "drop", "plan drop ID", "set a task not started yet aside: the tasks after it stop waiting for it",
+     args=("id",))
+_add(("plan", "remove"), PL + "remove", "plan remove ID", "take a task not started yet out of the plan (none may wait for it)",
+     args=("id",))
+_add(("plan", "import"), PL + "import_op", "plan import FILE|FOLDER|-",
+     "add the tasks of a Markdown checklist or of a Claude Code Tasks folder (all or nothing)", args=("file",))
+_add(("plan", "export"), PL + "export", "plan export [--markdown]", "the plan as a Markdown checklist (plan import reads it)",
+     {"--markdown": "flag"})
+
 V = "agentctl.commands.verify:"
 _add(("verify", "start"), V + "start", "verify start [--timeout S]", "run services/verify/commands in order; record the result",
      {"--timeout": "float"})
@@ -211,10 +236,11 @@ _add(("@custom",), "agentctl.commands.userservices:run", "SERVICE start|stop|sta
 
 # Commands outside the services, each in its own module (imported only when it runs).
 HOOKS = "agentctl.commands.hook:"
-TARGET_USAGE = ("claude [--local] | codex | gemini | cursor | qwen | opencode | cline | aider | agents-md [--file NAME] "
+TARGET_USAGE = ("claude [--local|--user] [--sandbox] | codex | gemini | cursor | qwen | opencode | cline | aider | agents-md [--file NAME] "
                 "| mcp --client claude|cursor [--absolute]")
 INSTALL_OPTIONS = {"--local": "flag", "--file": "value", "--client": "value", "--absolute": "flag"}
 INSTALL_OPTIONS["--statusline"] = "flag"
+INSTALL_OPTIONS.update({"--user": "flag", "--sandbox": "flag"})  # claude: the person's settings; its sandbox (issue 31)
 _add(("hook",), HOOKS + "hook", "hook AGENT EVENT",
      "run one agent hook: the payload JSON on stdin (what the installed hooks call)", args=("words*",))
 _add(("install",), HOOKS + "install", f"install {TARGET_USAGE}", "add agentctl's hooks / startup protocol / MCP server for an agent",

@@ -15,6 +15,7 @@ import json
 import os
 from typing import Any
 
+import agentctl.plan.records
 import agentctl.verify.status
 from agentctl.constraints import rules
 from agentctl.files import log
@@ -24,7 +25,7 @@ from agentctl.ground.store import Store, fault
 from agentctl.history import index
 from agentctl.interfaces import records
 from agentctl.session import compactions
-from agentctl.sync import treecheck, treedecode, treeencode, treeformat
+from agentctl.sync import planshown, treecheck, treedecode, treeencode, treeformat
 from agentctl.sync.doc import Doc
 from agentctl.sync.folder import View
 from agentctl.sync.local import observe
@@ -36,7 +37,7 @@ from agentctl.workflow import taskflow
 
 STATE = "sync/state"
 SYNC_LOCK = "sync/.lock"
-LOCKS = (".lock", status.LOCK, log.LOCK, agentctl.verify.status.LOCK, index.LOCK, rules.LOCK, compactions.LOCK, records.LOCK)
+LOCKS = (".lock", agentctl.plan.records.LOCK, status.LOCK, log.LOCK, agentctl.verify.status.LOCK, index.LOCK, rules.LOCK, compactions.LOCK, records.LOCK)
 
 
 def load_state(store: Store) -> dict[str, Any]:
@@ -183,7 +184,7 @@ def _loser(store: Store, st: dict[str, Any], theirs: list[Doc], repo: Repo, repl
     observe(doc, _recover_memo(store, st), view, store, replica)
     for t in theirs:
         doc = doc.join(t)
-    cur = doc.current()
+    cur = planshown.shown(doc, view.epoch)
     if cur is None or cur.id == view.epoch or view.epoch in doc.stopped:
         return ""
     from agentctl.constraints import violations
@@ -247,7 +248,7 @@ def _round_locked(store: Store, repo: Repo, st: dict[str, Any], replica: str, he
 def _unchanged_done(doc: Doc, view: View, p: Any) -> list[str]:
     """Entries this round marks done (pulled) that no copy of the task logged a change to: judged as a local
     `task done` is (its "never changed" warning)."""
-    cur = doc.current()
+    cur = planshown.shown(doc, view.epoch)
     if p.task is None or cur is None or view.epoch != cur.id:
         return []
     was = {e.path for e in view.entries if e.done}

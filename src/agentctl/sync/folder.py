@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import agentctl.plan.records
 import agentctl.verify.status
 from agentctl.constraints import rules
 from agentctl.files import log
@@ -21,11 +22,12 @@ Memo = dict[str, Any]
 class View:
     """What the state folder holds now (the parts that travel)."""
 
-    __slots__ = ("rules", "interfaces", "tfields", "entries", "epoch", "flog", "journal", "vfields", "session")
+    __slots__ = ("rules", "interfaces", "tfields", "entries", "epoch", "flog", "journal", "vfields", "session", "plan")
 
     def __init__(self, store: Any) -> None:
         self.rules = [r.line() for r in rules.read(store)]
         self.interfaces = records.lines(store)
+        self.plan = agentctl.plan.records.read_all(store)
         self.tfields = status.read_status(store)
         self.entries = status.read_entries(store, self.tfields) if self.tfields.get("STATE") != "IDLE" else []
         self.epoch = ""

@@ -70,6 +70,10 @@ def observe(doc: Doc, memo: Memo, view: View, store: Any, replica: str) -> Memo:
     new["constraints"], new["tried"] = view.rules, tried
     _observe_set(doc, "interfaces", memo.get("interfaces", []), view.interfaces, replica)
     new["interfaces"] = view.interfaces
+    if view.plan:  # the plan's records carry their own revisions: the folder's copy joins the document's
+        from agentctl.plan import merge
+
+        doc.plan = {t.ID: t for t in merge.join(list(doc.plan.values()), view.plan)}
 
     old_epoch = memo.get("epoch", "")
     if old_epoch and old_epoch != view.epoch:

@@ -12,6 +12,7 @@ import os
 import time
 
 import agentctl.constraints.rules
+import agentctl.plan.records
 import agentctl.verify.status
 from agentctl.files import foreign, log
 from agentctl.ground import codec
@@ -35,6 +36,8 @@ def render(doc: Doc, view: View, memo: Memo, store: Store, replica: str, p: Plan
     ifaces = doc.interfaces.values()
     if ifaces != view.interfaces:
         records.write(store, [records.Iface(*r) for r in (codec.split_record(v, records.FIELDS) for v in ifaces) if r])
+    if sorted(doc.plan) != sorted(t.ID for t in view.plan) or any(doc.plan[t.ID] != t for t in view.plan):
+        agentctl.plan.records.write(store, list(doc.plan.values()))
     _render_verify(doc, view, store, replica)
     _render_session(doc, view, store)
     logs = {"files": memo.get("files", {}), "journal": memo.get("journal", {})}

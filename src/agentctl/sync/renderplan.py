@@ -13,6 +13,7 @@ from typing import Any
 import agentctl.task.entries
 from agentctl.ground import codec
 from agentctl.ground.store import Store
+from agentctl.sync import planshown
 from agentctl.sync.doc import Doc
 from agentctl.sync.epoch import Epoch, started_ts
 from agentctl.sync.folder import Memo, View, compress, expand
@@ -34,7 +35,7 @@ class Plan:
 def plan(doc: Doc, view: View, memo: Memo, store: Store) -> Plan:
     """Work out the task and log changes; raises doc.seq to the SEQ the task will show."""
     p = Plan()
-    cur = doc.current()
+    cur = planshown.shown(doc, view.epoch)
     p.idle = bool(view.epoch) and (cur is None or cur.id != view.epoch) and view.epoch in doc.stopped
     if cur is None or not (view.epoch == cur.id or not view.epoch or p.idle):
         return p

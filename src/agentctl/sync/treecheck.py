@@ -130,6 +130,13 @@ def check(doc: Doc, state: str, now: float | None = None) -> None:
         _index_row(row, state, now)
     for eid, e in doc.epochs.items():
         _epoch(f"task/{eid}", e, state, now)
+    for tid, t in doc.plan.items():
+        for rel in t.files:
+            _path(f"plan {tid} FILES", rel, state)
+        if t.STARTED:
+            _when(f"plan {tid} STARTED", t.STARTED, now)
+        if t.until > now + 7 * 86400 + SKEW:
+            raise _no(f"plan {tid} UNTIL", "a lease past the longest one (7 days) from now")
     for name, versions in doc.archives.items():
         for blob, data in versions.items():
             _archive(f"archive/{name}/{blob[:12]}", name, data, state, now)
@@ -214,6 +221,11 @@ def _epoch(p: str, e: Epoch, state: str, now: float) -> None:
         for agent, exp in held.items():
             if exp > limit:
                 raise _no(f"{p}/claims", f"{agent}'s lease on entry {i} ends at {exp}, past the longest lease")
+    from agentctl.ground import pattern
+
+    for key, value in [(k, v) for k, v in e.head.items()] + [(k, v[1]) for k, v in e.fields.items()]:
+        if key == "MATCH" and value and pattern.problem(value):
+            raise _no(f"{p}/state", f"MATCH: {pattern.problem(value)}")
     for key, (stamp, value) in e.fields.items():
         _stamp(f"{p}/state {key}", stamp[0])
         if key == "NEXT" and value and value not in e.paths:

@@ -36,7 +36,7 @@ from agentctl.workflow import resume
 
 WATCH = (status.STATUS, agentctl.files.log.LOG, agentctl.verify.status.STATUS, agentctl.verify.status.JOURNAL, agentctl.verify.status.COMMANDS, rules.STATUS, compactions.STATUS,
          runlevels.CURRENT, runlevels.TABLE, "logs/index", "logs/agent.log", violations.LOG,
-         "services/interfaces/status")  # logs/index: history.INDEX
+         "services/interfaces/status", "services/plan/status")  # logs/index: history.INDEX
 FILES_SHOWN = 200  # the most recently touched paths in the state; the rest through files()
 
 
@@ -109,6 +109,7 @@ class View:
             "constraints": part("constraints", lambda: [{"priority": r.priority, "text": r.text}
                                                         for r in rules.ordered(store)], []),
             "interfaces": part("interfaces", lambda: _interfaces(store), []),  # their old uses: in the resume block
+            "plan": part("plan", lambda: _plan(store, fields), {"tasks": [], "head": ""}),
             "files": self._files(),
             "last": self._last(),
             "violations": part("violations", lambda: open_violations(store), []),
@@ -246,3 +247,15 @@ def _interfaces(store: Store) -> list[dict[str, str]]:
     from agentctl.interfaces import records
 
     return [{"name": i.name, "old": i.old, "new": i.new} for i in records.read(store)]
+
+
+def _plan(store: Store, fields: dict[str, str]) -> dict[str, Any]:
+    """The plan as `plan list --json` gives it, the head line, and which task runs in this copy."""
+    from agentctl.plan import graph, lifecycle, records, report
+
+    view = graph.View(records.read_all(store))
+    if not view.tasks:
+        return {"tasks": [], "head": ""}
+    mine = lifecycle.running(store, fields)
+    return {"head": report.head(view), "running": mine.ID if mine is not None else None,
+            "tasks": [report.data(view, t) for t in view.tasks]}

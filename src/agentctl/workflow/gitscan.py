@@ -120,6 +120,7 @@ def _record(store: Store, fields: dict[str, str], timeout: float) -> str:
         watch = []
     lines += [codec.record("WATCH", p, signature(store, p)) for p in watch]
     store.replace(BASELINE, b"".join(lines))
+    _fingerprint(store, fields)
     store.log_change("files", "git-baseline", f"{commit[:12]} dirty={len(seen)} watched={len(watch)}")
     return f"git baseline recorded at {commit[:12]} with {len(seen)} paths already changed"
 
@@ -172,8 +173,13 @@ def sync(store: Store, timeout: float = 60.0) -> SyncResult:
         if now == sig:
             continue
         wanted[path] = "DELETE" if now == "-" else ("CREATE" if sig == "-" else "MODIFY")
-    still = set(wanted)  # what differs from the task's start, as git sees it
+    printed = _printed(store, fields)  # the protected files that differ from their fingerprints, whatever git says
+    for path, op in printed.items():
+        wanted.setdefault(path, op)
+    still = set(wanted)  # what differs from the task's start, as git sees it (and the fingerprints)
     for path in list(wanted):  # build output, caches, the project's patterns (not a task entry); what a verify run wrote
+        if path in printed:
+            continue  # a protected file's write: never hidden by an ignore pattern
         if (path not in base.watch and ignore.ignored(path, path in tracked, patterns)) or (
                 path in base.verify and signature(store, path) == base.verify[path]):
             del wanted[path]
@@ -217,6 +223,22 @@ def sync(store: Store, timeout: float = 60.0) -> SyncResult:
     if logged:
         store.log_change("files", "sync", f"{len(logged)} paths from git")
     return result
+
+
+def _fingerprint(store: Store, fields: dict[str, str]) -> None:
+    """The protected files' fingerprints at task start (constraints.fingerprints); never raises."""
+    try:
+        from agentctl.constraints import fingerprints
+
+        fingerprints.take(store, fingerprints.task_key(fields))
+    except Exception as exc:
+        store.log_change("constraints", "fingerprints", f"not taken: {type(exc).__name__}: {str(exc)[:120]}")
+
+
+def _printed(store: Store, fields: dict[str, str]) -> dict[str, str]:
+    from agentctl.constraints import fingerprints
+
+    return fingerprints.changed(store, fingerprints.task_key(fields))
 
 
 def _back(store: Store, base: Baseline, paths: list[str], timeout: float) -> dict[str, str]:

@@ -19,10 +19,11 @@ from agentctl.files import log
 from agentctl.ground import codec
 from agentctl.ground.store import Store
 from agentctl.interfaces import report
+from agentctl.plan import resumeline
 from agentctl.session import compactions
 from agentctl.task import status
 from agentctl.userservices import runlevels
-from agentctl.workflow import pathanswers, resumefit, resumesections
+from agentctl.workflow import pathanswers, resumefit, resumesections, walls
 
 DEFAULT_BUDGET = 2000
 BRIEF_BUDGET = 600
@@ -73,6 +74,7 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
 
     must: list[str] = [head]
     must += checkpoint.resume_section(store, sess)  # before the compaction: what was in flight, what the state cost
+    must += walls.resume_lines(store)  # which walls stand (issue 31), protected files against their fingerprints
     must += [f"P0|{_v(r.text, P0_CHARS)}" for r in p0]  # whole, never cut
     must += violations.lines(store)  # a P0 rule broken anyway: shown until restored or acknowledged
     must += agentctl.constraints.rules.broken_line(store)  # a rule line that cannot be taken as written: one line
@@ -125,6 +127,7 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
         must += [_v(p.line(), 400) for p in apart if p.rule.priority == "P0"]  # refused at stop: as a P0 rule
         if any(p.rule.priority != "P0" for p in apart):
             optional.append([_v(p.line(), 400) for p in apart if p.rule.priority != "P0"])
+    must += resumeline.lines(store, fields)  # the plan: one bounded line (a stat without a plan)
     vfields = agentctl.verify.status.read_status(store) if "verify" in active or "task" in active else {}
     if state != "IDLE" and vfields:
         from agentctl.verify import evidence
@@ -196,7 +199,7 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
     elif blocked is not None and state == "ACTIVE":
         final = pathanswers.blocked_step(nxt, blocked[0], blocked[1], _arg)
     else:
-        final = _next_step(state, fields, remind, ev)
+        final = resumeline.step(store, fields, _next_step(state, fields, remind, ev))
     used = sum(len(x) + 1 for x in must) + len(final) + 1
     if used + 80 > budget:  # even the essentials overflow: whole lines by priority (see resumefit)
         extra = [(4 + j, [f"{r[:3]}{_v(r[3:])}" for r in g.rules] if isinstance(g, _Rules) else g)
@@ -385,5 +388,7 @@ This project keeps the coding agent's working state in `.agent-state/`, outside 
   `agentctl interfaces add NAME --old 'OLD FORM' --new 'NEW FORM'`; then migrate every old use it lists.
 - When a fix fails verification: `agentctl verify tried "what you tried"`; never repeat a fix listed under TRIED.
 - Run the checks with `agentctl verify start`; when every entry is done and verify passed: `agentctl task stop`.
+- When the project has a plan (`agentctl plan list`): start its next ready task with `agentctl plan next`
+  (`--agent NAME` when several agents share it); `task stop` marks it done in the plan.
 - Do not edit files in `.agent-state/` by hand; use `agentctl`.
 """

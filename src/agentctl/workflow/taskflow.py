@@ -72,10 +72,11 @@ def start(store: Store, task_id: str, desc: str, paths: list[str], *, force: boo
 
 
 class StopResult:
-    __slots__ = ("task_id", "archive", "warning", "fields", "forced", "evidence")
+    __slots__ = ("task_id", "archive", "warning", "fields", "forced", "evidence", "plan")
 
     def __init__(self, task_id: str, archive: str, warning: str, fields: dict[str, str], forced: bool = False,
                  evidence: str = "") -> None:
+        self.plan = ""  # the line about the plan of a plan task (marked done), else ""
         self.task_id = task_id
         self.archive = archive
         self.warning = warning
@@ -108,6 +109,7 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
     Refused (CheckFailed) when verify commands exist and an edit logged in this task is
     not covered by a passing run, unless ``force`` (then the archive says FORCED=1).
     """
+    import agentctl.plan.lifecycle
     import agentctl.verify.status
     from agentctl.constraints import violations
     from agentctl.files import count, log
@@ -130,6 +132,9 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
                 f"task {task_id} is not verified: {ev.detail()}; run `agentctl verify start` until it passes, "
                 "or stop anyway with `agentctl task stop --force` (recorded as forced)"
             )
+        from agentctl.constraints import fingerprints
+
+        violations.note(store, [], fingerprints.changed(store, fingerprints.task_key(old)))  # a protected file written where git does not look
         broken = violations.stop_check(store, task_id, force)  # refused like an unverified change
         apart = _together_check(store, task_id, force)  # a P0 co-change not made: refused the same way
         ending = lifecycle.stop_check(store, task_id, force)  # an interface with old uses left: the same
@@ -184,6 +189,7 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
         archived["FILES_LIST"] = f"logs/files-{task_id}{dot}.list"
         archived["FILES_LOG"] = f"logs/files-{task_id}{dot}.log"
         archived["VERIFY_JOURNAL"] = f"logs/verify-{task_id}{dot}.journal" if store.exists(agentctl.verify.status.JOURNAL) else ""
+        archived.update(agentctl.plan.lifecycle.archive_fields(store, old))  # a plan task: its place in the plan
         store.replace(done_rel, codec.format_status({k: v for k, v in archived.items() if k != "LIST"}))
         store.replace(f"logs/files-{task_id}{dot}.list", agentctl.task.entries.format_entries(entries))
         seq = codec.status_int(old, "SEQ", store.shown(status.STATUS))
@@ -197,11 +203,14 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
         violations.force(store, task_id)  # a forced stop closes the open violations (recorded above)
     forced = ev.blocks_stop or bool(broken) or bool(forced_apart) or ending.forced or unfinished
     store.log_change("task", "stop", f"{task_id} -> {done_rel}" + (" FORCED" if forced else ""))
+    planned = agentctl.plan.lifecycle.on_task_stop(store, old, done_rel, forced)  # a plan task is done in the plan (after the task's locks)
     try:
         logsgc.gc(store)  # every stop keeps logs/ within the retention policy
     except (OSError, StateError) as exc:
         store.log_change("gc", "failed", str(exc)[:200])
-    return StopResult(task_id, done_rel, warning, archived, forced, ev.line())
+    result = StopResult(task_id, done_rel, warning, archived, forced, ev.line())
+    result.plan = planned
+    return result
 
 
 def _together_check(store: Store, task_id: str, force: bool) -> list[together.Pending]:

@@ -1,0 +1,60 @@
+"""The hooks when the state folder is gone: the ledger's P0 rules still hold.
+
+``rm -rf .agent-state``, ``git clean -fdx``: the hook finds no state folder. If the ledger
+(constraints.ledger, in git's own folder) holds P0 rules for a state folder that was at the project's
+root (or between the payload's folder and it), the pre-tool hooks judge as before, with the
+rules the ledger keeps (every write into the missing folder refused too, so an agent does not
+rebuild it with its file tools), and say the folder is missing; SessionStart says so. Nothing is
+written while the folder is gone: every other event answers nothing, as without agentctl.
+"""
+
+from __future__ import annotations
+
+import os
+
+from agentctl.ground.store import STATE_DIRNAME
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from agentctl.ground.store import Store
+    from agentctl.integrations.hookio import Result
+
+
+def missing_store(start: str) -> Store | None:
+    """A Store for the state folder the ledger remembers at or above ``start`` (up to the working tree's
+    top) that is not there any more; None when there is none (a project without agentctl)."""
+    from agentctl.constraints import ledger
+    from agentctl.ground import gitdir
+    from agentctl.ground.ancestors import ancestors
+    from agentctl.ground.store import Store
+
+    dirs = gitdir.find(start)
+    if dirs is None:
+        return None
+    for here in ancestors(start):
+        root = os.path.join(here, STATE_DIRNAME)
+        if not os.path.lexists(root) and ledger.missing_state_rules(root):
+            return Store(root)
+        if here == dirs.top:
+            break
+    return None
+
+
+def missing_line(store: Store) -> str:
+    from agentctl.constraints import ledger
+
+    rules = ledger.missing_state_rules(store.root)
+    shown = "; ".join(f"P0|{t[:200]}" for t in rules[:20])
+    return (f"STATE FOLDER MISSING: {store.root} is gone (removed: `rm -rf`, `git clean -fdx`?); agentctl's hooks "
+            f"still enforce the P0 rules its ledger ({ledger.shown(store.root)}) keeps: {shown}. Ask the user to "
+            "restore it (`git checkout -- .agent-state`, or `agentctl init` and the rules again); only a person "
+            "lets a P0 rule go (`agentctl constraints confirm-removal`)")
+
+
+def session_start(agent: str, store: Store) -> Result | None:
+    """SessionStart while the state folder is gone: the notice as context (agents with that channel)."""
+    from agentctl.integrations.hookio import emit
+
+    if agent not in ("claude", "codex", "qwen"):
+        return None
+    return emit({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": missing_line(store)}})

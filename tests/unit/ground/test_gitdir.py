@@ -1,0 +1,42 @@
+"""ground.gitdir: git's folders read from `.git`, as `git rev-parse --git-common-dir` answers."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from agentctl.ground import gitdir
+
+
+def _git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=cwd, check=True,
+                          capture_output=True, text=True).stdout.strip()
+
+
+def test_a_plain_repository_is_its_own_common_dir(tmp_path: Path) -> None:
+    _git(tmp_path, "init", "-q")
+    (tmp_path / "sub").mkdir()
+    found = gitdir.find(str(tmp_path / "sub"))
+    assert found is not None and found.top == str(tmp_path) and found.worktree == "main"
+    assert Path(found.common_dir).resolve() == (tmp_path / _git(tmp_path, "rev-parse", "--git-common-dir")).resolve()
+
+
+def test_a_linked_worktree_shares_the_common_dir_under_its_own_name(tmp_path: Path) -> None:
+    main = tmp_path / "main"
+    main.mkdir()
+    _git(main, "init", "-q")
+    _git(main, "commit", "-q", "--allow-empty", "-m", "i")
+    _git(main, "worktree", "add", "-q", str(tmp_path / "side"), "-b", "side")
+    found = gitdir.find(str(tmp_path / "side"))
+    assert found is not None and found.worktree == "side"
+    assert Path(found.common_dir).resolve() == Path(_git(tmp_path / "side", "rev-parse", "--git-common-dir")).resolve()
+    assert Path(found.git_dir).resolve() == Path(_git(tmp_path / "side", "rev-parse", "--git-dir")).resolve()
+
+
+def test_no_repository_and_a_broken_git_file_give_none(tmp_path: Path) -> None:
+    assert gitdir.of_top(str(tmp_path)) is None
+    (tmp_path / ".git").mkdir()  # an empty folder is no repository
+    assert gitdir.of_top(str(tmp_path)) is None
+    (tmp_path / ".git").rmdir()
+    (tmp_path / ".git").write_text("gitdir: /nowhere/at/all\n")
+    assert gitdir.of_top(str(tmp_path)) is None
