@@ -160,3 +160,33 @@ def test_damaged_signature_key_is_a_state_error(project: Path) -> None:
     st.write_text(st.read_text() + "BOGUS_KEY=1\n")
     r = run("verify", "status", cwd=project)
     assert r.code == 3 and "unknown key BOGUS_KEY" in r.err and len(r.err.strip().splitlines()) == 1
+
+
+# A check whose error message never changes; only where it is raised does (Python's traceback names
+# the site on a line of its own, apart from the message).
+SITES = """\
+import sys
+site = open("a.py").read().strip()
+if site == "ok":
+    sys.exit(0)
+print("Traceback (most recent call last):")
+print(f'  File "{site}", line 7, in <module>')
+print("ValueError: bad value")
+sys.exit(1)
+"""
+
+
+def test_the_same_message_at_another_site_is_not_the_same_error(project: Path) -> None:
+    """Issue 30 point 8: "the same error" needs the same location and the same message."""
+    setup(project)
+    (project / "check.py").write_text(SITES)
+    write(project, "src/one.py")
+    verify(project)
+    write(project, "src/two.py")  # the same ValueError, raised elsewhere
+    verify(project)
+    s = status(project)
+    assert "SAME_ERROR" not in s and "REPEAT" not in s, s
+    write(project, "src/one.py")  # back at the first site, the same message: the same error
+    verify(project)
+    again = status(project)
+    assert "run 1" in again.get("REPEAT", "") + again.get("SAME_ERROR", ""), again

@@ -51,7 +51,7 @@ def test_sed_through_bash_is_told_at_once_and_blocks_stop(proj: Path, bindir: Pa
     r = fire("agentctl hook claude post-tool-use", _bash(proj, "sed -i s/1/2/ ../secrets/key.txt", sub), sub, bindir,
              {"CLAUDE_PROJECT_DIR": str(proj)})
     said = r.json()
-    assert said["decision"] == "block"  # Claude Code shows the reason to the model
+    assert "decision" not in said and "reason" not in said  # told once, next to the tool result: not a "blocking error"
     text = said["hookSpecificOutput"]["additionalContext"]
     assert "P0 VIOLATION: secrets/key.txt" in text and RULE in text and "git checkout -- secrets/key.txt" in text, text
     for cwd in (proj, sub):  # shown from anywhere, with the way back
@@ -242,8 +242,11 @@ def test_task_start_warns_and_do_next_skips_denied_entries(proj: Path, tmp_path:
 def test_restore_command_works_pasted_from_a_subfolder(proj: Path) -> None:
     (proj / "secrets" / "key.txt").write_text("overwritten\n")
     run("files", "sync", cwd=proj)
-    line = _violations(proj, proj / "sub" / "deeper")[0]
-    anywhere = next(c for c in line.split("`")[1::2] if c.startswith("git -C "))
+    out = run("resume", cwd=proj / "sub" / "deeper").out.splitlines()
+    line = next(ln for ln in out if ln.startswith("VIOLATION "))
+    assert str(proj) not in line and line.count("secrets/key.txt") <= 3  # short: the absolute path said once, below
+    note = next(ln for ln in out if ln.startswith("VIOLATIONS: "))  # the one "from the project root" note
+    anywhere = next(c for c in note.split("`")[1::2] if c.startswith("git -C ")).replace("PATH", "secrets/key.txt")
     subprocess.run(["sh", "-c", anywhere], cwd=proj / "sub" / "deeper", check=True)
     assert (proj / "secrets" / "key.txt").read_text() == "token=1\n"
     run("files", "sync", cwd=proj / "sub")

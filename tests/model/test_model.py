@@ -25,7 +25,7 @@ import pytest
 
 from conftest import LONG
 
-from . import check, steps
+from . import agree, check, steps
 from . import truth as t
 from .world import Copy, clone, make_origin, worktree
 
@@ -102,6 +102,7 @@ def test_every_answer_matches_the_model(tmp_path: Path, seed: int) -> None:
         for c in world.copies.values() if LONG or last else [world.copies["b" if step is steps.join else copy.name]]:
             paths = t.UNIVERSE if LONG or last or step is steps.sync else sorted(world.rng.sample(t.UNIVERSE, 3))
             wrong += [f"{c.name}: {w}" for w in check.compare(c, truth, world.open_classes, paths)]
+            wrong += [f"{c.name}: front ends disagree: {w}" for w in agree.compare(c)]  # issue 30 point 3
         if wrong:
             pytest.fail(f"{replay}\nafter step {n + 1} of:\n  " + "\n  ".join(world.log) + "\nwrong:\n  "
                         + "\n  ".join(wrong), pytrace=False)

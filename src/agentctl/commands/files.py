@@ -5,6 +5,10 @@ from __future__ import annotations
 from agentctl.ground.errors import EXIT_NO, EXIT_OK, UsageError
 from agentctl.operation.contract import Ctx, Result
 
+TYPE_CHECKING = False  # no `typing` at run time on the hot path
+if TYPE_CHECKING:
+    from agentctl.ground.store import Store
+
 
 def log(ctx: Ctx, *, op: str, path: str) -> Result:
     import agentctl.files.log
@@ -32,6 +36,8 @@ def check(ctx: Ctx, *, path: str) -> Result:
     store = ctx.store()
     shown, real = resolve_arg(store, path, ctx.warn)
     found = agentctl.files.log.check(store, real) + (agentctl.files.log.check(store, shown) if real != shown else [])
+    if not found:  # a change git shows that no hook logged (a background job, a shell the hooks missed): logged now
+        found = _from_git(ctx, store, real, shown)
     lines = ["|".join(codec.encode(x) for x in e) for e in found] or [f"{codec.encode(shown)}: not touched in this task"]
     other = False
     if found:
@@ -45,6 +51,29 @@ def check(ctx: Ctx, *, path: str) -> Result:
     return Result(lines, {"path": shown, "touched": bool(found), "entries": [list(e) for e in found],
                           "elsewhere": other},
                   EXIT_OK if found else EXIT_NO)
+
+
+def _from_git(ctx: Ctx, store: Store, real: str, shown: str) -> list[tuple[str, str, str]]:
+    """`files check` of a path the log lacks: one `files sync` (what git shows changed since the task
+    started, logged as `files sync` logs it), then the log again; said when it logged this path."""
+    from agentctl.files.baseline import in_git
+
+    if not store.exists("services/task/status") or not in_git(store.project):
+        return []
+    import agentctl.files.log
+    from agentctl.ground.errors import StateError
+    from agentctl.workflow import gitscan
+
+    try:
+        result = gitscan.sync(store)
+    except StateError:
+        return []
+    if not result.logged:
+        return []
+    found = agentctl.files.log.check(store, real) + (agentctl.files.log.check(store, shown) if real != shown else [])
+    if found:
+        ctx.warn(f"{shown} changed with no hook to log it; logged now from what git shows (`agentctl files sync`)")
+    return found
 
 
 def touched(ctx: Ctx) -> Result:

@@ -61,6 +61,10 @@ def status(ctx: Ctx, *, service: str | None = None) -> Result:
     level = runlevels.current(store)
     active = runlevels.services_of(store, level)
     t = agentctl.task.status.read_status(store)
+    if t.get("MATCH"):  # a --match task: the counts as the tree shows them (task.progress; no write)
+        from agentctl.task import progress
+
+        t = progress.shown(store, t)[0]
     v = agentctl.verify.status.read_status(store)
     if t.get("STATE", "IDLE") != "IDLE":
         from agentctl.verify import evidence

@@ -56,6 +56,14 @@ def done(ctx: Ctx, *, paths: list[str]) -> Result:
     store = ctx.store()
     result = pathanswers.mark_done(store, paths, ctx.warn)
     _warn_untouched(ctx, store, result.changed)
+    if "MATCH" in result.fields:  # a --match task: the list brought to what the tree shows (task.progress)
+        from agentctl.task import progress
+
+        found = progress.reconcile(store)
+        if found is not None:
+            result.fields = found.fields
+            for line in found.lines()[1:]:
+                ctx.warn(line)
     return write_result(result, store)
 
 
@@ -96,6 +104,8 @@ def stop(ctx: Ctx, *, force: bool = False) -> Result:
             reasons.append("a P0 rule was broken")
         if "(P0 `" in result.fields.get("TOGETHER_NOT_DONE", ""):
             reasons.append("a P0 together rule's other side did not change")
+        if result.fields.get("LEFT", "0") != "0" or result.fields.get("REVERTED"):
+            reasons.append(f"LEFT={result.fields.get('LEFT', '0')} files still hold the old form")
         if not reasons or result.fields.get("VERIFIED") in ("no", "never"):
             reasons.append("not verified")
         broke = " and ".join(reasons)
@@ -134,22 +144,18 @@ def status(ctx: Ctx, *, agent: str | None = None) -> Result:
 
     store = ctx.store()
     fields = agentctl.task.status.read_status(store)
+    found = None
+    if fields.get("MATCH"):  # a --match task: the counts as the tree shows them (task.progress; no write)
+        from agentctl.task import progress
+
+        fields, found = progress.shown(store, fields)
     lines = agentctl.task.status.status_lines(fields)
     data: dict[str, Any] = {"task": shaped(fields)}
+    if found is not None:
+        lines += found.lines(limit=50)
+        data["match"] = found.as_dict()
     if fields.get("STATE", "IDLE") != "IDLE":
         from agentctl.verify import evidence
-
-        if fields.get("MATCH"):
-            from agentctl.workflow import cochanges
-
-            found = cochanges.audit(store, fields)
-            if found is not None:
-                lines += found.lines(limit=50)
-                data["match"] = {"left": found.left, "reverted": [{"path": h[0], "line": h[1]} for h in found.reverted],
-                                 "added": found.joined}
-                if found.joined:
-                    fields = agentctl.task.status.read_status(store)
-                    data["task"] = shaped(fields)
 
         ev = evidence.check(store)
         lines.append(ev.line())

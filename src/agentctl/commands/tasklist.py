@@ -129,7 +129,14 @@ def listing(ctx: Ctx, *, todo: bool = False, done: bool = False, skipped: bool =
     if fields.get("STATE", "IDLE") == "IDLE":
         ctx.warn("no task is running; start one with `agentctl task start` (`agentctl history` lists the archived ones)")
         return Result([], {"task_id": None, "state": "IDLE", "filter": wanted, "entries": []})
-    entries = [e for e in status.read_entries(store, fields) if not wanted or e.mark in wanted]
+    listed = status.read_entries(store, fields)
+    if fields.get("MATCH"):  # a --match task: the marks as the tree shows them (task.progress; no write)
+        from agentctl.task import progress
+
+        found = progress.of_task(store, fields)
+        if found is not None:
+            fields, listed = found.fields, found.entries
+    entries = [e for e in listed if not wanted or e.mark in wanted]
     lines = [encode(e.path) if wanted else f"{e.mark}|{encode(e.path)}" for e in entries]
     return Result(lines, {"task_id": fields.get("TASK_ID", ""), "state": fields.get("STATE", ""), "filter": wanted,
                           "entries": [{"path": e.path, "mark": e.mark} for e in entries]})

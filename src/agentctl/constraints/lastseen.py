@@ -201,14 +201,14 @@ def vanished_line(text: str, since: str, head: str = "P0 VANISHED") -> str:
             f"`agentctl constraints confirm-removal {_sh(text)}`; or put it back: `agentctl constraints add P0 {_sh(text)}`")
 
 
-def gone_rules(store: Store) -> list[Rule]:
+def gone_rules(store: Store, persist: bool = True) -> list[Rule]:
     """The vanished P0 rules as rules (resume lists them with the others: they still hold)."""
-    return [Rule("P0", t) for _, t in vanished(store)]
+    return [Rule("P0", t) for _, t in vanished(store, persist)]
 
 
-def lines(store: Store) -> list[str]:
-    """``P0 VANISHED`` lines for resume: every vanished rule (never cut)."""
-    return [vanished_line(t, w) for w, t in vanished(store)]
+def lines(store: Store, persist: bool = True) -> list[str]:
+    """``P0 VANISHED`` lines for resume (``persist=False``: it writes nothing): every vanished rule (never cut)."""
+    return [vanished_line(t, w) for w, t in vanished(store, persist)]
 
 
 def _sh(text: str) -> str:

@@ -140,19 +140,3 @@ def case_insensitive(store: Store) -> bool:
             hit = False
         _FOLD[store.root] = hit
     return hit
-
-
-def denied_entries(store: Store, paths: list[str]) -> list[tuple[str, str]]:
-    """(path, rule text) for each of ``paths`` a P0 deny-write rule forbids (by its spelling: cheap)."""
-    from agentctl.constraints import lastseen
-
-    rules = [r for r in lastseen.enforced(store) if r.priority == "P0"]
-    if not rules:
-        return []
-    fold = case_insensitive(store)
-    out = []
-    for p in paths:
-        rule = agentctl.constraints.rules.match(rules, p, fold)
-        if rule is not None:
-            out.append((p, rule.text))
-    return out

@@ -14,6 +14,8 @@ as a :class:`Broken` (with what it may have meant, for the paths a fail-closed r
 
 from __future__ import annotations
 
+import os
+
 from agentctl.ground import codec
 from agentctl.ground.errors import UsageError
 from agentctl.ground.store import Store
@@ -150,12 +152,21 @@ def _wide(glob: str) -> list[str]:
     return globs.wide(glob) if globs.problem(glob) else [glob]
 
 
+_READ: dict[str, tuple[tuple[int, ...], list[str], bool]] = {}  # root -> (the file's stat, lines, plain)
+
+
 def _lines(store: Store) -> tuple[list[str], bool]:
-    """The file's lines, and whether each is its rule as parse_line reads it (see _plain). A file
-    that is not UTF-8 is read line by line (its bytes kept as surrogates: such a line is Broken)."""
-    data = store.read(STATUS)
-    if data is None:
-        return [], True
+    """The file's lines, and whether each is its rule as parse_line reads it (see _plain), read once while
+    the file is as it was (size, times, inode). A file not UTF-8: its bytes as surrogates (Broken lines)."""
+    try:
+        st = os.stat(store.path(STATUS))
+        sig: tuple[int, ...] | None = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+    except OSError:
+        sig = None
+    kept = _READ.get(store.root)
+    if sig is not None and kept is not None and kept[0] == sig:
+        return list(kept[1]), kept[2]
+    data = store.read(STATUS) or b""
     try:
         text = data.decode("utf-8")
         clean = True
@@ -165,7 +176,10 @@ def _lines(store: Store) -> tuple[list[str], bool]:
     lines = text.split("\n")
     if lines[-1] == "":
         lines.pop()
-    return lines, clean and _plain(text, len(lines))
+    plain = clean and _plain(text, len(lines))
+    if sig is not None:
+        _READ[store.root] = (sig, list(lines), plain)
+    return lines, plain
 
 
 def _parsed(lines: list[str]) -> list[Rule]:
@@ -296,7 +310,6 @@ def split_p0(rules: list[Rule]) -> tuple[list[Rule], list[Rule]]:
 def ordered(store: Store) -> list[Rule]:
     """The rules by priority: the order (and numbers, from 1) that ``constraints list`` shows."""
     return sorted(read(store), key=lambda r: PRIORITIES.index(r.priority))
-
 
 
 def glob(pattern: str) -> Glob:

@@ -109,27 +109,23 @@ def note(store: Store, paths: list[str], changed: Iterable[str] = ()) -> list[tu
     path among it was written again when its signature is not the one last judged. A write already
     open stays one violation (told again, not opened twice); one closed (acked, restored) opens again.
     """
-    import agentctl.constraints.rules
-    from agentctl.constraints import lastseen, protect
+    import agentctl.constraints.policy
 
     if not paths and not changed:
         return []
-    rules, broken = agentctl.constraints.rules.read_checked(store)
-    rules = lastseen.enforced(store, rules)  # a P0 rule that vanished without a person's confirmation too
-    if not broken and not any(r.priority == "P0" for r in rules):
+    policy = agentctl.constraints.policy.of(store)  # the one P0 policy: a rule that vanished without a person's confirmation too
+    if not policy.broken and not policy.p0:
         return []
     hits: dict[str, str] = {}
     for path in paths:
-        found = protect.judge(store, rules, path, path, broken)
+        found = policy.judge(path, path)
         if found is not None:  # a broken line's text is the line as written
             hits[path] = found[0].text
-    fold = protect.case_insensitive(store)
-    p0 = [r for r in rules if r.priority == "P0"]
-    again = [p for p in changed if p not in hits and (broken or agentctl.constraints.rules.match(p0, p, fold))]
+    again = [p for p in changed if p not in hits and (policy.broken or policy.denied(p))]
     already, judged = _fold(store) if hits or again else ({}, {})
     for path in again:
         if signature(store, path) != judged.get(path):
-            found = protect.judge(store, rules, path, path, broken)
+            found = policy.judge(path, path)
             if found is not None:
                 hits[path] = found[0].text
     if not hits:
@@ -235,10 +231,47 @@ def tell(store: Store, hits: list[tuple[str, str]]) -> str:
     return " | ".join(parts)
 
 
+FOLD = 3  # open violations shown one a line; more fold into one bounded line
+FOLD_CHARS = 600
+
+
 def lines(store: Store) -> list[str]:
-    """``VIOLATION`` lines for resume: every open one (they are never cut)."""
+    """``VIOLATION`` lines for resume: every open one, never cut, each short (its path twice at most, no
+    absolute path); more than FOLD fold into one line of at most FOLD_CHARS with their count and paths;
+    then one ``VIOLATIONS:`` note saying where the commands run (the project root, named once)."""
+    found = open_ones(store)
+    if not found:
+        return []
     out = []
-    for path, (when, rule) in open_ones(store).items():
-        out.append(f"VIOLATION {codec.encode(path)} written {when} against P0 `{rule}`: {restore_hint(store, path)}")
+    if len(found) <= FOLD:
+        for path, (when, rule) in found.items():
+            q = _sh(codec.encode(path))
+            out.append(f"VIOLATION {codec.encode(path)} written {when[:19]} against P0 `{codec.encode(rule)[:200]}`: "
+                       f"{_undo(store, q)}, or, if the user allowed it, `agentctl constraints ack {q}`")
+    else:
+        rules = list(dict.fromkeys(rule for _, rule in found.values()))
+        head = (f"VIOLATION {len(found)} open (denied paths written) against P0 "
+                + ", ".join(f"`{codec.encode(r)[:120]}`" for r in rules[:2]) + (f" and {len(rules) - 2} more rules" if len(rules) > 2 else "")
+                + f"; {_undo(store, 'PATH')} for each, or, if the user allowed it, `agentctl constraints ack PATH`: ")
+        named: list[str] = []
+        used = len(head) + 40
+        for path in found:
+            item = codec.encode(path)[:200]
+            if used + len(item) + 2 > FOLD_CHARS:
+                break
+            named.append(item)
+            used += len(item) + 2
+        rest = len(found) - len(named)
+        out.append(head + ", ".join(named) + (f" (+{rest} more: `git status` shows them)" if rest else ""))
+    from agentctl.ground.ancestors import git_root
+
+    if git_root(store.project):
+        out.append(f"VIOLATIONS: these commands run from the project root; from another folder "
+                   f"`git -C {_sh(codec.encode(store.project))[:300]} checkout -- PATH`; a file git never tracked: delete it instead")
     return out
 
+
+def _undo(store: Store, q: str) -> str:
+    from agentctl.ground.ancestors import git_root
+
+    return f"restore it with `git checkout -- {q}`" if git_root(store.project) else "restore it from your saved copy"

@@ -132,7 +132,7 @@ def post_tool_use(h: Hook) -> Result | None:
         h.log_writes([(path, write_op(tool, h.payload))], h.dedup_key(path))
     if h.cursor and h.told:
         return emit({"additional_context": h.told})
-    return h.reply("PostToolUse", block=True)
+    return h.reply("PostToolUse")  # additionalContext: feedback on a write that landed, shown once (no block)
 
 
 def pre_tool_use(h: Hook) -> Result | None:

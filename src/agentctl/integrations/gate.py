@@ -84,11 +84,11 @@ def deny_reason(store: Store, cwd: str, agent: str, raws: list[object],
     governs it (ground.governing: from the path's folder up to the repository root), whichever
     folder the payload's cwd chose: a nested state folder never hides an ancestor's rules.
     """
+    import agentctl.constraints.policy
     import agentctl.constraints.rules
-    from agentctl.constraints import lastseen, protect
     from agentctl.ground.location import identity, in_state
 
-    rules = broken = None
+    policy = None
     if not raws:
         raise PayloadError("the write's payload names no file")
     for raw in raws:
@@ -105,12 +105,11 @@ def deny_reason(store: Store, cwd: str, agent: str, raws: list[object],
             later(store.log_change, "hook", "deny", f"{agent} {state} (state folder)")
             return (f"{state} is agentctl's state folder; change state through agentctl "
                     "(`agentctl task|files|constraints ...`), not by editing its files; the edit was not made")
-        if rules is None:
-            rules, broken = agentctl.constraints.rules.read_checked(store)
-            rules = lastseen.enforced(store, rules, persist=False)  # and the vanished P0 rules; decided, nothing written
-            if broken and notes is not None:
-                notes.append(agentctl.constraints.rules.short_note(store, broken))
-        found = protect.judge(store, rules, spelled, target, broken or ())
+        if policy is None:  # the one P0 policy, the vanished rules in it: decided, nothing written
+            policy = agentctl.constraints.policy.of(store, persist=False)
+            if policy.broken and notes is not None:
+                notes.append(agentctl.constraints.rules.short_note(store, policy.broken))
+        found = policy.judge(spelled, target)
         if found is not None:
             rule, via = found
             shown = spelled or raw
@@ -122,7 +121,7 @@ def deny_reason(store: Store, cwd: str, agent: str, raws: list[object],
                         f"{meant} it may mean, it forbids writing {via}{also} until a person mends "
                         "it (fix the line, or `agentctl doctor --fix` moves it aside); the edit was not made")
             later(store.log_change, "hook", "deny", f"{agent} {via} by P0|{rule.text}")
-            gone = "" if rule in agentctl.constraints.rules.read(store) else (
+            gone = "" if not policy.vanished(rule) else (
                 " (the rule left the rules file without `agentctl constraints remove` and stays enforced until a "
                 "person confirms its removal with `agentctl constraints confirm-removal`)")
             return f"P0 constraint `{rule.text}` (agentctl) forbids writing {via}{also}{gone}; the edit was not made"

@@ -109,7 +109,27 @@ def log_writes(h: Hook, items: list[tuple[object, str | None]], key: str | None)
         done.append(f"{op}|{rel}")
     check_violations(h, [d.split("|", 1)[1] for d in done])
     check_interfaces(h, [d.split("|", 1)[1] for d in done if not d.startswith("DELETE|")])
+    check_progress(h)
     return done
+
+
+def check_progress(h: Hook) -> None:
+    """A --match task: the list brought to what the tree shows after this write (task.progress.reconcile),
+    said when it changed (a file reverted, files migrated, a new match); one read when no such task runs."""
+    data = h.store.read("services/task/status") or b""
+    if b"\nMATCH=" not in data:
+        return
+    from agentctl.ground.errors import AgentctlError
+    from agentctl.task import progress
+
+    try:
+        found = progress.reconcile(h.store)
+    except AgentctlError as exc:
+        h.later(note, h.store, h.agent, h.event, f"task progress not reconciled: {exc.message[:120]}")
+        return
+    if found is not None and not found.stored:
+        said = "agentctl: the tree changed this --match task's list: " + "; ".join(found.lines())
+        h.told = f"{h.told}\n{said}" if h.told else said
 
 
 def check_interfaces(h: Hook, paths: list[str]) -> None:
@@ -284,6 +304,18 @@ def sync(h: Hook) -> list[str]:
         from agentctl.constraints import violations
 
         h.told = "agentctl: " + violations.tell(h.store, result.violations)
+    written = [p for op, p in result.logged]  # what this shell command changed, as git shows it: the edit tools' feedback
+    if written:
+        from agentctl.ground.errors import AgentctlError
+
+        try:
+            apart = _together_note(h, written)
+        except AgentctlError:
+            apart = ""
+        if apart:
+            h.told = f"{h.told}\n{apart}" if h.told else apart
+        check_interfaces(h, [p for op, p in result.logged if op != "DELETE"])
+    check_progress(h)
     from agentctl.constraints import lastseen
 
     try:

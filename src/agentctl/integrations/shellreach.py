@@ -206,10 +206,10 @@ def _git(store: Store, args: list[str], cwd: str, guarded: list[str]) -> str | N
         paths = [a for a in rest if not a.startswith("-")]
         if not paths or "--stdin" in rest or any(c in a for a in paths for c in "*?[$`"):
             return "`git update-index` changes what git shows of files the text does not name (it may hide a P0 write)"
-        from agentctl.constraints import protect
+        import agentctl.constraints.policy
 
         rels = [os.path.relpath(p, store.project) for a in paths for p in _expand(a, cwd)]
-        hit = protect.denied_entries(store, [r.replace(os.sep, "/") for r in rels])
+        hit = agentctl.constraints.policy.denied_entries(store, [r.replace(os.sep, "/") for r in rels])
         if hit:
             return f"`git update-index` would make git look away from {hit[0][0]}, which P0 `{hit[0][1]}` protects"
     return None

@@ -14,13 +14,16 @@ from __future__ import annotations
 
 from agentctl.sync.crdt import Log, Stamp, join_log
 
+HEAD_KEYS = ("TASK_ID", "DESC", "STARTED", "MATCH", "MATCH_PATHS")  # fixed at the start; MATCH and MATCH_PATHS
+# (a --match task's pattern and paths, task.matched) travel with it but are not hashed into the id
+
 
 class Epoch:
     __slots__ = ("id", "head", "paths", "done", "marks", "claims", "fields", "files", "journal")
 
     def __init__(self, eid: str, head: dict[str, str], paths: list[str]) -> None:
         self.id = eid
-        self.head = head  # TASK_ID, DESC, STARTED: fixed by the id
+        self.head = head  # HEAD_KEYS: TASK_ID, DESC, STARTED fixed by the id; a --match task's MATCH, MATCH_PATHS
         self.paths = paths
         self.done: set[int] = set()  # what an older stream marked done (by index); marks win over it
         self.marks: dict[str, tuple[Stamp, str, str]] = {}  # path -> (stamp, todo|done|skip, note fields)
@@ -42,8 +45,8 @@ class Epoch:
         return f"Epoch({self.id!r}, {self.head.get('TASK_ID')!r})"
 
     def join(self, other: Epoch) -> Epoch:
-        head = self.head if sorted(self.head.items()) <= sorted(other.head.items()) else other.head
-        out = Epoch(self.id, dict(head), grown(self.paths, other.paths))
+        first, second = (self.head, other.head) if sorted(self.head.items()) <= sorted(other.head.items()) else (other.head, self.head)
+        out = Epoch(self.id, {**second, **first}, grown(self.paths, other.paths))  # a key one side lacks (MATCH) is kept
         out.done = self.done | other.done
         out.marks = dict(self.marks)
         for path, mark in other.marks.items():

@@ -20,7 +20,7 @@ from agentctl.ground import codec
 from agentctl.history import index
 from agentctl.sync.crdt import Log
 from agentctl.sync.doc import Doc
-from agentctl.sync.epoch import Epoch
+from agentctl.sync.epoch import HEAD_KEYS, Epoch
 from agentctl.sync.folder import Memo, View, compress, expand
 from agentctl.sync.treeformat import archive_ok, max_file
 from agentctl.task import entries
@@ -84,7 +84,7 @@ def observe(doc: Doc, memo: Memo, view: View, store: Any, replica: str) -> Memo:
         e = doc.epochs.get(eid)
         if e is None:
             f = view.tfields
-            e = doc.epochs[eid] = Epoch(eid, {k: f.get(k, "") for k in ("TASK_ID", "DESC", "STARTED")},
+            e = doc.epochs[eid] = Epoch(eid, {k: f[k] for k in HEAD_KEYS if k in f},
                                          [x.path for x in view.entries])
         seen = memo.get("fields", {}) if old_epoch == eid else {}
         for k, v in view.task_fields().items():

@@ -93,6 +93,9 @@ def _plan_task(doc: Doc, e: Epoch, store: Store, view: View, now: float) -> tupl
     values = {k: v for k, (_, v) in e.fields.items()}
     new = {"STATE": values.get("STATE", "ACTIVE"), **{k: e.head.get(k, "") for k in ("TASK_ID", "DESC")},
            "NOTES": values.get("NOTES", ""), "STARTED": e.head.get("STARTED", "")}
+    for k in ("MATCH", "MATCH_PATHS"):  # a --match task's pattern: from the head, else as this copy started it
+        if k in e.head or (k in old and view.epoch == e.id):
+            new[k] = e.head[k] if k in e.head else old[k]
     pin = values.get("NEXT", "")
     if pin and any(x.path == pin and not x.closed for x in entries):
         new["NEXT"], new["NEXT_PINNED"] = pin, "1"
@@ -102,7 +105,8 @@ def _plan_task(doc: Doc, e: Epoch, store: Store, view: View, now: float) -> tupl
         new["STOPPED_BY"] = old["STOPPED_BY"]
     agentctl.task.entries.refresh(new, entries)
     same = view.epoch == e.id and view.entries == entries and all(
-        old.get(k, "") == new.get(k, "") for k in ("STATE", "TASK_ID", "DESC", "NOTES", "STARTED", "NEXT", "NEXT_PINNED"))
+        old.get(k, "") == new.get(k, "") for k in ("STATE", "TASK_ID", "DESC", "NOTES", "STARTED", "NEXT", "NEXT_PINNED",
+                                                                            "MATCH", "MATCH_PATHS"))
     if same:
         return None
     seq = max(codec.status_int(old, "SEQ", store.shown(status.STATUS)) + 1, doc.seq)

@@ -158,6 +158,16 @@ def _epoch(p: str, e: Epoch, state: str, now: float) -> None:
     from agentctl.task import claims
 
     _when(f"{p}/head STARTED", e.head.get("STARTED", ""), now)
+    match = e.head.get("MATCH")
+    if match is not None:  # a --match task's pattern: as `task start --match` takes it
+        import agentctl.task.matched
+
+        try:
+            agentctl.task.matched.check_regex(match)
+        except Exception:
+            raise _no(f"{p}/head", "MATCH is not one regex on one line") from None
+        if len(match) > 2000 or len(e.head.get("MATCH_PATHS", "")) > 20000:
+            raise _no(f"{p}/head", "MATCH or MATCH_PATHS over its limit")
     if len(e.paths) > agentctl.task.entries.MAX_ENTRIES:
         raise _no(f"{p}/list", f"{len(e.paths)} entries, over {agentctl.task.entries.MAX_ENTRIES}")
     for path in e.paths:

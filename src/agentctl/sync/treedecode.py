@@ -164,7 +164,9 @@ def _epoch(eid: str, files: dict[str, bytes]) -> Epoch:
     from agentctl.sync.epoch import epoch_id
 
     p = f"task/{eid}"
-    head = _status(f"{p}/head", files[f"{p}/head"], ("TASK_ID", "DESC", "STARTED"))
+    from agentctl.sync.epoch import HEAD_KEYS
+
+    head = _status(f"{p}/head", files[f"{p}/head"], HEAD_KEYS)
     paths = [_value(f"{p}/list", ln) for ln in _text(f"{p}/list", files.get(f"{p}/list", b""))]
     if eid not in (epoch_id(head.get("TASK_ID", ""), head.get("STARTED", ""), head.get("DESC", "")),
                    epoch_id(head.get("TASK_ID", ""), head.get("STARTED", ""), head.get("DESC", ""), paths)):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from agentctl.ground import codec
 from agentctl.sync.crdt import Log, ORSet, Stamp
 from agentctl.sync.doc import Doc
+from agentctl.sync.epoch import HEAD_KEYS
 from agentctl.sync.treeformat import CHUNK_SIZE, FORMAT, FORMAT_LINE, VERIFY_KEYS
 
 
@@ -52,7 +53,7 @@ def encode(doc: Doc) -> dict[str, bytes]:
     }
     for eid, e in doc.epochs.items():
         p = f"task/{eid}"
-        files[f"{p}/head"] = codec.format_status({k: e.head[k] for k in ("TASK_ID", "DESC", "STARTED") if k in e.head})
+        files[f"{p}/head"] = codec.format_status({k: e.head[k] for k in HEAD_KEYS if k in e.head})
         files[f"{p}/list"] = _lines([codec.encode(x) for x in e.paths])
         files[f"{p}/done"] = _lines([str(i) for i in sorted(e.done)])
         files[f"{p}/marks"] = _lines([f"{c}.{r}|{m}|{codec.encode(path)}|{codec.encode(note)}"

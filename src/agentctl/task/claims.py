@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 
-from agentctl.constraints import protect
+import agentctl.constraints.policy
 from agentctl.ground import codec
 from agentctl.ground.errors import CheckFailed, NoTask, UsageError
 from agentctl.ground.store import Store, now_iso
@@ -53,7 +53,7 @@ def claim(store: Store, agent: str, lease: int = DEFAULT_LEASE) -> ClaimResult:
         entries = status.read_entries(store, old)
         now = time.time()
         target = next((e for e in entries if not e.closed and live_claim(e, now) is None  # never a protected one
-                       and not protect.denied_entries(store, [e.path])), None)
+                       and not agentctl.constraints.policy.denied_entries(store, [e.path])), None)
         if target is None:
             live = [c for c in (live_claim(e, now) for e in entries) if c is not None]
             if not live:

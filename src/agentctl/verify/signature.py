@@ -17,12 +17,17 @@ if TYPE_CHECKING:
     import re
 
 _ERROR_PATTERN = r"error|fail|exception|traceback|assert|\b[\w./-]+:\d+"
+# Where an error is, in the forms the common tools print it on a line of its own: Python's
+# `File "a.py", line 3`, `at f (a.js:3:5)` / `at a.Foo(Foo.java:12)` (covered by path:line above),
+# Rust's `--> src/main.rs:3:5`, `a.c(12)`. The same message at another site is another error: a
+# signature hashes the error's location lines with its message lines (issue 30).
+_LOCATION_PATTERN = r"\bline \d+|\b[\w./-]+\.\w+\(\d+"
 
 
 def _error_rx() -> re.Pattern[str]:
     import re
 
-    return re.compile(_ERROR_PATTERN, re.IGNORECASE)  # compiled once; `re` caches it
+    return re.compile(f"{_ERROR_PATTERN}|{_LOCATION_PATTERN}", re.IGNORECASE)  # compiled once; `re` caches it
 
 
 # -- signatures ---------------------------------------------------------------------------------
@@ -57,7 +62,8 @@ def normalise(line: str, project: str = "") -> str:
 
 
 def error_signature(cmd: str, output: bytes, project: str = "") -> str:
-    """Hash of the failing command and its normalised error lines (16 hex digits)."""
+    """Hash of the failing command and its normalised error lines, the lines naming where an error is
+included (the same message at another file or line is another error); 16 hex digits."""
     import hashlib
 
     text = output.decode("utf-8", "replace")

@@ -26,7 +26,7 @@ from agentctl.ground.errors import AgentctlError
 from agentctl.ground.store import Store, now_iso
 from agentctl.operation.numbers import fields as shaped
 from agentctl.session import compactions
-from agentctl.task import status
+from agentctl.task import progress, status
 from agentctl.userservices import runlevels
 from agentctl.web import history, logs
 from agentctl.web.files import FilesLog, entries_of
@@ -93,7 +93,7 @@ class View:
 
         for follower in (self.files_log, self.journal, self.agent_log):
             part(follower.rel, lambda f=follower: f.poll(store), False)  # type: ignore[misc]
-        fields: dict[str, str] = part("task", lambda: status.read_status(store), {"STATE": "IDLE"})
+        fields: dict[str, str] = part("task", lambda: progress.shown(store)[0], {"STATE": "IDLE"})  # a --match task as the tree shows it
         now = time.time()
         data: dict[str, Any] = {
             "project": store.project,

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import agentctl.constraints.rules
-from agentctl.constraints import lastseen, protect, violations
+from agentctl.constraints import protect, violations
 from agentctl.constraints.rules import Rule
 from agentctl.ground import codec
 from agentctl.ground.errors import UsageError
@@ -54,7 +54,9 @@ def blocked_step(nxt: str, rule: str, instead: str, arg: object) -> str:
 
 def next_note(store: Store, fields: dict[str, str]) -> list[str]:
     """A ``NOTE=`` line for command output when NEXT is write-protected (else none)."""
-    blocked = next_blocked(store, lastseen.enforced(store), fields)
+    import agentctl.constraints.policy
+
+    blocked = next_blocked(store, agentctl.constraints.policy.of(store).rules, fields)
     if blocked is None:
         return []
     instead = f"; the next entry you may edit is {codec.encode(blocked[1])}" if blocked[1] else ""
@@ -63,7 +65,9 @@ def next_note(store: Store, fields: dict[str, str]) -> list[str]:
 
 def start_warnings(store: Store, paths: list[str]) -> list[str]:
     """What `task start` says about entries a P0 rule protects."""
-    protected = protect.denied_entries(store, paths)
+    import agentctl.constraints.policy
+
+    protected = agentctl.constraints.policy.denied_entries(store, paths)
     if not protected:
         return []
     return [f"{len(protected)} of {len(paths)} entries are write-protected by a P0 rule (first: {protected[0][0]} by "
@@ -73,11 +77,13 @@ def start_warnings(store: Store, paths: list[str]) -> list[str]:
 def check_answer(store: Store, raw: str, warn: Callable[[str], None]) -> tuple[list[str], dict[str, object]]:
     """`constraints check PATH`: (lines, data); data["allowed"] decides the exit code."""
     path, real = resolve_arg(store, raw, warn)
-    rules, broken = agentctl.constraints.rules.read_checked(store)
-    rules = lastseen.enforced(store, rules)  # a P0 rule that vanished without a person's confirmation too
-    for line in agentctl.constraints.rules.problem_lines(store, broken):
+    import agentctl.constraints.policy
+
+    policy = agentctl.constraints.policy.of(store)  # the one P0 policy: a rule that vanished without a person's confirmation too
+    rules = policy.rules
+    for line in agentctl.constraints.rules.problem_lines(store, policy.broken):
         warn(line)
-    hit = protect.judge(store, rules, path, real, broken)
+    hit = policy.judge(path, real)
     co = _together_lines(rules, path)
     if hit is None:
         other = other_reading(store, raw, path)

@@ -23,7 +23,7 @@ from agentctl.plan import resumeline
 from agentctl.session import compactions
 from agentctl.task import status
 from agentctl.userservices import runlevels
-from agentctl.workflow import pathanswers, walls
+from agentctl.workflow import pathanswers, resumefit, resumesections, walls
 
 DEFAULT_BUDGET = 2000
 BRIEF_BUDGET = 600
@@ -78,8 +78,8 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
     must += [f"P0|{_v(r.text, P0_CHARS)}" for r in p0]  # whole, never cut
     must += violations.lines(store)  # a P0 rule broken anyway: shown until restored or acknowledged
     must += agentctl.constraints.rules.broken_line(store)  # a rule line that cannot be taken as written: one line
-    gone = lastseen.gone_rules(store)  # a P0 rule that left the file without a person: still enforced, said
-    must += lastseen.lines(store)
+    gone = lastseen.gone_rules(store, persist=False)  # a P0 rule that left the file without a person: still enforced, said
+    must += lastseen.lines(store, persist=False)  # resume writes nothing (the writers record it)
     p0 = p0 + gone
 
     optional: list[list[str] | _Rules] = []  # each group is kept whole or dropped, in this order (the rules: each that fits)
@@ -91,10 +91,11 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
             must.append(f"TASK {parked} {fields.get('DONE', '0')}/{fields.get('TOTAL', '0')} (not in runlevel {level})")
         fields = {"STATE": "IDLE"}
     tree: list[str] = []
-    if fields.get("MATCH") and fields.get("STATE", "IDLE") != "IDLE":  # progress proven from the tree (one git grep)
-        from agentctl.workflow import cochanges
+    if fields.get("MATCH") and fields.get("STATE", "IDLE") != "IDLE":  # progress proven from the tree (one git grep, no write)
+        from agentctl.task import progress
 
-        tree, fields = cochanges.tree_lines(store, fields)  # files that joined the list: counted below
+        fields, found = progress.shown(store, fields)
+        tree = found.lines() if found is not None else []
     state = fields.get("STATE", "IDLE")
     nxt = fields.get("NEXT", "")
     blocked: tuple[str, str] | None = None
@@ -157,7 +158,9 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
         must += group
     if vfields.get("INTERRUPTED"):
         must.append(f"VERIFY INTERRUPTED: {_v(vfields['INTERRUPTED'], 240)}; not a result: run `agentctl verify start` again")
-    optional += [g for g in [report.resume_lines(store, budget // 3)] if g]  # a stat when none is recorded
+    iface = report.resume_lines(store, max(budget // 3, 1200))  # a stat when none is recorded
+    must += [ln for ln in iface if resumefit.priority(ln) == 0]  # old uses left: never cut (one bounded fold)
+    optional += [g for g in [[ln for ln in iface if resumefit.priority(ln) != 0]] if g]
     ev = None
     if state != "IDLE" and (vstate != "FAILED" or state == "DONE"):  # only where it is shown or used
         from agentctl.verify import evidence
@@ -188,6 +191,7 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
     if stale:
         optional.append([f"STALE (written before the last compaction, re-check): {', '.join(stale)}"])
 
+    pinned = resumesections.add(store, budget, level, fields, agent, must, optional)  # the services' own sections
     if parked:
         final = f"DO NEXT: task {parked} is outside runlevel {level}; continue it with `agentctl runlevel work`."
     elif agent is not None and state == "ACTIVE":
@@ -198,13 +202,11 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
         final = resumeline.step(store, fields, _next_step(state, fields, remind, ev))
     used = sum(len(x) + 1 for x in must) + len(final) + 1
     if used + 80 > budget:  # even the essentials overflow: whole lines by priority (see resumefit)
-        from agentctl.workflow import resumefit
-
         extra = [(4 + j, [f"{r[:3]}{_v(r[3:])}" for r in g.rules] if isinstance(g, _Rules) else g)
                  for j, g in enumerate(optional)]
         flat = [(p, [ln]) for p, grp in extra for ln in grp]
         full = used + sum(len(ln) + 1 for _, grp in flat for ln in grp)
-        return resumefit.fit(must, flat, final, budget, full)
+        return resumefit.fit(must, flat, final, budget, full, pinned)
     out = list(must)
     dropped: list[str] = []
     for grp in optional:
@@ -317,7 +319,7 @@ def build_brief(store: Store, agent: str | None = None, budget: int = BRIEF_BUDG
 
         valid_agent(agent)
     budget = min(budget, BRIEF_BUDGET)
-    rules = agentctl.constraints.rules.read_split(store)[0] + lastseen.gone_rules(store)  # the vanished P0 rules still hold
+    rules = agentctl.constraints.rules.read_split(store)[0] + lastseen.gone_rules(store, persist=False)  # the vanished P0 rules still hold
     fields = status.read_status(store)
     state = fields.get("STATE", "IDLE")
     body: list[str] = []

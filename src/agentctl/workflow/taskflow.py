@@ -116,6 +116,7 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
     from agentctl.ground import logsgc, retention
     from agentctl.history import index
     from agentctl.interfaces import lifecycle
+    from agentctl.task import progress
     from agentctl.verify import evidence
 
     retention.policy(store)  # a wrong retention setting refuses the stop before anything moves
@@ -137,7 +138,12 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
         broken = violations.stop_check(store, task_id, force)  # refused like an unverified change
         apart = _together_check(store, task_id, force)  # a P0 co-change not made: refused the same way
         ending = lifecycle.stop_check(store, task_id, force)  # an interface with old uses left: the same
+        tree = progress.stop_check(store, old, force)  # a --match task whose tree still holds the old form: the same
         entries = status.read_entries(store, old)
+        stored = old
+        if tree is not None:  # archived as the tree shows it
+            old = dict(tree.fields, SEQ=stored.get("SEQ", "0"), LIST=stored.get("LIST", ""))
+            entries = tree.entries
         warning = ""
         if old.get("STATE") != "DONE":
             warning = f"task {task_id} was {old.get('STATE')} at {old.get('DONE', '0')}/{old.get('TOTAL', '0')}, not DONE"
@@ -157,7 +163,12 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
         archived["VERIFIED"] = ev.verdict
         archived["EVIDENCE"] = ev.detail()
         forced_apart = [p for p in apart if p.rule.priority == "P0"]
-        archived["FORCED"] = "1" if ev.blocks_stop or broken or forced_apart or ending.forced else "0"
+        unfinished = tree is not None and bool(tree.left or tree.reverted)
+        archived["FORCED"] = "1" if ev.blocks_stop or broken or forced_apart or ending.forced or unfinished else "0"
+        if tree is not None:
+            archived["LEFT"] = str(tree.left)
+            if tree.reverted:
+                archived["REVERTED"] = " ".join(f"{p}:{n}" for p, n in tree.reverted)[:2000]
         archived.update(violations.archive_fields(store, old.get("STARTED", ""), broken))
         archived.update(ending.fields())
         if apart:
@@ -183,14 +194,14 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
         store.replace(f"logs/files-{task_id}{dot}.list", agentctl.task.entries.format_entries(entries))
         seq = codec.status_int(old, "SEQ", store.shown(status.STATUS))
         new = {"STATE": "IDLE", "SEQ": str(seq + 1), "TASK_ID": task_id}
-        status.commit(store, old, new, None)
+        status.commit(store, stored, new, None)
         log.archive(store, f"files-{task_id}{dot}")
         count.keep_empty(store)
         agentctl.verify.status.archive_task(store, f"verify-{task_id}{dot}")
         lifecycle.archive(store, f"interfaces-{task_id}{dot}", ending)
         index.append_index(store, archived, done_rel)
         violations.force(store, task_id)  # a forced stop closes the open violations (recorded above)
-    forced = ev.blocks_stop or bool(broken) or bool(forced_apart) or ending.forced
+    forced = ev.blocks_stop or bool(broken) or bool(forced_apart) or ending.forced or unfinished
     store.log_change("task", "stop", f"{task_id} -> {done_rel}" + (" FORCED" if forced else ""))
     planned = agentctl.plan.lifecycle.on_task_stop(store, old, done_rel, forced)  # a plan task is done in the plan (after the task's locks)
     try:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agentctl.constraints import edit, protect
+from agentctl.constraints import protect
 from agentctl.constraints.rules import Rule
 from agentctl.ground.store import Store
 
@@ -58,10 +58,3 @@ def test_case_folding_is_detected_or_forced(store: Store, monkeypatch: pytest.Mo
     monkeypatch.delenv("AGENTCTL_CASE_FOLD")
     other = os.path.join(os.path.dirname(store.root), os.path.basename(store.root).swapcase())
     assert protect.case_insensitive(store) == os.path.exists(other)
-
-
-def test_denied_entries_by_spelling(store: Store) -> None:
-    assert protect.denied_entries(store, ["secrets/a"]) == []
-    edit.add(store, "P0", "deny-write: secrets/**")
-    assert protect.denied_entries(store, ["src/a", "secrets/a", "secrets/b/c"]) == [
-        ("secrets/a", "deny-write: secrets/**"), ("secrets/b/c", "deny-write: secrets/**")]

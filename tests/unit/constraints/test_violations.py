@@ -85,8 +85,9 @@ def test_what_the_agent_and_resume_are_told(ruled: Store) -> None:
     told = violations.tell(ruled, hits)
     assert told.count("P0 VIOLATION: ") == 5 and told.endswith("and 2 more (`agentctl resume` lists them)")
     violations.note(ruled, ["secrets/x"])
-    (line,) = violations.lines(ruled)
+    line, *note = violations.lines(ruled)
     assert line.startswith("VIOLATION secrets/x written ") and f"against P0 `{RULE}`: restore it with" in line
+    assert ruled.project not in line and all(n.startswith("VIOLATIONS: ") for n in note)
 
 
 def test_deferred_records_count_as_written(ruled: Store) -> None:
@@ -110,3 +111,13 @@ def test_a_changed_denied_path_is_judged_again_when_its_signature_moved(ruled: S
     assert list(violations.open_ones(ruled)) == ["secrets/k"]
     assert violations.restored(ruled, set()) == ["secrets/k"]
     assert violations.note(ruled, [], ["secrets/k"]) == [("secrets/k", RULE)]  # restored forgets the signature
+
+
+def test_many_violations_fold_into_one_bounded_line_with_their_count_and_paths(ruled: Store) -> None:
+    paths = [f"secrets/{'d' * 30}/{n:03d}.key" for n in range(40)]
+    violations.note(ruled, paths)
+    out = violations.lines(ruled)
+    folded = [ln for ln in out if ln.startswith("VIOLATION ")]
+    assert len(folded) == 1 and folded[0].startswith("VIOLATION 40 open") and len(folded[0]) <= violations.FOLD_CHARS
+    assert paths[0] in folded[0] and "more: `git status` shows them)" in folded[0]
+    assert all(ruled.project not in ln for ln in folded)
