@@ -258,27 +258,22 @@ def _update(store: Store, root: str, cache: Cache) -> bool | None:
 class View:
     """The matches of every counted pattern in the tree as git status saw it at one refresh."""
 
-    __slots__ = ("patterns", "_cache")
+    __slots__ = ("patterns", "_by")
 
     def __init__(self, cache: Cache) -> None:
         self.patterns = cache.patterns
-        self._cache = cache
+        by: list[Hits] = [{} for _ in cache.patterns]
+        layers = [(p, e) for p, e in cache.h.items() if p not in cache.w and p not in cache.u]
+        layers += [(p, e) for p, (_, e) in cache.w.items()]
+        for path, entry in layers:
+            for k, n, t in entry:
+                by[k].setdefault(path, []).append((n, t))
+        self._by = by
 
     def hits(self, p: Pattern) -> Hits:
-        """{path: [(line, text)]} of ``p``, in path order."""
-        k = self.patterns.index(p)
-        c = self._cache
-        out: Hits = {}
-        for path, entry in c.h.items():
-            if path not in c.w and path not in c.u:
-                got = [(n, t) for kk, n, t in entry if kk == k]
-                if got:
-                    out[path] = got
-        for path, (_, entry) in c.w.items():
-            got = [(n, t) for kk, n, t in entry if kk == k]
-            if got:
-                out[path] = got
-        return {path: sorted(out[path]) for path in sorted(out)}
+        """{path: [(line, text)]} of ``p``, in path then line order."""
+        got = self._by[self.patterns.index(p)]
+        return {path: sorted(got[path]) for path in sorted(got)}
 
 
 def view(store: Store, wanted: list[Pattern]) -> View:
