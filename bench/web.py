@@ -44,11 +44,11 @@ ARCHIVED = 1000
 def add_history(project: str, count: int) -> None:
     """``count`` archived tasks in logs/index, each with its archive, list and files log (as `task stop` leaves them)."""
     from agentctl.ground import codec
-    from agentctl.history import index as history
+    from agentctl.history import index
 
     logs = os.path.join(project, ".agent-state", "logs")
     stamp = states._now_iso()
-    rows = [history.HEADER.encode()]
+    rows = [index.HEADER.encode()]
     for n in range(count):
         tid = f"arch-{n:04d}"
         done = f"logs/task-{tid}.done"

@@ -5,7 +5,13 @@ inside a function, or under ``if TYPE_CHECKING:`` (a room that needs another's t
   only ``__init__`` and ``__main__``.
 * The rooms stand on floors: front ends -> operations -> workflow -> services -> ground. No import
   runs up the floors; an import across rooms on one floor is declared in ``SIDEWAYS``.
-  A room's command modules (``ops``, ``listops``, ``gcops``) stand on the operations floor.
+  A folder stands on one floor: every command module is in ``commands/``.
+* At the level of folders too: no folder imports one above it, no two folders use each other,
+  and every sideways permission (``SIDEWAYS``, docs/design.md's table) is used by some import.
+* An agentctl module is imported under its own name: no ``import agentctl.x as y``, no
+  ``from agentctl.x import module as y``.
+* Every agentctl module a docstring or a docs page names in dotted (``agentctl.task.status``,
+  ``task.status``) or room form (``task/status.py``) exists.
 * No import cycle at all.
 * ``docs/design.md``'s table of rooms lists exactly the modules in each folder.
 * No module over 400 lines, and the median module small.
@@ -28,11 +34,12 @@ ROOMS: dict[str, int] = {
     "ground": GROUND,
     "constraints": SERVICES, "files": SERVICES, "task": SERVICES, "verify": SERVICES, "session": SERVICES,
     "history": SERVICES, "userservices": SERVICES, "interfaces": SERVICES, "notify": SERVICES,
+    "plan": SERVICES,
+    "context": SERVICES,
     "workflow": WORKFLOW, "statefolder": WORKFLOW, "sync": WORKFLOW, "doctor": WORKFLOW,
-    "commands": OPERATIONS,
-    "cli": FRONT, "mcp": FRONT, "web": FRONT, "integrations": FRONT, "demo": FRONT,
+    "commands": OPERATIONS, "operation": OPERATIONS, "integrations": OPERATIONS,
+    "cli": FRONT, "mcp": FRONT, "web": FRONT, "demo": FRONT,
 }
-OPS_MODULES = {"ops", "listops", "gcops"}
 # Imports across rooms of one floor, room -> the rooms it may use there. The services' table is
 # docs/design.md's "which service may use which".
 SIDEWAYS: dict[str, set[str]] = {
@@ -42,10 +49,12 @@ SIDEWAYS: dict[str, set[str]] = {
     "constraints": {"notify"},
     "session": {"notify"},
     "history": {"files"},
-    "interfaces": {"files"},
-    "statefolder": {"workflow", "userservices"},
-    "sync": {"workflow", "statefolder"},
-    "doctor": {"statefolder", "workflow"},
+    "plan": {"task"},
+    "interfaces": {"constraints"},
+    "context": {"task", "files", "verify", "session", "constraints"},
+    "sync": {"workflow"},
+    "doctor": {"statefolder"},
+    "commands": {"operation", "integrations"},
     "demo": {"cli"},
 }
 OWN = {"agentctl", "agentctl.__main__"}  # the package's own modules (floor: ground, front end)
@@ -105,8 +114,6 @@ def floor(name: str) -> int:
         return FRONT
     where = room(name)
     assert where is not None, name
-    if name.rsplit(".", 1)[-1] in OPS_MODULES and ROOMS[where] < OPERATIONS:
-        return OPERATIONS
     return ROOMS[where]
 
 
@@ -118,7 +125,7 @@ def violations(edges: dict[str, set[str]]) -> list[str]:
             if fb > fa:
                 bad.append(f"{a} ({FLOOR_NAMES[fa]}) imports {b} ({FLOOR_NAMES[fb]}): up the floors")
             elif fb == fa and room(a) != room(b) and room(a) is not None and room(b) is not None \
-                    and room(b) != "commands" and room(b) not in SIDEWAYS.get(room(a) or "", set()):
+                    and room(b) not in SIDEWAYS.get(room(a) or "", set()):
                 bad.append(f"{a} imports {b}: {room(a)} may not use {room(b)} (declare it in SIDEWAYS and docs/design.md)")
     return sorted(bad)
 
@@ -189,8 +196,8 @@ def test_the_checks_find_what_they_look_for() -> None:
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}) == [{"a", "b", "c"}]
     bad = violations({"agentctl.ground.store": {"agentctl.task.status"},
                       "agentctl.constraints.rules": {"agentctl.task.status"},
-                      "agentctl.task.ops": {"agentctl.commands.operation", "agentctl.task.status"},
-                      "agentctl.task.status": set(), "agentctl.commands.operation": set()})
+                      "agentctl.commands.task": {"agentctl.operation.contract", "agentctl.task.status"},
+                      "agentctl.task.status": set(), "agentctl.operation.contract": set()})
     assert len(bad) == 2 and any("up the floors" in b for b in bad) and any("may not use task" in b for b in bad)
 
 
@@ -245,3 +252,131 @@ def test_median_module_is_small() -> None:
     sizes = [n for name, n in _sizes().items() if not modules()[name].name == "__init__.py"]
     median = statistics.median(sizes)
     assert median <= MEDIAN_CEILING, f"the median module has {median} lines (ceiling {MEDIAN_CEILING})"
+
+
+def folder_graph(edges: dict[str, set[str]]) -> dict[str, set[str]]:
+    """room -> the other rooms its modules import."""
+    out: dict[str, set[str]] = {}
+    for a, targets in edges.items():
+        ra = room(a)
+        if ra is None:
+            continue
+        out.setdefault(ra, set()).update(rb for rb in map(room, targets) if rb is not None and rb != ra)
+    return out
+
+
+def folder_violations(rooms: dict[str, set[str]]) -> list[str]:
+    bad = []
+    for a, targets in rooms.items():
+        for b in targets:
+            if ROOMS[b] > ROOMS[a]:
+                bad.append(f"folder {a}/ ({FLOOR_NAMES[ROOMS[a]]}) imports {b}/ ({FLOOR_NAMES[ROOMS[b]]}): up the floors")
+            if a in rooms.get(b, set()) and a < b:
+                bad.append(f"folders {a}/ and {b}/ use each other")
+    return sorted(bad)
+
+
+def test_no_folder_imports_up_the_floors_and_no_two_folders_use_each_other() -> None:
+    bad = folder_violations(folder_graph(graph()))
+    assert not bad, "\n".join(bad)
+
+
+def test_the_folder_check_finds_what_it_looks_for() -> None:
+    bad = folder_violations({"task": {"workflow", "files"}, "workflow": {"task"}, "files": set()})
+    assert bad == ["folder task/ (services) imports workflow/ (workflow): up the floors",
+                   "folders task/ and workflow/ use each other"]
+
+
+def design_sideways() -> dict[str, set[str]]:
+    """docs/design.md's table of which room may use which on its own floor."""
+    text = (ROOT / "docs" / "design.md").read_text(encoding="utf-8")
+    out: dict[str, set[str]] = {}
+    for line in text.splitlines():
+        m = re.match(r"\| `([a-z]+)` \| ([a-z, ]+?)(?: \(.*\))? \|$", line)
+        if m:
+            out[m.group(1)] = set(re.sub(r"\([^)]*\)", "", m.group(2)).replace(" ", "").split(","))
+    return out
+
+
+def test_design_doc_sideways_table_is_the_one_the_test_keeps() -> None:
+    assert design_sideways() == SIDEWAYS
+
+
+def test_every_sideways_permission_is_used() -> None:
+    rooms = folder_graph(graph())
+    unused = sorted(f"{a} may use {b}" for a, allowed in SIDEWAYS.items() for b in allowed
+                    if b not in rooms.get(a, set()) or ROOMS[a] != ROOMS[b])
+    assert not unused, f"sideways permissions no import uses (remove them here and in docs/design.md): {unused}"
+
+
+def renamed_imports(path: Path, mods: set[str]) -> list[str]:
+    """Each agentctl module this file imports under another name (``as``)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [f"{path.name}:{node.lineno}: import {a.name} as {a.asname}" for a in node.names
+                      if a.asname and a.name in mods]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found += [f"{path.name}:{node.lineno}: from {node.module} import {a.name} as {a.asname}"
+                      for a in node.names if a.asname and a.asname != a.name and f"{node.module}.{a.name}" in mods]
+    return found
+
+
+def test_every_agentctl_module_is_imported_under_its_own_name() -> None:
+    mods = set(modules())
+    files = [*SRC.rglob("*.py"), *(ROOT / "tests").rglob("*.py"), *(ROOT / "bench").rglob("*.py")]
+    bad = [line for f in files for line in renamed_imports(f, mods)]
+    assert not bad, "modules imported under another name:\n" + "\n".join(bad)
+
+
+def test_the_rename_check_finds_what_it_looks_for(tmp_path: Path) -> None:
+    src = tmp_path / "m.py"
+    src.write_text("from agentctl.task import status as task\nfrom agentctl.task.status import read_status as r\n"
+                   "import agentctl.files.log as files\nfrom agentctl.task import entries\n", encoding="utf-8")
+    mods = {"agentctl.task.status", "agentctl.files.log", "agentctl.task.entries"}
+    assert renamed_imports(src, mods) == ["m.py:1: from agentctl.task import status as task",
+                                          "m.py:3: import agentctl.files.log as files"]
+
+
+# Dotted words that look like a room and a module but name something else: OpenCode's events.
+OUTSIDE_NAMES = {"session.compacted", "session.created", "context.warn_at", "context.window"}  # + the config keys of context
+FILE_SUFFIXES = {"md", "png", "py", "json", "txt", "sh", "yml", "toml", "log", "list", "lock"}
+_DOTTED = re.compile(r"(?<![\w./-])(agentctl\.)?([a-z_]+)\.([a-z_]+)(?![\w(])")
+_ROOM_PATH = re.compile(r"(?<![\w./-])(?:src/)?(?:agentctl/)?([a-z_]+)/([a-z_]+)\.py\b")
+
+
+def stale_names(text: str, mods: set[str]) -> list[str]:
+    """The module names in ``text`` (``agentctl.task.status``, ``task.status``, ``task/status.py``)
+    that are no module; ``room.NAME`` may also name what the room's ``__init__`` defines."""
+    out = []
+    for m in _DOTTED.finditer(text):
+        where, name = m.group(2), m.group(3)
+        if where not in ROOMS or f"agentctl.{where}.{name}" in mods or name in FILE_SUFFIXES \
+                or f"{where}.{name}" in OUTSIDE_NAMES:
+            continue
+        init = SRC / where / "__init__.py"
+        if m.group(1) is None and init.exists() and re.search(rf"^(def |class )?{name}\b", init.read_text(encoding="utf-8"), re.M):
+            continue
+        out.append(m.group(0))
+    out += [m.group(0) for m in _ROOM_PATH.finditer(text)
+            if m.group(1) in ROOMS and f"agentctl.{m.group(1)}.{m.group(2)}" not in mods]
+    return out
+
+
+def test_every_module_a_docstring_or_docs_page_names_exists() -> None:
+    mods = set(modules())
+    bad = []
+    for path in modules().values():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                doc = ast.get_docstring(node)
+                bad += [f"{path.relative_to(ROOT)}: {n}" for n in stale_names(doc or "", mods)]
+    for page in [*(ROOT / "docs").rglob("*.md"), ROOT / "README.md", ROOT / "CONTRIBUTING.md"]:
+        bad += [f"{page.relative_to(ROOT)}: {n}" for n in stale_names(page.read_text(encoding="utf-8"), mods)]
+    assert not bad, "names of modules that do not exist:\n" + "\n".join(bad)
+
+
+def test_the_name_check_finds_what_it_looks_for() -> None:
+    mods = {"agentctl.task.status"}
+    text = "``task.status`` ``agentctl.task.gone`` ``task.read_status`` task/gone.py sync.md session.compacted"
+    assert stale_names(text, mods) == ["agentctl.task.gone", "task.read_status", "task/gone.py"]

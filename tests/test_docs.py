@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from agentctl import DISTRIBUTION
-from agentctl.cli import helpformat
-from agentctl.cli import reference as refdoc
+from agentctl.cli import helpformat, reference
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -20,7 +19,7 @@ DOCS = ROOT / "docs"
 
 def test_reference_is_current() -> None:
     on_disk = (DOCS / "reference.md").read_text(encoding="utf-8")
-    assert on_disk == refdoc.render(), "docs/reference.md is stale: run `python -m agentctl.cli.reference > docs/reference.md`"
+    assert on_disk == reference.render(), "docs/reference.md is stale: run `python -m agentctl.cli.reference > docs/reference.md`"
 
 
 def test_reference_names_every_command_and_option() -> None:

@@ -124,7 +124,7 @@ def test_task_done_from_stdin_and_completion_stay_light(busy: Path) -> None:
 
 
 def _hooks_available() -> bool:
-    from agentctl.commands import registry
+    from agentctl.operation import registry
 
     return ("hook",) in registry.COMMANDS
 
@@ -248,10 +248,10 @@ INSTANCES = {"**/": ["", "a/", "b/a/"], "**": ["", "a", "a/b"], "/**": ["/", "/a
 def _same_deny(rules: list[Rule], path: str) -> None:
     import warnings
 
-    from agentctl.constraints import rules as constraints
+    import agentctl.constraints.rules
 
     def full(rel: str) -> object:
-        return next((rule for rule, rx in constraints.deny_write_rules(rules) if rx.match(rel)), None)
+        return next((rule for rule, rx in agentctl.constraints.rules.deny_write_rules(rules) if rx.match(rel)), None)
 
     def outcome(fn: Callable[[str], object]) -> tuple[str, str]:
         try:
@@ -261,7 +261,7 @@ def _same_deny(rules: list[Rule], path: str) -> None:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # re's FutureWarning for a "[[" class, on both sides alike
-        assert outcome(lambda rel: constraints.match(rules, rel)) == outcome(full), (rules, path)
+        assert outcome(lambda rel: agentctl.constraints.rules.match(rules, rel)) == outcome(full), (rules, path)
 
 
 @pytest.mark.parametrize("glob,path", [
@@ -270,9 +270,9 @@ def _same_deny(rules: list[Rule], path: str) -> None:
     ("db/**", "db"), ("db/**", "dbx/y"), ("a**b", "a/x/b"), ("a\\b", "a\\b"), ("a b", "a b"), ("/**/a", "a"),
 ])
 def test_hook_deny_check_edge_cases(glob: str, path: str) -> None:
-    from agentctl.constraints import rules as constraints
+    import agentctl.constraints.rules
 
-    _same_deny([constraints.Rule("P0", "deny-write: " + glob)], path)
+    _same_deny([agentctl.constraints.rules.Rule("P0", "deny-write: " + glob)], path)
 
 
 @settings(max_examples=1000, deadline=None)
@@ -281,9 +281,9 @@ def test_hook_deny_check_edge_cases(glob: str, path: str) -> None:
        data=st.data())
 def test_hook_deny_check_is_constraints_denied(globs: list[tuple[str, str, list[str]]], data: st.DataObject) -> None:
     """The hooks skip compiling globs that cannot match; the answer (or the error) is constraints'."""
-    from agentctl.constraints import rules as constraints
+    import agentctl.constraints.rules
 
-    rules = [constraints.Rule(pri, head + "".join(parts)) for pri, head, parts in globs]
+    rules = [agentctl.constraints.rules.Rule(pri, head + "".join(parts)) for pri, head, parts in globs]
     anywhere = st.lists(st.sampled_from(PATH_PARTS), min_size=1, max_size=6).map("".join)
     if globs and data.draw(st.integers(0, 3)) > 0:  # mostly a path made to match one of the globs (give or take)
         parts = data.draw(st.sampled_from(globs))[2]
@@ -301,18 +301,18 @@ NAMES = ["a", "ab", "a/b", "a.b", "b", "src/x.ts", "src/x.tsx", "é/ü.ts", "c d
 
 
 def _pair(base: str, paths: list[str], done_first: int) -> tuple[object, object]:
-    from agentctl.statefolder import init as layout
-    from agentctl.task import status as task
-    from agentctl.workflow import taskflow as workflow
+    from agentctl.statefolder import init
+    from agentctl.task import status
+    from agentctl.workflow import taskflow
 
     stores = []
     for n in range(2):
         root = os.path.join(base, str(n))
         os.makedirs(os.path.join(root, ".git"))
-        store, _ = layout.init(root)
-        workflow.start(store, "t1", "desc", paths)
+        store, _ = init.init(root)
+        taskflow.start(store, "t1", "desc", paths)
         if done_first:
-            task.update(store, done=done_first)
+            status.update(store, done=done_first)
         stores.append(store)
     return stores[0], stores[1]
 
@@ -322,10 +322,10 @@ SNAP_SKIP = ("UPDATED", "STARTED", "LIST_SIG")  # times, and the list file's own
 
 def _snapshot(store: object) -> tuple[dict[str, str], bytes]:
     from agentctl.ground.store import Store
-    from agentctl.task import status as task
+    from agentctl.task import status
 
     assert isinstance(store, Store)
-    fields = task.read_status(store)
+    fields = status.read_status(store)
     data = store.read(f"services/task/{fields['LIST']}", cap=1 << 26) if fields.get("LIST") else b""
     return {k: v for k, v in fields.items() if k not in SNAP_SKIP}, data or b""
 
@@ -333,28 +333,28 @@ def _snapshot(store: object) -> tuple[dict[str, str], bytes]:
 def _apply(store: object, op: tuple[str, object], plain: bool) -> object:
     from agentctl.ground.errors import AgentctlError
     from agentctl.ground.store import Store
-    from agentctl.task import status as task
+    from agentctl.task import status
 
     assert isinstance(store, Store)
-    task._PLAIN = plain
+    status._PLAIN = plain
     try:
         kind, arg = op
         if kind == "done":
             assert isinstance(arg, list)
-            r = task.mark_done(store, arg)
+            r = status.mark_done(store, arg)
         elif kind == "update":
             assert isinstance(arg, tuple)
             n, stale, notes = arg
-            seq = int(task.read_status(store)["SEQ"]) - (1 if stale else 0)
-            r = task.update(store, done=n, seq=seq, notes=notes)
+            seq = int(status.read_status(store)["SEQ"]) - (1 if stale else 0)
+            r = status.update(store, done=n, seq=seq, notes=notes)
         else:
             assert isinstance(arg, str)
-            r = task.update(store, next_path=arg)
+            r = status.update(store, next_path=arg)
         return (r.applied, r.message, r.changed, {k: v for k, v in r.fields.items() if k not in SNAP_SKIP})
     except AgentctlError as exc:
         return (type(exc).__name__, exc.message)
     finally:
-        task._PLAIN = True
+        status._PLAIN = True
 
 
 OPS = st.one_of(
@@ -381,18 +381,18 @@ def test_a_list_the_fast_path_wrote_is_trusted_until_it_changes(project: Path) -
     # After a plain commit the status signs the list (size, mtime, inode, TOTAL, DONE): the next
     # `task done` reads it without checking it. Any change to the file is seen and checked again.
     from agentctl.ground.store import Store
-    from agentctl.task import status as task
-    from agentctl.workflow import taskflow as workflow
+    from agentctl.task import status
+    from agentctl.workflow import taskflow
 
     store = Store(str(project / ".agent-state"))
-    workflow.start(store, "t1", "d", ["src/a.ts", "src/b.ts", "src/c.ts"])
-    assert "LIST_SIG" not in task.read_status(store)  # written by the general path: not signed
-    assert task.mark_done(store, ["src/a.ts"]).changed == ["src/a.ts"]
-    fields = task.read_status(store)
+    taskflow.start(store, "t1", "d", ["src/a.ts", "src/b.ts", "src/c.ts"])
+    assert "LIST_SIG" not in status.read_status(store)  # written by the general path: not signed
+    assert status.mark_done(store, ["src/a.ts"]).changed == ["src/a.ts"]
+    fields = status.read_status(store)
     listed = Path(store.path(f"services/task/{fields['LIST']}"))
     st = listed.stat()
     assert fields["LIST_SIG"] == f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}:3:1"
-    assert "LIST_SIG" not in " ".join(task.status_lines(fields))  # internal, never shown
+    assert "LIST_SIG" not in " ".join(status.status_lines(fields))  # internal, never shown
     # A hand edit in place that keeps the size: `todo|src/b.ts` becomes the unparsable `TODO|src/b.ts`.
     with open(listed, "r+b") as fh:
         text = fh.read()
@@ -400,26 +400,26 @@ def test_a_list_the_fast_path_wrote_is_trusted_until_it_changes(project: Path) -
         fh.write(text.replace(b"todo|src/b.ts", b"TODO|src/b.ts"))
     assert listed.stat().st_size == st.st_size
     os.utime(listed, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))  # its mtime moved, as any write's does
-    assert task._plain_list(store, task.read_status(store)) is None  # checked, and not plain: the general path
+    assert status._plain_list(store, status.read_status(store)) is None  # checked, and not plain: the general path
     # The counts are part of the signature: a status whose DONE changed without the list is checked too.
     with open(listed, "r+b") as fh:
         fh.write(text)
     os.utime(listed, ns=(st.st_atime_ns, st.st_mtime_ns))
-    assert task._plain_list(store, task.read_status(store)) is not None  # as signed again: trusted
-    plain = task._plain_list(store, dict(task.read_status(store), DONE="2"))
+    assert status._plain_list(store, status.read_status(store)) is not None  # as signed again: trusted
+    plain = status._plain_list(store, dict(status.read_status(store), DONE="2"))
     assert plain is not None and plain.done == 1  # not trusted with DONE=2: counted from the file
 
 
 def test_fast_task_path_is_taken_for_plain_lists(project: Path) -> None:
     from agentctl.ground.store import Store
-    from agentctl.task import status as task
-    from agentctl.workflow import taskflow as workflow
+    from agentctl.task import status
+    from agentctl.workflow import taskflow
 
     store = Store(str(project / ".agent-state"))
-    workflow.start(store, "t1", "d", [f"src/f{i}.ts" for i in range(5)])
-    assert task._plain_list(store, task.read_status(store)) is not None
-    workflow.start(store, "t2", "d", ["src/a|b.ts", "src/c.ts"], force=True)  # an escaped path: the general path
-    assert task._plain_list(store, task.read_status(store)) is None
+    taskflow.start(store, "t1", "d", [f"src/f{i}.ts" for i in range(5)])
+    assert status._plain_list(store, status.read_status(store)) is not None
+    taskflow.start(store, "t2", "d", ["src/a|b.ts", "src/c.ts"], force=True)  # an escaped path: the general path
+    assert status._plain_list(store, status.read_status(store)) is None
 
 
 # -- files check finds exactly what a parse of the whole log finds; resume's FILES read is bounded ---
@@ -429,10 +429,10 @@ LOG_OPS = ["CREATE", "MODIFY", "DELETE", "SESSION_START", "BOGUS"]
 
 def _log_store(base: str, records: list[tuple[str, str]], junk: list[bytes]) -> object:
     from agentctl.ground import codec
-    from agentctl.statefolder import init as layout
+    from agentctl.statefolder import init
 
     os.makedirs(os.path.join(base, ".git"))
-    store, _ = layout.init(base)
+    store, _ = init.init(base)
     lines = [codec.record("2026-01-01T00:00:00+00:00", op, path) for op, path in records]
     for i, extra in enumerate(junk):  # malformed lines, a field too many, a bad escape, a fragment
         lines.insert(min(3 * i, len(lines)), extra)
@@ -447,36 +447,36 @@ def _log_store(base: str, records: list[tuple[str, str]], junk: list[bytes]) -> 
        probe=st.sampled_from(NAMES), chunk=st.sampled_from([1, 7, 40, 64, 1 << 20]))
 def test_files_check_matches_a_full_parse(records: list[tuple[str, str]], junk: list[bytes], probe: str,
                                           chunk: int) -> None:
-    from agentctl.files import log as files
+    import agentctl.files.log
     from agentctl.ground.store import Store
 
     with tempfile.TemporaryDirectory(prefix="agentctl-guard-") as base:
         store = _log_store(base, records, junk)
         assert isinstance(store, Store)
-        want = [e for e in files.entries(store) if e[2] == probe and e[1] in files.OPS]
-        saved, files.CHECK_CHUNK = files.CHECK_CHUNK, chunk  # lines cut across reads
+        want = [e for e in agentctl.files.log.entries(store) if e[2] == probe and e[1] in agentctl.files.log.OPS]
+        saved, agentctl.files.log.CHECK_CHUNK = agentctl.files.log.CHECK_CHUNK, chunk  # lines cut across reads
         try:
-            assert files.check(store, probe) == want
+            assert agentctl.files.log.check(store, probe) == want
         finally:
-            files.CHECK_CHUNK = saved
+            agentctl.files.log.CHECK_CHUNK = saved
 
 
 @settings(max_examples=50, deadline=None)
 @given(records=st.lists(st.tuples(st.sampled_from(LOG_OPS[:4]), st.sampled_from(NAMES)), max_size=60),
        window=st.integers(40, 4000))
 def test_resume_files_summary_is_bounded_and_exact_when_it_fits(records: list[tuple[str, str]], window: int) -> None:
-    from agentctl.files import log as files
+    import agentctl.files.log
     from agentctl.ground.store import Store
 
     with tempfile.TemporaryDirectory(prefix="agentctl-guard-") as base:
         store = _log_store(base, records, [])
         assert isinstance(store, Store)
-        full = files.touched(store)
-        count, exact, last = files.recent(store, 3, window)
-        assert exact == (files.size(store) <= window)
+        full = agentctl.files.log.touched(store)
+        count, exact, last = agentctl.files.log.recent(store, 3, window)
+        assert exact == (agentctl.files.log.size(store) <= window)
         if exact:
             by_last_touch: list[str] = []
-            for _, op, path in files.ordered(files.entries(store)):  # by record time, then path
+            for _, op, path in agentctl.files.log.ordered(agentctl.files.log.entries(store)):  # by record time, then path
                 if op != "SESSION_START":
                     if path in by_last_touch:
                         by_last_touch.remove(path)
@@ -494,25 +494,25 @@ def test_resume_files_summary_is_bounded_and_exact_when_it_fits(records: list[tu
 def test_files_check_through_the_index_matches_a_full_parse(batches: list[list[tuple[str, str]]], junk: list[bytes],
                                                             slack: int, chunk: int, damage: str) -> None:
     """The index (used from INDEX_MIN on, extended past INDEX_SLACK) never changes an answer, damaged or not."""
-    from agentctl.files import index as filesindex
-    from agentctl.files import log as files
+    import agentctl.files.index
+    import agentctl.files.log
     from agentctl.ground import codec
     from agentctl.ground.store import Store
 
-    saved = files.INDEX_MIN, filesindex.SLACK, files.CHECK_CHUNK
-    files.INDEX_MIN, filesindex.SLACK, files.CHECK_CHUNK = 0, slack, chunk
+    saved = agentctl.files.log.INDEX_MIN, agentctl.files.index.SLACK, agentctl.files.log.CHECK_CHUNK
+    agentctl.files.log.INDEX_MIN, agentctl.files.index.SLACK, agentctl.files.log.CHECK_CHUNK = 0, slack, chunk
     try:
         with tempfile.TemporaryDirectory(prefix="agentctl-guard-") as base:
             store = _log_store(base, batches[0], junk)
             assert isinstance(store, Store)
             for n, batch in enumerate(batches):
                 if n:
-                    with open(store.path(files.LOG), "ab") as fh:
+                    with open(store.path(agentctl.files.log.LOG), "ab") as fh:
                         fh.write(b"".join(codec.record("2026-01-02T00:00:00+00:00", op, p) for op, p in batch))
                 for probe in NAMES:
-                    want = [e for e in files.entries(store) if e[2] == probe and e[1] in files.OPS]
-                    assert files.check(store, probe) == want, (n, probe)
-                index = store.path(filesindex.INDEX)
+                    want = [e for e in agentctl.files.log.entries(store) if e[2] == probe and e[1] in agentctl.files.log.OPS]
+                    assert agentctl.files.log.check(store, probe) == want, (n, probe)
+                index = store.path(agentctl.files.index.INDEX)
                 if damage and os.path.exists(index):
                     with open(index, "r+b") as fh:
                         if damage == "truncate":
@@ -520,23 +520,23 @@ def test_files_check_through_the_index_matches_a_full_parse(batches: list[list[t
                         else:
                             fh.write(b"agentctl-files-index 1 1 2 3 00 00")
     finally:
-        files.INDEX_MIN, filesindex.SLACK, files.CHECK_CHUNK = saved
+        agentctl.files.log.INDEX_MIN, agentctl.files.index.SLACK, agentctl.files.log.CHECK_CHUNK = saved
 
 
 def test_files_check_reads_little_of_a_long_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """On a 100,000-entry log, a check (after the first builds the index) reads kilobytes, not the log."""
-    from agentctl.files import index as filesindex
-    from agentctl.files import log as files
+    import agentctl.files.index
+    import agentctl.files.log
     from agentctl.ground import codec
-    from agentctl.statefolder import init as layout
+    from agentctl.statefolder import init
 
     (tmp_path / ".git").mkdir()
-    store, _ = layout.init(str(tmp_path))
-    with open(store.path(files.LOG), "wb") as fh:
+    store, _ = init.init(str(tmp_path))
+    with open(store.path(agentctl.files.log.LOG), "wb") as fh:
         fh.write(b"".join(codec.record("2026-01-01T00:00:00+00:00", "MODIFY", f"src/m{i % 9000:05d}.ts")
                           for i in range(100_000)))
-    assert len(files.check(store, "src/m00007.ts")) == 12  # builds the index
-    assert os.path.getsize(store.path(filesindex.INDEX)) > 1 << 20
+    assert len(agentctl.files.log.check(store, "src/m00007.ts")) == 12  # builds the index
+    assert os.path.getsize(store.path(agentctl.files.index.INDEX)) > 1 << 20
     read = 0
     real = os.pread
 
@@ -546,10 +546,10 @@ def test_files_check_reads_little_of_a_long_log(tmp_path: Path, monkeypatch: pyt
         read += len(data)
         return data
 
-    with open(store.path(files.LOG), "ab") as fh:
+    with open(store.path(agentctl.files.log.LOG), "ab") as fh:
         fh.write(codec.record("2026-01-02T00:00:00+00:00", "CREATE", "src/m00007.ts"))
     monkeypatch.setattr(os, "pread", counting)
-    found = files.check(store, "src/m00007.ts")
+    found = agentctl.files.log.check(store, "src/m00007.ts")
     monkeypatch.undo()
     assert len(found) == 13 and found[-1][1] == "CREATE"
     assert 0 < read < 100_000, read
@@ -572,25 +572,25 @@ def test_resume_fast_escape_is_the_codec_escape(value: str, limit: int) -> None:
        pass_at=st.none() | st.integers(0, 40), failed=st.booleans(), window=st.integers(40, 3000))
 def test_evidence_is_bounded_and_exact_when_it_fits(records: list[tuple[str, str]], pass_at: int | None,
                                                     failed: bool, window: int) -> None:
-    from agentctl.files import log as files
+    import agentctl.files.log
+    import agentctl.verify.status
     from agentctl.ground import codec
     from agentctl.ground.store import Store
     from agentctl.verify import evidence
-    from agentctl.verify import status as verify
 
     with tempfile.TemporaryDirectory(prefix="agentctl-guard-") as base:
         store = _log_store(base, [("SESSION_START", "t1")] + records, [])
         assert isinstance(store, Store)
-        with open(store.path(verify.COMMANDS), "w", encoding="utf-8") as fh:
+        with open(store.path(agentctl.verify.status.COMMANDS), "w", encoding="utf-8") as fh:
             fh.write("true\n")
         ident = evidence.log_identity(store)
-        lines = open(store.path(files.LOG), "rb").read().split(b"\n")[:-1]
+        lines = open(store.path(agentctl.files.log.LOG), "rb").read().split(b"\n")[:-1]
         vfields = {"STATE": "FAILED" if failed else "PASSED", "RUN_LOG": ident}
         offset = 0
         if pass_at is not None:
             offset = sum(len(ln) + 1 for ln in lines[: min(pass_at, len(lines))])
             vfields.update(LAST_PASS="2026-01-01T00:00:00+00:00", LAST_PASS_LOG=ident, LAST_PASS_POS=str(offset))
-        full = files.since(store, offset)  # what check() used to compute, whatever the log's length
+        full = agentctl.files.log.since(store, offset)  # what check() used to compute, whatever the log's length
         want = evidence.Evidence("never" if pass_at is None else ("no" if full or failed else "yes"), full,
                                  vfields.get("LAST_PASS", ""), failed)
         saved, evidence.WINDOW = evidence.WINDOW, window
@@ -599,7 +599,7 @@ def test_evidence_is_bounded_and_exact_when_it_fits(records: list[tuple[str, str
         finally:
             evidence.WINDOW = saved
         assert (got.verdict, got.blocks_stop, got.failed) == (want.verdict, want.blocks_stop, want.failed)
-        if files.size(store) - offset <= window or got._changed is not None:  # (or a window without one entry)
+        if agentctl.files.log.size(store) - offset <= window or got._changed is not None:  # (or a window without one entry)
             assert got.line() == want.line()
         else:  # the first names as before; the count a lower bound, marked with "+"
             n = len(got._head)
@@ -612,27 +612,26 @@ def test_evidence_is_bounded_and_exact_when_it_fits(records: list[tuple[str, str
 
 def test_resume_evidence_does_not_read_the_whole_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """100,000 edits since the last pass: resume's VERIFIED line reads a window, never the whole log."""
-    from agentctl.files import log as files
+    import agentctl.files.log
+    import agentctl.verify.status
     from agentctl.ground import codec
-    from agentctl.statefolder import init as layout
+    from agentctl.statefolder import init
     from agentctl.verify import evidence
-    from agentctl.verify import status as verify
-    from agentctl.workflow import resume
-    from agentctl.workflow import taskflow as workflow
+    from agentctl.workflow import resume, taskflow
 
     (tmp_path / ".git").mkdir()
-    store, _ = layout.init(str(tmp_path))
-    workflow.start(store, "t1", "d", ["src/a.ts"])
-    with open(store.path(verify.COMMANDS), "w", encoding="utf-8") as fh:
+    store, _ = init.init(str(tmp_path))
+    taskflow.start(store, "t1", "d", ["src/a.ts"])
+    with open(store.path(agentctl.verify.status.COMMANDS), "w", encoding="utf-8") as fh:
         fh.write("true\n")
-    with open(store.path(files.LOG), "ab") as log:
+    with open(store.path(agentctl.files.log.LOG), "ab") as log:
         log.write(b"".join(codec.record("2026-01-01T00:00:00+00:00", "MODIFY", f"src/m{i % 9000:05d}.ts")
                           for i in range(100_000)))
 
     def whole_log(*args: object) -> list[str]:
         raise AssertionError("files.since read the whole log")
 
-    monkeypatch.setattr(files, "since", whole_log)
+    monkeypatch.setattr(agentctl.files.log, "since", whole_log)
     text = resume.build(store, 2000)
     assert "VERIFIED=never (no passing run in this task yet; " in text and "+ files changed: src/m00000.ts" in text
     ev = evidence.check(store)
@@ -658,7 +657,7 @@ def test_codec_fast_path_is_the_escape_loop(value: str) -> None:
                                       b"t|MOD\\x49FY|a\n", b"t|MODIFY|\xff\n"]), max_size=3))
 def test_files_entries_fast_path_is_the_record_parse(records: list[tuple[str, str]], junk: list[bytes]) -> None:
     """Without a backslash in the log, entries() splits lines itself; the answer is split_record's."""
-    from agentctl.files import log as files
+    import agentctl.files.log
     from agentctl.ground import codec
 
     lines = [codec.record("2026-01-01T00:00:00+00:00", op, path) for op, path in records]
@@ -668,9 +667,9 @@ def test_files_entries_fast_path_is_the_record_parse(records: list[tuple[str, st
     want = []
     for line in data.decode("utf-8", "surrogateescape").split("\n")[:-1]:
         rec = codec.split_record(line, 3)
-        if rec is not None and (rec[1] in files.OPS or rec[1] == "SESSION_START"):
+        if rec is not None and (rec[1] in agentctl.files.log.OPS or rec[1] == "SESSION_START"):
             want.append((rec[0], rec[1], rec[2]))
-    assert files.entries(None, data) == want  # type: ignore[arg-type]  # the store is not read when data is given
+    assert agentctl.files.log.entries(None, data) == want  # type: ignore[arg-type]  # the store is not read when data is given
 
 
 ENVELOPE_PARTS = ["*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ", "*** Move to:", "***  Add File: ",
@@ -737,7 +736,8 @@ import os, sys
 seen = []
 real_stat = os.stat
 def stat(path, *a, **k):
-    if isinstance(path, (str, bytes)) and "/.agent-state/notify" in os.fsdecode(path):
+    if isinstance(path, (str, bytes)) and ("/.agent-state/notify" in os.fsdecode(path)
+                                           or "/agentctl/notify/" in os.fsdecode(path)):
         seen.append(os.fsdecode(path))
     return real_stat(path, *a, **k)
 os.stat = stat

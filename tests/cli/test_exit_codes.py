@@ -60,7 +60,7 @@ def test_json_warnings_carry_what_stderr_says(project: Path) -> None:
 
 def _probe(project: Path, body: str, args: list[str]) -> subprocess.CompletedProcess[str]:
     """The real CLI's main in a fresh interpreter, ``files list`` replaced by ``body``'s ``op``."""
-    probe = (f"import agentctl.files.ops as ops\n{body}\nops.touched = op\n"
+    probe = (f"import agentctl.commands.files as ops\n{body}\nops.touched = op\n"
              f"from agentctl.cli.main import main\nraise SystemExit(main({args!r}))\n")
     return subprocess.run([sys.executable, "-c", probe], cwd=project, capture_output=True, text=True, check=False)
 

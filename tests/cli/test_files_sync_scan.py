@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentctl.files import gitchanges as gitstatus
+from agentctl.files import gitchanges
 from conftest import LONG, run
 
 GIT_ENV = {"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0",
@@ -67,9 +67,9 @@ def head(repo: Path) -> str:
     return _git(repo, "rev-parse", "HEAD").decode().strip()
 
 
-def same(project: Path, base: str, skip: str = "", root: Path | None = None) -> gitstatus.Scan:
+def same(project: Path, base: str, skip: str = "", root: Path | None = None) -> gitchanges.Scan:
     """Assert the new scan and the oracle agree; the last op per path too (what `sync` keeps)."""
-    got = gitstatus.scan(str(project), base, 30.0, skip, root=str(root) if root else None)
+    got = gitchanges.scan(str(project), base, 30.0, skip, root=str(root) if root else None)
     want = oracle(str(project), base, skip)
     assert Counter(got.changes) == Counter(want)
     assert {p: op for op, p in got.changes} == {p: op for op, p in want}
@@ -208,8 +208,8 @@ def test_a_repository_without_commits(tmp_path: Path) -> None:
     (repo / "a.py").write_text("x\n")
     (repo / "b.py").write_text("y\n")
     _git(repo, "add", "b.py")
-    got = same(repo, gitstatus.EMPTY_TREE)
-    assert got.head == gitstatus.EMPTY_TREE and got.processes == 1
+    got = same(repo, gitchanges.EMPTY_TREE)
+    assert got.head == gitchanges.EMPTY_TREE and got.processes == 1
     assert sorted(got.changes) == [("CREATE", "a.py"), ("CREATE", "b.py")]
 
 
@@ -273,4 +273,4 @@ def test_sync_through_the_cli_runs_one_git(tmp_path: Path) -> None:
     (repo / "c d.txt").write_text("new\n")
     r = run("files", "sync", cwd=repo, env=env)
     assert r.code == 0 and "logged 2 paths" in r.out, r.out + r.err
-    assert [ln.split(" ", 2)[2] for ln in counter.read_text().splitlines()] == [" ".join(gitstatus.STATUS)]
+    assert [ln.split(" ", 2)[2] for ln in counter.read_text().splitlines()] == [" ".join(gitchanges.STATUS)]

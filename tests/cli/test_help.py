@@ -6,9 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from agentctl.cli import helpformat
-from agentctl.cli import helptexts as helptext
-from agentctl.commands import registry
+from agentctl.cli import helpformat, helptexts
+from agentctl.operation import registry
 from conftest import run
 
 KEYS = [k for k, _ in helpformat.visible() if k != ("@custom",)]  # a user service: test_user_service_help
@@ -29,7 +28,7 @@ def test_every_command_has_help_in_one_form(tmp_path: Path, key: tuple[str, ...]
         assert "\noptions:\n" in r.out
         for opt in cmd.options:
             assert f"  {opt}" in r.out
-            assert helptext.option_help(key, opt), f"{opt} of {key} has no help text"
+            assert helptexts.option_help(key, opt), f"{opt} of {key} has no help text"
     assert run("help", *_words(key), cwd=tmp_path).out == r.out  # `help X` = `X --help`
     assert all(len(line) <= helpformat.WIDTH or line.startswith("usage:") for line in r.out.splitlines())
 

@@ -112,26 +112,26 @@ def test_case_insensitive_match(linked: Path) -> None:
     assert r.code == 0  # this filesystem tells case apart: SECRETS/ is another folder
     r = run("constraints", "check", "SECRETS/key.txt", cwd=linked, env={"AGENTCTL_CASE_FOLD": "1"})
     assert r.code == 1 and "deny-write: secrets/**" in r.out
-    from agentctl.constraints import rules as constraints
+    import agentctl.constraints.rules
 
-    rules = [constraints.Rule("P0", "deny-write: Secrets/*.PEM")]
-    assert constraints.match(rules, "secrets/a.pem", fold=True) is rules[0]
-    assert constraints.match(rules, "secrets/a.pem") is None
+    rules = [agentctl.constraints.rules.Rule("P0", "deny-write: Secrets/*.PEM")]
+    assert agentctl.constraints.rules.match(rules, "secrets/a.pem", fold=True) is rules[0]
+    assert agentctl.constraints.rules.match(rules, "secrets/a.pem") is None
 
 
 def test_hard_link_search_is_bounded_and_skips_state(linked: Path) -> None:
     """Only a file with several links is searched for, under the deny globs' literal folders."""
+    import agentctl.constraints.rules
     from agentctl.constraints import protect
-    from agentctl.constraints import rules as constraints
     from agentctl.statefolder.opening import open_store
 
     store = open_store(str(linked))
-    rules = constraints.read(store)
+    rules = agentctl.constraints.rules.read(store)
     assert protect.judge(store, rules, "src/app.py", "src/app.py") is None  # one link: no search at all
     found = protect.judge(store, rules, "src/hard.txt", "src/hard.txt")
     assert found is not None and found[1] == "secrets/key.txt"
     os.link(linked / "src" / "app.py", linked / ".agent-state" / "copy")  # the state folder is never searched
-    assert protect.judge(store, [constraints.Rule("P0", "deny-write: *copy*")], "src/app.py", "src/app.py") is None
+    assert protect.judge(store, [agentctl.constraints.rules.Rule("P0", "deny-write: *copy*")], "src/app.py", "src/app.py") is None
 
 
 def test_link_from_outside_the_project_into_a_denied_folder(linked: Path, bindir: Path, tmp_path: Path) -> None:  # noqa: F811

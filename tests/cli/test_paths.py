@@ -128,7 +128,7 @@ def test_unit_rule_is_one_function(repo: Path) -> None:
     """resolve_path is the rule: root spelling from any folder when the folder's reading is unknown."""
     from agentctl.ground.location import resolve_path
     from agentctl.statefolder.opening import open_store
-    from agentctl.workflow.agentpaths import known_in
+    from agentctl.task.agentpaths import known_in
 
     store = open_store(str(repo))
     known = known_in(store)

@@ -41,12 +41,12 @@ def test_resume_bounded_with_huge_history(project: Path) -> None:
 
 def test_prompt_and_status(project: Path) -> None:
     r = run("prompt", cwd=project)
-    assert "agentctl resume" in r.out and "P0" in r.out
+    assert "agentctl resume" in r.out and "P0" in r.out and "`agentctl plan next`" in r.out
     start_task(project, ["a", "b"])
     r = run("status", cwd=project)
     assert r.lines[0].startswith("runlevel work")
     assert any(ln.startswith("task") and "ACTIVE" in ln and "0/2" in ln for ln in r.lines)
-    assert {ln.split()[0] for ln in r.lines[1:]} == {"task", "files", "constraints", "verify", "interfaces"}
+    assert {ln.split()[0] for ln in r.lines[1:]} == {"task", "files", "constraints", "verify", "interfaces", "plan"}
 
 
 @pytest.mark.parametrize("budget", [200, 250, 300, 400, 600])

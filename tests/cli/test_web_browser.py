@@ -343,3 +343,24 @@ def test_one_time_format_across_the_page(page: Any, busy: Path) -> None:
         assert page.errors == []
     finally:
         s.stop()
+
+
+def test_the_page_shows_the_plan_with_the_running_task_highlighted(page: Any, project: Path) -> None:
+    (project / "l.txt").write_text("src/a.ts\n")
+    assert run("plan", "add", "migrate", "--desc", "migrate the imports", "--files", "l.txt", cwd=project).code == 0
+    assert run("plan", "add", "api", "--desc", "change the API", "--after", "migrate", cwd=project).code == 0
+    s = Served(project, "--no-open")
+    try:
+        _open(page, s)
+        assert page.is_visible("#plan-card")
+        rows = page.locator("#plan tbody tr")
+        assert rows.count() == 2 and page.locator("#plan tr.running").count() == 0
+        assert "api\tplanned\tmigrate\tmigrate\tchange the API" in _text(page, "#plan")
+        assert run("plan", "next", cwd=project).code == 0  # shows without a reload
+        _until(page, "#plan-head", "1 active", time.monotonic())
+        running = page.locator("#plan tr.running")
+        assert running.count() == 1 and running.inner_text().startswith("migrate\tactive")
+        assert page.evaluate("getComputedStyle(document.querySelector('#plan tr.running td')).fontWeight") == "700"
+        assert page.errors == []
+    finally:
+        s.stop()

@@ -325,19 +325,19 @@ def test_the_transcript_read_is_bounded_to_a_regular_jsonl_file(tmp_path: Path) 
     import os
     import time
 
-    from agentctl.integrations import qwen as q
+    import agentctl.integrations.qwen
 
     good = tmp_path / "s.jsonl"
     _transcript(good, 160_000)
-    assert q.last_usage(str(good)) == 160_016
+    assert agentctl.integrations.qwen.last_usage(str(good)) == 160_016
     other = tmp_path / "s.txt"
     other.write_bytes(good.read_bytes())
-    assert q.last_usage(str(other)) is None  # not a transcript's name
+    assert agentctl.integrations.qwen.last_usage(str(other)) is None  # not a transcript's name
     fifo = tmp_path / "f.jsonl"
     os.mkfifo(fifo)
     t0 = time.monotonic()
-    assert q.last_usage(str(fifo)) is None  # no writer: a plain open() would block here for ever
+    assert agentctl.integrations.qwen.last_usage(str(fifo)) is None  # no writer: a plain open() would block here for ever
     assert time.monotonic() - t0 < 5
     link = tmp_path / "l.jsonl"
     link.symlink_to(good)
-    assert q.last_usage(str(link)) is None
+    assert agentctl.integrations.qwen.last_usage(str(link)) is None

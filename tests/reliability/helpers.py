@@ -142,22 +142,22 @@ def log_lines_ok(data: bytes, fields: int) -> tuple[int, int]:
 
 def parse_everything(root: Path) -> None:
     """Read every status file with the library's own readers; raise on anything damaged."""
-    from agentctl.constraints import rules as constraints
-    from agentctl.files import log as files
+    import agentctl.files.log
+    import agentctl.verify.status
+    from agentctl.constraints import rules
     from agentctl.ground.store import Store
-    from agentctl.session import compactions as session
-    from agentctl.task import status as task
+    from agentctl.session import compactions
+    from agentctl.task import status
     from agentctl.userservices import runlevels
-    from agentctl.verify import status as verify
 
     store = Store(str(root))
-    fields = task.read_status(store)
+    fields = status.read_status(store)
     if fields.get("LIST"):
-        task.read_entries(store, fields)
-    files.entries(store)
-    constraints.read(store)
-    verify.read_status(store)
-    session.read(store)
+        status.read_entries(store, fields)
+    agentctl.files.log.entries(store)
+    rules.read(store)
+    agentctl.verify.status.read_status(store)
+    compactions.read(store)
     runlevels.current(store)
 
 

@@ -150,18 +150,18 @@ def test_storm(project: Path, tmp_path: Path) -> None:
     assert code == 0, err
     assert (kv["DONE"], kv["TOTAL"], kv["SEQ"], kv["STATE"]) == (str(total), str(total), str(total + 1), "DONE")
     assert doubled == 0 and lost == 0
-    from agentctl.constraints import rules as constraints
-    from agentctl.files import log as files
+    import agentctl.constraints.rules
+    import agentctl.task.status
+    from agentctl.files import log
     from agentctl.statefolder.opening import open_store
-    from agentctl.task import status as task
 
     store = open_store()
-    entries = task.read_entries(store, task.read_status(store))
+    entries = agentctl.task.status.read_entries(store, agentctl.task.status.read_status(store))
     assert len(entries) == total and all(e.done for e in entries)
 
     # the files log: exactly the acknowledged lines, each once, all well formed
     acked = [p for r in got["log"] for p in r["acked"]]
-    logged = [path for _, op, path in files.entries(store) if op == "MODIFY"]
+    logged = [path for _, op, path in log.entries(store) if op == "MODIFY"]
     assert sorted(logged) == sorted(acked) and len(acked) == log_procs * n
     raw_files = (project / ".agent-state/services/files/status").read_bytes()
     files_good, files_bad = log_lines_ok(raw_files, 3)
@@ -169,7 +169,7 @@ def test_storm(project: Path, tmp_path: Path) -> None:
 
     # constraints: the state each worker's acknowledged operations imply
     kept = sorted(t for r in got["con"] for t in r["kept"])
-    assert sorted(r.text for r in constraints.read(store)) == kept
+    assert sorted(r.text for r in agentctl.constraints.rules.read(store)) == kept
 
     # the change log: one well-formed line per change
     agent = (project / ".agent-state/logs/agent.log").read_bytes()
@@ -373,7 +373,7 @@ def test_archive_while_appenders_run(project: Path, tmp_path: Path) -> None:
     acked = [p for o in outs for p in load(o)["acked"]]
     logs = project / ".agent-state/logs"
     seen: list[str] = []
-    from agentctl.files import log as files
+    from agentctl.files import log
     from agentctl.statefolder.opening import open_store
 
     store = open_store()
@@ -382,7 +382,7 @@ def test_archive_while_appenders_run(project: Path, tmp_path: Path) -> None:
         data = src.read_bytes()
         assert data == b"" or data.endswith(b"\n"), src
         assert log_lines_ok(data, 3)[1] == 0, src
-        seen += [path for _, op, path in files.entries(store, data) if op == "MODIFY"]
+        seen += [path for _, op, path in log.entries(store, data) if op == "MODIFY"]
     dup = [p for p, c in collections.Counter(seen).items() if c > 1]
     assert not dup and sorted(seen) == sorted(acked)
     archives = sorted(p.name for p in logs.glob("task-arch*.done"))

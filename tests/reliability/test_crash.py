@@ -211,9 +211,9 @@ def test_replay_after_commit_is_a_no_op(project: Path) -> None:
 
 
 def _child(root: str, w: int, seed: int) -> None:
-    from agentctl.files import log as files
+    import agentctl.task.status
+    from agentctl.files import log
     from agentctl.ground.store import Store
-    from agentctl.task import status as task
 
     store = Store(root)
     r = random.Random(seed)
@@ -221,19 +221,19 @@ def _child(root: str, w: int, seed: int) -> None:
     while True:
         n += 1
         if r.random() < 0.2:
-            res = task.update(store, done=1)
+            res = agentctl.task.status.update(store, done=1)
             os.write(w, f"U {res.fields['SEQ']}\n".encode())
         else:
             path = f"p{seed}-{n}-" + "x" * r.randrange(3000, 7500)
-            files.log(store, "MODIFY", path)
+            log.log(store, "MODIFY", path)
             os.write(w, f"L {path[:40]}\n".encode())
 
 
 def test_random_kills_library(project: Path) -> None:
-    from agentctl.files import log as files
+    import agentctl.task.status
+    from agentctl.files import log
     from agentctl.ground.store import Store
-    from agentctl.task import status as task
-    from agentctl.workflow import taskflow as workflow
+    from agentctl.workflow import taskflow
 
     r = rng("B1")
     kills = scaled(60, 400)
@@ -243,14 +243,14 @@ def test_random_kills_library(project: Path) -> None:
     (project / "l.txt").write_text("".join(f"src/m{i:05d}.py\n" for i in range(entries)))
     _ok(run_bytes("task", "start", "--id", "k", "--desc", "kills", "--files", "l.txt", cwd=project))
     acked_paths: set[str] = set()
-    last_seq = int(task.read_status(store)["SEQ"])
+    last_seq = int(agentctl.task.status.read_status(store)["SEQ"])
     torn = lost = phantom = 0
     t0 = time.monotonic()
     for _k in range(kills):
-        fields = task.read_status(store)
+        fields = agentctl.task.status.read_status(store)
         if int(fields["TOTAL"]) - int(fields["DONE"]) < 100:
-            workflow.start(store, "k", "kills", [f"src/m{i:05d}.py" for i in range(entries)], force=True)
-            last_seq = int(task.read_status(store)["SEQ"])
+            taskflow.start(store, "k", "kills", [f"src/m{i:05d}.py" for i in range(entries)], force=True)
+            last_seq = int(agentctl.task.status.read_status(store)["SEQ"])
             acked_paths.clear()
         rd, wr = os.pipe()
         pid = os.fork()
@@ -267,8 +267,8 @@ def test_random_kills_library(project: Path) -> None:
         with os.fdopen(rd, "rb") as fh:
             acks = fh.read().decode().split("\n")
         # what a reader sees now: a whole old or new status, consistent with its list
-        fields = task.read_status(store)
-        ents = task.read_entries(store, fields)
+        fields = agentctl.task.status.read_status(store)
+        ents = agentctl.task.status.read_entries(store, fields)
         seq, done = int(fields["SEQ"]), int(fields["DONE"])
         assert sum(e.done for e in ents) == done
         acked_seqs = [int(a[2:]) for a in acks if a.startswith("U ")]
@@ -281,16 +281,16 @@ def test_random_kills_library(project: Path) -> None:
         torn += not data.endswith(b"\n")
         good, bad = log_lines_ok(data, 3)
         assert bad <= (0 if data.endswith(b"\n") else 1)  # at most the cut-off tail, never a glued line
-        logged = {p[:40] for _, op, p in files.entries(store, data) if op == "MODIFY"}
+        logged = {p[:40] for _, op, p in log.entries(store, data) if op == "MODIFY"}
         acked_paths |= {a[2:] for a in acks if a.startswith("L ")}
         lost += len(acked_paths - logged)
         phantom += max(0, len(logged - acked_paths) - 1)
         acked_paths = logged  # the in-flight one may have landed: it is now a fact
     assert lost == 0 and phantom == 0
     # the next operations work and clean up after the dead
-    res = task.update(store, done=1)
+    res = agentctl.task.status.update(store, done=1)
     assert res.applied
-    files.log(store, "MODIFY", "after.py")
+    log.log(store, "MODIFY", "after.py")
     assert not [t for t in temp_files(project / ".agent-state") if t.startswith("services/task/")]
     assert (project / ".agent-state/services/files/status").read_bytes().endswith(b"\n")
     from agentctl.doctor.check import examine
@@ -307,15 +307,15 @@ def test_random_kills_library(project: Path) -> None:
 
 
 def test_random_kills_real_processes(project: Path) -> None:
+    import agentctl.task.status
     from agentctl.ground.store import Store
-    from agentctl.task import status as task
 
     r = rng("B2")
     kills_wanted = scaled(20, 100)
     (project / "l.txt").write_text("".join(f"src/m{i:05d}.py\n" for i in range(kills_wanted * 40 + 100)))
     _ok(run_bytes("task", "start", "--id", "p", "--desc", "procs", "--files", "l.txt", cwd=project))
     store = Store(str(project / ".agent-state"))
-    base = task.read_status(store)
+    base = agentctl.task.status.read_status(store)
     t0 = time.monotonic()
     for _ in range(5):  # how long one command lives here: kills land across that span
         _ok(run_bytes("task", "status", cwd=project))
@@ -345,14 +345,14 @@ def test_random_kills_real_processes(project: Path) -> None:
                 acked_logs.add(path)
         parse_everything(project / ".agent-state")  # after every kill, every file parses
     assert kills >= kills_wanted // 2, (kills, runs)
-    fields = task.read_status(store)
+    fields = agentctl.task.status.read_status(store)
     assert fields["STATE"] == "ACTIVE"  # the list never ran out: every applied update marked one entry
     applied = int(fields["DONE"]) - int(base["DONE"])
     assert acked_updates <= applied <= acked_updates + killed_updates
     assert int(fields["SEQ"]) - int(base["SEQ"]) == applied  # status and list moved together, once each
-    from agentctl.files import log as files
+    from agentctl.files import log
 
-    logged = {p for _, op, p in files.entries(store) if op == "MODIFY"}
+    logged = {p for _, op, p in log.entries(store) if op == "MODIFY"}
     assert acked_logs <= logged <= acked_logs | killed_logs
     _ok(run_bytes("task", "update", "--done", "1", cwd=project))  # the next command works
     _ok(run_bytes("files", "log", "MODIFY", "after.py", cwd=project))

@@ -20,15 +20,15 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from agentctl.constraints import edit as constraintedit
-from agentctl.constraints import rules as constraints
-from agentctl.files import log as files
+import agentctl.constraints.rules
+import agentctl.files.log
+import agentctl.task.status
+import agentctl.verify.status
+from agentctl.constraints import edit
 from agentctl.ground.errors import AgentctlError, CheckFailed, NoTask, UsageError
 from agentctl.ground.store import Store
-from agentctl.task import status as task
-from agentctl.verify import status as verify
 from agentctl.verify.tried import add_tried
-from agentctl.workflow import taskflow as workflow
+from agentctl.workflow import taskflow
 
 from . import faults
 from .helpers import LONG, figures, parse_everything
@@ -89,14 +89,14 @@ class Machine(RuleBasedStateMachine):
     @rule(task_id=IDS, desc=TEXT, paths=st.lists(PATH, max_size=6, unique=True), force=st.booleans())
     def start(self, task_id: str, desc: str, paths: list[str], force: bool) -> None:
         if not desc.strip():
-            self._refused(UsageError, workflow.start, self.store, task_id, desc, paths, force=force)
+            self._refused(UsageError, taskflow.start, self.store, task_id, desc, paths, force=force)
             return
         if self.m.state in ("ACTIVE", "PAUSED") and not force:
-            self._refused(UsageError, workflow.start, self.store, task_id, desc, paths, force=force)
+            self._refused(UsageError, taskflow.start, self.store, task_id, desc, paths, force=force)
             return
         if self.m.state in ("ACTIVE", "PAUSED"):
             self.m.seq += 1  # --force archives the running task first (a stop: one SEQ)
-        workflow.start(self.store, task_id, desc, paths, force=force)
+        taskflow.start(self.store, task_id, desc, paths, force=force)
         self.m.state, self.m.task_id, self.m.desc, self.m.notes = "ACTIVE", task_id, desc, ""
         self.m.entries = [[p, False] for p in paths]
         self.m.seq += 1
@@ -107,16 +107,16 @@ class Machine(RuleBasedStateMachine):
     def update_done(self, n: int, seq: str) -> None:
         want = {"none": None, "right": self.m.seq, "stale": self.m.seq - 1}[seq]
         if self.m.state == "IDLE":
-            self._refused((NoTask, UsageError), task.update, self.store, done=n, seq=want)
+            self._refused((NoTask, UsageError), agentctl.task.status.update, self.store, done=n, seq=want)
             return
         if want is not None and want != self.m.seq:
-            res = task.update(self.store, done=n, seq=want)
+            res = agentctl.task.status.update(self.store, done=n, seq=want)
             assert not res.applied and res.fields["SEQ"] == str(self.m.seq)
             return
         if not self.m.entries:
-            self._refused(UsageError, task.update, self.store, done=n, seq=want)
+            self._refused(UsageError, agentctl.task.status.update, self.store, done=n, seq=want)
             return
-        res = task.update(self.store, done=n, seq=want)
+        res = agentctl.task.status.update(self.store, done=n, seq=want)
         todo = [e for e in self.m.entries if not e[1]][:n]
         for e in todo:
             e[1] = True
@@ -127,18 +127,18 @@ class Machine(RuleBasedStateMachine):
     @rule(notes=TEXT)
     def update_notes(self, notes: str) -> None:
         if self.m.state == "IDLE":
-            self._refused(NoTask, task.update, self.store, notes=notes)
+            self._refused(NoTask, agentctl.task.status.update, self.store, notes=notes)
             return
-        task.update(self.store, notes=notes)
+        agentctl.task.status.update(self.store, notes=notes)
         self.m.notes = notes
         self.m.seq += 1
 
     @rule(state=st.sampled_from(["ACTIVE", "PAUSED"]))
     def set_state(self, state: str) -> None:
         if self.m.state == "IDLE":
-            self._refused(NoTask, task.update, self.store, state=state)
+            self._refused(NoTask, agentctl.task.status.update, self.store, state=state)
             return
-        task.update(self.store, state=state)
+        agentctl.task.status.update(self.store, state=state)
         if self.m.state != "DONE":
             self.m.state = state
         self.m.seq += 1
@@ -148,9 +148,9 @@ class Machine(RuleBasedStateMachine):
     def mark_done(self, path: str) -> None:
         index = {e[0]: e for e in self.m.entries}
         if self.m.state == "IDLE" or path not in index:
-            self._refused(NoTask if self.m.state == "IDLE" else UsageError, task.mark_done, self.store, [path])
+            self._refused(NoTask if self.m.state == "IDLE" else UsageError, agentctl.task.status.mark_done, self.store, [path])
             return
-        res = task.mark_done(self.store, [path])
+        res = agentctl.task.status.mark_done(self.store, [path])
         if index[path][1]:
             assert not res.applied
             return
@@ -162,9 +162,9 @@ class Machine(RuleBasedStateMachine):
     @rule()
     def stop(self) -> None:
         if self.m.state == "IDLE":
-            self._refused(CheckFailed, workflow.stop, self.store)
+            self._refused(CheckFailed, taskflow.stop, self.store)
             return
-        res = workflow.stop(self.store)
+        res = taskflow.stop(self.store)
         assert os.path.exists(self.store.path(res.archive))
         self.m.state = "IDLE"
         self.m.seq += 1
@@ -172,32 +172,32 @@ class Machine(RuleBasedStateMachine):
         self.m.files = []
 
     # -- files -----------------------------------------------------------------------------------
-    @rule(op=st.sampled_from(files.OPS), path=PATH)
+    @rule(op=st.sampled_from(agentctl.files.log.OPS), path=PATH)
     def log(self, op: str, path: str) -> None:
-        files.log(self.store, op, path)
+        agentctl.files.log.log(self.store, op, path)
         self.m.files.append((op, path))
 
     @rule(tail=st.sampled_from([b"2026-01-01T00:00:00+00:00|MODIFY|half", b"\x00\x00", b"\xff", b"|||"]))
     def damage_tail(self, tail: bytes) -> None:
         """A writer killed mid-append: the fragment must never read as a record."""
-        path = self.store.path(files.LOG)
+        path = self.store.path(agentctl.files.log.LOG)
         if os.path.exists(path):
             with open(path, "ab") as fh:
                 fh.write(tail)
 
     # -- constraints -----------------------------------------------------------------------------
-    @rule(pri=st.sampled_from(constraints.PRIORITIES), text=TEXT)
+    @rule(pri=st.sampled_from(agentctl.constraints.rules.PRIORITIES), text=TEXT)
     def add_rule(self, pri: str, text: str) -> None:
         if not text.strip() or text.strip().lower().startswith("deny-write:"):
             if not text.strip():
-                self._refused(UsageError, constraintedit.add, self.store, pri, text)
+                self._refused(UsageError, edit.add, self.store, pri, text)
             return
-        added, _ = constraintedit.add(self.store, pri, text)
+        added, _ = edit.add(self.store, pri, text)
         rule_ = (pri, text.strip())
         assert added == (rule_ not in self.m.rules)
         if added:
             self.m.rules.append(rule_)
-            self.m.rules.sort(key=lambda r: constraints.PRIORITIES.index(r[0]))
+            self.m.rules.sort(key=lambda r: agentctl.constraints.rules.PRIORITIES.index(r[0]))
 
     @precondition(lambda self: bool(self.m.rules))
     @rule(data=st.data())
@@ -205,7 +205,7 @@ class Machine(RuleBasedStateMachine):
         pri, text = data.draw(st.sampled_from(self.m.rules))
         what = f"{pri}|{text}"
         target = next(r for r in self.m.rules if r[1] == what or r == (pri, text))
-        removed = constraintedit.remove(self.store, what)
+        removed = edit.remove(self.store, what)
         assert (removed.priority, removed.text) == target
         self.m.rules.remove(target)
 
@@ -250,11 +250,11 @@ class Machine(RuleBasedStateMachine):
                 faults.install(faults.killer(step, nth))
                 s = Store(self.store.root)
                 if kind == "update":
-                    task.update(s, done=1)
+                    agentctl.task.status.update(s, done=1)
                 elif kind == "log":
-                    files.log(s, "MODIFY", "crash.py")
+                    agentctl.files.log.log(s, "MODIFY", "crash.py")
                 else:
-                    constraintedit.add(s, "P2", "crash rule")
+                    edit.add(s, "P2", "crash rule")
             finally:
                 os._exit(0)
         _, status = os.waitpid(pid, 0)
@@ -278,11 +278,11 @@ class Machine(RuleBasedStateMachine):
         assert self._disk() == before
 
     def _disk(self) -> tuple[object, ...]:
-        fields = task.read_status(self.store)
-        entries = [[e.path, e.done] for e in task.read_entries(self.store, fields)] if fields.get("LIST") else []
-        logged = [(op, p) for _, op, p in files.entries(self.store) if op in files.OPS]
-        rules = [(r.priority, r.text) for r in constraints.read(self.store)]
-        tried = verify.tried(verify.read_status(self.store))
+        fields = agentctl.task.status.read_status(self.store)
+        entries = [[e.path, e.done] for e in agentctl.task.status.read_entries(self.store, fields)] if fields.get("LIST") else []
+        logged = [(op, p) for _, op, p in agentctl.files.log.entries(self.store) if op in agentctl.files.log.OPS]
+        rules = [(r.priority, r.text) for r in agentctl.constraints.rules.read(self.store)]
+        tried = agentctl.verify.status.tried(agentctl.verify.status.read_status(self.store))
         return (fields, entries, logged, rules, tried)
 
     def _matches(self, m: Model) -> bool:
@@ -294,7 +294,7 @@ class Machine(RuleBasedStateMachine):
             done = sum(1 for e in m.entries if e[1])
             ok = ok and (fields.get("TOTAL"), fields.get("DONE")) == (str(len(m.entries)), str(done))
             ok = ok and entries == m.entries
-        return ok and logged == m.files and rules == m.rules and tried == m.tried[-verify.MAX_TRIED:]
+        return ok and logged == m.files and rules == m.rules and tried == m.tried[-agentctl.verify.status.MAX_TRIED:]
 
     @invariant()
     def disk_equals_model(self) -> None:

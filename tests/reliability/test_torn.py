@@ -58,13 +58,13 @@ def _clear_quarantine(state: Path) -> None:
 
 
 def test_cut_at_every_byte_of_the_last_two_records(project: Path) -> None:
-    from agentctl.files import log as files
+    import agentctl.files.log
 
     store = _store(project)
     state = project / ".agent-state"
     log = state / "services/files/status"
     for i in range(12):
-        files.log(store, "MODIFY", f"src/{'é' * (i % 3)}mod|{i}.py")
+        agentctl.files.log.log(store, "MODIFY", f"src/{'é' * (i % 3)}mod|{i}.py")
     full = log.read_bytes()
     records = full.split(b"\n")[:-1]
     start = len(full) - len(records[-1]) - len(records[-2]) - 2
@@ -75,13 +75,13 @@ def test_cut_at_every_byte_of_the_last_two_records(project: Path) -> None:
         fragment = data[len(complete):]
         log.write_bytes(data)
         _clear_quarantine(state)
-        expected = files.entries(store, complete)
-        assert files.entries(store) == expected  # a fragment is never read as a record
-        files.log(store, "CREATE", f"after-{cut}.py")
+        expected = agentctl.files.log.entries(store, complete)
+        assert agentctl.files.log.entries(store) == expected  # a fragment is never read as a record
+        agentctl.files.log.log(store, "CREATE", f"after-{cut}.py")
         after = log.read_bytes()
         assert after.startswith(complete) and after.endswith(b"\n")
         assert log_lines_ok(after, 3)[1] == 0
-        got = files.entries(store)
+        got = agentctl.files.log.entries(store)
         assert got[:-1] == expected and got[-1][1:] == ("CREATE", f"after-{cut}.py")
         if fragment:
             assert fragment in _quarantined(state)
@@ -119,18 +119,18 @@ def test_agent_log_cut_and_healed(project: Path) -> None:
     b"|||",
 ], ids=["nuls", "random", "lone-cr", "half-utf8", "70KB", "record-shaped", "pipes"])
 def test_garbage_tail_is_quarantined_not_read(project: Path, tail: bytes) -> None:
-    from agentctl.files import log as files
+    import agentctl.files.log
 
     store = _store(project)
     state = project / ".agent-state"
-    files.log(store, "MODIFY", "a.py")
-    before = files.entries(store)
+    agentctl.files.log.log(store, "MODIFY", "a.py")
+    before = agentctl.files.log.entries(store)
     log = state / "services/files/status"
     with open(log, "ab") as fh:
         fh.write(tail)
-    assert files.entries(store) == before
-    files.log(store, "MODIFY", "b.py")
-    got = files.entries(store)
+    assert agentctl.files.log.entries(store) == before
+    agentctl.files.log.log(store, "MODIFY", "b.py")
+    got = agentctl.files.log.entries(store)
     assert got[:-1] == before and got[-1][1:] == ("MODIFY", "b.py")
     assert tail in _quarantined(state)
     assert [p for _, _, p in got] == ["a.py", "b.py"]
@@ -138,19 +138,19 @@ def test_garbage_tail_is_quarantined_not_read(project: Path, tail: bytes) -> Non
 
 def test_negative_control_plain_append_glues_and_loses(project: Path) -> None:
     """The checker has teeth: appending without sealing the fragment loses the new record."""
-    from agentctl.files import log as files
+    import agentctl.files.log
     from agentctl.ground import codec
     from agentctl.ground.store import now_iso
 
     store = _store(project)
     log = project / ".agent-state/services/files/status"
-    files.log(store, "MODIFY", "a.py")
+    agentctl.files.log.log(store, "MODIFY", "a.py")
     with open(log, "ab") as fh:
         fh.write(b"2026-11-29T18:00:00+00:00|MODIFY|src/fo")
     fd = os.open(log, os.O_WRONLY | os.O_APPEND)
     os.write(fd, codec.record(now_iso(), "MODIFY", "lost.py"))
     os.close(fd)
-    paths = [p for _, _, p in files.entries(store)]
+    paths = [p for _, _, p in agentctl.files.log.entries(store)]
     assert "lost.py" not in paths  # glued to the fragment: an acknowledged record is gone
     assert log_lines_ok(log.read_bytes(), 3)[1] == 1
 

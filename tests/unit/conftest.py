@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from agentctl.ground.store import Store
-from agentctl.statefolder import init as layout
+from agentctl.statefolder import init
 
 
 @pytest.fixture
@@ -16,5 +16,5 @@ def store(tmp_path: Path) -> Store:
     proj = tmp_path / "proj"
     proj.mkdir()
     (proj / ".git").mkdir()
-    made, _ = layout.init(str(proj))
+    made, _ = init.init(str(proj))
     return made

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from agentctl.constraints import edit as constraintedit
+import agentctl.session.compactions
+from agentctl.constraints import edit
 from agentctl.ground.store import Store
 from agentctl.integrations import hookrun
-from agentctl.session import compactions as session
 
 PAYLOADS = Path(__file__).resolve().parent.parent / "e2e" / "payloads"
 CAPTURED_PROJECT = "/tmp/agentctl-e2e/proj"  # the project folder the payloads were captured in
@@ -47,7 +47,7 @@ def feed(monkeypatch: pytest.MonkeyPatch, data: Mapping[str, object]) -> None:
 
 
 def deny_secrets(store: Store) -> None:
-    constraintedit.add(store, "P0", "deny-write: secrets/**")
+    edit.add(store, "P0", "deny-write: secrets/**")
 
 
 def agent_log(store: Store) -> str:
@@ -55,4 +55,4 @@ def agent_log(store: Store) -> str:
 
 
 def compactions(store: Store) -> int:
-    return int(session.read(store).get("COMPACTIONS", "0"))
+    return int(agentctl.session.compactions.read(store).get("COMPACTIONS", "0"))

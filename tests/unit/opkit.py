@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from agentctl.commands.operation import Ctx, Result, run
-from agentctl.commands.registry import COMMANDS
-from agentctl.statefolder import init as layout
+from agentctl.operation.contract import Ctx, Result, run
+from agentctl.operation.registry import COMMANDS
+from agentctl.statefolder import init
 
 
 def project_ctx(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Ctx:
     """A git project at ``tmp_path`` made by ``layout.init`` (what `agentctl init` does), run from its root."""
     (tmp_path / ".git").mkdir(exist_ok=True)
     monkeypatch.chdir(tmp_path)
-    store, _ = layout.init(str(tmp_path))
+    store, _ = init.init(str(tmp_path))
     return Ctx(state_dir=store.root, cwd=str(tmp_path))
 
 

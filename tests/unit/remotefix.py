@@ -6,7 +6,7 @@ import subprocess
 from pathlib import Path
 
 from agentctl.ground.store import Store
-from agentctl.statefolder import init as layout
+from agentctl.statefolder import init
 
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "init.defaultBranch=main"]
 
@@ -31,4 +31,4 @@ def remote(base: Path) -> Path:
 def clone(bare: Path, base: Path, name: str) -> Store:
     """A clone ``base/name`` of ``bare`` with its state folder made (``layout.init``)."""
     git("clone", "-q", str(bare), str(base / name), cwd=base)
-    return layout.init(str(base / name))[0]
+    return init.init(str(base / name))[0]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agentctl.constraints import edit as constraintedit
-from agentctl.files import log as files
+from agentctl.constraints import edit
+from agentctl.files import log
 from agentctl.ground.store import Store
-from agentctl.statefolder import init as layout
+from agentctl.statefolder import init
 from agentctl.sync.doc import Doc
 from agentctl.sync.folder import Memo, View
 from agentctl.sync.local import observe
@@ -18,19 +18,19 @@ REPLICA = "aaaaaaaaaaaa"
 
 def folder(base: Path, name: str) -> Store:
     (base / name / ".git").mkdir(parents=True)
-    return layout.init(str(base / name))[0]
+    return init.init(str(base / name))[0]
 
 
 def busy(base: Path) -> Store:
     """A folder with a rule, a task of three entries (one done), and two edits logged."""
     store = folder(base, "a")
-    constraintedit.add(store, "P0", "deny-write: db/**")
+    edit.add(store, "P0", "deny-write: db/**")
     (base / "list.txt").write_text("src/a.py\nsrc/b.py\nsrc/c.py\n")
     # through the CLI, as a user would: the task's operations may move between modules, the commands stay
     assert run("task", "start", "--id", "t1", "--desc", "port it", "--files", str(base / "list.txt"),
                cwd=store.project).code == 0
-    files.log(store, "MODIFY", "src/a.py")
-    files.log(store, "CREATE", "src/b.py")
+    log.log(store, "MODIFY", "src/a.py")
+    log.log(store, "CREATE", "src/b.py")
     assert run("task", "done", "src/a.py", cwd=store.project).code == 0
     return store
 

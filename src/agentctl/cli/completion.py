@@ -1,19 +1,28 @@
 """Shell completion: `agentctl completion bash|zsh|fish` prints a script; the script asks the hidden
 `agentctl __complete WORD... CURRENT` for the candidates, one a line.
 
-Everything a script completes comes from the registry (``commands.registry``) when Tab is pressed:
+Everything a script completes comes from the registry (``operation.registry``) when Tab is pressed:
 the commands, a service's actions, a command's options and the values they take; the user services
 are the folders the state holds now; after `task done`, `task skip` and `files check` the running
 task's remaining entries are read from its list file. So a script never goes stale, and one
 implementation serves the three shells. `__complete` never writes, never fails (no state folder:
 no entries) and prints nothing on stderr.
+
+A candidate may hold anything a task entry can (one can arrive by `sync pull`): ``;``, ``$(…)``,
+backquotes, quotes, spaces, newlines. None is ever inserted for the shell to run: bash's script asks
+``__complete --quote=bash`` and gets each candidate quoted as bash reads it back to the same word
+(:func:`bash_quote`); zsh's asks ``--nul`` and fish's ``--raw`` and get the words themselves (NUL-separated;
+one a line, a word holding a newline left out, since fish splits its completions at lines), and their
+line editors quote what they insert (zsh's ``compadd`` without ``-Q``, fish's completions).
+Without either option (a script saved from an older agentctl) only the candidates that need no quoting
+are offered. The word being completed is read back unquoted (:func:`unquote`), as the shell would.
 """
 
 from __future__ import annotations
 
-from agentctl.commands.operation import Ctx, Result
-from agentctl.commands.registry import ACTION_WORDS, BUILTIN_SERVICES, COMMANDS, TARGET_USAGE, Command
 from agentctl.ground.errors import AgentctlError, UsageError
+from agentctl.operation.contract import Ctx, Result
+from agentctl.operation.registry import ACTION_WORDS, BUILTIN_SERVICES, COMMANDS, TARGET_USAGE, Command
 
 SHELLS = ("bash", "zsh", "fish")
 # The values an option or a positional argument takes, where they are a fixed set.
@@ -27,6 +36,7 @@ VALUES: dict[str, tuple[str, ...]] = {
     "target": tuple(part.split()[0] for part in TARGET_USAGE.split(" | ")),
 }
 ENTRY_COMMANDS = {("task", "done"), ("task", "skip"), ("files", "check")}  # complete the remaining entries
+PLAN_ID_COMMANDS = {("plan", "show"), ("plan", "drop"), ("plan", "edit"), ("plan", "remove")}  # and --after: plan ids
 # Positional values of the one-word commands whose first argument is a word from a fixed set.
 SUBWORDS: dict[tuple[str, ...], tuple[str, ...]] = {
     ("sync",): ("push", "pull", "status", "auto"),
@@ -37,7 +47,7 @@ BASH = """\
 # bash completion for agentctl: `source <(agentctl completion bash)` (e.g. in ~/.bashrc)
 _agentctl_complete() {
     local IFS=$'\\n'
-    COMPREPLY=($(agentctl __complete "${COMP_WORDS[@]:1:COMP_CWORD-1}" "${COMP_WORDS[COMP_CWORD]}" 2>/dev/null))
+    COMPREPLY=($(agentctl __complete --quote=bash "${COMP_WORDS[@]:1:COMP_CWORD-1}" "${COMP_WORDS[COMP_CWORD]}" 2>/dev/null))
 }
 complete -o default -F _agentctl_complete agentctl
 """
@@ -47,10 +57,10 @@ ZSH = """\
 # zsh completion for agentctl: `source <(agentctl completion zsh)` after compinit, or save it as _agentctl in $fpath
 _agentctl() {
     local -a found
-    found=("${(@f)$(agentctl __complete "${(@)words[2,CURRENT-1]}" "${words[CURRENT]}" 2>/dev/null)}")
+    found=("${(@0)$(agentctl __complete --nul "${(@Q)words[2,CURRENT-1]}" "${(Q)words[CURRENT]}" 2>/dev/null)}")
     found=(${found:#})
     if (( ${#found} )); then
-        compadd -Q -- "${found[@]}"
+        compadd -- "${found[@]}"
     else
         _files
     fi
@@ -67,7 +77,7 @@ FISH = """\
 function __agentctl_complete
     set -l words (commandline -opc)
     set -l current (commandline -ct)
-    set -l found (agentctl __complete $words[2..-1] "$current" 2>/dev/null)
+    set -l found (agentctl __complete --raw $words[2..-1] "$current" 2>/dev/null)
     if test (count $found) -gt 0
         printf '%s\\n' $found
     else
@@ -88,20 +98,107 @@ def completion(ctx: Ctx, *, shell: str) -> Result:
 
 
 def complete(args: list[str]) -> int:
-    """`agentctl __complete WORD... CURRENT`: print the candidates for CURRENT, one a line; exit 0."""
+    """`agentctl __complete [--quote=bash|--nul|--raw] WORD... CURRENT`: print the candidates for CURRENT,
+    one a line quoted for bash, NUL-separated as they are, one a line as they are (none holding a
+    newline), or (no option) only those that need no quoting; exit 0."""
     import sys
 
+    form = args[0] if args[:1] in (["--quote=bash"], ["--nul"], ["--raw"]) else ""
+    if form:
+        args = args[1:]
     try:
-        found = candidates(args[:-1], args[-1] if args else "")
+        found = candidates(args[:-1], unquote(args[-1]) if args else "", keep_newlines=form in ("--nul", "--quote=bash"))
     except (AgentctlError, OSError, ValueError):
         found = []
+    if form == "--nul":
+        sys.stdout.buffer.write(b"".join(w.encode("utf-8", "surrogateescape") + b"\0" for w in found))
+        return 0
+    if form == "--quote=bash":
+        found = [bash_quote(w) for w in found]
+    elif form != "--raw":
+        found = [w for w in found if bash_quote(w) == w]
     if found:
         sys.stdout.write("\n".join(found) + "\n")
     return 0
 
 
-def candidates(before: list[str], current: str) -> list[str]:
-    """What may stand at CURRENT after the words ``before`` (the words after `agentctl`)."""
+SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./-_")
+
+
+def bash_quote(word: str) -> str:
+    """``word`` as bash reads it back to exactly that word, on one line: as it is when nothing in it is
+    special, in single quotes, or as ``$'…'`` when it holds a control character."""
+    if word and all(c in SAFE for c in word):
+        return word
+    if all(c.isprintable() for c in word):
+        return "'" + word.replace("'", "'\\''") + "'"
+    out = []
+    for c in word:
+        if c in "\\'":
+            out.append("\\" + c)
+        elif c == "\n":
+            out.append("\\n")
+        elif c == "\t":
+            out.append("\\t")
+        elif not c.isprintable() and ord(c) < 0x100:
+            out.append(f"\\x{ord(c):02x}")
+        elif not c.isprintable():
+            out.append(f"\\U{ord(c):08x}")
+        else:
+            out.append(c)
+    return "$'" + "".join(out) + "'"
+
+
+def unquote(word: str) -> str:
+    """The word being completed as the shell will read it: quotes and backslashes removed, leniently (an
+    open quote is closed at the end: that is where Tab was pressed)."""
+    if not any(c in word for c in "'\"\\$"):
+        return word
+    out: list[str] = []
+    i, n = 0, len(word)
+    while i < n:
+        c = word[i]
+        if c == "\\" and i + 1 < n:
+            out.append(word[i + 1])
+            i += 2
+        elif c == "'":
+            end = word.find("'", i + 1)
+            out.append(word[i + 1:] if end < 0 else word[i + 1:end])
+            i = n if end < 0 else end + 1
+        elif c == "$" and word[i + 1:i + 2] == "'":
+            j = i + 2
+            while j < n and word[j] != "'":
+                if word[j] == "\\" and j + 1 < n:
+                    nxt = word[j + 1]
+                    size = {"x": 2, "U": 8}.get(nxt, 0)
+                    digits = word[j + 2:j + 2 + size]
+                    if size and len(digits) == size and all(d in "0123456789abcdefABCDEF" for d in digits):
+                        out.append(chr(int(digits, 16)))
+                        j += 2 + size
+                        continue
+                    out.append({"n": "\n", "t": "\t", "r": "\r"}.get(nxt, nxt))
+                    j += 2
+                else:
+                    out.append(word[j])
+                    j += 1
+            i = j + 1
+        elif c == '"':
+            j = i + 1
+            while j < n and word[j] != '"':
+                if word[j] == "\\" and j + 1 < n and word[j + 1] in '"\\$`':
+                    j += 1
+                out.append(word[j])
+                j += 1
+            i = j + 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def candidates(before: list[str], current: str, keep_newlines: bool = False) -> list[str]:
+    """What may stand at CURRENT after the words ``before`` (the words after `agentctl`); a candidate
+    holding a newline only with ``keep_newlines`` (a caller that does not split at lines)."""
     ctx = Ctx()
     words: list[str] = []
     wants_value = ""
@@ -118,13 +215,15 @@ def candidates(before: list[str], current: str) -> list[str]:
                 wants_value = word
             continue
         words.append(word)
+    if wants_value == "--after" and (_command(words, ctx) or COMMANDS[("init",)]).key[0] == "plan":
+        return _matching(_plan_ids(ctx), current)
     if wants_value:
-        return _matching(VALUES.get(wants_value, ()), current)  # none: the shell completes a file name
+        return _matching(VALUES.get(wants_value, ()), current, keep_newlines)  # none: the shell completes a file name
     cmd = _command(words, ctx)
     if current.startswith("-"):
         options = list(cmd.options) if cmd is not None else []
         return _matching([*options, "--json", "--state-dir", "--help"] + ([] if words else ["--version"]), current)
-    return _matching(_positional(words, cmd, ctx), current)
+    return _matching(_positional(words, cmd, ctx), current, keep_newlines)
 
 
 def _positional(words: list[str], cmd: Command | None, ctx: Ctx) -> list[str]:
@@ -152,6 +251,8 @@ def _positional(words: list[str], cmd: Command | None, ctx: Ctx) -> list[str]:
         return ["on", "off"] if key == ("sync",) and given[:1] == ["auto"] and len(given) == 1 else []
     if key in ENTRY_COMMANDS:
         return [p for p in _remaining(ctx) if p not in given]
+    if key in PLAN_ID_COMMANDS and not given:
+        return _plan_ids(ctx)
     if key == ("status",) and not given:
         return services
     spec = cmd.args[len(given)] if len(given) < len(cmd.args) else ""
@@ -177,29 +278,39 @@ def _command(words: list[str], ctx: Ctx) -> Command | None:
 
 def _services(ctx: Ctx) -> list[str]:
     try:
-        from agentctl.userservices import folders as custom
+        from agentctl.userservices import folders
 
-        return list(BUILTIN_SERVICES) + [s for s in custom.discover(ctx.store()) if s not in BUILTIN_SERVICES]
+        return list(BUILTIN_SERVICES) + [s for s in folders.discover(ctx.store()) if s not in BUILTIN_SERVICES]
     except (AgentctlError, OSError):
         return list(BUILTIN_SERVICES)
 
 
+def _plan_ids(ctx: Ctx) -> list[str]:
+    """The plan's task ids, in the plan's order (read from its file now)."""
+    from agentctl.plan import records
+
+    try:
+        return [t.ID for t in records.read(ctx.store())]
+    except (AgentctlError, OSError):
+        return []
+
+
 def _remaining(ctx: Ctx) -> list[str]:
     """The running task's entries still to do, in list order (read from its list file now)."""
-    from agentctl.task import status as task
+    from agentctl.task import status
 
     try:
         store = ctx.store()
-        fields = task.read_status(store)
+        fields = status.read_status(store)
         if fields.get("STATE", "IDLE") == "IDLE":
             return []
-        return [e.path for e in task.read_entries(store, fields) if not e.closed]
+        return [e.path for e in status.read_entries(store, fields) if not e.closed]
     except (AgentctlError, OSError):
         return []  # no state folder, or one that cannot be read: nothing to offer
 
 
-def _matching(words: list[str] | tuple[str, ...], current: str) -> list[str]:
-    return [w for w in words if w.startswith(current) and "\n" not in w]
+def _matching(words: list[str] | tuple[str, ...], current: str, keep_newlines: bool = False) -> list[str]:
+    return [w for w in words if w.startswith(current) and "\0" not in w and (keep_newlines or "\n" not in w)]
 
 
-__all__ = ["SCRIPTS", "SHELLS", "candidates", "complete", "completion"]
+__all__ = ["SCRIPTS", "SHELLS", "bash_quote", "candidates", "complete", "completion", "unquote"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import sys
 
-from agentctl.commands.operation import Ctx
+from agentctl.operation.contract import Ctx
 
 
 def internal(ctx: Ctx, exc: BaseException) -> str:
@@ -28,8 +28,8 @@ def internal(ctx: Ctx, exc: BaseException) -> str:
 
 def internal_envelope(command: str, text: str, warnings: list[str]) -> dict[str, object]:
     """The JSON envelope of an internal error: exit 3, ``error.kind`` "internal" (docs/json.md)."""
-    from agentctl.commands.operation import envelope
     from agentctl.ground.errors import StateError
+    from agentctl.operation.contract import envelope
 
     doc = envelope(command, error=StateError(text), warnings=warnings)
     doc["error"] = {"message": text, "kind": "internal"}

@@ -11,7 +11,7 @@ import textwrap
 from collections.abc import Callable
 
 from agentctl.cli.helptexts import COMMON, DETAILS, EXIT_CODES, GROUPS, option_help
-from agentctl.commands.registry import ACTION_WORDS, COMMANDS, Command
+from agentctl.operation.registry import ACTION_WORDS, COMMANDS, Command
 
 WIDTH = 100
 NAME_COLUMN = 24

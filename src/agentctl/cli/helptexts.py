@@ -16,6 +16,7 @@ GROUPS: dict[str, str] = {
     "constraints": "the project's rules by priority; P0 `deny-write:` globs are enforced",
     "verify": "the scripted checks, their last result and the fixes already tried",
     "interfaces": "the interface changes of this task and their old uses left in the tree",
+    "plan": "the plan: tasks with dependencies, the ready queue, the task each agent runs from it (docs/plan.md)",
     "notify": "alerts for the person: your commands, run in the background when an event happens (docs/notify.md)",
 }
 
@@ -31,11 +32,13 @@ COMMON: dict[str, str] = {
     "--client": "mcp only: which client's config to write: claude (.mcp.json) or cursor (.cursor/mcp.json)",
     "--absolute": "install only: call agentctl by the full path of the one running now (when it is not on PATH)",
     "--reason": "why (kept on the entry and in the archived list)",
+    "--statusline": "claude only: also set agentctl's statusline (a statusLine of yours is left as it is); uninstall removes it",
 }
 
 # Options whose meaning depends on the command: (command key, option) -> text.
 OPTIONS: dict[tuple[tuple[str, ...], str], str] = {
     (("init",), "--no-pull"): "do not bring the state the git remote holds for this branch (refs/agentctl/)",
+    (("init",), "--nested"): "make a state folder inside a project another one governs (its rules keep applying: this one only adds)",
     (("resume",), "--max-chars"): "the character budget (default 2000); every P0 rule is printed whatever it says",
     (("resume",), "--agent"): "a helper's view: its own claims instead of the main agent's NEXT",
     (("resume",), "--brief"): "P0 rules, the task and NEXT (or the helper's claims) in at most 600 characters",
@@ -70,11 +73,26 @@ OPTIONS: dict[tuple[tuple[str, ...], str], str] = {
     (("interfaces", "add"), "--match"): "a regular expression (Python syntax) an old use matches; default: OLD as literal text",
     (("interfaces", "add"), "--paths"): "search only files under this glob (repeatable; default: every file git does not "
                                         "ignore; never .agent-state/)",
+    (("plan", "add"), "--desc"): "one line saying what the task is",
+    (("plan", "add"), "--after"): "a task this one waits for (repeatable; it must be in the plan)",
+    (("plan", "add"), "--files"): "the task's list: a file of paths, one a line, or - for stdin (read now, kept in the plan)",
+    (("plan", "add"), "--match"): "the task's list is every file holding a match of REGEX when it starts (as task start --match)",
+    (("plan", "add"), "--paths"): "with --match: search only under GLOB (repeatable)",
+    (("plan", "add"), "--priority"): "0 (first) to 9; default 2; the ready queue takes the lowest first",
+    (("plan", "edit"), "--desc"): "the new description",
+    (("plan", "edit"), "--after"): "add a dependency (repeatable; dependencies are never taken away)",
+    (("plan", "edit"), "--files"): "replace the task's list: a file of paths, one a line, or - for stdin",
+    (("plan", "edit"), "--match"): "the task's list is every file holding a match of REGEX when it starts",
+    (("plan", "edit"), "--paths"): "with --match: search only under GLOB (repeatable)",
+    (("plan", "edit"), "--priority"): "0 (first) to 9",
+    (("plan", "next"), "--agent"): "claim the task for this agent: another agent's plan next skips it while the lease lives",
+    (("plan", "next"), "--lease"): "seconds the claim holds (default 1800); when it ends the task is ready again",
+    (("plan", "export"), "--markdown"): "a checklist `- [ ] id: description (after: a, b)` (the one format; the default)",
     (("notify", "add"), "--on"): "an event to run it on (repeatable; default every event): violation, denied, "
                                   "verify-failed, repeat, task-done, compaction, stalled",
     (("notify", "add"), "--after"): "stalled only: seconds without a tool call while a task is ACTIVE (default 600)",
     (("notify", "add"), "--timeout"): "seconds the command may run before its process group is ended (default 10)",
-    (("mcp",), "--tools"): "core (6 tools for the agent's loop) or full (every tool; the default)",
+    (("mcp",), "--tools"): "core (9 tools: the agent's loop and the plan) or full (every tool; the default)",
     (("doctor",), "--fix"): "repair what is safe; whatever is taken out is moved to quarantine, never deleted",
     (("history",), "--limit"): "at most N rows (default 20)",
     (("sync",), "--remote"): "the git remote to sync with (default: the remembered one, else origin if it exists)",
@@ -128,6 +146,18 @@ DETAILS: dict[tuple[str, ...], str] = {
                       "still has old uses, unless `--force`.",
     ("task", "claim"): "Gives NAME the first entry neither done nor claimed under a live lease; `task done` releases "
                        "it; exit 1 when none is left.",
+    ("plan", "add"): "Adds a planned task. Refused (exit 2, nothing changed) with one line naming it: a duplicate id "
+                     "(also of a removed task), an unknown dependency, a cycle. See docs/plan.md.",
+    ("plan", "ready"): "The ready queue: tasks whose dependencies are all done (or dropped), not active under a live "
+                       "lease, ordered by priority (0 first), then fewest dependencies, then the order they were added, "
+                       "then id. `plan next` takes the first.",
+    ("plan", "next"): "Starts the first ready task as `task start` does (its list, or its --match); `task stop` of it "
+                      "marks it done in the plan (a forced stop says `forced`). Exit 1 when nothing is ready (the line "
+                      "says what the rest waits for); exit 2 while a task runs here. In a worktree that joined a sync "
+                      "stream, the claim goes through the shared ref, so two worktrees never start the same task.",
+    ("plan", "import"): "A Markdown checklist (`- [ ] id: description (after: a, b)`, other lines skipped) or a Claude "
+                        "Code Tasks folder (`~/.claude/tasks/<list-id>/`: N.json with id, subject, blockedBy; a bare "
+                        "number id N becomes tN). Malformed input: one line, exit 2, nothing imported.",
     ("files", "log"): "Appends `TIME|OP|PATH`, PATH made relative to the project root; a path outside the project is "
                       "refused.",
     ("files", "check"): "Exit 0 and the path's entries if it was touched in this task, exit 1 if not.",
@@ -176,6 +206,9 @@ DETAILS: dict[tuple[str, ...], str] = {
               "protocol.",
     ("web",): "Prints its URL (with a random token) first; every request needs the token (then a cookie) and this "
               "server's Host header; changes no state; Ctrl-C, SIGTERM or SIGHUP stop it. See docs/web.md.",
+    ("statusline",): "Set by `agentctl install claude --statusline`. Prints one line and records the exact context window "
+                     "Claude Code reports, for the hooks' warnings (docs/context.md).",
+    ("context",): "Settings: `context.warn`, `context.warn_at`, `context.window[.MODEL]` in .agent-state/config (docs/context.md).",
     ("@custom",): "Runs `services/NAME/start.sh`, `stop.sh` or `status.sh` with a lock and a timeout, the init.d way.",
 }
 

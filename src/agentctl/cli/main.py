@@ -9,9 +9,9 @@ from __future__ import annotations
 import os
 import sys
 
-from agentctl.commands.operation import Ctx
-from agentctl.commands.registry import ACTION_WORDS, BUILTIN_SERVICES, COMMANDS, Command, dest
 from agentctl.ground.errors import EXIT_NO, EXIT_OK, EXIT_STATE, EXIT_USAGE, AgentctlError, UsageError
+from agentctl.operation.contract import Ctx
+from agentctl.operation.registry import ACTION_WORDS, BUILTIN_SERVICES, COMMANDS, Command, dest
 
 # The hot path imports no `typing`, `collections.abc` or `dataclasses` at run time (see bench/ and
 # tests/test_perf_guard.py): annotations are strings, and type checkers see these imports.
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
-    from agentctl.commands.operation import Result
+    from agentctl.operation.contract import Result
 
 
 def _parse(cmd: Command, key: tuple[str, ...], tokens: list[str]) -> dict[str, Any]:
@@ -146,19 +146,19 @@ def _is_service(name: str, ctx: Ctx) -> bool:
     if name in BUILTIN_SERVICES:
         return True
     try:
-        from agentctl.userservices import folders as custom
+        from agentctl.userservices import folders
 
-        custom.valid_name(name)
-        return custom.is_service(ctx.store(), name)
+        folders.valid_name(name)
+        return folders.is_service(ctx.store(), name)
     except AgentctlError:
         return False
 
 
 def _all_services(ctx: Ctx) -> list[str]:
     try:
-        from agentctl.userservices import folders as custom
+        from agentctl.userservices import folders
 
-        return list(BUILTIN_SERVICES) + custom.discover(ctx.store())
+        return list(BUILTIN_SERVICES) + folders.discover(ctx.store())
     except AgentctlError:
         return list(BUILTIN_SERVICES)
 
@@ -237,7 +237,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         warnings = list(run.ctx.warnings)
         _warnings(run.ctx.warnings)
         if run.json:
-            from agentctl.commands.operation import envelope
+            from agentctl.operation.contract import envelope
 
             _write_json(envelope(run.command, error=exc, warnings=warnings))
         _err(exc.message)
@@ -296,7 +296,7 @@ def _main(run: _Run, args: list[str]) -> int:
             from agentctl import DISTRIBUTION, __version__
 
             if run.json or "--json" in args[i:]:
-                from agentctl.commands.operation import Result, envelope
+                from agentctl.operation.contract import Result, envelope
 
                 _write_json(envelope("--version", Result(data={"version": __version__, "distribution": DISTRIBUTION})))
             else:
@@ -342,7 +342,7 @@ def _main(run: _Run, args: list[str]) -> int:
         ctx.notify = _warning  # shown when given, as a long-running command (web, verify) goes on
     if run.stream().isatty():
         ctx.partial = run.partial  # a terminal sees a check start; an agent's pipe gets whole lines
-    from agentctl.commands.operation import run as call
+    from agentctl.operation.contract import run as call
 
     if not run.json and key[0] not in ("hook", "mcp", "web") and sys.stderr.isatty():  # a person: a note past 1 s
         from agentctl.cli import progressnote
@@ -355,7 +355,7 @@ def _main(run: _Run, args: list[str]) -> int:
 def _show(run: _Run, result: Result) -> None:
     _warnings(list(result.warnings))  # on stderr, and kept for the envelope
     if run.json:
-        from agentctl.commands.operation import envelope
+        from agentctl.operation.contract import envelope
 
         _write_json(envelope(run.command, result))
     elif result.lines:

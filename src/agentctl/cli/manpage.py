@@ -12,7 +12,7 @@ import sys
 
 from agentctl.cli import helpformat
 from agentctl.cli.helptexts import COMMON, DETAILS, EXIT_CODES, GROUPS, option_help
-from agentctl.commands.registry import Command
+from agentctl.operation.registry import Command
 
 HEAD = """\
 .TH AGENTCTL 1 "" "agentctl" "User Commands"

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, TextIO
 
-    from agentctl.commands.operation import Ctx, Result
+    from agentctl.operation.contract import Ctx, Result
 
 DELAY = 1.0
 SILENT = ("hook", "mcp", "web", "__complete")  # an agent's hook runner, a server that runs until stopped
@@ -116,7 +116,7 @@ def attach(ctx: Ctx, command: str) -> Note | None:
 
 def caller(command: str) -> Callable[[Callable[..., Result], Ctx, dict[str, Any]], Result]:
     """``operation.run`` with the note attached for the run (:func:`attach`), ended however it ends."""
-    from agentctl.commands.operation import run
+    from agentctl.operation.contract import run
 
     def call(fn: Callable[..., Result], ctx: Ctx, kwargs: dict[str, Any]) -> Result:
         note = attach(ctx, command)

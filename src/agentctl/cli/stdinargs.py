@@ -8,8 +8,8 @@ word like any other (``verify tried use x - still failing`` keeps its dash).
 
 from __future__ import annotations
 
-from agentctl.commands.registry import Command
 from agentctl.ground.errors import UsageError
+from agentctl.operation.registry import Command
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

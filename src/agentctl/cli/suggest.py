@@ -5,7 +5,7 @@ Loaded only on the error path (``difflib`` is never imported by a command that w
 
 from __future__ import annotations
 
-from agentctl.commands.registry import BUILTIN_SERVICES, COMMANDS, GLOBAL_FLAGS
+from agentctl.operation.registry import BUILTIN_SERVICES, COMMANDS, GLOBAL_FLAGS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

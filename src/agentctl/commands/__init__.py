@@ -1,4 +1,3 @@
-"""The one way every front end calls the core: ``operation`` (``Ctx``, ``Result``, the JSON
-envelope), ``registry`` (the one table of commands: words, operation, options, arguments) and
-``numbers`` (how a service's fields appear in a result's data). On the operations floor.
-"""
+"""The operations floor: one module a service or concern, holding its commands' operations
+(``op(ctx, *, keyword=value) -> Result``), each named by ``operation.registry`` as
+``module:function``. A command module may use every floor below and ``operation``."""

@@ -2,5 +2,5 @@
 
 ``rules`` (the rules file and its parser), ``edit`` (adding and removing rules), ``protect``
 (the denied paths, one identity per file), ``violations`` (writes to a denied path that
-happened anyway); ``ops`` is its commands. Uses the ground floor only.
+happened anyway); its commands are ``commands.constraints``. Uses the ground floor only.
 """

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import stat
 
-from agentctl.constraints import rules as constraints
+import agentctl.constraints.rules
 from agentctl.constraints.rules import Rule
 from agentctl.ground.store import Store
 
@@ -36,7 +36,7 @@ def judge(store: Store, rules: list[Rule], spelled: str | None, target: str | No
     fold = case_insensitive(store)
 
     def hit(rel: str) -> Rule | None:
-        return constraints.match(rules, rel, fold) or (constraints.match_broken(wide, rel, fold) if wide else None)
+        return agentctl.constraints.rules.match(rules, rel, fold) or (agentctl.constraints.rules.match_broken(wide, rel, fold) if wide else None)
 
     for rel in (spelled, target):
         if rel is not None:
@@ -67,7 +67,7 @@ def _links(store: Store, rules: list[Rule], key: tuple[int, int]) -> list[str]:
     for a glob without one), at most MAX_LINK_SCAN entries looked at; .git and the state folder skipped."""
     roots: set[str] = set()
     for r in rules:
-        pattern = constraints.deny_pattern(r.text) if r.priority == "P0" else None
+        pattern = agentctl.constraints.rules.deny_pattern(r.text) if r.priority == "P0" else None
         if pattern is None:
             continue
         head = pattern.strip("/")
@@ -140,7 +140,7 @@ def denied_entries(store: Store, paths: list[str]) -> list[tuple[str, str]]:
     fold = case_insensitive(store)
     out = []
     for p in paths:
-        rule = constraints.match(rules, p, fold)
+        rule = agentctl.constraints.rules.match(rules, p, fold)
         if rule is not None:
             out.append((p, rule.text))
     return out

@@ -34,9 +34,9 @@ CLOSING = ("RESTORED", "ACKED", "FORCED")
 
 
 def _records(store: Store) -> list[list[str]]:
-    from agentctl.ground import lateappends as deferred
+    from agentctl.ground import lateappends
 
-    data = (store.read(LOG, cap=8 << 20) or b"") + b"".join(line + b"\n" for line in deferred.lines(store, LOG))
+    data = (store.read(LOG, cap=8 << 20) or b"") + b"".join(line + b"\n" for line in lateappends.lines(store, LOG))
     if not data:
         return []
     out = []
@@ -86,19 +86,19 @@ def since(store: Store, started: str) -> list[tuple[str, str, str]]:
 
 def _append(store: Store, rows: list[tuple[str, str, str]]) -> None:
     """Append under LOCK; in a hook whose lock wait ran out, deferred (never lost: see agentctl.ground.lateappends)."""
-    from agentctl.ground import lateappends as deferred
+    from agentctl.ground import lateappends
     from agentctl.ground.errors import StateError
 
     os.makedirs(store.path("services/constraints"), mode=0o700, exist_ok=True)
     data = b"".join(codec.record(now_iso(), e, p, d) for e, p, d in rows)
     try:
         with store.lock(LOCK):
-            deferred.drain_locked(store, LOG)
+            lateappends.drain_locked(store, LOG)
             store.append(LOG, data)
     except StateError:
         if store.lock_deadline is None:
             raise
-        deferred.defer(store, LOG, data)
+        lateappends.defer(store, LOG, data)
 
 
 def note(store: Store, paths: list[str], changed: Iterable[str] = ()) -> list[tuple[str, str]]:
@@ -109,12 +109,12 @@ def note(store: Store, paths: list[str], changed: Iterable[str] = ()) -> list[tu
     path among it was written again when its signature is not the one last judged. A write already
     open stays one violation (told again, not opened twice); one closed (acked, restored) opens again.
     """
+    import agentctl.constraints.rules
     from agentctl.constraints import lastseen, protect
-    from agentctl.constraints import rules as constraints
 
     if not paths and not changed:
         return []
-    rules, broken = constraints.read_checked(store)
+    rules, broken = agentctl.constraints.rules.read_checked(store)
     rules = lastseen.enforced(store, rules)  # a P0 rule that vanished without a person's confirmation too
     if not broken and not any(r.priority == "P0" for r in rules):
         return []
@@ -125,7 +125,7 @@ def note(store: Store, paths: list[str], changed: Iterable[str] = ()) -> list[tu
             hits[path] = found[0].text
     fold = protect.case_insensitive(store)
     p0 = [r for r in rules if r.priority == "P0"]
-    again = [p for p in changed if p not in hits and (broken or constraints.match(p0, p, fold))]
+    again = [p for p in changed if p not in hits and (broken or agentctl.constraints.rules.match(p0, p, fold))]
     already, judged = _fold(store) if hits or again else ({}, {})
     for path in again:
         if signature(store, path) != judged.get(path):
@@ -139,7 +139,7 @@ def note(store: Store, paths: list[str], changed: Iterable[str] = ()) -> list[tu
     _append(store, [("OPEN", p, r) for p, r in new] + [("JUDGED", p, s) for p, s in sigs.items() if s != judged.get(p)])
     for p, r in new:
         store.log_change("constraints", "violation", f"{p} by P0|{r}")
-    if new and store.probe("notify/commands"):  # one stat when no alert is configured (a hook)
+    if new and store.alerts():  # one stat when no alert is configured (a hook)
         from agentctl.notify import fire
 
         for p, r in new:

@@ -19,8 +19,8 @@ import sys
 import tempfile
 from collections.abc import Callable
 
-from agentctl.commands.operation import Ctx, Result
 from agentctl.demo.agent import NEW, OLD, ctl
+from agentctl.operation.contract import Ctx, Result
 
 N_FILES = 120
 # (steps before the memory loss, whether it strikes between an edit and `task done`)
@@ -103,7 +103,7 @@ def run_demo(keep: bool = False, quiet: bool = False, say: Callable[[str], None]
 
 
 def _report(root: str, finished: bool, say: Callable[[str], None]) -> int:
-    from agentctl.files import log as files
+    from agentctl.files import log
     from agentctl.ground.store import Store
 
     edits: dict[str, int] = {}
@@ -112,7 +112,7 @@ def _report(root: str, finished: bool, say: Callable[[str], None]) -> int:
     store = Store(os.path.join(root, ".agent-state"))
     for name in archived:
         data = store.read(f"logs/{name}", cap=1 << 26) or b""
-        for _, op, path in files.entries(store, data):
+        for _, op, path in log.entries(store, data):
             if op == "MODIFY":
                 edits[path] = edits.get(path, 0) + 1
     contents_ok = 0

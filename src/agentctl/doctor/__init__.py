@@ -2,5 +2,5 @@
 
 ``check`` runs the checks of ``layout``, ``logs``, ``planted``, ``services`` and ``tasks``
 (with ``kv`` and ``tasksalvage`` to salvage files), ``report`` collects what they found;
-``ops`` is the command. Uses the state folder, the workflow, the services and the ground floor.
+the command is ``commands.doctor``. Uses the state folder, the services and the ground floor.
 """

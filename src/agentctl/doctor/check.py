@@ -32,6 +32,7 @@ from collections.abc import Callable
 
 from agentctl.doctor.layout import inner_links, layout, version
 from agentctl.doctor.logs import agent_log, archives, files_log
+from agentctl.doctor.plancheck import check_plan
 from agentctl.doctor.planted import locks, planted, temps
 from agentctl.doctor.report import Report
 from agentctl.doctor.services import (
@@ -50,7 +51,7 @@ from agentctl.ground.store import Store
 STEPS: list[tuple[str, Callable[[Store, Report], None]]] = [
     ("layout", layout), ("planted", planted), ("temps", temps), ("locks", locks), ("task", check_task),
     ("files_log", files_log), ("agent_log", agent_log), ("constraints", check_constraints), ("p0_seen", check_p0_seen),
-    ("verify", check_verify), ("interfaces", check_interfaces),
+    ("verify", check_verify), ("interfaces", check_interfaces), ("plan", check_plan),
     ("session", check_session), ("runlevels", check_runlevels), ("archives", archives),
 ]
 

@@ -57,9 +57,9 @@ def record_ok(raw: bytes, count: int, ops: tuple[str, ...] | None) -> bool:
 
 
 def files_log(store: Store, report: Report) -> None:
-    from agentctl.files import log as files
+    from agentctl.files import log
 
-    check_log(store, files.LOG, 3, files.OPS + ("SESSION_START",), files.LOCK, report)
+    check_log(store, log.LOG, 3, log.OPS + ("SESSION_START",), log.LOCK, report)
 
 
 def agent_log(store: Store, report: Report) -> None:

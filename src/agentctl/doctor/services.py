@@ -15,17 +15,17 @@ def check_constraints(store: Store, report: Report) -> None:
     """A rules line that cannot be taken as written (no rule at all; a P0 deny-write whose glob git
     reads otherwise than meant) is a problem; ``--fix`` moves exactly those lines to the quarantine
     log (the file's bytes copied there first), every other line kept as it was."""
-    from agentctl.constraints import rules as constraints
+    from agentctl.constraints import rules
 
-    with store.lock(constraints.LOCK) if report.fix else nolock():
-        broken = constraints.read_checked(store)[1]
+    with store.lock(rules.LOCK) if report.fix else nolock():
+        broken = rules.read_checked(store)[1]
         if not broken:
             return
         if not report.fix:
-            for line in constraints.problem_lines(store, broken, limit=20):
+            for line in rules.problem_lines(store, broken, limit=20):
                 report.problem(line)
             return
-        data = store.read(constraints.STATUS) or b""
+        data = store.read(rules.STATUS) or b""
         drop = {b.lineno for b in broken}
         keep: list[bytes] = []
         bad: list[tuple[int, bytes]] = []
@@ -34,11 +34,11 @@ def check_constraints(store: Store, report: Report) -> None:
                 bad.append((here, raw))
             elif raw or here < len(data):
                 keep.append(raw + b"\n")
-        keep_copy(store, constraints.STATUS, "rules file rewritten without its unreadable lines")
+        keep_copy(store, rules.STATUS, "rules file rewritten without its unreadable lines")
         for off, raw in bad:
-            store.quarantine(constraints.STATUS, off, raw, why="rule line that cannot be taken as written")
-        store.replace(constraints.STATUS, b"".join(keep))
-        report.repaired(f"{store.shown(constraints.STATUS)}: kept {len(keep)} lines, moved {len(bad)} unreadable "
+            store.quarantine(rules.STATUS, off, raw, why="rule line that cannot be taken as written")
+        store.replace(rules.STATUS, b"".join(keep))
+        report.repaired(f"{store.shown(rules.STATUS)}: kept {len(keep)} lines, moved {len(bad)} unreadable "
                         "lines to logs/quarantine-*.log (nothing deleted)")
 
 
@@ -46,10 +46,9 @@ def check_p0_seen(store: Store, report: Report) -> None:
     """``services/constraints/p0-seen`` (the P0 rules last seen, and the vanished ones): each line one of
     its records; ``--fix`` moves a damaged line to quarantine and keeps every readable one (a vanished
     rule stays vanished: only `constraints confirm-removal` lets it go)."""
-    from agentctl.constraints import lastseen
-    from agentctl.constraints import rules as constraints
+    from agentctl.constraints import lastseen, rules
 
-    with store.lock(constraints.LOCK) if report.fix else nolock():
+    with store.lock(rules.LOCK) if report.fix else nolock():
         try:
             data = store.read(lastseen.SEEN, cap=8 << 20)
         except StateError as exc:
@@ -82,28 +81,28 @@ def _drop_bad_numbers(fields: dict[str, str], keys: tuple[str, ...]) -> None:
 
 
 def check_verify(store: Store, report: Report) -> None:
-    from agentctl.verify import status as verify
+    from agentctl.verify import status
 
     def fixup(fields: dict[str, str]) -> None:
-        if fields.get("STATE") not in verify.STATES:
+        if fields.get("STATE") not in status.STATES:
             fields["STATE"] = "IDLE"
         _drop_bad_numbers(fields, ("RUN", "ATTEMPTS", "LAST_PASS_POS"))
 
-    kv_service(store, verify.STATUS, verify.LOCK, verify.read_status, verify.KEYS, fixup, report)
+    kv_service(store, status.STATUS, status.LOCK, status.read_status, status.KEYS, fixup, report)
 
 
 def check_session(store: Store, report: Report) -> None:
-    from agentctl.session import compactions as session
+    from agentctl.session import compactions
 
     def reader(st: Store) -> object:
-        fields = session.read(st)
-        codec.status_int(fields, "COMPACTIONS", st.shown(session.STATUS))
+        fields = compactions.read(st)
+        codec.status_int(fields, "COMPACTIONS", st.shown(compactions.STATUS))
         return fields
 
     def fixup(fields: dict[str, str]) -> None:
         _drop_bad_numbers(fields, ("COMPACTIONS",))
 
-    kv_service(store, session.STATUS, session.LOCK, reader, session.KEYS, fixup, report)
+    kv_service(store, compactions.STATUS, compactions.LOCK, reader, compactions.KEYS, fixup, report)
 
 
 def check_runlevels(store: Store, report: Report) -> None:
@@ -130,8 +129,8 @@ def check_runlevels(store: Store, report: Report) -> None:
 def check_interfaces(store: Store, report: Report) -> None:
     """The interfaces file: every line a record with a valid pattern, of the running task. --fix moves
     an unreadable line to quarantine, and records no running task owns to logs/interfaces-orphaned-*."""
+    import agentctl.task.status
     from agentctl.interfaces import records
-    from agentctl.task import status as task
 
     if not records.any_recorded(store):
         return
@@ -150,7 +149,7 @@ def check_interfaces(store: Store, report: Report) -> None:
             except Exception:  # unreadable, or a pattern no search can use
                 bad.append((here, raw))
         try:
-            running = task.read_status(store)
+            running = agentctl.task.status.read_status(store)
         except StateError:
             running = {}
         owner = running.get("TASK_ID", "") if running.get("STATE", "IDLE") != "IDLE" else ""

@@ -5,23 +5,23 @@ from __future__ import annotations
 
 import os
 
+import agentctl.task.entries
 from agentctl.doctor.report import Report, move_aside, nolock
 from agentctl.doctor.tasksalvage import adopt_list, salvage_list, salvage_task
 from agentctl.ground import codec
 from agentctl.ground.errors import StateError
 from agentctl.ground.quarantine import keep_copy
 from agentctl.ground.store import Store, now_iso
-from agentctl.task import entries as taskentries
 
 
 def check_task(store: Store, report: Report) -> None:
-    from agentctl.task import status as task
+    from agentctl.task import status
 
-    with store.lock(task.LOCK) if report.fix else nolock():
+    with store.lock(status.LOCK) if report.fix else nolock():
         try:
-            fields = task.read_status(store)
+            fields = status.read_status(store)
             if "SEQ" not in fields:
-                raise StateError(f"{store.shown(task.STATUS)} has no SEQ")
+                raise StateError(f"{store.shown(status.STATUS)} has no SEQ")
         except StateError as exc:
             if not report.fix:
                 report.problem(exc.message)
@@ -31,12 +31,12 @@ def check_task(store: Store, report: Report) -> None:
 
 
 def _task_list(store: Store, report: Report, fields: dict[str, str]) -> None:
-    from agentctl.task import status as task
+    from agentctl.task import status
 
     state = fields.get("STATE", "IDLE")
     name = fields.get("LIST", "")
     if state != "IDLE" and not name and fields.get("TOTAL", "0") not in ("", "0"):
-        report.problem(f"{store.shown(task.STATUS)}: the {state} task names no list file; restart it with `agentctl task start --force`")
+        report.problem(f"{store.shown(status.STATUS)}: the {state} task names no list file; restart it with `agentctl task start --force`")
     if name and not store.exists(f"services/task/{name}") and state != "IDLE":
         name = adopt_list(store, report, fields, name)
     if name:
@@ -48,27 +48,27 @@ def _task_list(store: Store, report: Report, fields: dict[str, str]) -> None:
             )
         else:
             try:
-                entries = task.read_entries(store, fields)
+                entries = status.read_entries(store, fields)
             except StateError as exc:
                 entries = None
                 if report.fix:
                     salvage_list(store, report, fields)
-                    entries = task.read_entries(store, fields)
+                    entries = status.read_entries(store, fields)
                 else:
                     report.problem(exc.message)
             if entries is not None:
                 total = len(entries)
                 done = sum(1 for e in entries if e.done)
                 if (fields.get("TOTAL"), fields.get("DONE")) != (str(total), str(done)):
-                    text = (f"{store.shown(task.STATUS)} says DONE/TOTAL {fields.get('DONE')}/{fields.get('TOTAL')} "
+                    text = (f"{store.shown(status.STATUS)} says DONE/TOTAL {fields.get('DONE')}/{fields.get('TOTAL')} "
                             f"but its list has {done}/{total}")
                     if report.fix:
                         new = dict(fields)
-                        taskentries.refresh(new, entries)
+                        agentctl.task.entries.refresh(new, entries)
                         new["SEQ"] = str(int(fields.get("SEQ", "0")) + 1)
                         new["UPDATED"] = now_iso()
-                        keep_copy(store, task.STATUS, "DONE/TOTAL recomputed from the list")
-                        store.replace(task.STATUS, codec.format_status({k: new[k] for k in task.KEYS if k in new}))
+                        keep_copy(store, status.STATUS, "DONE/TOTAL recomputed from the list")
+                        store.replace(status.STATUS, codec.format_status({k: new[k] for k in status.KEYS if k in new}))
                         report.repaired(text + "; recomputed from the list")
                     else:
                         report.problem(text)

@@ -114,11 +114,10 @@ def watch_entries(store: Store, paths: list[str], timeout: float = 30.0) -> None
     try:
         if not in_git(store.project):
             return
-        from agentctl.files import log as files
-        from agentctl.files import watched as gitwatch
+        from agentctl.files import log, watched
 
-        unseen = gitwatch.unseen(store, paths, timeout)
-        with store.lock(files.LOCK):  # as `files sync`, which reads the baseline under it
+        unseen = watched.unseen(store, paths, timeout)
+        with store.lock(log.LOCK):  # as `files sync`, which reads the baseline under it
             base = read_baseline(store)
             new = [p for p in unseen if base is not None and p not in base.watch]
             if new:

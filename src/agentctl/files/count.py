@@ -10,15 +10,14 @@ plus each path of the few lines past the part it covers that a binary search of 
 not find. So a count reads a few kilobytes, however long the log; past ``filesindex.SLACK`` bytes
 or ``LOOKUPS`` new paths the index is extended first (as `files check` does). The index's first
 line is the task's ``SESSION_START`` (offset 0), whose last field is a label, not a path: it is
-left out, as ``files.touched`` leaves it out.
+left out, as ``files.log.touched`` leaves it out.
 """
 
 from __future__ import annotations
 
 import os
 
-from agentctl.files import index as filesindex
-from agentctl.files import log as files
+from agentctl.files import index, log
 from agentctl.ground.errors import AgentctlError
 from agentctl.ground.store import Store
 
@@ -37,12 +36,12 @@ def _paths(data: bytes, start_offset: int = 0) -> set[bytes]:
 
 def touched_count(store: Store) -> int:
     """How many distinct paths the current files log holds (exact)."""
-    fd = files._open(store, files.LOG)
+    fd = log._open(store, log.LOG)
     if fd is None:
         return 0
     try:
         total = os.fstat(fd).st_size
-        if total <= files.INDEX_MIN:
+        if total <= log.INDEX_MIN:
             return len(_paths(os.pread(fd, total, 0)))
         counted = _from_index(store, fd, total)
         if counted is not None:
@@ -69,26 +68,26 @@ def _from_index(store: Store, fd: int, total: int) -> int | None:
     part it covers (at most SLACK bytes, LOOKUPS paths); otherwise it is extended and its rows counted."""
     first = os.pread(fd, 256, 0)
     session_row = first.split(b"|", 2)[1:2] == [b"SESSION_START"]
-    idx = filesindex.open_index(store)
+    idx = index.open_index(store)
     try:
-        body = filesindex.valid(idx, fd, total) if idx >= 0 else None
-        if body is not None and total - body[0] <= filesindex.SLACK:
+        body = index.valid(idx, fd, total) if idx >= 0 else None
+        if body is not None and total - body[0] <= index.SLACK:
             covered, lo, hi, keys = body
-            past = filesindex.rows_of(os.pread(fd, total - covered, covered), covered) if total > covered else []
+            past = index.rows_of(os.pread(fd, total - covered, covered), covered) if total > covered else []
             # the paths of the rows the index will hold once extended (the SESSION_START row aside)
             rest = {row[:-13] for row in past if not (session_row and row.endswith(b"\t%012d" % 0))}
             if len(rest) <= LOOKUPS:
                 def indexed(key: bytes) -> list[int]:
-                    return filesindex.find(idx, lo, hi, key)
+                    return index.find(idx, lo, hi, key)
 
-                if session_row:  # the SESSION_START row (offset 0) is a label: not counted, as files.touched
-                    line = files._line_at(fd, 0)
+                if session_row:  # the SESSION_START row (offset 0) is a label: not counted, as files.log.touched
+                    line = log._line_at(fd, 0)
                     if line.count(b"|") == 2 and indexed(line[line.rindex(b"|") + 1 :]) == [0]:
                         keys -= 1
                 # a path past the index is new unless the index holds a line of it (the label's aside)
                 return keys + sum(1 for key in rest if not any(o or not session_row for o in indexed(key)))
         try:
-            covered, rows, _ = filesindex.build(store, idx, fd, body, files.INDEX_MIN)
+            covered, rows, _ = index.build(store, idx, fd, body, log.INDEX_MIN)
         except (AgentctlError, OSError):
             return None
     finally:
@@ -107,6 +106,6 @@ def _from_index(store: Store, fd: int, total: int) -> int | None:
 def keep_empty(store: Store) -> None:
     """After the files log is archived (`task stop`, `files stop`), an empty one in its place: every
     service's status file stays there (agents read services/files/status directly)."""
-    with store.lock(files.LOCK):
-        if not store.exists(files.LOG):
-            store.replace(files.LOG, b"")
+    with store.lock(log.LOCK):
+        if not store.exists(log.LOG):
+            store.replace(log.LOG, b"")

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import os
 
-from agentctl.files import index as filesindex
-from agentctl.files import log as files
+import agentctl.files.log
+from agentctl.files import index
 from agentctl.ground import codec
 from agentctl.ground.errors import AgentctlError, StateError
 from agentctl.ground.store import Store
@@ -39,28 +39,28 @@ def last_ops(store: Store) -> dict[str, str]:
 
     The caller holds the log's lock (``files.LOCK``), so nothing is appended meanwhile."""
     try:
-        fd = files._open(store, files.LOG)
+        fd = agentctl.files.log._open(store, agentctl.files.log.LOG)
     except StateError:
         fd = -1
     if fd is None:
         return {}
-    if fd < 0 or os.fstat(fd).st_size > files.MAX_LOG_BYTES:  # not a regular file, too long: the error is Store's
+    if fd < 0 or os.fstat(fd).st_size > agentctl.files.log.MAX_LOG_BYTES:  # not a regular file, too long: the error is Store's
         if fd >= 0:
             os.close(fd)
-        return fold(files.entries(store))
+        return fold(agentctl.files.log.entries(store))
     try:
         total = os.fstat(fd).st_size
         covered, body = cached(store, fd, total)
         tail = os.pread(fd, total - covered, covered) if total > covered else b""
         cut = tail.rfind(b"\n") + 1
         if cut > REFRESH:
-            found = files.entries(store, body)
-            found += files.entries(store, tail)  # the fragment after the last newline, if any, is never a record
+            found = agentctl.files.log.entries(store, body)
+            found += agentctl.files.log.entries(store, tail)  # the fragment after the last newline, if any, is never a record
             _write(store, fd, covered + cut, found)
             return fold(found)
         last = _fold_body(store, body)
-        for _, op, path in files.entries(store, tail):
-            if op in files.OPS:
+        for _, op, path in agentctl.files.log.entries(store, tail):
+            if op in agentctl.files.log.OPS:
                 last[path] = op
         return last
     finally:
@@ -71,7 +71,7 @@ def fold(found: list[tuple[str, str, str]]) -> dict[str, str]:
     """{path: its last operation} of ``found`` (entries, oldest first), paths in first-logged order."""
     last: dict[str, str] = {}
     for _, op, path in found:
-        if op in files.OPS:
+        if op in agentctl.files.log.OPS:
             last[path] = op
     return last
 
@@ -87,20 +87,20 @@ def _fold_body(store: Store, body: bytes) -> dict[str, str]:
         ops = flat[1::3]
         if len(flat) == 3 * n + 1 and set(ops) <= _OPS:  # each line three fields, each in its place
             return dict(zip(flat[2::3], ops, strict=True))
-    return fold(files.entries(store, body))
+    return fold(agentctl.files.log.entries(store, body))
 
 
-_OPS = frozenset(files.OPS)
+_OPS = frozenset(agentctl.files.log.OPS)
 
 
 def cached(store: Store, log: int, total: int) -> tuple[int, bytes]:
     """(COVERED, the body) of the cache if it describes the log open at ``log`` (``total`` bytes
     long), else (0, b""): fold it all."""
-    fd = filesindex.open_index(store, CACHE)
+    fd = index.open_index(store, CACHE)
     if fd < 0:
         return 0, b""
     try:
-        got = filesindex.valid(fd, log, total, MAGIC)
+        got = index.valid(fd, log, total, MAGIC)
         if got is None or not got[0] or os.pread(log, 1, got[0] - 1) != b"\n":
             return 0, b""
         body = os.pread(fd, got[2] - got[1], got[1])
@@ -120,12 +120,12 @@ def _write(store: Store, log: int, covered: int, found: list[tuple[str, str, str
     SESSION_START lines) are ``found``; never fails (a read-only folder, a full disk: no cache)."""
     latest: dict[str, tuple[str, str]] = {}
     for stamp, op, path in found:
-        if op in files.OPS:
+        if op in agentctl.files.log.OPS:
             latest[path] = (stamp, op)
     body = b"".join(codec.record(stamp, op, path) for path, (stamp, op) in latest.items())
     import zlib
 
     try:
-        store.replace(CACHE, filesindex.header(log, covered, len(body), zlib.crc32(body), MAGIC) + body)
+        store.replace(CACHE, index.header(log, covered, len(body), zlib.crc32(body), MAGIC) + body)
     except (AgentctlError, OSError):
         pass

@@ -11,8 +11,7 @@ from __future__ import annotations
 import os
 import stat
 
-from agentctl.ground import codec
-from agentctl.ground import lateappends as deferred
+from agentctl.ground import codec, lateappends
 from agentctl.ground.errors import StateError, UsageError
 from agentctl.ground.store import Store, fault, fsync_dir, now_iso
 
@@ -30,7 +29,7 @@ def log(store: Store, op: str, path: str) -> str:
     if len(line) > 8192:
         raise UsageError("the path is too long to log; give a real file path")
     with store.lock(LOCK):
-        deferred.drain_locked(store, LOG)
+        lateappends.drain_locked(store, LOG)
         store.append(LOG, line)
     return line.decode("utf-8", "surrogateescape").rstrip("\n")
 
@@ -73,15 +72,15 @@ def check(store: Store, path: str) -> list[tuple[str, str, str]]:
         found: list[tuple[str, str, str]] = []
         start = 0
         if total > INDEX_MIN:
-            from agentctl.files import index as filesindex
+            from agentctl.files import index
 
-            indexed = filesindex.lookup(store, fd, total, key, INDEX_MIN)
+            indexed = index.lookup(store, fd, total, key, INDEX_MIN)
             if indexed is not None:
                 start, offsets = indexed
                 for offset in offsets:
                     _match(_line_at(fd, offset), path, found)
         _search(fd, b"|" + key + b"\n", path, start, found)
-        for line in deferred.lines(store, LOG):  # records a hook could not log in time
+        for line in lateappends.lines(store, LOG):  # records a hook could not log in time
             _match(line, path, found)
         return found
     finally:
@@ -243,7 +242,7 @@ def _archive_locked(store: Store, stem: str) -> str | None:
     while store.exists(rel):
         rel = f"logs/{stem}.{n}.log"
         n += 1
-    deferred.drain_locked(store, LOG)  # what a hook deferred belongs to this task's log
+    lateappends.drain_locked(store, LOG)  # what a hook deferred belongs to this task's log
     store.seal(LOG)  # an archive never keeps a fragment a killed writer left
     try:
         os.rename(store.path(LOG), store.path(rel))

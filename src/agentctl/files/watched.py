@@ -13,7 +13,7 @@ start. One ``git check-ignore`` a time, for the entries only; nothing on the hoo
 from __future__ import annotations
 
 from agentctl.files import ignore
-from agentctl.ground import git as gitcmd
+from agentctl.ground import git
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -25,9 +25,9 @@ def unseen(store: Store, paths: list[str], timeout: float = 30.0) -> list[str]:
     if not paths:
         return []
     data = b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in paths)
-    res = gitcmd.run(store.project, ["check-ignore", "-z", "--stdin"], data=data, timeout=timeout, check=False)
+    res = git.run(store.project, ["check-ignore", "-z", "--stdin"], data=data, timeout=timeout, check=False)
     if res.code not in (0, 1):  # 1: none ignored; anything else: git could not answer
-        raise gitcmd.GitError(f"`git check-ignore` failed: {res.error}", res.code)
+        raise git.GitError(f"`git check-ignore` failed: {res.error}", res.code)
     by_git = {p.decode("utf-8", "surrogateescape") for p in res.out.split(b"\0") if p}
     patterns = ignore.read(store)
     return [p for p in paths if p in by_git or ignore.ignored(p, False, patterns)]

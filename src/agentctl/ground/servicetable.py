@@ -61,6 +61,8 @@ SERVICES: dict[str, Service] = {
                       "agentctl.verify.run:on_runlevel_start"),
     "interfaces": Service("interfaces", "the task's interface changes: NAME|OLD|NEW|MATCH|PATHS|TASK|ADDED",
                           {"status": b""}, "state kept (stops with the task)", "tracking"),
+    "plan": Service("plan", "the plan: ID|ORDER|PRIORITY|AFTER|DESC|...|STATE|AGENT|UNTIL|STARTED|NOTE|SREV, one task a line",
+                    {"status": b""}, "state kept", "loaded"),
 }
 
 NAMES: tuple[str, ...] = tuple(SERVICES)

@@ -32,13 +32,13 @@ def _safe_log(rel: str) -> bool:
 
 
 def _touched(store: Store, done: dict[str, str]) -> list[tuple[str, str, int]]:
-    from agentctl.files import log as files
+    from agentctl.files import log
 
     rel = done.get("FILES_LOG", "")
     if not rel or not _safe_log(rel):
         return []
     data = store.read(rel, cap=ARCHIVE_CAP)
-    return files.touched(store, data) if data else []
+    return log.touched(store, data) if data else []
 
 
 def _journal(store: Store, done: dict[str, str]) -> list[list[str]]:

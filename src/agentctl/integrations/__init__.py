@@ -9,7 +9,8 @@
   hook entries and MCP server in it, and write the change (atomic, with a backup).
 * ``agentsmd`` -- the managed startup-protocol block in AGENTS.md and friends.
 * ``agentctl.workflow.gitscan`` (a core module, also used by ``task start``) -- ``agentctl files sync``.
-* ``install`` / ``commands`` -- ``agentctl install|uninstall TARGET`` and ``agentctl hook``.
+* ``install`` -- what ``agentctl install|uninstall TARGET`` runs; the commands (and ``agentctl hook``)
+  are ``commands.hook``. On the operations floor, below the commands that call it.
 
 Only ``hookrun`` and the agent modules are on the hot path; they import what one
 event needs and nothing else.

@@ -27,7 +27,7 @@ def _log(files: list[str]) -> None:
     lint call for a file the sync already logged adds nothing.
     """
     from agentctl.integrations import hookact, hookio, hookrun
-    from agentctl.workflow import gitscan as gitsync
+    from agentctl.workflow import gitscan
 
     store = None
     try:
@@ -36,7 +36,7 @@ def _log(files: list[str]) -> None:
             return
         h = hookrun.Hook("aider", "lint", {"cwd": os.getcwd()}, store)
         todo = [rel for rel in (h.rel(name) for name in files) if rel is not None]
-        synced = {path for _, path in gitsync.sync(store, timeout=hookact.HOOK_GIT_TIMEOUT).logged}
+        synced = {path for _, path in gitscan.sync(store, timeout=hookact.HOOK_GIT_TIMEOUT).logged}
         for rel in synced:
             h.seen(_edit_key(store.project, rel))
         for rel in todo:

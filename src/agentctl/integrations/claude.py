@@ -108,12 +108,16 @@ def write_op(tool: str, payload: dict[str, Any]) -> str | None:
 
 
 def session_start(h: Hook) -> Result | None:
-    from agentctl.session import compactions as session
+    from agentctl.session import compactions
 
     source = h.text("source", "startup")
     if source == "compact":
-        session.record_compaction(h.store)
+        compactions.record_compaction(h.store)
     text = h.context(WHY.get(source, f"at session {source}"))
+    if source == "compact":
+        from agentctl.context import cost
+
+        text += "\n" + cost.after_compaction(h.store, h.agent, h.payload.get("transcript_path"), text)
     if h.cursor:
         return emit({"additional_context": text})
     return emit({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}})
@@ -193,9 +197,11 @@ def shell_gate(h: Hook) -> Result | None:
 
 
 def pre_compact(h: Hook) -> Result | None:
-    from agentctl.session import compactions as session
-    session.record_pre_compact(h.store)
-    h.sync()  # the files log is complete before the conversation is cut
+    from agentctl.session import compactions
+    compactions.record_pre_compact(h.store)
+    from agentctl.integrations import hookact
+
+    hookact.compaction_checkpoint(h, h.sync())  # the files log complete, and what is in flight, before the cut
     h.auto_sync("push")  # `agentctl sync auto on`: in the background; nothing when off
     return None
 

@@ -84,10 +84,10 @@ def _told(h: Hook) -> Result | None:
 
 
 def pre_compact(h: Hook) -> Result | None:
-    from agentctl.session import compactions as session
+    from agentctl.session import compactions
     # Observe-only, and Cursor has no later "compacted" signal: count it here.
-    session.record_pre_compact(h.store)
-    session.record_compaction(h.store)
+    compactions.record_pre_compact(h.store)
+    compactions.record_compaction(h.store)
     h.sync()
     h.auto_sync("push")  # `agentctl sync auto on`: in the background; nothing when off
     return None

@@ -72,16 +72,20 @@ def refuse(agent: str, reason: str) -> Result:
 
 
 def deny_reason(store: Store, cwd: str, agent: str, raws: list[object],
-                later: Callable[..., None], notes: list[str] | None = None) -> str | None:
+                later: Callable[..., None], notes: list[str] | None = None, outer: bool = True) -> str | None:
     """The reason to refuse writing any of ``raws``, or None; raises when it cannot judge.
 
     Decided before anything is written: the log line is handed to ``later`` (after the answer).
     A line of the rules file that cannot be taken as written changes nothing for the paths it
     cannot mean; a path it may mean is refused (see docs/guarantees.md), and either way a short
     note about it goes to ``notes``, for the hook's answer.
+
+    With ``outer`` (the hook's own call) each path is then judged by every other state folder that
+    governs it (ground.governing: from the path's folder up to the repository root), whichever
+    folder the payload's cwd chose: a nested state folder never hides an ancestor's rules.
     """
+    import agentctl.constraints.rules
     from agentctl.constraints import lastseen, protect
-    from agentctl.constraints import rules as constraints
     from agentctl.ground.location import identity, in_state
 
     rules = broken = None
@@ -102,24 +106,48 @@ def deny_reason(store: Store, cwd: str, agent: str, raws: list[object],
             return (f"{state} is agentctl's state folder; change state through agentctl "
                     "(`agentctl task|files|constraints ...`), not by editing its files; the edit was not made")
         if rules is None:
-            rules, broken = constraints.read_checked(store)
+            rules, broken = agentctl.constraints.rules.read_checked(store)
             rules = lastseen.enforced(store, rules, persist=False)  # and the vanished P0 rules; decided, nothing written
             if broken and notes is not None:
-                notes.append(constraints.short_note(store, broken))
+                notes.append(agentctl.constraints.rules.short_note(store, broken))
         found = protect.judge(store, rules, spelled, target, broken or ())
         if found is not None:
             rule, via = found
             shown = spelled or raw
             also = "" if via == shown else f" ({shown} is {via})"
-            if isinstance(rule, constraints.Broken):
+            if isinstance(rule, agentctl.constraints.rules.Broken):
                 later(store.log_change, "hook", "deny", f"{agent} {via} by broken rules line {rule.lineno}")
                 meant = " or ".join(f"`deny-write: {w}`" for w in rule.wide[:3])
                 return (f"line {rule.lineno} of the rules file, `{rule.text[:120]}`, {rule.why[:160]}; read as the P0 "
                         f"{meant} it may mean, it forbids writing {via}{also} until a person mends "
                         "it (fix the line, or `agentctl doctor --fix` moves it aside); the edit was not made")
             later(store.log_change, "hook", "deny", f"{agent} {via} by P0|{rule.text}")
-            gone = "" if rule in constraints.read(store) else (
+            gone = "" if rule in agentctl.constraints.rules.read(store) else (
                 " (the rule left the rules file without `agentctl constraints remove` and stays enforced until a "
                 "person confirms its removal with `agentctl constraints confirm-removal`)")
             return f"P0 constraint `{rule.text}` (agentctl) forbids writing {via}{also}{gone}; the edit was not made"
+    return _governing_reason(store, cwd, agent, raws, later, notes) if outer else None
+
+
+def _governing_reason(store: Store, cwd: str, agent: str, raws: list[object], later: Callable[..., None],
+                      notes: list[str] | None) -> str | None:
+    """The reason another state folder governing one of ``raws`` refuses it (ground.governing), or None."""
+    import os
+
+    import agentctl.ground.store
+    from agentctl.ground.governing import governing
+
+    here = os.path.realpath(store.root)
+    for raw in raws:
+        assert isinstance(raw, str)
+        full = os.path.join(cwd or store.project, os.path.expanduser(raw))
+        roots = dict.fromkeys(governing(full) + governing(os.path.realpath(full)))
+        for root in roots:
+            if os.path.realpath(root) == here:
+                continue
+            other = agentctl.ground.store.Store(root)
+            other.lock_deadline = store.lock_deadline
+            why = deny_reason(other, cwd, agent, [os.path.abspath(full)], later, notes, outer=False)
+            if why is not None:
+                return f"{why} (the rules of {root}, which governs this path)"
     return None

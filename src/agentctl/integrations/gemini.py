@@ -246,9 +246,9 @@ def before_model(h: Hook) -> Result | None:
     shape = compression(messages)
     if shape is None or not first_sighting(h, *shape):
         return None
-    from agentctl.session import compactions as session
+    from agentctl.session import compactions
 
-    session.record_compaction(h.store)
+    compactions.record_compaction(h.store)
     assert isinstance(messages, list)  # compressed_history checked it
     head = messages[0]
     if not isinstance(head.get("content"), str):
@@ -269,7 +269,7 @@ def after_tool(h: Hook) -> Result | None:
         h.log_writes([(path, write_op(tool, tin, resp))], h.dedup_key(path))
     elif tool in SHELL_TOOLS:
         h.sync()
-    return None
+    return h.reply("AfterTool")  # a violation, and the context warning due (AfterTool's additionalContext)
 
 
 def before_tool(h: Hook) -> Result | None:

@@ -117,21 +117,21 @@ def tool_after(h: Hook) -> Result | None:
 
 
 def session_compacting(h: Hook) -> Result | None:
-    from agentctl.session import compactions as session
-    session.record_pre_compact(h.store)
+    from agentctl.session import compactions
+    compactions.record_pre_compact(h.store)
     h.sync()  # the files log is complete before the history is cut
     h.auto_sync("push")  # `agentctl sync auto on`: in the background; nothing when off
     return emit({"context": h.context(FOR_SUMMARY)})
 
 
 def session_compacted(h: Hook) -> Result | None:
-    from agentctl.session import compactions as session
+    from agentctl.session import compactions
 
     event = h.obj("event")
     eid = event.get("id")
     if h.seen(f"opencode:event:{eid}" if isinstance(eid, str) and eid else None):
         return None  # the same event delivered twice counts once
-    session.record_compaction(h.store)
+    compactions.record_compaction(h.store)
     return None
 
 

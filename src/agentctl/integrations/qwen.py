@@ -234,9 +234,9 @@ def pre_tool_use(h: Hook) -> Result | None:
 def post_compact(h: Hook) -> Result | None:
     """Fires once per successful compaction: count it; after an automatic one whose send did
     not already carry the block, arm the re-injection."""
-    from agentctl.session import compactions as session
+    from agentctl.session import compactions
 
-    session.record_compaction(h.store)
+    compactions.record_compaction(h.store)
     ahead = _take(h, AHEAD)
     _take(h, SPENT)
     if h.text("trigger") != "manual" and not ahead:  # /compress: SessionStart(compact) is awaited

@@ -9,5 +9,5 @@ one ``git grep`` per command (``search``), for one edited file by reading it (``
 hook path). ``records`` reads and writes the file, ``search`` finds the old uses, ``edited``
 judges one file or one write's new text, ``report`` words the lines (``list``, ``check``,
 ``resume``, ``task stop``, the archive), ``lifecycle`` starts, stops and archives with the task;
-``ops`` holds the commands.
+its commands are ``commands.interfaces``.
 """

@@ -20,10 +20,10 @@ import os
 import sys
 
 from agentctl import DISTRIBUTION
-from agentctl.commands.operation import Ctx, Result
 from agentctl.ground.errors import StateError, UsageError
 from agentctl.mcp.sdkserver import build_server, run_stdio
 from agentctl.mcp.tools import PROFILES, Tools
+from agentctl.operation.contract import Ctx, Result
 
 log = logging.getLogger("agentctl.mcp")
 

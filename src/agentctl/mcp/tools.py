@@ -22,11 +22,11 @@ import os
 from collections.abc import Callable
 from typing import Any, Literal
 
-from agentctl.commands.operation import Ctx, Result
-from agentctl.commands.registry import call
 from agentctl.ground.errors import EXIT_NO, EXIT_STATE, EXIT_USAGE, AgentctlError, UsageError
 from agentctl.ground.projectfile import read_project_file
 from agentctl.ground.store import Store
+from agentctl.operation.contract import Ctx, Result
+from agentctl.operation.registry import call
 from agentctl.statefolder.opening import open_store
 
 log = logging.getLogger("agentctl.mcp")
@@ -49,10 +49,13 @@ FULL = (
     "verify_run",
     "verify_tried",
     "runlevel",
+    "plan_list",
+    "plan_ready",
+    "plan_next",
 )
-CORE = ("resume", "task_update", "task_done", "files_log", "verify_run", "verify_tried")
+CORE = ("resume", "task_update", "task_done", "files_log", "verify_run", "verify_tried", "plan_ready", "plan_next", "plan_list")
 PROFILES: dict[str, tuple[str, ...]] = {"core": CORE, "full": FULL}
-READ_ONLY = frozenset({"resume", "task_status", "files_check", "constraints_list"})
+READ_ONLY = frozenset({"resume", "task_status", "files_check", "constraints_list", "plan_list", "plan_ready"})
 
 MEANING = {EXIT_NO: "check failed", EXIT_USAGE: "usage error", EXIT_STATE: "state error"}
 
@@ -206,6 +209,19 @@ class Tools:
         """Show the runlevel, or switch to name: stop the services not in it, start those in
         it (a stopped task is PAUSED, never lost)."""
         return self.call(("runlevel",), name=name)
+
+    # -- the plan ---------------------------------------------------------------------------
+    def plan_list(self) -> Result:
+        """Every plan task: state and what it waits for."""
+        return self.call(("plan", "list"))
+
+    def plan_ready(self) -> Result:
+        """Plan tasks ready to start, in plan_next's order."""
+        return self.call(("plan", "ready"))
+
+    def plan_next(self, agent: str | None = None) -> Result:
+        """Start the first ready plan task (agent: claim it with a lease)."""
+        return self.call(("plan", "next"), agent=agent)
 
     # -- resource and prompt -------------------------------------------------------------
     def resume_text(self) -> str:

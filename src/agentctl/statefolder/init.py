@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from agentctl.ground import servicetable as services
+from agentctl.ground import servicetable
 from agentctl.ground.errors import StateError
 from agentctl.ground.store import FORMAT_VERSION, STATE_DIRNAME, Store
 from agentctl.userservices import runlevels
@@ -19,13 +19,14 @@ project, kept outside its conversation so that a context compaction loses nothin
   services/verify/commands     the checks, one shell command a line (edit this)
   services/verify/status       the last check result and the fixes already tried
   services/interfaces/status   the task's interface changes: NAME|OLD|NEW|MATCH|PATHS|TASK|ADDED
+  services/plan/status         the plan: one task a line (ID|...|STATE|AGENT|UNTIL|STARTED|NOTE|SREV, docs/plan.md)
   runlevels, runlevel          named sets of services, and the current one
   logs/                        archives of finished tasks, verify output, agent.log
 
 Read it with `agentctl resume` or `agentctl status`; change it only with agentctl.
 """
 
-FOLDERS = ("services", "logs", *services.FOLDERS)
+FOLDERS = ("services", "logs", *servicetable.FOLDERS)
 # The folder ignores itself, as pytest's, mypy's and ruff's caches do: `git status` stays clean in
 # every clone, worktree and sandbox without a line in .gitignore or .git/info/exclude. (The state
 # travels through git refs, `agentctl sync`, never through the branch.)
@@ -40,7 +41,7 @@ def default_files() -> dict[str, bytes]:
         "README": README.encode(),
         "runlevels": runlevels.TABLE_TEXT.encode(),
         "runlevel": f"RUNLEVEL={runlevels.DEFAULT_LEVEL}\n".encode(),
-        **services.fresh_files(),
+        **servicetable.fresh_files(),
     }
 
 

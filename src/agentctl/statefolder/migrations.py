@@ -121,20 +121,20 @@ def _kv(data: bytes) -> dict[str, str]:
 
 
 def _migrate_task(store: Store, backup: str) -> None:
-    from agentctl.task import entries as taskentries
-    from agentctl.task import status as task
+    import agentctl.task.entries
+    from agentctl.task import status
 
     data = _raw(backup, "services/task/status")
     old = _kv(data) if data is not None else {}
     state = old.get("STATE", "IDLE").strip().upper()
-    if state not in task.STATES:
+    if state not in status.STATES:
         state = "IDLE"
     seq = 1
     new: dict[str, str] = {"STATE": state, "SEQ": str(seq)}
     if state == "IDLE":
         if old.get("TASK_ID"):
             new["TASK_ID"] = old["TASK_ID"]
-        store.replace(task.STATUS, codec.format_status(new))
+        store.replace(status.STATUS, codec.format_status(new))
         return
     for key in ("TASK_ID", "DESC", "NOTES"):
         new[key] = old.get(key, "")
@@ -151,9 +151,9 @@ def _migrate_task(store: Store, backup: str) -> None:
             paths.append(p)
     done_raw = old.get("DONE", "0").strip()
     done = int(done_raw) if done_raw.isascii() and done_raw.isdigit() and len(done_raw) < 10 else 0
-    entries = [taskentries.Entry("done" if i < done else "todo", p) for i, p in enumerate(paths)]
+    entries = [agentctl.task.entries.Entry("done" if i < done else "todo", p) for i, p in enumerate(paths)]
     new["NEXT_PINNED"] = "0"
-    taskentries.refresh(new, entries)
+    agentctl.task.entries.refresh(new, entries)
     pinned = old.get("NEXT", "").strip()
     if pinned and any(e.path == pinned and not e.done for e in entries) and pinned != new.get("NEXT"):
         new["NEXT"], new["NEXT_PINNED"] = pinned, "1"
@@ -161,9 +161,9 @@ def _migrate_task(store: Store, backup: str) -> None:
         new["TOTAL"], new["DONE"] = _num(old.get("TOTAL")), _num(old.get("DONE"))
         new["NEXT"] = old.get("NEXT", "")
     new["LIST"] = f"list-{seq}"
-    store.replace(f"services/task/{new['LIST']}", taskentries.format_entries(entries))
+    store.replace(f"services/task/{new['LIST']}", agentctl.task.entries.format_entries(entries))
     new["UPDATED"] = now_iso()
-    store.replace(task.STATUS, codec.format_status({k: new[k] for k in task.KEYS if k in new}))
+    store.replace(status.STATUS, codec.format_status({k: new[k] for k in status.KEYS if k in new}))
 
 
 def _num(raw: str | None) -> str:
@@ -172,48 +172,48 @@ def _num(raw: str | None) -> str:
 
 
 def _migrate_files(store: Store, backup: str) -> None:
-    from agentctl.files import log as files
+    import agentctl.files.log
 
-    data = _raw(backup, files.LOG)
+    data = _raw(backup, agentctl.files.log.LOG)
     if data is None:
         return
     out = []
     for line in _lines(data):
         parts = line.split("|", 2)
-        if len(parts) == 3 and (parts[1] in files.OPS or parts[1] == "SESSION_START"):
+        if len(parts) == 3 and (parts[1] in agentctl.files.log.OPS or parts[1] == "SESSION_START"):
             out.append(codec.record(parts[0], parts[1], parts[2]))
-    store.replace(files.LOG, b"".join(out))
+    store.replace(agentctl.files.log.LOG, b"".join(out))
 
 
 def _migrate_constraints(store: Store, backup: str) -> None:
-    from agentctl.constraints import rules as constraints
+    import agentctl.constraints.rules
 
-    data = _raw(backup, constraints.STATUS)
+    data = _raw(backup, agentctl.constraints.rules.STATUS)
     if data is None:
         return
     rules = []
     for line in _lines(data):
         pri, sep, text = line.partition("|")
         pri = pri.strip().upper()
-        if sep and pri in constraints.PRIORITIES and text.strip():
-            rule = constraints.Rule(pri, text.strip())
+        if sep and pri in agentctl.constraints.rules.PRIORITIES and text.strip():
+            rule = agentctl.constraints.rules.Rule(pri, text.strip())
             if rule not in rules:
                 rules.append(rule)
-    ordered = sorted(rules, key=lambda r: constraints.PRIORITIES.index(r.priority))
-    store.replace(constraints.STATUS, "".join(r.line() + "\n" for r in ordered).encode("utf-8", "surrogateescape"))
+    ordered = sorted(rules, key=lambda r: agentctl.constraints.rules.PRIORITIES.index(r.priority))
+    store.replace(agentctl.constraints.rules.STATUS, "".join(r.line() + "\n" for r in ordered).encode("utf-8", "surrogateescape"))
 
 
 def _migrate_verify(store: Store, backup: str) -> None:
-    from agentctl.verify import status as verify
+    import agentctl.verify.status
 
-    data = _raw(backup, verify.STATUS)
+    data = _raw(backup, agentctl.verify.status.STATUS)
     if data is None:
         return
     old = _kv(data)
     new: dict[str, str] = {}
     state = old.get("STATE", "IDLE").strip().upper()
-    new["STATE"] = state if state in verify.STATES and state != "RUNNING" else "IDLE"
-    for key in verify.KEYS:
+    new["STATE"] = state if state in agentctl.verify.status.STATES and state != "RUNNING" else "IDLE"
+    for key in agentctl.verify.status.KEYS:
         if key in old and key not in ("STATE", "UPDATED"):
             new[key] = old[key]
     if "LAST_ERROR" in old and "ERRORS" not in new:
@@ -223,9 +223,9 @@ def _migrate_verify(store: Store, backup: str) -> None:
             new[key] = _num(new[key]) if key != "EXIT_CODE" else new[key].strip()
     tried = [old[k] for k in sorted((k for k in old if k.startswith("TRIED_") and k[6:].isdigit()), key=lambda k: int(k[6:]))]
     new["UPDATED"] = now_iso()
-    for i, text in enumerate(tried[-verify.MAX_TRIED :], 1):
+    for i, text in enumerate(tried[-agentctl.verify.status.MAX_TRIED :], 1):
         new[f"TRIED_{i}"] = text
-    store.replace(verify.STATUS, codec.format_status(new))
+    store.replace(agentctl.verify.status.STATUS, codec.format_status(new))
 
 
 def _remove_seed_scripts(store: Store) -> None:
@@ -239,14 +239,14 @@ def _remove_seed_scripts(store: Store) -> None:
 
 def fill_layout(store: Store) -> list[str]:
     """Create whatever of the current layout is missing (as `agentctl init` does); return it."""
-    from agentctl.statefolder import init as layout
+    from agentctl.statefolder import init
 
     made = []
-    for rel in layout.FOLDERS:
+    for rel in init.FOLDERS:
         if not os.path.isdir(store.path(rel)):
             os.makedirs(store.path(rel), mode=0o700, exist_ok=True)
             made.append(rel + "/")
-    for rel, data in layout.default_files().items():
+    for rel, data in init.default_files().items():
         if not store.exists(rel):
             store.replace(rel, data)
             made.append(rel)

@@ -7,5 +7,5 @@
 * ``plumbing``: git objects and refs through ``agentctl.ground.git`` (no index, no work tree).
 * ``folder`` / ``local``: what the state folder shows, turned into changes of a document;
   ``renderplan`` / ``render``: a merged document planned, then written back into the folder.
-* ``commands``: ``sync push|pull|status|auto``.
+* the commands ``sync push|pull|status|auto`` are ``commands.sync``.
 """

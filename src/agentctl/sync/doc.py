@@ -11,17 +11,20 @@ Merge rules (docs/sync.md has them in prose):
 * files log and verify journal: unions of records keyed by (replica, counter).
 * verify result: last-writer-wins by stamp. Compactions: a per-replica grow-only counter (sum).
 * archives: a set of (name, content); the index: a set of rows. CLOCK and SEQ: maxima.
+* the plan: per task id, plan.merge's join (tasks and dependencies grow, states go one way).
 """
 
 from __future__ import annotations
 
+from agentctl.plan import merge
+from agentctl.plan.records import PlanTask
 from agentctl.sync.crdt import ORSet, Stamp, join_lww
 from agentctl.sync.epoch import Epoch, started_ts
 
 
 class Doc:
     __slots__ = ("clock", "seq", "constraints", "interfaces", "tried", "compactions", "last_compaction", "verify",
-                 "epochs", "stopped", "archives", "index")
+                 "epochs", "stopped", "archives", "index", "plan")
 
     def __init__(self) -> None:
         self.clock = 0
@@ -36,12 +39,14 @@ class Doc:
         self.stopped: set[str] = set()
         self.archives: dict[str, dict[str, bytes]] = {}  # logs/NAME -> git blob id -> content
         self.index: set[str] = set()
+        self.plan: dict[str, PlanTask] = {}  # the plan's records by id (tombstones included)
 
     def key(self) -> tuple[object, ...]:
         return (self.clock, self.seq, self.constraints.adds, sorted(self.constraints.removed), self.tried.adds,
                 sorted(self.tried.removed), self.interfaces.adds, sorted(self.interfaces.removed), sorted(self.compactions.items()), self.last_compaction, self.verify,
                 sorted((k, e.key()) for k, e in self.epochs.items()), sorted(self.stopped),
-                sorted((n, sorted(v.items())) for n, v in self.archives.items()), sorted(self.index))
+                sorted((n, sorted(v.items())) for n, v in self.archives.items()), sorted(self.index),
+                sorted((k, t.values()) for k, t in self.plan.items()))
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Doc) and self.key() == other.key()
@@ -86,7 +91,9 @@ class Doc:
         for name, versions in other.archives.items():
             out.archives.setdefault(name, {}).update(versions)
         out.index = self.index | other.index
+        out.plan = {t.ID: t for t in merge.join(list(self.plan.values()), list(other.plan.values()))}
         return out
+
 
 
 def _lc_key(value: str) -> tuple[float, str]:

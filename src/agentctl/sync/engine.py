@@ -15,28 +15,29 @@ import json
 import os
 from typing import Any
 
-from agentctl.constraints import rules as constraints
-from agentctl.files import log as files
+import agentctl.plan.records
+import agentctl.verify.status
+from agentctl.constraints import rules
+from agentctl.files import log
 from agentctl.ground import codec
 from agentctl.ground.errors import StateError
 from agentctl.ground.store import Store, fault
-from agentctl.history import index as history
-from agentctl.interfaces import records as interfaces
-from agentctl.session import compactions as session
-from agentctl.sync import treecheck, treedecode, treeencode, treeformat
+from agentctl.history import index
+from agentctl.interfaces import records
+from agentctl.session import compactions
+from agentctl.sync import planshown, treecheck, treedecode, treeencode, treeformat
 from agentctl.sync.doc import Doc
 from agentctl.sync.folder import View
 from agentctl.sync.local import observe
 from agentctl.sync.plumbing import Repo
 from agentctl.sync.render import render
 from agentctl.sync.renderplan import plan
-from agentctl.task import status as task
-from agentctl.verify import status as verify
-from agentctl.workflow import taskflow as workflow
+from agentctl.task import status
+from agentctl.workflow import taskflow
 
 STATE = "sync/state"
 SYNC_LOCK = "sync/.lock"
-LOCKS = (".lock", task.LOCK, files.LOCK, verify.LOCK, history.LOCK, constraints.LOCK, session.LOCK, interfaces.LOCK)
+LOCKS = (".lock", agentctl.plan.records.LOCK, status.LOCK, log.LOCK, agentctl.verify.status.LOCK, index.LOCK, rules.LOCK, compactions.LOCK, records.LOCK)
 
 
 def load_state(store: Store) -> dict[str, Any]:
@@ -183,7 +184,7 @@ def _loser(store: Store, st: dict[str, Any], theirs: list[Doc], repo: Repo, repl
     observe(doc, _recover_memo(store, st), view, store, replica)
     for t in theirs:
         doc = doc.join(t)
-    cur = doc.current()
+    cur = planshown.shown(doc, view.epoch)
     if cur is None or cur.id == view.epoch or view.epoch in doc.stopped:
         return ""
     from agentctl.constraints import violations
@@ -192,7 +193,7 @@ def _loser(store: Store, st: dict[str, Any], theirs: list[Doc], repo: Repo, repl
     if broken:
         out.kept = (view.tfields.get("TASK_ID", ""), cur.head.get("TASK_ID", ""), next(iter(broken)))
         return ""
-    workflow.stop(store, force=True, extra={"REPLACED_BY": cur.head.get("TASK_ID", "")})
+    taskflow.stop(store, force=True, extra={"REPLACED_BY": cur.head.get("TASK_ID", "")})
     return view.tfields.get("TASK_ID", "")
 
 
@@ -200,7 +201,7 @@ def _recover_memo(store: Store, st: dict[str, Any]) -> dict[str, Any]:
     """The memo, corrected for a round killed while writing the folder (see the module docstring)."""
     memo: dict[str, Any] = dict(st.get("memo") or {})
     pending = st.get("pending") or {}
-    for key, rel in (("files", files.LOG), ("journal", verify.JOURNAL)):
+    for key, rel in (("files", log.LOG), ("journal", agentctl.verify.status.JOURNAL)):
         after = pending.get(key)
         if not after:
             continue
@@ -247,7 +248,7 @@ def _round_locked(store: Store, repo: Repo, st: dict[str, Any], replica: str, he
 def _unchanged_done(doc: Doc, view: View, p: Any) -> list[str]:
     """Entries this round marks done (pulled) that no copy of the task logged a change to: judged as a local
     `task done` is (its "never changed" warning)."""
-    cur = doc.current()
+    cur = planshown.shown(doc, view.epoch)
     if p.task is None or cur is None or view.epoch != cur.id:
         return []
     was = {e.path for e in view.entries if e.done}

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentctl.constraints import rules as constraints
-from agentctl.files import log as files
-from agentctl.interfaces import records as interfaces
-from agentctl.session import compactions as session
+import agentctl.plan.records
+import agentctl.verify.status
+from agentctl.constraints import rules
+from agentctl.files import log
+from agentctl.interfaces import records
+from agentctl.session import compactions
 from agentctl.sync.epoch import epoch_id
 from agentctl.sync.treeformat import VERIFY_KEYS
-from agentctl.task import status as task
-from agentctl.verify import status as verify
+from agentctl.task import status
 
 LOCAL_VERIFY_KEYS = ("LOG", "LAST_PASS_POS", "LAST_PASS_LOG", "RUN_LOG", "RUN_POS")
 Memo = dict[str, Any]
@@ -21,21 +22,22 @@ Memo = dict[str, Any]
 class View:
     """What the state folder holds now (the parts that travel)."""
 
-    __slots__ = ("rules", "interfaces", "tfields", "entries", "epoch", "flog", "journal", "vfields", "session")
+    __slots__ = ("rules", "interfaces", "tfields", "entries", "epoch", "flog", "journal", "vfields", "session", "plan")
 
     def __init__(self, store: Any) -> None:
-        self.rules = [r.line() for r in constraints.read(store)]
-        self.interfaces = interfaces.lines(store)
-        self.tfields = task.read_status(store)
-        self.entries = task.read_entries(store, self.tfields) if self.tfields.get("STATE") != "IDLE" else []
+        self.rules = [r.line() for r in rules.read(store)]
+        self.interfaces = records.lines(store)
+        self.plan = agentctl.plan.records.read_all(store)
+        self.tfields = status.read_status(store)
+        self.entries = status.read_entries(store, self.tfields) if self.tfields.get("STATE") != "IDLE" else []
         self.epoch = ""
         if self.tfields.get("STATE") != "IDLE":
             self.epoch = epoch_id(self.tfields.get("TASK_ID", ""), self.tfields.get("STARTED", ""),
                                   self.tfields.get("DESC", ""))
-        self.flog = _complete(store.read(files.LOG, cap=256 << 20) or b"")
-        self.journal = _complete(store.read(verify.JOURNAL, cap=256 << 20) or b"")
-        self.vfields = verify.read_status(store)
-        self.session = session.read(store)
+        self.flog = _complete(store.read(log.LOG, cap=256 << 20) or b"")
+        self.journal = _complete(store.read(agentctl.verify.status.JOURNAL, cap=256 << 20) or b"")
+        self.vfields = agentctl.verify.status.read_status(store)
+        self.session = compactions.read(store)
 
     def task_fields(self) -> dict[str, str]:
         f = self.tfields

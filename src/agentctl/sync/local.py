@@ -17,14 +17,14 @@ import stat
 from typing import Any
 
 from agentctl.ground import codec
-from agentctl.history import index as history
+from agentctl.history import index
 from agentctl.sync.crdt import Log
 from agentctl.sync.doc import Doc
 from agentctl.sync.epoch import Epoch
 from agentctl.sync.folder import Memo, View, compress, expand
 from agentctl.sync.treeformat import archive_ok, max_file
-from agentctl.task import entries as taskentries
-from agentctl.verify import status as verify
+from agentctl.task import entries
+from agentctl.verify import status
 
 
 def _sha(data: bytes) -> str:
@@ -52,7 +52,7 @@ def _observe_log(log: Log, data: bytes, memo: dict[str, Any], epoch: str, replic
     return {"epoch": epoch, "len": len(data), "sha": _sha(data), "ids": compress(ids)}
 
 
-def note_of(entry: taskentries.Entry) -> str:
+def note_of(entry: entries.Entry) -> str:
     """An entry's fields other than a claim (the reason of a correction: ``skipped|REASON``), encoded."""
     extra = list(entry.extra)
     if "claim" in extra:
@@ -65,11 +65,15 @@ def observe(doc: Doc, memo: Memo, view: View, store: Any, replica: str) -> Memo:
     """Fold the folder's changes since ``memo`` into ``doc`` (in place); returns the memo of ``view``."""
     new: Memo = {}
     _observe_set(doc, "constraints", memo.get("constraints", []), view.rules, replica)
-    tried = verify.tried(view.vfields)
+    tried = status.tried(view.vfields)
     _observe_set(doc, "tried", memo.get("tried", []), tried, replica)
     new["constraints"], new["tried"] = view.rules, tried
     _observe_set(doc, "interfaces", memo.get("interfaces", []), view.interfaces, replica)
     new["interfaces"] = view.interfaces
+    if view.plan:  # the plan's records carry their own revisions: the folder's copy joins the document's
+        from agentctl.plan import merge
+
+        doc.plan = {t.ID: t for t in merge.join(list(doc.plan.values()), view.plan)}
 
     old_epoch = memo.get("epoch", "")
     if old_epoch and old_epoch != view.epoch:
@@ -96,7 +100,7 @@ def observe(doc: Doc, memo: Memo, view: View, store: Any, replica: str) -> Memo:
             # a mark changed here since the last sync (or one the document lacks) is this side's word
             if word != e.mark(i) and (seen_marks.get(x.path) != "|".join(word) or x.path not in e.marks):
                 e.marks[x.path] = (doc.stamp(replica), *word)
-            c = taskentries.claim_of(x)
+            c = entries.claim_of(x)
             if c is not None and not x.done:
                 held = e.claims.setdefault(i, {})
                 held[c[0]] = max(held.get(c[0], 0), c[1])
@@ -120,7 +124,7 @@ def observe(doc: Doc, memo: Memo, view: View, store: Any, replica: str) -> Memo:
     new["compactions"] = count
 
     new["archives"] = _observe_archives(doc, memo.get("archives", {}), store)
-    data = store.read(history.INDEX, cap=64 << 20) or b""
+    data = store.read(index.INDEX, cap=64 << 20) or b""
     for ln in data.decode("utf-8", "surrogateescape").split("\n"):
         if ln and not ln.startswith("#") and codec.split_record(ln, 11) is not None and ln.isprintable():
             doc.index.add(ln)

@@ -13,7 +13,7 @@ import hashlib
 import os
 import shutil
 
-from agentctl.ground import git as gitcmd
+import agentctl.ground.git
 from agentctl.sync.treeformat import Refused, max_commit, max_file
 
 ZERO = "0" * 40  # a SHA-1 repository's null id (cas() writes the one of the repository's format)
@@ -31,8 +31,8 @@ class Repo:
     def __repr__(self) -> str:
         return f"Repo({self.top!r})"
 
-    def git(self, args: list[str], **kw: object) -> gitcmd.Result:
-        return gitcmd.run(self.top, args, **kw)  # type: ignore[arg-type]
+    def git(self, args: list[str], **kw: object) -> agentctl.ground.git.Result:
+        return agentctl.ground.git.run(self.top, args, **kw)  # type: ignore[arg-type]
 
     # -- refs ------------------------------------------------------------------------------------
     def rev(self, ref: str) -> str | None:
@@ -146,7 +146,7 @@ class Repo:
             batch = "\n".join(_mktree_text(trees[f]) for f in order) + "\n"
             got = self.git(["mktree", "--batch"], data=batch.encode("utf-8", "surrogateescape"), timeout=300).text.split()
             if got != [tree_ids[f] for f in order]:
-                raise gitcmd.GitError("git mktree computed other tree ids than agentctl; report this")
+                raise agentctl.ground.git.GitError("git mktree computed other tree ids than agentctl; report this")
         return tree_ids[""], len(new_blobs) + len(order)
 
     def _write_blobs(self, blobs: dict[str, bytes]) -> None:
@@ -162,7 +162,7 @@ class Repo:
             got = self.git(["hash-object", "-w", "--no-filters", "--stdin-paths"],
                            data=("\n".join(n for _, n in names) + "\n").encode(), timeout=300).text.split()
             if got != [s for s, _ in names]:
-                raise gitcmd.GitError("git hash-object computed other blob ids than agentctl; report this")
+                raise agentctl.ground.git.GitError("git hash-object computed other blob ids than agentctl; report this")
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
@@ -220,7 +220,7 @@ def _mktree_text(entries: list[tuple[str, str, str]]) -> str:
 
 def open_repo(start: str) -> Repo | None:
     """The repository holding ``start`` (top folder and common git dir), or None outside one."""
-    res = gitcmd.run(start, ["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir",
+    res = agentctl.ground.git.run(start, ["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir",
                              "--show-object-format"], check=False)
     if res.code != 0:
         return None

@@ -11,31 +11,33 @@ from __future__ import annotations
 import os
 import time
 
-from agentctl.constraints import rules as constraints
-from agentctl.files import foreign
-from agentctl.files import log as files
+import agentctl.constraints.rules
+import agentctl.plan.records
+import agentctl.verify.status
+from agentctl.files import foreign, log
 from agentctl.ground import codec
 from agentctl.ground.store import Store, now_iso
-from agentctl.history import index as history
-from agentctl.interfaces import records as interfaces
-from agentctl.session import compactions as session
+from agentctl.history import index
+from agentctl.interfaces import records
+from agentctl.session import compactions
 from agentctl.sync.doc import Doc
 from agentctl.sync.epoch import started_ts
 from agentctl.sync.folder import LOCAL_VERIFY_KEYS, Memo, View
 from agentctl.sync.local import _observe_archives
 from agentctl.sync.renderplan import Plan
-from agentctl.task import status as task
-from agentctl.verify import status as verify
+from agentctl.task import status
 
 
 def render(doc: Doc, view: View, memo: Memo, store: Store, replica: str, p: Plan) -> Memo:
     """Make the folder show ``doc`` as planned; ``memo`` covers ``view``. Returns the memo of the folder afterwards."""
-    rules = sorted(doc.constraints.values(), key=lambda v: constraints.PRIORITIES.index(v[:2]) if v[:2] in constraints.PRIORITIES else 9)
+    rules = sorted(doc.constraints.values(), key=lambda v: agentctl.constraints.rules.PRIORITIES.index(v[:2]) if v[:2] in agentctl.constraints.rules.PRIORITIES else 9)
     if rules != view.rules:
-        store.replace(constraints.STATUS, "".join(f"{r}\n" for r in rules).encode("utf-8", "surrogateescape"))
+        store.replace(agentctl.constraints.rules.STATUS, "".join(f"{r}\n" for r in rules).encode("utf-8", "surrogateescape"))
     ifaces = doc.interfaces.values()
     if ifaces != view.interfaces:
-        interfaces.write(store, [interfaces.Iface(*r) for r in (codec.split_record(v, interfaces.FIELDS) for v in ifaces) if r])
+        records.write(store, [records.Iface(*r) for r in (codec.split_record(v, records.FIELDS) for v in ifaces) if r])
+    if sorted(doc.plan) != sorted(t.ID for t in view.plan) or any(doc.plan[t.ID] != t for t in view.plan):
+        agentctl.plan.records.write(store, list(doc.plan.values()))
     _render_verify(doc, view, store, replica)
     _render_session(doc, view, store)
     logs = {"files": memo.get("files", {}), "journal": memo.get("journal", {})}
@@ -43,8 +45,8 @@ def render(doc: Doc, view: View, memo: Memo, store: Store, replica: str, p: Plan
         _go_idle(store, view)  # stopped elsewhere: its archive comes with the merge
     if p.task is not None:
         old, new, entries = p.task
-        task.commit(store, old, new, entries)
-    for key, rel in (("files", files.LOG), ("journal", verify.JOURNAL)):
+        status.commit(store, old, new, entries)
+    for key, rel in (("files", log.LOG), ("journal", agentctl.verify.status.JOURNAL)):
         if key in p.logs:
             payload, move, after = p.logs[key]
             if move and store.exists(rel):
@@ -60,7 +62,7 @@ def render(doc: Doc, view: View, memo: Memo, store: Store, replica: str, p: Plan
     after_view = View(store)
     out = dict(memo)
     out.update(logs)
-    out.update(constraints=after_view.rules, interfaces=after_view.interfaces, tried=verify.tried(after_view.vfields), epoch=after_view.epoch,
+    out.update(constraints=after_view.rules, interfaces=after_view.interfaces, tried=agentctl.verify.status.tried(after_view.vfields), epoch=after_view.epoch,
                fields=after_view.task_fields(), verify=after_view.run_fields(),
                compactions=codec.status_int(after_view.session, "COMPACTIONS", "session") if after_view.session else 0,
                archives=_observe_archives(doc, memo.get("archives", {}), store))
@@ -96,8 +98,8 @@ def _create_all(store: Store, items: list[tuple[str, bytes]]) -> None:
 def _archive_stray(store: Store, rel: str) -> None:
     """Keep a log that belongs to no synced task under logs/ (never deleted)."""
     stamp = time.strftime("%Y%m%dT%H%M%S")
-    kind = "files" if rel == files.LOG else "verify"
-    ext = "log" if rel == files.LOG else "journal"
+    kind = "files" if rel == log.LOG else "verify"
+    ext = "log" if rel == log.LOG else "journal"
     target = f"logs/{kind}-unarchived-{stamp}.{ext}"
     n = 2
     while store.exists(target):
@@ -107,30 +109,30 @@ def _archive_stray(store: Store, rel: str) -> None:
 
 
 def _go_idle(store: Store, view: View) -> None:
-    old = task.read_status(store)
-    seq = codec.status_int(old, "SEQ", store.shown(task.STATUS))
-    task.commit(store, old, {"STATE": "IDLE", "SEQ": str(seq + 1), "TASK_ID": old.get("TASK_ID", "")}, None)
-    for rel in (files.LOG, verify.JOURNAL):
+    old = status.read_status(store)
+    seq = codec.status_int(old, "SEQ", store.shown(status.STATUS))
+    status.commit(store, old, {"STATE": "IDLE", "SEQ": str(seq + 1), "TASK_ID": old.get("TASK_ID", "")}, None)
+    for rel in (log.LOG, agentctl.verify.status.JOURNAL):
         if store.exists(rel):
             _archive_stray(store, rel)
     view.epoch = ""
 
 
 def _render_verify(doc: Doc, view: View, store: Store, replica: str) -> None:
-    tried = doc.tried.values()[-verify.MAX_TRIED:]
+    tried = doc.tried.values()[-agentctl.verify.status.MAX_TRIED:]
     run = doc.verify[1] if doc.verify is not None else view.run_fields()
-    if run == view.run_fields() and tried == verify.tried(view.vfields):
+    if run == view.run_fields() and tried == agentctl.verify.status.tried(view.vfields):
         return
     mine = doc.verify is None or doc.verify[0][1] == replica or run == view.run_fields()
-    out = {k: v for k, v in run.items() if k in verify.KEYS}
+    out = {k: v for k, v in run.items() if k in agentctl.verify.status.KEYS}
     if mine:
         out.update({k: view.vfields[k] for k in LOCAL_VERIFY_KEYS if k in view.vfields})
-    ordered = {k: out[k] for k in verify.KEYS if k in out}
+    ordered = {k: out[k] for k in agentctl.verify.status.KEYS if k in out}
     for i, text in enumerate(tried, 1):
         ordered[f"TRIED_{i}"] = text
     for k in sorted((k for k in run if k.startswith("SIG_")), key=lambda k: int(k[4:])):
         ordered[k] = run[k]
-    store.replace(verify.STATUS, codec.format_status(ordered))
+    store.replace(agentctl.verify.status.STATUS, codec.format_status(ordered))
 
 
 def _render_session(doc: Doc, view: View, store: Store) -> None:
@@ -144,13 +146,13 @@ def _render_session(doc: Doc, view: View, store: Store) -> None:
         return
     fields.update(want)
     fields["UPDATED"] = now_iso()
-    store.replace(session.STATUS, codec.format_status({k: fields[k] for k in session.KEYS if k in fields}))
+    store.replace(compactions.STATUS, codec.format_status({k: fields[k] for k in compactions.KEYS if k in fields}))
 
 
 def _render_index(doc: Doc, store: Store) -> None:
-    data = store.read(history.INDEX, cap=64 << 20) or b""
+    data = store.read(index.INDEX, cap=64 << 20) or b""
     have = {ln for ln in data.decode("utf-8", "surrogateescape").split("\n") if ln and not ln.startswith("#")}
     if doc.index <= have:
         return
     rows = sorted(have | doc.index, key=lambda ln: (started_ts(ln.split("|")[3]) if ln.count("|") >= 3 else 0.0, ln))
-    store.replace(history.INDEX, (history.HEADER + "".join(f"{r}\n" for r in rows)).encode("utf-8", "surrogateescape"))
+    store.replace(index.INDEX, (index.HEADER + "".join(f"{r}\n" for r in rows)).encode("utf-8", "surrogateescape"))

@@ -10,13 +10,14 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import agentctl.task.entries
 from agentctl.ground import codec
 from agentctl.ground.store import Store
+from agentctl.sync import planshown
 from agentctl.sync.doc import Doc
 from agentctl.sync.epoch import Epoch, started_ts
 from agentctl.sync.folder import Memo, View, compress, expand
-from agentctl.task import entries as taskentries
-from agentctl.task import status as task
+from agentctl.task import status
 
 
 class Plan:
@@ -26,7 +27,7 @@ class Plan:
 
     def __init__(self) -> None:
         self.lost: list[tuple[str, str, str]] = []  # (path, agent, new holder or "done") of live claims given up
-        self.task: tuple[dict[str, str], dict[str, str], list[taskentries.Entry]] | None = None  # (old, new, entries)
+        self.task: tuple[dict[str, str], dict[str, str], list[agentctl.task.entries.Entry]] | None = None  # (old, new, entries)
         self.logs: dict[str, tuple[bytes, bool, dict[str, Any]]] = {}  # key -> (payload, move the old log away, memo after)
         self.idle = False
 
@@ -34,7 +35,7 @@ class Plan:
 def plan(doc: Doc, view: View, memo: Memo, store: Store) -> Plan:
     """Work out the task and log changes; raises doc.seq to the SEQ the task will show."""
     p = Plan()
-    cur = doc.current()
+    cur = planshown.shown(doc, view.epoch)
     p.idle = bool(view.epoch) and (cur is None or cur.id != view.epoch) and view.epoch in doc.stopped
     if cur is None or not (view.epoch == cur.id or not view.epoch or p.idle):
         return p
@@ -42,9 +43,9 @@ def plan(doc: Doc, view: View, memo: Memo, store: Store) -> Plan:
     now = time.time()
     p.task = _plan_task(doc, cur, store, view, now)
     if same and p.task is not None:
-        after = {e.path: taskentries.claim_of(e) for e in p.task[2]}
+        after = {e.path: agentctl.task.entries.claim_of(e) for e in p.task[2]}
         for e in view.entries:
-            mine = taskentries.claim_of(e)
+            mine = agentctl.task.entries.claim_of(e)
             if mine is not None and mine[1] > now and not e.done and after.get(e.path) != mine:
                 held = after.get(e.path)
                 p.lost.append((e.path, mine[0], held[0] if held else "done"))
@@ -79,12 +80,12 @@ def _order(line: str, rn: tuple[str, int], now: float | None = None) -> tuple[in
     return (first, min(started_ts(parts[0]), time.time() if now is None else now), rn[0], rn[1])
 
 
-def _plan_task(doc: Doc, e: Epoch, store: Store, view: View, now: float) -> tuple[dict[str, str], dict[str, str], list[taskentries.Entry]] | None:
+def _plan_task(doc: Doc, e: Epoch, store: Store, view: View, now: float) -> tuple[dict[str, str], dict[str, str], list[agentctl.task.entries.Entry]] | None:
     old = view.tfields
     entries = []
     for i, path in enumerate(e.paths):
         mark, note = e.mark(i)
-        entry = taskentries.Entry(mark, path, [codec.decode(f) for f in note.split("|")] if note else [])
+        entry = agentctl.task.entries.Entry(mark, path, [codec.decode(f) for f in note.split("|")] if note else [])
         held = e.holder(i, now)
         if held is not None:
             entry.extra += ["claim", held[0], str(held[1])]
@@ -99,12 +100,12 @@ def _plan_task(doc: Doc, e: Epoch, store: Store, view: View, now: float) -> tupl
         new["NEXT_PINNED"] = "0"
     if "STOPPED_BY" in old and view.epoch == e.id:
         new["STOPPED_BY"] = old["STOPPED_BY"]
-    taskentries.refresh(new, entries)
+    agentctl.task.entries.refresh(new, entries)
     same = view.epoch == e.id and view.entries == entries and all(
         old.get(k, "") == new.get(k, "") for k in ("STATE", "TASK_ID", "DESC", "NOTES", "STARTED", "NEXT", "NEXT_PINNED"))
     if same:
         return None
-    seq = max(codec.status_int(old, "SEQ", store.shown(task.STATUS)) + 1, doc.seq)
+    seq = max(codec.status_int(old, "SEQ", store.shown(status.STATUS)) + 1, doc.seq)
     new["SEQ"] = str(seq)
     doc.seq = seq
     return dict(old), new, entries

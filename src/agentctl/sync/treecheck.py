@@ -130,16 +130,23 @@ def check(doc: Doc, state: str, now: float | None = None) -> None:
         _index_row(row, state, now)
     for eid, e in doc.epochs.items():
         _epoch(f"task/{eid}", e, state, now)
+    for tid, t in doc.plan.items():
+        for rel in t.files:
+            _path(f"plan {tid} FILES", rel, state)
+        if t.STARTED:
+            _when(f"plan {tid} STARTED", t.STARTED, now)
+        if t.until > now + 7 * 86400 + SKEW:
+            raise _no(f"plan {tid} UNTIL", "a lease past the longest one (7 days) from now")
     for name, versions in doc.archives.items():
         for blob, data in versions.items():
             _archive(f"archive/{name}/{blob[:12]}", name, data, state, now)
 
 
 def _verify(clock: int, fields: dict[str, str], now: float) -> None:
-    from agentctl.verify import status as verify
+    from agentctl.verify import status
 
     _stamp("verify STAMP", clock)
-    if fields.get("STATE", "IDLE") not in verify.STATES:
+    if fields.get("STATE", "IDLE") not in status.STATES:
         raise _no("verify", f"STATE={fields.get('STATE', '')[:20]!r} is not a verify state")
     for key, value in fields.items():
         where = f"verify {key}"
@@ -189,12 +196,12 @@ def _index_row(row: str, state: str, now: float) -> None:
 
 
 def _epoch(p: str, e: Epoch, state: str, now: float) -> None:
+    import agentctl.task.entries
     from agentctl.task import claims
-    from agentctl.task import entries as taskentries
 
     _when(f"{p}/head STARTED", e.head.get("STARTED", ""), now)
-    if len(e.paths) > taskentries.MAX_ENTRIES:
-        raise _no(f"{p}/list", f"{len(e.paths)} entries, over {taskentries.MAX_ENTRIES}")
+    if len(e.paths) > agentctl.task.entries.MAX_ENTRIES:
+        raise _no(f"{p}/list", f"{len(e.paths)} entries, over {agentctl.task.entries.MAX_ENTRIES}")
     for path in e.paths:
         _path(f"{p}/list", path, state)
     if len(set(e.paths)) != len(e.paths):
@@ -204,6 +211,11 @@ def _epoch(p: str, e: Epoch, state: str, now: float) -> None:
         for agent, exp in held.items():
             if exp > limit:
                 raise _no(f"{p}/claims", f"{agent}'s lease on entry {i} ends at {exp}, past the longest lease")
+    from agentctl.ground import pattern
+
+    for key, value in [(k, v) for k, v in e.head.items()] + [(k, v[1]) for k, v in e.fields.items()]:
+        if key == "MATCH" and value and pattern.problem(value):
+            raise _no(f"{p}/state", f"MATCH: {pattern.problem(value)}")
     for key, (stamp, value) in e.fields.items():
         _stamp(f"{p}/state {key}", stamp[0])
         if key == "NEXT" and value and value not in e.paths:
@@ -251,10 +263,10 @@ def _archive(where: str, name: str, data: bytes, state: str, now: float) -> None
             if fields.get(key):
                 _when(f"{where} {key}", fields[key], now)
     elif name.endswith(".list") and name.startswith("files-"):
-        from agentctl.task import entries as taskentries
+        import agentctl.task.entries
 
         try:
-            listed = taskentries.parse(data, where)
+            listed = agentctl.task.entries.parse(data, where)
         except Exception as exc:  # noqa: BLE001 - StateError from the list reader
             raise _no(where, str(exc)) from None
         for entry in listed:

@@ -113,6 +113,13 @@ def decode(files: dict[str, bytes]) -> Doc:
     bad = [v for v in doc.interfaces.adds.values() if not line_ok(v)]
     if bad:
         raise Refused(f"interfaces: {bad[0][:40]!r} is not an interface record `interfaces add` would write")
+    import agentctl.plan.records
+
+    for ln in _text("plan", files.get("plan", b"")):
+        prec = codec.split_record(ln, agentctl.plan.records.COUNT)
+        if prec is None or not agentctl.plan.records.line_ok(ln) or prec[0] in doc.plan:
+            raise Refused(f"plan: {ln[:40]!r} is not a plan record `plan add` would write (or an id given twice)")
+        doc.plan[prec[0]] = agentctl.plan.records.PlanTask(prec)
     for ln in _text("counters", files.get("counters", b"")):
         r, _, n = ln.partition("|")
         if not REPLICA.match(r) or r in doc.compactions:

@@ -48,6 +48,7 @@ def encode(doc: Doc) -> dict[str, bytes]:
         "verify": _stamped(doc.verify, VERIFY_KEYS),
         "stopped": _lines(sorted(doc.stopped)),
         "index": _lines(sorted(doc.index)),
+        "plan": _lines([doc.plan[k].line() for k in sorted(doc.plan)]),
     }
     for eid, e in doc.epochs.items():
         p = f"task/{eid}"

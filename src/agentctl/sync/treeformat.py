@@ -10,6 +10,7 @@ Layout (format 1; every file a plain 100644 blob, every folder a tree)::
     counters                               REPLICA|COMPACTIONS lines
     verify                                 STAMP=CLOCK.REPLICA then the result's KEY=VALUE lines
     stopped                                the stopped epochs, one id a line
+    plan                                   the plan's records, one task a line (plan/records.py)
     index                                  the history index's rows
     task/EPOCH/head, list, done, marks, claims, state
     task/EPOCH/files/REPLICA/CHUNK         COUNTER|RECORD lines, CHUNK_SIZE records a piece
@@ -27,7 +28,7 @@ from agentctl.ground.errors import StateError
 FORMAT = 1
 FORMAT_LINE = b"agentctl-sync %d\n"
 CHUNK_SIZE = 1000
-TOP_FILES = ("FORMAT", "meta", "constraints", "interfaces", "tried", "counters", "verify", "stopped", "index")
+TOP_FILES = ("FORMAT", "meta", "constraints", "interfaces", "tried", "counters", "verify", "stopped", "index", "plan")
 EPOCH_FILES = ("head", "list", "done", "marks", "claims", "state")
 HEX16 = re.compile(r"[0-9a-f]{16}\Z")
 REPLICA = re.compile(r"[0-9a-f]{12}\Z")

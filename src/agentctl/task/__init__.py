@@ -3,5 +3,6 @@
 ``status`` (the status file and the hot edits of `task done`/`task update`), ``entries`` (the
 ``MARK|PATH`` list), ``edits``, ``claims``, ``corrections`` (`task add|reopen|skip`),
 ``listinput`` and ``listcheck`` (the list as given), ``ids``, ``pause`` (a runlevel switch);
-``ops`` and ``listops`` are its commands. Uses the ground floor, ``files`` and ``constraints``.
+``agentpaths`` (a command's path argument, read by the one rule); its commands are
+``commands.task`` and ``commands.tasklist``. Uses the ground floor, ``files``, ``constraints`` and ``notify``.
 """

@@ -14,7 +14,7 @@ from agentctl.constraints import protect
 from agentctl.ground import codec
 from agentctl.ground.errors import CheckFailed, NoTask, UsageError
 from agentctl.ground.store import Store, now_iso
-from agentctl.task import status as task
+from agentctl.task import status
 from agentctl.task.entries import live_claim, refresh, release
 
 DEFAULT_LEASE = 1800
@@ -43,14 +43,14 @@ def claim(store: Store, agent: str, lease: int = DEFAULT_LEASE) -> ClaimResult:
     valid_agent(agent)
     if not 1 <= lease <= MAX_LEASE:
         raise UsageError(f"--lease must be from 1 to {MAX_LEASE} seconds, got {lease}")
-    with store.lock(task.LOCK):
-        old = task.read_status(store)
+    with store.lock(status.LOCK):
+        old = status.read_status(store)
         state = old.get("STATE")
         if state == "IDLE":
             raise NoTask()
         if state == "PAUSED":
             raise UsageError(f"task {old.get('TASK_ID')} is PAUSED; resume it with `agentctl task update --state ACTIVE` first")
-        entries = task.read_entries(store, old)
+        entries = status.read_entries(store, old)
         now = time.time()
         target = next((e for e in entries if not e.closed and live_claim(e, now) is None  # never a protected one
                        and not protect.denied_entries(store, [e.path])), None)
@@ -68,8 +68,8 @@ def claim(store: Store, agent: str, lease: int = DEFAULT_LEASE) -> ClaimResult:
         target.extra += ["claim", agent, str(expires)]
         new = dict(old)
         refresh(new, entries)
-        new["SEQ"] = task.next_seq(store, old)
-        task.commit(store, old, new, entries)
+        new["SEQ"] = status.next_seq(store, old)
+        status.commit(store, old, new, entries)
     store.log_change("task", "claim", f"{agent} {target.path} until {expires}"[:400])
     return ClaimResult(target.path, agent, expires, new)
 
@@ -80,7 +80,7 @@ def claims(store: Store, fields: dict[str, str], agent: str | None = None) -> li
         return []
     now = time.time()
     out = []
-    for e in task.read_entries(store, fields):
+    for e in status.read_entries(store, fields):
         c = live_claim(e, now)
         if c is not None and (agent is None or c[0] == agent):
             out.append((e.path, c[0], c[1]))

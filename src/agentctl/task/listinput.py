@@ -5,8 +5,7 @@ from __future__ import annotations
 from agentctl.ground.errors import UsageError
 from agentctl.ground.location import exists_in, resolve_path
 from agentctl.ground.store import Store
-from agentctl.task import entries as taskentries
-from agentctl.task import status as task
+from agentctl.task import entries, status
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -20,11 +19,11 @@ def read_list_file(store: Store, source: str, stdin_data: bytes | None = None, c
     else:
         try:
             with open(source, "rb") as fh:
-                data = fh.read(task.MAX_LIST_BYTES + 1)
+                data = fh.read(status.MAX_LIST_BYTES + 1)
         except OSError as exc:
             raise UsageError(f"cannot read the list file {source!r}: {exc.strerror}; give a readable file of paths") from None
-    if len(data) > task.MAX_LIST_BYTES:
-        raise UsageError(f"the list is over {task.MAX_LIST_BYTES} bytes; split the task")
+    if len(data) > status.MAX_LIST_BYTES:
+        raise UsageError(f"the list is over {status.MAX_LIST_BYTES} bytes; split the task")
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     return list_paths(store, data.decode("utf-8", "surrogateescape").split("\n"), cwd)
@@ -46,6 +45,6 @@ def list_paths(store: Store, lines: list[str], cwd: str | None = None) -> list[s
         if rel not in seen:
             seen.add(rel)
             paths.append(rel)
-    if len(paths) > taskentries.MAX_ENTRIES:
-        raise UsageError(f"the list has {len(paths)} entries, over the limit of {taskentries.MAX_ENTRIES}; split the task")
+    if len(paths) > entries.MAX_ENTRIES:
+        raise UsageError(f"the list has {len(paths)} entries, over the limit of {entries.MAX_ENTRIES}; split the task")
     return paths

@@ -4,20 +4,20 @@
 from __future__ import annotations
 
 from agentctl.ground.store import Store
-from agentctl.task import status as task
+from agentctl.task import status
 
 
 def set_state(store: Store, state: str) -> dict[str, str] | None:
     """PAUSE or resume the task for a runlevel switch; None when there is nothing to do."""
-    with store.lock(task.LOCK):
-        old = task.read_status(store)
+    with store.lock(status.LOCK):
+        old = status.read_status(store)
         want_from = "ACTIVE" if state == "PAUSED" else "PAUSED"
         if old.get("STATE") != want_from:
             return None
         new = dict(old)
         new["STATE"] = state
-        new["SEQ"] = task.next_seq(store, old)
-        task.commit(store, old, new, None)
+        new["SEQ"] = status.next_seq(store, old)
+        status.commit(store, old, new, None)
     store.log_change("task", "pause" if state == "PAUSED" else "resume", old.get("TASK_ID", ""))
     return new
 

@@ -103,7 +103,7 @@ def commit(store: Store, old: dict[str, str], new: dict[str, str], entries: list
             os.unlink(store.path(f"services/task/{old_list}"))
         except FileNotFoundError:
             pass
-    if new.get("STATE") == "DONE" and old.get("STATE") != "DONE" and store.probe("notify/commands"):
+    if new.get("STATE") == "DONE" and old.get("STATE") != "DONE" and store.alerts():
         from agentctl.notify import fire  # one stat above when nothing is configured (the hot path)
 
         fire.event(store, "task-done", detail=f"{new.get('DONE', '')}/{new.get('TOTAL', '')} done: {new.get('DESC', '')}",
@@ -343,23 +343,23 @@ def update(
             return UpdateResult(
                 False, old, f"not applied: SEQ is {cur_seq}, not {seq} (already applied, or read a newer state); nothing changed"
             )
-        from agentctl.task import edits as taskedit  # a replay above loads neither: the hot path
-        from agentctl.task import entries as taskentries
+        import agentctl.task.entries
+        from agentctl.task import edits  # a replay above loads neither: the hot path
 
         new = dict(old)
         entries = read_entries(store, old)
         changed: list[str] = []
         if next_path is not None:
-            taskedit.pin_next(entries, next_path, old.get("TASK_ID"))
+            edits.pin_next(entries, next_path, old.get("TASK_ID"))
             new["NEXT"] = next_path
             new["NEXT_PINNED"] = "1"
         if done:
-            changed = taskedit.done_in_order(entries, done, new.get("NEXT"), old.get("TASK_ID"))
+            changed = edits.done_in_order(entries, done, new.get("NEXT"), old.get("TASK_ID"))
         if notes is not None:
             new["NOTES"] = notes
         if state is not None and new.get("STATE") != "DONE":
             new["STATE"] = state
-        taskentries.refresh(new, entries)
+        agentctl.task.entries.refresh(new, entries)
         new["SEQ"] = str(cur_seq + 1)
         commit(store, old, new, entries if changed else None)
     store.log_change("task", "update", f"seq={new['SEQ']} done={new.get('DONE')}/{new.get('TOTAL')}")
@@ -372,8 +372,8 @@ def mark_done(store: Store, paths: list[str]) -> UpdateResult:
     fast = _mark_done_plain(store, paths)
     if fast is not None:
         return fast
-    from agentctl.task import edits as taskedit
-    from agentctl.task import entries as taskentries
+    import agentctl.task.entries
+    from agentctl.task import edits
 
     with store.lock(LOCK):
         old = read_status(store)
@@ -382,11 +382,11 @@ def mark_done(store: Store, paths: list[str]) -> UpdateResult:
         if "MATCH" in old:
             _refuse_matched(store, old, paths)
         entries = read_entries(store, old)
-        changed = taskedit.mark_done(entries, paths, old.get("TASK_ID"))
+        changed = edits.mark_done(entries, paths, old.get("TASK_ID"))
         if not changed:
             return UpdateResult(False, old, "already done; nothing changed")
         new = dict(old)
-        taskentries.refresh(new, entries)
+        agentctl.task.entries.refresh(new, entries)
         new["SEQ"] = next_seq(store, old)
         commit(store, old, new, entries)
     store.log_change("task", "done", " ".join(changed)[:400])

@@ -85,8 +85,7 @@ class SwitchResult:
 def switch(store: Store, name: str, say: Callable[[str], None] | None = None) -> SwitchResult:
     from agentctl.ground.servicetable import SERVICES
     from agentctl.ground.store import now_iso
-    from agentctl.userservices import folders as custom
-    from agentctl.userservices import scripts as customrun
+    from agentctl.userservices import folders, scripts
 
     levels = table(store)
     if name not in levels:
@@ -106,8 +105,8 @@ def switch(store: Store, name: str, say: Callable[[str], None] | None = None) ->
             continue
         if svc in SERVICES:
             step(f"stop {svc}: {SERVICES[svc].stop(store)}")
-        elif custom.is_service(store, svc):
-            r = customrun.run(store, svc, "stop")
+        elif folders.is_service(store, svc):
+            r = scripts.run(store, svc, "stop")
             step(f"stop {svc}: exit {r.code}")
     with store.lock(LOCK):
         store.replace(CURRENT, codec.format_status({"RUNLEVEL": name, "UPDATED": now_iso()}))
@@ -116,8 +115,8 @@ def switch(store: Store, name: str, say: Callable[[str], None] | None = None) ->
             continue
         if svc in SERVICES:
             step(f"start {svc}: {SERVICES[svc].start(store)}")
-        elif custom.is_service(store, svc):
-            r2 = customrun.run(store, svc, "start")
+        elif folders.is_service(store, svc):
+            r2 = scripts.run(store, svc, "start")
             step(f"start {svc}: exit {r2.code}")
         else:
             step(f"start {svc}: no such service, skipped")

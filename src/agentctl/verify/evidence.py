@@ -18,7 +18,7 @@ Readers never lock (the log is append-only, a pass offset is always a record
 boundary); :func:`mark` takes the files lock so a run's offset is one too.
 
 The cost stays flat however long the log grows: :func:`check` reads at most ``WINDOW``
-bytes of the log past the pass (``files.since_head``), enough for the verdict, the first
+bytes of the log past the pass (``files.log.since_head``), enough for the verdict, the first
 names and their number (``N+`` when the window did not reach the end). The whole list
 (``Evidence.changed``, in ``as_dict``) is read only when asked for.
 """
@@ -57,10 +57,10 @@ class Evidence:
     def changed(self) -> list[str]:
         """Every path changed since the pass (each once, in order): the whole log past it is read."""
         if self._changed is None:
-            from agentctl.files import log as files
+            from agentctl.files import log
 
             assert self._since is not None
-            self._changed = files.since(*self._since)
+            self._changed = log.since(*self._since)
         return self._changed
 
     def _count(self) -> tuple[int, bool]:
@@ -119,9 +119,9 @@ class Evidence:
 
 def log_identity(store: Store) -> str:
     """The files log's identity: its first line (``TIME SESSION_START TASK`` for a task's log)."""
-    from agentctl.files import log as files
+    from agentctl.files import log
 
-    head = store.read_from(files.LOG, 0, cap=512)
+    head = store.read_from(log.LOG, 0, cap=512)
     first = head.split(b"\n", 1)[0] if b"\n" in head else b""
     return first.decode("utf-8", "replace").replace("|", " ")[:_ID_CHARS]
 
@@ -152,38 +152,38 @@ def as_this_task(store: Store, vfields: dict[str, str]) -> tuple[dict[str, str],
 
 def mark(store: Store) -> tuple[str, int]:
     """(identity, size) of the files log, taken under its lock so the size is a record boundary."""
-    from agentctl.files import log as files
+    from agentctl.files import log
 
-    with store.lock(files.LOCK):
-        return log_identity(store), files.size(store)
+    with store.lock(log.LOCK):
+        return log_identity(store), log.size(store)
 
 
 def check(store: Store, vfields: dict[str, str] | None = None) -> Evidence:
     """The verdict for the current files log (see the module docstring)."""
-    from agentctl.files import log as files
-    from agentctl.verify import status as verify
+    from agentctl.files import log
+    from agentctl.verify import status
 
-    checks = verify.commands(store)
+    checks = status.commands(store)
     if not checks:
-        return Evidence("none", shown_commands=store.shown(verify.COMMANDS))
+        return Evidence("none", shown_commands=store.shown(status.COMMANDS))
     if vfields is None:
-        vfields = verify.read_status(store)
+        vfields = status.read_status(store)
     ident = log_identity(store)
-    size = files.size(store)
+    size = log.size(store)
     pass_pos: int | None = None
     no_task = ident.split(" ")[1:2] != ["SESSION_START"]  # a task's log opens with TIME SESSION_START TASK
     # A pass counts for the log it ran against; with no task running, one that ran before there was
     # any log counts for the log begun since (its edits all came after it).
     if vfields.get("LAST_PASS") and (vfields.get("LAST_PASS_LOG", "\0") == ident
                                      or (no_task and vfields.get("LAST_PASS_LOG", "\0") == "")):
-        pos = codec.status_int(vfields, "LAST_PASS_POS", store.shown(verify.STATUS))
+        pos = codec.status_int(vfields, "LAST_PASS_POS", store.shown(status.STATUS))
         if pos <= size:
             pass_pos = pos
     failed = vfields.get("STATE") == "FAILED" and vfields.get("RUN_LOG", "\0") == ident
     offset = 0 if pass_pos is None else pass_pos
-    head, exact = files.since_head(store, offset, WINDOW)
+    head, exact = log.since_head(store, offset, WINDOW)
     if not head and not exact:  # a window without one entry (junk lines?): read on, to be sure
-        head, exact = files.since(store, offset), True
+        head, exact = log.since(store, offset), True
     if pass_pos is None:
         verdict, last_pass = "never", ""
     else:

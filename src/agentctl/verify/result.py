@@ -12,7 +12,7 @@ import os
 from agentctl.ground import codec
 from agentctl.ground.proc import TIMED_OUT, reason
 from agentctl.ground.store import Store, now_iso
-from agentctl.verify import status as verify
+from agentctl.verify import status
 from agentctl.verify.repeat import match, sigs
 
 
@@ -33,8 +33,8 @@ def record(store: Store, run_no: int, failed: tuple[str, int, list[str], int] | 
            pos: int, files_sig: str, err_sig: str, timeout: float, checks: str | None = None) -> RunResult:
     """Record run ``run_no``: ``failed`` is None for a pass, else (command, exit code, error lines, error count);
     ``log_id``/``pos`` where the files log stood when it started (see evidence)."""
-    with store.lock(verify.LOCK):
-        fields = verify.read_status(store)
+    with store.lock(status.LOCK):
+        fields = status.read_status(store)
         stood = int(fields["RESULT_RUN"]) if fields.get("RESULT_RUN", "").isdigit() else 0
         if stood > run_no:  # a newer run recorded its result first: that result stands, not this one
             state = fields.get("STATE", "IDLE")
@@ -49,7 +49,7 @@ def record(store: Store, run_no: int, failed: tuple[str, int, list[str], int] | 
         fields["RUN_POS"] = str(pos)
         fields.pop("REPEAT", None)
         fields.pop("SAME_ERROR", None)
-        prev_tried = verify.tried(fields)
+        prev_tried = status.tried(fields)
         sig_list = sigs(fields)
         if failed is None:
             fields.update(STATE="PASSED", COMMAND="", EXIT_CODE="0", ERROR_COUNT="0", ERRORS="", ATTEMPTS="0", REASON="")
@@ -59,10 +59,10 @@ def record(store: Store, run_no: int, failed: tuple[str, int, list[str], int] | 
             if checks is not None:  # the checks that passed: a pass does not cover a check added since
                 fields["LAST_PASS_CHECKS"] = checks
             prev_tried = []
-            verify.journal(store, "PASS", str(run_no), "-", files_sig, "")
+            status.journal(store, "PASS", str(run_no), "-", files_sig, "")
         else:
             cmd, code, lines, count = failed
-            attempts = codec.status_int(fields, "ATTEMPTS", store.shown(verify.STATUS)) + 1
+            attempts = codec.status_int(fields, "ATTEMPTS", store.shown(status.STATUS)) + 1
             fields.update(
                 STATE="FAILED",
                 COMMAND=cmd,
@@ -73,10 +73,10 @@ def record(store: Store, run_no: int, failed: tuple[str, int, list[str], int] | 
                 ATTEMPTS=str(attempts),
             )
             match(fields, sig_list, str(run_no), err_sig, files_sig)
-            verify.journal(store, "FAIL", str(run_no), err_sig, files_sig, f"`{cmd}` {fields['REASON']}: {lines[0] if lines else ''}")
+            status.journal(store, "FAIL", str(run_no), err_sig, files_sig, f"`{cmd}` {fields['REASON']}: {lines[0] if lines else ''}")
             if fields.get("REPEAT"):
-                verify.journal(store, "REPEAT", str(run_no), err_sig, files_sig, fields["REPEAT"])
-        verify.write(store, fields, prev_tried, sig_list)
+                status.journal(store, "REPEAT", str(run_no), err_sig, files_sig, fields["REPEAT"])
+        status.write(store, fields, prev_tried, sig_list)
     store.log_change("verify", "run", f"{fields['STATE']} run={run_no}")
     if failed is not None:
         _tell(store, fields, run_no)
@@ -118,13 +118,13 @@ def interrupted(store: Store, run_no: int, log_fd: int, log_rel: str, signum: in
     name = signal_name(signum)
     try:
         os.write(log_fd, f"# interrupted by {name}\n".encode())
-        with store.lock(verify.LOCK, timeout=5.0):
-            fields = verify.read_status(store)
+        with store.lock(status.LOCK, timeout=5.0):
+            fields = status.read_status(store)
             stood = int(fields["RESULT_RUN"]) if fields.get("RESULT_RUN", "").isdigit() else 0
             if stood < run_no:
                 fields["INTERRUPTED"] = f"run {run_no} by {name} at {now_iso()} (output so far in {store.shown(log_rel)})"
-                verify.write(store, fields, verify.tried(fields))
-                verify.journal(store, "INTERRUPTED", str(run_no), "-", "-", name)
+                status.write(store, fields, status.tried(fields))
+                status.journal(store, "INTERRUPTED", str(run_no), "-", "-", name)
         store.log_change("verify", "interrupted", f"run={run_no} {name}")
     except Exception:  # a second signal, a held lock: the run stays unrecorded, as if it never finished
         pass

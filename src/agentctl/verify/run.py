@@ -14,8 +14,7 @@ import time
 from agentctl.ground import codec
 from agentctl.ground.proc import TIMED_OUT, reason
 from agentctl.ground.store import Store
-from agentctl.verify import result as verifyresult
-from agentctl.verify import status as verify
+from agentctl.verify import result, status
 from agentctl.verify.signature import error_signature, files_signature
 
 TYPE_CHECKING = False  # `gitsync` and `runlevels` import this module: no typing at run time
@@ -29,7 +28,7 @@ def run(
     timeout: float = 600.0,
     progress: Callable[[str], None] | None = None,
     starting: Callable[[str], None] | None = None,
-) -> verifyresult.RunResult:
+) -> result.RunResult:
     """Run every configured command in order from the project root; record the result.
 
     ``starting`` is told ``[i/n] COMMAND ...`` before each command runs, ``progress`` the
@@ -39,15 +38,15 @@ def run(
     from agentctl.ground import cappedlog, retention
     from agentctl.verify import evidence
 
-    cmds = verify.commands(store)
+    cmds = status.commands(store)
     if not cmds:
-        return verifyresult.RunResult("NONE", verify.read_status(store), f"no verify commands configured; add them to {store.shown(verify.COMMANDS)}")
+        return result.RunResult("NONE", status.read_status(store), f"no verify commands configured; add them to {store.shown(status.COMMANDS)}")
     log_cap = retention.policy(store)["verify_log_max"]  # a wrong setting stops the run before it starts
-    with store.lock(verify.LOCK):
-        fields = verify.read_status(store)
-        run_no = codec.status_int(fields, "RUN", store.shown(verify.STATUS)) + 1
+    with store.lock(status.LOCK):
+        fields = status.read_status(store)
+        run_no = codec.status_int(fields, "RUN", store.shown(status.STATUS)) + 1
         fields["RUN"] = str(run_no)
-        verify.write(store, fields, verify.tried(fields))
+        status.write(store, fields, status.tried(fields))
     log_id, pos = evidence.mark(store)  # what this run covers: edits logged later are not covered
     files_sig = files_signature(store)
     err_sig = "-"
@@ -79,11 +78,11 @@ def run(
                 break
     except (KeyboardInterrupt, SystemExit) as exc:
         signum = 2 if isinstance(exc, KeyboardInterrupt) else (exc.code - 128 if isinstance(exc.code, int) else 15)
-        verifyresult.interrupted(store, run_no, log_fd, log_rel, signum)
+        result.interrupted(store, run_no, log_fd, log_rel, signum)
         raise
     finally:
         os.close(log_fd)
-    return verifyresult.record(store, run_no, failed, log_rel=log_rel, log_id=log_id, pos=pos, files_sig=files_sig,
+    return result.record(store, run_no, failed, log_rel=log_rel, log_id=log_id, pos=pos, files_sig=files_sig,
                                err_sig=err_sig, timeout=timeout, checks="\n".join(cmds))
 
 

@@ -74,9 +74,9 @@ def files_signature(store: Store) -> str:
     import hashlib
     import stat
 
-    from agentctl.files import log as files
+    from agentctl.files import log
 
-    paths = sorted({p for p, _, _ in files.touched(store)})
+    paths = sorted({p for p, _, _ in log.touched(store)})
     if not paths:
         return "-"
     total = hashlib.sha256()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from agentctl.ground import codec
 from agentctl.ground.store import Store, now_iso
-from agentctl.verify import status as verify
+from agentctl.verify import status
 from agentctl.verify.repeat import Sig, sigs
 from agentctl.verify.signature import files_signature
 
@@ -58,9 +58,9 @@ def record_tried(store: Store, text: str) -> TriedResult:
     codec.check_text(text, "the tried fix", limit=1000)
     text = text.strip()
     files_sig = files_signature(store)
-    with store.lock(verify.LOCK):
-        fields = verify.read_status(store)
-        prev = verify.tried(fields)
+    with store.lock(status.LOCK):
+        fields = status.read_status(store)
+        prev = status.tried(fields)
         sig_list = sigs(fields)
         similar_text, ref = "", ""
         for i, earlier in enumerate(prev, 1):
@@ -74,7 +74,7 @@ def record_tried(store: Store, text: str) -> TriedResult:
                     similar_text, ref = hit, f"the fix recorded for run {sig.run}"
                     break
         items = prev + [text]
-        if len(items) > verify.MAX_TRIED:
+        if len(items) > status.MAX_TRIED:
             store.append("logs/verify-tried.log", codec.record(now_iso(), items[0]))
         if files_sig != "-":
             target = next((s for s in reversed(sig_list) if s.files == files_sig), None)
@@ -86,13 +86,13 @@ def record_tried(store: Store, text: str) -> TriedResult:
             target.text = text
         elif not any(similar(text, part) for part in target.text.split(" / ")):
             target.text = (target.text + " / " + text)[:1000]
-        verify.write(store, fields, items, sig_list)
-        verify.journal(store, "TRIED", target.run if target else "-", target.err if target else "-", files_sig, text)
+        status.write(store, fields, items, sig_list)
+        status.journal(store, "TRIED", target.run if target else "-", target.err if target else "-", files_sig, text)
     store.log_change("verify", "tried", text[:200])
     if similar_text:
         from agentctl.notify import fire
 
         fire.event(store, "repeat", detail=f"fix tried again: {text!r} says the same as {ref} ({similar_text!r})")
-    return TriedResult(min(len(items), verify.MAX_TRIED), verify.read_status(store), similar_text, ref)
+    return TriedResult(min(len(items), status.MAX_TRIED), status.read_status(store), similar_text, ref)
 
 

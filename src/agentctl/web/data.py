@@ -1,8 +1,8 @@
 """What `agentctl web` shows: one dict built from a Store by the library's own operations.
 
-Every value comes from the functions the CLI's commands use (``task.read_status``,
-``taskclaims.claims``, ``verify.read_status``, ``evidence.check``, ``constraints.ordered``,
-``session.read``, ``runlevels``, ``history.read_index``/``show_lines``/``search``,
+Every value comes from the functions the CLI's commands use (``task.status.read_status``,
+``taskclaims.claims``, ``verify.status.read_status``, ``evidence.check``, ``constraints.rules.ordered``,
+``session.compactions.read``, ``runlevels``, ``history.index.read_index``/``show_lines``/``search``,
 ``resume.build``/``build_brief``); the logs that grow (the files log, the verify journal,
 agent.log) are followed incrementally by ``weblog`` and ``webfiles``; the archived tasks are
 ``webhistory``'s. ``View.state()`` rebuilds only when one stat pass over the state files says
@@ -18,27 +18,25 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from agentctl.commands.numbers import fields as shaped
-from agentctl.constraints import rules as constraints
-from agentctl.constraints import violations
-from agentctl.files import log as files
+import agentctl.files.log
+import agentctl.task.claims
+import agentctl.verify.status
+from agentctl.constraints import rules, violations
 from agentctl.ground.errors import AgentctlError
 from agentctl.ground.store import Store, now_iso
-from agentctl.session import compactions as session
-from agentctl.task import claims as taskclaims
-from agentctl.task import status as task
+from agentctl.operation.numbers import fields as shaped
+from agentctl.session import compactions
+from agentctl.task import status
 from agentctl.userservices import runlevels
-from agentctl.verify import status as verify
-from agentctl.web import history as webhistory
-from agentctl.web import logs as weblog
+from agentctl.web import history, logs
 from agentctl.web.files import FilesLog, entries_of
 from agentctl.web.history import BARS, HISTORY_SHOWN, RUNS_SHOWN
 from agentctl.web.times import epoch
 from agentctl.workflow import resume
 
-WATCH = (task.STATUS, files.LOG, verify.STATUS, verify.JOURNAL, verify.COMMANDS, constraints.STATUS, session.STATUS,
+WATCH = (status.STATUS, agentctl.files.log.LOG, agentctl.verify.status.STATUS, agentctl.verify.status.JOURNAL, agentctl.verify.status.COMMANDS, rules.STATUS, compactions.STATUS,
          runlevels.CURRENT, runlevels.TABLE, "logs/index", "logs/agent.log", violations.LOG,
-         "services/interfaces/status")  # logs/index: history.INDEX
+         "services/interfaces/status", "services/plan/status")  # logs/index: history.INDEX
 FILES_SHOWN = 200  # the most recently touched paths in the state; the rest through files()
 
 
@@ -64,9 +62,9 @@ class View:
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self.files_log = FilesLog(files.LOG)
-        self.journal = weblog.Journal(verify.JOURNAL)
-        self.agent_log = weblog.AgentLog("logs/agent.log")
+        self.files_log = FilesLog(agentctl.files.log.LOG)
+        self.journal = logs.Journal(agentctl.verify.status.JOURNAL)
+        self.agent_log = logs.AgentLog("logs/agent.log")
         self.lock = threading.Lock()
         self.version = ""
         self.body = b""
@@ -95,27 +93,29 @@ class View:
 
         for follower in (self.files_log, self.journal, self.agent_log):
             part(follower.rel, lambda f=follower: f.poll(store), False)  # type: ignore[misc]
-        fields: dict[str, str] = part("task", lambda: task.read_status(store), {"STATE": "IDLE"})
+        fields: dict[str, str] = part("task", lambda: status.read_status(store), {"STATE": "IDLE"})
         now = time.time()
         data: dict[str, Any] = {
             "project": store.project,
             "generated": now_iso(now),
             "now": now,
             "runlevel": part("runlevel", lambda: self._runlevel(), {}),
-            "session": part("session", lambda: session.read(store), {}),
+            "session": part("session", lambda: compactions.read(store), {}),
             "task": shaped(fields),  # as `task status --json`: counts as numbers
             "progress": _progress(fields, now),
             "claims": part("claims", lambda: [{"path": p, "agent": a, "expires": x, "until": now_iso(x)}
-                                              for p, a, x in taskclaims.claims(store, fields)], []),
+                                              for p, a, x in agentctl.task.claims.claims(store, fields)], []),
             "verify": part("verify", lambda: self._verify(fields), {}),
             "constraints": part("constraints", lambda: [{"priority": r.priority, "text": r.text}
-                                                        for r in constraints.ordered(store)], []),
+                                                        for r in rules.ordered(store)], []),
             "interfaces": part("interfaces", lambda: _interfaces(store), []),  # their old uses: in the resume block
+            "plan": part("plan", lambda: _plan(store, fields), {"tasks": [], "head": ""}),
             "files": self._files(),
             "last": self._last(),
             "violations": part("violations", lambda: open_violations(store), []),
             "timeline": self._timeline(fields, now),
             "history": part("history", lambda: self._history(), {"tasks": [], "more": False}),
+            "context": part("context", lambda: _compaction_costs(store), []),  # what the state took of each new window
             "resume": part("resume", lambda: resume.build(store), ""),
             "brief": part("brief", lambda: resume.build_brief(store), ""),
         }
@@ -128,17 +128,17 @@ class View:
 
     def _verify(self, fields: dict[str, str]) -> dict[str, Any]:
         store = self.store
-        v = verify.read_status(store)
+        v = agentctl.verify.status.read_status(store)
         earlier = ""
         if fields.get("STATE", "IDLE") != "IDLE":
             from agentctl.verify import evidence
 
             v, earlier = evidence.as_this_task(store, v)  # the badge never shows an earlier task's run as this one's
-        out: dict[str, Any] = {k: v[k] for k in verify.KEYS if k in v and k != "ERRORS"}
+        out: dict[str, Any] = {k: v[k] for k in agentctl.verify.status.KEYS if k in v and k != "ERRORS"}
         out["earlier_run"] = earlier or None
         out["errors"] = v["ERRORS"].split("\n") if v.get("ERRORS") and not earlier else []
-        out["tried"] = verify.tried(v)
-        out["commands"] = verify.commands(store)
+        out["tried"] = agentctl.verify.status.tried(v)
+        out["commands"] = agentctl.verify.status.commands(store)
         if fields.get("STATE", "IDLE") != "IDLE":
             from agentctl.verify import evidence
 
@@ -179,7 +179,7 @@ class View:
 
     def file_entries(self, path: str) -> dict[str, Any]:
         """Every entry (time, operation) for one path in the current files log, as `files check` lists them."""
-        return {"path": path, "entries": [list(e) for e in entries_of(self.store, files.LOG, path)]}
+        return {"path": path, "entries": [list(e) for e in entries_of(self.store, agentctl.files.log.LOG, path)]}
 
     def _timeline(self, fields: dict[str, str], now: float) -> dict[str, Any]:
         log = self.files_log
@@ -199,15 +199,21 @@ class View:
                 "claims": {a: ts for a, ts in claims.items() if ts}}
 
     def _history(self) -> dict[str, Any]:
-        return webhistory.summary(self.store)
+        return history.summary(self.store)
 
     def search_history(self, query: str, limit: int = HISTORY_SHOWN) -> dict[str, Any]:
         """Archived tasks matching ``query`` the way `agentctl history search` matches them ("" lists the newest)."""
-        return webhistory.search(self.store, query, limit)
+        return history.search(self.store, query, limit)
 
     def archived_task(self, task_id: str) -> dict[str, Any]:
         """One archived task as `agentctl history show` gives it, plus its timeline and runs (cached by index state)."""
-        return webhistory.archived(self.store, task_id, self.archived)
+        return history.archived(self.store, task_id, self.archived)
+
+
+def _compaction_costs(store: Store) -> list[dict[str, str]]:
+    from agentctl.context import cost
+
+    return cost.history(store, 5)
 
 
 def open_violations(store: Store) -> list[dict[str, Any]]:
@@ -241,3 +247,15 @@ def _interfaces(store: Store) -> list[dict[str, str]]:
     from agentctl.interfaces import records
 
     return [{"name": i.name, "old": i.old, "new": i.new} for i in records.read(store)]
+
+
+def _plan(store: Store, fields: dict[str, str]) -> dict[str, Any]:
+    """The plan as `plan list --json` gives it, the head line, and which task runs in this copy."""
+    from agentctl.plan import graph, lifecycle, records, report
+
+    view = graph.View(records.read_all(store))
+    if not view.tasks:
+        return {"tasks": [], "head": ""}
+    mine = lifecycle.running(store, fields)
+    return {"head": report.head(view), "running": mine.ID if mine is not None else None,
+            "tasks": [report.data(view, t) for t in view.tasks]}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from agentctl.files import log as files
+from agentctl.files import log
 from agentctl.ground import codec
 from agentctl.ground.store import Store
 from agentctl.web.logs import CHUNK, Follower
@@ -42,7 +42,7 @@ class FilesLog(Follower):
         self.hist = Histogram()
 
     def feed(self, store: Store, data: bytes) -> None:
-        recs = files.entries(store, data)
+        recs = log.entries(store, data)
         edits = [r for r in recs if r[1] != "SESSION_START"]
         if len(edits) != len(recs):
             self.session = next(r[0] for r in reversed(recs) if r[1] == "SESSION_START")
@@ -88,7 +88,7 @@ def entries_of(store: Store, rel: str, path: str, limit: int = 500) -> list[tupl
         at = block.find(needle)
         while at != -1:
             start = block.rfind(b"\n", 0, at) + 1
-            for ts, op, p in files.entries(store, block[start : at + len(needle)]):
+            for ts, op, p in log.entries(store, block[start : at + len(needle)]):
                 if p == path and op != "SESSION_START":
                     found.append((ts, op))
             at = block.find(needle, at + 1)

@@ -10,12 +10,10 @@ import os
 import time
 from typing import Any
 
-from agentctl.commands.numbers import fields as shaped
 from agentctl.ground import codec
 from agentctl.ground.store import Store
-from agentctl.web import files as webfiles
-from agentctl.web import logs as weblog
-from agentctl.web import times as webtime
+from agentctl.operation.numbers import fields as shaped
+from agentctl.web import files, logs, times
 
 HISTORY_SHOWN = 50
 RUNS_SHOWN = 200
@@ -24,33 +22,29 @@ BARS = 120
 
 def summary(store: Store) -> dict[str, Any]:
     """The newest archived tasks (HISTORY_SHOWN of them), how many there are, and whether the index was cut."""
-    from agentctl.history import (
-        index as history,  # imported where used: importing it registers the `history` command
-    )
+    from agentctl.history import index
 
-    rows, more = history.read_index(store, 1 << 20)
+    rows, more = index.read_index(store, 1 << 20)
     return {"count": len(rows), "more": more, "tasks": [r.fields for r in rows[:HISTORY_SHOWN]]}
 
 
 def search(store: Store, query: str, limit: int = HISTORY_SHOWN) -> dict[str, Any]:
     """Archived tasks matching ``query`` the way `agentctl history search` matches them ("" lists the newest)."""
-    from agentctl.history import index as history
-    from agentctl.history import show as historyshow
+    from agentctl.history import index, show
 
     if not query:
-        rows, more = history.read_index(store, 1 << 20)
+        rows, more = index.read_index(store, 1 << 20)
         return {"query": "", "more": more, "tasks": [{"task": shaped(r.fields), "matched": []} for r in rows[:limit]]}
     codec.check_text(query, "the search text", limit=500)
-    hits, more = historyshow.search(store, query, limit)
+    hits, more = show.search(store, query, limit)
     return {"query": query, "more": more, "tasks": [{"task": shaped(r.fields), "matched": m} for r, m in hits]}
 
 
 def archived(store: Store, task_id: str, cache: dict[str, tuple[tuple[int, int], dict[str, Any]]]) -> dict[str, Any]:
     """One archived task as `agentctl history show` gives it, plus its timeline and runs (cached by index state)."""
-    from agentctl.history import index as history
-    from agentctl.history import show as historyshow
+    from agentctl.history import index, show
 
-    row = history.find(store, task_id)
+    row = index.find(store, task_id)
     try:
         st = os.stat(store.path(row["ARCHIVE"]))
         key = (st.st_ino, st.st_mtime_ns)
@@ -59,7 +53,7 @@ def archived(store: Store, task_id: str, cache: dict[str, tuple[tuple[int, int],
     cached = cache.get(row["ARCHIVE"])
     if cached is not None and cached[0] == key:
         return cached[1]
-    _, detail = historyshow.show_lines(store, row)
+    _, detail = show.show_lines(store, row)
     done = detail["task"]
     detail["task"] = shaped(done)  # as `history show --json`
     detail["index"] = shaped(row.fields)
@@ -67,13 +61,13 @@ def archived(store: Store, task_id: str, cache: dict[str, tuple[tuple[int, int],
     detail["timeline"] = {}
     log_rel, journal_rel = done.get("FILES_LOG", ""), done.get("VERIFY_JOURNAL", "")
     if log_rel.startswith("logs/") and "/" not in log_rel[5:]:
-        flog = webfiles.FilesLog(log_rel)
+        flog = files.FilesLog(log_rel)
         flog.poll(store)
-        journal = weblog.Journal(journal_rel if journal_rel.startswith("logs/") and "/" not in journal_rel[5:]
+        journal = logs.Journal(journal_rel if journal_rel.startswith("logs/") and "/" not in journal_rel[5:]
                                  else "logs/-")
         journal.poll(store)
-        start = webtime.epoch(done.get("STARTED", "")) or flog.first_t
-        end = webtime.epoch(done.get("ENDED", "")) or time.time()
+        start = times.epoch(done.get("STARTED", "")) or flog.first_t
+        end = times.epoch(done.get("ENDED", "")) or time.time()
         if start is not None:
             width, edits = flog.hist.bars(start, max(end, start + 60), BARS)
             runs = [{"t": e["t"], "ok": e["event"] == "PASS", "run": e["run"], "text": e["text"]}

@@ -4,7 +4,7 @@ Each follower remembers the inode and the byte offset it has read up to, so an u
 reads only what was appended since (one ``stat`` when nothing was); a log replaced
 (``files start``, ``task stop``, agent.log's rotation) or shrunk is read again from its
 start. Reads go in bounded chunks of whole lines and are parsed by the library's own
-parsers (``files.entries``, ``codec.split_record``); what is kept is bounded: per-path
+parsers (``files.log.entries``, ``codec.split_record``); what is kept is bounded: per-path
 aggregates, a time histogram whose bucket doubles when it would hold too many buckets,
 and the last few thousand events. The files log's follower is webfiles'.
 """

@@ -16,8 +16,8 @@ import os
 import sys
 from typing import Any
 
-from agentctl.commands.operation import Ctx, Result
 from agentctl.ground.errors import UsageError
+from agentctl.operation.contract import Ctx, Result
 from agentctl.web.server import make_server, netloc
 
 LOOPBACK = "127.0.0.1"

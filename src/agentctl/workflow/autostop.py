@@ -40,21 +40,21 @@ def after_pass(store: Store) -> list[str]:
 
     Returns the lines to show after the pass (none when the task does not stop by itself).
     """
-    from agentctl.constraints import rules as constraints
+    from agentctl.constraints import rules
     from agentctl.ground.errors import AgentctlError
-    from agentctl.task import status as task
+    from agentctl.task import status
     from agentctl.verify import evidence
-    from agentctl.workflow import taskflow as workflow
+    from agentctl.workflow import taskflow
 
-    fields = task.read_status(store)
+    fields = status.read_status(store)
     if fields.get("AUTO_STOP") != "1" or fields.get("STATE") != "DONE":
         return []
     ev = evidence.check(store)
     if ev.verdict not in ("yes", "none"):
         return [f"auto-stop: task {fields.get('TASK_ID')} not archived: {ev.detail()}"]
-    lines = [f"auto-stop: last reminder, P1|{rule.text}" for rule in constraints.read(store) if rule.priority == "P1"]
+    lines = [f"auto-stop: last reminder, P1|{rule.text}" for rule in rules.read(store) if rule.priority == "P1"]
     try:
-        result = workflow.stop(store)
+        result = taskflow.stop(store)
     except AgentctlError as exc:
         return lines + [f"auto-stop: task {fields.get('TASK_ID')} not archived: {exc.message}"]
     return lines + [f"auto-stop: task {result.task_id} is DONE and verified; archived to {result.archive}; STATE=IDLE"]

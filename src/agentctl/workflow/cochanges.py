@@ -13,9 +13,9 @@ from agentctl.task import matched
 
 def changed_paths(store: Store) -> list[str]:
     """The paths this task's files log holds, in first-touch order."""
-    from agentctl.files import log as files
+    from agentctl.files import log
 
-    return [p for p, _, _ in files.touched(store)]
+    return [p for p, _, _ in log.touched(store)]
 
 
 def of_task(store: Store, rules: list[Rule]) -> list[together.Pending]:
@@ -48,9 +48,9 @@ def tree_lines(store: Store, fields: dict[str, str]) -> tuple[list[str], dict[st
     if found is None:
         return [], fields
     if found.joined:
-        from agentctl.task import status as task
+        from agentctl.task import status
 
-        fields = task.read_status(store)
+        fields = status.read_status(store)
     return found.lines(), fields
 
 
@@ -80,13 +80,13 @@ def audit(store: Store, fields: dict[str, str]) -> Audit | None:
     regex = fields.get(matched.MATCH)
     if not regex or fields.get("STATE", "IDLE") == "IDLE":
         return None
-    from agentctl.task import status as task
+    from agentctl.task import status
 
     try:
         hits = matched.grep(store, regex, matched.globs_of(fields))
     except (UsageError, StateError):
         return None
-    entries = task.read_entries(store, fields)
+    entries = status.read_entries(store, fields)
     listed = {e.path: e for e in entries}
     reverted = [hits[e.path] for e in entries if e.mark == "done" and e.path in hits]
     left = sum(1 for e in entries if e.path in hits and e.mark != "skip")

@@ -68,9 +68,9 @@ def record_baseline(store: Store, fields: dict[str, str] | None = None, timeout:
     missing or belongs to an earlier task. Returns a one-line description.
     """
     try:
-        from agentctl.task import status as task
+        from agentctl.task import status
 
-        fields = fields if fields is not None else task.read_status(store)
+        fields = fields if fields is not None else status.read_status(store)
         if fields.get("STATE", "IDLE") == "IDLE":
             return "no task is running"
         if not in_git(store.project):
@@ -87,9 +87,9 @@ def ensure_baseline(store: Store, timeout: float = 30.0) -> str:
     clone, a worktree joining a stream): record its own baseline now, unless it holds this task's.
     So its first shell edit is logged. Returns what :func:`record_baseline` says ("" if it had one). Never raises."""
     try:
-        from agentctl.task import status as task
+        from agentctl.task import status
 
-        fields = task.read_status(store)
+        fields = status.read_status(store)
         if fields.get("STATE", "IDLE") == "IDLE" or not in_git(store.project):
             return ""
         base = read_baseline(store)
@@ -109,14 +109,14 @@ def _record(store: Store, fields: dict[str, str], timeout: float) -> str:
         if path not in seen:
             seen.add(path)
             lines.append(codec.record("DIRTY", path, signature(store, path)))
-    from agentctl.files import watched as gitwatch
-    from agentctl.ground import git as gitcmd
+    import agentctl.files.watched
+    import agentctl.ground.git
     from agentctl.ground.errors import StateError
-    from agentctl.task import status as task
+    from agentctl.task import status
 
     try:
-        watch = gitwatch.unseen(store, [e.path for e in task.read_entries(store, fields)], timeout)
-    except (gitcmd.GitError, StateError):  # the baseline stands without it: entries are then seen as git sees them
+        watch = agentctl.files.watched.unseen(store, [e.path for e in status.read_entries(store, fields)], timeout)
+    except (agentctl.ground.git.GitError, StateError):  # the baseline stands without it: entries are then seen as git sees them
         watch = []
     lines += [codec.record("WATCH", p, signature(store, p)) for p in watch]
     store.replace(BASELINE, b"".join(lines))
@@ -132,13 +132,12 @@ def sync(store: Store, timeout: float = 60.0) -> SyncResult:
         running = start_status(store.project, _root(store))  # git works while the state is read and loaded
     except GitUnavailable as exc:
         return SyncResult(message=f"{exc}; nothing reconciled", git=False)
-    from agentctl.files import lastops as filesfold
-    from agentctl.files import log as files
-    from agentctl.ground import lateappends as deferred
-    from agentctl.task import status as task
+    from agentctl.files import lastops, log
+    from agentctl.ground import lateappends
+    from agentctl.task import status
 
     try:
-        fields = task.read_status(store)
+        fields = status.read_status(store)
     except BaseException:
         running.stop()
         raise
@@ -179,11 +178,11 @@ def sync(store: Store, timeout: float = 60.0) -> SyncResult:
                 path in base.verify and signature(store, path) == base.verify[path]):
             del wanted[path]
     logged: list[tuple[str, str]] = []
-    with store.lock(files.LOCK):
-        deferred.drain_locked(store, files.LOG)
-        last = filesfold.last_ops(store)  # the log's last op per path: a cache, then only the log's new bytes
+    with store.lock(log.LOCK):
+        lateappends.drain_locked(store, log.LOG)
+        last = lastops.last_ops(store)  # the log's last op per path: a cache, then only the log's new bytes
         gone = missing(store, [p for p, op in last.items() if op != "DELETE" and p not in wanted])
-        gone -= foreign.last_foreign(store, files.LOG, gone)  # made in another copy: never in this tree
+        gone -= foreign.last_foreign(store, log.LOG, gone)  # made in another copy: never in this tree
         for path in last:  # logged, then removed (git may not show it: never committed)
             if path in gone:
                 wanted[path] = "DELETE"
@@ -203,7 +202,7 @@ def sync(store: Store, timeout: float = 60.0) -> SyncResult:
         records += [codec.record(now_iso(), "MODIFY", p) for p, _ in again]
         logged += [("MODIFY", p) for p, _ in again]
         if records:
-            store.append(files.LOG, b"".join(records))
+            store.append(log.LOG, b"".join(records))
         if again:  # seen as they are now: logged once for this change, not on every sync
             store.append(BASELINE, b"".join(codec.record("SEEN", p, sig) for p, sig in again))
     from agentctl.constraints import violations
@@ -276,33 +275,33 @@ def _changed_since_run(store: Store, base: Baseline, wanted: dict[str, str], las
 
 def _logged_since(store: Store, offset: int) -> set[str]:
     """The paths the files log holds a record of past byte ``offset`` (none if it is not known or not this log's)."""
-    from agentctl.files import log as files
+    from agentctl.files import log
 
-    if offset < 0 or offset > files.size(store):
+    if offset < 0 or offset > log.size(store):
         return set()
-    return set(files.since(store, offset))
+    return set(log.since(store, offset))
 
 
 def _note_run(store: Store, snapshot: dict[str, str]) -> None:
     """A verify run starts: note each changed path's signature (see _changed_since_run), replacing the last run's."""
-    from agentctl.files import log as files
+    from agentctl.files import log
 
-    with store.lock(files.LOCK):  # as `files sync`, which reads and appends to the baseline under it
+    with store.lock(log.LOCK):  # as `files sync`, which reads and appends to the baseline under it
         data = store.read(BASELINE, cap=64 << 20)
         if not data:
             return
         kept = [ln for ln in data.split(b"\n") if ln and not ln.startswith((b"SEEN|", b"SNAP|"))]
-        store.replace(BASELINE, b"".join(ln + b"\n" for ln in kept) + codec.record("SNAP", now_iso(), str(files.size(store)))
+        store.replace(BASELINE, b"".join(ln + b"\n" for ln in kept) + codec.record("SNAP", now_iso(), str(log.size(store)))
                       + b"".join(codec.record("SEEN", p, sig) for p, sig in snapshot.items()))
 
 
 def verify_run(store: Store, **kwargs: Any) -> Any:
     """``verifyrun.run`` between the two snapshots below: what the checks write is never an agent edit."""
-    from agentctl.verify import run as verifyrun
+    from agentctl.verify import run
 
     before = before_verify(store)  # the agent's own shell edits are logged first, so the run covers them
     try:
-        return verifyrun.run(store, **kwargs)
+        return run.run(store, **kwargs)
     finally:
         after_verify(store, before)
 

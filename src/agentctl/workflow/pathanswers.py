@@ -3,15 +3,15 @@
 
 from __future__ import annotations
 
+import agentctl.constraints.rules
 from agentctl.constraints import lastseen, protect, violations
-from agentctl.constraints import rules as constraints
 from agentctl.constraints.rules import Rule
 from agentctl.ground import codec
 from agentctl.ground.errors import UsageError
 from agentctl.ground.location import other_reading, real_rel
 from agentctl.ground.store import Store
-from agentctl.task import status as task
-from agentctl.workflow.agentpaths import resolve_arg
+from agentctl.task import status
+from agentctl.task.agentpaths import resolve_arg
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -26,15 +26,15 @@ def next_blocked(store: Store, rules: list[Rule], fields: dict[str, str]) -> tup
     if not nxt or not p0:
         return None
     fold = protect.case_insensitive(store)
-    rule = constraints.match(p0, nxt, fold)
+    rule = agentctl.constraints.rules.match(p0, nxt, fold)
     if rule is None:
         return None
     instead = ""
     try:
         from agentctl.task.entries import claim_of
 
-        for e in task.read_entries(store, fields):
-            if not e.done and e.path != nxt and claim_of(e) is None and constraints.match(p0, e.path, fold) is None:
+        for e in status.read_entries(store, fields):
+            if not e.done and e.path != nxt and claim_of(e) is None and agentctl.constraints.rules.match(p0, e.path, fold) is None:
                 instead = e.path
                 break
     except Exception:  # the list is judged by doctor; this is advice only
@@ -73,9 +73,9 @@ def start_warnings(store: Store, paths: list[str]) -> list[str]:
 def check_answer(store: Store, raw: str, warn: Callable[[str], None]) -> tuple[list[str], dict[str, object]]:
     """`constraints check PATH`: (lines, data); data["allowed"] decides the exit code."""
     path, real = resolve_arg(store, raw, warn)
-    rules, broken = constraints.read_checked(store)
+    rules, broken = agentctl.constraints.rules.read_checked(store)
     rules = lastseen.enforced(store, rules)  # a P0 rule that vanished without a person's confirmation too
-    for line in constraints.problem_lines(store, broken):
+    for line in agentctl.constraints.rules.problem_lines(store, broken):
         warn(line)
     hit = protect.judge(store, rules, path, real, broken)
     co = _together_lines(rules, path)
@@ -112,15 +112,15 @@ def ack_answer(store: Store, raw: str, warn: Callable[[str], None]) -> tuple[lis
     return [f"{path}: violation acknowledged; recorded in logs/agent.log"], {"path": path, "acked": True}
 
 
-def mark_done(store: Store, raws: list[str], warn: Callable[[str], None]) -> task.UpdateResult:
+def mark_done(store: Store, raws: list[str], warn: Callable[[str], None]) -> status.UpdateResult:
     """`task done PATH...`: each path by the one path rule; an entry named through a symlink is found
     under its real path."""
     both = [resolve_arg(store, raw, warn) for raw in raws]
     paths = [rel for rel, _ in both]
     try:
-        return task.mark_done(store, paths)
+        return status.mark_done(store, paths)
     except UsageError:
         real = [target for _, target in both]
         if real == paths:
             raise
-        return task.mark_done(store, real)
+        return status.mark_done(store, real)

@@ -11,17 +11,19 @@ from __future__ import annotations
 
 import os
 
+import agentctl.constraints.rules
+import agentctl.verify.status
 from agentctl.constraints import lastseen, violations
-from agentctl.constraints import rules as constraints
-from agentctl.files import log as files
+from agentctl.context import checkpoint
+from agentctl.files import log
 from agentctl.ground import codec
 from agentctl.ground.store import Store
-from agentctl.interfaces import report as interfaces
-from agentctl.session import compactions as session
-from agentctl.task import status as task
+from agentctl.interfaces import report
+from agentctl.plan import resumeline
+from agentctl.session import compactions
+from agentctl.task import status
 from agentctl.userservices import runlevels
-from agentctl.verify import status as verify
-from agentctl.workflow import pathanswers as answers
+from agentctl.workflow import pathanswers
 
 DEFAULT_BUDGET = 2000
 BRIEF_BUDGET = 600
@@ -62,8 +64,8 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
     if brief or level == "sub":
         return build_brief(store, agent, min(budget, BRIEF_BUDGET))
     active = set(runlevels.services_of(store, level))
-    p0, others = constraints.read_split(store)  # the others as `P1|text` strings, raw
-    sess = session.read(store)
+    p0, others = agentctl.constraints.rules.read_split(store)  # the others as `P1|text` strings, raw
+    sess = compactions.read(store)
     head = f"agentctl state (runlevel {level}"
     if sess.get("COMPACTIONS"):
         n = sess["COMPACTIONS"]
@@ -71,15 +73,16 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
     head += ")"
 
     must: list[str] = [head]
+    must += checkpoint.resume_section(store, sess)  # before the compaction: what was in flight, what the state cost
     must += [f"P0|{_v(r.text, P0_CHARS)}" for r in p0]  # whole, never cut
     must += violations.lines(store)  # a P0 rule broken anyway: shown until restored or acknowledged
-    must += constraints.broken_line(store)  # a rule line that cannot be taken as written: one line
+    must += agentctl.constraints.rules.broken_line(store)  # a rule line that cannot be taken as written: one line
     gone = lastseen.gone_rules(store)  # a P0 rule that left the file without a person: still enforced, said
     must += lastseen.lines(store)
     p0 = p0 + gone
 
     optional: list[list[str] | _Rules] = []  # each group is kept whole or dropped, in this order (the rules: each that fits)
-    fields = task.read_status(store)
+    fields = status.read_status(store)
     parked = ""  # a task outside the current runlevel: named, not shown
     if "task" not in active:
         if fields.get("STATE", "IDLE") != "IDLE":
@@ -105,12 +108,12 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
             mine = claims(store, fields, agent)
             group.append(_claims_line(agent, mine, 1200))
         elif nxt:
-            blocked = answers.next_blocked(store, p0, fields)
+            blocked = pathanswers.next_blocked(store, p0, fields)
             group.append(f"NEXT={_v(nxt)}" + (f" (write-protected by P0 `{_v(blocked[0], 120)}`)" if blocked else ""))
         if fields.get("SKIPPED", "0") != "0":  # named, with their reasons: after a compaction none is edited
-            from agentctl.task import entries as taskentries
+            from agentctl.task import entries
 
-            group.append(taskentries.skipped_line(task.read_entries(store, fields), 400))
+            group.append(entries.skipped_line(status.read_entries(store, fields), 400))
         if fields.get("NOTES"):
             group.append(f"NOTES={_v(fields['NOTES'], 300)}")
         must += group + [_v(x, 400) for x in tree]
@@ -122,11 +125,12 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
         must += [_v(p.line(), 400) for p in apart if p.rule.priority == "P0"]  # refused at stop: as a P0 rule
         if any(p.rule.priority != "P0" for p in apart):
             optional.append([_v(p.line(), 400) for p in apart if p.rule.priority != "P0"])
-    vfields = verify.read_status(store) if "verify" in active or "task" in active else {}
+    must += resumeline.lines(store, fields)  # the plan: one bounded line (a stat without a plan)
+    vfields = agentctl.verify.status.read_status(store) if "verify" in active or "task" in active else {}
     if state != "IDLE" and vfields:
-        from agentctl.verify import evidence as runs
+        from agentctl.verify import evidence
 
-        vfields = runs.as_this_task(store, vfields)[0]  # an earlier task's failure is not this task's
+        vfields = evidence.as_this_task(store, vfields)[0]  # an earlier task's failure is not this task's
     vstate = vfields.get("STATE", "IDLE")
     remind = vstate == "FAILED"  # DO NEXT asks to record failed fixes until the TRIED line shows some
     if vstate == "FAILED":
@@ -145,14 +149,14 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
             group.append(f"REPEATED: this failure is identical to {_v(vfields['REPEAT'], 200)} (same error, same files); do not try that again")
         elif vfields.get("SAME_ERROR"):
             group.append(f"SAME ERROR as {_v(vfields['SAME_ERROR'], 200)}, though the files changed")
-        tried = verify.tried(vfields)
+        tried = agentctl.verify.status.tried(vfields)
         if tried:
             remind = False
             group.append("TRIED (failed, do not repeat): " + " ".join(f"{i}) {_v(t, 120)}" for i, t in enumerate(tried, 1)))
         must += group
     if vfields.get("INTERRUPTED"):
         must.append(f"VERIFY INTERRUPTED: {_v(vfields['INTERRUPTED'], 240)}; not a result: run `agentctl verify start` again")
-    optional += [g for g in [interfaces.resume_lines(store, budget // 3)] if g]  # a stat when none is recorded
+    optional += [g for g in [report.resume_lines(store, budget // 3)] if g]  # a stat when none is recorded
     ev = None
     if state != "IDLE" and (vstate != "FAILED" or state == "DONE"):  # only where it is shown or used
         from agentctl.verify import evidence
@@ -170,7 +174,7 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
             optional.append([_cap(f"CLAIMED by helpers (not yours, NEXT skips them): {len(held)} entries: "
                                   + ", ".join(f"{codec.encode(p)} ({codec.encode(a)})" for p, a, _ in held[:5]), 400)])
     if "files" in active:
-        count, exact, last = files.recent(store, 3)  # the last paths: a bounded read of the log's end
+        count, exact, last = log.recent(store, 3)  # the last paths: a bounded read of the log's end
         if not exact:
             from agentctl.files.count import touched_count
 
@@ -188,9 +192,9 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
     elif agent is not None and state == "ACTIVE":
         final = _agent_step(agent, mine, vstate)
     elif blocked is not None and state == "ACTIVE":
-        final = answers.blocked_step(nxt, blocked[0], blocked[1], _arg)
+        final = pathanswers.blocked_step(nxt, blocked[0], blocked[1], _arg)
     else:
-        final = _next_step(state, fields, remind, ev)
+        final = resumeline.step(store, fields, _next_step(state, fields, remind, ev))
     used = sum(len(x) + 1 for x in must) + len(final) + 1
     if used + 80 > budget:  # even the essentials overflow: whole lines by priority (see resumefit)
         from agentctl.workflow import resumefit
@@ -256,11 +260,11 @@ def _kind(group: list[str] | _Rules) -> str:
 
 
 def _stale(store: Store, sess: dict[str, str], active: set[str]) -> list[str]:
-    last = session.last_compaction_ts(sess)
+    last = compactions.last_compaction_ts(sess)
     if last is None:
         return []
     out = []
-    checks = [("task", task.STATUS, "task notes/progress"), ("verify", verify.STATUS, "verify result")]
+    checks = [("task", status.STATUS, "task notes/progress"), ("verify", agentctl.verify.status.STATUS, "verify result")]
     for svc, rel, label in checks:
         if svc in active or svc == "verify":
             m = _mtime(store, rel)
@@ -312,8 +316,8 @@ def build_brief(store: Store, agent: str | None = None, budget: int = BRIEF_BUDG
 
         valid_agent(agent)
     budget = min(budget, BRIEF_BUDGET)
-    rules = constraints.read_split(store)[0] + lastseen.gone_rules(store)  # the vanished P0 rules still hold
-    fields = task.read_status(store)
+    rules = agentctl.constraints.rules.read_split(store)[0] + lastseen.gone_rules(store)  # the vanished P0 rules still hold
+    fields = status.read_status(store)
     state = fields.get("STATE", "IDLE")
     body: list[str] = []
     if state == "IDLE":
@@ -327,7 +331,7 @@ def build_brief(store: Store, agent: str | None = None, budget: int = BRIEF_BUDG
             body.append(_claims_line(agent, claims(store, fields, agent), 220))
         elif fields.get("NEXT"):
             q = _v(fields["NEXT"], 180)
-            blocked = answers.next_blocked(store, rules, fields)
+            blocked = pathanswers.next_blocked(store, rules, fields)
             body.append(f"NEXT={q}" + (" (write-protected by a P0 rule: do not edit it)" if blocked else ""))
     tail = "Check `agentctl files check PATH` before editing; `agentctl task done PATH` after."
     room = budget - sum(len(x) + 1 for x in body)
@@ -381,5 +385,7 @@ This project keeps the coding agent's working state in `.agent-state/`, outside 
   `agentctl interfaces add NAME --old 'OLD FORM' --new 'NEW FORM'`; then migrate every old use it lists.
 - When a fix fails verification: `agentctl verify tried "what you tried"`; never repeat a fix listed under TRIED.
 - Run the checks with `agentctl verify start`; when every entry is done and verify passed: `agentctl task stop`.
+- When the project has a plan (`agentctl plan list`): start its next ready task with `agentctl plan next`
+  (`--agent NAME` when several agents share it); `task stop` marks it done in the plan.
 - Do not edit files in `.agent-state/` by hand; use `agentctl`.
 """

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import time
 
+import agentctl.task.entries
 from agentctl.constraints import together
 from agentctl.ground import codec
 from agentctl.ground.errors import CheckFailed, NoTask, StateError, UsageError
 from agentctl.ground.store import Store, now_iso
-from agentctl.task import entries as taskentries
-from agentctl.task import status as task
+from agentctl.task import status
 from agentctl.task.entries import refresh
 from agentctl.task.ids import valid_id
 
@@ -33,19 +33,19 @@ def start(store: Store, task_id: str, desc: str, paths: list[str], *, force: boo
     StopResult appended to ``replaced``. ``settings``: extra status keys (AUTO_STOP=1)."""
     valid_id(task_id)
     codec.check_text(desc, "--desc")
-    if force and task.read_status(store).get("STATE") in ("ACTIVE", "PAUSED"):
+    if force and status.read_status(store).get("STATE") in ("ACTIVE", "PAUSED"):
         try:
             result = stop(store, force=True, extra={"REPLACED_BY": task_id})
         except CheckFailed:
             result = None  # stopped by someone else meanwhile
         if result is not None and replaced is not None:
             replaced.append(result)
-    with store.lock(task.LOCK):
-        old = task.read_status(store)
+    with store.lock(status.LOCK):
+        old = status.read_status(store)
         if old.get("STATE") in ("ACTIVE", "PAUSED") and not force:
             raise busy(old)
-        entries = [taskentries.Entry("todo", p) for p in paths]
-        seq = codec.status_int(old, "SEQ", store.shown(task.STATUS)) + 1
+        entries = [agentctl.task.entries.Entry("todo", p) for p in paths]
+        seq = codec.status_int(old, "SEQ", store.shown(status.STATUS)) + 1
         new = {
             "STATE": "ACTIVE",
             "TASK_ID": task_id,
@@ -59,23 +59,24 @@ def start(store: Store, task_id: str, desc: str, paths: list[str], *, force: boo
         refresh(new, entries)
         if not entries:
             new["STATE"] = "ACTIVE"
-        task.commit(store, old, new, entries)
+        status.commit(store, old, new, entries)
     store.log_change("task", "start", f"{task_id} total={len(entries)}")
-    from agentctl.files import log as files
-    from agentctl.interfaces import lifecycle as interfaces
-    from agentctl.workflow import gitscan as gitsync
+    from agentctl.files import log
+    from agentctl.interfaces import lifecycle
+    from agentctl.workflow import gitscan
 
-    files.start(store, task_id)  # a task's files log starts with it (stop archives it)
-    interfaces.on_task_start(store, task_id)  # and no interface change yet
-    gitsync.record_baseline(store, new)  # the commit and the already-dirty paths, for `files sync` (never raises)
+    log.start(store, task_id)  # a task's files log starts with it (stop archives it)
+    lifecycle.on_task_start(store, task_id)  # and no interface change yet
+    gitscan.record_baseline(store, new)  # the commit and the already-dirty paths, for `files sync` (never raises)
     return new
 
 
 class StopResult:
-    __slots__ = ("task_id", "archive", "warning", "fields", "forced", "evidence")
+    __slots__ = ("task_id", "archive", "warning", "fields", "forced", "evidence", "plan")
 
     def __init__(self, task_id: str, archive: str, warning: str, fields: dict[str, str], forced: bool = False,
                  evidence: str = "") -> None:
+        self.plan = ""  # the line about the plan of a plan task (marked done), else ""
         self.task_id = task_id
         self.archive = archive
         self.warning = warning
@@ -108,22 +109,22 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
     Refused (CheckFailed) when verify commands exist and an edit logged in this task is
     not covered by a passing run, unless ``force`` (then the archive says FORCED=1).
     """
+    import agentctl.plan.lifecycle
+    import agentctl.verify.status
     from agentctl.constraints import violations
-    from agentctl.files import count as filecount
-    from agentctl.files import log as files
+    from agentctl.files import count, log
     from agentctl.ground import logsgc, retention
-    from agentctl.history import index as history
-    from agentctl.interfaces import lifecycle as interfaces
+    from agentctl.history import index
+    from agentctl.interfaces import lifecycle
     from agentctl.verify import evidence
-    from agentctl.verify import status as verify
 
     retention.policy(store)  # a wrong retention setting refuses the stop before anything moves
-    with store.lock(".lock"), store.lock(task.LOCK):
-        old = task.read_status(store)
+    with store.lock(".lock"), store.lock(status.LOCK):
+        old = status.read_status(store)
         if old.get("STATE") == "IDLE":
             raise NoTask("no task is running; nothing to stop")
         task_id = old.get("TASK_ID", "task")
-        vfields = verify.read_status(store)
+        vfields = agentctl.verify.status.read_status(store)
         ev = evidence.check(store, vfields)
         if ev.blocks_stop and not force:
             raise CheckFailed(
@@ -132,8 +133,8 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
             )
         broken = violations.stop_check(store, task_id, force)  # refused like an unverified change
         apart = _together_check(store, task_id, force)  # a P0 co-change not made: refused the same way
-        ending = interfaces.stop_check(store, task_id, force)  # an interface with old uses left: the same
-        entries = task.read_entries(store, old)
+        ending = lifecycle.stop_check(store, task_id, force)  # an interface with old uses left: the same
+        entries = status.read_entries(store, old)
         warning = ""
         if old.get("STATE") != "DONE":
             warning = f"task {task_id} was {old.get('STATE')} at {old.get('DONE', '0')}/{old.get('TOTAL', '0')}, not DONE"
@@ -144,7 +145,7 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
         archived["DURATION"] = _duration(started, ended)
         archived.pop("CLAIMS", None)
         archived.pop("LIST_SIG", None)  # the list file's identity: nothing once the list is archived
-        archived["FILES_TOUCHED"] = str(len(files.touched(store)))
+        archived["FILES_TOUCHED"] = str(len(log.touched(store)))
         vstate = vfields.get("STATE", "IDLE")
         if vstate in ("PASSED", "FAILED"):
             archived["LAST_VERIFY"] = f"{vstate} {vfields.get('LAST_RUN', '')}"
@@ -173,34 +174,38 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
         done_rel = f"logs/task-{task_id}{dot}.done"
         archived["FILES_LIST"] = f"logs/files-{task_id}{dot}.list"
         archived["FILES_LOG"] = f"logs/files-{task_id}{dot}.log"
-        archived["VERIFY_JOURNAL"] = f"logs/verify-{task_id}{dot}.journal" if store.exists(verify.JOURNAL) else ""
+        archived["VERIFY_JOURNAL"] = f"logs/verify-{task_id}{dot}.journal" if store.exists(agentctl.verify.status.JOURNAL) else ""
+        archived.update(agentctl.plan.lifecycle.archive_fields(store, old))  # a plan task: its place in the plan
         store.replace(done_rel, codec.format_status({k: v for k, v in archived.items() if k != "LIST"}))
-        store.replace(f"logs/files-{task_id}{dot}.list", taskentries.format_entries(entries))
-        seq = codec.status_int(old, "SEQ", store.shown(task.STATUS))
+        store.replace(f"logs/files-{task_id}{dot}.list", agentctl.task.entries.format_entries(entries))
+        seq = codec.status_int(old, "SEQ", store.shown(status.STATUS))
         new = {"STATE": "IDLE", "SEQ": str(seq + 1), "TASK_ID": task_id}
-        task.commit(store, old, new, None)
-        files.archive(store, f"files-{task_id}{dot}")
-        filecount.keep_empty(store)
-        verify.archive_task(store, f"verify-{task_id}{dot}")
-        interfaces.archive(store, f"interfaces-{task_id}{dot}", ending)
-        history.append_index(store, archived, done_rel)
+        status.commit(store, old, new, None)
+        log.archive(store, f"files-{task_id}{dot}")
+        count.keep_empty(store)
+        agentctl.verify.status.archive_task(store, f"verify-{task_id}{dot}")
+        lifecycle.archive(store, f"interfaces-{task_id}{dot}", ending)
+        index.append_index(store, archived, done_rel)
         violations.force(store, task_id)  # a forced stop closes the open violations (recorded above)
     forced = ev.blocks_stop or bool(broken) or bool(forced_apart) or ending.forced
     store.log_change("task", "stop", f"{task_id} -> {done_rel}" + (" FORCED" if forced else ""))
+    planned = agentctl.plan.lifecycle.on_task_stop(store, old, done_rel, forced)  # a plan task is done in the plan (after the task's locks)
     try:
         logsgc.gc(store)  # every stop keeps logs/ within the retention policy
     except (OSError, StateError) as exc:
         store.log_change("gc", "failed", str(exc)[:200])
-    return StopResult(task_id, done_rel, warning, archived, forced, ev.line())
+    result = StopResult(task_id, done_rel, warning, archived, forced, ev.line())
+    result.plan = planned
+    return result
 
 
 def _together_check(store: Store, task_id: str, force: bool) -> list[together.Pending]:
     """`task stop`: the together rules this task left pending; refused (CheckFailed) while a P0 one
     is, unless ``force`` (a P1 one is a reminder in the stop's warning)."""
-    from agentctl.constraints import rules as constraints
+    from agentctl.constraints import rules
     from agentctl.workflow import cochanges
 
-    apart = cochanges.of_task(store, constraints.read(store))
+    apart = cochanges.of_task(store, rules.read(store))
     hard = [p for p in apart if p.rule.priority == "P0"]
     if hard and not force:
         first = hard[0]

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from agentctl.cli import completion
-from agentctl.commands.registry import COMMANDS
+from agentctl.operation.registry import COMMANDS
 
 
 @pytest.fixture(autouse=True)

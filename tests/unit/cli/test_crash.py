@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentctl.cli.crash import internal
-from agentctl.commands.operation import Ctx
-from agentctl.statefolder import init as layout
+from agentctl.operation.contract import Ctx
+from agentctl.statefolder import init
 
 
 def test_internal_without_a_state_folder() -> None:
@@ -15,7 +15,7 @@ def test_internal_without_a_state_folder() -> None:
 
 def test_internal_logs_the_traceback(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
-    store, _ = layout.init(str(tmp_path))
+    store, _ = init.init(str(tmp_path))
     ctx = Ctx(store=store)
     try:
         raise KeyError("missing")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from agentctl.cli import helpformat
-from agentctl.commands.registry import COMMANDS
 from agentctl.ground.errors import UsageError
+from agentctl.operation.registry import COMMANDS
 
 
 def _resolve(words: list[str]) -> tuple[str, ...]:

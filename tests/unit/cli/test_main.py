@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from agentctl.cli import main as cli
-from agentctl.commands.operation import Ctx
-from agentctl.commands.registry import COMMANDS
+from agentctl.cli import main
 from agentctl.ground.errors import UsageError
+from agentctl.operation.contract import Ctx
+from agentctl.operation.registry import COMMANDS
 
 
 def _parse(key: tuple[str, ...], *tokens: str) -> dict[str, object]:
-    return cli._parse(COMMANDS[key], key, list(tokens))
+    return main._parse(COMMANDS[key], key, list(tokens))
 
 
 def test_options_and_arguments_become_keywords() -> None:
@@ -61,20 +61,20 @@ def test_parse_errors_name_the_problem() -> None:
 
 def test_resolve_accepts_both_word_orders() -> None:
     ctx = Ctx(state_dir="/nonexistent-agentctl-test")
-    assert cli._resolve(["task", "start", "--id"], ctx) == (("task", "start"), ["--id"])
-    assert cli._resolve(["start", "task"], ctx) == (("task", "start"), [])
+    assert main._resolve(["task", "start", "--id"], ctx) == (("task", "start"), ["--id"])
+    assert main._resolve(["start", "task"], ctx) == (("task", "start"), [])
     with pytest.raises(UsageError, match="unknown action 'frob' for task; actions: "):
-        cli._resolve(["task", "frob"], ctx)
+        main._resolve(["task", "frob"], ctx)
     with pytest.raises(UsageError, match="needs an action"):
-        cli._resolve(["files"], ctx)
+        main._resolve(["files"], ctx)
     with pytest.raises(UsageError, match="unknown command 'frob'"):
-        cli._resolve(["frob"], ctx)
+        main._resolve(["frob"], ctx)
 
 
 def _project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / ".git").mkdir()
     monkeypatch.chdir(tmp_path)
-    assert cli.main(["init"]) == 0
+    assert main.main(["init"]) == 0
     return tmp_path
 
 
@@ -82,9 +82,9 @@ def test_main_prints_text_or_the_json_envelope(tmp_path: Path, monkeypatch: pyte
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     _project(tmp_path, monkeypatch)
     capsys.readouterr()
-    assert cli.main(["task", "status"]) == 0
+    assert main.main(["task", "status"]) == 0
     assert "STATE=IDLE" in capsys.readouterr().out.splitlines()
-    assert cli.main(["task", "status", "--json"]) == 0
+    assert main.main(["task", "status", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["ok"] is True and doc["command"] == "task status" and doc["error"] is None
 
@@ -93,10 +93,10 @@ def test_main_maps_a_usage_error_to_exit_2(tmp_path: Path, monkeypatch: pytest.M
                                            capsys: pytest.CaptureFixture[str]) -> None:
     _project(tmp_path, monkeypatch)
     capsys.readouterr()
-    assert cli.main(["task", "frob"]) == 2
+    assert main.main(["task", "frob"]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.startswith("agentctl: unknown action 'frob'")
-    assert cli.main(["--json", "task", "stop", "--nope"]) == 2
+    assert main.main(["--json", "task", "stop", "--nope"]) == 2
     doc = json.loads(capsys.readouterr().out)
     assert doc["ok"] is False and doc["exit"] == 2 and doc["error"]["kind"] == "usage"
 
@@ -105,7 +105,7 @@ def test_help_exits_0_for_a_real_command_only(tmp_path: Path, monkeypatch: pytes
                                               capsys: pytest.CaptureFixture[str]) -> None:
     _project(tmp_path, monkeypatch)
     capsys.readouterr()
-    assert cli.main(["help", "task", "start"]) == 0
+    assert main.main(["help", "task", "start"]) == 0
     assert "task start" in capsys.readouterr().out
-    assert cli.main(["task", "frob", "--help"]) == 2
-    assert cli.main([]) == 2
+    assert main.main(["task", "frob", "--help"]) == 2
+    assert main.main([]) == 2

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from agentctl.cli import stdinargs
-from agentctl.commands.registry import COMMANDS
 from agentctl.ground.errors import UsageError
+from agentctl.operation.registry import COMMANDS
 
 
 def test_only_a_dash_alone_asks_for_stdin() -> None:

@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agentctl.constraints import edit as constraintedit
-from agentctl.constraints import lastseen
+from agentctl.constraints import edit, lastseen
 from agentctl.constraints.rules import STATUS, Rule
 from agentctl.ground.errors import UsageError
 from agentctl.ground.store import Store
@@ -20,12 +19,12 @@ def _status(store: Store, text: str) -> None:
 
 
 def test_no_p0_rule_no_record(store: Store) -> None:
-    constraintedit.add(store, "P1", "be nice")
+    edit.add(store, "P1", "be nice")
     assert lastseen.vanished(store) == [] and not Path(store.path(lastseen.SEEN)).exists()
 
 
 def test_a_vanished_rule_is_enforced_said_once_and_confirmed(store: Store) -> None:
-    constraintedit.add(store, "P0", RULE)
+    edit.add(store, "P0", RULE)
     lastseen.take_noticed()
     _status(store, "P1|be nice\n")
     assert lastseen.vanished(store, persist=False)[0][1] == RULE  # judged, nothing written
@@ -41,7 +40,7 @@ def test_a_vanished_rule_is_enforced_said_once_and_confirmed(store: Store) -> No
 
 
 def test_the_record_survives_damage_around_it(store: Store) -> None:
-    constraintedit.add(store, "P0", RULE)
+    edit.add(store, "P0", RULE)
     data = Path(store.path(lastseen.SEEN)).read_bytes()
     rec, bad = lastseen.parse(data + b"junk\nGONE|only-two\n")
     assert rec.seen == [RULE] and bad == [3, 4]
@@ -50,10 +49,10 @@ def test_the_record_survives_damage_around_it(store: Store) -> None:
 
 
 def test_a_person_removal_is_not_a_vanishing(store: Store) -> None:
-    constraintedit.add(store, "P0", RULE)
-    constraintedit.remove(store, "1")
+    edit.add(store, "P0", RULE)
+    edit.remove(store, "1")
     assert lastseen.vanished(store) == []
-    constraintedit.add(store, "P0", RULE)
+    edit.add(store, "P0", RULE)
     with pytest.raises(UsageError, match="removed only by a person"):
-        constraintedit.remove(store, "1", keep_p0=True)
+        edit.remove(store, "1", keep_p0=True)
     assert lastseen.vanished(store) == []

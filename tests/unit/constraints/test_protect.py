@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agentctl.constraints import edit as constraintedit
-from agentctl.constraints import protect
+from agentctl.constraints import edit, protect
 from agentctl.constraints.rules import Rule
 from agentctl.ground.store import Store
 
@@ -63,6 +62,6 @@ def test_case_folding_is_detected_or_forced(store: Store, monkeypatch: pytest.Mo
 
 def test_denied_entries_by_spelling(store: Store) -> None:
     assert protect.denied_entries(store, ["secrets/a"]) == []
-    constraintedit.add(store, "P0", "deny-write: secrets/**")
+    edit.add(store, "P0", "deny-write: secrets/**")
     assert protect.denied_entries(store, ["src/a", "secrets/a", "secrets/b/c"]) == [
         ("secrets/a", "deny-write: secrets/**"), ("secrets/b/c", "deny-write: secrets/**")]

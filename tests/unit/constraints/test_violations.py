@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agentctl.constraints import edit as constraintedit
-from agentctl.constraints import violations
+from agentctl.constraints import edit, violations
 from agentctl.ground.errors import CheckFailed
 from agentctl.ground.store import Store
 
@@ -16,14 +15,14 @@ RULE = "deny-write: secrets/**"
 
 @pytest.fixture
 def ruled(store: Store) -> Store:
-    constraintedit.add(store, "P0", RULE)
+    edit.add(store, "P0", RULE)
     return store
 
 
 def test_nothing_is_recorded_without_a_p0_rule_or_for_an_allowed_path(store: Store) -> None:
-    constraintedit.add(store, "P1", RULE)
+    edit.add(store, "P1", RULE)
     assert violations.note(store, ["secrets/k"]) == []
-    constraintedit.add(store, "P0", RULE)
+    edit.add(store, "P0", RULE)
     assert violations.note(store, ["src/a.py"]) == [] and violations.note(store, []) == []
     assert not Path(store.path(violations.LOG)).exists() or Path(store.path(violations.LOG)).read_bytes() == b""
 
@@ -91,13 +90,12 @@ def test_what_the_agent_and_resume_are_told(ruled: Store) -> None:
 
 
 def test_deferred_records_count_as_written(ruled: Store) -> None:
-    from agentctl.ground import codec
-    from agentctl.ground import lateappends as deferred
+    from agentctl.ground import codec, lateappends
 
-    deferred.defer(ruled, violations.LOG, codec.record("2026-01-01T00:00:00+00:00", "OPEN", "secrets/d", RULE))
+    lateappends.defer(ruled, violations.LOG, codec.record("2026-01-01T00:00:00+00:00", "OPEN", "secrets/d", RULE))
     assert violations.open_ones(ruled) == {"secrets/d": ("2026-01-01T00:00:00+00:00", RULE)}
     assert violations.ack(ruled, "secrets/d")  # the ack drains the deferred record first, then closes it
-    assert violations.open_ones(ruled) == {} and deferred.names(ruled, violations.LOG) == []
+    assert violations.open_ones(ruled) == {} and lateappends.names(ruled, violations.LOG) == []
 
 
 def test_a_changed_denied_path_is_judged_again_when_its_signature_moved(ruled: Store) -> None:

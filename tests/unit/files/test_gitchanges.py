@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agentctl.files import gitchanges as gitstatus
+from agentctl.files import gitchanges
 from unit.gitfix import TIMEOUT, git, make_repo
 
 
@@ -16,7 +16,7 @@ def repo(tmp_path: Path) -> Path:
 
 
 def test_a_clean_tree_has_no_changes_and_names_head(repo: Path) -> None:
-    found = gitstatus.scan(str(repo), None, TIMEOUT)
+    found = gitchanges.scan(str(repo), None, TIMEOUT)
     assert found.head == git(repo, "rev-parse", "HEAD") and found.changes == [] and found.processes == 1
 
 
@@ -26,9 +26,9 @@ def test_modified_deleted_and_untracked_paths(repo: Path) -> None:
     (repo / "new").mkdir()
     (repo / "new" / "file.txt").write_text("x\n")
     head = git(repo, "rev-parse", "HEAD")
-    got = sorted(gitstatus.changes(str(repo), head, TIMEOUT))
+    got = sorted(gitchanges.changes(str(repo), head, TIMEOUT))
     assert got == [("CREATE", "new/file.txt"), ("DELETE", "gone.py"), ("MODIFY", "edit.py")]
-    assert gitstatus.scan(str(repo), head, TIMEOUT).untracked == {"new/file.txt"}
+    assert gitchanges.scan(str(repo), head, TIMEOUT).untracked == {"new/file.txt"}
 
 
 def test_an_added_then_removed_file_and_a_change_put_back_are_nothing(repo: Path) -> None:
@@ -39,7 +39,7 @@ def test_an_added_then_removed_file_and_a_change_put_back_are_nothing(repo: Path
     git(repo, "add", "edit.py")
     (repo / "edit.py").write_text("one\n")  # staged, then the work tree back at the base
     head = git(repo, "rev-parse", "HEAD")
-    found = gitstatus.scan(str(repo), head, TIMEOUT)
+    found = gitchanges.scan(str(repo), head, TIMEOUT)
     assert found.changes == [] and found.processes == 2  # the undecided entry asked git diff once
 
 
@@ -48,7 +48,7 @@ def test_against_an_older_commit_a_diff_answers_and_a_rename_is_delete_plus_crea
     git(repo, "mv", "old.py", "new.py")
     (repo / "edit.py").write_text("two\n")
     git(repo, "commit", "-q", "-am", "second")
-    found = gitstatus.scan(str(repo), base, TIMEOUT)
+    found = gitchanges.scan(str(repo), base, TIMEOUT)
     assert found.processes == 2 and found.head != base
     assert sorted(found.changes) == [("CREATE", "new.py"), ("DELETE", "old.py"), ("MODIFY", "edit.py")]
 
@@ -57,7 +57,7 @@ def test_skip_leaves_out_a_folder_and_everything_in_it(repo: Path) -> None:
     (repo / ".agent-state").mkdir()
     (repo / ".agent-state" / "x").write_text("state\n")
     (repo / ".agent-statex").write_text("not the state folder\n")
-    got = gitstatus.changes(str(repo), git(repo, "rev-parse", "HEAD"), TIMEOUT, skip=".agent-state")
+    got = gitchanges.changes(str(repo), git(repo, "rev-parse", "HEAD"), TIMEOUT, skip=".agent-state")
     assert got == [("CREATE", ".agent-statex")]
 
 
@@ -65,26 +65,26 @@ def test_a_project_below_the_top_sees_its_own_paths_relative(repo: Path) -> None
     (repo / "src" / "inner.py").write_text("changed\n")
     (repo / "src" / "added.py").write_text("new\n")
     (repo / "edit.py").write_text("outside the project\n")
-    found = gitstatus.scan(str(repo / "src"), None, TIMEOUT, root=str(repo))
+    found = gitchanges.scan(str(repo / "src"), None, TIMEOUT, root=str(repo))
     assert sorted(found.changes) == [("CREATE", "added.py"), ("MODIFY", "inner.py")]
 
 
 def test_before_the_first_commit_head_is_the_empty_tree(tmp_path: Path) -> None:
     git(tmp_path, "init", "-q")
     (tmp_path / "a.txt").write_text("a\n")
-    found = gitstatus.scan(str(tmp_path), None, TIMEOUT)
-    assert found.head == gitstatus.EMPTY_TREE and found.changes == [("CREATE", "a.txt")]
+    found = gitchanges.scan(str(tmp_path), None, TIMEOUT)
+    assert found.head == gitchanges.EMPTY_TREE and found.changes == [("CREATE", "a.txt")]
 
 
 def test_outside_a_repository_git_is_unavailable_with_its_reason(tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))  # whatever holds the temporary folder
     (tmp_path / "plain").mkdir()
-    with pytest.raises(gitstatus.GitUnavailable) as caught:
-        gitstatus.scan(str(tmp_path / "plain"), None, TIMEOUT)
+    with pytest.raises(gitchanges.GitUnavailable) as caught:
+        gitchanges.scan(str(tmp_path / "plain"), None, TIMEOUT)
     assert str(caught.value).startswith("git status failed: ") and "not a git repository" in str(caught.value)
 
 
 @pytest.mark.parametrize("project,root,want", [("/r", None, ""), ("/r", "/r", ""), ("/r/src/pkg", "/r", "src/pkg/")])
 def test_prefix_of(project: str, root: str | None, want: str) -> None:
-    assert gitstatus.prefix_of(project, root) == want
+    assert gitchanges.prefix_of(project, root) == want

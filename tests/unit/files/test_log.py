@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentctl.files import log as files
+from agentctl.files import log
 from agentctl.ground import codec
 from agentctl.ground.errors import UsageError
 from agentctl.ground.store import Store
@@ -17,132 +17,132 @@ T = "2026-01-01T00:00:00Z"
 
 
 def _raw(store: Store, *recs: tuple[str, str]) -> None:
-    store.append(files.LOG, b"".join(codec.record(T, op, path) for op, path in recs))
+    store.append(log.LOG, b"".join(codec.record(T, op, path) for op, path in recs))
 
 
 def test_log_appends_one_record_and_returns_it(store: Store) -> None:
-    files.start(store, "t1")
-    line = files.log(store, "CREATE", "src/a.py")
+    log.start(store, "t1")
+    line = log.log(store, "CREATE", "src/a.py")
     assert line.endswith("|CREATE|src/a.py") and line.count("|") == 2
-    assert files.entries(store)[-1][1:] == ("CREATE", "src/a.py")
+    assert log.entries(store)[-1][1:] == ("CREATE", "src/a.py")
 
 
 @pytest.mark.parametrize("op", ["WRITE", "create", ""])
 def test_log_refuses_an_unknown_operation_and_writes_nothing(store: Store, op: str) -> None:
-    files.start(store, "t1")
-    before = files.size(store)
+    log.start(store, "t1")
+    before = log.size(store)
     with pytest.raises(UsageError) as caught:
-        files.log(store, op, "a.py")
+        log.log(store, op, "a.py")
     assert "is not one of CREATE, MODIFY, DELETE" in caught.value.message
-    assert files.size(store) == before
+    assert log.size(store) == before
 
 
 def test_log_refuses_a_path_too_long(store: Store) -> None:
-    files.start(store, "t1")
+    log.start(store, "t1")
     with pytest.raises(UsageError) as caught:
-        files.log(store, "MODIFY", "x" * 9000)
+        log.log(store, "MODIFY", "x" * 9000)
     assert "too long" in caught.value.message
 
 
 def test_entries_skip_junk_and_an_unterminated_last_line(store: Store) -> None:
-    files.start(store, "t1")
-    files.log(store, "MODIFY", "a.py")
-    store.append(files.LOG, b"not a record\n2026|BOGUS|x\n" + T.encode() + b"|MODIFY|half")
-    got = files.entries(store)
+    log.start(store, "t1")
+    log.log(store, "MODIFY", "a.py")
+    store.append(log.LOG, b"not a record\n2026|BOGUS|x\n" + T.encode() + b"|MODIFY|half")
+    got = log.entries(store)
     assert [(op, p) for _, op, p in got] == [("SESSION_START", "t1"), ("MODIFY", "a.py")]
 
 
 def test_check_finds_exactly_the_paths_entries(store: Store) -> None:
-    files.start(store, "t1")
+    log.start(store, "t1")
     _raw(store, ("CREATE", "a.py"), ("MODIFY", "sub/a.py"), ("MODIFY", "a.py.bak"), ("DELETE", "a.py"))
-    assert [op for _, op, _ in files.check(store, "a.py")] == ["CREATE", "DELETE"]
-    assert [op for _, op, _ in files.check(store, "sub/a.py")] == ["MODIFY"]
-    assert files.check(store, "never.py") == []
+    assert [op for _, op, _ in log.check(store, "a.py")] == ["CREATE", "DELETE"]
+    assert [op for _, op, _ in log.check(store, "sub/a.py")] == ["MODIFY"]
+    assert log.check(store, "never.py") == []
 
 
 def test_check_handles_a_path_with_bars_and_newlines(store: Store) -> None:
-    files.start(store, "t1")
+    log.start(store, "t1")
     odd = "we|ird\nname.py"
-    files.log(store, "MODIFY", odd)
-    files.log(store, "MODIFY", "name.py")
-    assert [(op, p) for _, op, p in files.check(store, odd)] == [("MODIFY", odd)]
-    assert sorted(p for p, _, _ in files.touched(store)) == ["name.py", odd]
+    log.log(store, "MODIFY", odd)
+    log.log(store, "MODIFY", "name.py")
+    assert [(op, p) for _, op, p in log.check(store, odd)] == [("MODIFY", odd)]
+    assert sorted(p for p, _, _ in log.touched(store)) == ["name.py", odd]
 
 
 def test_check_on_a_missing_log_is_empty(store: Store) -> None:
-    if files.size(store):
-        os.unlink(store.path(files.LOG))
-    assert files.check(store, "a.py") == [] and files.size(store) == 0
+    if log.size(store):
+        os.unlink(store.path(log.LOG))
+    assert log.check(store, "a.py") == [] and log.size(store) == 0
 
 
 def test_touched_counts_and_keeps_the_last_op_in_first_touch_order(store: Store) -> None:
-    files.start(store, "t1")
+    log.start(store, "t1")
     _raw(store, ("CREATE", "b.py"), ("MODIFY", "a.py"), ("MODIFY", "b.py"), ("DELETE", "b.py"))
-    assert files.touched(store) == [("a.py", "MODIFY", 1), ("b.py", "DELETE", 3)]  # one second: by path
-    store.append(files.LOG, codec.record("2026-01-01T00:00:01+00:00", "MODIFY", "c.py")
+    assert log.touched(store) == [("a.py", "MODIFY", 1), ("b.py", "DELETE", 3)]  # one second: by path
+    store.append(log.LOG, codec.record("2026-01-01T00:00:01+00:00", "MODIFY", "c.py")
                  + codec.record("2026-01-01T00:00:00+00:00", "MODIFY", "d.py"))
-    assert [p for p, _, _ in files.touched(store)][-2:] == ["d.py", "c.py"]  # by record time, not by log order
+    assert [p for p, _, _ in log.touched(store)][-2:] == ["d.py", "c.py"]  # by record time, not by log order
 
 
 def test_recent_is_the_latest_distinct_paths_oldest_first(store: Store) -> None:
-    files.start(store, "t1")
+    log.start(store, "t1")
     _raw(store, *[("MODIFY", p) for p in ("a", "b", "c", "a", "d", "e", "f", "g")])
-    assert files.recent(store, last=3) == (7, True, ["e", "f", "g"])
-    assert files.recent(store, last=10)[2] == ["a", "b", "c", "d", "e", "f", "g"]  # one second: by path
+    assert log.recent(store, last=3) == (7, True, ["e", "f", "g"])
+    assert log.recent(store, last=10)[2] == ["a", "b", "c", "d", "e", "f", "g"]  # one second: by path
 
 
 def test_recent_on_a_log_past_its_window_is_a_lower_bound(store: Store) -> None:
-    files.start(store, "t1")
+    log.start(store, "t1")
     _raw(store, *[("MODIFY", f"p{i:04d}") for i in range(200)])
-    count, exact, latest = files.recent(store, last=2, window=1024)
+    count, exact, latest = log.recent(store, last=2, window=1024)
     assert not exact and 0 < count < 200 and latest == ["p0198", "p0199"]
 
 
 def test_recent_reads_on_past_a_tail_that_repeats_one_path(store: Store) -> None:
-    files.start(store, "t1")
+    log.start(store, "t1")
     _raw(store, *[("MODIFY", f"p{i:04d}") for i in range(2000)], *[("MODIFY", "same.py")] * 300)
-    count, exact, latest = files.recent(store, last=3)  # the last 4 KB hold only same.py
+    count, exact, latest = log.recent(store, last=3)  # the last 4 KB hold only same.py
     assert not exact and latest == ["p1998", "p1999", "same.py"] and count > 3
-    count, _, latest = files.recent(store, last=1)
+    count, _, latest = log.recent(store, last=1)
     assert latest == ["same.py"] and count >= 1
 
 
 def test_since_lists_paths_after_an_offset_once_each(store: Store) -> None:
-    files.start(store, "t1")
-    files.log(store, "MODIFY", "old.py")
-    mark = files.size(store)
+    log.start(store, "t1")
+    log.log(store, "MODIFY", "old.py")
+    mark = log.size(store)
     _raw(store, ("MODIFY", "b.py"), ("CREATE", "a.py"), ("MODIFY", "b.py"))
-    assert files.since(store, mark) == ["b.py", "a.py"]
-    assert files.since(store, files.size(store)) == []
-    assert files.since_head(store, mark) == (["b.py", "a.py"], True)
+    assert log.since(store, mark) == ["b.py", "a.py"]
+    assert log.since(store, log.size(store)) == []
+    assert log.since_head(store, mark) == (["b.py", "a.py"], True)
 
 
 def test_since_head_reads_a_bounded_window(store: Store) -> None:
-    files.start(store, "t1")
-    mark = files.size(store)
+    log.start(store, "t1")
+    mark = log.size(store)
     _raw(store, *[("MODIFY", f"p{i:04d}") for i in range(100)])
-    head, exact = files.since_head(store, mark, window=200)
-    assert not exact and head and head == files.since(store, mark)[: len(head)]
+    head, exact = log.since_head(store, mark, window=200)
+    assert not exact and head and head == log.since(store, mark)[: len(head)]
 
 
 def test_archive_renames_the_log_and_numbers_a_second_one(store: Store) -> None:
-    files.start(store, "t1")
-    files.log(store, "MODIFY", "a.py")
-    body = open(store.path(files.LOG), "rb").read()
-    assert files.archive(store, "task-1") == "logs/task-1.log"
-    assert not store.exists(files.LOG) and open(store.path("logs/task-1.log"), "rb").read() == body
-    files.start(store, "t2")
-    assert files.archive(store, "task-1") == "logs/task-1.2.log"
-    assert files.archive(store, "task-1") is None  # nothing left to archive
+    log.start(store, "t1")
+    log.log(store, "MODIFY", "a.py")
+    body = open(store.path(log.LOG), "rb").read()
+    assert log.archive(store, "task-1") == "logs/task-1.log"
+    assert not store.exists(log.LOG) and open(store.path("logs/task-1.log"), "rb").read() == body
+    log.start(store, "t2")
+    assert log.archive(store, "task-1") == "logs/task-1.2.log"
+    assert log.archive(store, "task-1") is None  # nothing left to archive
 
 
 def test_start_archives_an_old_log_with_entries_and_drops_an_empty_one(store: Store) -> None:
-    files.start(store, "t1")
-    assert files.start(store, "t2") is None  # only a SESSION_START: replaced, not archived
-    files.log(store, "MODIFY", "a.py")
-    archived = files.start(store, "t3")
+    log.start(store, "t1")
+    assert log.start(store, "t2") is None  # only a SESSION_START: replaced, not archived
+    log.log(store, "MODIFY", "a.py")
+    archived = log.start(store, "t3")
     assert archived is not None and archived.startswith("logs/files-unarchived-")
-    assert [(op, p) for _, op, p in files.entries(store)] == [("SESSION_START", "t3")]
+    assert [(op, p) for _, op, p in log.entries(store)] == [("SESSION_START", "t3")]
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -154,8 +154,8 @@ def test_the_paths_since_an_offset_are_each_entry_path_once_in_order(store: Stor
     # since_head's reading of a window (a fast split when nothing is escaped) names the same paths,
     # in the same order, as the entries read one by one; junk lines and a torn tail are no paths.
     data = b"".join(codec.record(T, op, path) for op, path in recs) + junk
-    want = list(dict.fromkeys(p for _, op, p in files.entries(store, data) if op in files.OPS))
-    assert files._paths(store, data) == want
+    want = list(dict.fromkeys(p for _, op, p in log.entries(store, data) if op in log.OPS))
+    assert log._paths(store, data) == want
 
 
 @given(st.datetimes(min_value=__import__("datetime").datetime(1971, 1, 2), max_value=__import__("datetime").datetime(9998, 12, 30)),
@@ -165,11 +165,11 @@ def test_instant_is_the_epoch_second_of_now_iso_form(when: object, minutes: int)
 
     assert isinstance(when, dt.datetime)
     stamp = when.replace(microsecond=0, tzinfo=dt.timezone(dt.timedelta(minutes=minutes))).isoformat()
-    assert files._instant(stamp) == int(dt.datetime.fromisoformat(stamp).timestamp())
+    assert log._instant(stamp) == int(dt.datetime.fromisoformat(stamp).timestamp())
 
 
 def test_instant_of_anything_else_is_zero() -> None:
-    assert [files._instant(s) for s in ("", "2026-01-01T00:00:00Z", "2026-01-01 00:00:00+00:00", "x" * 25)] == [0] * 4
+    assert [log._instant(s) for s in ("", "2026-01-01T00:00:00Z", "2026-01-01 00:00:00+00:00", "x" * 25)] == [0] * 4
 
 
 def test_ordered_is_by_instant_then_path_then_op_whatever_the_log_order() -> None:
@@ -177,5 +177,5 @@ def test_ordered_is_by_instant_then_path_then_op_whatever_the_log_order() -> Non
             ("2026-01-01T09:00:00+00:00", "MODIFY", "a"), ("2026-01-01T09:00:00+00:00", "CREATE", "a"),
             ("2026-01-01T09:00:00+00:00", "SESSION_START", "t1")]
     want = [recs[2], recs[3], recs[0], recs[1]]  # 10:00+01:00 is 09:00 UTC: before a's 09:30
-    assert files.ordered(recs) == want  # a's two records of one second: in the log's order
-    assert [e[2] for e in files.ordered(recs[::-1])] == ["a", "a", "b", "a"]
+    assert log.ordered(recs) == want  # a's two records of one second: in the log's order
+    assert [e[2] for e in log.ordered(recs[::-1])] == ["a", "a", "b", "a"]

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agentctl.files import watched as gitwatch
-from agentctl.statefolder import init as layout
+from agentctl.files import watched
+from agentctl.statefolder import init
 
 
 def _git(cwd: Path, *args: str) -> None:
@@ -24,32 +24,32 @@ def test_unseen_is_what_git_ignores_and_what_agentctl_drops(tmp_path: Path) -> N
     (proj / "kept.gen").write_text("tracked though it matches\n")
     _git(proj, "add", ".gitignore")
     _git(proj, "add", "-f", "kept.gen")
-    store = layout.init(str(proj))[0]
+    store = init.init(str(proj))[0]
     (proj / ".agent-state" / "ignore").write_text("tmp-out/\n")
     paths = ["src/a.py", "x.gen", "kept.gen", "secret/k", "local.txt", "build/o.js", "tmp-out/r.txt", "we ird|name.gen"]
-    assert gitwatch.unseen(store, paths) == ["x.gen", "secret/k", "local.txt", "build/o.js", "tmp-out/r.txt",
+    assert watched.unseen(store, paths) == ["x.gen", "secret/k", "local.txt", "build/o.js", "tmp-out/r.txt",
                                              "we ird|name.gen"]
-    assert gitwatch.unseen(store, []) == []
+    assert watched.unseen(store, []) == []
 
 
 def test_a_baseline_stands_when_git_cannot_say_what_it_ignores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from agentctl.files import baseline
-    from agentctl.ground import git as gitcmd
-    from agentctl.task import status as task
-    from agentctl.workflow import gitscan as gitsync
+    from agentctl.ground import git
+    from agentctl.task import status
+    from agentctl.workflow import gitscan
 
     proj = tmp_path / "p"
     proj.mkdir()
     _git(proj, "init", "-q")
-    store = layout.init(str(proj))[0]
+    store = init.init(str(proj))[0]
 
     def broken(*args: object, **kw: object) -> list[str]:
-        raise gitcmd.GitError("`git check-ignore` failed: boom", 128)
+        raise git.GitError("`git check-ignore` failed: boom", 128)
 
-    monkeypatch.setattr(gitwatch, "unseen", broken)
-    monkeypatch.setattr(task, "read_entries", lambda s, f: [])
+    monkeypatch.setattr(watched, "unseen", broken)
+    monkeypatch.setattr(status, "read_entries", lambda s, f: [])
     fields = {"STATE": "ACTIVE", "TASK_ID": "t", "STARTED": "2026-01-01T00:00:00+00:00", "LIST": "list"}
-    note = gitsync.record_baseline(store, fields)
+    note = gitscan.record_baseline(store, fields)
     assert note.startswith("git baseline recorded"), note
     base = baseline.read_baseline(store)
     assert base is not None and base.task_id == "t" and base.watch == {}

@@ -7,13 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from agentctl.ground import ancestors as walkup
-from agentctl.ground import location
+from agentctl.ground import ancestors, location
 
 
 def test_ancestors_start_at_the_folder_and_end_at_the_root(tmp_path: Path) -> None:
     deep = tmp_path / "a" / "b"
-    got = list(walkup.ancestors(str(deep)))
+    got = list(ancestors.ancestors(str(deep)))
     assert got[0] == str(deep) and got[1] == str(tmp_path / "a") and got[2] == str(tmp_path)
     assert got[-1] == os.path.abspath(os.sep) and len(got) == len(set(got))
 
@@ -21,28 +20,28 @@ def test_ancestors_start_at_the_folder_and_end_at_the_root(tmp_path: Path) -> No
 def test_ancestors_make_a_relative_start_absolute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "x").mkdir()
     monkeypatch.chdir(tmp_path)
-    assert next(walkup.ancestors("x")) == str(tmp_path / "x")
+    assert next(ancestors.ancestors("x")) == str(tmp_path / "x")
 
 
 def test_git_root_from_a_deep_subfolder(tmp_path: Path) -> None:
     (tmp_path / "repo" / ".git").mkdir(parents=True)
     deep = tmp_path / "repo" / "src" / "pkg"
     deep.mkdir(parents=True)
-    assert walkup.git_root(str(deep)) == str(tmp_path / "repo")
-    assert walkup.git_root(str(tmp_path / "repo")) == str(tmp_path / "repo")
+    assert ancestors.git_root(str(deep)) == str(tmp_path / "repo")
+    assert ancestors.git_root(str(tmp_path / "repo")) == str(tmp_path / "repo")
 
 
 def test_a_git_file_counts_as_a_root_and_the_nearest_wins(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
     (tmp_path / "wt").mkdir()
     (tmp_path / "wt" / ".git").write_text("gitdir: ../.git/worktrees/wt\n")  # a worktree's .git is a file
-    assert walkup.git_root(str(tmp_path / "wt")) == str(tmp_path / "wt")
+    assert ancestors.git_root(str(tmp_path / "wt")) == str(tmp_path / "wt")
 
 
 def test_no_repository_around_is_none(tmp_path: Path) -> None:
-    if walkup.git_root(str(tmp_path)) is not None:
+    if ancestors.git_root(str(tmp_path)) is not None:
         pytest.skip("the temporary folder is itself inside a git repository")
-    assert walkup.git_root(str(tmp_path / "nowhere")) is None
+    assert ancestors.git_root(str(tmp_path / "nowhere")) is None
 
 
 def test_state_dir_found_from_a_subfolder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -72,7 +71,7 @@ def test_state_dir_through_a_symlinked_subfolder(tmp_path: Path, monkeypatch: py
     link = tmp_path / "link"
     link.symlink_to(proj / "real")
     # a symlink outside the project, resolved (as getcwd gives the working folder), leads back in
-    assert walkup.git_root(os.path.realpath(link / "sub")) == str(proj)
+    assert ancestors.git_root(os.path.realpath(link / "sub")) == str(proj)
     assert location.find_state_dir(os.path.realpath(link / "sub")) == str(proj / ".agent-state")
     monkeypatch.chdir(link / "sub")
     assert location.find_state_dir() == str(proj / ".agent-state")

@@ -9,7 +9,7 @@ import pytest
 from agentctl.ground import location
 from agentctl.ground.errors import UsageError
 from agentctl.ground.store import Store
-from agentctl.workflow import agentpaths
+from agentctl.task import agentpaths
 
 
 def test_in_state_names_the_first_path_inside_the_state_folder(store: Store) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agentctl.ground import locks as locking
+from agentctl.ground import locks
 from agentctl.ground.errors import StateError
 
 
@@ -20,8 +20,8 @@ def _held_elsewhere(path: str) -> tuple[int, int]:
     if pid == 0:
         os.close(w)
         os.close(ready_r)
-        gen = locking.hold(path, "lockfile", None, None, lambda step: None)
-        with locking.Held(gen):
+        gen = locks.hold(path, "lockfile", None, None, lambda step: None)
+        with locks.Held(gen):
             os.write(ready_w, b"x")
             os.read(r, 1)
         os._exit(0)
@@ -40,7 +40,7 @@ def _release(pid: int, w: int) -> None:
 def test_hold_runs_the_fault_point_writes_the_pid_and_keeps_the_file(tmp_path: Path) -> None:
     path = str(tmp_path / ".lock")
     steps: list[str] = []
-    with locking.Held(locking.hold(path, "x/.lock", None, None, steps.append)):
+    with locks.Held(locks.hold(path, "x/.lock", None, None, steps.append)):
         assert steps == ["lock_acquired"]
         assert open(path).read().strip() == str(os.getpid())
     assert os.path.isfile(path)  # never deleted: a later holder locks the same inode
@@ -50,13 +50,13 @@ def test_a_timeout_names_the_live_holder_and_the_fix(tmp_path: Path) -> None:
     path = str(tmp_path / ".lock")
     pid, w = _held_elsewhere(path)
     try:
-        with pytest.raises(StateError) as exc, locking.Held(locking.hold(path, "x/.lock", 0.05, None, lambda s: None)):
+        with pytest.raises(StateError) as exc, locks.Held(locks.hold(path, "x/.lock", 0.05, None, lambda s: None)):
             pass
         assert f"(PID {pid})" in exc.value.message
         assert "x/.lock is still locked after 0.05s" in exc.value.message and "AGENTCTL_LOCK_TIMEOUT" in exc.value.message
     finally:
         _release(pid, w)
-    with locking.Held(locking.hold(path, "x/.lock", 0.05, None, lambda s: None)):
+    with locks.Held(locks.hold(path, "x/.lock", 0.05, None, lambda s: None)):
         pass  # free again once the holder let go
 
 
@@ -65,7 +65,7 @@ def test_a_hook_deadline_bounds_the_wait_below_the_timeout(tmp_path: Path) -> No
     pid, w = _held_elsewhere(path)
     try:
         t0 = time.monotonic()
-        with pytest.raises(StateError) as exc, locking.Held(locking.hold(path, "x/.lock", 30.0, time.monotonic() + 0.1,
+        with pytest.raises(StateError) as exc, locks.Held(locks.hold(path, "x/.lock", 30.0, time.monotonic() + 0.1,
                                                                          lambda s: None)):
             pass
         assert time.monotonic() - t0 < 10  # not the 30 s the caller asked for
@@ -79,7 +79,7 @@ def test_the_environment_sets_the_default_timeout(tmp_path: Path, monkeypatch: p
     pid, w = _held_elsewhere(path)
     monkeypatch.setenv("AGENTCTL_LOCK_TIMEOUT", "0.05")
     try:
-        with pytest.raises(StateError) as exc, locking.Held(locking.hold(path, "x/.lock", None, None, lambda s: None)):
+        with pytest.raises(StateError) as exc, locks.Held(locks.hold(path, "x/.lock", None, None, lambda s: None)):
             pass
         assert "after 0.05s" in exc.value.message
     finally:
@@ -88,14 +88,14 @@ def test_the_environment_sets_the_default_timeout(tmp_path: Path, monkeypatch: p
 
 def test_a_lock_path_that_is_not_a_regular_file_is_refused(tmp_path: Path) -> None:
     (tmp_path / ".lock").mkdir()
-    with pytest.raises(StateError) as exc, locking.Held(locking.hold(str(tmp_path / ".lock"), "x/.lock", 0.1, None,
+    with pytest.raises(StateError) as exc, locks.Held(locks.hold(str(tmp_path / ".lock"), "x/.lock", 0.1, None,
                                                                      lambda s: None)):
         pass
     assert "x/.lock" in exc.value.message
     target = tmp_path / "elsewhere"
     target.write_text("")
     os.symlink(target, tmp_path / ".link")
-    with pytest.raises(StateError), locking.Held(locking.hold(str(tmp_path / ".link"), "x/.link", 0.1, None,
+    with pytest.raises(StateError), locks.Held(locks.hold(str(tmp_path / ".link"), "x/.link", 0.1, None,
                                                               lambda s: None)):
         pass
     assert target.read_text() == ""  # never written through the link
@@ -106,7 +106,7 @@ def test_a_lock_file_replaced_while_waiting_is_locked_afresh(tmp_path: Path) -> 
     pid, w = _held_elsewhere(path)
     os.rename(path, str(tmp_path / ".old"))  # the holder keeps the old inode
     try:
-        with locking.Held(locking.hold(path, "x/.lock", 1.0, None, lambda s: None)):
+        with locks.Held(locks.hold(path, "x/.lock", 1.0, None, lambda s: None)):
             assert os.stat(path).st_ino != os.stat(tmp_path / ".old").st_ino
     finally:
         _release(pid, w)
@@ -118,6 +118,6 @@ def test_holder_names_only_a_live_pid(tmp_path: Path) -> None:
         path.write_text(content)
         fd = os.open(path, os.O_RDONLY)
         try:
-            assert locking.holder(fd) == want
+            assert locks.holder(fd) == want
         finally:
             os.close(fd)

@@ -10,13 +10,13 @@ import pytest
 
 from agentctl.ground import logsgc
 from agentctl.ground.store import Store
-from agentctl.statefolder import init as layout
+from agentctl.statefolder import init
 
 
 @pytest.fixture
 def store(tmp_path: Path) -> Store:
     (tmp_path / "p" / ".git").mkdir(parents=True)
-    return layout.init(str(tmp_path / "p"))[0]
+    return init.init(str(tmp_path / "p"))[0]
 
 
 def put(store: Store, rel: str, size: int, age: float) -> None:

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from agentctl.ground import store as store_mod
+import agentctl.ground.store
 from agentctl.ground.errors import StateError
 from agentctl.ground.store import Store
 
@@ -82,7 +82,7 @@ def test_log_change_records_one_line(store: Store) -> None:
 def test_the_fault_hook_sees_every_step_of_a_rewrite_and_splits_the_write(store: Store,
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     steps: list[str] = []
-    monkeypatch.setattr(store_mod, "fault_hook", steps.append)
+    monkeypatch.setattr(agentctl.ground.store, "fault_hook", steps.append)
     store.replace("services/task/x", b"abcd")
     with store.lock("logs/.t.lock"):
         store.append("logs/t.log", b"line\n")
@@ -92,18 +92,18 @@ def test_the_fault_hook_sees_every_step_of_a_rewrite_and_splits_the_write(store:
 
 
 def test_without_a_hook_fault_does_nothing() -> None:
-    assert store_mod.fault_hook is None
-    store_mod.fault("renamed")  # no hook: nothing happens
+    assert agentctl.ground.store.fault_hook is None
+    agentctl.ground.store.fault("renamed")  # no hook: nothing happens
 
 
 @pytest.mark.parametrize("data,want", [(b"FORMAT=1\n", 1), (b"2", 2), (b" FORMAT = 7 ", 7), (b"FORMAT=x", None),
                                        (b"", None), (b"FORMAT=1234567890", None)])
 def test_parse_version(data: bytes, want: int | None) -> None:
-    assert store_mod.parse_version(data) == want
+    assert agentctl.ground.store.parse_version(data) == want
 
 
 def test_now_iso_has_an_offset() -> None:
-    assert re.fullmatch(r"1970-01-0[12]T\d\d:\d\d:\d\d[+-]\d\d:\d\d", store_mod.now_iso(3600))
+    assert re.fullmatch(r"1970-01-0[12]T\d\d:\d\d:\d\d[+-]\d\d:\d\d", agentctl.ground.store.now_iso(3600))
 
 
 def test_sweep_temps_removes_only_dead_writers_temps(store: Store) -> None:
@@ -111,5 +111,5 @@ def test_sweep_temps_removes_only_dead_writers_temps(store: Store) -> None:
     dead, mine = ".status.999999999.abcdef01.tmp", f".status.{os.getpid()}.abcdef02.tmp"
     for name in (dead, mine, "other.tmp"):
         open(os.path.join(folder, name), "w").close()
-    assert store_mod.sweep_temps(folder) == [dead]
+    assert agentctl.ground.store.sweep_temps(folder) == [dead]
     assert sorted(n for n in os.listdir(folder) if n.endswith(".tmp")) == sorted([mine, "other.tmp"])

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from agentctl.ground import tempfiles as temps
+from agentctl.ground import tempfiles
 
 
 @pytest.mark.parametrize("name,pid", [(".status.123.abcdef01.tmp", 123), (".a.b.7.0000abcd.tmp", 7), ("status.1.abcdef01.tmp", None),
                                       (".status.x.abcdef01.tmp", None), (".status.1.abc.tmp", None), (".status.tmp", None)])
 def test_parse_temp_name(name: str, pid: int | None) -> None:
-    assert temps.parse_temp_name(name) == pid
+    assert tempfiles.parse_temp_name(name) == pid
 
 
 def test_a_temp_is_dead_when_its_writer_is_gone_or_it_is_old(tmp_path: Path) -> None:
@@ -22,12 +22,12 @@ def test_a_temp_is_dead_when_its_writer_is_gone_or_it_is_old(tmp_path: Path) -> 
     dead = ".s.999999999.abcdef01.tmp"
     for name in (live, dead):
         (tmp_path / name).write_text("")
-    assert not temps.temp_is_dead(str(tmp_path), live) and temps.temp_is_dead(str(tmp_path), dead)
-    old = time.time() - temps.TEMP_MAX_AGE - 10
+    assert not tempfiles.temp_is_dead(str(tmp_path), live) and tempfiles.temp_is_dead(str(tmp_path), dead)
+    old = time.time() - tempfiles.TEMP_MAX_AGE - 10
     os.utime(tmp_path / live, (old, old))
-    assert temps.temp_is_dead(str(tmp_path), live)
-    assert not temps.temp_is_dead(str(tmp_path), "not-a-temp")
+    assert tempfiles.temp_is_dead(str(tmp_path), live)
+    assert not tempfiles.temp_is_dead(str(tmp_path), "not-a-temp")
 
 
 def test_pid_alive() -> None:
-    assert temps.pid_alive(os.getpid()) and not temps.pid_alive(999999999)
+    assert tempfiles.pid_alive(os.getpid()) and not tempfiles.pid_alive(999999999)

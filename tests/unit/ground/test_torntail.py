@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from agentctl.ground import torntail as torn
+from agentctl.ground import torntail
 from agentctl.ground.store import Store
 
 
@@ -35,7 +35,7 @@ def test_a_fragment_longer_than_a_read_window_without_any_newline(store: Store) 
         fh.write(frag)
     fd = os.open(store.path("logs/t.log"), os.O_RDWR)
     try:
-        assert torn.quarantine_tail(store, fd, "logs/t.log", len(frag)) == 0
+        assert torntail.quarantine_tail(store, fd, "logs/t.log", len(frag)) == 0
     finally:
         os.close(fd)
     assert store.read("logs/t.log") == b"" and frag in _quarantined(store)
@@ -47,6 +47,6 @@ def test_pread_all_reads_across_chunks(store: Store) -> None:
         fh.write(b"ab" * (1 << 20))
     fd = os.open(path, os.O_RDONLY)
     try:
-        assert torn.pread_all(fd, 1, (2 << 20) + 5) == (b"ab" * (1 << 20))[1:]
+        assert torntail.pread_all(fd, 1, (2 << 20) + 5) == (b"ab" * (1 << 20))[1:]
     finally:
         os.close(fd)

@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from agentctl.files import log as files
+from agentctl.files import log
 from agentctl.integrations import aiderlint
-from agentctl.statefolder import init as layout
+from agentctl.statefolder import init
 
 
 @pytest.fixture
 def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     proj = tmp_path / "p"
     (proj / ".git").mkdir(parents=True)
-    layout.init(str(proj))
+    init.init(str(proj))
     (proj / "a.py").write_text("x\n")
     monkeypatch.chdir(proj)
     return proj
@@ -25,7 +25,7 @@ def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def logged(root: Path) -> list[tuple[str, str]]:
     from agentctl.statefolder.opening import open_store
 
-    return [(op, p) for _, op, p in files.entries(open_store(start=str(root))) if op != "SESSION_START"]
+    return [(op, p) for _, op, p in log.entries(open_store(start=str(root))) if op != "SESSION_START"]
 
 
 def test_usage_goes_to_stderr_and_exits_zero(root: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agentctl.files import log as files
+from agentctl.files import log
 from agentctl.ground.store import Store
 from agentctl.integrations import claude
 from unit.hookfix import agent_log, compactions, deny_secrets, payload, run
@@ -35,7 +35,7 @@ def test_post_write_logs_a_create_once(store: Store, monkeypatch: pytest.MonkeyP
     data = payload("post_tool_use_write.json", store)
     assert run(monkeypatch, capsys, "claude", "post-tool-use", data) == (0, "", "")
     assert run(monkeypatch, capsys, "claude", "post-tool-use", data) == (0, "", "")  # a double delivery
-    assert [e[1] for e in files.check(store, "a.txt")] == ["CREATE"]
+    assert [e[1] for e in log.check(store, "a.txt")] == ["CREATE"]
 
 
 def test_post_edit_logs_a_modify(store: Store, monkeypatch: pytest.MonkeyPatch,
@@ -43,7 +43,7 @@ def test_post_edit_logs_a_modify(store: Store, monkeypatch: pytest.MonkeyPatch,
     data = payload("post_tool_use_edit.json", store)
     assert run(monkeypatch, capsys, "claude", "post-tool-use", data)[0] == 0
     rel = Path(str(data["tool_input"]["file_path"])).relative_to(store.project).as_posix()  # type: ignore[index]
-    assert [e[1] for e in files.check(store, rel)] == ["MODIFY"]
+    assert [e[1] for e in log.check(store, rel)] == ["MODIFY"]
 
 
 def test_pre_write_to_a_p0_path_is_denied_and_logged(store: Store, monkeypatch: pytest.MonkeyPatch,

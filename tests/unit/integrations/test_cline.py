@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agentctl.files import log as files
+from agentctl.files import log
 from agentctl.ground.store import Store
 from agentctl.integrations import cline
 from unit.hookfix import agent_log, deny_secrets, run
@@ -44,10 +44,10 @@ def test_a_created_file_is_logged_once(store: Store, monkeypatch: pytest.MonkeyP
     data = _payload(store, "tool_result", "editor", _editor(store, "src/m.py"), output=out)
     assert run(monkeypatch, capsys, "cline", "post-tool-use", data) == (0, "", "")
     assert run(monkeypatch, capsys, "cline", "post-tool-use", data) == (0, "", "")  # the same call id twice
-    assert [e[1] for e in files.check(store, "src/m.py")] == ["CREATE"]
+    assert [e[1] for e in log.check(store, "src/m.py")] == ["CREATE"]
     failed = _payload(store, "tool_result", "editor", _editor(store, "src/f.py"), output={"success": False})
     assert run(monkeypatch, capsys, "cline", "post-tool-use", failed) == (0, "", "")
-    assert files.check(store, "src/f.py") == []
+    assert log.check(store, "src/f.py") == []
 
 
 def test_a_write_to_a_p0_path_cancels_the_run(store: Store, monkeypatch: pytest.MonkeyPatch,

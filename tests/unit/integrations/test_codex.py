@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from agentctl.files import log as files
+from agentctl.files import log
 from agentctl.ground.store import Store
 from agentctl.integrations import codex
 from unit.hookfix import agent_log, compactions, deny_secrets, payload, run
@@ -31,7 +31,7 @@ def test_post_patch_logs_its_paths(store: Store, monkeypatch: pytest.MonkeyPatch
     data = payload("codex-post_tool_use_apply_patch.json", store)
     assert run(monkeypatch, capsys, "codex", "post-tool-use", data) == (0, "", "")
     assert run(monkeypatch, capsys, "codex", "post-tool-use", data) == (0, "", "")  # delivered twice: logged once
-    assert [e[1] for e in files.check(store, "src/mod01.py")] == ["MODIFY"]
+    assert [e[1] for e in log.check(store, "src/mod01.py")] == ["MODIFY"]
 
 
 def test_pre_patch_to_a_p0_path_is_denied_and_logged(store: Store, monkeypatch: pytest.MonkeyPatch,
@@ -43,7 +43,7 @@ def test_pre_patch_to_a_p0_path_is_denied_and_logged(store: Store, monkeypatch: 
     assert code == 0 and answer["permissionDecision"] == "deny" and answer["hookEventName"] == "PreToolUse"
     assert "`deny-write: secrets/**`" in answer["permissionDecisionReason"] and "secrets/token.txt" in answer["permissionDecisionReason"]
     assert "|hook|deny|codex secrets/token.txt by P0" in agent_log(store)
-    assert files.check(store, "secrets/token.txt") == []  # nothing logged for a refused edit
+    assert log.check(store, "secrets/token.txt") == []  # nothing logged for a refused edit
 
 
 def test_pre_patch_elsewhere_and_shell_pass(store: Store, monkeypatch: pytest.MonkeyPatch,

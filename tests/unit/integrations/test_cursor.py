@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agentctl.files import log as files
+from agentctl.files import log
 from agentctl.ground.store import Store
 from unit.hookfix import compactions, deny_secrets, run
 
@@ -23,8 +23,8 @@ def test_an_edit_into_nothing_is_a_create_and_a_replacement_a_modify(store: Stor
     assert run(monkeypatch, capsys, "cursor", "after-file-edit", _edit(store, "src/new.py", "")) == (0, "", "")
     assert run(monkeypatch, capsys, "cursor", "after-file-edit", _edit(store, "src/new.py", "")) == (0, "", "")  # twice
     assert run(monkeypatch, capsys, "cursor", "after-file-edit", _edit(store, "src/old.py", "a")) == (0, "", "")
-    assert [e[1] for e in files.check(store, "src/new.py")] == ["CREATE"]
-    assert [e[1] for e in files.check(store, "src/old.py")] == ["MODIFY"]
+    assert [e[1] for e in log.check(store, "src/new.py")] == ["CREATE"]
+    assert [e[1] for e in log.check(store, "src/old.py")] == ["MODIFY"]
 
 
 def test_an_edit_of_a_p0_path_is_told_after_it(store: Store, monkeypatch: pytest.MonkeyPatch,

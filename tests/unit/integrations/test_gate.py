@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agentctl.constraints import edit as constraintedit
+from agentctl.constraints import edit
 from agentctl.ground.store import Store
 from agentctl.integrations import gate
 
@@ -19,7 +19,7 @@ def _decide(store: Store, raws: list[object]) -> tuple[str | None, list[tuple[ob
 
 
 def test_a_free_path_is_allowed_and_nothing_is_noted(store: Store) -> None:
-    constraintedit.add(store, "P0", "deny-write: db/**")
+    edit.add(store, "P0", "deny-write: db/**")
     assert _decide(store, ["src/a.py"]) == (None, [])
 
 
@@ -45,10 +45,10 @@ def test_tool_input_is_an_object_or_refused(value: object, want: object) -> None
 
 
 def test_a_broken_rules_line_refuses_what_it_may_mean_only(store: Store) -> None:
-    from agentctl.constraints import rules as constraints
+    from agentctl.constraints import rules
 
-    constraintedit.add(store, "P0", "deny-write: db/**")
-    store.append(constraints.STATUS, b"P0|deny-write: keys/[[:alnum:]*.pem\nnot a rule at all\n")
+    edit.add(store, "P0", "deny-write: db/**")
+    store.append(rules.STATUS, b"P0|deny-write: keys/[[:alnum:]*.pem\nnot a rule at all\n")
     notes: list[str] = []
     later: list[tuple[object, ...]] = []
     assert gate.deny_reason(store, store.project, "claude", ["src/a.py"], lambda *a: later.append(a), notes) is None
@@ -60,14 +60,14 @@ def test_a_broken_rules_line_refuses_what_it_may_mean_only(store: Store) -> None
 
 
 def test_a_p0_path_is_refused_and_noted_for_later(store: Store, tmp_path: Path) -> None:
-    constraintedit.add(store, "P0", "deny-write: db/**")
+    edit.add(store, "P0", "deny-write: db/**")
     why, later = _decide(store, ["src/a.py", str(Path(store.project) / "db" / "x.sql")])
     assert why == "P0 constraint `deny-write: db/**` (agentctl) forbids writing db/x.sql; the edit was not made"
     assert [a[1:] for a in later] == [("hook", "deny", "claude db/x.sql by P0|deny-write: db/**")]
 
 
 def test_a_p1_rule_does_not_refuse(store: Store) -> None:
-    constraintedit.add(store, "P1", "deny-write: db/**")
+    edit.add(store, "P1", "deny-write: db/**")
     assert _decide(store, ["db/x.sql"])[0] is None
 
 

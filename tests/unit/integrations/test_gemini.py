@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agentctl.files import log as files
+from agentctl.files import log
 from agentctl.ground.store import Store
 from agentctl.integrations import gemini
 from unit.hookfix import agent_log, compactions, deny_secrets, run
@@ -54,7 +54,7 @@ def test_after_tool_logs_a_created_file(store: Store, monkeypatch: pytest.Monkey
     failed = {"error": "no permission"}
     assert run(monkeypatch, capsys, "gemini", "AfterTool", _tool(store, "AfterTool", "write_file", "src/f.py",
                                                                  tool_response=failed)) == (0, "", "")
-    assert [e[1] for e in files.check(store, "src/m.py")] == ["CREATE"] and files.check(store, "src/f.py") == []
+    assert [e[1] for e in log.check(store, "src/m.py")] == ["CREATE"] and log.check(store, "src/f.py") == []
 
 
 def test_before_tool_denies_a_p0_path(store: Store, monkeypatch: pytest.MonkeyPatch,

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from agentctl.constraints import edit as constraintedit
-from agentctl.files import log as files
+from agentctl.constraints import edit
+from agentctl.files import log
 from agentctl.ground.store import Store
 from agentctl.integrations import hookact
 from agentctl.integrations.hookrun import Hook
-from agentctl.workflow import taskflow as workflow
+from agentctl.workflow import taskflow
 
 
 def _hook(store: Store, **payload: object) -> Hook:
@@ -41,12 +41,12 @@ def test_log_writes_once_per_key_and_decides_create_or_modify(store: Store, tmp_
     assert hookact.log_writes(h, [(path, None)], "tool:1") == ["CREATE|src/a.py"]
     assert hookact.log_writes(h, [(path, None)], "tool:1") == []  # a double delivery
     assert hookact.log_writes(h, [(path, None), ("/outside", "MODIFY"), (3, None)], "tool:2") == ["MODIFY|src/a.py"]
-    assert [e[1] for e in files.check(store, "src/a.py")] == ["CREATE", "MODIFY"]
+    assert [e[1] for e in log.check(store, "src/a.py")] == ["CREATE", "MODIFY"]
     assert hookact.log_writes(h, [("/outside", None)], "tool:3") == [] and not hookact.seen(h, "tool:3")
 
 
 def test_a_write_to_a_denied_path_is_told_at_once(store: Store, tmp_path: Path) -> None:
-    constraintedit.add(store, "P0", "deny-write: src/secret/**")
+    edit.add(store, "P0", "deny-write: src/secret/**")
     h = _hook(store)
     hookact.log_writes(h, [(str(Path(store.project) / "src" / "secret" / "k.txt"), "CREATE")], "tool:9")
     assert "src/secret/k.txt" in h.told and "deny-write: src/secret/**" in h.told
@@ -69,7 +69,7 @@ def test_told_and_tell_shapes() -> None:
 
 
 def test_context_is_the_resume_block_with_where_it_comes_from(store: Store) -> None:
-    workflow.start(store, "t1", "ship it", ["src/a.py"])
+    taskflow.start(store, "t1", "ship it", ["src/a.py"])
     text = hookact.context(_hook(store), "after a compaction")
     head, body = text.split("\n", 1)
     assert head == f"agentctl working state of this project, read from {store.shown('')[:-1]} after a compaction:"
@@ -77,7 +77,7 @@ def test_context_is_the_resume_block_with_where_it_comes_from(store: Store) -> N
 
 
 def test_sync_logs_a_shell_edit_from_git(tmp_path: Path) -> None:
-    from agentctl.statefolder import init as layout
+    from agentctl.statefolder import init
 
     def git(*args: str) -> None:
         subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tmp_path, check=True,
@@ -87,10 +87,10 @@ def test_sync_logs_a_shell_edit_from_git(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text("one\n")
     git("add", "a.py")
     git("commit", "-qm", "i")
-    store = layout.init(str(tmp_path))[0]
-    workflow.start(store, "t1", "d", ["a.py"])
+    store = init.init(str(tmp_path))[0]
+    taskflow.start(store, "t1", "d", ["a.py"])
     h = _hook(store)
     hookact.sync(h)  # the first sync takes git's view as the baseline
     (tmp_path / "a.py").write_text("two\n")
     hookact.sync(h)
-    assert [e[1:] for e in files.check(store, "a.py")] == [("MODIFY", "a.py")] and h.told == "" and h.after == []
+    assert [e[1:] for e in log.check(store, "a.py")] == [("MODIFY", "a.py")] and h.told == "" and h.after == []

@@ -10,7 +10,7 @@ import pytest
 
 from agentctl.integrations import hookio
 from agentctl.integrations.hookio import Result
-from agentctl.statefolder import init as layout
+from agentctl.statefolder import init
 
 
 @pytest.mark.parametrize("raw,problem", [
@@ -65,7 +65,7 @@ def test_payload_store_finds_the_state_folder_above_cwd(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
     (tmp_path / "sub").mkdir()
     assert hookio.payload_store_why({"cwd": str(tmp_path / "sub")}) == (None, "")  # no state folder: quiet
-    layout.init(str(tmp_path))
+    init.init(str(tmp_path))
     store, why = hookio.payload_store_why({"cwd": str(tmp_path / "sub")})
     assert store is not None and why == "" and store.project == str(tmp_path)
     assert store.lock_deadline is not None  # a hook never waits long for a lock
@@ -74,7 +74,7 @@ def test_payload_store_finds_the_state_folder_above_cwd(tmp_path: Path) -> None:
 
 def test_payload_store_says_why_a_state_folder_cannot_be_opened(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
-    layout.init(str(tmp_path))
+    init.init(str(tmp_path))
     os.chmod(tmp_path / ".agent-state", 0o777)
     store, why = hookio.payload_store_why({"cwd": str(tmp_path)})
     assert store is None and "is writable by every user; run `chmod o-w" in why

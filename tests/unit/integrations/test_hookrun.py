@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agentctl.files import log as files
+from agentctl.files import log
 from agentctl.ground.store import Store
 from agentctl.integrations import hookrun
 
@@ -77,7 +77,7 @@ def test_run_a_post_edit_logs_and_says_nothing(store: Store, tmp_path: Path, mon
     payload = {"cwd": store.project, "hook_event_name": "PostToolUse", "tool_name": "Write", "tool_use_id": "toolu_x",
                "tool_input": {"file_path": str(Path(store.project) / "src" / "a.py")}, "tool_response": {"success": True}}
     assert _run(monkeypatch, capsys, "claude", "post-tool-use", json.dumps(payload).encode()) == (0, "", "")
-    assert [e[1] for e in files.check(store, "src/a.py")] == ["CREATE"]
+    assert [e[1] for e in log.check(store, "src/a.py")] == ["CREATE"]
 
 
 def test_run_a_pre_edit_denies_what_it_cannot_read(store: Store, monkeypatch: pytest.MonkeyPatch,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agentctl.files import log as files
+from agentctl.files import log
 from agentctl.ground.store import Store
 from agentctl.integrations import qwen
 from unit.hookfix import agent_log, compactions, deny_secrets, run
@@ -38,7 +38,7 @@ def test_post_write_logs_a_create(store: Store, monkeypatch: pytest.MonkeyPatch,
     data = _write(store, "PostToolUse", "src/m.py", tool_response=resp)
     assert run(monkeypatch, capsys, "qwen", "PostToolUse", data) == (0, "", "")
     assert run(monkeypatch, capsys, "qwen", "PostToolUse", data) == (0, "", "")  # a double delivery
-    assert [e[1] for e in files.check(store, "src/m.py")] == ["CREATE"]
+    assert [e[1] for e in log.check(store, "src/m.py")] == ["CREATE"]
 
 
 def test_pre_write_to_a_p0_path_is_denied(store: Store, monkeypatch: pytest.MonkeyPatch,

@@ -9,14 +9,14 @@ import pytest
 
 from agentctl.ground.store import Store
 from agentctl.interfaces import edited, records
-from agentctl.statefolder import init as layout
+from agentctl.statefolder import init
 
 
 @pytest.fixture
 def store(tmp_path: Path) -> Store:
     (tmp_path / "p" / "src").mkdir(parents=True)
     subprocess.run(["git", "init", "-q"], cwd=tmp_path / "p", check=True)
-    s = layout.init(str(tmp_path / "p"))[0]
+    s = init.init(str(tmp_path / "p"))[0]
     records.add(s, records.make("getUser", "getUser(id)", "getUser({ id })", None, None, "t1", "x"))
     return s
 
@@ -57,6 +57,6 @@ def test_a_write_that_introduces_an_old_use_is_found_one_that_keeps_it_is_not(st
 
 def test_no_interface_costs_a_stat_and_nothing_else(tmp_path: Path) -> None:
     (tmp_path / "q").mkdir()
-    s = layout.init(str(tmp_path / "q"))[0]
+    s = init.init(str(tmp_path / "q"))[0]
     (tmp_path / "q" / "a.js").write_text("getUser(id)\n")
     assert edited.in_file(s, "a.js") == [] and edited.introduced(s, "a.js", "getUser(id)") == []

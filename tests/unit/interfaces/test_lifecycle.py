@@ -10,14 +10,14 @@ import pytest
 from agentctl.ground.errors import CheckFailed
 from agentctl.ground.store import Store
 from agentctl.interfaces import lifecycle, records
-from agentctl.statefolder import init as layout
+from agentctl.statefolder import init
 
 
 @pytest.fixture
 def store(tmp_path: Path) -> Store:
     (tmp_path / "p").mkdir()
     subprocess.run(["git", "init", "-q"], cwd=tmp_path / "p", check=True)
-    s = layout.init(str(tmp_path / "p"))[0]
+    s = init.init(str(tmp_path / "p"))[0]
     records.add(s, records.make("f", "f(a)", "f({ a })", None, None, "t1", "x"))
     (tmp_path / "p" / "m.js").write_text("f(a)\n")
     return s

@@ -9,14 +9,14 @@ import pytest
 
 from agentctl.ground.store import Store
 from agentctl.interfaces import records, report
-from agentctl.statefolder import init as layout
+from agentctl.statefolder import init
 
 
 @pytest.fixture
 def store(tmp_path: Path) -> Store:
     (tmp_path / "p").mkdir()
     subprocess.run(["git", "init", "-q"], cwd=tmp_path / "p", check=True)
-    return layout.init(str(tmp_path / "p"))[0]
+    return init.init(str(tmp_path / "p"))[0]
 
 
 def test_state_and_resume_lines() -> None:

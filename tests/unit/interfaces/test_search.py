@@ -11,7 +11,7 @@ import pytest
 from agentctl.ground.errors import UsageError
 from agentctl.ground.store import Store
 from agentctl.interfaces import records, search
-from agentctl.statefolder import init as layout
+from agentctl.statefolder import init
 
 
 def _project(root: Path, in_git: bool) -> Store:
@@ -25,7 +25,7 @@ def _project(root: Path, in_git: bool) -> Store:
         subprocess.run(["git", "init", "-q"], cwd=root, check=True)
         (root / ".gitignore").write_text("dist/\n")
         subprocess.run(["git", "add", "src", ".gitignore"], cwd=root, check=True)
-    s = layout.init(str(root))[0]
+    s = init.init(str(root))[0]
     Path(s.path("notes")).write_text("getUser(id)\n")  # the state folder is never searched
     return s
 
@@ -34,7 +34,7 @@ def _project(root: Path, in_git: bool) -> Store:
 def test_literal_and_regex_interfaces_in_one_search(tmp_path: Path, in_git: bool) -> None:
     store = _project(tmp_path / "p", in_git)
     lit = records.make("lit", "getUser(id)", "getUser({ id })", None, None, "t1", "x")
-    rx = records.make("rx", "getUser(id)", "getUser({ id })", r"getUser\(\s*id\s*\)", ["src"], "t1", "x")
+    rx = records.make("rx", "getUser(id)", "getUser({ id })", r"getUser\( *id *\)", ["src"], "t1", "x")
     found = search.old_uses(store, [lit, rx])
     expected_lit = [("src/a.js", 1), ("untracked.js", 1)] + ([] if in_git else [("dist/out.js", 1)])
     assert sorted((p, n) for p, n, _ in found["lit"]) == sorted(expected_lit)

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from agentctl.constraints import rules as constraints
-from agentctl.files import log as files
+import agentctl.task.status
+import agentctl.verify.status
+from agentctl.constraints import rules
+from agentctl.files import log
 from agentctl.ground import location
 from agentctl.ground.errors import StateError
 from agentctl.ground.store import FORMAT_VERSION, Store
 from agentctl.statefolder import migrations, opening
-from agentctl.task import entries as taskentries
-from agentctl.task import status as task
-from agentctl.verify import status as verify
+from agentctl.task import entries
 
 
 def _seed(tmp_path: Path) -> Store:
@@ -49,19 +49,19 @@ def test_a_seed_folder_is_migrated_with_every_value_kept(tmp_path: Path) -> None
     note = migrations.migrate(store, 0)
     assert note.startswith(f"migrated .agent-state from state format 0 to {FORMAT_VERSION}; the old files are in ")
     assert migrations.read_version(store) == FORMAT_VERSION
-    st = task.read_status(store)
+    st = agentctl.task.status.read_status(store)
     assert st["STATE"] == "ACTIVE" and st["TASK_ID"] == "port-imports" and st["DESC"] == "convert a|b imports"
     assert st["NOTES"] == "half way" and st["STARTED"] == "2025-06-01T10:00:00Z" and st["SEQ"] == "1"
     assert st["TOTAL"] == "3" and st["DONE"] == "1" and st["NEXT"] == "src/c.py" and st["NEXT_PINNED"] == "1"
-    listing = taskentries.parse(open(store.path(f"services/task/{st['LIST']}"), "rb").read(), st["LIST"])
+    listing = entries.parse(open(store.path(f"services/task/{st['LIST']}"), "rb").read(), st["LIST"])
     assert [(e.done, e.path) for e in listing] == [(True, "src/a.py"), (False, "src/b.py"), (False, "src/c.py")]
-    assert [(op, p) for _, op, p in files.entries(store)] == [
+    assert [(op, p) for _, op, p in log.entries(store)] == [
         ("SESSION_START", "port-imports"), ("MODIFY", "src/we|ird.py"), ("CREATE", "src/b.py")]
-    assert files.check(store, "src/we|ird.py")[0][1] == "MODIFY"
-    assert [(r.priority, r.text) for r in constraints.read(store)] == [("P0", "never touch db/"), ("P1", "run the linter")]
-    vs = verify.read_status(store)
+    assert log.check(store, "src/we|ird.py")[0][1] == "MODIFY"
+    assert [(r.priority, r.text) for r in rules.read(store)] == [("P0", "never touch db/"), ("P1", "run the linter")]
+    vs = agentctl.verify.status.read_status(store)
     assert vs["STATE"] == "FAILED" and vs["ERRORS"] == "boom at line 3" and vs["RUN"] == "0"
-    assert verify.tried(vs) == ["first idea", "second idea"]
+    assert agentctl.verify.status.tried(vs) == ["first idea", "second idea"]
 
 
 def test_the_seed_scripts_go_and_the_backup_keeps_everything(tmp_path: Path) -> None:
@@ -94,7 +94,7 @@ def test_a_migration_interrupted_before_version_runs_again_from_its_backup(tmp_p
     again = open(store.path("services/task/status"), "rb").read()
     assert [ln for ln in first.split(b"\n") if not ln.startswith(b"UPDATED=")] == \
         [ln for ln in again.split(b"\n") if not ln.startswith(b"UPDATED=")]
-    assert task.read_status(store)["DESC"] == "convert a|b imports"  # never escaped twice
+    assert agentctl.task.status.read_status(store)["DESC"] == "convert a|b imports"  # never escaped twice
     assert len(migrations._backups(store, 0)) == 1
 
 

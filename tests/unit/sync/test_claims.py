@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from agentctl.ground.store import Store
-from agentctl.statefolder import init as layout
+from agentctl.statefolder import init
 from agentctl.sync.claims import through_ref
 from agentctl.sync.config import write_config
-from agentctl.task import claims as taskclaims
+from agentctl.task import claims
 from conftest import run
 from unit.remotefix import git, remote
 
@@ -20,7 +20,7 @@ def _worktrees(base: Path) -> tuple[Store, Store]:
     bare = remote(base)
     git("clone", "-q", str(bare), str(base / "a"), cwd=base)
     git("worktree", "add", "-q", "-b", "other", str(base / "b"), cwd=base / "a")
-    stores = layout.init(str(base / "a"))[0], layout.init(str(base / "b"))[0]
+    stores = init.init(str(base / "a"))[0], init.init(str(base / "b"))[0]
     for s in stores:
         write_config(s, {"STREAM": "shared"})
     return stores
@@ -38,9 +38,9 @@ def test_without_a_stream_the_claim_is_made_here(store: Store) -> None:
 def test_two_worktrees_never_get_the_same_entry(tmp_path: Path) -> None:
     a, b = _worktrees(tmp_path)
     _start(tmp_path, a)
-    first = through_ref(a, lambda: taskclaims.claim(a, "one", 600))
-    second = through_ref(b, lambda: taskclaims.claim(b, "two", 600))  # b pulls a's task and claim first
-    third = through_ref(a, lambda: taskclaims.claim(a, "three", 600))  # and a pulls b's
+    first = through_ref(a, lambda: claims.claim(a, "one", 600))
+    second = through_ref(b, lambda: claims.claim(b, "two", 600))  # b pulls a's task and claim first
+    third = through_ref(a, lambda: claims.claim(a, "three", 600))  # and a pulls b's
     assert [first.path, second.path, third.path] == ["src/a.py", "src/b.py", "src/c.py"]
     assert git("rev-parse", "--verify", "-q", "refs/agentctl/shared", cwd=Path(a.project)).strip()
     assert run("task", "status", cwd=b.project).out.count("CLAIMS=2\n") == 1

@@ -7,16 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from agentctl.constraints import edit as constraintedit
-from agentctl.constraints import rules as constraints
+from agentctl.constraints import edit, rules
 from agentctl.constraints.rules import Rule
 from agentctl.ground.errors import StateError
 from agentctl.ground.store import Store
-from agentctl.statefolder import init as layout
+from agentctl.statefolder import init
 from agentctl.sync import engine, plumbing
 from agentctl.sync.plumbing import Repo
-from agentctl.task import status as task
-from agentctl.workflow import taskflow as workflow
+from agentctl.task import status
+from agentctl.workflow import taskflow
 from cli.sync_helpers import GIT_ENV, git
 
 REF = "refs/agentctl/main"
@@ -40,12 +39,12 @@ def _round(store: Store, repo: Repo) -> engine.Outcome:
 def _other(tmp_path: Path) -> Store:
     folder = tmp_path / "other"
     folder.mkdir()
-    return layout.init(str(folder))[0]
+    return init.init(str(folder))[0]
 
 
 def test_a_round_commits_the_folder_and_a_second_writes_nothing(store: Store, repo: Repo) -> None:
-    constraintedit.add(store, "P0", "deny-write: secrets/**")
-    workflow.start(store, "t1", "convert", ["a.py", "b.py"])
+    edit.add(store, "P0", "deny-write: secrets/**")
+    taskflow.start(store, "t1", "convert", ["a.py", "b.py"])
     assert engine.has_local_changes(store, repo, engine.load_state(store))
     first = _round(store, repo)
     assert first.commit and repo.rev(REF) == first.commit and first.objects > 0
@@ -58,35 +57,35 @@ def test_a_round_commits_the_folder_and_a_second_writes_nothing(store: Store, re
 
 
 def test_another_folder_gets_the_state_and_both_edits_merge(store: Store, repo: Repo, tmp_path: Path) -> None:
-    constraintedit.add(store, "P1", "from here")
-    workflow.start(store, "t1", "convert", ["a.py", "b.py"])
+    edit.add(store, "P1", "from here")
+    taskflow.start(store, "t1", "convert", ["a.py", "b.py"])
     _round(store, repo)
     other = _other(tmp_path)
     pulled = _round(other, repo)
     assert pulled.changed_local
-    assert constraints.read(other) == [Rule("P1", "from here")]
-    assert task.read_status(other)["TASK_ID"] == "t1"
-    constraintedit.add(other, "P2", "from there")
-    task.mark_done(other, ["a.py"])
+    assert rules.read(other) == [Rule("P1", "from here")]
+    assert status.read_status(other)["TASK_ID"] == "t1"
+    edit.add(other, "P2", "from there")
+    status.mark_done(other, ["a.py"])
     _round(other, repo)
-    constraintedit.add(store, "P0", "deny-write: db/**")
+    edit.add(store, "P0", "deny-write: db/**")
     _round(store, repo)
-    assert set(constraints.read(store)) == {Rule("P1", "from here"), Rule("P2", "from there"), Rule("P0", "deny-write: db/**")}
-    assert task.read_status(store)["DONE"] == "1"
+    assert set(rules.read(store)) == {Rule("P1", "from here"), Rule("P2", "from there"), Rule("P0", "deny-write: db/**")}
+    assert status.read_status(store)["DONE"] == "1"
     _round(other, repo)
-    assert set(constraints.read(other)) == set(constraints.read(store))
+    assert set(rules.read(other)) == set(rules.read(store))
 
 
 def test_a_task_started_later_elsewhere_replaces_this_one(store: Store, repo: Repo, tmp_path: Path) -> None:
-    workflow.start(store, "mine", "d", ["a.py"])
+    taskflow.start(store, "mine", "d", ["a.py"])
     other = _other(tmp_path)
     _round(other, repo)
     time.sleep(1.1)  # STARTED is to the second: "theirs" starts later
-    workflow.start(other, "theirs", "d", ["b.py"])
+    taskflow.start(other, "theirs", "d", ["b.py"])
     _round(other, repo)
     out = _round(store, repo)
     assert out.replaced == "mine"
-    assert task.read_status(store)["TASK_ID"] == "theirs"
+    assert status.read_status(store)["TASK_ID"] == "theirs"
     assert "REPLACED_BY=theirs" in Path(store.path("logs/task-mine.done")).read_text()
 
 
@@ -106,21 +105,21 @@ def test_a_lost_compare_and_swap_retries_without_holding_its_own_lock(store: Sto
     """Issue 23 point 7: the round that loses the ref's race merges again, never waiting on its own sync/.lock."""
     monkeypatch.setenv("AGENTCTL_LOCK_TIMEOUT", "2")
     other = _other(tmp_path)
-    constraintedit.add(other, "P1", "from the other folder")
+    edit.add(other, "P1", "from the other folder")
     theirs = _round(other, repo)  # the ref exists
-    constraintedit.add(store, "P2", "from this folder")
+    edit.add(store, "P2", "from this folder")
     real_cas = Repo.cas
     calls: list[str] = []
 
     def racing_cas(self: Repo, ref: str, new: str, old: str | None) -> bool:
         calls.append(new)
         if len(calls) == 1:  # another worktree moves the ref just before this round's compare-and-swap
-            constraintedit.add(other, "P2", "moved meanwhile")
+            edit.add(other, "P2", "moved meanwhile")
             engine.sync_round(other, self, "main", [REF], ref=REF)
         return real_cas(self, ref, new, old)
 
     monkeypatch.setattr(Repo, "cas", racing_cas)
     out = _round(store, repo)  # before: StateError after the lock timeout, naming this very process
     assert len(calls) >= 2 and repo.rev(REF) == out.commit != theirs.commit
-    texts = {r.text for r in constraints.read(store)}
+    texts = {r.text for r in rules.read(store)}
     assert {"from the other folder", "moved meanwhile", "from this folder"} <= texts

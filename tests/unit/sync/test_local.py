@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agentctl.constraints import edit as constraintedit
-from agentctl.files import log as files
+from agentctl.constraints import edit
+from agentctl.files import log
 from agentctl.sync.folder import View
 from agentctl.sync.local import observe
 from unit.syncfix import REPLICA, busy, observed
@@ -30,8 +30,8 @@ def test_again_with_the_memo_adds_nothing_and_sees_new_lines_and_removals(tmp_pa
     clock = doc.clock
     again = observe(doc, memo, View(store), store, REPLICA)
     assert again == memo and doc.clock == clock
-    files.log(store, "DELETE", "src/c.py")
-    constraintedit.remove(store, "1")
+    log.log(store, "DELETE", "src/c.py")
+    edit.remove(store, "1")
     memo2 = observe(doc, again, View(store), store, REPLICA)
     e = next(iter(doc.epochs.values()))
     assert max(e.files[REPLICA]) == 4 and e.files[REPLICA][4].endswith("|DELETE|src/c.py")

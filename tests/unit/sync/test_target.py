@@ -9,7 +9,7 @@ import pytest
 
 from agentctl.ground.errors import UsageError
 from agentctl.ground.store import Store
-from agentctl.statefolder import init as layout
+from agentctl.statefolder import init
 from agentctl.sync.config import read_config
 from agentctl.sync.target import Target, target, valid_name, where
 
@@ -19,7 +19,7 @@ def store(tmp_path: Path) -> Store:
     subprocess.run(["git", "init", "-q", "-b", "feature", str(tmp_path)], check=True)
     subprocess.run(["git", "-C", str(tmp_path), "remote", "add", "origin", str(tmp_path / "nowhere")], check=True)
     subprocess.run(["git", "-C", str(tmp_path), "remote", "add", "backup", str(tmp_path / "elsewhere")], check=True)
-    made, _ = layout.init(str(tmp_path))
+    made, _ = init.init(str(tmp_path))
     return made
 
 

@@ -10,9 +10,9 @@ import pytest
 
 from agentctl.ground.errors import StateError, UsageError
 from agentctl.ground.store import Store
-from agentctl.task import status as task
+from agentctl.task import status
 from agentctl.userservices import runlevels
-from agentctl.workflow import taskflow as workflow
+from agentctl.workflow import taskflow
 
 
 def test_a_fresh_folder_has_the_default_table_and_level(store: Store) -> None:
@@ -56,15 +56,15 @@ def test_a_damaged_table_is_a_state_error_naming_the_line(store: Store, text: st
 
 
 def test_switch_stops_what_the_new_level_lacks_and_starts_what_it_adds(store: Store) -> None:
-    workflow.start(store, "t", "d", ["a.py"])
+    taskflow.start(store, "t", "d", ["a.py"])
     said: list[str] = []
     r = runlevels.switch(store, "idle", said.append)
     assert (r.old, r.new) == ("work", "idle")
     assert r.steps == said == ["stop files: log kept", "stop task: PAUSED (kept, not archived)"]  # reverse order
-    assert runlevels.current(store) == "idle" and task.read_status(store)["STATE"] == "PAUSED"
+    assert runlevels.current(store) == "idle" and status.read_status(store)["STATE"] == "PAUSED"
     back = runlevels.switch(store, "work")
     assert back.steps == ["start task: resumed (PAUSED -> ACTIVE)", "start files: logging"]
-    assert task.read_status(store)["STATE"] == "ACTIVE" and task.read_status(store)["TASK_ID"] == "t"
+    assert status.read_status(store)["STATE"] == "ACTIVE" and status.read_status(store)["TASK_ID"] == "t"
     assert runlevels.switch(store, "work").steps == []  # already there: nothing stops or starts
 
 

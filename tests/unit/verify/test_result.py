@@ -9,24 +9,23 @@ import pytest
 
 from agentctl.ground.proc import TIMED_OUT
 from agentctl.ground.store import Store
-from agentctl.verify import result as verifyresult
-from agentctl.verify import status as verify
+from agentctl.verify import result, status
 from agentctl.verify.repeat import Sig, sigs
 
 
 def _record(store: Store, run_no: int, failed: tuple[str, int, list[str], int] | None, err: str = "E",
-            files: str = "F") -> verifyresult.RunResult:
-    verify.write(store, {**verify.read_status(store), "RUN": str(run_no)}, verify.tried(verify.read_status(store)))
-    return verifyresult.record(store, run_no, failed, log_rel=f"logs/verify-x-{run_no}.log", log_id="ID", pos=42,
+            files: str = "F") -> result.RunResult:
+    status.write(store, {**status.read_status(store), "RUN": str(run_no)}, status.tried(status.read_status(store)))
+    return result.record(store, run_no, failed, log_rel=f"logs/verify-x-{run_no}.log", log_id="ID", pos=42,
                                files_sig=files, err_sig=err, timeout=5.0)
 
 
 def test_a_pass_clears_tried_fixes_and_attempts(store: Store) -> None:
-    verify.write(store, {"STATE": "FAILED", "ATTEMPTS": "2"}, ["a fix"], [Sig("1", "E", "F", "a fix")])
+    status.write(store, {"STATE": "FAILED", "ATTEMPTS": "2"}, ["a fix"], [Sig("1", "E", "F", "a fix")])
     r = _record(store, 2, None)
-    f = verify.read_status(store)
+    f = status.read_status(store)
     assert (r.state, r.message) == ("PASSED", "PASSED")
-    assert f["ATTEMPTS"] == "0" and verify.tried(f) == [] and f["LAST_PASS_POS"] == "42" and f["LAST_PASS_LOG"] == "ID"
+    assert f["ATTEMPTS"] == "0" and status.tried(f) == [] and f["LAST_PASS_POS"] == "42" and f["LAST_PASS_LOG"] == "ID"
     assert (f["RUN_LOG"], f["RUN_POS"], f["RESULT_RUN"], f["LOG"]) == ("ID", "42", "2", "logs/verify-x-2.log")
     assert [s.value() for s in sigs(f)] == ["1 E F a fix"]  # signatures stay for the task
 
@@ -41,7 +40,7 @@ def test_a_failure_says_how_the_check_ended(store: Store, code: int, exit_code: 
     f = r.fields
     assert r.message == words + "; full output in .agent-state/logs/verify-x-1.log"
     assert (f["STATE"], f["EXIT_CODE"], f["ERRORS"], f["ERROR_COUNT"], f["ATTEMPTS"]) == ("FAILED", exit_code, "e1\ne2", "7", "1")
-    journal = store.read(verify.JOURNAL) or b""
+    journal = store.read(status.JOURNAL) or b""
     assert b"|FAIL|1|E|F|`make` " in journal and b": e1\n" in journal
 
 
@@ -56,23 +55,23 @@ def test_repeat_and_same_error_are_said(store: Store) -> None:
 
 def test_an_overtaken_run_leaves_the_newer_result(store: Store) -> None:
     _record(store, 5, None)
-    r = verifyresult.record(store, 4, ("make", 1, ["e"], 1), log_rel="logs/old.log", log_id="ID", pos=1,
+    r = result.record(store, 4, ("make", 1, ["e"], 1), log_rel="logs/old.log", log_id="ID", pos=1,
                             files_sig="F", err_sig="E", timeout=5.0)
     assert r.superseded == 5 and r.state == "PASSED"
     assert r.message == "run 4 was overtaken: the newer run 5 finished first and its result stands: PASSED"
-    assert verify.read_status(store)["LOG"] == "logs/verify-x-5.log"
+    assert status.read_status(store)["LOG"] == "logs/verify-x-5.log"
 
 
 def test_interrupted_is_noted_unless_a_newer_result_stands(store: Store, tmp_path: Path) -> None:
     fd = os.open(tmp_path / "log", os.O_WRONLY | os.O_CREAT, 0o600)
     try:
-        verifyresult.interrupted(store, 1, fd, "logs/l.log", 15)
-        f = verify.read_status(store)
+        result.interrupted(store, 1, fd, "logs/l.log", 15)
+        f = status.read_status(store)
         assert f["INTERRUPTED"].startswith("run 1 by SIGTERM at ") and f["STATE"] == "IDLE"
         _record(store, 3, None)
-        verifyresult.interrupted(store, 2, fd, "logs/l.log", 2)  # run 3 already stands
-        assert "INTERRUPTED" not in verify.read_status(store)
+        result.interrupted(store, 2, fd, "logs/l.log", 2)  # run 3 already stands
+        assert "INTERRUPTED" not in status.read_status(store)
     finally:
         os.close(fd)
     assert (tmp_path / "log").read_text() == "# interrupted by SIGTERM\n# interrupted by SIGINT\n"
-    assert b"|INTERRUPTED|1|-|-|SIGTERM" in (store.read(verify.JOURNAL) or b"")
+    assert b"|INTERRUPTED|1|-|-|SIGTERM" in (store.read(status.JOURNAL) or b"")

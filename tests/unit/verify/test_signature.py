@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from agentctl.files import log as files
+from agentctl.files import log
 from agentctl.ground.store import Store
 from agentctl.verify.signature import error_signature, files_signature, normalise
-from agentctl.workflow import taskflow as workflow
+from agentctl.workflow import taskflow
 
 
 @pytest.mark.parametrize("line,want", [
@@ -47,14 +47,14 @@ def test_error_signature_without_error_lines_uses_the_last_lines() -> None:
 @pytest.fixture
 def store(store: Store) -> Store:
     """The shared store, with task t1 started."""
-    workflow.start(store, "t1", "d", ["a.py", "b.py"])
+    taskflow.start(store, "t1", "d", ["a.py", "b.py"])
     return store
 
 
 def test_files_signature_follows_the_touched_files_contents(store: Store, tmp_path: Path) -> None:
     assert files_signature(store) == "-"  # nothing logged: contents unknown
     (Path(store.project) / "a.py").write_text("one\n")
-    files.log(store, "MODIFY", "a.py")
+    log.log(store, "MODIFY", "a.py")
     first = files_signature(store)
     assert first != "-" and files_signature(store) == first
     (Path(store.project) / "a.py").write_text("two\n")
@@ -62,7 +62,7 @@ def test_files_signature_follows_the_touched_files_contents(store: Store, tmp_pa
     assert second != first
     (Path(store.project) / "a.py").write_text("one\n")
     assert files_signature(store) == first  # the contents, not the time
-    files.log(store, "CREATE", "b.py")  # logged but missing: part of the state too
+    log.log(store, "CREATE", "b.py")  # logged but missing: part of the state too
     missing = files_signature(store)
     assert missing != first
     os.mkdir(Path(store.project) / "b.py")

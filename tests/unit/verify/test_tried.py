@@ -6,23 +6,21 @@ from pathlib import Path
 
 import pytest
 
-from agentctl.files import log as files
+from agentctl.files import log
 from agentctl.ground.errors import UsageError
 from agentctl.ground.store import Store
-from agentctl.verify import run as verifyrun
-from agentctl.verify import status as verify
-from agentctl.verify import tried
+from agentctl.verify import run, status, tried
 from agentctl.verify.repeat import sigs
-from agentctl.workflow import taskflow as workflow
+from agentctl.workflow import taskflow
 
 
 @pytest.fixture
 def store(store: Store) -> Store:
     """The shared store, with task t1 started, a.py edited and a check that fails."""
     (Path(store.project) / "a.py").write_text("one\n")
-    workflow.start(store, "t1", "d", ["a.py"])
-    files.log(store, "MODIFY", "a.py")
-    with open(store.path(verify.COMMANDS), "w", encoding="utf-8") as fh:
+    taskflow.start(store, "t1", "d", ["a.py"])
+    log.log(store, "MODIFY", "a.py")
+    with open(store.path(status.COMMANDS), "w", encoding="utf-8") as fh:
         fh.write("echo 'error: nope'; exit 1\n")
     return store
 
@@ -40,23 +38,23 @@ def test_similar(a: str, b: str, same: bool) -> None:
 
 
 def test_a_fix_recorded_after_a_failure_is_tied_to_that_run(store: Store) -> None:
-    verifyrun.run(store)
+    run.run(store)
     r = tried.record_tried(store, "  added a null check  ")
-    assert r.number == 1 and not r.similar and verify.tried(r.fields) == ["added a null check"]
+    assert r.number == 1 and not r.similar and status.tried(r.fields) == ["added a null check"]
     assert [(s.run, s.text) for s in sigs(r.fields)] == [("1", "added a null check")]
-    assert b"|TRIED|1|" in (store.read(verify.JOURNAL) or b"")
+    assert b"|TRIED|1|" in (store.read(status.JOURNAL) or b"")
 
 
 def test_a_fix_before_any_run_waits_for_its_run(store: Store) -> None:
     tried.record_tried(store, "changed the loop")
-    pending = sigs(verify.read_status(store))
+    pending = sigs(status.read_status(store))
     assert [(s.run, s.err) for s in pending] == [("-", "-")]
-    verifyrun.run(store)  # the run that tests those contents fills it in
-    assert [(s.run, s.text) for s in sigs(verify.read_status(store))] == [("1", "changed the loop")]
+    run.run(store)  # the run that tests those contents fills it in
+    assert [(s.run, s.text) for s in sigs(status.read_status(store))] == [("1", "changed the loop")]
 
 
 def test_the_same_fix_again_is_said(store: Store) -> None:
-    verifyrun.run(store)
+    run.run(store)
     tried.record_tried(store, "Bump the timeout to 30s")
     r = tried.record_tried(store, "bump timeout to 30s")
     assert (r.number, r.similar, r.similar_ref) == (2, "Bump the timeout to 30s", "TRIED_1")
@@ -64,29 +62,29 @@ def test_the_same_fix_again_is_said(store: Store) -> None:
 
 
 def test_a_fix_said_for_an_earlier_run_is_found_after_a_pass_cleared_the_list(store: Store, tmp_path: Path) -> None:
-    verifyrun.run(store)
+    run.run(store)
     tried.record_tried(store, "rewrite the parser")
-    fields = verify.read_status(store)
-    verify.write(store, fields, [])  # TRIED_n cleared, the run's signature kept
+    fields = status.read_status(store)
+    status.write(store, fields, [])  # TRIED_n cleared, the run's signature kept
     r = tried.record_tried(store, "Rewrite the parser.")
     assert r.similar_ref == "the fix recorded for run 1"
 
 
 def test_the_oldest_fix_past_the_limit_goes_to_the_tried_log(store: Store) -> None:
-    for i in range(verify.MAX_TRIED + 1):
+    for i in range(status.MAX_TRIED + 1):
         r = tried.record_tried(store, f"distinct attempt number {i} " + "x" * i)
-    assert r.number == verify.MAX_TRIED and len(verify.tried(r.fields)) == verify.MAX_TRIED
+    assert r.number == status.MAX_TRIED and len(status.tried(r.fields)) == status.MAX_TRIED
     assert (store.read("logs/verify-tried.log") or b"").endswith(b"|distinct attempt number 0\n")
 
 
 def test_bad_text_is_refused_and_changes_nothing(store: Store) -> None:
-    before = verify.read_status(store)
+    before = status.read_status(store)
     for bad in ("", "   ", "x" * 1001):
         with pytest.raises(UsageError):
             tried.record_tried(store, bad)
-    assert verify.read_status(store) == before
+    assert status.read_status(store) == before
 
 
 def test_add_tried_returns_number_and_fields(store: Store) -> None:
     n, fields = tried.add_tried(store, "one thing")
-    assert n == 1 and verify.tried(fields) == ["one thing"]
+    assert n == 1 and status.tried(fields) == ["one thing"]

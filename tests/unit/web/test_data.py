@@ -7,34 +7,34 @@ from pathlib import Path
 
 import pytest
 
-from agentctl.files import log as files
+import agentctl.web.data
+from agentctl.files import log
 from agentctl.ground.store import Store
-from agentctl.statefolder import init as layout
-from agentctl.task import status as task
-from agentctl.web import data as webdata
+from agentctl.statefolder import init
+from agentctl.task import status
 from conftest import run
 
 
 @pytest.fixture
 def store(tmp_path: Path) -> Store:
     (tmp_path / "p" / ".git").mkdir(parents=True)
-    return layout.init(str(tmp_path / "p"))[0]
+    return init.init(str(tmp_path / "p"))[0]
 
 
 def test_signature_changes_with_a_write_and_only_then(store: Store) -> None:
-    before = webdata.signature(store)
-    assert webdata.signature(store) == before and len(before) == 12
-    files.log(store, "MODIFY", "src/a.py")
-    assert webdata.signature(store) != before
+    before = agentctl.web.data.signature(store)
+    assert agentctl.web.data.signature(store) == before and len(before) == 12
+    log.log(store, "MODIFY", "src/a.py")
+    assert agentctl.web.data.signature(store) != before
 
 
 def test_state_is_cached_until_the_signature_moves(store: Store) -> None:
-    view = webdata.View(store)
+    view = agentctl.web.data.View(store)
     v1, body1 = view.state()
     assert view.state() == (v1, body1) and view.state()[1] is body1
     Path(store.project, "list.txt").write_text("src/a.py\nsrc/b.py\n")
     assert run("task", "start", "--id", "t1", "--desc", "d", "--files", "list.txt", cwd=store.project).code == 0
-    files.log(store, "MODIFY", "src/a.py")
+    log.log(store, "MODIFY", "src/a.py")
     v2, body2 = view.state()
     data = json.loads(body2)
     assert v2 != v1 and data["version"] == v2 and data["errors"] == []
@@ -47,20 +47,20 @@ def test_state_is_cached_until_the_signature_moves(store: Store) -> None:
 def test_progress_rate_and_eta() -> None:
     fields = {"STATE": "ACTIVE", "DONE": "2", "TOTAL": "6", "STARTED": "2026-01-01T00:00:00+00:00"}
     now = 1767225600.0 + 7200  # two hours later
-    got = webdata._progress(fields, now)
+    got = agentctl.web.data._progress(fields, now)
     assert got == {"done": 2, "total": 6, "percent": 100 * 2 / 6, "rate": 1.0, "eta": 4 * 3600.0, "elapsed": 7200.0}
-    assert webdata._progress({"DONE": "x"}, now)["percent"] == 0.0
+    assert agentctl.web.data._progress({"DONE": "x"}, now)["percent"] == 0.0
 
 
 def test_a_damaged_file_is_named_and_the_rest_still_shown(store: Store) -> None:
-    with open(store.path(task.STATUS), "wb") as fh:
+    with open(store.path(status.STATUS), "wb") as fh:
         fh.write(b"\xff\xfe not a status\n")
-    data = json.loads(webdata.View(store).state()[1])
+    data = json.loads(agentctl.web.data.View(store).state()[1])
     assert any(e.startswith("task: ") for e in data["errors"]) and data["task"] == {"STATE": "IDLE"}
 
 
 def test_the_interfaces_of_the_task_are_shown_and_a_new_one_moves_the_signature(store: Store) -> None:
-    view = webdata.View(store)
+    view = agentctl.web.data.View(store)
     v1, body1 = view.state()
     assert json.loads(body1)["interfaces"] == []
     Path(store.project, "list.txt").write_text("a.js\n")

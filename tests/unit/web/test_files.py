@@ -6,28 +6,28 @@ from pathlib import Path
 
 import pytest
 
-from agentctl.files import log as files
+import agentctl.files.log
+import agentctl.web.files
 from agentctl.ground import codec
 from agentctl.ground.store import Store
-from agentctl.statefolder import init as layout
-from agentctl.web import files as webfiles
+from agentctl.statefolder import init
 
 
 @pytest.fixture
 def store(tmp_path: Path) -> Store:
     (tmp_path / "p" / ".git").mkdir(parents=True)
-    return layout.init(str(tmp_path / "p"))[0]
+    return init.init(str(tmp_path / "p"))[0]
 
 
 def write(store: Store, *recs: tuple[str, str, str]) -> None:
-    with open(store.path(files.LOG), "ab") as fh:
+    with open(store.path(agentctl.files.log.LOG), "ab") as fh:
         fh.write(b"".join(codec.record(*r) for r in recs))
 
 
 def test_per_path_aggregates_session_and_histogram(store: Store) -> None:
     write(store, ("2026-01-01T00:00:00+00:00", "SESSION_START", "t1"), ("2026-01-01T00:00:10+00:00", "CREATE", "a b"),
           ("2026-01-01T00:00:20+00:00", "MODIFY", "c"), ("2026-01-01T00:00:30+00:00", "MODIFY", "a b"))
-    log = webfiles.FilesLog(files.LOG)
+    log = agentctl.web.files.FilesLog(agentctl.files.log.LOG)
     assert log.poll(store)
     assert log.session == "2026-01-01T00:00:00+00:00" and log.lines == 3 and log.first_t == 1767225610.0
     assert log.paths["a b"].as_dict("a b") == {"path": "a b", "count": 2, "op": "MODIFY", "ops": {"CREATE": 1, "MODIFY": 1},
@@ -39,8 +39,8 @@ def test_per_path_aggregates_session_and_histogram(store: Store) -> None:
 def test_entries_of_finds_exactly_one_paths_lines(store: Store) -> None:
     write(store, ("2026-01-01T00:00:00+00:00", "MODIFY", "src/a.py"), ("2026-01-01T00:00:01+00:00", "MODIFY", "x/src/a.py"),
           ("2026-01-01T00:00:02+00:00", "DELETE", "src/a.py"), ("2026-01-01T00:00:03+00:00", "MODIFY", "p|q"))
-    assert webfiles.entries_of(store, files.LOG, "src/a.py") == [("2026-01-01T00:00:00+00:00", "MODIFY"),
+    assert agentctl.web.files.entries_of(store, agentctl.files.log.LOG, "src/a.py") == [("2026-01-01T00:00:00+00:00", "MODIFY"),
                                                                   ("2026-01-01T00:00:02+00:00", "DELETE")]
-    assert webfiles.entries_of(store, files.LOG, "src/a.py", limit=1) == [("2026-01-01T00:00:02+00:00", "DELETE")]
-    assert webfiles.entries_of(store, files.LOG, "p|q") == [("2026-01-01T00:00:03+00:00", "MODIFY")]
-    assert webfiles.entries_of(store, files.LOG, "none") == []
+    assert agentctl.web.files.entries_of(store, agentctl.files.log.LOG, "src/a.py", limit=1) == [("2026-01-01T00:00:02+00:00", "DELETE")]
+    assert agentctl.web.files.entries_of(store, agentctl.files.log.LOG, "p|q") == [("2026-01-01T00:00:03+00:00", "MODIFY")]
+    assert agentctl.web.files.entries_of(store, agentctl.files.log.LOG, "none") == []

@@ -7,14 +7,14 @@ from pathlib import Path
 import pytest
 
 from agentctl.ground.store import Store
-from agentctl.statefolder import init as layout
-from agentctl.web import logs as weblog
+from agentctl.statefolder import init
+from agentctl.web import logs
 
 
 @pytest.fixture
 def store(tmp_path: Path) -> Store:
     (tmp_path / "p" / ".git").mkdir(parents=True)
-    return layout.init(str(tmp_path / "p"))[0]
+    return init.init(str(tmp_path / "p"))[0]
 
 
 def append(store: Store, rel: str, data: bytes) -> None:
@@ -22,7 +22,7 @@ def append(store: Store, rel: str, data: bytes) -> None:
         fh.write(data)
 
 
-class Lines(weblog.Follower):
+class Lines(logs.Follower):
     def reset(self, store: Store) -> None:
         self.got: list[bytes] = []
         self.resets = getattr(self, "resets", 0) + 1
@@ -46,8 +46,8 @@ def test_a_follower_reads_whole_lines_once_and_again_after_a_replace(store: Stor
 
 
 def test_journal_events_and_their_bound(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(weblog, "MAX_EVENTS", 3)
-    j = weblog.Journal("logs/j")
+    monkeypatch.setattr(logs, "MAX_EVENTS", 3)
+    j = logs.Journal("logs/j")
     append(store, "logs/j", b"".join(b"2026-01-01T00:00:%02d+00:00|PASS|r%d|e|f|ok %d\n" % (i, i, i) for i in range(5))
            + b"junk\n")
     assert j.poll(store)
@@ -60,6 +60,6 @@ def test_agent_log_compactions_and_claims_with_the_rotated_half(store: Store) ->
     append(store, "logs/a.log.1", b"2026-01-01T00:00:00+00:00|session|compact|1\n")
     append(store, "logs/a.log", b"2026-01-01T00:01:00+00:00|task|claim|helper-1 src/a 600\n"
                                 b"2026-01-01T00:02:00+00:00|session|compact|2\n2026-01-01T00:03:00+00:00|files|log|x\n")
-    a = weblog.AgentLog("logs/a.log")
+    a = logs.AgentLog("logs/a.log")
     assert a.poll(store)
     assert a.compactions == [1767225600.0, 1767225720.0] and a.claims == {"helper-1": [1767225660.0]}

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agentctl.statefolder import init as layout
+from agentctl.statefolder import init
 from agentctl.web.data import View
 from agentctl.web.server import CSP, allowed_hosts, make_server, netloc
 
@@ -21,7 +21,7 @@ def test_netloc_and_allowed_hosts() -> None:
 @pytest.fixture
 def served(tmp_path: Path) -> object:
     (tmp_path / ".git").mkdir()
-    store, _ = layout.init(str(tmp_path))
+    store, _ = init.init(str(tmp_path))
     server = make_server(View(store), "127.0.0.1", 0, token="sekrit")
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()

@@ -11,8 +11,7 @@ import pytest
 
 from agentctl.ground.store import Store
 from agentctl.statefolder.opening import open_store
-from agentctl.web import files as webfiles
-from agentctl.web import times as webtime
+from agentctl.web import files, times
 from agentctl.web.data import View, signature
 from conftest import run
 
@@ -23,7 +22,7 @@ def _store(project: Path) -> Store:
 
 def test_the_files_log_is_read_incrementally(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     store = _store(project)
-    log = webfiles.FilesLog("services/files/status")
+    log = files.FilesLog("services/files/status")
     read: list[int] = []
     real = store.read_from
 
@@ -59,7 +58,7 @@ def test_a_replaced_log_is_read_again_from_its_start(project: Path) -> None:
     (project / "l.txt").write_text("a.py\n")
     assert run("task", "start", "--id", "t1", "--desc", "d", "--files", "l.txt", cwd=project).code == 0
     assert run("files", "log", "MODIFY", "a.py", cwd=project).code == 0
-    log = webfiles.FilesLog("services/files/status")
+    log = files.FilesLog("services/files/status")
     log.poll(store)
     assert list(log.paths) == ["a.py"]
     assert run("task", "stop", "--force", cwd=project).code == 0
@@ -75,28 +74,28 @@ def test_one_paths_entries_are_what_files_check_lists(project: Path) -> None:
     for op, p in (("CREATE", odd), ("MODIFY", "src/other.py"), ("MODIFY", odd), ("MODIFY", "x" + odd)):
         assert run("files", "log", op, p, cwd=project).code == 0
     want = run("--json", "files", "check", odd, cwd=project).data()["entries"]
-    got = webfiles.entries_of(store, "services/files/status", odd)
+    got = files.entries_of(store, "services/files/status", odd)
     assert [list(e) for e in got] == [[e[0], e[1]] for e in want] and [e[1] for e in got] == ["CREATE", "MODIFY"]
 
 
 def test_the_histogram_stays_bounded_and_exact() -> None:
-    h = webtime.Histogram()
+    h = times.Histogram()
     t0 = 1_700_000_000
     for i in range(100_000):
         h.add(t0 + i * 7)
-    assert len(h.counts) <= webtime.MAX_BUCKETS and sum(h.counts.values()) == 100_000
+    assert len(h.counts) <= times.MAX_BUCKETS and sum(h.counts.values()) == 100_000
     width, bars = h.bars(t0, t0 + 700_000, 120)
     assert len(bars) == 120 and sum(bars) == 100_000 and width == pytest.approx(700_000 / 120)
 
 
 @pytest.mark.parametrize("ts", ["2026-03-04T05:06:07+00:00", "2026-03-04T05:06:59-07:30", "2025-12-31T23:59:00+05:45"])
 def test_epoch_reads_agentctl_times(ts: str) -> None:
-    assert webtime.epoch(ts) == datetime.fromisoformat(ts).timestamp()
+    assert times.epoch(ts) == datetime.fromisoformat(ts).timestamp()
 
 
 @pytest.mark.parametrize("junk", ["", "yesterday", "2026-03-04T05:06", "2026-13-04T05:06:07+00:00", "2026-03-04T05:06:xx+00:00"])
 def test_epoch_refuses_what_is_not_a_time(junk: str) -> None:
-    assert webtime.epoch(junk) is None
+    assert times.epoch(junk) is None
 
 
 def test_the_state_is_rebuilt_only_when_a_file_changed(project: Path) -> None:
@@ -124,7 +123,7 @@ def test_a_100k_line_log_makes_a_bounded_page(project: Path) -> None:
     store = _store(project)
     from agentctl.ground.store import now_iso
 
-    t0 = webtime.epoch(run("--json", "task", "status", cwd=project).data()["task"]["STARTED"])
+    t0 = times.epoch(run("--json", "task", "status", cwd=project).data()["task"]["STARTED"])
     assert t0 is not None
     with open(project / ".agent-state/services/files/status", "ab") as fh:
         fh.write("".join(f"{now_iso(t0 - 7 * 86400 + i * 6)}|MODIFY|src/p{i % 5000:04d}.py\n"
@@ -137,10 +136,10 @@ def test_a_100k_line_log_makes_a_bounded_page(project: Path) -> None:
 
 
 def test_the_page_is_shipped_with_the_package() -> None:
-    from agentctl.web import server as webserver
+    from agentctl.web import server
 
-    folder = Path(webserver.__file__).parent / "static"
-    for name, _ctype in webserver.STATIC.values():
+    folder = Path(server.__file__).parent / "static"
+    for name, _ctype in server.STATIC.values():
         assert (folder / name).is_file(), name
     html = (folder / "index.html").read_text()
     assert "<script src=\"/static/web.js\" defer></script>" in html and "http" not in html.replace('href="data:,"', "")
@@ -150,7 +149,7 @@ def test_the_page_is_shipped_with_the_package() -> None:
 
 @pytest.mark.parametrize("offset", [0, 1, 127, 128, 255, 4095])
 def test_bars_count_every_edit_in_the_span_whatever_the_bucket_alignment(offset: int) -> None:
-    h = webtime.Histogram()
+    h = times.Histogram()
     first = 1_700_000_000 + offset
     for i in range(20_000):
         h.add(first + i * 30)

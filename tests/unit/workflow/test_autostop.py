@@ -6,12 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from agentctl.constraints import edit as constraintedit
-from agentctl.files import log as files
+from agentctl.constraints import edit
+from agentctl.files import log
 from agentctl.ground.store import Store
-from agentctl.task import status as task
-from agentctl.workflow import autostop
-from agentctl.workflow import taskflow as workflow
+from agentctl.task import status
+from agentctl.workflow import autostop, taskflow
 
 
 def _setting(store: Store, text: str) -> None:
@@ -37,34 +36,34 @@ def test_the_project_setting(store: Store, text: str, on: bool) -> None:
 
 
 def _done_task(store: Store, auto: bool) -> None:
-    workflow.start(store, "t1", "d", ["a.py"], settings=autostop.start_settings(store, auto))
-    task.mark_done(store, ["a.py"])
-    assert task.read_status(store)["STATE"] == "DONE"
+    taskflow.start(store, "t1", "d", ["a.py"], settings=autostop.start_settings(store, auto))
+    status.mark_done(store, ["a.py"])
+    assert status.read_status(store)["STATE"] == "DONE"
 
 
 def test_after_a_pass_only_a_done_auto_stop_task_is_archived(store: Store) -> None:
-    workflow.start(store, "t0", "d", ["a.py"], settings=autostop.start_settings(store, True))
+    taskflow.start(store, "t0", "d", ["a.py"], settings=autostop.start_settings(store, True))
     assert autostop.after_pass(store) == []  # not DONE yet
-    workflow.stop(store, force=True)
+    taskflow.stop(store, force=True)
     _done_task(store, False)
-    assert autostop.after_pass(store) == [] and task.read_status(store)["STATE"] == "DONE"  # not AUTO_STOP
+    assert autostop.after_pass(store) == [] and status.read_status(store)["STATE"] == "DONE"  # not AUTO_STOP
 
 
 def test_a_done_covered_task_is_archived_with_the_p1_reminders(store: Store) -> None:
-    constraintedit.add(store, "P1", "update the changelog")
-    constraintedit.add(store, "P0", "never force-push")
+    edit.add(store, "P1", "update the changelog")
+    edit.add(store, "P0", "never force-push")
     _done_task(store, True)
     lines = autostop.after_pass(store)
     assert lines[0] == "auto-stop: last reminder, P1|update the changelog" and len(lines) == 2
     assert lines[1].startswith("auto-stop: task t1 is DONE and verified; archived to logs/task-t1.done")
-    assert task.read_status(store)["STATE"] == "IDLE"
+    assert status.read_status(store)["STATE"] == "IDLE"
     assert Path(store.path("logs/task-t1.done")).exists()
 
 
 def test_an_uncovered_change_leaves_the_task_as_it_is_and_says_why(store: Store) -> None:
     Path(store.path("services/verify/commands")).write_text("true\n")
     _done_task(store, True)
-    files.log(store, "MODIFY", "a.py")
+    log.log(store, "MODIFY", "a.py")
     (line,) = autostop.after_pass(store)
     assert line.startswith("auto-stop: task t1 not archived: ")
-    assert task.read_status(store)["STATE"] == "DONE"
+    assert status.read_status(store)["STATE"] == "DONE"

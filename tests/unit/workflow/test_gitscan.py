@@ -9,11 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentctl.files import baseline, ignore
-from agentctl.files import log as files
+from agentctl.files import baseline, ignore, log
 from agentctl.ground.store import Store
-from agentctl.statefolder import init as layout
-from agentctl.workflow import gitscan as gitsync
+from agentctl.statefolder import init
+from agentctl.workflow import gitscan
 from conftest import start_task
 from unit.gitfix import TIMEOUT, git, make_repo
 
@@ -23,7 +22,7 @@ def repo_store(tmp_path: Path) -> Store:
     """A repository (one commit) with a state folder, ignored by git as a project would ignore it."""
     root = make_repo(tmp_path / "proj")
     (root / ".git" / "info" / "exclude").write_text(".agent-state/\nlist.txt\n")
-    return layout.init(str(root))[0]
+    return init.init(str(root))[0]
 
 
 def _started(store: Store) -> Store:
@@ -32,24 +31,24 @@ def _started(store: Store) -> Store:
 
 
 def _logged(store: Store) -> list[tuple[str, str]]:
-    return [(op, p) for _, op, p in files.entries(store) if op in files.OPS]
+    return [(op, p) for _, op, p in log.entries(store) if op in log.OPS]
 
 
 def test_outside_git_it_says_so_and_logs_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(gitsync, "git_root", lambda start: None)  # whatever holds the temporary folder
-    store = layout.init(str(tmp_path))[0]
-    res = gitsync.sync(store, TIMEOUT)
+    monkeypatch.setattr(gitscan, "git_root", lambda start: None)  # whatever holds the temporary folder
+    store = init.init(str(tmp_path))[0]
+    res = gitscan.sync(store, TIMEOUT)
     assert not res.git and res.logged == []
     assert res.message == f"{store.project} is not in a git repository; nothing to reconcile"
-    assert gitsync.record_baseline(store, {"STATE": "RUNNING"}) == "not in a git repository"
+    assert gitscan.record_baseline(store, {"STATE": "RUNNING"}) == "not in a git repository"
 
 
 def test_with_no_task_running_it_says_so(repo_store: Store) -> None:
     (Path(repo_store.project) / "edit.py").write_text("changed\n")
-    res = gitsync.sync(repo_store, TIMEOUT)
+    res = gitscan.sync(repo_store, TIMEOUT)
     assert res.git and res.logged == []
     assert res.message == "no task is running; `files sync` reconciles changes since `task start`"
-    assert gitsync.record_baseline(repo_store) == "no task is running"
+    assert gitscan.record_baseline(repo_store) == "no task is running"
 
 
 def test_the_baseline_is_head_and_the_paths_already_dirty(repo_store: Store) -> None:
@@ -67,11 +66,11 @@ def test_sync_logs_creates_edits_and_deletes_once(repo_store: Store) -> None:
     (proj / "edit.py").write_text("two\n")
     (proj / "gone.py").unlink()
     (proj / "src" / "made.py").write_text("new\n")
-    res = gitsync.sync(repo_store, TIMEOUT)
+    res = gitscan.sync(repo_store, TIMEOUT)
     assert sorted(res.logged) == [("CREATE", "src/made.py"), ("DELETE", "gone.py"), ("MODIFY", "edit.py")]
     assert res.message == "logged 3 paths from git"
     assert sorted(_logged(repo_store)) == sorted(res.logged)
-    again = gitsync.sync(repo_store, TIMEOUT)
+    again = gitscan.sync(repo_store, TIMEOUT)
     assert again.logged == [] and again.message == "nothing changed since the task started that the log does not hold"
 
 
@@ -79,19 +78,19 @@ def test_a_path_dirty_at_the_start_is_logged_only_once_it_changes(repo_store: St
     proj = Path(repo_store.project)
     (proj / "kept.py").write_text("dirty before\n")
     _started(repo_store)
-    assert gitsync.sync(repo_store, TIMEOUT).logged == []
+    assert gitscan.sync(repo_store, TIMEOUT).logged == []
     (proj / "kept.py").write_text("and edited in the task, longer\n")
-    assert gitsync.sync(repo_store, TIMEOUT).logged == [("MODIFY", "kept.py")]
+    assert gitscan.sync(repo_store, TIMEOUT).logged == [("MODIFY", "kept.py")]
 
 
 def test_a_path_the_log_holds_is_not_logged_again_and_a_removed_one_is_deleted(repo_store: Store) -> None:
     proj = Path(repo_store.project)
     _started(repo_store)
     (proj / "tmp.py").write_text("x\n")
-    files.log(repo_store, "CREATE", "tmp.py")
-    assert gitsync.sync(repo_store, TIMEOUT).logged == []
+    log.log(repo_store, "CREATE", "tmp.py")
+    assert gitscan.sync(repo_store, TIMEOUT).logged == []
     (proj / "tmp.py").unlink()  # created and removed, never committed: git shows nothing
-    assert gitsync.sync(repo_store, TIMEOUT).logged == [("DELETE", "tmp.py")]
+    assert gitscan.sync(repo_store, TIMEOUT).logged == [("DELETE", "tmp.py")]
 
 
 def test_build_output_and_project_patterns_are_never_logged(repo_store: Store) -> None:
@@ -103,7 +102,7 @@ def test_build_output_and_project_patterns_are_never_logged(repo_store: Store) -
     (proj / "real.py").write_text("code\n")
     with open(repo_store.path(ignore.FILE), "w", encoding="utf-8") as fh:
         fh.write("*.log\n")
-    assert gitsync.sync(repo_store, TIMEOUT).logged == [("CREATE", "real.py")]
+    assert gitscan.sync(repo_store, TIMEOUT).logged == [("CREATE", "real.py")]
 
 
 def test_commits_since_the_baseline_still_count(repo_store: Store) -> None:
@@ -111,7 +110,7 @@ def test_commits_since_the_baseline_still_count(repo_store: Store) -> None:
     _started(repo_store)
     (proj / "edit.py").write_text("committed in the task\n")
     git(proj, "commit", "-q", "-am", "in the task")
-    res = gitsync.sync(repo_store, TIMEOUT)
+    res = gitscan.sync(repo_store, TIMEOUT)
     assert res.logged == [("MODIFY", "edit.py")] and res.scan is not None and res.scan.processes == 2
 
 
@@ -120,7 +119,7 @@ def test_a_missing_baseline_is_recorded_and_nothing_earlier_attributed(repo_stor
     _started(repo_store)
     (proj / "edit.py").write_text("before the baseline existed\n")
     (Path(repo_store.path(baseline.BASELINE))).unlink()
-    res = gitsync.sync(repo_store, TIMEOUT)
+    res = gitscan.sync(repo_store, TIMEOUT)
     assert res.logged == [] and res.message.startswith("this task had no git baseline: git baseline recorded at ")
     assert res.message.endswith("with 1 paths already changed now; changes made before are not attributed to it")
     assert baseline.read_baseline(repo_store) is not None

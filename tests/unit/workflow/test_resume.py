@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentctl.files import index as filesindex
-from agentctl.files import log as files
+import agentctl.files.index
+import agentctl.files.log
 from agentctl.ground import codec
 from agentctl.statefolder.opening import open_store
 from conftest import run
@@ -28,24 +28,24 @@ def _long_task(project: Path) -> None:
     paths = "".join(f"src/m{i:03d}.ts\n" for i in range(50))
     assert run("task", "start", "--id", "long", "--desc", "a long log", "--files", "-", cwd=project,
                stdin=paths).code == 0
-    log = project / ".agent-state" / files.LOG
+    log = project / ".agent-state" / agentctl.files.log.LOG
     with open(log, "ab") as fh:  # 30,000 records over 2,345 paths: about 1.6 MB, past the index threshold
         fh.write(b"".join(codec.record("2026-01-01T00:00:00+00:00", "MODIFY", f"src/d{i % 5}/f{i % 2345}.ts")
                           for i in range(30_000)))
-    assert log.stat().st_size > files.INDEX_MIN
+    assert log.stat().st_size > agentctl.files.log.INDEX_MIN
 
 
 def test_resume_is_the_same_from_the_index_header_its_build_and_the_whole_log(tmp_path: Path) -> None:
     _long_task(tmp_path)
-    index = tmp_path / ".agent-state" / filesindex.INDEX
-    distinct = len(files.touched(open_store(start=str(tmp_path))))
+    index = tmp_path / ".agent-state" / agentctl.files.index.INDEX
+    distinct = len(agentctl.files.log.touched(open_store(start=str(tmp_path))))
     built = run("resume", cwd=tmp_path).out  # builds the index
     assert index.exists() and f"FILES {distinct} touched" in built
     assert run("resume", cwd=tmp_path).out == built  # from the header
     before = index.stat().st_mtime_ns
     assert run("resume", cwd=tmp_path / "src" if (tmp_path / "src").exists() else tmp_path).out == built
     assert index.stat().st_mtime_ns == before  # a current index is only read
-    with open(tmp_path / ".agent-state" / files.LOG, "ab") as fh:  # two more lines: one new path
+    with open(tmp_path / ".agent-state" / agentctl.files.log.LOG, "ab") as fh:  # two more lines: one new path
         fh.write(codec.record("2026-01-02T00:00:00+00:00", "CREATE", "brand/new.ts")
                  + codec.record("2026-01-02T00:00:00+00:00", "MODIFY", "src/d0/f0.ts"))
     grown = run("resume", cwd=tmp_path).out
@@ -103,15 +103,15 @@ def test_the_rules_that_fit_are_those_formatting_every_rule_would_keep(tmp_path_
                                                                        texts: list[tuple[str, str]], budget: int) -> None:
     # resume formats a P1/P2 rule only when its shortest possible line could fit; what it keeps must be
     # exactly what formatting all of them (escaped, cut at 300) and keeping each that fits keeps.
-    from agentctl.constraints import rules as constraints
+    import agentctl.constraints.rules
     from agentctl.workflow import resume
 
     project = tmp_path_factory.mktemp("rules")
     assert run("init", cwd=project).code == 0
     store = open_store(start=str(project))
     body = "".join(f"{p}|{codec.encode(t)}\n" for p, t in texts)
-    (project / ".agent-state" / constraints.STATUS).write_text(body, encoding="utf-8")
-    rules = [(r.priority, r.text) for r in constraints.read(store)]
+    (project / ".agent-state" / agentctl.constraints.rules.STATUS).write_text(body, encoding="utf-8")
+    rules = [(r.priority, r.text) for r in agentctl.constraints.rules.read(store)]
     out = resume.build(store, budget)
     if out.count("\n") and "BUDGET too small" not in out and " left out: " not in out and not any(
             ln.startswith("CUT to fit") and "P1/P2" not in ln for ln in out.split("\n")):
@@ -122,12 +122,12 @@ def test_the_rules_that_fit_are_those_formatting_every_rule_would_keep(tmp_path_
 def test_a_long_rule_cut_to_its_300_characters_is_shown_where_those_fit(tmp_path: Path) -> None:
     # A rule longer than 300 characters is printed cut to 300: room for that is room enough, though
     # the rule's whole text would not fit (the bound resume skips rules by must use the cut length).
-    from agentctl.constraints import rules as constraints
+    import agentctl.constraints.rules
     from agentctl.workflow import resume
 
     assert run("init", cwd=tmp_path).code == 0
     store = open_store(start=str(tmp_path))
-    (tmp_path / ".agent-state" / constraints.STATUS).write_text("P1|" + "a" * 400 + "\n", encoding="utf-8")
+    (tmp_path / ".agent-state" / agentctl.constraints.rules.STATUS).write_text("P1|" + "a" * 400 + "\n", encoding="utf-8")
     bare = resume.build(store, 3000)
     assert ("P1|" + "a" * 297 + "...") in bare.split("\n")
     base = sum(len(x) + 1 for x in bare.split("\n") if not x.startswith("P1|"))

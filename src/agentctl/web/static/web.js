@@ -186,6 +186,9 @@
     set($('evidence'), (d.verify.evidence && d.verify.evidence.line) || '');
     const s = d.session || {};
     set($('compactions'), s.COMPACTIONS ? s.COMPACTIONS + ' (last ' + shortTime(s.LAST_COMPACTION) + ')' : '0');
+    const cost = (d.context || []).slice(-1)[0];
+    set($('state-cost'), cost ? cost.state_chars + ' characters (~' + cost.state_tokens + ' tokens) of the new window'
+      + (cost.before ? '; in use before: ' + cost.before + (cost.after ? ', after: ' + cost.after : '') + ' tokens' : '') : '—');
     set($('notes'), t.NOTES || '');
   }
   function renderVerify(v) {
@@ -216,6 +219,17 @@
     const box = $('interfaces');
     box.replaceChildren(...list.map((i) => el('div', 'rule', i.name + ': ' + i.old + ' -> ' + i.new)));
     if (!list.length) box.appendChild(el('p', 'empty', 'no interface change recorded (old uses left: see the resume block)'));
+  }
+  function renderPlan(p) {
+    $('plan-card').hidden = !p.tasks.length;
+    set($('plan-head'), p.head || '');
+    fill($('plan'), p.tasks.map((t) => {
+      const tr = row([[t.id, 'path'], [t.state + (t.agent ? ' (' + t.agent + ')' : ''), 'nowrap'], [t.after.join(', ')],
+        [t.waits_for.join(', ')], [t.desc]]);
+      tr.className = 'plan-' + t.state + (t.id === p.running ? ' running' : '');
+      if (t.id === p.running) tr.title = 'running in this copy';
+      return tr;
+    }), 'no plan');
   }
   function renderClaims(list, now) {
     fill($('claims'), list.map((c) => row([[c.path, 'path'], [c.agent, 'nowrap'], [shortTime(c.until), 'time'], [span(c.expires - now), 'nowrap']])), 'no live claim');
@@ -261,6 +275,7 @@
     renderVerify(d.verify || {});
     renderRules(d.constraints);
     renderInterfaces(d.interfaces || []);
+    renderPlan(d.plan || { tasks: [], head: '' });
     renderClaims(d.claims, d.now);
     set($('resume'), d.resume, true);
     set($('brief'), d.brief, true);

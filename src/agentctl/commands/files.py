@@ -1,0 +1,96 @@
+"""The files log's operations: `files log|check|list|status|start|stop|sync`."""
+
+from __future__ import annotations
+
+from agentctl.ground.errors import EXIT_NO, EXIT_OK, UsageError
+from agentctl.operation.contract import Ctx, Result
+
+
+def log(ctx: Ctx, *, op: str, path: str) -> Result:
+    import agentctl.files.log
+    from agentctl.task.agentpaths import resolve_arg
+
+    kind = op.upper()
+    if kind not in agentctl.files.log.OPS:
+        raise UsageError(f"operation {op[:20]!r} is not one of {', '.join(agentctl.files.log.OPS)}")
+    store = ctx.store()
+    rel = resolve_arg(store, path, ctx.warn)[1]  # one identity: the real path
+    line = agentctl.files.log.log(store, kind, rel)
+    from agentctl.constraints import violations
+
+    said = violations.tell(store, violations.note(store, [rel]))  # a denied path written: said at once, as the hooks do
+    if said:
+        ctx.warn(said)
+    return Result([line], {"entry": line})
+
+
+def check(ctx: Ctx, *, path: str) -> Result:
+    import agentctl.files.log
+    from agentctl.ground import codec
+    from agentctl.task.agentpaths import resolve_arg
+
+    store = ctx.store()
+    shown, real = resolve_arg(store, path, ctx.warn)
+    found = agentctl.files.log.check(store, real) + (agentctl.files.log.check(store, shown) if real != shown else [])
+    lines = ["|".join(codec.encode(x) for x in e) for e in found] or [f"{codec.encode(shown)}: not touched in this task"]
+    return Result(lines, {"path": shown, "touched": bool(found), "entries": [list(e) for e in found]},
+                  EXIT_OK if found else EXIT_NO)
+
+
+def touched(ctx: Ctx) -> Result:
+    import agentctl.files.log
+    from agentctl.ground import codec
+
+    rows = agentctl.files.log.touched(ctx.store())
+    return Result([f"{op}|{codec.encode(p)}" for p, op, _ in rows],
+                  {"files": [{"path": p, "op": op, "count": n} for p, op, n in rows]})
+
+
+def status(ctx: Ctx) -> Result:
+    import agentctl.files.log
+    from agentctl.ground import codec
+
+    found = agentctl.files.log.entries(ctx.store())
+    return Result(["|".join(codec.encode(x) for x in e) for e in found], {"entries": [list(e) for e in found]})
+
+
+def start(ctx: Ctx) -> Result:
+    import agentctl.files.log
+    import agentctl.task.status
+
+    store = ctx.store()
+    archived = agentctl.files.log.start(store, agentctl.task.status.read_status(store).get("TASK_ID", ""))
+    return Result([f"files log started{f'; previous log archived to {archived}' if archived else ''}"],
+                  {"archived": archived})
+
+
+def stop(ctx: Ctx) -> Result:
+    import time
+
+    import agentctl.files.log
+    from agentctl.files.count import keep_empty
+
+    store = ctx.store()
+    rel = agentctl.files.log.archive(store, f"files-{time.strftime('%Y%m%dT%H%M%S')}")
+    keep_empty(store)
+    return Result([f"files log archived to {rel}" if rel else "files log was empty; nothing archived"], {"archive": rel})
+
+
+def sync(ctx: Ctx) -> Result:
+    from agentctl.constraints import violations
+    from agentctl.workflow import gitscan
+
+    store = ctx.store()
+    result = gitscan.sync(store)
+    if result.no_task:
+        from agentctl.ground.errors import NoTask
+
+        raise NoTask(result.message)
+    if result.violations:
+        ctx.warn(violations.tell(store, result.violations))
+    return Result([f"{op}|{path}" for op, path in result.logged] + [result.message],
+                  {"git": result.git, "logged": [{"op": op, "path": p} for op, p in result.logged],
+                   "message": result.message})
+
+
+__all__ = ["check", "log", "start", "status", "stop", "sync", "touched"]

@@ -1,0 +1,50 @@
+"""ops.constraints: add, remove, list, update, check, ack, stop."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agentctl.ground.errors import AgentctlError
+from agentctl.operation.contract import Ctx
+
+from ..opkit import op, project_ctx
+
+
+@pytest.fixture
+def ctx(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Ctx:
+    return project_ctx(tmp_path, monkeypatch)
+
+
+def test_add_list_remove(ctx: Ctx) -> None:
+    added = op(ctx, "constraints", "add", priority="P0", text=["deny-write:", "db/**"])
+    assert added.lines == ["added", "1. P0|deny-write: db/**"] and added.data["added"] is True
+    again = op(ctx, "constraints", "add", priority="P0", text=["deny-write: db/**"])
+    assert again.lines[0] == "already present, nothing changed" and again.data["added"] is False
+    op(ctx, "constraints", "update", add=["P2|short lines"])
+    listed = op(ctx, "constraints", "list")
+    assert listed.data["constraints"] == [{"priority": "P0", "text": "deny-write: db/**"},
+                                          {"priority": "P2", "text": "short lines"}]
+    gone = op(ctx, "constraints", "remove", rule=["2"])
+    assert gone.data["removed"] == {"priority": "P2", "text": "short lines"}
+    assert len(op(ctx, "constraints", "status").data["constraints"]) == 1
+
+
+def test_check_answers_by_exit_code(ctx: Ctx) -> None:
+    op(ctx, "constraints", "add", priority="P0", text=["deny-write: db/**"])
+    denied = op(ctx, "constraints", "check", path="db/x.sql")
+    assert denied.code == 1 and denied.data == {"path": "db/x.sql", "allowed": False, "rule": "P0|deny-write: db/**",
+                                                 "together": []}
+    allowed = op(ctx, "constraints", "check", path="src/x.py")
+    assert allowed.code == 0 and allowed.data["allowed"] is True
+
+
+def test_ack_without_a_violation_says_no(ctx: Ctx) -> None:
+    r = op(ctx, "constraints", "ack", path="db/x.sql")
+    assert r.code == 1 and r.data["acked"] is False
+
+
+def test_stop_is_refused(ctx: Ctx) -> None:
+    with pytest.raises(AgentctlError, match="constraints"):
+        op(ctx, "constraints", "stop")
