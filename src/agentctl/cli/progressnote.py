@@ -115,7 +115,7 @@ def attach(ctx: Ctx, command: str) -> Note | None:
 
 
 def caller(command: str) -> Callable[[Callable[..., Result], Ctx, dict[str, Any]], Result]:
-    """``operation.run`` with the note attached for the run (:func:`attach`), ended however it ends."""
+    """``contract.run`` with the note attached for the run (:func:`attach`), ended however it ends."""
     from agentctl.operation.contract import run
 
     def call(fn: Callable[..., Result], ctx: Ctx, kwargs: dict[str, Any]) -> Result:
