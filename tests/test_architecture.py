@@ -50,7 +50,7 @@ SIDEWAYS: dict[str, set[str]] = {
     "session": {"notify"},
     "history": {"files"},
     "plan": {"task"},
-    "interfaces": {"constraints"},
+    "interfaces": {"constraints", "files"},
     "context": {"task", "files", "verify", "session", "constraints"},
     "sync": {"workflow"},
     "doctor": {"statefolder", "workflow"},  # workflow: the walls (issue 31)

@@ -1,8 +1,7 @@
 """The thin command line: parse, call the library core, print, map errors to exit codes.
 
-No argparse: the hot path (``files log``, ``task done``, hooks) pays only for the
-modules it uses. Both ``agentctl SERVICE ACTION`` and ``agentctl ACTION SERVICE``
-are accepted, as in the seed design.
+No argparse: the hot path (``files log``, ``task done``, hooks) pays only for the modules it uses.
+Both ``agentctl SERVICE ACTION`` and ``agentctl ACTION SERVICE`` are accepted, as in the seed design.
 """
 
 from __future__ import annotations
@@ -345,6 +344,9 @@ def _main(run: _Run, args: list[str]) -> int:
         ctx.partial = run.partial  # a terminal sees a check start; an agent's pipe gets whole lines
     from agentctl.operation.contract import run as call
 
+    if not run.json and key[0] not in ("hook", "mcp", "web") and sys.stderr.isatty():  # a person: a note past 1 s
+        from agentctl.cli import progressnote
+        call = progressnote.caller(run.command)  # type: ignore[assignment]  # the same call, with the note
     result = call(cmd.operation(), ctx, kwargs)
     _show(run, result)
     return result.code

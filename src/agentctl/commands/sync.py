@@ -44,13 +44,16 @@ def sync(ctx: Ctx, *, action: str, value: str | None = None, remote: str | None 
     if action == "status":
         return _status(ctx, store, t)
     if action == "pull":
+        ctx.note(f"fetching {t.ref} from {t.remote}" if t.remote else f"reading {t.ref}")
         got = fetch(t)
         absent = _absent(t) if got == "absent" else ""
         if absent and not t.repo.rev(t.ref):
             raise StateError(f"{absent}; nothing was pulled (the local state is unchanged): pull one of those with "
                              "`agentctl sync pull --stream NAME`, or publish this one with `agentctl sync push`")
+        ctx.note("merging the pulled state")
         outcome = engine.sync_round(store, t.repo, t.stream, t.upstreams(), ref=t.ref)
     else:
+        ctx.note(f"pushing to {t.remote or t.ref}")
         absent = ""
         got, outcome = push(store, t)
     if action == "pull":

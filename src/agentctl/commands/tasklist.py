@@ -34,7 +34,9 @@ def start(ctx: Ctx, *, id: str | None = None, desc: str | None = None, files: st
     if match is not None:
         from agentctl.task import matched
 
+        ctx.note(f"searching the tree for --match {match[:60]!r}")
         paths = matched.start_list(store, match, globs)
+        ctx.note(f"starting the task over {len(paths):,} files")
         settings = matched.settings(match, globs)
     elif files is not None:
         paths = listinput.read_list_file(store, files, ctx.stdin() if files == "-" else None, ctx.cwd)

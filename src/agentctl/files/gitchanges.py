@@ -26,8 +26,10 @@ class _Git:
 
     __slots__ = ("pid", "out", "err", "what")
 
-    def __init__(self, project: str, args: list[str]) -> None:
+    def __init__(self, project: str, args: list[str], literal: bool = True) -> None:
         env = dict(os.environ, GIT_OPTIONAL_LOCKS="0", LC_ALL="C", GIT_TERMINAL_PROMPT="0", GIT_LITERAL_PATHSPECS="1")
+        if not literal:  # pathspec magic (`:(glob)`, `:(exclude)`) read as git reads it
+            del env["GIT_LITERAL_PATHSPECS"]
         self.what = args[0]
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
@@ -46,6 +48,14 @@ class _Git:
 
     def result(self, timeout: float) -> bytes:
         """git's output; GitUnavailable if it failed or ran past ``timeout`` seconds (then it is killed)."""
+        code, out, err = self.finish(timeout)
+        if code != 0:
+            first = err.decode("utf-8", "replace").strip().split("\n")[0][:200]
+            raise GitUnavailable(f"git {self.what} failed: {first or f'exit {code}'}")
+        return out
+
+    def finish(self, timeout: float) -> tuple[int, bytes, bytes]:
+        """(exit code, output, error output); GitUnavailable if it ran past ``timeout`` seconds (killed)."""
         import select
         import time
 
@@ -73,11 +83,7 @@ class _Git:
             os.close(self.out)
             os.close(self.err)
         _, status = os.waitpid(self.pid, 0)
-        code = os.waitstatus_to_exitcode(status)
-        if code != 0:
-            first = b"".join(chunks[self.err]).decode("utf-8", "replace").strip().split("\n")[0][:200]
-            raise GitUnavailable(f"git {self.what} failed: {first or f'exit {code}'}")
-        return b"".join(chunks[self.out])
+        return os.waitstatus_to_exitcode(status), b"".join(chunks[self.out]), b"".join(chunks[self.err])
 
     def stop(self) -> None:
         """Not needed after all: end it."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 
+from agentctl.files.patterns import glob_match
 from agentctl.interfaces.records import Iface, any_recorded, matcher, read
 
 TYPE_CHECKING = False
@@ -18,54 +19,6 @@ if TYPE_CHECKING:
 
 READ_CAP = 4 << 20  # bytes of the edited file read (a larger file is judged by its first 4 MiB)
 SHOWN = 5  # hits named in one answer
-
-
-def _seg(pat: str, name: str) -> bool:
-    """fnmatch of one path segment (``*``, ``?``, ``[...]``), without loading ``re``."""
-    if not pat:
-        return not name
-    c = pat[0]
-    if c == "*":
-        return any(_seg(pat[1:], name[i:]) for i in range(len(name) + 1))
-    if not name:
-        return False
-    if c == "?":
-        return _seg(pat[1:], name[1:])
-    if c == "[":
-        end = pat.find("]", 2)
-        if end > 0:
-            body = pat[1:end]
-            neg = body[:1] in ("!", "^")
-            body = body[1:] if neg else body
-            hit, i = False, 0
-            while i < len(body):
-                if i + 2 < len(body) and body[i + 1] == "-":
-                    hit = hit or body[i] <= name[0] <= body[i + 2]
-                    i += 3
-                else:
-                    hit = hit or body[i] == name[0]
-                    i += 1
-            return hit != neg and _seg(pat[end + 1:], name[1:])
-    return c == name[0] and _seg(pat[1:], name[1:])
-
-
-def _parts(pat: list[str], path: list[str]) -> bool:
-    if not pat:
-        return True  # the glob matched a folder of the path: everything under it
-    if pat[0] == "**":
-        return any(_parts(pat[1:], path[i:]) for i in range(len(path) + 1))
-    return bool(path) and _seg(pat[0], path[0]) and _parts(pat[1:], path[1:])
-
-
-def glob_match(glob: str, rel: str) -> bool:
-    """Whether project path ``rel`` is under ``glob`` (git's ``:(glob)`` pathspec rules)."""
-    if glob in (".", ""):
-        return True
-    pat = [p for p in glob.split("/") if p]
-    path = rel.split("/")
-    if pat and pat[-1] == "**" and len(pat) > 1:
-        pat = pat[:-1]
-    return _parts(pat, path) if len(pat) <= len(path) or "**" in pat else False
 
 
 def covers(item: Iface, rel: str) -> bool:

@@ -1,79 +1,28 @@
-"""The old uses of every recorded interface in the tree: one ``git grep`` per command.
+"""The old uses of every recorded interface in the tree, from the kept counts of ``files.matchcounts``.
 
-``git grep -n -z -I --untracked`` over the union of the interfaces' globs (every file git does not
-ignore when none is given; the state folder never), all the interfaces' patterns at once (``-F``
-when each is literal text, else ``-P``, or ``-E`` where git has no PCRE, the literal ones
-escaped); each line it reports is then judged by each interface's own matcher (Python's ``re`` for
-``--match``), so a line is an old use of exactly the interfaces it matches. Outside git: a bounded
-walk of the project (binary files, ``.git`` and the state folder skipped).
+Each interface is a counted pattern (``files.patterns``: its OLD as literal text, or its ``--match``);
+the counts are read once over the whole tree, with ``git grep -n -z -I --untracked`` over the union
+of the globs (every file git does not ignore when none is given; the state folder never), every
+pattern of the task and the interfaces in that one search (``-F`` when each is literal text, else
+``-P``, or ``-E`` where git has no PCRE), each line then judged by each pattern's own test (Python's
+``re`` for ``--match``), so a line is an old use of exactly the interfaces it matches; after that,
+one ``git status`` says which files to read again. Outside git: a bounded walk of the project
+(binary files, ``.git`` and the state folder skipped).
 """
 
 from __future__ import annotations
 
 import os
 
+from agentctl.files.patterns import LITERAL, PYTHON, Pattern
 from agentctl.ground.errors import StateError, UsageError
 from agentctl.ground.store import Store
 from agentctl.interfaces.edited import covers, hits_in_text
 from agentctl.interfaces.records import Iface, matcher
 
-GREP_TIMEOUT = 30.0
 WALK_FILES = 20_000  # files read by the walk outside git, at most
 WALK_BYTES = 2 << 20  # bytes read of each
 Hit = tuple[str, int, str]  # path, line number, the line
-
-
-def _state_excludes(store: Store) -> list[str]:
-    out = [":(exclude,glob).agent-state/**"]
-    rel = os.path.relpath(store.root, store.project)
-    if not rel.startswith("..") and rel not in (".", ".agent-state"):
-        out.append(f":(exclude,literal){rel}")
-    return out
-
-
-def _pathspecs(store: Store, items: list[Iface]) -> list[str]:
-    globs: list[str] = []
-    for i in items:
-        if not i.globs:
-            globs = ["."]
-            break
-        globs += i.globs
-    return [f":(glob){g}" if g != "." else "." for g in dict.fromkeys(globs)] + _state_excludes(store)
-
-
-def _grep(store: Store, items: list[Iface], mode: str) -> tuple[int, bytes, str]:
-    import re
-
-    from agentctl.ground import git
-
-    args = ["-c", "grep.fullName=false", "-c", "grep.column=false", "-c", "grep.fallbackToNoIndex=false",
-            "grep", "--no-color", "-n", "-z", "-I", "--untracked", mode]
-    for i in items:
-        pat = i.old if mode == "-F" else (i.match or re.escape(i.old))
-        args += ["-e", pat]
-    args += ["--", *_pathspecs(store, items)]
-    res = git.run(store.project, args, check=False, timeout=GREP_TIMEOUT)
-    return res.code, res.out, res.error
-
-
-def _git(store: Store, items: list[Iface]) -> list[Hit] | None:
-    """The hits git grep reports; None when the folder only looks like a repository (a bare `.git`)."""
-    mode = "-F" if not any(i.match for i in items) else "-P"
-    code, out, err = _grep(store, items, mode)
-    if code > 1 and mode == "-P" and ("pcre" in err.lower() or "perl" in err.lower()):
-        code, out, err = _grep(store, items, "-E")
-    if code > 1 and "not a git repository" in err:
-        return None
-    if code > 1:
-        raise StateError(f"`git grep` could not search for the old uses: {err}; check the --match pattern "
-                         "(`agentctl interfaces list`) or run `agentctl doctor`")
-    hits = []
-    for rec in out.split(b"\n"):
-        parts = rec.split(b"\0", 2)
-        if len(parts) == 3 and parts[1].isdigit():
-            hits.append((parts[0].decode("utf-8", "surrogateescape"), int(parts[1]),
-                         parts[2].decode("utf-8", "surrogateescape")))
-    return hits
 
 
 def _walk(store: Store, items: list[Iface]) -> list[Hit]:
@@ -105,15 +54,39 @@ def _walk(store: Store, items: list[Iface]) -> list[Hit]:
     return hits
 
 
+def patterns_of(items: list[Iface]) -> list[Pattern]:
+    """The interfaces as the counted patterns (``files.patterns``): literal OLD, or the --match regex."""
+    return [Pattern(PYTHON if i.match else LITERAL, i.match or i.old, tuple(i.globs)) for i in items]
+
+
 def old_uses(store: Store, items: list[Iface]) -> dict[str, list[Hit]]:
-    """{interface name: its old uses, in path then line order}, for ``items``: one search."""
+    """{interface name: its old uses, in path then line order}, for ``items``: from the kept counts
+    (``files.matchcounts``: one ``git status`` and a search of what changed), else one search."""
     if not items:
         return {}
-    from agentctl.ground.ancestors import git_root
+    from agentctl.files import matchcounts
 
-    raw = _git(store, items) if git_root(store.project) else None
-    if raw is None:
-        raw = _walk(store, items)
+    pats = patterns_of(items)
+    try:
+        seen = matchcounts.view(store, pats)
+    except matchcounts.NotInGit:
+        seen = None
+    except StateError as exc:
+        if "not a git repository" not in exc.message:
+            raise StateError(f"`git grep` could not search for the old uses: {exc.message}; check the --match "
+                             "pattern (`agentctl interfaces list`) or run `agentctl doctor`") from None
+        seen = None
+    if seen is None:
+        return _walked(store, items)
+    out: dict[str, list[Hit]] = {}
+    for item, p in zip(items, pats, strict=True):
+        out[item.name] = [(path, n, t.decode("utf-8", "surrogateescape"))
+                          for path, lines in seen.hits(p).items() for n, t in lines]
+    return out
+
+
+def _walked(store: Store, items: list[Iface]) -> dict[str, list[Hit]]:
+    raw = _walk(store, items)
     tests = [(i, matcher(i)) for i in items]
     out: dict[str, list[Hit]] = {i.name: [] for i in items}
     for path, n, text in raw:

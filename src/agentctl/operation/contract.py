@@ -51,7 +51,7 @@ class Ctx:
     (bytes, or a function that reads them when first needed), where progress goes, and whether
     that is a terminal (which may show a line being written before it ends)."""
 
-    __slots__ = ("state_dir", "cwd", "_stdin", "progress", "partial", "notify", "warnings", "_store")
+    __slots__ = ("state_dir", "cwd", "_stdin", "progress", "partial", "notify", "warnings", "_store", "noter")
 
     def __init__(self, state_dir: str | None = None, *, cwd: str | None = None,
                  stdin: bytes | Callable[[], bytes] | None = None, progress: Callable[[str], None] | None = None,
@@ -65,6 +65,7 @@ class Ctx:
         self.notify = notify  # set: warnings are shown at once (a person at a terminal) instead of carried
         self.warnings: list[str] = []
         self._store = store
+        self.noter: Callable[[str], None] | None = None  # set only for a person at a terminal (cli.progressnote)
 
     def __repr__(self) -> str:
         return f"Ctx(state_dir={self.state_dir!r}, cwd={self.cwd!r})"
@@ -91,6 +92,12 @@ class Ctx:
         """A progress line, shown while the operation runs (its result comes at the end)."""
         if self.progress is not None:
             self.progress(text)
+
+    def note(self, text: str) -> None:
+        """What the operation is doing now, for the one-line note a person sees on a terminal once a
+        command runs past a second; nothing anywhere else (a pipe, a hook, --json, the MCP server)."""
+        if self.noter is not None:
+            self.noter(text)
 
     def warn(self, text: str) -> None:
         """A warning: the operation goes on; it is shown at once (``notify``) or carried by the result."""

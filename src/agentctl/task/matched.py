@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 
-from agentctl.ground.errors import CheckFailed, UsageError
+from agentctl.ground.errors import CheckFailed, StateError, UsageError
 from agentctl.ground.store import Store
 
 MATCH = "MATCH"
@@ -51,14 +51,6 @@ def check_regex(regex: str) -> None:
     pattern.check(regex)  # the one dialect: git grep and the hooks read it alike, in bounded time
 
 
-def _pathspecs(store: Store, globs: list[str]) -> list[str]:
-    state = os.path.relpath(store.root, store.project).replace(os.sep, "/")
-    specs = [f":(glob){g.lstrip('/')}" for g in globs] or ["."]
-    if not state.startswith(".."):
-        specs.append(f":(exclude){state}")
-    return specs
-
-
 def grep(store: Store, regex: str, globs: list[str], only: list[str] | None = None) -> dict[str, Hit]:
     """The first match of ``regex`` in each file under ``globs`` (or in the files ``only``), by path."""
     from agentctl.ground import git
@@ -66,8 +58,10 @@ def grep(store: Store, regex: str, globs: list[str], only: list[str] | None = No
 
     if git_root(store.project) is None:
         raise UsageError(f"--match searches with git grep: {store.project} is not in a git repository")
-    specs = [f":(literal){p}" for p in only] if only is not None else _pathspecs(store, globs)
-    if only is not None and not only:
+    if only is None:
+        return _counted(store, regex, globs)
+    specs = [f":(literal){p}" for p in only]
+    if not only:
         return {}
     res = git.run(store.project, ["grep", "-z", "-n", "-I", "-m", "1", "--untracked", "-E", "-e", regex, "--", *specs],
                   timeout=GREP_TIMEOUT, check=False)
@@ -81,6 +75,22 @@ def grep(store: Store, regex: str, globs: list[str], only: list[str] | None = No
         if len(parts) == 3 and parts[1].isdigit() and parts[0] not in out:
             out[parts[0]] = Hit(parts[0], int(parts[1]), parts[2][:200])
     return out
+
+
+def _counted(store: Store, regex: str, globs: list[str]) -> dict[str, Hit]:
+    """The whole tree's answer from the kept counts (``files.matchcounts``: one ``git status`` and a
+    search of what changed, or one search of the tree carrying the interfaces' patterns too)."""
+    from agentctl.files import matchcounts
+    from agentctl.files.patterns import ERE, Pattern
+
+    pattern = Pattern(ERE, regex, tuple(globs))
+    try:
+        seen = matchcounts.view(store, [pattern])
+    except (StateError, matchcounts.NotInGit) as exc:
+        why = exc.message if isinstance(exc, StateError) else "not a git repository"
+        raise UsageError(f"--match {regex[:80]!r}: git grep refused it ({why}); give an extended regex") from None
+    return {p: Hit(p, lines[0][0], lines[0][1].decode("utf-8", "surrogateescape")[:200])
+            for p, lines in seen.hits(pattern).items()}
 
 
 def start_list(store: Store, regex: str, globs: list[str]) -> list[str]:

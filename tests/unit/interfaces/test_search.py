@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -48,6 +49,11 @@ def test_a_pattern_git_refuses_is_a_usage_error(tmp_path: Path, monkeypatch: pyt
     def refused(*args: object) -> tuple[int, bytes, str]:
         return 128, b"", "fatal: pcre2_compile failed"
 
-    monkeypatch.setattr(search, "_grep", refused)
+    from agentctl.files import matchcounts
+    from agentctl.files.matchcache import CACHE
+
+    os.unlink(store.path(CACHE))  # the pattern is searched again (as at `interfaces add`), not read from the counts
+    monkeypatch.setattr(matchcounts, "_spawn", refused)
+    monkeypatch.setattr(matchcounts, "_LAST", [])
     with pytest.raises(UsageError, match="--match .* cannot be searched by git grep"):
         search.check_pattern(store, item)
