@@ -75,3 +75,27 @@ def test_task_list_prints_the_entries_and_filters_them(project: Path) -> None:
 def test_task_list_without_a_task_is_empty_with_a_warning(project: Path) -> None:
     r = run("task", "list", cwd=project)
     assert r.code == 0 and r.out == "" and "no task is running" in r.err
+
+
+def test_version_and_dash_v_are_in_the_top_help_and_both_print_the_version(tmp_path: Path) -> None:
+    from agentctl import __version__
+
+    top = run("--help", cwd=tmp_path)
+    assert top.code == 0 and "-V, --version" in top.out
+    for args in (("--version",), ("-V",), ("version",)):
+        r = run(*args, cwd=tmp_path)
+        assert (r.code, r.out, r.err) == (0, f"agentctl {__version__}\n", ""), args
+
+
+def test_agentctl_version_with_json_gives_the_envelope_of_dash_dash_version(tmp_path: Path) -> None:
+    import json
+
+    docs = [json.loads(run(*args, cwd=tmp_path).out) for args in (("--json", "version"), ("version", "--json"),
+                                                                    ("-V", "--json"), ("--version", "--json"))]
+    assert all(d == docs[0] for d in docs)
+    assert docs[0]["ok"] and docs[0]["data"]["version"] and docs[0]["data"]["distribution"]
+
+
+def test_a_typo_of_version_suggests_version_not_verify(tmp_path: Path) -> None:
+    r = run("versoin", cwd=tmp_path)
+    assert r.code == 2 and "did you mean version?" in r.err

@@ -123,14 +123,14 @@ def candidates(before: list[str], current: str) -> list[str]:
     cmd = _command(words, ctx)
     if current.startswith("-"):
         options = list(cmd.options) if cmd is not None else []
-        return _matching([*options, "--json", "--state-dir", "--help"] + ([] if words else ["--version"]), current)
+        return _matching([*options, "--json", "--state-dir", "--help"] + ([] if words else ["--version", "-V"]), current)
     return _matching(_positional(words, cmd, ctx), current)
 
 
 def _positional(words: list[str], cmd: Command | None, ctx: Ctx) -> list[str]:
     services = _services(ctx)
     if not words:
-        return sorted({k[0] for k in COMMANDS if not k[0].startswith("@")} | {"help"}) + [
+        return sorted({k[0] for k in COMMANDS if not k[0].startswith("@")} | {"help", "version"}) + [
             s for s in services if s not in BUILTIN_SERVICES]
     if words[0] == "help":
         return _positional(words[1:], _command(words[1:], ctx), ctx) if len(words) > 1 else _positional([], None, ctx)

@@ -26,6 +26,7 @@ COMMON: dict[str, str] = {
     "--json": "print one JSON object on stdout: format, ok, command, exit, data, warnings, error (docs/json.md)",
     "--state-dir": "use this state folder instead of looking for .agent-state/ here and above",
     "--help": "print this help",
+    "--version": "print agentctl's version and exit (also `agentctl version`; with --json, the envelope)",
     "--local": "claude only: write .claude/settings.local.json (not committed) instead of settings.json",
     "--file": "agents-md only: the instruction file to hold the block (default AGENTS.md)",
     "--client": "mcp only: which client's config to write: claude (.mcp.json) or cursor (.cursor/mcp.json)",

@@ -293,16 +293,8 @@ def _main(run: _Run, args: list[str]) -> int:
             want_help = True
         elif tok == "--json":
             run.json = True
-        elif tok == "--version":
-            from agentctl import DISTRIBUTION, __version__
-
-            if run.json or "--json" in args[i:]:
-                from agentctl.operation.contract import Result, envelope
-
-                _write_json(envelope("--version", Result(data={"version": __version__, "distribution": DISTRIBUTION})))
-            else:
-                sys.stdout.write(f"agentctl {__version__}\n")
-            return EXIT_OK
+        elif tok in ("--version", "-V") or (tok == "version" and not words):
+            return _print_version(run.json or "--json" in args[i:])
         elif tok == "--state-dir" or tok.startswith("--state-dir="):
             if "=" in tok:
                 ctx.state_dir = tok.split("=", 1)[1]
@@ -348,6 +340,19 @@ def _main(run: _Run, args: list[str]) -> int:
     result = call(cmd.operation(), ctx, kwargs)
     _show(run, result)
     return result.code
+
+
+def _print_version(as_json: bool) -> int:
+    """`agentctl --version`, `-V` and `agentctl version`: one answer (docs/json.md)."""
+    from agentctl import DISTRIBUTION, __version__
+
+    if as_json:
+        from agentctl.operation.contract import Result, envelope
+
+        _write_json(envelope("--version", Result(data={"version": __version__, "distribution": DISTRIBUTION})))
+    else:
+        sys.stdout.write(f"agentctl {__version__}\n")
+    return EXIT_OK
 
 
 def _show(run: _Run, result: Result) -> None:

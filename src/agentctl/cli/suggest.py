@@ -11,7 +11,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-GLOBAL_OPTIONS = (*GLOBAL_FLAGS, "--version")
+GLOBAL_OPTIONS = (*GLOBAL_FLAGS, "--version", "-V")
 
 
 def closest(word: str, known: Iterable[str]) -> str | None:
@@ -35,7 +35,7 @@ def refusal(head: str, near: str, rest: str) -> str:
 
 def top_words() -> list[str]:
     """Every word a command line may start with: the commands, the services, `help`."""
-    return sorted({k[0] for k in COMMANDS if not k[0].startswith("@")} | set(BUILTIN_SERVICES) | {"help"})
+    return sorted({k[0] for k in COMMANDS if not k[0].startswith("@")} | set(BUILTIN_SERVICES) | {"help", "version"})
 
 
 def unknown_global(option: str) -> str:
