@@ -99,3 +99,27 @@ def test_agentctl_version_with_json_gives_the_envelope_of_dash_dash_version(tmp_
 def test_a_typo_of_version_suggests_version_not_verify(tmp_path: Path) -> None:
     r = run("versoin", cwd=tmp_path)
     assert r.code == 2 and "did you mean version?" in r.err
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (("install", "claud"), "unknown target 'claud'; did you mean claude? (targets: claude,"),
+    (("uninstall", "gemni"), "did you mean gemini?"),
+    (("completion", "bsh"), "no completion for 'bsh'; did you mean bash? (give one of bash, zsh, fish)"),
+    (("notify", "add", "--on", "verify-fial", "echo"), "got 'verify-fial'; did you mean verify-failed? (events:"),
+    (("notify", "test", "violatoin"), "no event 'violatoin'; did you mean violation? (events:"),
+    (("runlevel", "wrk"), "no runlevel 'wrk'; did you mean work? (known:"),
+    (("mcp", "--tools", "ful"), "did you mean full?"),
+])
+def test_a_mistyped_value_of_a_closed_set_gets_the_nearest_value_in_one_line(project: Path, args: tuple[str, ...],
+                                                                          said: str) -> None:
+    before = snapshot(project / ".agent-state")
+    r = run(*args, cwd=project)
+    assert r.code == 2 and r.out == ""
+    assert len(r.err.strip().splitlines()) == 1 and said in r.err, r.err
+    assert snapshot(project / ".agent-state") == before
+
+
+def test_an_unknown_option_after_a_command_never_suggests_version(project: Path) -> None:
+    r = run("notify", "add", "--event", "task-done", "echo", cwd=project)
+    assert r.code == 2 and "--version" not in r.err and "options: --after, --on, --timeout" in r.err, r.err
+    assert "did you mean --json?" in run("status", "--josn", cwd=project).err  # the global flags are still offered

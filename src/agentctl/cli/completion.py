@@ -83,7 +83,9 @@ SCRIPTS = {"bash": BASH, "zsh": ZSH, "fish": FISH}
 def completion(ctx: Ctx, *, shell: str) -> Result:
     """`agentctl completion SHELL`: the script, on stdout."""
     if shell not in SCRIPTS:
-        raise UsageError(f"no completion for {shell[:20]!r}; give one of {', '.join(SHELLS)}")
+        from agentctl.ground.nearest import hint
+
+        raise UsageError(f"no completion for {shell[:20]!r}{hint(shell, SHELLS)} (give one of {', '.join(SHELLS)})")
     return Result(SCRIPTS[shell].rstrip("\n").split("\n"), {"shell": shell, "script": SCRIPTS[shell]})
 
 

@@ -43,10 +43,10 @@ def _parse(cmd: Command, key: tuple[str, ...], tokens: list[str]) -> dict[str, A
         opt, eq, inline = tok.partition("=")
         kind = cmd.options.get(opt)
         if kind is None:
-            from agentctl.cli.suggest import GLOBAL_OPTIONS, hint
+            from agentctl.cli.suggest import option_hint
 
             known = ", ".join(sorted(cmd.options)) or "none"
-            raise UsageError(f"unknown option {opt[:40]!r} for `agentctl {name}`{hint(opt, [*cmd.options, *GLOBAL_OPTIONS])} "
+            raise UsageError(f"unknown option {opt[:40]!r} for `agentctl {name}`{option_hint(opt, cmd.options)} "
                              f"(options: {known}); see `agentctl {name} --help`")
         if kind == "flag":
             if eq:
@@ -294,7 +294,9 @@ def _main(run: _Run, args: list[str]) -> int:
         elif tok == "--json":
             run.json = True
         elif tok in ("--version", "-V") or (tok == "version" and not words):
-            return _print_version(run.json or "--json" in args[i:])
+            from agentctl.cli.version import print_version
+
+            return print_version(run.json or "--json" in args[i:])
         elif tok == "--state-dir" or tok.startswith("--state-dir="):
             if "=" in tok:
                 ctx.state_dir = tok.split("=", 1)[1]
@@ -340,19 +342,6 @@ def _main(run: _Run, args: list[str]) -> int:
     result = call(cmd.operation(), ctx, kwargs)
     _show(run, result)
     return result.code
-
-
-def _print_version(as_json: bool) -> int:
-    """`agentctl --version`, `-V` and `agentctl version`: one answer (docs/json.md)."""
-    from agentctl import DISTRIBUTION, __version__
-
-    if as_json:
-        from agentctl.operation.contract import Result, envelope
-
-        _write_json(envelope("--version", Result(data={"version": __version__, "distribution": DISTRIBUTION})))
-    else:
-        sys.stdout.write(f"agentctl {__version__}\n")
-    return EXIT_OK
 
 
 def _show(run: _Run, result: Result) -> None:
