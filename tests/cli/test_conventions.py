@@ -123,3 +123,34 @@ def test_an_unknown_option_after_a_command_never_suggests_version(project: Path)
     r = run("notify", "add", "--event", "task-done", "echo", cwd=project)
     assert r.code == 2 and "--version" not in r.err and "options: --after, --on, --timeout" in r.err, r.err
     assert "did you mean --json?" in run("status", "--josn", cwd=project).err  # the global flags are still offered
+
+
+def test_quiet_init_prints_nothing_and_creates_the_same_state_as_a_plain_init(tmp_path: Path) -> None:
+    import subprocess
+
+    loud, quiet, short = tmp_path / "loud", tmp_path / "quiet", tmp_path / "short"
+    for folder in (loud, quiet, short):
+        folder.mkdir()
+        subprocess.run(["git", "init", "-q", str(folder)], check=True)
+    said = run("init", cwd=loud)
+    assert said.code == 0 and "created" in said.out  # it lists what it created
+    for folder, flag in ((quiet, "--quiet"), (short, "-q")):
+        r = run("init", flag, cwd=folder)
+        assert (r.code, r.out) == (0, ""), r.err
+        assert sorted(p.name for p in (folder / ".agent-state").rglob("*")) == \
+            sorted(p.name for p in (loud / ".agent-state").rglob("*"))
+
+
+def test_quiet_keeps_the_exit_code_and_the_one_line_error_of_a_refusal(project: Path) -> None:
+    r = run("install", "claud", "-q", cwd=project)
+    assert r.code == 2 and r.out == "" and "did you mean claude?" in r.err
+    r = run("gc", "--quiet", cwd=project)
+    assert (r.code, r.out) == (0, "")
+    r = run("install", "agents-md", "-q", cwd=project)
+    assert (r.code, r.out) == (0, "") and "agentctl" in (project / "AGENTS.md").read_text()
+    assert "--quiet" in run("uninstall", "--help", cwd=project).out
+
+
+def test_quiet_is_refused_where_a_command_lists_nothing_it_did(project: Path) -> None:
+    r = run("status", "--quiet", cwd=project)
+    assert r.code == 2 and "unknown option '--quiet'" in r.err

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from agentctl.ground.errors import AgentctlError, UsageError
 from agentctl.operation.contract import Ctx, Result
-from agentctl.operation.registry import ACTION_WORDS, BUILTIN_SERVICES, COMMANDS, TARGET_USAGE, Command
+from agentctl.operation.registry import ACTION_WORDS, BUILTIN_SERVICES, COMMANDS, QUIET, TARGET_USAGE, Command
 
 SHELLS = ("bash", "zsh", "fish")
 # The values an option or a positional argument takes, where they are a fixed set.
@@ -125,6 +125,7 @@ def candidates(before: list[str], current: str) -> list[str]:
     cmd = _command(words, ctx)
     if current.startswith("-"):
         options = list(cmd.options) if cmd is not None else []
+        options += ["--quiet", "-q"] if cmd is not None and cmd.key in QUIET else []
         return _matching([*options, "--json", "--state-dir", "--help"] + ([] if words else ["--version", "-V"]), current)
     return _matching(_positional(words, cmd, ctx), current)
 

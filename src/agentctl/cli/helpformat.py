@@ -10,8 +10,8 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Callable
 
-from agentctl.cli.helptexts import COMMON, DETAILS, EXIT_CODES, GROUPS, option_help
-from agentctl.operation.registry import ACTION_WORDS, COMMANDS, Command
+from agentctl.cli.helptexts import COMMON, DETAILS, EXIT_CODES, GROUPS, QUIET_HELP, option_help
+from agentctl.operation.registry import ACTION_WORDS, COMMANDS, QUIET, Command
 
 WIDTH = 100
 NAME_COLUMN = 24
@@ -78,8 +78,9 @@ def command_help(key: tuple[str, ...], cmd: Command) -> str:
     if detail:
         lines += [""] + textwrap.wrap(detail, WIDTH)
     lines.append("")
-    if cmd.options:
-        rows = [(f"{opt} {metavar(cmd, opt)}".rstrip(), option_help(key, opt) or "") for opt in cmd.options]
+    rows = [(f"{opt} {metavar(cmd, opt)}".rstrip(), option_help(key, opt) or "") for opt in cmd.options]
+    rows += [("-q, --quiet", QUIET_HELP)] if key in QUIET else []
+    if rows:
         lines += ["options:"] + _rows(rows) + [""]
     lines += _global_rows()
     return "\n".join(lines) + "\n"

@@ -34,6 +34,9 @@ COMMON: dict[str, str] = {
     "--reason": "why (kept on the entry and in the archived list)",
 }
 
+# `--quiet` of the commands that list what they did (registry.QUIET).
+QUIET_HELP = "print nothing on success (warnings and errors still go to stderr; the exit code is the same)"
+
 # Options whose meaning depends on the command: (command key, option) -> text.
 OPTIONS: dict[tuple[tuple[str, ...], str], str] = {
     (("init",), "--no-pull"): "do not bring the state the git remote holds for this branch (refs/agentctl/)",

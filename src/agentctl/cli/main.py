@@ -12,7 +12,7 @@ import sys
 
 from agentctl.ground.errors import EXIT_NO, EXIT_OK, EXIT_STATE, EXIT_USAGE, AgentctlError, UsageError
 from agentctl.operation.contract import Ctx
-from agentctl.operation.registry import ACTION_WORDS, BUILTIN_SERVICES, COMMANDS, Command, dest
+from agentctl.operation.registry import ACTION_WORDS, BUILTIN_SERVICES, COMMANDS, QUIET, Command, dest
 
 # The hot path imports no `typing`, `collections.abc` or `dataclasses` at run time (see bench/ and
 # tests/test_perf_guard.py): annotations are strings, and type checkers see these imports.
@@ -41,6 +41,11 @@ def _parse(cmd: Command, key: tuple[str, ...], tokens: list[str]) -> dict[str, A
             only_pos = True
             continue
         opt, eq, inline = tok.partition("=")
+        if opt == "-q" and "--quiet" in cmd.options:
+            opt = "--quiet"
+        if opt in ("--quiet", "-q") and key in QUIET and not eq:
+            opts["@quiet"] = True  # the command line's own: the operation never sees it
+            continue
         kind = cmd.options.get(opt)
         if kind is None:
             from agentctl.cli.suggest import option_hint
@@ -167,10 +172,11 @@ def _all_services(ctx: Ctx) -> list[str]:
 class _Run:
     """The CLI's side of one run: output mode, the command's name, the context it runs in."""
 
-    __slots__ = ("json", "command", "ctx")
+    __slots__ = ("json", "quiet", "command", "ctx")
 
     def __init__(self) -> None:
         self.json = False
+        self.quiet = False
         self.command = ""
         self.ctx = Ctx(progress=self.progress)
 
@@ -327,6 +333,7 @@ def _main(run: _Run, args: list[str]) -> int:
         cmd = COMMANDS[key]
         run.command = " ".join(key)
     kwargs = _parse(cmd, key, tokens + rest)
+    run.quiet = bool(kwargs.pop("@quiet", False))
     ctx._stdin = sys.stdin.buffer.read
     if cmd.stdin and "-" in tokens:  # after `--` a dash is a name like any other
         from agentctl.cli import stdinargs
@@ -350,7 +357,7 @@ def _show(run: _Run, result: Result) -> None:
         from agentctl.operation.contract import envelope
 
         _write_json(envelope(run.command, result))
-    elif result.lines:
+    elif result.lines and not (run.quiet and result.code == EXIT_OK):
         sys.stdout.write("\n".join(result.lines) + "\n")
 
 

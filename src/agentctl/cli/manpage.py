@@ -11,8 +11,8 @@ from __future__ import annotations
 import sys
 
 from agentctl.cli import helpformat
-from agentctl.cli.helptexts import COMMON, DETAILS, EXIT_CODES, GROUPS, option_help
-from agentctl.operation.registry import Command
+from agentctl.cli.helptexts import COMMON, DETAILS, EXIT_CODES, GROUPS, QUIET_HELP, option_help
+from agentctl.operation.registry import QUIET, Command
 
 HEAD = """\
 .TH AGENTCTL 1 "" "agentctl" "User Commands"
@@ -61,6 +61,8 @@ def _options(key: tuple[str, ...], cmd: Command) -> list[str]:
         value = helpformat.metavar(cmd, opt)
         lines += [".TP", f"\\fB{esc(opt)}\\fR" + (f" \\fI{esc(value)}\\fR" if value else ""),
                   esc(option_help(key, opt) or "")]
+    if key in QUIET:
+        lines += [".TP", f"\\fB{esc('-q')}\\fR, \\fB{esc('--quiet')}\\fR", esc(QUIET_HELP)]
     return lines
 
 
@@ -69,7 +71,7 @@ def _command(key: tuple[str, ...], cmd: Command) -> list[str]:
     detail = DETAILS.get(key)
     if detail:
         lines += [".IP", esc(detail)]
-    if cmd.options:
+    if cmd.options or key in QUIET:
         lines += [".RS"] + _options(key, cmd) + [".RE"]
     return lines
 
