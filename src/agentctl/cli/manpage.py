@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from agentctl.cli import helpformat
+from agentctl.cli import environment, helpformat
 from agentctl.cli.helptexts import COMMON, DETAILS, EXIT_CODES, GROUPS, QUIET_HELP, option_help
 from agentctl.operation.registry import QUIET, Command
 
@@ -39,10 +39,6 @@ TAIL = """\
 .I .agent\\-state/
 the state folder, found here or above (up to the git repository's root); it holds a
 \\fI.gitignore\\fR of \\fB*\\fR, so git never shows it.
-.SH ENVIRONMENT
-.TP
-.B AGENTCTL_STATE_DIR
-the state folder to use, as \\fB\\-\\-state\\-dir\\fR.
 .SH SEE ALSO
 The command reference and guides: docs/reference.md, docs/quickstart.md in the source.
 Completion: \\fBagentctl completion bash|zsh|fish\\fR.
@@ -90,11 +86,13 @@ def render() -> str:
     for flag, value in helpformat.GLOBALS:
         lines += [".TP", f"\\fB{esc(flag)}\\fR" + (f" \\fI{value}\\fR" if value else ""),
                   esc(COMMON["--help" if "help" in flag else flag])]
-    lines += [".TP", "\\fB\\-\\-version\\fR", "print the version"]
+    lines += [".TP", "\\fB\\-V\\fR, \\fB\\-\\-version\\fR", esc(COMMON["--version"])]
     lines += [".SH EXIT STATUS"]
     for code, text in EXIT_CODES:
         lines += [".TP", f"\\fB{code}\\fR", esc(text)]
-    return "\n".join(lines) + "\n" + TAIL
+    files, _, see_also = TAIL.partition(".SH SEE ALSO")
+    lines += files.rstrip("\n").split("\n") + environment.man_lines(esc)
+    return "\n".join(lines) + "\n.SH SEE ALSO" + see_also
 
 
 if __name__ == "__main__":
