@@ -154,3 +154,28 @@ def test_quiet_keeps_the_exit_code_and_the_one_line_error_of_a_refusal(project: 
 def test_quiet_is_refused_where_a_command_lists_nothing_it_did(project: Path) -> None:
     r = run("status", "--quiet", cwd=project)
     assert r.code == 2 and "unknown option '--quiet'" in r.err
+
+
+def _file_size_limit_zero() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))  # every write that grows a file: EFBIG
+
+
+@pytest.mark.parametrize("args", [("sync", "push", "--no-remote"), ("verify", "tried", "pinned it"), ("prompt",)])
+def test_a_file_size_limit_is_named_as_an_io_error_with_exit_3_not_an_internal_error(project: Path,
+                                                                                     args: tuple[str, ...]) -> None:
+    import subprocess
+
+    from conftest import AGENTCTL
+
+    if args[0] == "sync":
+        subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    out = project / "out.txt"
+    with out.open("wb") as sink:
+        proc = subprocess.run([*AGENTCTL, *args], cwd=project, stdout=sink, stderr=subprocess.PIPE,
+                              preexec_fn=_file_size_limit_zero, timeout=60, check=False)
+    err = proc.stderr.decode()
+    assert proc.returncode == 3, err
+    assert "File too large; free disk space or raise the file-size limit" in err and "internal error" not in err
+    assert len(err.strip().splitlines()) == 1

@@ -41,8 +41,6 @@ def _parse(cmd: Command, key: tuple[str, ...], tokens: list[str]) -> dict[str, A
             only_pos = True
             continue
         opt, eq, inline = tok.partition("=")
-        if opt == "-q" and "--quiet" in cmd.options:
-            opt = "--quiet"
         if opt in ("--quiet", "-q") and key in QUIET and not eq:
             opts["@quiet"] = True  # the command line's own: the operation never sees it
             continue
@@ -172,11 +170,10 @@ def _all_services(ctx: Ctx) -> list[str]:
 class _Run:
     """The CLI's side of one run: output mode, the command's name, the context it runs in."""
 
-    __slots__ = ("json", "quiet", "command", "ctx")
+    __slots__ = ("json", "command", "ctx")
 
     def __init__(self) -> None:
         self.json = False
-        self.quiet = False
         self.command = ""
         self.ctx = Ctx(progress=self.progress)
 
@@ -239,7 +236,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             pass
     run = _Run()
     try:
-        return _main(run, args)
+        try:
+            return _main(run, args)
+        except OSError as exc:  # a full disk, a failing device, a limit: named, exit 3 (cli/crash.py)
+            from agentctl.cli.crash import io_error
+            raise (io_error(run.ctx, exc) or exc) from None
     except AgentctlError as exc:
         warnings = list(run.ctx.warnings)
         _warnings(run.ctx.warnings)
@@ -333,7 +334,7 @@ def _main(run: _Run, args: list[str]) -> int:
         cmd = COMMANDS[key]
         run.command = " ".join(key)
     kwargs = _parse(cmd, key, tokens + rest)
-    run.quiet = bool(kwargs.pop("@quiet", False))
+    quiet = bool(kwargs.pop("@quiet", False))
     ctx._stdin = sys.stdin.buffer.read
     if cmd.stdin and "-" in tokens:  # after `--` a dash is a name like any other
         from agentctl.cli import stdinargs
@@ -347,17 +348,17 @@ def _main(run: _Run, args: list[str]) -> int:
     from agentctl.operation.contract import run as call
 
     result = call(cmd.operation(), ctx, kwargs)
-    _show(run, result)
+    _show(run, result, quiet)
     return result.code
 
 
-def _show(run: _Run, result: Result) -> None:
+def _show(run: _Run, result: Result, quiet: bool = False) -> None:
     _warnings(list(result.warnings))  # on stderr, and kept for the envelope
     if run.json:
         from agentctl.operation.contract import envelope
 
         _write_json(envelope(run.command, result))
-    elif result.lines and not (run.quiet and result.code == EXIT_OK):
+    elif result.lines and not (quiet and result.code == EXIT_OK):
         sys.stdout.write("\n".join(result.lines) + "\n")
 
 
