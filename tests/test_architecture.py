@@ -34,6 +34,7 @@ ROOMS: dict[str, int] = {
     "ground": GROUND,
     "constraints": SERVICES, "files": SERVICES, "task": SERVICES, "verify": SERVICES, "session": SERVICES,
     "history": SERVICES, "userservices": SERVICES, "interfaces": SERVICES, "notify": SERVICES,
+    "context": SERVICES,
     "workflow": WORKFLOW, "statefolder": WORKFLOW, "sync": WORKFLOW, "doctor": WORKFLOW,
     "commands": OPERATIONS, "operation": OPERATIONS, "integrations": OPERATIONS,
     "cli": FRONT, "mcp": FRONT, "web": FRONT, "demo": FRONT,
@@ -47,6 +48,8 @@ SIDEWAYS: dict[str, set[str]] = {
     "constraints": {"notify"},
     "session": {"notify"},
     "history": {"files"},
+    "interfaces": {"constraints"},
+    "context": {"task", "files", "verify", "session", "constraints"},
     "sync": {"workflow"},
     "doctor": {"statefolder"},
     "commands": {"operation", "integrations"},
@@ -334,7 +337,7 @@ def test_the_rename_check_finds_what_it_looks_for(tmp_path: Path) -> None:
 
 
 # Dotted words that look like a room and a module but name something else: OpenCode's events.
-OUTSIDE_NAMES = {"session.compacted", "session.created"}
+OUTSIDE_NAMES = {"session.compacted", "session.created", "context.warn_at", "context.window"}  # + the config keys of context
 FILE_SUFFIXES = {"md", "png", "py", "json", "txt", "sh", "yml", "toml", "log", "list", "lock"}
 _DOTTED = re.compile(r"(?<![\w./-])(agentctl\.)?([a-z_]+)\.([a-z_]+)(?![\w(])")
 _ROOM_PATH = re.compile(r"(?<![\w./-])(?:src/)?(?:agentctl/)?([a-z_]+)/([a-z_]+)\.py\b")

@@ -120,7 +120,9 @@ def test_each_answer_has_only_documented_keys_and_numbers_as_numbers(tmp_path: P
     check("notify test", "notify", "test", "task-done")
     check("notify check", "notify", "check")
     check("notify remove", "notify", "remove", "1")
-    assert len(seen) == 46
+    assert check("statusline", "statusline")["state"] is True
+    assert check("context", "context")["thresholds"] == [35, 20]
+    assert len(seen) == 48
 
 
 def test_a_refusal_is_the_envelope_with_an_error_and_no_change(tmp_path: Path) -> None:

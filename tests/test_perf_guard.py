@@ -736,7 +736,8 @@ import os, sys
 seen = []
 real_stat = os.stat
 def stat(path, *a, **k):
-    if isinstance(path, (str, bytes)) and "/.agent-state/notify" in os.fsdecode(path):
+    if isinstance(path, (str, bytes)) and ("/.agent-state/notify" in os.fsdecode(path)
+                                           or "/agentctl/notify/" in os.fsdecode(path)):
         seen.append(os.fsdecode(path))
     return real_stat(path, *a, **k)
 os.stat = stat

@@ -47,12 +47,13 @@ def test_bash_completes_commands_actions_options_services_and_entries(project: P
     assert _bash(project, "lint", "") == ["start", "stop", "status"]
     assert _bash(project, "task", "update", "--state", "") == ["ACTIVE", "PAUSED"]
     # the remaining entries, read from the state now: a done one is gone, one on the line too
-    assert _bash(project, "task", "done", "") == ["src/b c.py", "src/d.py"]
+    assert _bash(project, "task", "done", "") == ["'src/b c.py'", "src/d.py"]
     assert _bash(project, "task", "skip", "src/d") == ["src/d.py"]
-    assert _bash(project, "files", "check", "") == ["src/b c.py", "src/d.py"]
-    assert _bash(project, "task", "done", "src/d.py", "") == ["src/b c.py"]
+    assert _bash(project, "files", "check", "") == ["'src/b c.py'", "src/d.py"]
+    assert _bash(project, "task", "done", "src/d.py", "") == ["'src/b c.py'"]
+    assert _bash(project, "task", "done", "'src/b") == ["'src/b c.py'"]  # the word typed so far, unquoted
     assert run("task", "done", "src/d.py", cwd=project).code == 0
-    assert _bash(project, "task", "done", "") == ["src/b c.py"]
+    assert _bash(project, "task", "done", "") == ["'src/b c.py'"]
     out = _shell("bash", "source <(agentctl completion bash); complete -p agentctl", project)
     assert "-F _agentctl_complete" in out and "-o default" in out  # no candidate: file names
 
@@ -61,7 +62,7 @@ def test_complete_outside_a_state_folder_offers_the_commands_and_no_error(tmp_pa
     r = run("__complete", "task", "done", "", cwd=tmp_path)
     assert r.code == 0 and r.out == "" and r.err == ""
     r = run("__complete", "sta", cwd=tmp_path)
-    assert r.code == 0 and r.out.split() == ["status"]
+    assert r.code == 0 and "status" in r.out.split() and all(w.startswith("sta") for w in r.out.split())
 
 
 def test_zsh_script_parses_and_offers_the_entries(project: Path) -> None:
@@ -72,7 +73,7 @@ def test_zsh_script_parses_and_offers_the_entries(project: Path) -> None:
     (project / "_agentctl").write_text(script)
     _shell("zsh", "zsh -n _agentctl", project)
     # the completion function itself, with compadd and _files recorded instead of shown
-    out = _shell("zsh", "compdef() { : }; source ./_agentctl; compadd() { shift 2; print -l -- \"$@\" }; "
+    out = _shell("zsh", "compdef() { : }; source ./_agentctl; compadd() { shift 1; print -l -- \"$@\" }; "
                  "_files() { print FILES }; words=(agentctl task done ''); CURRENT=4; _agentctl; "
                  "words=(agentctl task start --files ''); CURRENT=5; _agentctl", project)
     assert out.split("\n")[:3] == ["src/a.py", "src/b.py", "FILES"]
@@ -113,3 +114,85 @@ def test_the_man_page_is_current_and_reads(tmp_path: Path) -> None:
         proc = subprocess.run(["man", "-l", str(page)], capture_output=True, text=True, timeout=60, check=False,
                               env={**os.environ, "MANPAGER": "cat", "PAGER": "cat", "MANWIDTH": "100"})
         assert proc.returncode == 0 and "agentctl completion bash|zsh|fish" in proc.stdout, proc.stderr
+
+
+# -- issue 31.7: completion never runs what it offers -------------------------------------------------
+
+HOSTILE = ["a/x;touch pwned1;#.py", "b/$(touch pwned2).py", "c/`touch pwned3`.py", "d/it's \"q\" pwned.py",
+           "e/a b.py", "f/new\nline.py"]
+SHELL_ARGV = {"bash": ["bash", "--norc", "--noprofile", "-i"], "zsh": ["zsh", "-f", "-i"], "fish": ["fish", "-N", "-i"]}
+SETUP = {"bash": "source <(agentctl completion bash)\r",
+         "zsh": "autoload -Uz compinit && compinit -u; source <(agentctl completion zsh)\r",
+         "fish": "agentctl completion fish | source\r"}
+
+
+def _type_in(shell: str, cwd: Path, keys: list[str]) -> str:
+    """Type ``keys`` into an interactive ``shell`` on a terminal (its own line editor and completion),
+    each once the shell has gone quiet; what it showed."""
+    import pty
+    import select
+    import time
+
+    env = {**os.environ, "TERM": "xterm", "PATH": ENV["PATH"]}
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the shell itself
+        os.chdir(cwd)
+        os.execvpe(SHELL_ARGV[shell][0], SHELL_ARGV[shell], env)
+    shown = bytearray()
+
+    def settle(bound: float = 30.0) -> None:  # until 0.6 s pass with no output (a bound, not a measurement)
+        end, last = time.monotonic() + bound, time.monotonic()
+        while time.monotonic() < end and time.monotonic() - last < 0.6:
+            if select.select([fd], [], [], 0.1)[0]:
+                try:
+                    data = os.read(fd, 65536)
+                except OSError:
+                    return
+                if not data:
+                    return
+                shown.extend(data)
+                last = time.monotonic()
+
+    try:
+        settle()
+        for key in [SETUP[shell], *keys, "exit\r"]:
+            os.write(fd, key.encode())
+            settle()
+    finally:
+        try:
+            os.kill(pid, 9)
+        except ProcessLookupError:
+            pass
+        os.waitpid(pid, 0)
+        os.close(fd)
+    return shown.decode("utf-8", "replace")
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_tab_then_enter_on_a_hostile_entry_marks_that_entry_and_runs_nothing(project: Path, shell: str) -> None:
+    if shutil.which(shell) is None:
+        pytest.skip(f"{shell} is not installed (.ci/run installs it with apt-get)")
+    start_task(project, HOSTILE[:5])
+    assert run("task", "add", HOSTILE[5], cwd=project).code == 0
+    keys = [k for entry in HOSTILE for k in (f"agentctl task done {entry[:2]}", "\t", "\r")]
+    shown = _type_in(shell, project, keys)
+    assert not list(project.glob("pwned*")), shown[-2000:]  # nothing an entry holds was run
+    done = run("--json", "task", "status", cwd=project).data()
+    # fish splits its completions at lines: an entry holding a newline is not offered there (nothing typed)
+    assert int(str(done["task"]["DONE"])) == (5 if shell == "fish" else 6), shown[-2000:]
+
+
+@pytest.mark.parametrize("word", HOSTILE + ["plain/x.py", "", "tab\there", "\x7f"])
+def test_bash_quoting_reads_back_to_the_same_word(word: str, tmp_path: Path) -> None:
+    from agentctl.cli.completion import bash_quote, unquote
+
+    quoted = bash_quote(word)
+    assert "\n" not in quoted and unquote(quoted) == word
+    out = subprocess.run(["bash", "-c", f"printf '%s\\0' {quoted}"], capture_output=True, check=True, timeout=30).stdout
+    assert out == word.encode() + b"\0"
+
+
+def test_an_older_script_without_a_form_is_offered_only_words_that_need_no_quoting(project: Path) -> None:
+    start_task(project, ["src/a.py", HOSTILE[0]], "--force")
+    r = run("__complete", "task", "done", "", cwd=project)
+    assert r.out.split("\n") == ["src/a.py", ""]

@@ -75,7 +75,7 @@ def test_add_list_check_name_every_old_use_and_only_those(repo: Path) -> None:
 
 def test_match_and_paths_narrow_what_an_old_use_is(repo: Path) -> None:
     (repo / "src" / "page.js").write_text("getUser( id )\n")
-    out = add(repo, "--match", r"getUser\(\s*id\s*\)", "--paths", "src/*.js")
+    out = add(repo, "--match", r"getUser\( *id *\)", "--paths", "src/*.js")
     assert "PENDING: 2 old uses in 2 files" in out
     r = run("--json", "interfaces", "check", cwd=repo)
     data = json.loads(r.out)["data"]
@@ -84,7 +84,7 @@ def test_match_and_paths_narrow_what_an_old_use_is(repo: Path) -> None:
 
 
 @pytest.mark.parametrize(("args", "why"), [
-    (("--match", "getUser(("), "not a valid regular expression"),
+    (("--match", "getUser(("), "the one dialect"),
     (("--paths", "/etc/**"), "absolute"),
     (("--old", "getUser(", "--new", "getUser({"), "itself matched"),
 ])

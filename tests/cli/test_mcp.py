@@ -513,3 +513,27 @@ def test_a_malformed_line_gets_a_json_rpc_error_and_serving_goes_on(project: Pat
     assert replies[2]["id"] is None and replies[2]["error"]["code"] == -32700
     assert replies[3]["id"] is None and replies[3]["error"]["code"] == -32600
     assert replies[4]["id"] == 3 and "no task is running" in replies[4]["result"]["content"][0]["text"]
+
+
+def test_every_request_read_before_the_end_of_input_is_answered(project: Path) -> None:
+    """Issue 31.9: requests sent just before stdin closes are answered, not cancelled with the session."""
+    proc = subprocess.Popen(AGENTCTL + ["mcp"], cwd=project, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=_env())
+    assert proc.stdin is not None and proc.stdout is not None
+    timer = threading.Timer(120, proc.kill)
+    timer.start()
+    try:
+        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}) + "\n")
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["id"] == 1
+        last = [{"jsonrpc": "2.0", "method": "notifications/initialized"}] + [
+            {"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": name, "arguments": {}}}
+            for n, name in ((2, "resume"), (3, "task_status"), (4, "constraints_list"))]
+        proc.stdin.write("".join(json.dumps(m) + "\n" for m in last))
+        proc.stdin.close()  # at once: the requests are in flight when the input ends
+        replies = [json.loads(line) for line in proc.stdout.read().splitlines() if line.strip()]
+        assert proc.wait() == 0
+    finally:
+        timer.cancel()
+    assert sorted(r["id"] for r in replies if "id" in r) == [2, 3, 4], replies

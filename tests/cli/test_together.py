@@ -170,7 +170,7 @@ def test_a_revert_after_a_compaction_is_shown_and_a_new_old_form_joins_the_list(
 def test_match_refusals_are_one_line_and_change_nothing(repo: Path) -> None:
     before = (repo / ".agent-state" / "services" / "task" / "status").read_bytes()
     for args, code, text in ((("--match", "no such import anywhere"), 1, "holds a match"),
-                             (("--match", "a(b"), 2, "git grep refused it"),
+                             (("--match", "a(b"), 2, "the one dialect"),
                              (("--match", OLD, "--files", "x"), 2, "give one of"),
                              (("--paths", "src/**", "--files", _list(repo, "a")), 2, "--paths narrows --match")):
         r = run("task", "start", "--id", "m", "--desc", "d", *args, cwd=repo)

@@ -333,7 +333,9 @@ def test_a_half_open_connection_is_closed_when_idle(busy: Path) -> None:
 def test_connections_are_bounded_and_the_rest_told_busy(busy: Path) -> None:
     s = Served(busy, "--no-open", env={"AGENTCTL_WEB_MAX_CONNECTIONS": "2", "AGENTCTL_WEB_IDLE_TIMEOUT": "120"})
     try:
-        held = [_idle_socket(s) for _ in range(2)]
+        from agentctl.web.server import RESERVE
+
+        held = [_idle_socket(s) for _ in range(2 + RESERVE)]  # the slots, then the reserve for the token's holders
         for sock in held:  # each has a thread: a request line and headers on it are answered
             sock.sendall(f"GET /api/version HTTP/1.1\r\nHost: {s.host}:{s.port}\r\nCookie: {s.cookie}\r\n\r\n".encode())
             assert sock.recv(4096).startswith(b"HTTP/1.1 200")
@@ -347,6 +349,37 @@ def test_connections_are_bounded_and_the_rest_told_busy(busy: Path) -> None:
         assert code == 200
     finally:
         s.stop()
+
+
+def test_a_client_with_the_cookie_is_answered_while_200_half_open_connections_are_held(busy: Path) -> None:
+    """Issue 31.8: half-open connections hold no thread and no slot (one reader takes every request head,
+    each within its header timeout); a flood of resets prints no traceback."""
+    import socket
+    import struct
+
+    s = Served(busy, "--no-open", env={"AGENTCTL_WEB_IDLE_TIMEOUT": "120", "AGENTCTL_WEB_MAX_CONNECTIONS": "4"})
+    try:
+        held = []
+        for i in range(200):
+            sock = _idle_socket(s)
+            sock.sendall(b"GET /api/version HTTP/1.1\r\n" if i % 2 else b"G")  # a head that never ends
+            held.append(sock)
+        for _ in range(5):
+            code, _, body = s.request("/api/version")
+            assert code == 200 and b"version" in body, (code, body)
+        assert s.request("/api/version", cookie=None)[0] == 403  # and the others are still judged
+        for _ in range(300):  # a flood of connections reset at once, mid-head or before it
+            sock = _idle_socket(s)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")
+            sock.close()
+        for sock in held:
+            sock.close()
+        assert s.request("/api/version")[0] == 200
+    finally:
+        s.stop()
+        err = s.proc.stderr.read().decode() if s.proc.stderr else ""
+    assert "Traceback" not in err and "Exception" not in err, err
 
 
 def test_the_listen_backlog_is_not_five() -> None:

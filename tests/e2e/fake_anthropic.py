@@ -244,7 +244,16 @@ def _usage(input_tokens: int) -> JSON:
     }
 
 
-def _message(body: JSON, reply: Reply, input_tokens: int) -> JSON:
+def cached_usage(total: int) -> JSON:
+    """A usage block as a cached conversation reports it: most of the prompt read from the cache, a
+    part written to it, the rest new input; the three add up to ``total`` (the context in use)."""
+    read = total * 8 // 10
+    created = total * 15 // 100
+    return {"input_tokens": total - read - created, "output_tokens": 16, "cache_creation_input_tokens": created,
+            "cache_read_input_tokens": read}
+
+
+def _message(body: JSON, reply: Reply, input_tokens: int, usage: Callable[[int], JSON] = _usage) -> JSON:
     return {
         "id": f"msg_e2e{next(_MSG_IDS):06d}",
         "type": "message",
@@ -253,7 +262,7 @@ def _message(body: JSON, reply: Reply, input_tokens: int) -> JSON:
         "content": reply.content,
         "stop_reason": reply.stop_reason,
         "stop_sequence": None,
-        "usage": _usage(input_tokens),
+        "usage": usage(input_tokens),
     }
 
 
@@ -325,12 +334,14 @@ class FakeAnthropic(RecordingServer[Reply]):
         record_dir: Path | None = None,
         input_tokens: Callable[[JSON], int] = approx_tokens,
         on_request: Callable[[Recorded], None] | None = None,
+        usage: Callable[[int], JSON] = _usage,
     ) -> None:
         """``input_tokens`` decides the usage reported for a request: Claude Code
         compacts on its own (trigger ``auto``) once that passes its threshold.
         ``on_request`` is called for each ``/v1/messages`` request as it arrives,
         before it is answered (e.g. to snapshot files the hooks write)."""
         super().__init__(policy, record_dir=record_dir, input_tokens=input_tokens, on_request=on_request)
+        self.usage = usage  # the usage block for a prompt of N tokens (cached_usage: as a cached conversation)
 
     def on_post(self, exchange: Exchange, record: Recorded) -> None:
         body = record.body
@@ -345,7 +356,7 @@ class FakeAnthropic(RecordingServer[Reply]):
         reply = self.consult(record, classify,
                              lambda kind, b: self.policy(b) if kind != "side" else side_call_reply(b),
                              Reply.text)
-        message = _message(body, reply, self.input_tokens(body))
+        message = _message(body, reply, self.input_tokens(body), self.usage)
         record.reply = message
         self.save(record)
         if body.get("stream"):
@@ -374,6 +385,7 @@ __all__ = [
     "all_text",
     "approx_tokens",
     "block_text",
+    "cached_usage",
     "classify",
     "events",
     "hook_context",

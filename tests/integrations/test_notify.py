@@ -97,7 +97,7 @@ def test_violation_and_denied_through_the_installed_hooks(proj: Path, recorder: 
     broken = received(recorder, 2)[1]
     assert broken["event"] == "violation" and broken["path"] == "secrets/key.txt"
     assert broken["detail"] == f"P0|{P0}" and broken["task"] == "t1"
-    assert set(broken) == {"event", "time", "task", "detail", "path", "project"}
+    assert set(broken) == {"event", "time", "task", "count", "detail", "path", "project"}
 
 
 def test_verify_failed_and_repeat_and_a_fix_tried_again(proj: Path, recorder: Path) -> None:

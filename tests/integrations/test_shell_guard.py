@@ -185,3 +185,14 @@ def test_the_ask_comes_before_the_command_and_the_removal_by_the_person_lets_it_
     assert run("constraints", "remove", "1", cwd=proj).code == 0  # the person said yes: the command runs
     assert run("constraints", "check", "secrets/key.txt", cwd=proj).code == 0
     assert "P0 VANISHED" not in run("resume", cwd=proj).out
+
+
+@pytest.mark.parametrize("agent", ["claude", "codex", "gemini"])
+def test_an_agents_notify_add_is_put_to_the_person(proj: Path, bindir: Path, agent: str) -> None:  # noqa: F811
+    """Issue 31.4: alert commands run outside the agent's shell: adding or removing one is the person's."""
+    for command in ("agentctl notify add 'touch pwned'", "agentctl notify remove 1",
+                    "echo '*|600|10|touch pwned' >> ~/.config/agentctl/notify/x.conf"):
+        code, decision, reason = _fire(agent, proj, command, bindir)
+        assert decision == ("ask" if agent == "claude" else "deny"), (agent, command, decision)
+        assert "alert commands" in reason, reason
+    assert _fire(agent, proj, "agentctl notify list", bindir)[1] == "allow"

@@ -7,6 +7,15 @@ are the folders the state holds now; after `task done`, `task skip` and `files c
 task's remaining entries are read from its list file. So a script never goes stale, and one
 implementation serves the three shells. `__complete` never writes, never fails (no state folder:
 no entries) and prints nothing on stderr.
+
+A candidate may hold anything a task entry can (one can arrive by `sync pull`): ``;``, ``$(…)``,
+backquotes, quotes, spaces, newlines. None is ever inserted for the shell to run: bash's script asks
+``__complete --quote=bash`` and gets each candidate quoted as bash reads it back to the same word
+(:func:`bash_quote`); zsh's asks ``--nul`` and fish's ``--raw`` and get the words themselves (NUL-separated;
+one a line, a word holding a newline left out, since fish splits its completions at lines), and their
+line editors quote what they insert (zsh's ``compadd`` without ``-Q``, fish's completions).
+Without either option (a script saved from an older agentctl) only the candidates that need no quoting
+are offered. The word being completed is read back unquoted (:func:`unquote`), as the shell would.
 """
 
 from __future__ import annotations
@@ -37,7 +46,7 @@ BASH = """\
 # bash completion for agentctl: `source <(agentctl completion bash)` (e.g. in ~/.bashrc)
 _agentctl_complete() {
     local IFS=$'\\n'
-    COMPREPLY=($(agentctl __complete "${COMP_WORDS[@]:1:COMP_CWORD-1}" "${COMP_WORDS[COMP_CWORD]}" 2>/dev/null))
+    COMPREPLY=($(agentctl __complete --quote=bash "${COMP_WORDS[@]:1:COMP_CWORD-1}" "${COMP_WORDS[COMP_CWORD]}" 2>/dev/null))
 }
 complete -o default -F _agentctl_complete agentctl
 """
@@ -47,10 +56,10 @@ ZSH = """\
 # zsh completion for agentctl: `source <(agentctl completion zsh)` after compinit, or save it as _agentctl in $fpath
 _agentctl() {
     local -a found
-    found=("${(@f)$(agentctl __complete "${(@)words[2,CURRENT-1]}" "${words[CURRENT]}" 2>/dev/null)}")
+    found=("${(@0)$(agentctl __complete --nul "${(@Q)words[2,CURRENT-1]}" "${(Q)words[CURRENT]}" 2>/dev/null)}")
     found=(${found:#})
     if (( ${#found} )); then
-        compadd -Q -- "${found[@]}"
+        compadd -- "${found[@]}"
     else
         _files
     fi
@@ -67,7 +76,7 @@ FISH = """\
 function __agentctl_complete
     set -l words (commandline -opc)
     set -l current (commandline -ct)
-    set -l found (agentctl __complete $words[2..-1] "$current" 2>/dev/null)
+    set -l found (agentctl __complete --raw $words[2..-1] "$current" 2>/dev/null)
     if test (count $found) -gt 0
         printf '%s\\n' $found
     else
@@ -90,20 +99,107 @@ def completion(ctx: Ctx, *, shell: str) -> Result:
 
 
 def complete(args: list[str]) -> int:
-    """`agentctl __complete WORD... CURRENT`: print the candidates for CURRENT, one a line; exit 0."""
+    """`agentctl __complete [--quote=bash|--nul|--raw] WORD... CURRENT`: print the candidates for CURRENT,
+    one a line quoted for bash, NUL-separated as they are, one a line as they are (none holding a
+    newline), or (no option) only those that need no quoting; exit 0."""
     import sys
 
+    form = args[0] if args[:1] in (["--quote=bash"], ["--nul"], ["--raw"]) else ""
+    if form:
+        args = args[1:]
     try:
-        found = candidates(args[:-1], args[-1] if args else "")
+        found = candidates(args[:-1], unquote(args[-1]) if args else "", keep_newlines=form in ("--nul", "--quote=bash"))
     except (AgentctlError, OSError, ValueError):
         found = []
+    if form == "--nul":
+        sys.stdout.buffer.write(b"".join(w.encode("utf-8", "surrogateescape") + b"\0" for w in found))
+        return 0
+    if form == "--quote=bash":
+        found = [bash_quote(w) for w in found]
+    elif form != "--raw":
+        found = [w for w in found if bash_quote(w) == w]
     if found:
         sys.stdout.write("\n".join(found) + "\n")
     return 0
 
 
-def candidates(before: list[str], current: str) -> list[str]:
-    """What may stand at CURRENT after the words ``before`` (the words after `agentctl`)."""
+SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./-_")
+
+
+def bash_quote(word: str) -> str:
+    """``word`` as bash reads it back to exactly that word, on one line: as it is when nothing in it is
+    special, in single quotes, or as ``$'…'`` when it holds a control character."""
+    if word and all(c in SAFE for c in word):
+        return word
+    if all(c.isprintable() for c in word):
+        return "'" + word.replace("'", "'\\''") + "'"
+    out = []
+    for c in word:
+        if c in "\\'":
+            out.append("\\" + c)
+        elif c == "\n":
+            out.append("\\n")
+        elif c == "\t":
+            out.append("\\t")
+        elif not c.isprintable() and ord(c) < 0x100:
+            out.append(f"\\x{ord(c):02x}")
+        elif not c.isprintable():
+            out.append(f"\\U{ord(c):08x}")
+        else:
+            out.append(c)
+    return "$'" + "".join(out) + "'"
+
+
+def unquote(word: str) -> str:
+    """The word being completed as the shell will read it: quotes and backslashes removed, leniently (an
+    open quote is closed at the end: that is where Tab was pressed)."""
+    if not any(c in word for c in "'\"\\$"):
+        return word
+    out: list[str] = []
+    i, n = 0, len(word)
+    while i < n:
+        c = word[i]
+        if c == "\\" and i + 1 < n:
+            out.append(word[i + 1])
+            i += 2
+        elif c == "'":
+            end = word.find("'", i + 1)
+            out.append(word[i + 1:] if end < 0 else word[i + 1:end])
+            i = n if end < 0 else end + 1
+        elif c == "$" and word[i + 1:i + 2] == "'":
+            j = i + 2
+            while j < n and word[j] != "'":
+                if word[j] == "\\" and j + 1 < n:
+                    nxt = word[j + 1]
+                    size = {"x": 2, "U": 8}.get(nxt, 0)
+                    digits = word[j + 2:j + 2 + size]
+                    if size and len(digits) == size and all(d in "0123456789abcdefABCDEF" for d in digits):
+                        out.append(chr(int(digits, 16)))
+                        j += 2 + size
+                        continue
+                    out.append({"n": "\n", "t": "\t", "r": "\r"}.get(nxt, nxt))
+                    j += 2
+                else:
+                    out.append(word[j])
+                    j += 1
+            i = j + 1
+        elif c == '"':
+            j = i + 1
+            while j < n and word[j] != '"':
+                if word[j] == "\\" and j + 1 < n and word[j + 1] in '"\\$`':
+                    j += 1
+                out.append(word[j])
+                j += 1
+            i = j + 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def candidates(before: list[str], current: str, keep_newlines: bool = False) -> list[str]:
+    """What may stand at CURRENT after the words ``before`` (the words after `agentctl`); a candidate
+    holding a newline only with ``keep_newlines`` (a caller that does not split at lines)."""
     ctx = Ctx()
     words: list[str] = []
     wants_value = ""
@@ -121,13 +217,13 @@ def candidates(before: list[str], current: str) -> list[str]:
             continue
         words.append(word)
     if wants_value:
-        return _matching(VALUES.get(wants_value, ()), current)  # none: the shell completes a file name
+        return _matching(VALUES.get(wants_value, ()), current, keep_newlines)  # none: the shell completes a file name
     cmd = _command(words, ctx)
     if current.startswith("-"):
         options = list(cmd.options) if cmd is not None else []
         options += ["--quiet", "-q"] if cmd is not None and cmd.key in QUIET else []
         return _matching([*options, "--json", "--state-dir", "--help"] + ([] if words else ["--version", "-V"]), current)
-    return _matching(_positional(words, cmd, ctx), current)
+    return _matching(_positional(words, cmd, ctx), current, keep_newlines)
 
 
 def _positional(words: list[str], cmd: Command | None, ctx: Ctx) -> list[str]:
@@ -201,8 +297,8 @@ def _remaining(ctx: Ctx) -> list[str]:
         return []  # no state folder, or one that cannot be read: nothing to offer
 
 
-def _matching(words: list[str] | tuple[str, ...], current: str) -> list[str]:
-    return [w for w in words if w.startswith(current) and "\n" not in w]
+def _matching(words: list[str] | tuple[str, ...], current: str, keep_newlines: bool = False) -> list[str]:
+    return [w for w in words if w.startswith(current) and "\0" not in w and (keep_newlines or "\n" not in w)]
 
 
-__all__ = ["SCRIPTS", "SHELLS", "candidates", "complete", "completion"]
+__all__ = ["SCRIPTS", "SHELLS", "bash_quote", "candidates", "complete", "completion", "unquote"]

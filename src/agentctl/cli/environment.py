@@ -22,6 +22,9 @@ READ: tuple[tuple[str, str], ...] = (
     ("GEMINI_PROJECT_DIR", "hooks: the project folder Gemini CLI gives its hooks"),
     ("CURSOR_PROJECT_DIR", "hooks: the project folder Cursor gives its hooks"),
     ("QWEN_PROJECT_DIR", "hooks: the project folder Qwen Code gives its hooks"),
+    ("AGENTCTL_NOTIFY_WINDOW", "notify: seconds from a burst's first event to its one alert (0 to 60, default 2)"),
+    ("XDG_CONFIG_HOME", "the person's own configuration: $XDG_CONFIG_HOME/agentctl (default ~/.config/agentctl)"),
+    ("HOME", "the home folder, for ~/.config/agentctl and a user-level agent configuration"),
     ("TMPDIR", "the temporary folder, replaced by /tmp when verify compares error lines"),
     ("DISPLAY", "web: with WAYLAND_DISPLAY unset too (Linux), no browser is opened"),
     ("WAYLAND_DISPLAY", "web: see DISPLAY"),
@@ -32,7 +35,9 @@ GIVEN: tuple[tuple[str, str], ...] = (
     ("AGENTCTL_PROJECT_DIR", "a user service's script: the project folder"),
     ("AGENTCTL_SERVICE", "a user service's script: the service's name"),
     ("AGENTCTL_EVENT", "a notify command: the event it is run for (also in the JSON on its stdin)"),
-    ("AGENTCTL_NOTIFY_*", "the background delivery of an alert (its own, removed before a notify command runs)"),
+    ("AGENTCTL_NOTIFY_ROOT", "the background delivery of an alert: the state folder it delivers for"),
+    ("AGENTCTL_NOTIFY_*", "the background delivery of an alert (its own, removed before a notify command runs; "
+                          "AGENTCTL_NOTIFY_WINDOW above is the person's)"),
 )
 
 

@@ -32,6 +32,7 @@ COMMON: dict[str, str] = {
     "--client": "mcp only: which client's config to write: claude (.mcp.json) or cursor (.cursor/mcp.json)",
     "--absolute": "install only: call agentctl by the full path of the one running now (when it is not on PATH)",
     "--reason": "why (kept on the entry and in the archived list)",
+    "--statusline": "claude only: also set agentctl's statusline (a statusLine of yours is left as it is); uninstall removes it",
 }
 
 # `--quiet` of the commands that list what they did (registry.QUIET).
@@ -40,6 +41,7 @@ QUIET_HELP = "print nothing on success (warnings and errors still go to stderr; 
 # Options whose meaning depends on the command: (command key, option) -> text.
 OPTIONS: dict[tuple[tuple[str, ...], str], str] = {
     (("init",), "--no-pull"): "do not bring the state the git remote holds for this branch (refs/agentctl/)",
+    (("init",), "--nested"): "make a state folder inside a project another one governs (its rules keep applying: this one only adds)",
     (("resume",), "--max-chars"): "the character budget (default 2000); every P0 rule is printed whatever it says",
     (("resume",), "--agent"): "a helper's view: its own claims instead of the main agent's NEXT",
     (("resume",), "--brief"): "P0 rules, the task and NEXT (or the helper's claims) in at most 600 characters",
@@ -180,6 +182,9 @@ DETAILS: dict[tuple[str, ...], str] = {
               "protocol.",
     ("web",): "Prints its URL (with a random token) first; every request needs the token (then a cookie) and this "
               "server's Host header; changes no state; Ctrl-C, SIGTERM or SIGHUP stop it. See docs/web.md.",
+    ("statusline",): "Set by `agentctl install claude --statusline`. Prints one line and records the exact context window "
+                     "Claude Code reports, for the hooks' warnings (docs/context.md).",
+    ("context",): "Settings: `context.warn`, `context.warn_at`, `context.window[.MODEL]` in .agent-state/config (docs/context.md).",
     ("@custom",): "Runs `services/NAME/start.sh`, `stop.sh` or `status.sh` with a lock and a timeout, the init.d way.",
 }
 

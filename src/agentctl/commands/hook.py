@@ -53,7 +53,7 @@ def project_dir(ctx: Ctx) -> tuple[str, bool]:
 
 
 def _run(ctx: Ctx, target: str, install: bool, local: bool, file: str | None, client: str | None,
-         absolute: bool) -> Result:
+         absolute: bool, statusline: bool = False) -> Result:
     import agentctl.integrations.install
     from agentctl.integrations import hookconfig
 
@@ -64,6 +64,8 @@ def _run(ctx: Ctx, target: str, install: bool, local: bool, file: str | None, cl
         raise UsageError(f"--absolute applies to claude, codex, gemini, qwen, cursor and mcp; {target} calls agentctl "
                          "by name: put agentctl on the PATH it runs with")
     kw: dict[str, Any] = {"local": local, "file": file, "client": client}
+    if statusline:
+        kw["statusline"] = True
     path_note = ""
     if install:
         kw["agentctl"] = hookconfig.running_agentctl() if absolute else "agentctl"
@@ -114,10 +116,10 @@ def _path_note() -> str:
 
 
 def install(ctx: Ctx, *, target: str, local: bool = False, file: str | None = None, client: str | None = None,
-            absolute: bool = False) -> Result:
-    return _run(ctx, target, True, local, file, client, absolute)
+            absolute: bool = False, statusline: bool = False) -> Result:
+    return _run(ctx, target, True, local, file, client, absolute, statusline)
 
 
 def uninstall(ctx: Ctx, *, target: str, local: bool = False, file: str | None = None, client: str | None = None,
-              absolute: bool = False) -> Result:
-    return _run(ctx, target, False, local, file, client, absolute)
+              absolute: bool = False, statusline: bool = False) -> Result:
+    return _run(ctx, target, False, local, file, client, absolute, statusline)

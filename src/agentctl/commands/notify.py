@@ -21,16 +21,34 @@ def add(ctx: Ctx, *, command: list[str], on: list[str] | None = None, after: int
     text = " ".join(command)
     entry = config.add(ctx.store(), text, events, config.STALLED_AFTER if after is None else max(1, after),
                        config.TIMEOUT if timeout is None else timeout)
-    lines = [f"added {entry.line()}"]
+    lines = [f"added {entry.line()}", f"(kept in your configuration: {config.shown(ctx.store())})"]
+    lines += config.adoption(ctx.store())
     if entry.wants("stalled"):
         lines.append("stalled is checked by `agentctl notify check` (run it from cron or `watch`; docs/notify.md)")
     return Result(lines, {"command": entry.as_dict()})
 
 
 def listing(ctx: Ctx) -> Result:
-    entries = config.read(ctx.store())
-    lines = [e.line() for e in entries] or ["no notify command (add one: agentctl notify add COMMAND [--on EVENT])"]
-    return Result(lines, {"commands": [e.as_dict() for e in entries]})
+    from agentctl.notify import deliver
+
+    store = ctx.store()
+    entries = config.read(store)
+    last = deliver.outcomes(store)
+    lines: list[str] = []
+    rows: list[dict[str, object]] = []
+    for e in entries:
+        lines.append(e.line())
+        row = e.as_dict()
+        when, event, problem = last.get(e.command, ("", "", ""))
+        if when:
+            lines.append(f"   last: {event} at {when}: " + (f"FAILED: {problem}" if problem else "sent"))
+            row["last"] = {"time": when, "event": event, "ok": not problem, "problem": problem}
+        rows.append(row)
+    if not lines:
+        lines = ["no notify command (add one: agentctl notify add COMMAND [--on EVENT])"]
+    legacy = config.adoption(store)
+    lines += legacy
+    return Result(lines, {"commands": rows, "file": config.path(store), "legacy": config.legacy(store) if legacy else []})
 
 
 def remove(ctx: Ctx, *, which: list[str]) -> Result:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from agentctl.ground.errors import UsageError
 from agentctl.operation.contract import Ctx, Result
 
 TYPE_CHECKING = False  # no `typing` at run time on the hot path
@@ -11,13 +12,19 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-def init(ctx: Ctx, *, no_pull: bool = False) -> Result:
+def init(ctx: Ctx, *, no_pull: bool = False, nested: bool = False) -> Result:
     from agentctl.ground.ancestors import git_root
+    from agentctl.ground.governing import above
     from agentctl.ground.location import find_state_dir
+    from agentctl.ground.store import STATE_DIRNAME
     from agentctl.statefolder.init import init as make
 
     found = find_state_dir(explicit=ctx.state_dir)
     project = os.path.dirname(found) if found else (ctx.cwd or os.getcwd())
+    outer = above(project)
+    if outer and not nested and not os.path.lexists(os.path.join(project, STATE_DIRNAME)):
+        raise UsageError(f"{project} is inside the project governed by {outer[0]}, whose rules keep applying here; "
+                         "a nested state folder only adds rules: `agentctl init --nested` makes one anyway")
     store, created = make(project)
     what = f"created {', '.join(created)}" if created else "already initialised; existing state kept"
     lines = [f"{store.root}: {what}", "next: `agentctl constraints add P0 TEXT`, then `agentctl task start`"]

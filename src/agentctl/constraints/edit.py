@@ -56,6 +56,10 @@ def add(store: Store, priority: str, text: str) -> tuple[bool, list[Rule]]:
         raise UsageError(f"priority {priority[:10]!r} is not P0, P1 or P2")
     codec.check_text(text, "the constraint text", limit=2000)
     text = text.strip()
+    bad = next((c for c in text if ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 or ord(c) in (0x2028, 0x2029)), None)
+    if bad is not None:
+        raise UsageError(f"the constraint text holds a control character (U+{ord(bad):04X}); a rule is one line of "
+                         "plain text: give it without tabs, line breaks or escapes")
     from agentctl.constraints import together
 
     together.check_new(text)  # a together rule's sides are globs, checked now; a near miss is refused

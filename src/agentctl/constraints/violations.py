@@ -139,7 +139,7 @@ def note(store: Store, paths: list[str], changed: Iterable[str] = ()) -> list[tu
     _append(store, [("OPEN", p, r) for p, r in new] + [("JUDGED", p, s) for p, s in sigs.items() if s != judged.get(p)])
     for p, r in new:
         store.log_change("constraints", "violation", f"{p} by P0|{r}")
-    if new and store.probe("notify/commands"):  # one stat when no alert is configured (a hook)
+    if new and store.alerts():  # one stat when no alert is configured (a hook)
         from agentctl.notify import fire
 
         for p, r in new:

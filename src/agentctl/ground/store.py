@@ -87,6 +87,15 @@ class Store:
         return found
 
     # -- paths -----------------------------------------------------------------
+    def alerts(self) -> bool:
+        """Whether the person configured alert commands for this project (ground.personal: one stat, then none)."""
+        found = self._probed.get("\0alerts")
+        if found is None:
+            from agentctl.ground.personal import alerts_configured
+
+            found = self._probed["\0alerts"] = alerts_configured(self.project)
+        return found
+
     def path(self, rel: str) -> str:
         return os.path.join(self.root, rel)
 

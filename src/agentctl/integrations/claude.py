@@ -114,6 +114,10 @@ def session_start(h: Hook) -> Result | None:
     if source == "compact":
         compactions.record_compaction(h.store)
     text = h.context(WHY.get(source, f"at session {source}"))
+    if source == "compact":
+        from agentctl.context import cost
+
+        text += "\n" + cost.after_compaction(h.store, h.agent, h.payload.get("transcript_path"), text)
     if h.cursor:
         return emit({"additional_context": text})
     return emit({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}})
@@ -195,7 +199,9 @@ def shell_gate(h: Hook) -> Result | None:
 def pre_compact(h: Hook) -> Result | None:
     from agentctl.session import compactions
     compactions.record_pre_compact(h.store)
-    h.sync()  # the files log is complete before the conversation is cut
+    from agentctl.integrations import hookact
+
+    hookact.compaction_checkpoint(h, h.sync())  # the files log complete, and what is in flight, before the cut
     h.auto_sync("push")  # `agentctl sync auto on`: in the background; nothing when off
     return None
 

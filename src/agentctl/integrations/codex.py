@@ -125,6 +125,10 @@ def session_start(h: Hook) -> Result | None:
     if source == "compact":
         compactions.record_compaction(h.store)
     text = h.context(WHY.get(source, f"at session {source}"))
+    if source == "compact":
+        from agentctl.context import cost
+
+        text += "\n" + cost.after_compaction(h.store, h.agent, h.payload.get("transcript_path"), text)
     return emit({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}})
 
 
@@ -200,7 +204,9 @@ def shell_refusal(h: Hook, command: object) -> Result | None:
 def pre_compact(h: Hook) -> Result | None:
     from agentctl.session import compactions
     compactions.record_pre_compact(h.store)
-    h.sync()
+    from agentctl.integrations import hookact
+
+    hookact.compaction_checkpoint(h, h.sync())  # the files log complete, and what is in flight, before the cut
     h.auto_sync("push")  # `agentctl sync auto on`: in the background; nothing when off
     return None
 

@@ -72,13 +72,17 @@ def refuse(agent: str, reason: str) -> Result:
 
 
 def deny_reason(store: Store, cwd: str, agent: str, raws: list[object],
-                later: Callable[..., None], notes: list[str] | None = None) -> str | None:
+                later: Callable[..., None], notes: list[str] | None = None, outer: bool = True) -> str | None:
     """The reason to refuse writing any of ``raws``, or None; raises when it cannot judge.
 
     Decided before anything is written: the log line is handed to ``later`` (after the answer).
     A line of the rules file that cannot be taken as written changes nothing for the paths it
     cannot mean; a path it may mean is refused (see docs/guarantees.md), and either way a short
     note about it goes to ``notes``, for the hook's answer.
+
+    With ``outer`` (the hook's own call) each path is then judged by every other state folder that
+    governs it (ground.governing: from the path's folder up to the repository root), whichever
+    folder the payload's cwd chose: a nested state folder never hides an ancestor's rules.
     """
     import agentctl.constraints.rules
     from agentctl.constraints import lastseen, protect
@@ -122,4 +126,28 @@ def deny_reason(store: Store, cwd: str, agent: str, raws: list[object],
                 " (the rule left the rules file without `agentctl constraints remove` and stays enforced until a "
                 "person confirms its removal with `agentctl constraints confirm-removal`)")
             return f"P0 constraint `{rule.text}` (agentctl) forbids writing {via}{also}{gone}; the edit was not made"
+    return _governing_reason(store, cwd, agent, raws, later, notes) if outer else None
+
+
+def _governing_reason(store: Store, cwd: str, agent: str, raws: list[object], later: Callable[..., None],
+                      notes: list[str] | None) -> str | None:
+    """The reason another state folder governing one of ``raws`` refuses it (ground.governing), or None."""
+    import os
+
+    import agentctl.ground.store
+    from agentctl.ground.governing import governing
+
+    here = os.path.realpath(store.root)
+    for raw in raws:
+        assert isinstance(raw, str)
+        full = os.path.join(cwd or store.project, os.path.expanduser(raw))
+        roots = dict.fromkeys(governing(full) + governing(os.path.realpath(full)))
+        for root in roots:
+            if os.path.realpath(root) == here:
+                continue
+            other = agentctl.ground.store.Store(root)
+            other.lock_deadline = store.lock_deadline
+            why = deny_reason(other, cwd, agent, [os.path.abspath(full)], later, notes, outer=False)
+            if why is not None:
+                return f"{why} (the rules of {root}, which governs this path)"
     return None

@@ -269,7 +269,7 @@ def after_tool(h: Hook) -> Result | None:
         h.log_writes([(path, write_op(tool, tin, resp))], h.dedup_key(path))
     elif tool in SHELL_TOOLS:
         h.sync()
-    return None
+    return h.reply("AfterTool")  # a violation, and the context warning due (AfterTool's additionalContext)
 
 
 def before_tool(h: Hook) -> Result | None:

@@ -26,6 +26,8 @@ if TYPE_CHECKING:
         event: str
         store: Store
         told: str
+        cursor: bool
+        payload: dict[str, object]
 
         def later(self, fn: Callable[..., object], *args: object) -> None: ...
 
@@ -120,7 +122,9 @@ def check_interfaces(h: Hook, paths: list[str]) -> None:
     from agentctl.interfaces import edited
 
     try:
-        said = [edited.tell(p, edited.in_file(h.store, p)) for p in paths[:20]]
+        from agentctl.ground.pattern import SEARCH_BUDGET, within
+
+        said = within(SEARCH_BUDGET, lambda: [edited.tell(p, edited.in_file(h.store, p)) for p in paths[:20]])
     except Exception as exc:  # never fails the hook: resume and `interfaces check` still say it
         h.later(note, h.store, h.agent, h.event, f"interfaces not checked: {str(exc)[:120]}")
         return
@@ -136,14 +140,19 @@ def before_write(h: Hook, writes: list[tuple[object, str, str]]) -> str:
 
     if not any_recorded(h.store):
         return ""
+    from agentctl.ground.pattern import SEARCH_BUDGET, within
     from agentctl.interfaces import edited
 
-    out = []
-    try:
+    def judged() -> list[str]:
+        out = []
         for raw, new, old in writes:
             rel = h.rel(raw)
             if rel is not None and new:
                 out.append(edited.tell(rel, edited.introduced(h.store, rel, new, old), before=True))
+        return out
+
+    try:
+        out = within(SEARCH_BUDGET, judged)
     except Exception:  # a warning that cannot be worked out is not given; the post-edit hook still looks
         return ""
     return " | ".join(s for s in out if s)
@@ -206,8 +215,48 @@ def tell(agent: str, event: str, cursor: bool, text: str) -> Result | None:
 
 
 def reply(h: Hook, event_name: str, block: bool = False) -> Result | None:
-    """The post-edit answer: nothing, or the violation found, told to the agent at once."""
-    return told(h.told, event_name, block) if h.told else None
+    """The post-edit answer: nothing, or the violation found, told to the agent at once; and the context
+    warning due after this tool call (agentctl.context.warn), in the same ``additionalContext``."""
+    warning = context_warning(h)
+    if not warning:
+        return told(h.told, event_name, block) if h.told else None
+    text = f"{h.told}\n{warning}" if h.told else warning
+    out: dict[str, object] = {"hookSpecificOutput": {"hookEventName": event_name, "additionalContext": text}}
+    if block and h.told:
+        out = {"decision": "block", "reason": h.told, **out}
+    return emit(out)
+
+
+def _tool_and_path(h: Hook) -> tuple[str, str]:
+    tool = h.payload.get("tool_name")
+    tin = h.payload.get("tool_input")
+    path = next((tin[k] for k in ("file_path", "notebook_path", "absolute_path", "path") if isinstance(tin.get(k), str)),
+                "") if isinstance(tin, dict) else ""
+    return (tool if isinstance(tool, str) else ""), path
+
+
+def context_warning(h: Hook) -> str:
+    """The context warning due after this tool call ("" when none; see agentctl.context.warn)."""
+    if h.cursor or h.agent not in ("claude", "codex", "gemini"):
+        return ""
+    from agentctl.context import warn
+
+    return warn.after_tool(h.store, h.agent, h.payload, *_tool_and_path(h))
+
+
+def compaction_checkpoint(h: Hook, unlogged: list[str]) -> None:
+    """At PreCompact: what is in flight, recorded without asking the agent (agentctl.context.checkpoint);
+    ``unlogged``: what git showed changed that no hook had logged (the sync just logged it)."""
+    try:
+        from agentctl.context import checkpoint, transcript
+
+        fill = transcript.read(h.agent, h.payload.get("transcript_path"))
+        trigger = h.payload.get("trigger")
+        checkpoint.record(h.store, f"at PreCompact ({trigger if isinstance(trigger, str) else 'compaction'})", h.agent,
+                          tool=fill.last_tool if fill else "", path=fill.last_path if fill else "", unlogged=unlogged,
+                          fill=f"{fill.used} tokens in use" if fill else "")
+    except Exception as exc:  # the checkpoint is a help, never a failed hook
+        h.later(note, h.store, h.agent, h.event, f"no checkpoint: {type(exc).__name__}: {str(exc)[:120]}")
 
 
 def context(h: Hook, why: str) -> str:
@@ -219,8 +268,8 @@ def context(h: Hook, why: str) -> str:
     return (head + "\n" + body)[:MAX_CONTEXT]
 
 
-def sync(h: Hook) -> None:
-    """Reconcile the files log with git (changes made by shell commands); bounded. A write to a
+def sync(h: Hook) -> list[str]:
+    """Reconcile the files log with git (changes made by shell commands); bounded; the paths it logged. A write to a
     denied path it finds is a violation, said in :func:`reply`; a lock not free in time leaves
     the reconciling to the next sync (it is idempotent: nothing is lost)."""
     from agentctl.ground.errors import StateError
@@ -230,7 +279,7 @@ def sync(h: Hook) -> None:
         result = gitscan.sync(h.store, timeout=HOOK_GIT_TIMEOUT)
     except StateError as exc:
         h.later(note, h.store, h.agent, h.event, f"sync left for later: {exc.message}")
-        return
+        return []
     if result.violations:
         from agentctl.constraints import violations
 
@@ -242,3 +291,4 @@ def sync(h: Hook) -> None:
     except StateError:
         pass  # the rules file cannot be read: the pre-edit hooks refuse and say so
     vanished(h)
+    return [path for _, path in result.logged]

@@ -136,11 +136,11 @@ class Hook:
 
         return hookact.context(self, why)
 
-    def sync(self) -> None:
-        """Reconcile the files log with git (changes made by shell commands); bounded."""
+    def sync(self) -> list[str]:
+        """Reconcile the files log with git (changes made by shell commands); bounded; the paths it logged."""
         from agentctl.integrations import hookact
 
-        hookact.sync(self)
+        return hookact.sync(self)
 
     def auto_sync(self, action: str) -> str:
         """`agentctl sync auto on`: ``pull`` (bounded) or ``push`` (in the background); "" and nothing
@@ -167,7 +167,7 @@ class Hook:
                 why = str(exc)[:200]
             self.later(hookio.note, self.store, self.agent, self.event, f"denied, cannot judge: {why}", False)
             why = gate.unjudged(why, gate.PAYLOAD_FIX if isinstance(exc, gate.PayloadError) else gate.DOCTOR_FIX)
-        if why is not None and self.store.probe("notify/commands"):
+        if why is not None and self.store.alerts():
             self.later(_notify_denied, self, paths, why)  # once the answer is out: the deny never waits
         return why
 
@@ -234,7 +234,9 @@ def run(agent: str, event: str) -> int:
             hookio.note(store, agent, event, "unknown agent or event; reinstall with `agentctl install AGENT`")
             return 0
         hook = Hook(agent, event, payload, store)
-        result = handler(hook)
+        from agentctl.ground.pattern import HOOK_BUDGET, within
+
+        result = within(HOOK_BUDGET, handler, hook)  # past it: the funnel below answers (a gate denies)
         if result is None and hook.told:  # a violation found by a handler that had nothing to say
             from agentctl.integrations import hookact
 
@@ -250,7 +252,7 @@ def run(agent: str, event: str) -> int:
             fn(*args)
         except Exception:
             pass
-    if store is not None and store.probe("notify/commands"):  # one stat when no alert is configured
+    if store is not None and store.alerts():  # one stat when no alert is configured
         from agentctl.notify import fire
 
         fire.tool_call(store.root)

@@ -45,15 +45,18 @@ def instruction_file(project: str, name: str | None) -> str:
 
 
 def plan_install(project: str, target: str, *, local: bool = False, file: str | None = None,
-                 client: str | None = None, agentctl: str = "agentctl") -> Plan:
+                 client: str | None = None, agentctl: str = "agentctl", statusline: bool = False) -> Plan:
     """``agentctl``: how the hooks and the MCP config call agentctl (its name, or a full path)."""
     _check_options(target, local, file, client)
+    _check_statusline(target, statusline)
     plan = Plan()
     if target == "claude":
         from agentctl.integrations import claude
 
         rel = claude.LOCAL_CONFIG if local else claude.CONFIG
         plan.changes.append(hooks_change(project, rel, "claude", True, agentctl))
+        if statusline:
+            _statusline(plan, True, agentctl)
         if agentsmd.has_block(project, "AGENTS.md"):
             imp = agentsmd.plan_claude_import(project)
             if imp is not None:
@@ -130,13 +133,15 @@ def plan_install(project: str, target: str, *, local: bool = False, file: str | 
 
 
 def plan_uninstall(project: str, target: str, *, local: bool = False, file: str | None = None,
-                   client: str | None = None) -> Plan:
+                   client: str | None = None, statusline: bool = False) -> Plan:
     _check_options(target, local, file, client)
+    _check_statusline(target, statusline)
     plan = Plan()
     if target == "claude":
         from agentctl.integrations import claude
 
         plan.changes.append(hooks_change(project, claude.LOCAL_CONFIG if local else claude.CONFIG, "claude", False))
+        _statusline(plan, False)  # uninstall removes agentctl's statusLine with or without the flag
     elif target == "aider":
         from agentctl.integrations import aider
 
@@ -170,6 +175,20 @@ def plan_uninstall(project: str, target: str, *, local: bool = False, file: str 
         plan.changes.append(restored(jsonmerge.plan(project, rel, lambda d: jsonmerge.unmerge_server(d, MCP_NAME, rel),
                                                     empty_ok=hookmerge.only_scaffolding)))
     return plan
+
+
+def _check_statusline(target: str, statusline: bool) -> None:
+    if statusline and target != "claude":
+        raise UsageError("--statusline applies to `claude` only (Claude Code's statusLine setting)")
+
+
+def _statusline(plan: Plan, install: bool, agentctl: str = "agentctl") -> None:
+    """The statusLine on top of the hooks' change to the same settings file (see statuslinecfg)."""
+    from agentctl.integrations import statuslinecfg
+
+    plan.changes[-1], note = statuslinecfg.chain(plan.changes[-1], install, agentctl)
+    if note:
+        plan.notes.append(note)
 
 
 def _check_options(target: str, local: bool, file: str | None, client: str | None) -> None:

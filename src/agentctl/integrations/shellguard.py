@@ -8,6 +8,8 @@ pragmatically (nothing is run):
 * ``agentctl constraints remove|confirm-removal ...`` and ``agentctl update constraints --remove ...``
   (either word order, global options anywhere): asked when a target is a P0 rule, a vanished one,
   or cannot be told from the text (``$VAR``, a backquote); a P1/P2 rule is no one's business here;
+* ``agentctl notify add|remove`` and a write to the person's alert files (``agentctl/notify``): the
+  alert commands run outside the agent's shell, so they are the person's (agentctl.notify.config);
 * a command that names the rules' folder (``services/constraints``, ``constraints/status``,
   ``p0-seen``) or the state folder, ``services/`` or a glob over them, unless every command in it
   only reads (``cat``, ``grep``, ``ls``...) and nothing is redirected into a file.
@@ -45,6 +47,10 @@ def reason(store: Store, command: object) -> str | None:
         else:
             return None
     state = os.path.basename(store.root)
+    if "notify" in command:  # the person's alert commands (agentctl.notify): run outside the agent's shell
+        alerts = _alerts(_split(command), state)
+        if alerts is not None:
+            return alerts
     if "constraints" not in command and state not in command and "p0-seen" not in command:
         return None  # nearly every command: nothing more is loaded
     words = _split(command)
@@ -53,6 +59,32 @@ def reason(store: Store, command: object) -> str | None:
         return None
     return (f"this command would remove or weaken a P0 rule ({found}); only a person may do that. "
             "agentctl keeps the rule enforced until the person confirms")
+
+
+def _alerts(words: list[str], state: str) -> str | None:
+    """`agentctl notify add|remove` (the person's alert commands, run by the hooks outside the agent's
+    sandbox), or a command that writes the person's alert files: why it is the person's to decide."""
+    for cmd in _commands(words):
+        at = next((i for i, w in enumerate(cmd) if os.path.basename(w) in ("agentctl", "agentctl.exe")), None)
+        if at is None:
+            continue
+        rest, plain, i = cmd[at + 1:], [], 0
+        while i < len(rest):
+            if rest[i] == "--state-dir":
+                i += 2
+                continue
+            if not rest[i].startswith("-"):
+                plain.append(rest[i])
+            i += 1
+        if plain[:1] == ["notify"] and plain[1:2] and plain[1] in ("add", "remove"):
+            return (f"`agentctl notify {plain[1]}` changes the person's alert commands, which agentctl runs outside "
+                    "the agent's shell; only a person may do that")
+    named = next((w for w in words if "agentctl/notify" in w), None)
+    into = any(">" in w and not w.strip("<>&|") and "agentctl/notify" in (words[i + 1] if i + 1 < len(words) else "")
+               for i, w in enumerate(words))
+    if named is not None and (into or not _only_reads(words, state)):
+        return f"it writes {named[:120]}, the person's alert commands; only a person may change them"
+    return None
 
 
 def _split(command: str) -> list[str]:

@@ -148,6 +148,11 @@ def check_glob(glob: str) -> str:
         raise UsageError(f"--paths {glob[:60]!r} is absolute; give a glob relative to the project root, such as 'src/**'")
     if ".." in g.split("/"):
         raise UsageError(f"--paths {glob[:60]!r} leads outside the project; give a glob relative to the project root")
+    from agentctl.constraints.globs import problem
+
+    why = problem(g) if g else ""  # what `constraints add` refuses in a glob, refused here too
+    if why:
+        raise UsageError(f"--paths {glob[:60]!r} {why}")
     return g or "."
 
 
@@ -155,6 +160,9 @@ def check_regex(pattern: str) -> str:
     import re
 
     check_one_line(pattern, "--match", 500)
+    import agentctl.ground.pattern
+
+    agentctl.ground.pattern.check(pattern)  # the one dialect: git grep and the hooks read it alike, in bounded time
     try:
         re.compile(pattern)
     except re.error as exc:

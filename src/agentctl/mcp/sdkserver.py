@@ -96,6 +96,9 @@ def build_server(profile: str = "full", state_dir: str | None = None) -> MCPServ
     return server
 
 
+EOF_GRACE = 120.0  # seconds the requests read before the end of input may take to be answered
+
+
 def run_stdio(server: MCPServer[Any]) -> None:
     """Serve ``server`` over stdio as ``server.run("stdio")`` does, but answer a line that is not JSON
     (-32700, parse error) or not a JSON-RPC message (-32600, invalid request) with a JSON-RPC error of
@@ -114,6 +117,26 @@ async def _serve_stdio(server: MCPServer[Any]) -> None:
     lowlevel = server._lowlevel_server
     async with stdio_server() as (read_stream, write_stream):
         send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+        pending: set[object] = set()  # ids of the requests read and not yet answered
+
+        class Tracking:
+            """The write stream, noting each answer: at end of input, every request read is answered first."""
+
+            async def send(self, item: SessionMessage) -> None:
+                await write_stream.send(item)
+                root = getattr(item.message, "root", item.message)
+                if getattr(root, "id", None) in pending and not hasattr(root, "method"):
+                    pending.discard(root.id)
+
+            async def __aenter__(self) -> Tracking:
+                await write_stream.__aenter__()
+                return self
+
+            async def __aexit__(self, *exc: Any) -> Any:
+                return await write_stream.__aexit__(*exc)
+
+            def __getattr__(self, name: str) -> Any:
+                return getattr(write_stream, name)
 
         async def relay() -> None:
             try:
@@ -125,13 +148,20 @@ async def _serve_stdio(server: MCPServer[Any]) -> None:
                             reply = JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(code=code, message=text))
                             await write_stream.send(SessionMessage(reply))
                         else:
+                            root = getattr(item.message, "root", item.message)
+                            if hasattr(root, "method") and getattr(root, "id", None) is not None:
+                                pending.add(root.id)
                             await send.send(item)
+                    if pending:  # end of input: the requests read are answered before the session ends
+                        with anyio.move_on_after(EOF_GRACE):
+                            while pending:
+                                await anyio.sleep(0.02)
             except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                 pass
 
         async with anyio.create_task_group() as tg:
             tg.start_soon(relay)
-            await lowlevel.run(receive, write_stream, lowlevel.create_initialization_options())
+            await lowlevel.run(receive, Tracking(), lowlevel.create_initialization_options())
             tg.cancel_scope.cancel()
 
 

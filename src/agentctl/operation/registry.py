@@ -105,8 +105,8 @@ def _add(key: tuple[str, ...], target: str, usage: str, summary: str, options: d
 QUIET = frozenset({("init",), ("install",), ("uninstall",), ("gc",)})
 
 S = "agentctl.commands.statefolder:"
-_add(("init",), S + "init", "init [--no-pull] [--quiet]", "create .agent-state/ here (an existing one above keeps its state)",
-     {"--no-pull": "flag"})
+_add(("init",), S + "init", "init [--no-pull] [--nested] [--quiet]",
+     "create .agent-state/ here (an existing one above keeps its state)", {"--no-pull": "flag", "--nested": "flag"})
 _add(("status",), S + "status", "status [SERVICE]", "every service and its state (or one service's status)",
      args=("service?",))
 _add(("resume",), S + "resume", "resume [--max-chars N] [--agent NAME] [--brief]",
@@ -218,12 +218,17 @@ HOOKS = "agentctl.commands.hook:"
 TARGET_USAGE = ("claude [--local] | codex | gemini | cursor | qwen | opencode | cline | aider | agents-md [--file NAME] "
                 "| mcp --client claude|cursor [--absolute]")
 INSTALL_OPTIONS = {"--local": "flag", "--file": "value", "--client": "value", "--absolute": "flag"}
+INSTALL_OPTIONS["--statusline"] = "flag"
 _add(("hook",), HOOKS + "hook", "hook AGENT EVENT",
      "run one agent hook: the payload JSON on stdin (what the installed hooks call)", args=("words*",))
 _add(("install",), HOOKS + "install", f"install {TARGET_USAGE} [--quiet]", "add agentctl's hooks / startup protocol / MCP server for an agent",
      INSTALL_OPTIONS, ("target",))
 _add(("uninstall",), HOOKS + "uninstall", f"uninstall {TARGET_USAGE} [--quiet]", "remove exactly what `agentctl install` added for an agent",
      INSTALL_OPTIONS, ("target",))
+_add(("statusline",), "agentctl.commands.context:statusline", "statusline",
+     "Claude Code's statusline: task, verify, P0 violations, context left (its JSON on stdin)")
+_add(("context",), "agentctl.commands.context:context", "context",
+     "the context fill the hooks read, the warning thresholds, the checkpoint, the compactions' cost")
 _add(("mcp",), "agentctl.mcp.server:serve", "mcp [--tools core|full]",
      "serve the state as MCP tools over stdio (needs the mcp extra)", {"--tools": "value"})
 _add(("doctor",), "agentctl.commands.doctor:doctor", "doctor [--fix]",

@@ -47,7 +47,7 @@ def record_compaction(store: Store) -> dict[str, str]:
         _defer(store)
         return read(store)
     store.log_change("session", "compact", str(count))
-    if store.probe("notify/commands"):  # one stat when no alert is configured (a hook)
+    if store.alerts():  # one stat when no alert is configured (a hook)
         from agentctl.notify import fire
 
         fire.event(store, "compaction", detail=f"compaction {count} of this session's state")

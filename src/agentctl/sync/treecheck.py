@@ -204,6 +204,11 @@ def _epoch(p: str, e: Epoch, state: str, now: float) -> None:
         for agent, exp in held.items():
             if exp > limit:
                 raise _no(f"{p}/claims", f"{agent}'s lease on entry {i} ends at {exp}, past the longest lease")
+    from agentctl.ground import pattern
+
+    for key, value in [(k, v) for k, v in e.head.items()] + [(k, v[1]) for k, v in e.fields.items()]:
+        if key == "MATCH" and value and pattern.problem(value):
+            raise _no(f"{p}/state", f"MATCH: {pattern.problem(value)}")
     for key, (stamp, value) in e.fields.items():
         _stamp(f"{p}/state {key}", stamp[0])
         if key == "NEXT" and value and value not in e.paths:

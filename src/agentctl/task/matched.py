@@ -46,6 +46,9 @@ def globs_of(fields: dict[str, str]) -> list[str]:
 def check_regex(regex: str) -> None:
     if not regex or "\n" in regex or "\0" in regex:
         raise UsageError("--match needs one regex on one line, for example --match \"from '(\\.\\./)+\"")
+    from agentctl.ground import pattern
+
+    pattern.check(regex)  # the one dialect: git grep and the hooks read it alike, in bounded time
 
 
 def _pathspecs(store: Store, globs: list[str]) -> list[str]:

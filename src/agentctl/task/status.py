@@ -103,7 +103,7 @@ def commit(store: Store, old: dict[str, str], new: dict[str, str], entries: list
             os.unlink(store.path(f"services/task/{old_list}"))
         except FileNotFoundError:
             pass
-    if new.get("STATE") == "DONE" and old.get("STATE") != "DONE" and store.probe("notify/commands"):
+    if new.get("STATE") == "DONE" and old.get("STATE") != "DONE" and store.alerts():
         from agentctl.notify import fire  # one stat above when nothing is configured (the hot path)
 
         fire.event(store, "task-done", detail=f"{new.get('DONE', '')}/{new.get('TOTAL', '')} done: {new.get('DESC', '')}",

@@ -114,6 +114,7 @@ class View:
             "violations": part("violations", lambda: open_violations(store), []),
             "timeline": self._timeline(fields, now),
             "history": part("history", lambda: self._history(), {"tasks": [], "more": False}),
+            "context": part("context", lambda: _compaction_costs(store), []),  # what the state took of each new window
             "resume": part("resume", lambda: resume.build(store), ""),
             "brief": part("brief", lambda: resume.build_brief(store), ""),
         }
@@ -206,6 +207,12 @@ class View:
     def archived_task(self, task_id: str) -> dict[str, Any]:
         """One archived task as `agentctl history show` gives it, plus its timeline and runs (cached by index state)."""
         return history.archived(self.store, task_id, self.archived)
+
+
+def _compaction_costs(store: Store) -> list[dict[str, str]]:
+    from agentctl.context import cost
+
+    return cost.history(store, 5)
 
 
 def open_violations(store: Store) -> list[dict[str, Any]]:

@@ -13,6 +13,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from agentctl.ground.errors import AgentctlError, StateError, UsageError
+from agentctl.web.heads import BUSY, HEADER_TIMEOUT, HeadReader, Prefixed, busy, has_token
 
 if TYPE_CHECKING:
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -36,11 +37,9 @@ HEADERS = (
 )
 
 MAX_CONNECTIONS = 32  # connections served at once; one more is answered 503 and closed at once
+RESERVE = 8  # more, for requests that carry the token (cookie or query) when the others are taken
 IDLE_TIMEOUT = 15.0  # seconds a connection may send nothing (half-open, or idle between keep-alive requests)
 BACKLOG = 64  # connections the kernel queues before accept
-_BUSY_BODY = b"agentctl web: too many connections at once; retry\n"
-BUSY = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n"
-        b"Retry-After: 5\r\nContent-Length: " + str(len(_BUSY_BODY)).encode() + b"\r\n\r\n" + _BUSY_BODY)
 
 
 def limits() -> tuple[int, float]:
@@ -74,6 +73,7 @@ def make_server(view: View, host: str, port: int, token: str | None = None) -> T
 
     most, idle = limits()
     slots = threading.BoundedSemaphore(most)
+    reserve = threading.BoundedSemaphore(RESERVE)
 
     class Server(ThreadingHTTPServer):
         daemon_threads = True
@@ -83,26 +83,44 @@ def make_server(view: View, host: str, port: int, token: str | None = None) -> T
         address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
 
         def process_request(self, request: Any, client_address: Any) -> None:
-            """A thread for the connection while fewer than ``most`` are served; else 503 and close, at once."""
-            if not slots.acquire(blocking=False):
-                try:
-                    request.settimeout(1.0)
-                    request.sendall(BUSY)
-                except OSError:
-                    pass
+            """Hand the connection to the one thread that reads request heads (HeadReader): no thread of
+            its own until its head is in, so half-open connections hold no slot."""
+            reader = getattr(self, "reader", None)
+            if reader is None:
+                reader = self.reader = HeadReader(self)
+            reader.add(request, client_address)
+
+        def dispatch(self, request: Any, client_address: Any, head: bytes) -> None:
+            """A complete head: a thread while a slot is free (the reserve for a request with the token);
+            else 503 and close, at once."""
+            sem = slots if slots.acquire(blocking=False) else None
+            if sem is None and has_token(head, self):
+                sem = reserve if reserve.acquire(blocking=False) else None
+            if sem is None:
+                busy(request)
                 self.shutdown_request(request)
                 return
+            self.heads[request] = (head, sem)  # type: ignore[attr-defined]
             try:
                 super().process_request(request, client_address)
             except BaseException:
-                slots.release()
+                self.heads.pop(request, None)  # type: ignore[attr-defined]
+                sem.release()
                 raise
 
         def process_request_thread(self, request: Any, client_address: Any) -> None:
+            sem = self.heads.get(request, (b"", slots))[1]  # type: ignore[attr-defined]
             try:
                 super().process_request_thread(request, client_address)
             finally:
-                slots.release()
+                self.heads.pop(request, None)  # type: ignore[attr-defined]
+                sem.release()
+
+        def handle_error(self, request: Any, client_address: Any) -> None:
+            """One line (with AGENTCTL_LOG=debug), never a traceback: a client that hung up is not news."""
+            exc = sys.exc_info()[1]
+            if os.environ.get("AGENTCTL_LOG", "").lower() == "debug":
+                sys.stderr.write(f"agentctl web: connection error: {type(exc).__name__}: {str(exc)[:120]}\n")
 
     handler = _handler(view)
     handler.timeout = idle  # a recv that waits longer ends the connection: no thread held forever
@@ -112,6 +130,7 @@ def make_server(view: View, host: str, port: int, token: str | None = None) -> T
         raise StateError(f"cannot listen on {netloc(host, port)}: {exc.strerror or exc}; "
                          "give another --port (0 picks a free one)") from None
     server.token = token or secrets.token_urlsafe(24)  # type: ignore[attr-defined]
+    server.heads = {}  # type: ignore[attr-defined]
     server.hosts = allowed_hosts(host, server.server_port)  # type: ignore[attr-defined]
     return server
 
@@ -130,6 +149,12 @@ def _handler(view: View) -> type[BaseHTTPRequestHandler]:
         sys_version = ""
         protocol_version = "HTTP/1.1"
         disable_nagle_algorithm = True  # headers and body go out at once, not 40 ms apart
+
+        def setup(self) -> None:
+            super().setup()
+            head = self.server.heads.get(self.request, (b"", None))[0]  # type: ignore[attr-defined]
+            if head:
+                self.rfile = Prefixed(head, self.rfile)  # type: ignore[assignment]
 
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the base class's name)
             if os.environ.get("AGENTCTL_LOG", "").lower() == "debug":
@@ -234,4 +259,4 @@ def _handler(view: View) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-__all__ = ["BACKLOG", "CSP", "HEADERS", "IDLE_TIMEOUT", "MAX_CONNECTIONS", "STATIC", "allowed_hosts", "limits", "make_server", "netloc"]
+__all__ = ["BACKLOG", "BUSY", "CSP", "HEADER_TIMEOUT", "RESERVE", "HEADERS", "IDLE_TIMEOUT", "MAX_CONNECTIONS", "STATIC", "allowed_hosts", "limits", "make_server", "netloc"]

@@ -14,6 +14,7 @@ import os
 import agentctl.constraints.rules
 import agentctl.verify.status
 from agentctl.constraints import lastseen, violations
+from agentctl.context import checkpoint
 from agentctl.files import log
 from agentctl.ground import codec
 from agentctl.ground.store import Store
@@ -71,6 +72,7 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
     head += ")"
 
     must: list[str] = [head]
+    must += checkpoint.resume_section(store, sess)  # before the compaction: what was in flight, what the state cost
     must += [f"P0|{_v(r.text, P0_CHARS)}" for r in p0]  # whole, never cut
     must += violations.lines(store)  # a P0 rule broken anyway: shown until restored or acknowledged
     must += agentctl.constraints.rules.broken_line(store)  # a rule line that cannot be taken as written: one line

@@ -36,3 +36,19 @@ def test_weakening_commands_are_caught(ruled: Store, command: object) -> None:
 ])
 def test_other_commands_pass(ruled: Store, command: object) -> None:
     assert shellguard.reason(ruled, command) is None, command
+
+
+@pytest.mark.parametrize("command", [
+    "agentctl notify add 'touch pwned'", "agentctl --state-dir .agent-state notify add x --on violation",
+    "cd /tmp && agentctl notify remove 1", 'echo "*|600|10|touch pwned" >> ~/.config/agentctl/notify/x.conf',
+    "cp mine.conf $XDG_CONFIG_HOME/agentctl/notify/",
+])
+def test_a_change_to_the_persons_alert_commands_is_the_persons(ruled: Store, command: object) -> None:
+    why = shellguard.reason(ruled, command)
+    assert why is not None and "alert commands" in why and "only a person may" in why, command
+
+
+@pytest.mark.parametrize("command", ["agentctl notify list", "agentctl notify test violation",
+                                     "cat ~/.config/agentctl/notify/x.conf", "echo notify me"])
+def test_reading_the_alert_commands_passes(ruled: Store, command: object) -> None:
+    assert shellguard.reason(ruled, command) is None, command

@@ -186,6 +186,9 @@
     set($('evidence'), (d.verify.evidence && d.verify.evidence.line) || '');
     const s = d.session || {};
     set($('compactions'), s.COMPACTIONS ? s.COMPACTIONS + ' (last ' + shortTime(s.LAST_COMPACTION) + ')' : '0');
+    const cost = (d.context || []).slice(-1)[0];
+    set($('state-cost'), cost ? cost.state_chars + ' characters (~' + cost.state_tokens + ' tokens) of the new window'
+      + (cost.before ? '; in use before: ' + cost.before + (cost.after ? ', after: ' + cost.after : '') + ' tokens' : '') : '—');
     set($('notes'), t.NOTES || '');
   }
   function renderVerify(v) {
