@@ -779,3 +779,28 @@ def test_task_done_to_done_without_notify_config_pays_one_stat(busy: Path) -> No
     line = next(ln for ln in proc.stderr.decode().splitlines() if ln.startswith("NOTIFY_STATS="))
     assert line == "NOTIFY_STATS=1 NOTIFY_MODULES=", line  # the task reached DONE: one look, nothing loaded
     assert run("task", "status", cwd=busy).kv()["STATE"] == "DONE"
+
+
+# `_json` is CPython's private C half of json: a hook without it (another interpreter) uses json itself.
+WITHOUT_C_JSON = (sys.executable, "-c", "import sys; sys.modules['_json'] = None; sys.argv[0] = 'agentctl'; "
+                  "from agentctl.cli.entry import main; main()")
+
+
+@pytest.mark.skipif(not _hooks_available(), reason="the editor-hook commands are not in this build")
+def test_hooks_act_the_same_when_the_private_json_module_cannot_be_imported(busy: Path) -> None:
+    probe = subprocess.run([sys.executable, "-c", "import sys; sys.modules['_json'] = None\n"
+                            "from agentctl.integrations import hookio\n"
+                            "assert hookio._make_scanner is None and hookio._quote is None"],
+                           capture_output=True, text=True, timeout=60, check=False)
+    assert probe.returncode == 0, probe.stderr  # the fallback is taken, not the C scanner
+    post = _payload(busy, "PostToolUse", "Edit", "src/f6.ts")
+    assert run("hook", "claude", "post-tool-use", cwd=busy, stdin=post, command=WITHOUT_C_JSON).code == 0
+    assert run("files", "check", "src/f6.ts", cwd=busy).out.count("MODIFY") == 1
+    pre = _payload(busy, "PreToolUse", "Edit", "db/x.sql")
+    slow = run("hook", "claude", "pre-tool-use", cwd=busy, stdin=pre, command=WITHOUT_C_JSON)
+    fast = run("hook", "claude", "pre-tool-use", cwd=busy, stdin=pre)
+    assert json.loads(slow.out) == json.loads(fast.out)
+    assert json.loads(slow.out)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    bad = run("hook", "claude", "pre-tool-use", cwd=busy, stdin=b"{not json", command=WITHOUT_C_JSON)
+    good = run("hook", "claude", "pre-tool-use", cwd=busy, stdin=b"{not json")
+    assert (bad.code, bad.out) == (good.code, good.out)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from agentctl.ground.errors import AgentctlError, UsageError
 from agentctl.operation.contract import Ctx, Result
-from agentctl.operation.registry import ACTION_WORDS, BUILTIN_SERVICES, COMMANDS, TARGET_USAGE, Command
+from agentctl.operation.registry import ACTION_WORDS, BUILTIN_SERVICES, COMMANDS, QUIET, TARGET_USAGE, Command
 
 SHELLS = ("bash", "zsh", "fish")
 # The values an option or a positional argument takes, where they are a fixed set.
@@ -93,7 +93,9 @@ SCRIPTS = {"bash": BASH, "zsh": ZSH, "fish": FISH}
 def completion(ctx: Ctx, *, shell: str) -> Result:
     """`agentctl completion SHELL`: the script, on stdout."""
     if shell not in SCRIPTS:
-        raise UsageError(f"no completion for {shell[:20]!r}; give one of {', '.join(SHELLS)}")
+        from agentctl.ground.nearest import hint
+
+        raise UsageError(f"no completion for {shell[:20]!r}{hint(shell, SHELLS)} (give one of {', '.join(SHELLS)})")
     return Result(SCRIPTS[shell].rstrip("\n").split("\n"), {"shell": shell, "script": SCRIPTS[shell]})
 
 
@@ -222,14 +224,15 @@ def candidates(before: list[str], current: str, keep_newlines: bool = False) -> 
     cmd = _command(words, ctx)
     if current.startswith("-"):
         options = list(cmd.options) if cmd is not None else []
-        return _matching([*options, "--json", "--state-dir", "--help"] + ([] if words else ["--version"]), current)
+        options += ["--quiet", "-q"] if cmd is not None and cmd.key in QUIET else []
+        return _matching([*options, "--json", "--state-dir", "--help"] + ([] if words else ["--version", "-V"]), current)
     return _matching(_positional(words, cmd, ctx), current, keep_newlines)
 
 
 def _positional(words: list[str], cmd: Command | None, ctx: Ctx) -> list[str]:
     services = _services(ctx)
     if not words:
-        return sorted({k[0] for k in COMMANDS if not k[0].startswith("@")} | {"help"}) + [
+        return sorted({k[0] for k in COMMANDS if not k[0].startswith("@")} | {"help", "version"}) + [
             s for s in services if s not in BUILTIN_SERVICES]
     if words[0] == "help":
         return _positional(words[1:], _command(words[1:], ctx), ctx) if len(words) > 1 else _positional([], None, ctx)

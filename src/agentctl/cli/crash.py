@@ -3,9 +3,11 @@ closed stdout."""
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 
+from agentctl.ground.errors import StateError, os_error
 from agentctl.operation.contract import Ctx
 
 
@@ -26,9 +28,27 @@ def internal(ctx: Ctx, exc: BaseException) -> str:
     return f"internal error: {type(exc).__name__}: {str(exc)[:200]}{where}"
 
 
+# The I/O failures a person fixes outside agentctl (free space, a device, a permission, a limit): named
+# as such with the state's own wording (ground/errors.py ``os_error``), exit 3 like every state or
+# environment error (docs/reference.md), never "internal error".
+IO_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS, errno.EACCES, errno.EPERM,
+                       errno.EMFILE, errno.ENFILE, errno.ENOMEM})
+
+
+def io_error(ctx: Ctx, exc: BaseException) -> StateError | None:
+    """An OS error of the disk or the system as the one line naming it and where (``None``: not one)."""
+    if not isinstance(exc, OSError) or exc.errno not in IO_ERRNOS:
+        return None
+    if isinstance(exc.filename, (str, bytes)):
+        where = os.fsdecode(exc.filename)[:200]
+    else:
+        store = ctx._store
+        where = f"writing in {store.shown('')}" if store is not None else "writing the output"
+    return os_error(exc, where)
+
+
 def internal_envelope(command: str, text: str, warnings: list[str]) -> dict[str, object]:
     """The JSON envelope of an internal error: exit 3, ``error.kind`` "internal" (docs/json.md)."""
-    from agentctl.ground.errors import StateError
     from agentctl.operation.contract import envelope
 
     doc = envelope(command, error=StateError(text), warnings=warnings)
@@ -46,4 +66,4 @@ def silence_stdout() -> None:
         pass
 
 
-__all__ = ["internal", "internal_envelope", "silence_stdout"]
+__all__ = ["IO_ERRNOS", "internal", "internal_envelope", "io_error", "silence_stdout"]

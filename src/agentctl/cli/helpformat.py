@@ -10,12 +10,13 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Callable
 
-from agentctl.cli.helptexts import COMMON, DETAILS, EXIT_CODES, GROUPS, option_help
-from agentctl.operation.registry import ACTION_WORDS, COMMANDS, Command
+from agentctl.cli.helptexts import COMMON, DETAILS, EXIT_CODES, GROUPS, QUIET_HELP, option_help
+from agentctl.operation.registry import ACTION_WORDS, COMMANDS, QUIET, Command
 
 WIDTH = 100
 NAME_COLUMN = 24
 GLOBALS = (("--json", ""), ("--state-dir", "DIR"), ("-h, --help", ""))
+TOP_ONLY = (("-V, --version", ""),)  # only before a command: `agentctl --version` (= `agentctl version`)
 
 
 def name_of(key: tuple[str, ...]) -> str:
@@ -64,10 +65,10 @@ def _rows(rows: list[tuple[str, str]]) -> list[str]:
     return out
 
 
-def _global_rows() -> list[str]:
+def _global_rows(top: bool = False) -> list[str]:
     rows = []
-    for flag, value in GLOBALS:
-        rows.append((f"{flag} {value}".rstrip(), COMMON["--help" if "help" in flag else flag]))
+    for flag, value in GLOBALS + (TOP_ONLY if top else ()):
+        rows.append((f"{flag} {value}".rstrip(), COMMON[flag.split(", ")[-1]]))
     return ["global options:"] + _rows(rows)
 
 
@@ -77,8 +78,9 @@ def command_help(key: tuple[str, ...], cmd: Command) -> str:
     if detail:
         lines += [""] + textwrap.wrap(detail, WIDTH)
     lines.append("")
-    if cmd.options:
-        rows = [(f"{opt} {metavar(cmd, opt)}".rstrip(), option_help(key, opt) or "") for opt in cmd.options]
+    rows = [(f"{opt} {metavar(cmd, opt)}".rstrip(), option_help(key, opt) or "") for opt in cmd.options]
+    rows += [("-q, --quiet", QUIET_HELP)] if key in QUIET else []
+    if rows:
         lines += ["options:"] + _rows(rows) + [""]
     lines += _global_rows()
     return "\n".join(lines) + "\n"
@@ -95,6 +97,7 @@ def group_help(group: str, members: list[tuple[tuple[str, ...], Command]]) -> st
 def top_help() -> str:
     lines = [
         "usage: agentctl [--json] [--state-dir DIR] COMMAND [ARGS...]",
+        "       agentctl --version | version",
         "",
         "Compaction-proof working state for AI coding agents, kept in .agent-state/.",
         "SERVICE ACTION and ACTION SERVICE both work: `agentctl task start` = `agentctl start task`.",
@@ -102,7 +105,7 @@ def top_help() -> str:
         "commands:",
     ]
     lines += _rows([(name_of(key), cmd.summary) for key, cmd in visible()])
-    lines += [""] + _global_rows() + ["", "exit codes:"]
+    lines += [""] + _global_rows(top=True) + ["", "exit codes:"]
     lines += _rows([(str(code), text) for code, text in EXIT_CODES])
     lines += ["", "One command's options: `agentctl help COMMAND` (or `agentctl COMMAND --help`)."]
     return "\n".join(lines) + "\n"

@@ -27,6 +27,7 @@ COMMON: dict[str, str] = {
     "--json": "print one JSON object on stdout: format, ok, command, exit, data, warnings, error (docs/json.md)",
     "--state-dir": "use this state folder instead of looking for .agent-state/ here and above",
     "--help": "print this help",
+    "--version": "print agentctl's version and exit (also `agentctl version`; with --json, the envelope)",
     "--local": "claude only: write .claude/settings.local.json (not committed) instead of settings.json",
     "--file": "agents-md only: the instruction file to hold the block (default AGENTS.md)",
     "--client": "mcp only: which client's config to write: claude (.mcp.json) or cursor (.cursor/mcp.json)",
@@ -36,6 +37,9 @@ COMMON: dict[str, str] = {
     "--reason": "why (kept on the entry and in the archived list)",
     "--statusline": "claude only: also set agentctl's statusline (a statusLine of yours is left as it is); uninstall removes it",
 }
+
+# `--quiet` of the commands that list what they did (registry.QUIET).
+QUIET_HELP = "print nothing on success (warnings and errors still go to stderr; the exit code is the same)"
 
 # Options whose meaning depends on the command: (command key, option) -> text.
 OPTIONS: dict[tuple[tuple[str, ...], str], str] = {

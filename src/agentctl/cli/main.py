@@ -11,7 +11,7 @@ import sys
 
 from agentctl.ground.errors import EXIT_NO, EXIT_OK, EXIT_STATE, EXIT_USAGE, AgentctlError, UsageError
 from agentctl.operation.contract import Ctx
-from agentctl.operation.registry import ACTION_WORDS, BUILTIN_SERVICES, COMMANDS, Command, dest
+from agentctl.operation.registry import ACTION_WORDS, BUILTIN_SERVICES, COMMANDS, QUIET, Command, dest
 
 # The hot path imports no `typing`, `collections.abc` or `dataclasses` at run time (see bench/ and
 # tests/test_perf_guard.py): annotations are strings, and type checkers see these imports.
@@ -40,12 +40,15 @@ def _parse(cmd: Command, key: tuple[str, ...], tokens: list[str]) -> dict[str, A
             only_pos = True
             continue
         opt, eq, inline = tok.partition("=")
+        if opt in ("--quiet", "-q") and key in QUIET and not eq:
+            opts["@quiet"] = True  # the command line's own: the operation never sees it
+            continue
         kind = cmd.options.get(opt)
         if kind is None:
-            from agentctl.cli.suggest import GLOBAL_OPTIONS, hint
+            from agentctl.cli.suggest import option_hint
 
             known = ", ".join(sorted(cmd.options)) or "none"
-            raise UsageError(f"unknown option {opt[:40]!r} for `agentctl {name}`{hint(opt, [*cmd.options, *GLOBAL_OPTIONS])} "
+            raise UsageError(f"unknown option {opt[:40]!r} for `agentctl {name}`{option_hint(opt, cmd.options)} "
                              f"(options: {known}); see `agentctl {name} --help`")
         if kind == "flag":
             if eq:
@@ -232,7 +235,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             pass
     run = _Run()
     try:
-        return _main(run, args)
+        try:
+            return _main(run, args)
+        except OSError as exc:  # a full disk, a failing device, a limit: named, exit 3 (cli/crash.py)
+            from agentctl.cli.crash import io_error
+            raise (io_error(run.ctx, exc) or exc) from None
     except AgentctlError as exc:
         warnings = list(run.ctx.warnings)
         _warnings(run.ctx.warnings)
@@ -292,16 +299,10 @@ def _main(run: _Run, args: list[str]) -> int:
             want_help = True
         elif tok == "--json":
             run.json = True
-        elif tok == "--version":
-            from agentctl import DISTRIBUTION, __version__
+        elif tok in ("--version", "-V") or (tok == "version" and not words):
+            from agentctl.cli.version import print_version
 
-            if run.json or "--json" in args[i:]:
-                from agentctl.operation.contract import Result, envelope
-
-                _write_json(envelope("--version", Result(data={"version": __version__, "distribution": DISTRIBUTION})))
-            else:
-                sys.stdout.write(f"agentctl {__version__}\n")
-            return EXIT_OK
+            return print_version(run.json or "--json" in args[i:])
         elif tok == "--state-dir" or tok.startswith("--state-dir="):
             if "=" in tok:
                 ctx.state_dir = tok.split("=", 1)[1]
@@ -332,6 +333,7 @@ def _main(run: _Run, args: list[str]) -> int:
         cmd = COMMANDS[key]
         run.command = " ".join(key)
     kwargs = _parse(cmd, key, tokens + rest)
+    quiet = bool(kwargs.pop("@quiet", False))
     ctx._stdin = sys.stdin.buffer.read
     if cmd.stdin and "-" in tokens:  # after `--` a dash is a name like any other
         from agentctl.cli import stdinargs
@@ -348,17 +350,17 @@ def _main(run: _Run, args: list[str]) -> int:
         from agentctl.cli import progressnote
         call = progressnote.caller(run.command)  # type: ignore[assignment]  # the same call, with the note
     result = call(cmd.operation(), ctx, kwargs)
-    _show(run, result)
+    _show(run, result, quiet)
     return result.code
 
 
-def _show(run: _Run, result: Result) -> None:
+def _show(run: _Run, result: Result, quiet: bool = False) -> None:
     _warnings(list(result.warnings))  # on stderr, and kept for the envelope
     if run.json:
         from agentctl.operation.contract import envelope
 
         _write_json(envelope(run.command, result))
-    elif result.lines:
+    elif result.lines and not (quiet and result.code == EXIT_OK):
         sys.stdout.write("\n".join(result.lines) + "\n")
 
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import sys
 
-from agentctl.cli import helpformat
-from agentctl.cli.helptexts import COMMON, DETAILS, EXIT_CODES, GROUPS, option_help
-from agentctl.operation.registry import Command
+from agentctl.cli import environment, helpformat
+from agentctl.cli.helptexts import COMMON, DETAILS, EXIT_CODES, GROUPS, QUIET_HELP, option_help
+from agentctl.operation.registry import QUIET, Command
 
 HEAD = """\
 .TH AGENTCTL 1 "" "agentctl" "User Commands"
@@ -39,10 +39,6 @@ TAIL = """\
 .I .agent\\-state/
 the state folder, found here or above (up to the git repository's root); it holds a
 \\fI.gitignore\\fR of \\fB*\\fR, so git never shows it.
-.SH ENVIRONMENT
-.TP
-.B AGENTCTL_STATE_DIR
-the state folder to use, as \\fB\\-\\-state\\-dir\\fR.
 .SH SEE ALSO
 The command reference and guides: docs/reference.md, docs/quickstart.md in the source.
 Completion: \\fBagentctl completion bash|zsh|fish\\fR.
@@ -61,6 +57,8 @@ def _options(key: tuple[str, ...], cmd: Command) -> list[str]:
         value = helpformat.metavar(cmd, opt)
         lines += [".TP", f"\\fB{esc(opt)}\\fR" + (f" \\fI{esc(value)}\\fR" if value else ""),
                   esc(option_help(key, opt) or "")]
+    if key in QUIET:
+        lines += [".TP", f"\\fB{esc('-q')}\\fR, \\fB{esc('--quiet')}\\fR", esc(QUIET_HELP)]
     return lines
 
 
@@ -69,7 +67,7 @@ def _command(key: tuple[str, ...], cmd: Command) -> list[str]:
     detail = DETAILS.get(key)
     if detail:
         lines += [".IP", esc(detail)]
-    if cmd.options:
+    if cmd.options or key in QUIET:
         lines += [".RS"] + _options(key, cmd) + [".RE"]
     return lines
 
@@ -88,11 +86,13 @@ def render() -> str:
     for flag, value in helpformat.GLOBALS:
         lines += [".TP", f"\\fB{esc(flag)}\\fR" + (f" \\fI{value}\\fR" if value else ""),
                   esc(COMMON["--help" if "help" in flag else flag])]
-    lines += [".TP", "\\fB\\-\\-version\\fR", "print the version"]
+    lines += [".TP", "\\fB\\-V\\fR, \\fB\\-\\-version\\fR", esc(COMMON["--version"])]
     lines += [".SH EXIT STATUS"]
     for code, text in EXIT_CODES:
         lines += [".TP", f"\\fB{code}\\fR", esc(text)]
-    return "\n".join(lines) + "\n" + TAIL
+    files, _, see_also = TAIL.partition(".SH SEE ALSO")
+    lines += files.rstrip("\n").split("\n") + environment.man_lines(esc)
+    return "\n".join(lines) + "\n.SH SEE ALSO" + see_also
 
 
 if __name__ == "__main__":

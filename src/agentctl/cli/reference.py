@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from agentctl.cli import helpformat
+from agentctl.cli import environment, helpformat
 from agentctl.cli.helptexts import EXIT_CODES, SITUATIONS
 
 HEAD = """# Command reference
@@ -31,6 +31,7 @@ def render() -> str:
               "change to state (the lock files, `.lock` and `*.lock`, are not state: each holds the PID of the last "
               "command that took it, for a lock timeout's message). With `--json` the error is also printed on stdout, "
               "in the one JSON shape of every command ([JSON output](json.md)).", ""]
+    parts += environment.markdown()
     parts += ["## agentctl", "", "```text", helpformat.top_help().rstrip("\n"), "```", ""]
     seen_groups: set[str] = set()
     for key, cmd in helpformat.visible():

@@ -5,27 +5,30 @@ Loaded only on the error path (``difflib`` is never imported by a command that w
 
 from __future__ import annotations
 
+from agentctl.ground import nearest
 from agentctl.operation.registry import BUILTIN_SERVICES, COMMANDS, GLOBAL_FLAGS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-GLOBAL_OPTIONS = (*GLOBAL_FLAGS, "--version")
+GLOBAL_OPTIONS = (*GLOBAL_FLAGS, "--version", "-V")
 
 
 def closest(word: str, known: Iterable[str]) -> str | None:
     """The known word closest to ``word`` (difflib's ratio at least 0.6), or None."""
-    import difflib
-
-    found = difflib.get_close_matches(word, sorted(set(known)), n=1, cutoff=0.6)
-    return found[0] if found else None
+    return nearest.closest(word, known)
 
 
 def hint(word: str, known: Iterable[str]) -> str:
     """``"; did you mean X?"`` for the closest known word, else ``""``."""
-    best = closest(word, known)
-    return f"; did you mean {best}?" if best is not None and best != word else ""
+    return nearest.hint(word, known)
+
+
+def option_hint(option: str, options: Iterable[str]) -> str:
+    """The hint for an unknown option after a command: its own options and the global flags, never
+    ``--version`` (which only stands before a command)."""
+    return hint(option, [*options, *GLOBAL_FLAGS])
 
 
 def refusal(head: str, near: str, rest: str) -> str:
@@ -35,7 +38,7 @@ def refusal(head: str, near: str, rest: str) -> str:
 
 def top_words() -> list[str]:
     """Every word a command line may start with: the commands, the services, `help`."""
-    return sorted({k[0] for k in COMMANDS if not k[0].startswith("@")} | set(BUILTIN_SERVICES) | {"help"})
+    return sorted({k[0] for k in COMMANDS if not k[0].startswith("@")} | set(BUILTIN_SERVICES) | {"help", "version"})
 
 
 def unknown_global(option: str) -> str:
@@ -45,4 +48,4 @@ def unknown_global(option: str) -> str:
                    "see `agentctl --help`")
 
 
-__all__ = ["GLOBAL_OPTIONS", "closest", "hint", "refusal", "top_words", "unknown_global"]
+__all__ = ["GLOBAL_OPTIONS", "closest", "hint", "option_hint", "refusal", "top_words", "unknown_global"]

@@ -61,7 +61,9 @@ def test(ctx: Ctx, *, event: str) -> Result:
     from agentctl.notify import deliver
 
     if event not in config.EVENTS:
-        raise UsageError(f"the event must be one of {', '.join(config.EVENTS)}, got {event[:30]!r}")
+        from agentctl.ground.nearest import hint
+
+        raise UsageError(f"no event {event[:30]!r}{hint(event, config.EVENTS)} (events: {', '.join(config.EVENTS)})")
     store = ctx.store()
     data = deliver.payload(store, event, f"a test of `agentctl notify` ({event})", "", None)
     data["test"] = "1"

@@ -23,10 +23,11 @@ if TYPE_CHECKING:
 MAX_PAYLOAD = 64 << 20  # a Write payload carries the whole file; beyond this we give up quietly
 ROOT_VARS = ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "CURSOR_PROJECT_DIR", "QWEN_PROJECT_DIR")
 
-try:  # the C half of the standard json module; absent on some interpreters (then json is used)
+try:  # the C half of the standard json module, private to CPython: absent on other interpreters (and
+    # tested absent: tests/test_perf_guard.py), then the public json module does all the work
     from _json import encode_basestring_ascii as _quote
     from _json import make_scanner as _make_scanner
-except ImportError:  # pragma: no cover - CPython always has it
+except ImportError:
     _quote = None  # type: ignore[assignment]
     _make_scanner = None  # type: ignore[assignment,misc]
 

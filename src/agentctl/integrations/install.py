@@ -224,7 +224,9 @@ def _statusline(plan: Plan, install: bool, agentctl: str = "agentctl") -> None:
 
 def _check_options(target: str, local: bool, file: str | None, client: str | None) -> None:
     if target not in TARGETS:
-        raise UsageError(f"unknown target {target[:30]!r}; targets: {', '.join(TARGETS)}")
+        from agentctl.ground.nearest import hint
+
+        raise UsageError(f"unknown target {target[:30]!r}{hint(target, TARGETS)} (targets: {', '.join(TARGETS)})")
     if local and target != "claude":
         raise UsageError("--local applies to `claude` only (.claude/settings.local.json)")
     if file is not None and target != "agents-md":

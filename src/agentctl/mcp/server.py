@@ -33,7 +33,9 @@ def serve(ctx: Ctx, *, tools: str = "full") -> Result:
     """`agentctl mcp`: serve until stdin closes or a signal ends it."""
     profile = tools
     if profile not in PROFILES:
-        raise UsageError(f"--tools must be core or full, got {profile[:20]!r}")
+        from agentctl.ground.nearest import hint
+
+        raise UsageError(f"--tools must be core or full, got {profile[:20]!r}{hint(profile, ('core', 'full'))}")
     _setup_logging()
     try:
         server = build_server(profile, ctx.state_dir)

@@ -110,7 +110,9 @@ def check_events(events: list[str]) -> tuple[str, ...]:
         for e in word.split(","):
             e = e.strip().lower()
             if e not in EVENTS:
-                raise UsageError(f"--on must name an event ({', '.join(EVENTS)}), got {e[:30]!r}")
+                from agentctl.ground.nearest import hint
+
+                raise UsageError(f"--on must name an event, got {e[:30]!r}{hint(e, EVENTS)} (events: {', '.join(EVENTS)})")
             if e not in out:
                 out.append(e)
     return tuple(out)

@@ -100,9 +100,13 @@ def _add(key: tuple[str, ...], target: str, usage: str, summary: str, options: d
     COMMANDS[key] = Command(key, target, usage, summary, options, args, stdin)
 
 
+# The commands that list what they did, whose `--quiet` (`-q`) the command line handles itself: on
+# success it prints nothing (warnings and errors still go to stderr; the exit code is the same).
+QUIET = frozenset({("init",), ("install",), ("uninstall",), ("gc",)})
+
 S = "agentctl.commands.statefolder:"
-_add(("init",), S + "init", "init [--no-pull] [--nested]", "create .agent-state/ here (an existing one above keeps its state)",
-     {"--no-pull": "flag", "--nested": "flag"})
+_add(("init",), S + "init", "init [--no-pull] [--nested] [--quiet]",
+     "create .agent-state/ here (an existing one above keeps its state)", {"--no-pull": "flag", "--nested": "flag"})
 _add(("status",), S + "status", "status [SERVICE]", "every service and its state (or one service's status)",
      args=("service?",))
 _add(("resume",), S + "resume", "resume [--max-chars N] [--agent NAME] [--brief]",
@@ -243,9 +247,9 @@ INSTALL_OPTIONS["--statusline"] = "flag"
 INSTALL_OPTIONS.update({"--user": "flag", "--sandbox": "flag"})  # claude: the person's settings; its sandbox (issue 31)
 _add(("hook",), HOOKS + "hook", "hook AGENT EVENT",
      "run one agent hook: the payload JSON on stdin (what the installed hooks call)", args=("words*",))
-_add(("install",), HOOKS + "install", f"install {TARGET_USAGE}", "add agentctl's hooks / startup protocol / MCP server for an agent",
+_add(("install",), HOOKS + "install", f"install {TARGET_USAGE} [--quiet]", "add agentctl's hooks / startup protocol / MCP server for an agent",
      INSTALL_OPTIONS, ("target",))
-_add(("uninstall",), HOOKS + "uninstall", f"uninstall {TARGET_USAGE}", "remove exactly what `agentctl install` added for an agent",
+_add(("uninstall",), HOOKS + "uninstall", f"uninstall {TARGET_USAGE} [--quiet]", "remove exactly what `agentctl install` added for an agent",
      INSTALL_OPTIONS, ("target",))
 _add(("statusline",), "agentctl.commands.context:statusline", "statusline",
      "Claude Code's statusline: task, verify, P0 violations, context left (its JSON on stdin)")
@@ -263,7 +267,7 @@ _add(("history",), "agentctl.commands.history:history", "history [show ID | sear
 _add(("sync",), "agentctl.commands.sync:sync", "sync push|pull|status [--remote NAME | --no-remote] [--stream NAME] | sync auto on|off",
      "share the state through git refs (refs/agentctl/STREAM); pull merges, push publishes",
      {"--remote": "value", "--stream": "value", "--no-remote": "flag"}, ("action", "value?"))
-_add(("gc",), "agentctl.commands.gc:gc", "gc [--dry-run]", "apply the retention policy to logs/ (see .agent-state/config)",
+_add(("gc",), "agentctl.commands.gc:gc", "gc [--dry-run] [--quiet]", "apply the retention policy to logs/ (see .agent-state/config)",
      {"--dry-run": "flag"})
 _add(("completion",), "agentctl.cli.completion:completion", "completion bash|zsh|fish",
      "print the shell's completion script (commands, actions, options, services, the task's entries)", args=("shell",))
@@ -280,5 +284,5 @@ def call(key: tuple[str, ...], ctx: object, **kwargs: object) -> Result:
     return run(COMMANDS[key].operation(), ctx, dict(kwargs))
 
 
-__all__ = ["ACTION_WORDS", "BUILTIN_SERVICES", "COMMANDS", "Command", "GLOBAL_FLAGS", "KINDS", "TARGET_USAGE",
+__all__ = ["QUIET", "ACTION_WORDS", "BUILTIN_SERVICES", "COMMANDS", "Command", "GLOBAL_FLAGS", "KINDS", "TARGET_USAGE",
            "TASK_START_USAGE", "call", "dest"]

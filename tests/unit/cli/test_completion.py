@@ -17,7 +17,7 @@ def _nowhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_every_command_word_and_action_comes_from_the_registry() -> None:
     top = completion.candidates([], "")
-    assert set(top) == {k[0] for k in COMMANDS if not k[0].startswith("@")} | {"help"}
+    assert set(top) == {k[0] for k in COMMANDS if not k[0].startswith("@")} | {"help", "version"}
     for group in ("task", "files", "constraints", "verify"):
         assert completion.candidates([group], "") == sorted(k[1] for k in COMMANDS if k[0] == group and len(k) == 2)
 

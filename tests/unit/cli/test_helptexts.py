@@ -30,7 +30,7 @@ def test_no_text_for_an_option_or_command_that_does_not_exist() -> None:
     stale = [(key, opt) for key, opt in helptexts.OPTIONS if key not in COMMANDS or opt not in COMMANDS[key].options]
     assert stale == []
     assert [key for key in helptexts.DETAILS if key not in COMMANDS and key != ("@custom",)] == []
-    every = {opt for cmd in COMMANDS.values() for opt in cmd.options} | set(GLOBAL_FLAGS)
+    every = {opt for cmd in COMMANDS.values() for opt in cmd.options} | set(GLOBAL_FLAGS) | {"--version"}  # --version: before a command only
     assert sorted(set(helptexts.COMMON) - every) == []
 
 
