@@ -150,7 +150,6 @@ def _is_service(name: str, ctx: Ctx) -> bool:
         return True
     try:
         from agentctl.userservices import folders
-
         folders.valid_name(name)
         return folders.is_service(ctx.store(), name)
     except AgentctlError:
@@ -160,7 +159,6 @@ def _is_service(name: str, ctx: Ctx) -> bool:
 def _all_services(ctx: Ctx) -> list[str]:
     try:
         from agentctl.userservices import folders
-
         return list(BUILTIN_SERVICES) + folders.discover(ctx.store())
     except AgentctlError:
         return list(BUILTIN_SERVICES)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agentctl.files import matchcounts
+from agentctl.files import gitchanges, matchcounts
 from agentctl.files.matchcache import CACHE
 from agentctl.files.patterns import ERE, LITERAL, PYTHON, Pattern, ere_python
 from agentctl.ground.store import Store
@@ -91,7 +91,7 @@ def _step(root: Path, rng: random.Random) -> str:
 def test_the_kept_counts_are_a_fresh_search_after_every_change(tmp_path: Path, seed: int) -> None:
     rng = random.Random(seed)
     store = _project(tmp_path / "p", rng)
-    done = []
+    done: list[str] = []
     for _ in range(12):
         assert _kept(store) == _fresh(store), done
         for _ in range(rng.randrange(1, 4)):
@@ -133,13 +133,13 @@ def test_nothing_changed_reads_no_file_and_runs_one_git(tmp_path: Path, monkeypa
     _kept(store)
     _kept(store)  # the files read in the racy window of the first answer are read again once
     spawned: list[str] = []
-    real = matchcounts._Git.__init__
+    real = gitchanges._Git.__init__
 
-    def counting(self: matchcounts._Git, project: str, args: list[str], literal: bool = True) -> None:
+    def counting(self: gitchanges._Git, project: str, args: list[str], literal: bool = True) -> None:
         spawned.append(next(a for a in args if not a.startswith("-") and "=" not in a))
         real(self, project, args, literal)
 
-    monkeypatch.setattr(matchcounts._Git, "__init__", counting)
+    monkeypatch.setattr(gitchanges._Git, "__init__", counting)
     assert _kept(store) == _fresh(store)
     assert spawned == ["status", "grep"], spawned  # the refresh (no file read again), then the fresh search
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from agentctl.files import patterns
 from agentctl.ground.store import Store
 from agentctl.interfaces import edited, records
 from agentctl.statefolder import init
@@ -28,7 +29,7 @@ def store(tmp_path: Path) -> Store:
     ("src/?.js", "src/ab.js", False), (".", "anything/at/all", True),
 ])
 def test_globs_follow_gits_glob_pathspecs(glob: str, path: str, hit: bool) -> None:
-    assert edited.glob_match(glob, path) is hit
+    assert patterns.glob_match(glob, path) is hit
 
 
 def test_the_edited_file_is_read_and_each_old_use_named(store: Store) -> None:
