@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -27,3 +28,26 @@ def test_interfaces_paths_refuses_the_globs_constraints_add_refuses(repo: Path, 
     r = run("interfaces", "add", "getUser", "--old", OLD, "--new", NEW, "--paths", glob, cwd=repo)
     assert r.code == 2 and why in r.err and len(r.err.strip().splitlines()) == 1, r.err
     assert snapshot(repo / ".agent-state") == before
+
+
+@pytest.mark.parametrize("name", ["a\nb.txt", "tab\there.txt", "quote'd\\x\n.txt"])
+def test_a_denied_path_holding_a_newline_gets_restore_advice_that_names_that_path(tmp_path: Path, name: str) -> None:
+    project = tmp_path / "p"
+    (project / "secrets").mkdir(parents=True)
+    target = project / "secrets" / name
+    target.write_text("token=1\n")
+    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"]):
+        subprocess.run(["git", *args], cwd=project, check=True)
+    assert run("init", cwd=project).code == 0
+    assert run("constraints", "add", "P0", "deny-write: secrets/**", cwd=project).code == 0
+    (tmp_path / "list").write_text("src/app.py\n")
+    assert run("task", "start", "--id", "t1", "--desc", "d", "--files", str(tmp_path / "list"), cwd=project).code == 0
+    target.write_text("overwritten\n")
+    told = run("files", "sync", cwd=project).err
+    lines = [ln for ln in run("resume", cwd=project).out.splitlines() if ln.startswith("VIOLATION ")]
+    assert len(lines) == 1 and "\n" not in lines[0], lines
+    for said in (told, lines[0]):  # the hook's answer and resume's line: each command restores that very file
+        command = next(c for c in said.split("`")[1::2] if c.startswith("git checkout -- "))
+        target.write_text("overwritten\n")
+        subprocess.run(["bash", "-c", command], cwd=project, check=True)
+        assert target.read_text() == "token=1\n", command

@@ -206,7 +206,7 @@ def restore_hint(store: Store, path: str) -> str:
     """How to undo the write, in commands that work pasted from any folder."""
     from agentctl.ground.ancestors import git_root
 
-    q = _sh(codec.encode(path))
+    q = _sh(path)
     if git_root(store.project):
         how = (f"`git checkout -- {q}` from the project root (from anywhere: `git -C {_sh(store.project)} checkout -- {q}`)"
                " (a file git never tracked: delete it)")
@@ -215,9 +215,25 @@ def restore_hint(store: Store, path: str) -> str:
     return f"restore it with {how}, or, if the user allowed it, `agentctl constraints ack {q}`"
 
 
+_ANSI_C = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
 def _sh(text: str) -> str:
+    """``text`` as one shell word naming exactly that path: bare when safe, in single quotes when printable,
+    else in ANSI-C quotes (``$'db/a\\nb'``: bash, zsh, ksh, POSIX.1-2024 sh), so a newline stays one line."""
     safe = text and all(c.isalnum() or c in "@%+=:,./_-" for c in text)
-    return text if safe else "'" + text.replace("'", "'\"'\"'") + "'"
+    if safe:
+        return text
+    if text.isprintable():
+        return "'" + text.replace("'", "'\"'\"'") + "'"
+    return "$'" + "".join(_ANSI_C.get(c) or (c if c.isprintable() else _hex(c)) for c in text) + "'"
+
+
+def _hex(c: str) -> str:
+    n = ord(c)
+    if 0xDC80 <= n <= 0xDCFF:  # a byte that was not UTF-8 (surrogateescape): that byte again
+        return f"\\x{n - 0xDC00:02x}"
+    return f"\\x{n:02x}" if n < 0x80 else f"\\u{n:04x}" if n < 0x10000 else f"\\U{n:08x}"
 
 
 def tell(store: Store, hits: list[tuple[str, str]]) -> str:
@@ -245,7 +261,7 @@ def lines(store: Store) -> list[str]:
     out = []
     if len(found) <= FOLD:
         for path, (when, rule) in found.items():
-            q = _sh(codec.encode(path))
+            q = _sh(path)
             out.append(f"VIOLATION {codec.encode(path)} written {when[:19]} against P0 `{codec.encode(rule)[:200]}`: "
                        f"{_undo(store, q)}, or, if the user allowed it, `agentctl constraints ack {q}`")
     else:
@@ -267,7 +283,7 @@ def lines(store: Store) -> list[str]:
 
     if git_root(store.project):
         out.append(f"VIOLATIONS: these commands run from the project root; from another folder "
-                   f"`git -C {_sh(codec.encode(store.project))[:300]} checkout -- PATH`; a file git never tracked: delete it instead")
+                   f"`git -C {_sh(store.project)} checkout -- PATH`; a file git never tracked: delete it instead")
     return out
 
 
