@@ -23,6 +23,7 @@ READ: tuple[tuple[str, str], ...] = (
     ("CURSOR_PROJECT_DIR", "hooks: the project folder Cursor gives its hooks"),
     ("QWEN_PROJECT_DIR", "hooks: the project folder Qwen Code gives its hooks"),
     ("AGENTCTL_NOTIFY_WINDOW", "notify: seconds from a burst's first event to its one alert (0 to 60, default 2)"),
+    ("AGENTCTL_MATCHCOUNTS", "`off`: the --match and interface counts are searched afresh every time, the kept counts ignored"),
     ("XDG_CONFIG_HOME", "the person's own configuration: $XDG_CONFIG_HOME/agentctl (default ~/.config/agentctl)"),
     ("HOME", "the home folder, for ~/.config/agentctl and a user-level agent configuration"),
     ("TMPDIR", "the temporary folder, replaced by /tmp when verify compares error lines"),
