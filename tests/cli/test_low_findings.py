@@ -51,3 +51,23 @@ def test_a_denied_path_holding_a_newline_gets_restore_advice_that_names_that_pat
         target.write_text("overwritten\n")
         subprocess.run(["bash", "-c", command], cwd=project, check=True)
         assert target.read_text() == "token=1\n", command
+
+
+def test_an_empty_folder_made_under_a_deny_glob_is_flagged_until_removed(tmp_path: Path) -> None:
+    project = tmp_path / "p"
+    (project / "db").mkdir(parents=True)
+    (project / "db" / "schema.sql").write_text("create table t;\n")
+    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"]):
+        subprocess.run(["git", *args], cwd=project, check=True)
+    assert run("init", cwd=project).code == 0
+    assert run("constraints", "add", "P0", "deny-write: db/**", cwd=project).code == 0
+    (tmp_path / "list").write_text("src/app.py\n")
+    assert run("task", "start", "--id", "t1", "--desc", "d", "--files", str(tmp_path / "list"), cwd=project).code == 0
+    (project / "db" / "made").mkdir()  # git shows no empty folder: only the fingerprints' walk sees it
+    assert "P0 VIOLATION: db/made/" in run("files", "sync", cwd=project).err
+    lines = [ln for ln in run("resume", cwd=project).out.splitlines() if ln.startswith("VIOLATION ")]
+    assert len(lines) == 1 and lines[0].startswith("VIOLATION db/made/") and "`rmdir db/made/`" in lines[0], lines
+    assert run("task", "stop", cwd=project).code != 0  # an open violation refuses the stop
+    subprocess.run(["bash", "-c", "rmdir db/made/"], cwd=project, check=True)
+    run("files", "sync", cwd=project)
+    assert not [ln for ln in run("resume", cwd=project).out.splitlines() if ln.startswith("VIOLATION ")]

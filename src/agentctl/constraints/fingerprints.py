@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 LOCAL = "services/constraints/prints"
 MAX_WALK = 50_000
+EMPTY_DIR = "dir"  # the signature of an empty folder (``PATH/``): made or removed, never modified
 MAX_HASH = 256 << 20  # bytes hashed of one file; a bigger file is judged by its first MAX_HASH bytes and its size
 
 
@@ -45,7 +46,8 @@ def _p0(store: Store) -> list[Rule]:
 
 
 def walk(store: Store, rules: list[Rule]) -> dict[str, str]:
-    """{path: SIZE:MTIME_NS:INODE} of every regular file (or symlink) a P0 deny glob of ``rules`` matches."""
+    """{path: SIZE:MTIME_NS:INODE} of every regular file (or symlink) a P0 deny glob of ``rules`` matches,
+    and {PATH/: EMPTY_DIR} of every empty folder one matches (git shows no empty folder)."""
     from agentctl.constraints import protect
 
     if not rules:
@@ -73,7 +75,9 @@ def walk(store: Store, rules: list[Rule]) -> dict[str, str]:
         except OSError:
             continue
         with it:
+            empty = True
             for entry in it:
+                empty = False
                 budget -= 1
                 if budget <= 0:
                     break
@@ -86,6 +90,8 @@ def walk(store: Store, rules: list[Rule]) -> dict[str, str]:
                         out[child] = _sig(entry.stat(follow_symlinks=False))
                 except OSError:
                     continue
+        if empty and rel and agentctl.constraints.rules.match(rules, rel, fold) is not None:
+            out[rel + "/"] = EMPTY_DIR  # an empty folder made under a deny glob: a write git never shows
     return out
 
 
@@ -199,7 +205,7 @@ def changed(store: Store, task: str) -> dict[str, str]:
         old = prints.get(path)
         if old is None:
             out[path] = "CREATE"
-        elif old[0] != sig:
+        elif old[0] != sig and sig != EMPTY_DIR:
             d = digest(store, path)
             if d in old[1].split(","):  # as at task start, or as a person acknowledged it
                 prints[path] = (sig, old[1])

@@ -207,7 +207,9 @@ def restore_hint(store: Store, path: str) -> str:
     from agentctl.ground.ancestors import git_root
 
     q = _sh(path)
-    if git_root(store.project):
+    if path.endswith("/"):
+        how = f"`rmdir {q}` from the project root (an empty folder made under the denied path)"
+    elif git_root(store.project):
         how = (f"`git checkout -- {q}` from the project root (from anywhere: `git -C {_sh(store.project)} checkout -- {q}`)"
                " (a file git never tracked: delete it)")
     else:
@@ -290,4 +292,6 @@ def lines(store: Store) -> list[str]:
 def _undo(store: Store, q: str) -> str:
     from agentctl.ground.ancestors import git_root
 
+    if q.rstrip("'").endswith("/"):
+        return f"remove it with `rmdir {q}`"
     return f"restore it with `git checkout -- {q}`" if git_root(store.project) else "restore it from your saved copy"
