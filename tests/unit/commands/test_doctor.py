@@ -19,8 +19,9 @@ def ctx(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Ctx:
 
 def test_healthy(ctx: Ctx) -> None:
     r = op(ctx, "doctor")
-    assert r.code == 0 and r.lines == [".agent-state: healthy"]
-    assert r.data == {"healthy": True, "problems": [], "fixed": [], "notes": []}
+    walls = "WALLS: hooks only (no agent sandbox); ledger none (no git)"  # which walls stand (issue 31.1)
+    assert r.code == 0 and r.lines == [f"note: {walls}", ".agent-state: healthy"]
+    assert r.data == {"healthy": True, "problems": [], "fixed": [], "notes": [walls]}
 
 
 def test_a_problem_then_fixed(ctx: Ctx, tmp_path: Path) -> None:

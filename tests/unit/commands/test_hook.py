@@ -24,19 +24,23 @@ def ctx(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Ctx:
     return project_ctx(tmp_path, monkeypatch)
 
 
+WALL = "; wall: 8 permission deny rules, 2 sandbox paths, sandbox off"  # agentctl's own files (issue 31.1)
+HOOKS_AND_WALL = "hooks: 8 added, 0 already there" + WALL
+
+
 def test_install_then_again_then_uninstall(ctx: Ctx, tmp_path: Path) -> None:
     r = hook.install(ctx, target="claude")
-    assert r.code == 0 and r.lines[0] == ".claude/settings.json: created: hooks: 8 added, 0 already there"
+    assert r.code == 0 and r.lines[0] == ".claude/settings.json: created: " + HOOKS_AND_WALL
     assert all(line.startswith("note: ") for line in r.lines[1:]) and ctx.warnings == []
     assert r.data["target"] == "claude" and r.data["project"] == str(tmp_path)
     assert r.data["files"] == [{"file": ".claude/settings.json", "action": "created",
-                                "summary": "hooks: 8 added, 0 already there", "backup": None}]
+                                "summary": HOOKS_AND_WALL, "backup": None}]
     hooks = json.loads((tmp_path / ".claude" / "settings.json").read_text())["hooks"]
     assert "agentctl hook claude pre-tool-use" in json.dumps(hooks["PreToolUse"])
     again = hook.install(ctx, target="claude")
-    assert again.lines[0] == ".claude/settings.json: unchanged: hooks: 0 added, 8 already there"
+    assert again.lines[0] == ".claude/settings.json: unchanged: hooks: 0 added, 8 already there" + WALL
     gone = hook.uninstall(ctx, target="claude")
-    assert gone.code == 0 and gone.lines == [".claude/settings.json: removed: hooks: 8 removed"] and gone.data["notes"] == []
+    assert gone.code == 0 and gone.lines == [".claude/settings.json: removed: hooks: 8 removed; wall: 10 entries removed"] and gone.data["notes"] == []
     log = agent_log(ctx.store())
     assert log.count("|integrations|install|claude: .claude/settings.json") == 1  # the unchanged install is not logged
     assert "|integrations|uninstall|claude: .claude/settings.json" in log

@@ -13,7 +13,7 @@ from agentctl.task import status
 
 
 def test_names_and_folders_come_from_the_one_table() -> None:
-    assert servicetable.NAMES == ("task", "files", "constraints", "verify", "interfaces")
+    assert servicetable.NAMES == ("task", "files", "constraints", "verify", "interfaces", "plan")
     assert servicetable.FOLDERS == tuple(f"services/{n}" for n in servicetable.NAMES)
     assert [s.name for s in SERVICES.values()] == list(SERVICES)
     assert repr(SERVICES["task"]) == "Service('task')"
@@ -28,6 +28,7 @@ def test_fresh_files_are_every_services_files_under_its_folder() -> None:
         "services/verify/status": b"STATE=IDLE\n",
         "services/verify/commands": servicetable.VERIFY_COMMANDS,
         "services/interfaces/status": b"",
+        "services/plan/status": b"",
     }
     assert all(line.startswith(b"#") for line in servicetable.VERIFY_COMMANDS.splitlines())  # comments only
 
