@@ -13,12 +13,14 @@ def test_hostile_text_round_trips_and_never_runs(project: Path) -> None:
     r = run("task", "start", "--id", "h", "--desc", nasty, "--empty", cwd=project)
     assert r.code == 0
     run("task", "update", "--notes", nasty, cwd=project)
-    run("constraints", "add", "P0", nasty, cwd=project)
+    refused = run("constraints", "add", "P0", nasty, cwd=project)  # a rule is one line of plain text (issue 31.9)
+    assert refused.code == 2 and "control character" in refused.err
+    run("constraints", "add", "P0", "$(touch CANARY) `touch CANARY`; touch CANARY | x 中文 \\x41", cwd=project)
     run("verify", "tried", nasty, cwd=project)
     j = run("--json", "task", "status", cwd=project).data()["task"]
     assert j["DESC"] == nasty and j["NOTES"] == nasty and j["STATE"] == "ACTIVE"
     rules = run("--json", "constraints", "list", cwd=project).data()["constraints"]
-    assert rules[0]["text"] == nasty.strip()
+    assert rules[0]["text"] == "$(touch CANARY) `touch CANARY`; touch CANARY | x 中文 \\x41"
     status = (project / ".agent-state/services/task/status").read_text()
     assert status.count("\n") == len(status.splitlines()) and sum(ln.startswith("STATE=") for ln in status.splitlines()) == 1
     assert "中文" in status  # readable UTF-8, not percent-encoded

@@ -88,9 +88,10 @@ def test_mcp_help_names_the_profiles(project: Path) -> None:
 
 
 def test_profiles() -> None:
-    assert set(CORE) == {"resume", "task_update", "task_done", "files_log", "verify_run", "verify_tried"}
+    assert set(CORE) == {"resume", "task_update", "task_done", "files_log", "verify_run", "verify_tried",
+                         "plan_ready", "plan_next", "plan_list"}
     assert set(CORE) <= set(FULL)
-    assert len(FULL) == 17  # with task_add, task_reopen, task_skip
+    assert len(FULL) == 20  # with task_add, task_reopen, task_skip and the plan's three
 
 
 def test_tools_refuse_with_the_core_errors(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:

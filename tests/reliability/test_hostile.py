@@ -95,6 +95,10 @@ def _texts(env: Env) -> dict[str, str]:
     return {"DESC": task.get("DESC", ""), "NOTES": task.get("NOTES", "")}
 
 
+def _controls(text: str) -> bool:
+    return any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 or ord(c) in (0x2028, 0x2029) for c in text)
+
+
 def round_trip(env: Env, value: str, *, path: bool = True) -> None:
     """RT through every text channel; constraint and tried texts are stored stripped (documented)."""
     ok = env.run("task", "start", "--id", "t2", "--desc", value, "--files", "l.txt", "--force")
@@ -102,7 +106,9 @@ def round_trip(env: Env, value: str, *, path: bool = True) -> None:
     assert env.run("task", "update", "--notes", value).returncode == 0
     got = _texts(env)
     assert got == {"DESC": value, "NOTES": value}, (got, value)
-    if value.strip():
+    if value.strip() and _controls(value.strip()):  # a rule is one line of plain text (issue 31.9): refused
+        assert env.run("constraints", "add", "P1", value).returncode == 2
+    elif value.strip():
         assert env.run("constraints", "add", "P1", value).returncode == 0
         rules = env.read("constraints", "list")["constraints"]
         assert isinstance(rules, list) and {"priority": "P1", "text": value.strip()} in rules
