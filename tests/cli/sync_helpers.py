@@ -63,6 +63,8 @@ def users_view(repo: Path) -> dict[str, bytes]:
         if rel.parts[0] == ".git" and len(rel.parts) > 1 and rel.parts[1] in ("objects", "logs", "refs") and not (
                 rel.parts[1] == "refs" and len(rel.parts) > 2 and rel.parts[2] in ("heads", "tags", "stash", "remotes")):
             continue
+        if rel.parts[:2] == (".git", "agentctl"):  # agentctl's own ledger in git's folder (issue 31.2), not the user's
+            continue
         out[str(rel)] = p.read_bytes()
     out["show-ref(user)"] = "\n".join(ln for ln in git(repo, "show-ref").splitlines()
                                       if " refs/agentctl" not in ln).encode()

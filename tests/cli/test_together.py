@@ -147,7 +147,7 @@ def test_a_match_task_lists_the_files_holding_the_old_form_and_refuses_done_whil
     status = run("task", "status", cwd=repo)
     assert "LEFT=1 (files still holding the old form, counted from the tree)" in status.out
     data = run("--json", "task", "status", cwd=repo).data()
-    assert data["match"] == {"left": 1, "reverted": [], "added": []}
+    assert data["match"] == {"left": 1, "reverted": [], "added": [], "migrated": []}
 
 
 def test_a_revert_after_a_compaction_is_shown_and_a_new_old_form_joins_the_list(repo: Path) -> None:
