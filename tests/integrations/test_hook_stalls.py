@@ -139,7 +139,7 @@ def test_violation_found_while_its_lock_is_held_is_not_lost(proj: Path, bindir: 
     (proj / "secrets" / "key.txt").write_text("sed wrote this\n")
     r = hook(proj, bindir, "post-tool-use", {"hook_event_name": "PostToolUse", "tool_name": "Bash",
                                              "tool_input": {"command": "sed -i"}, "tool_response": {}}, 20)
-    assert "P0 VIOLATION: secrets/key.txt" in json.loads(r.stdout)["reason"]
+    assert "P0 VIOLATION: secrets/key.txt" in json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]  # told, not blocked: the write landed (issue 30.6)
     assert any(ln.startswith("VIOLATION secrets/key.txt") for ln in run("resume", cwd=proj).out.splitlines())
     release(stopped)
     assert run("constraints", "ack", "secrets/key.txt", cwd=proj).code == 0
