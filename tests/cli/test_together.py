@@ -161,9 +161,10 @@ def test_a_revert_after_a_compaction_is_shown_and_a_new_old_form_joins_the_list(
     (repo / "src" / "lib" / "new.ts").write_text("import { db } from './db'\nimport q from '../../q'\n")
     (repo / "notsrc.ts").write_text("import q from '../q'\n")  # outside --paths: not part of the task
     out = run("resume", cwd=repo).out
-    assert "REVERTED: src/routes/user.ts (line 2): marked done, holds the old form again" in out
-    assert "ADDED to the list (a new match): src/lib/new.ts" in out and "notsrc.ts" not in out
-    assert "LEFT=2" in out and "TASK alias ACTIVE 2/3" in out
+    assert "REVERTED 1 (marked done, the old form is back; todo again): src/routes/user.ts:2" in out
+    assert "ADDED 1 to the list (a new match): src/lib/new.ts" in out and "notsrc.ts" not in out
+    assert "LEFT=2" in out and "TASK alias ACTIVE 1/3" in out  # the reverted entry is todo again (issue 30.4)
+    assert "NEXT=src/routes/user.ts" in out
     assert run("task", "done", "src/routes/user.ts", cwd=repo).code == 1  # still holds it
 
 
