@@ -181,8 +181,20 @@ def _migrate_files(store: Store, backup: str) -> None:
     for line in _lines(data):
         parts = line.split("|", 2)
         if len(parts) == 3 and (parts[1] in agentctl.files.log.OPS or parts[1] == "SESSION_START"):
-            out.append(codec.record(parts[0], parts[1], parts[2]))
+            out.append(codec.record(_with_offset(parts[0]), parts[1], parts[2]))
     store.replace(agentctl.files.log.LOG, b"".join(out))
+
+
+def _with_offset(when: str) -> str:
+    """Format 0 wrote `date +%Y-%m-%dT%H:%M:%S`, local time with no offset: the same instant with this
+    machine's offset, as the files log's schema wants it (else its records would be refused and lost)."""
+    from datetime import datetime
+
+    try:
+        dt = datetime.fromisoformat(when)
+    except ValueError:
+        return when  # doctor names it
+    return when if dt.tzinfo is not None else dt.astimezone().isoformat(timespec="seconds")
 
 
 def _migrate_constraints(store: Store, backup: str) -> None:
