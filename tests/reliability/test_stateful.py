@@ -192,6 +192,9 @@ class Machine(RuleBasedStateMachine):
             if not text.strip():
                 self._refused(UsageError, edit.add, self.store, pri, text)
             return
+        if any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 or ord(c) in (0x2028, 0x2029) for c in text.strip()):
+            self._refused(UsageError, edit.add, self.store, pri, text)  # a rule is one line of plain text (31.9)
+            return
         added, _ = edit.add(self.store, pri, text)
         rule_ = (pri, text.strip())
         assert added == (rule_ not in self.m.rules)
