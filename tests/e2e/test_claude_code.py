@@ -562,7 +562,12 @@ def test_claude_code_scenario(
     assert (project / SECRET_REL).read_text() == SECRET_TEXT
     told = result_for(server, attempts[0]["id"])
     assert told is not None, "the denied edit's result never reached the model"
-    assert told.is_error and "secrets/**" in told.text, told.text
+    # the first wall is Claude Code's own: `install claude` wrote the P0 rule into permissions.deny,
+    # so Claude Code refuses before any hook runs (agentctl's PreToolUse deny, naming the rule, is the second)
+    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    assert any("secrets/**" in rule for rule in settings["permissions"]["deny"]), settings["permissions"]
+    assert told.is_error, told.text
+    assert "denied by your permission settings" in told.text or "secrets/**" in told.text, told.text
 
     # compactions: three /compact runs and at least one automatic one
     compactions = [i for i, r in enumerate(requests) if r.kind == "compact"]

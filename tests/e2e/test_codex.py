@@ -272,10 +272,19 @@ def write_codex_home(home: Path, base_url: str, project: Path, payloads: Path) -
     (home / "hooks.json").write_text(json.dumps({"hooks": hooks}, indent=1))
 
 
+def _own_tmp(codex_home: Path) -> Path:
+    folder = codex_home.parent / "codex-tmp"
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
 def codex_env(home: Path, codex_home: Path, agentctl_bin: Path) -> dict[str, str]:
     env = clean_env(home, ("LANG", "LC_ALL", "TERM", "TMPDIR"), [agentctl_bin])
     env.update(
         CODEX_HOME=str(codex_home),
+        # Codex refuses to create its sandbox helper (codex-linux-sandbox, run by bwrap) under the
+        # temporary folder, and CODEX_HOME is in pytest's: a TMPDIR of its own keeps it outside that
+        TMPDIR=str(_own_tmp(codex_home)),
         AGENTCTL_E2E_OPENAI_KEY="sk-e2e-dummy-key",
         # anything that is not the loopback model server goes to a dead local proxy
         HTTPS_PROXY="http://127.0.0.1:9",
