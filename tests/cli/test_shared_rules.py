@@ -164,3 +164,42 @@ def test_sync_publishes_this_copys_own_rules_not_the_shared_ones(tmp_path: Path)
     assert run("sync", "push", "--no-remote", cwd=proj).code == 0
     published = git(proj, "show", "refs/agentctl/" + git(proj, "branch", "--show-current").strip() + ":constraints")
     assert "a local reminder" in published and "secrets" not in published and "keep the API stable" not in published
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link out", "folder"])
+def test_a_shared_file_that_is_no_regular_file_is_never_read_and_is_said(tmp_path: Path, kind: str) -> None:
+    """A FIFO would hang every reader; a committed link would show what lies outside the project."""
+    import os
+
+    proj = make_git_project(tmp_path)
+    assert run("init", cwd=proj).code == 0
+    (proj / "agentctl.rules").write_text("P0|deny-write: secrets/**\n")
+    assert run("constraints", "check", "secrets/key.txt", cwd=proj).code == 1  # seen: in the ledger
+    (proj / "agentctl.rules").unlink()
+    secret = tmp_path / "outside.txt"
+    secret.write_text("BEGIN PRIVATE KEY abc123\n")
+    if kind == "fifo":
+        os.mkfifo(proj / "agentctl.rules")
+    elif kind == "link out":
+        (proj / "agentctl.rules").symlink_to(secret)
+    else:
+        (proj / "agentctl.rules").mkdir()
+    checked = run("constraints", "check", "secrets/key.txt", cwd=proj, timeout=30)
+    assert checked.code == 1 and "P0 RULE VANISHED" in checked.err  # still enforced, said
+    listed = run("constraints", "list", cwd=proj, timeout=30)
+    assert "agentctl.rules is " in listed.err and "plain file" in listed.err, listed.err
+    for out in (listed.out + listed.err, run("resume", cwd=proj, timeout=30).out, run("doctor", cwd=proj, timeout=30).out):
+        assert "abc123" not in out
+    refused = run("constraints", "add", "--shared", "P1", "x", cwd=proj, timeout=30)
+    assert refused.code == 2 and "nothing was changed" in refused.err
+
+
+def test_a_comment_after_a_shared_rule_is_a_comment(tmp_path: Path) -> None:
+    proj = make_git_project(tmp_path)
+    assert run("init", cwd=proj).code == 0
+    (proj / "agentctl.rules").write_text("P0|deny-write: secrets/**  # the keys\nP1|short names\t# style\n")
+    assert run("constraints", "check", "secrets/key.txt", cwd=proj).code == 1
+    texts = [r["text"] for r in run("--json", "constraints", "list", cwd=proj).data()["constraints"]]
+    assert texts == ["deny-write: secrets/**", "short names"], texts
+    r = run("constraints", "add", "--shared", "P1", "use # for comments", cwd=proj)
+    assert r.code == 2 and "starts a comment" in r.err and "use # for" not in (proj / "agentctl.rules").read_text()

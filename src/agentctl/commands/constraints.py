@@ -39,19 +39,29 @@ def add(ctx: Ctx, *, priority: str, text: list[str], shared: bool = False) -> Re
         ctx.warn(warning)
     if added and priority.upper() == "P0":
         _walls(ctx)
+    rules = _ordered(rules)  # numbered as `constraints list` numbers them (what `remove N` takes)
     return Result([("added" + (" to agentctl.rules (commit it: every copy reads it)" if shared else "")
                     if added else "already present, nothing changed")] + _lines(rules, ctx),
                   {"added": added, "constraints": _data(rules, ctx)})
+
+
+def _ordered(rules: list[Rule]) -> list[Rule]:
+    from agentctl.constraints.rules import PRIORITIES
+
+    return sorted(rules, key=lambda r: PRIORITIES.index(r.priority))
 
 
 def remove(ctx: Ctx, *, rule: list[str], keep_p0: bool = False) -> Result:
     """``keep_p0``: not a CLI option; the MCP tool sets it (an agent never removes a P0 rule)."""
     from agentctl.constraints import edit
 
+    was_shared = _shared(ctx)
     gone = edit.remove(ctx.store(), " ".join(rule), keep_p0)
     if gone.priority == "P0":
         _walls(ctx)
-    return Result([f"removed {gone.line()}"], {"removed": {"priority": gone.priority, "text": gone.text}})
+    shared = gone in was_shared
+    return Result([f"removed {gone.line()}" + (" from agentctl.rules (commit it: every copy reads it)" if shared else "")],
+                  {"removed": {"priority": gone.priority, "text": gone.text, "shared": shared}})
 
 
 def listing(ctx: Ctx) -> Result:
@@ -98,7 +108,7 @@ def update(ctx: Ctx, *, add: list[str] | None = None, remove: list[str] | None =
     for what in remove or []:
         rule = edit.remove(store, what)
         lines.append(f"removed {rule.line()}")
-    rules = agentctl.constraints.rules.read(store)
+    rules = _ordered(agentctl.constraints.rules.read(store))
     _walls(ctx)
     return Result(lines + _lines(rules, ctx), {"constraints": _data(rules, ctx)})
 

@@ -48,8 +48,10 @@ def _shared_note(ctx: Ctx, store: Any) -> list[str]:
     commands waiting for a person's trust."""
     import agentctl.constraints.rules
     import agentctl.verify.status
+    from agentctl.constraints import lastseen
     from agentctl.ground import sharedfile
 
+    lastseen.vanished(store)  # the P0 rules this copy starts with, recorded in the ledger: one that leaves is vanished
     shared = agentctl.constraints.rules.shared_rules(store)
     lines = []
     if shared:

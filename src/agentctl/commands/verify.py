@@ -107,10 +107,12 @@ def add(ctx: Ctx, *, command: list[str], shared: bool = False) -> Result:
 def trust(ctx: Ctx) -> Result:
     """A person's `verify trust`: the shared verify commands, as they read now, run in this copy."""
     import agentctl.verify.trust
+    from agentctl.ground import codec
 
     cmds = agentctl.verify.trust.trust(ctx.store())
     return Result([f"trusted in this copy: {len(cmds)} verify command{'s' if len(cmds) > 1 else ''} of agentctl.rules "
-                   "(a change to any of them waits for `agentctl verify trust` again)"] + cmds, {"trusted": cmds})
+                   "(a change to any of them waits for `agentctl verify trust` again)"] + [codec.encode(c) for c in cmds],
+                  {"trusted": cmds})
 
 
 def _waiting(ctx: Ctx) -> None:

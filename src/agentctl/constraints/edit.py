@@ -83,6 +83,10 @@ def add(store: Store, priority: str, text: str, shared: bool = False) -> tuple[b
         if shared:
             from agentctl.ground import sharedfile
 
+            if " #" in text or "\t#" in text:
+                raise UsageError(f"{text[:60]!r} holds ` #`, which starts a comment in {sharedfile.FILE}; write the "
+                                 "rule without it (a comment goes on a line of its own)")
+
             if not sharedfile.add_line(store, "constraints", Rule(priority, text).line()):
                 return False, rules
         else:

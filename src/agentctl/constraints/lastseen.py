@@ -202,7 +202,8 @@ def take_noticed() -> list[str]:
 def vanished_line(text: str, since: str, head: str = "P0 VANISHED") -> str:
     return (f"{head}: `{text}` left the rules file at {since} without `agentctl constraints remove` (a hand "
             "or shell edit, a pull); it is still enforced. Only a person may confirm its removal: "
-            f"`agentctl constraints confirm-removal {_sh(text)}`; or put it back: `agentctl constraints add P0 {_sh(text)}`")
+            f"`agentctl constraints confirm-removal {_sh(text)}`; or put it back: `agentctl constraints add P0 {_sh(text)}` "
+            "(with --shared where it stood in agentctl.rules)")
 
 
 def gone_rules(store: Store, persist: bool = True) -> list[Rule]:

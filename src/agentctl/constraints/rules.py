@@ -129,11 +129,16 @@ def read_checked(store: Store) -> tuple[list[Rule], list[Broken]]:
             if bad is not None:
                 broken.append(Broken(lineno, rule.line(), bad[0], bad[1], True))
     broken.sort(key=lambda b: b.lineno)
+    from agentctl.ground import sharedfile
+
     for b in broken:
         if b.lineno > local:  # a line of the shared file: named by its own file and number
-            from agentctl.ground import sharedfile
-
             b.lineno, b.where = numbers[b.lineno - local - 1], sharedfile.FILE
+    why = sharedfile.problem(store)
+    if why:  # the shared file not read (whole): said as one broken line of its own
+        whole = Broken(0, "", why, [], False)
+        whole.where = sharedfile.FILE
+        broken.insert(0, whole)
     return rules, broken
 
 
@@ -244,7 +249,9 @@ def problem_lines(store: Store, broken: list[Broken], limit: int = 3) -> list[st
         what = "".join(c if c.isprintable() else "?" for c in b[1][:80])
         cover = (f"; writes to what it may mean ({', '.join(b.wide[:3])}) are refused until it is mended"
                  if b.wide else "")
-        if b.where:
+        if b.where and not b.lineno:
+            out.append(f"{b.where} {b.why}")
+        elif b.where:
             out.append(f"{b.where} line {b.lineno} `{what}` {b.why}{cover}; fix the line in {b.where} (it is committed "
                        "with the code: the fix is a commit)")
         else:

@@ -285,6 +285,13 @@ def context(h: Hook, why: str) -> str:
     """The resume block as plain facts, prefixed with one line saying where it comes from."""
     from agentctl.workflow import resume
     pulled = h.auto_sync("pull")  # `agentctl sync auto on`: pull first (bounded); "" when off
+    from agentctl.constraints import lastseen
+    from agentctl.ground.errors import StateError
+
+    try:  # the P0 rules seen now are recorded in the ledger (a shared file's, a pull's): one that leaves later is vanished
+        lastseen.vanished(h.store)
+    except StateError:
+        pass  # the rules cannot be read: resume says so
     body = resume.build(h.store, CONTEXT_BUDGET)
     head = f"agentctl working state of this project, read from {h.store.shown('')[:-1]} {why}:" + (f"\n{pulled}" if pulled else "")
     return (head + "\n" + body)[:MAX_CONTEXT]

@@ -27,7 +27,7 @@ def test_add_list_remove(ctx: Ctx) -> None:
     assert listed.data["constraints"] == [{"priority": "P0", "text": "deny-write: db/**", "shared": False},
                                           {"priority": "P2", "text": "short lines", "shared": False}]
     gone = op(ctx, "constraints", "remove", rule=["2"])
-    assert gone.data["removed"] == {"priority": "P2", "text": "short lines"}
+    assert gone.data["removed"] == {"priority": "P2", "text": "short lines", "shared": False}
     assert len(op(ctx, "constraints", "status").data["constraints"]) == 1
 
 
