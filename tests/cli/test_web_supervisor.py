@@ -74,12 +74,14 @@ class Steps:
         now = datetime.now().astimezone().replace(microsecond=0)
         steps = len(self.marks) - 1
         when = [now - timedelta(minutes=minutes * (1 - k / steps)) - timedelta(seconds=30) for k in range(steps + 1)]
-        mapped: dict[str, str] = {}
+        mapped: dict[str, str] = {}  # an old time -> its new one (the last step that had it)
+        pinned: dict[str, str] = {}  # whole values the status files quote exactly: each log's first line
         for rel in self.LOGS:
             p = self.state / rel
             if not p.exists():
                 continue
             lines = p.read_bytes().decode().split("\n")
+            first = lines[0]
             for k in range(1, steps + 1):
                 lo, hi = self.marks[k - 1].get(rel, 0), self.marks[k][rel]
                 for n in range(lo, hi):
@@ -88,19 +90,29 @@ class Steps:
                     if len(new) == len(old):
                         mapped[old] = new
                         lines[n] = new + sep + rest
+            pinned[first.replace("|", " ")] = lines[0].replace("|", " ")  # as verify's RUN_LOG quotes it
             p.write_bytes("\n".join(lines).encode())
+        log = (self.state / "logs/agent.log").read_text()
+        begun = [ln.split("|", 1)[0] for ln in log.splitlines() if "|task|start|" in ln]
+        task = self.state / "services/task/status"
+        started = re.search(r"(?m)^STARTED=(.*)$", task.read_text())
+        if begun and started:  # STARTED is the running task's `task start` line, whatever else shared its second
+            pinned["STARTED=" + started.group(1)] = "STARTED=" + begun[-1]
+        compacted = [ln.split("|", 1)[0] for ln in log.splitlines() if "|session|compact|" in ln]
+        last = re.search(r"(?m)^LAST_COMPACTION=(.*)$", (self.state / "session").read_text()) if compacted else None
+        if last:
+            pinned["LAST_COMPACTION=" + last.group(1)] = "LAST_COMPACTION=" + compacted[-1]
         for rel in self.STATUS:
             p = self.state / rel
             if p.exists():
                 text = p.read_text()
+                for i, old in enumerate(pinned):
+                    text = text.replace(old, f"\0{i}\0")
                 for old, new in mapped.items():
                     text = text.replace(old, new)
+                for i, new in enumerate(pinned.values()):
+                    text = text.replace(f"\0{i}\0", new)
                 p.write_text(text)
-        log = (self.state / "logs/agent.log").read_text()
-        begun = [ln.split("|", 1)[0] for ln in log.splitlines() if "|task|start|" in ln]
-        status = self.state / "services/task/status"  # STARTED is the running task's `task start` line, whatever else shared its second
-        if begun:
-            status.write_text(re.sub(r"(?m)^STARTED=.*$", "STARTED=" + begun[-1], status.read_text()))
 
 
 def make_supervised(project: Path, *, spread: float = 90.0) -> Path:
@@ -284,3 +296,27 @@ def test_the_diff_writes_nothing(supervised: Path) -> None:
         assert every_byte() == before  # not the state, not git's index
     finally:
         s.stop()
+
+
+def test_a_vanished_p0_rule_is_in_the_state(repo: Path) -> None:
+    assert run("constraints", "add", "P0", "deny-write: db/**", cwd=repo).code == 0
+    assert run("resume", cwd=repo).code == 0  # the rule is seen
+    (repo / ".agent-state" / "services" / "constraints" / "status").write_text("")  # a hand edit drops it
+    s = Served(repo, "--no-open")
+    try:
+        gone = s.json("/api/state")["vanished"]
+        assert [v["rule"] for v in gone] == ["deny-write: db/**"]
+        assert gone[0]["line"].startswith("P0 VANISHED: `deny-write: db/**` left the rules file at ")
+        assert "agentctl constraints confirm-removal" in gone[0]["line"]
+    finally:
+        s.stop()
+
+
+def test_without_a_task_the_diff_is_against_head(repo: Path) -> None:
+    (repo / "src" / "m3.py").write_text("changed\n")
+    s = Served(repo, "--no-open")
+    try:
+        d = s.json("/api/diff?path=src/m3.py")
+    finally:
+        s.stop()
+    assert d["base"] == "HEAD" and d["note"] == "no task baseline recorded: against HEAD" and "+changed" in d["diff"]

@@ -105,6 +105,7 @@ def test_interfaces_title_banner_and_headings(page: Any, supervised: Path) -> No
     s = Served(supervised, "--no-open")
     try:
         _open(page, s)
+        assert _text(page, "#verify-state") == "PASSED"  # the scenario's times agree: the pass is this task's
         assert _text(page, "#interfaces .badge") == "PENDING 8"
         assert "lib.name: old_name -> new_name (8 old uses in 4 files)" in _text(page, "#interfaces")
         assert page.title() == "⚠ 6/10 · agentctl"  # the open violation needs the person
@@ -166,6 +167,9 @@ def test_the_screenshots(browser: Any, supervised: Path, tmp_path: Path) -> None
                 _open(pg, s)
                 _chart(pg)
                 pg.wait_for_selector("#timeline svg", timeout=WAIT_MS)
+                if not full or view["width"] > 800:  # the wide shot also shows a file's diff
+                    pg.locator("#files tbody tr", has_text="src/m1.py").click()
+                    pg.wait_for_selector("#diff .add", timeout=WAIT_MS)
                 pg.evaluate("document.fonts.ready")
                 pg.screenshot(path=str(out / name), full_page=full)
                 assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and (out / name).stat().st_size > 20_000

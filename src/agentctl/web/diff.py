@@ -66,7 +66,7 @@ def file_diff(store: Store, path: str) -> dict[str, Any]:
         out["note"] = "the project is not in git: no diff to show"
         return out
     base = read_baseline(store)
-    commit = base.commit if base is not None else ""
+    commit = base.commit if base is not None else "HEAD"  # no task started here in git: against the last commit
     out["base"] = commit or None
     full = os.path.join(store.project, rel)
     tracked = bool(commit) and git.run(store.project, [*GIT, "cat-file", "-e", f"{commit}:./{rel}"],
@@ -87,12 +87,14 @@ def file_diff(store: Store, path: str) -> dict[str, Any]:
             return out
         res = git.run(store.project, [*GIT, *DIFF, "--no-index", "--", os.devnull, rel], timeout=TIMEOUT, check=False)
         out["note"] = "not tracked by git: shown as all new" if commit else "no commit when the task started: shown as all new"
+    if base is None and not out["note"]:
+        out["note"] = "no task baseline recorded: against HEAD"
     if res.code not in (0, 1):
         out["note"] = f"git diff failed: {res.error}"
         return out
     out["diff"], out["cut"] = _cut(res.out)
     if out["cut"]:
         out["diff"] += f"\n… cut here: the diff is longer than {MAX_LINES} lines or {MAX_BYTES >> 10} KiB"
-    if not res.out and not out["note"]:
-        out["note"] = "no change since the task started"
+    if not res.out:
+        out["note"] = out["note"] or "no change since the task started"
     return out

@@ -231,6 +231,7 @@
     diffPath = path;
     const panel = $('diff-panel');
     panel.hidden = false;
+    panel.scrollIntoView({ block: 'nearest' });
     set($('diff-path'), path);
     set($('diff-note'), 'loading…');
     $('diff').replaceChildren();
