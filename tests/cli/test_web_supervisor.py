@@ -320,3 +320,17 @@ def test_without_a_task_the_diff_is_against_head(repo: Path) -> None:
     finally:
         s.stop()
     assert d["base"] == "HEAD" and d["note"] == "no task baseline recorded: against HEAD" and "+changed" in d["diff"]
+
+
+def test_the_interfaces_count_follows_the_tree(supervised: Path) -> None:
+    s = Served(supervised, "--no-open")
+    try:
+        assert s.json("/api/state")["interfaces"][0]["old_uses"] == 8
+        mod = supervised / "src" / "m6.py"
+        mod.write_text(mod.read_text().replace("old_name", "new_name"))
+        assert run("task", "done", "src/m6.py", cwd=supervised).code == 0  # the state moves: the page rebuilds
+        state = s.json("/api/state")
+        assert state["interfaces"][0]["old_uses"] == 6 and state["interfaces"][0]["files"] == 3
+        assert "6 old uses left" in state["resume"]
+    finally:
+        s.stop()

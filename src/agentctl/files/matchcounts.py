@@ -276,6 +276,12 @@ class View:
         return {path: sorted(got[path]) for path in sorted(got)}
 
 
+def forget() -> None:
+    """Drop this process's memo of the last answer: a process that lives on (`agentctl web`) asks again
+    after the tree may have changed, and gets one `git status` then, not the answer of its first question."""
+    _LAST.clear()
+
+
 def view(store: Store, wanted: list[Pattern]) -> View:
     """The matches of ``wanted`` (and of the other patterns kept with them): from the cache, brought
     up to date with one ``git status``, or from a search of the whole tree. NotInGit outside git."""

@@ -93,6 +93,9 @@ class View:
 
         for follower in (self.files_log, self.journal, self.agent_log):
             part(follower.rel, lambda f=follower: f.poll(store), False)  # type: ignore[misc]
+        from agentctl.files import matchcounts
+
+        matchcounts.forget()  # the old uses as the tree is now (interfaces, resume), not as at the first build
         fields: dict[str, str] = part("task", lambda: progress.shown(store)[0], {"STATE": "IDLE"})  # a --match task as the tree shows it
         now = time.time()
         data: dict[str, Any] = {
