@@ -34,8 +34,11 @@ def git(cwd: Path, *args: str) -> None:
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
+    return make_repo(tmp_path / "shop-api")
+
+
+def make_repo(proj: Path) -> Path:
     """A real git project: ten modules that use `old_name`, committed, and an initialised .agent-state."""
-    proj = tmp_path / "shop-api"
     (proj / "src").mkdir(parents=True)
     git(proj, "init", "-q")
     for i in range(10):

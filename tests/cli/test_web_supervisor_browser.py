@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +18,7 @@ from conftest import run
 
 from .test_web import Served
 from .test_web_browser import WAIT_MS, _open, _text, browser, page  # noqa: F401 (the fixtures)
-from .test_web_supervisor import HOSTILE_NAME, make_supervised, repo  # noqa: F401 (the fixture)
+from .test_web_supervisor import HOSTILE_NAME, make_repo, make_supervised, repo  # noqa: F401 (the fixture)
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 SHOTS = os.environ.get("AGENTCTL_WEB_SHOTS") == "1"  # read at import: the hermetic fixture clears AGENTCTL_*
@@ -29,6 +31,12 @@ def supervised(repo: Path) -> Path:  # noqa: F811
 
 def _chart(pg: Any) -> None:
     pg.wait_for_selector("#chart svg path.done", state="attached", timeout=WAIT_MS)
+
+
+def _diff(pg: Any, row: Any) -> None:
+    """Click a touched file's row and wait for its diff."""
+    row.click()
+    pg.wait_for_selector("#diff .add", timeout=WAIT_MS)
 
 
 def test_the_chart_shows_progress_compactions_runs_and_the_finish(page: Any, supervised: Path) -> None:  # noqa: F811
@@ -70,8 +78,7 @@ def test_a_click_on_a_file_shows_its_diff(page: Any, supervised: Path) -> None: 
         _open(page, s)
         page.fill("#files-q", "m1.py")
         page.wait_for_function("() => document.querySelectorAll('#files tbody tr').length === 1", timeout=WAIT_MS)
-        page.click("#files tbody tr")
-        page.wait_for_selector("#diff .add", timeout=WAIT_MS)
+        _diff(page, page.locator("#files tbody tr"))
         assert _text(page, "#diff-path") == "src/m1.py"
         assert "+from lib import new_name" in _text(page, "#diff") and page.locator("#diff .del").count() == 2
         assert _text(page, "#diff-note").startswith("against ")
@@ -89,8 +96,7 @@ def test_a_hostile_file_name_in_the_diff_is_text(page: Any, repo: Path) -> None:
     s = Served(repo, "--no-open")
     try:
         _open(page, s)
-        page.click("#files tbody tr")
-        page.wait_for_selector("#diff .add", timeout=WAIT_MS)
+        _diff(page, page.locator("#files tbody tr"))
         assert _text(page, "#diff-path") == HOSTILE_NAME and "+<script>window.__pwned=2</script>" in _text(page, "#diff")
         assert _text(page, "#diff-note") == "not tracked by git: shown as all new"
         page.wait_for_timeout(300)
@@ -153,10 +159,18 @@ def test_the_timeline_bars_read_on_a_phone(browser: Any, supervised: Path) -> No
         s.stop()
 
 
-def test_the_screenshots(browser: Any, supervised: Path, tmp_path: Path) -> None:  # noqa: F811
+def test_the_screenshots(browser: Any, tmp_path: Path) -> None:  # noqa: F811
     """docs/web.png (1280×800: the whole page, its first 800 px the first screen) and docs/web-phone.png
     (390×844, the whole page) of the supervised scenario."""
     out = DOCS if SHOTS else tmp_path
+    work = Path(tempfile.mkdtemp(prefix="agentctl-web-demo-"))  # a short path in the header, as a person's would be
+    try:
+        _shots(browser, make_supervised(make_repo(work / "shop-api")), out)
+    finally:
+        shutil.rmtree(work)
+
+
+def _shots(browser: Any, supervised: Path, out: Path) -> None:  # noqa: F811
     s = Served(supervised, "--no-open")
     try:
         for name, view, full in (("web.png", {"width": 1280, "height": 800}, True),
@@ -168,8 +182,7 @@ def test_the_screenshots(browser: Any, supervised: Path, tmp_path: Path) -> None
                 _chart(pg)
                 pg.wait_for_selector("#timeline svg", timeout=WAIT_MS)
                 if not full or view["width"] > 800:  # the wide shot also shows a file's diff
-                    pg.locator("#files tbody tr", has_text="src/m1.py").click()
-                    pg.wait_for_selector("#diff .add", timeout=WAIT_MS)
+                    _diff(pg, pg.locator("#files tbody tr", has_text="src/m1.py"))
                 pg.evaluate("document.fonts.ready")
                 pg.screenshot(path=str(out / name), full_page=full)
                 assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and (out / name).stat().st_size > 20_000
