@@ -252,7 +252,7 @@ def test_a_path_outside_the_project_is_refused_in_one_line(repo: Path, tmp_path:
     try:
         for path, why in (("../secret.txt", "leads out of the project ('..')"), (str(tmp_path / "secret.txt"), "is absolute"),
                           ("out.txt", "a link that leads out"), ("outdir/secret.txt", "a link that leads out"),
-                          ("src", "is a folder"), ("", "give the path of a file")):
+                          ("src", "is a folder"), ("", "give the path of a file"), (".git/config", "inside git's own folder")):
             code, _, body = s.request("/api/diff?path=" + quote(path))
             assert code == 400, (path, body)
             err = json.loads(body)["error"]
@@ -337,3 +337,14 @@ def test_the_interfaces_count_follows_the_tree(supervised: Path) -> None:
         assert "6 old uses left" in state["resume"]
     finally:
         s.stop()
+
+
+def test_an_ignored_file_is_not_shown(repo: Path) -> None:
+    (repo / ".gitignore").write_text(".env\n")
+    (repo / ".env").write_text("TOKEN=secret\n")
+    s = Served(repo, "--no-open")
+    try:
+        d = s.json("/api/diff?path=.env")
+    finally:
+        s.stop()
+    assert d["diff"] == "" and d["note"] == "not tracked by git, and ignored by it (.gitignore): not shown"

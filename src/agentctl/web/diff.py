@@ -5,8 +5,8 @@ from). git runs with a fixed argument list (no shell), ``--literal-pathspecs`` (
 pattern), ``--no-ext-diff --no-textconv`` (no program of the repository's configuration runs),
 ``core.fsmonitor=false`` and a timeout; ``GIT_OPTIONAL_LOCKS=0`` (``ground.git``) keeps it from
 writing the index. The path must name a file inside the project: not absolute, no ``..``, no link
-that leads out (a refusal is a ``UsageError``: one line, HTTP 400). A file git does not track is
-shown as all new, as bounded.
+that leads out, nothing in ``.git`` (a refusal is a ``UsageError``: one line, HTTP 400). A file git
+does not track is shown as all new, as bounded, unless git ignores it (a ``.env`` stays unread).
 """
 
 from __future__ import annotations
@@ -36,6 +36,8 @@ def checked(store: Store, path: str) -> str:
     parts = path.replace("\\", "/").split("/")
     if ".." in parts:
         raise UsageError(f"{path[:200]!r} leads out of the project ('..'); give a path inside it")
+    if ".git" in parts:
+        raise UsageError(f"{path[:200]!r} is inside git's own folder; give a file of the project")
     root = os.path.realpath(store.project)
     real = os.path.realpath(os.path.join(root, path))
     if real != root and not real.startswith(root.rstrip(os.sep) + os.sep):
@@ -79,6 +81,11 @@ def file_diff(store: Store, path: str) -> dict[str, Any]:
         res = git.run(store.project, [*GIT, *DIFF, commit, "--", rel], timeout=TIMEOUT, check=False)
     elif not os.path.lexists(full):
         out["note"] = "not tracked by git, and not in the tree now"
+        return out
+    elif (ignored := git.run(store.project, [*GIT[:4], "check-ignore", "-q", "--no-index", "--", rel],
+                             timeout=TIMEOUT, check=False).code) != 1:  # check-ignore takes paths, not patterns
+        out["note"] = ("not tracked by git, and ignored by it (.gitignore): not shown" if ignored == 0
+                       else "not tracked by git, and git cannot say whether it ignores it: not shown")
         return out
     else:
         size = os.lstat(full).st_size
