@@ -398,8 +398,12 @@
         const d = await get('/api/state');
         version = v.version;
         render(d);
-        chartData = await get('/api/chart');
-        chart($('chart'), chartData);
+        try { // the chart's own failure (a damaged file) is said in its heading; the rest stays live
+          chartData = await get('/api/chart');
+          chart($('chart'), chartData);
+        } catch (e) {
+          set($('chart-note'), 'chart unavailable: ' + e.message);
+        }
       }
       live(true);
     } catch (e) {
