@@ -205,7 +205,8 @@ def test_it_is_read_only(served: Served, busy: Path) -> None:
     before = every_byte()
     for _ in range(3):
         for path in ("/", "/static/web.js", "/static/web.css", "/api/state", "/api/version", "/api/files?q=m",
-                     "/api/history?q=old", "/api/history", "/api/task?id=old1", "/api/file?path=src/m0.py", "/x"):
+                     "/api/history?q=old", "/api/history", "/api/task?id=old1", "/api/file?path=src/m0.py",
+                     "/api/chart", "/api/diff?path=src/m0.py", "/api/diff?path=../x", "/x"):
             served.request(path)
         for method in ("POST", "PUT", "DELETE"):
             code, headers, _ = served.request("/api/state", method=method)

@@ -308,6 +308,12 @@ def after_writes(store: Store, wanted: list[Pattern], written: list[str]) -> Vie
     return result
 
 
+def forget() -> None:
+    """Drop this process's memo of the last answer: a process that lives on (`agentctl web`) asks again
+    after the tree may have changed, and gets one `git status` then, not the answer of its first question."""
+    _LAST.clear()
+
+
 def view(store: Store, wanted: list[Pattern]) -> View:
     """The matches of ``wanted`` (and of the other patterns kept with them): from the cache, brought
     up to date with one ``git status``, or from a search of the whole tree. NotInGit outside git."""
