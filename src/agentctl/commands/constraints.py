@@ -18,15 +18,16 @@ def _lines(rules: list[Rule], ctx: Ctx) -> list[str]:
 
 
 def _data(rules: list[Rule], ctx: Ctx) -> list[dict[str, Any]]:
-    shared = _shared(ctx)
-    return [{"priority": r.priority, "text": r.text, "shared": r in shared} for r in rules]
+    import agentctl.constraints.listing
+
+    return agentctl.constraints.listing.as_data(ctx.store(), rules)
 
 
 def _shared(ctx: Ctx) -> set[Rule]:
     """The rules the project's shared file holds (ground.sharedfile): marked where the rules are listed."""
-    import agentctl.constraints.rules
+    import agentctl.constraints.listing
 
-    return set(agentctl.constraints.rules.shared_rules(ctx.store()))
+    return set(agentctl.constraints.listing.shared_rules(ctx.store()))
 
 
 def add(ctx: Ctx, *, priority: str, text: list[str], shared: bool = False) -> Result:

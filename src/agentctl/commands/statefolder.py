@@ -46,13 +46,13 @@ def init(ctx: Ctx, *, no_pull: bool = False, nested: bool = False) -> Result:
 def _shared_note(ctx: Ctx, store: Any) -> list[str]:
     """What the project's shared file (ground.sharedfile) brings to this copy: its rules, and its verify
     commands waiting for a person's trust."""
-    import agentctl.constraints.rules
+    import agentctl.constraints.listing
     import agentctl.verify.status
     from agentctl.constraints import lastseen
     from agentctl.ground import sharedfile
 
     lastseen.vanished(store)  # the P0 rules this copy starts with, recorded in the ledger: one that leaves is vanished
-    shared = agentctl.constraints.rules.shared_rules(store)
+    shared = agentctl.constraints.listing.shared_rules(store)
     lines = []
     if shared:
         p0 = sum(r.priority == "P0" for r in shared)

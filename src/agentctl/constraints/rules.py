@@ -59,27 +59,20 @@ class Rule(tuple[str, str]):
 def read(store: Store) -> list[Rule]:
     """The rules, in the file's order, then those of the project's shared file (ground.sharedfile) not
     already in it; a line that cannot be read is skipped (see :func:`read_checked`)."""
-    lines, plain = _lines(store)[:2]
-    if not plain:
-        return _parsed(lines)
-    new = tuple.__new__
-    return [new(Rule, ln.split("|", 1)) for ln in lines]  # at C speed
+    return _read(store, True)
 
 
 def read_local(store: Store) -> list[Rule]:
     """The rules of this copy's own file only (what its writers rewrite and what travels by sync)."""
-    lines, plain = _lines(store, False)[:2]
+    return _read(store, False)
+
+
+def _read(store: Store, with_shared: bool) -> list[Rule]:
+    lines, plain = _lines(store, with_shared)[:2]
     if not plain:
         return _parsed(lines)
     new = tuple.__new__
-    return [new(Rule, ln.split("|", 1)) for ln in lines]
-
-
-def shared_rules(store: Store) -> list[Rule]:
-    """The rules the shared file holds (those already in this copy's file too)."""
-    from agentctl.ground import sharedfile
-
-    return _parsed(sharedfile.rule_lines(store)[0])
+    return [new(Rule, ln.split("|", 1)) for ln in lines]  # at C speed
 
 
 def read_split(store: Store) -> tuple[list[Rule], list[str]]:

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import agentctl.constraints.listing
 import agentctl.files.log
 import agentctl.task.claims
 import agentctl.verify.status
@@ -109,8 +110,7 @@ class View:
             "claims": part("claims", lambda: [{"path": p, "agent": a, "expires": x, "until": now_iso(x)}
                                               for p, a, x in agentctl.task.claims.claims(store, fields)], []),
             "verify": part("verify", lambda: self._verify(fields), {}),
-            "constraints": part("constraints", lambda: [{"priority": r.priority, "text": r.text}
-                                                        for r in rules.ordered(store)], []),
+            "constraints": part("constraints", lambda: agentctl.constraints.listing.as_data(store), []),
             "interfaces": part("interfaces", lambda: _interfaces(store), []),  # their old uses: in the resume block
             "plan": part("plan", lambda: _plan(store, fields), {"tasks": [], "head": ""}),
             "files": self._files(),
