@@ -39,15 +39,9 @@ def test_the_readmes_install_line_works_in_a_fresh_environment(tmp_path: Path) -
     assert line == "pipx install .", line  # what works before the name is published
     tree = tmp_path / "agentctl"
     shutil.copytree(ROOT, tree, ignore=NOT_SOURCE)
-    tools = tmp_path / "tools"
-    if shutil.which("pipx") is None:
-        subprocess.run([sys.executable, "-m", "venv", str(tools)], check=True, timeout=300)
-        proc = subprocess.run([str(tools / "bin" / "pip"), "install", "-q", "pipx"], capture_output=True, text=True,
-                              timeout=600, check=False)
-        if proc.returncode != 0:
-            pytest.skip(f"pipx could not be installed from the package registry: {proc.stderr.strip()[-300:]}")
+    pipx = _tool(tmp_path, "pipx")
     env = {**os.environ, "PIPX_HOME": str(tmp_path / "pipx"), "PIPX_BIN_DIR": str(tmp_path / "bin"),
-           "PIPX_MAN_DIR": str(tmp_path / "man"), "PATH": f"{tools / 'bin'}{os.pathsep}{os.environ['PATH']}"}
+           "PIPX_MAN_DIR": str(tmp_path / "man"), "PATH": f"{pipx.parent}{os.pathsep}{os.environ['PATH']}"}
     proc = subprocess.run(["sh", "-c", line], cwd=tree, env=env, capture_output=True, text=True, timeout=900,
                           check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -60,6 +54,60 @@ def test_the_readmes_install_line_works_in_a_fresh_environment(tmp_path: Path) -
                           timeout=60, check=False)
     assert init.returncode == 0 and (project / ".agent-state" / ".gitignore").is_file(), init.stderr
     assert (tmp_path / "man" / "man1" / "agentctl.1").exists()  # pipx links the man page the wheel carries
+    # and `man` finds it from the PATH alone (the share/man or man beside bin/), no MANPATH needed
+    found = _man_finds(tmp_path / "bin")
+    assert found.endswith("/man1/agentctl.1") and Path(found).read_bytes() == (ROOT / "man" / "agentctl.1").read_bytes()
+
+
+def _man_finds(bin_dir: Path, manpath: str | None = None) -> str:
+    """The page `man -w agentctl` finds with only ``bin_dir`` and the system's folders on the PATH ("": none)."""
+    if shutil.which("man") is None:
+        pytest.skip("man is not installed (.ci/run installs man-db)")
+    env = {k: v for k, v in os.environ.items() if k != "MANPATH"}
+    env["PATH"] = f"{bin_dir}{os.pathsep}/usr/bin{os.pathsep}/bin"
+    if manpath is not None:
+        env["MANPATH"] = manpath
+    proc = subprocess.run(["man", "-w", "agentctl"], capture_output=True, text=True, timeout=60, check=False, env=env)
+    return proc.stdout.strip() if proc.returncode == 0 else ""
+
+
+def _tool(tmp_path: Path, name: str) -> Path:
+    """``name`` (pipx, uv) from the PATH, else installed from the package registry into a venv of its own."""
+    found = shutil.which(name)
+    if found is not None:
+        return Path(found)
+    tools = tmp_path / "tools"
+    subprocess.run([sys.executable, "-m", "venv", str(tools)], check=True, timeout=300)
+    proc = subprocess.run([str(tools / "bin" / "pip"), "install", "-q", name], capture_output=True, text=True,
+                          timeout=600, check=False)
+    if proc.returncode != 0:
+        pytest.skip(f"{name} could not be installed from the package registry: {proc.stderr.strip()[-300:]}")
+    return tools / "bin" / name
+
+
+def test_after_uv_tool_install_the_readmes_manpath_line_and_help_man_show_the_page(tmp_path: Path) -> None:
+    """Issue 35.3: `uv tool install .` leaves the man page in the tool's venv, where `man` does not look; the
+    README's MANPATH line finds it, and `agentctl help --man` prints it."""
+    section = _section("Install")
+    line = 'export MANPATH="$(uv tool dir)/agentctl-state/share/man:"'
+    assert line in section and "agentctl help --man | man -l -" in section
+    uv = _tool(tmp_path, "uv")
+    tree = tmp_path / "agentctl"
+    shutil.copytree(ROOT, tree, ignore=NOT_SOURCE)
+    env = {**os.environ, "UV_TOOL_DIR": str(tmp_path / "uvtools"), "UV_TOOL_BIN_DIR": str(tmp_path / "bin"),
+           "UV_CACHE_DIR": str(tmp_path / "uvcache")}
+    proc = subprocess.run([str(uv), "tool", "install", "."], cwd=tree, env=env, capture_output=True, text=True,
+                          timeout=900, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    page = tmp_path / "uvtools" / "agentctl-state" / "share" / "man" / "man1" / "agentctl.1"
+    assert page.is_file()
+    assert _man_finds(tmp_path / "bin") == ""  # what the README says: uv does not link it
+    manpath = subprocess.run(["sh", "-c", line.replace("uv tool dir", f"'{uv}' tool dir") + '; printf %s "$MANPATH"'],
+                             env=env, capture_output=True, text=True, timeout=60, check=True).stdout
+    assert _man_finds(tmp_path / "bin", manpath) == str(page)
+    shown = subprocess.run([str(tmp_path / "bin" / "agentctl"), "help", "--man"], capture_output=True, text=True,
+                           timeout=60, check=True).stdout
+    assert shown == page.read_text(encoding="utf-8")
 
 
 def test_the_readme_says_which_line_works_once_published() -> None:

@@ -204,6 +204,18 @@ def test_the_man_page_is_current_and_reads(tmp_path: Path) -> None:
         assert proc.returncode == 0 and "agentctl completion bash|zsh|fish" in proc.stdout, proc.stderr
 
 
+def test_help_man_prints_the_page_wherever_agentctl_is_installed(tmp_path: Path) -> None:
+    """Issue 35.3: where no MANPATH finds the installed page (uv tool install), `agentctl help --man` prints it."""
+    r = run("help", "--man", cwd=tmp_path)
+    assert r.code == 0 and r.err == "" and r.out == (ROOT / "man" / "agentctl.1").read_text(encoding="utf-8")
+    assert "agentctl help --man | man -l -" in run("help", cwd=tmp_path).out
+    assert "--man" in run("__complete", "help", "--", cwd=tmp_path).out.split()
+    if shutil.which("man") is not None:
+        proc = subprocess.run(["sh", "-c", "agentctl help --man | man -l -"], capture_output=True, text=True, timeout=60,
+                              check=False, cwd=tmp_path, env={**ENV, "MANPAGER": "cat", "PAGER": "cat", "MANWIDTH": "100"})
+        assert proc.returncode == 0 and "agentctl completion bash|zsh|fish" in proc.stdout, proc.stderr
+
+
 # -- issue 31.7: completion never runs what it offers -------------------------------------------------
 
 HOSTILE = ["a/x;touch pwned1;#.py", "b/$(touch pwned2).py", "c/`touch pwned3`.py", "d/it's \"q\" pwned.py",

@@ -108,6 +108,7 @@ def _options(words: list[str], cmd: Command | None) -> list[Pair]:
     found = [(o, option_help(cmd.key, o) or "") for o in cmd.options] if cmd is not None else []
     found += [("--quiet", QUIET_HELP), ("-q", QUIET_HELP)] if cmd is not None and cmd.key in QUIET else []
     found += [(o, COMMON[o]) for o in ("--json", "--state-dir", "--help")]
+    found += [("--man", "print the man page, wherever agentctl is installed (| man -l - shows it)")] if words == ["help"] else []
     return found + ([] if words else [("--version", COMMON["--version"]), ("-V", COMMON["--version"])])
 
 
