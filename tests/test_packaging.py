@@ -112,8 +112,55 @@ def test_after_uv_tool_install_the_readmes_manpath_line_and_help_man_show_the_pa
 
 def test_the_readme_says_which_line_works_once_published() -> None:
     section = _section("Install")
-    assert "pipx install agentctl-state" in section and "uv tool install ." in section
-    assert "not on\nPyPI yet" in section
+    assert "uv tool install ." in section and "pip install ." in section  # from the source, now
+    for line in ("pipx install agentctl-state", "uv tool install agentctl-state", "pip install agentctl-state"):
+        assert f"`{line}`" in section, line  # from PyPI, once published
+    assert "not on\nPyPI yet" in section and "Once `agentctl-state` is published" in section
+
+
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+URL_KEYS = {"Homepage", "Documentation", "Changelog", "Issues"}
+
+
+def test_the_wheels_metadata_carries_the_readme_and_every_link_in_it_leads_somewhere(tmp_path: Path) -> None:
+    """Issue 35.4: the long description PyPI shows is the README; its links must work there. Once the
+    repository's address is named in [project.urls] (Homepage, Documentation, Changelog, Issues), every
+    link is absolute at that address; until then (no address is named anywhere in the project) the README's
+    links are relative, and each must name a file the tree and the sdist hold."""
+    import email.parser
+    import zipfile
+
+    pytest.importorskip("build")
+    tree = tmp_path / "agentctl"
+    shutil.copytree(ROOT, tree, ignore=NOT_SOURCE)
+    proc = subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(tmp_path / "dist"), str(tree)],
+                          capture_output=True, text=True, timeout=900, check=False)
+    if proc.returncode != 0 and "Could not find a version that satisfies" in proc.stdout + proc.stderr:
+        pytest.skip("the build backend could not be installed from the package registry")
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-2000:]
+    wheel = next((tmp_path / "dist").glob("agentctl_state-*.whl"))
+    with zipfile.ZipFile(wheel) as zf:
+        name = next(n for n in zf.namelist() if n.endswith(".dist-info/METADATA"))
+        meta = email.parser.Parser().parsestr(zf.read(name).decode("utf-8"))
+    assert meta["Name"] == "agentctl-state" and meta["Description-Content-Type"] == "text/markdown"
+    body = str(meta.get_payload())
+    assert body.strip() == (ROOT / "README.md").read_text(encoding="utf-8").strip()
+    urls = dict(v.split(", ", 1) for v in meta.get_all("Project-URL") or [])
+    links = LINK.findall(body)
+    relative = [link for link in links if not re.match(r"[a-z]+:", link) and not link.startswith("#")]
+    assert links and "docs/quickstart.md" in body
+    if urls:
+        assert set(urls) >= URL_KEYS, urls
+        home = urls["Homepage"].rstrip("/")
+        assert all(u.startswith(home) or key == "Documentation" for key, u in urls.items()), urls
+        assert not relative, f"relative links left in the long description: {relative}"
+        assert f"{home}/blob/main/docs/quickstart.md" in body
+    else:
+        manifest = (ROOT / "MANIFEST.in").read_text(encoding="utf-8")
+        for link in relative:
+            path = link.split("#")[0]
+            assert (ROOT / path).is_file(), link
+            assert path.split("/")[0] in ("CONTRIBUTING.md", "CHANGELOG.md") or f"graft {path.split('/')[0]}" in manifest, link
 
 
 def test_setup_is_two_commands_and_ci_installs_the_same_way() -> None:
