@@ -160,6 +160,31 @@ def test_closed_sets_offer_their_values_with_descriptions_and_no_file_names(proj
     assert _bash(project, "history", "show", "") == ["old-task"]
 
 
+def test_violations_claims_remotes_and_streams_are_offered(tmp_path: Path) -> None:
+    """The rest of the registry's closed sets: `constraints ack`'s open violations, `task status --agent`'s
+    helpers holding claims, `sync --remote`'s git remotes, `sync --stream`'s streams this clone holds."""
+    proj = tmp_path / "repo"
+    proj.mkdir()
+    for args in (["init", "-q"], ["remote", "add", "origin", str(tmp_path / "bare.git")]):
+        subprocess.run(["git", *args], cwd=proj, check=True, capture_output=True, timeout=60)
+    blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=proj, input=b"x", check=True, capture_output=True,
+                          timeout=60).stdout.decode().strip()
+    subprocess.run(["git", "update-ref", "refs/agentctl/feature-x", blob], cwd=proj, check=True, timeout=60)
+    assert run("init", "--no-pull", cwd=proj).code == 0
+    assert run("constraints", "add", "P0", "deny-write: secret/**", cwd=proj).code == 0
+    start_task(proj, ["src/a.py", "src/b.py"])
+    assert run("files", "log", "MODIFY", "secret/key.txt", cwd=proj).code == 0
+    assert run("task", "claim", "--agent", "helper1", cwd=proj).code == 0
+
+    def fish_form(*words: str) -> list[str]:
+        return run("__complete", "--fish", *words, cwd=proj).out.split("\n")[:-1]
+
+    assert fish_form("constraints", "ack", "") == ["-", "secret/key.txt\tdeny-write: secret/**"]
+    assert fish_form("task", "status", "--agent", "") == ["-", "helper1\t1 entries claimed"]
+    assert fish_form("sync", "push", "--remote", "") == ["-", "origin\ta git remote"]
+    assert fish_form("sync", "pull", "--stream", "") == ["-", "feature-x\ta stream this clone holds"]
+
+
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
 def test_the_real_line_editor_shows_the_values_and_descriptions_and_no_file_names(project: Path, shell: str) -> None:
     if shutil.which(shell) is None:

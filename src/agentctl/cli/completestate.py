@@ -1,6 +1,7 @@
 """The values completion reads from the state when Tab is pressed (``cli/completewords.py``): the task's
 entries, the plan's and the history's task ids, the runlevels, the numbered notify commands, rules and
-vanished P0 rules, the interfaces, the services. Each comes from its service's own reader, with what it
+vanished P0 rules, the open violations, the interfaces, the helpers holding claims, the services, the
+git remotes and sync streams (one bounded `git` call). Each comes from its service's own reader, with what it
 means as the description.
 
 Every reader here only reads, and answers nothing on a failure (no state folder, one that cannot be read,
@@ -118,6 +119,45 @@ def interfaces(ctx: Ctx) -> list[Pair]:
     return [(i.name, f"{i.old} -> {i.new}") for i in records.read(ctx.store())]
 
 
+@_quiet
+def violated(ctx: Ctx) -> list[Pair]:
+    """The paths of the open P0 violations (what `constraints ack` takes), with the rule."""
+    from agentctl.constraints import violations
+
+    return [(path, rule) for path, (_, rule) in violations.open_ones(ctx.store()).items()]
+
+
+@_quiet
+def claimants(ctx: Ctx) -> list[Pair]:
+    """The helpers holding a live claim on the running task's entries, with how many they hold."""
+    from agentctl.task import claims, status
+
+    store = ctx.store()
+    held: dict[str, int] = {}
+    for _, agent, _ in claims.claims(store, status.read_status(store)):
+        held[agent] = held.get(agent, 0) + 1
+    return [(agent, f"{n} entries claimed") for agent, n in held.items()]
+
+
+def _git_lines(ctx: Ctx, args: list[str]) -> list[str]:
+    from agentctl.ground import git
+
+    return git.out(ctx.store().project, args, timeout=5).split("\n")
+
+
+@_quiet
+def remotes(ctx: Ctx) -> list[Pair]:
+    """The git remotes of the project (what `sync --remote` takes)."""
+    return [(name, "a git remote") for name in _git_lines(ctx, ["remote"]) if name]
+
+
+@_quiet
+def streams(ctx: Ctx) -> list[Pair]:
+    """The sync streams this clone holds (refs/agentctl/STREAM)."""
+    refs = _git_lines(ctx, ["for-each-ref", "--format=%(refname)", "refs/agentctl/"])
+    return [(ref[len("refs/agentctl/"):], "a stream this clone holds") for ref in refs if ref.startswith("refs/agentctl/")]
+
+
 def service_pairs(ctx: Ctx) -> list[Pair]:
     """The built-in services, then the user services the state holds now."""
     from agentctl.cli.helptexts import GROUPS
@@ -133,5 +173,5 @@ def service_pairs(ctx: Ctx) -> list[Pair]:
         return found
 
 
-__all__ = ["closed", "entries", "history_ids", "interfaces", "notify_numbers", "plan_ids", "remaining", "rule_numbers",
-           "runlevels", "service_pairs", "vanished_numbers"]
+__all__ = ["claimants", "closed", "entries", "history_ids", "interfaces", "notify_numbers", "plan_ids", "remaining", "rule_numbers",
+           "remotes", "runlevels", "service_pairs", "streams", "vanished_numbers", "violated"]

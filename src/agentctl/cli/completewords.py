@@ -61,8 +61,10 @@ STATE_VALUES = {
     (("constraints", "confirm-removal"), "rule"): completestate.vanished_numbers,
     (("interfaces", "check"), "name"): completestate.interfaces, (("interfaces", "remove"), "name"): completestate.interfaces,
     (("status",), "service"): completestate.service_pairs,
+    (("constraints", "ack"), "path"): completestate.violated, (("task", "status"), "--agent"): completestate.claimants,
+    (("sync",), "--remote"): completestate.remotes, (("sync",), "--stream"): completestate.streams,
 }
-ONE_WORD = {("task", "skip"), ("task", "reopen"), ("files", "check"), ("notify", "remove"), ("constraints", "remove"),
+ONE_WORD = {("constraints", "ack"), ("task", "skip"), ("task", "reopen"), ("files", "check"), ("notify", "remove"), ("constraints", "remove"),
             ("constraints", "confirm-removal"), ("interfaces", "remove")}  # a rule+ / which+ given once: no more
 # Positional values of the one-word commands whose first argument is a word from a fixed set.
 SUBWORDS: dict[tuple[str, ...], tuple[Pair, ...]] = {
