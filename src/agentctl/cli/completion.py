@@ -11,16 +11,19 @@ help, a value's meaning); bash shows the words alone.
 
 A candidate may hold anything a task entry can (one can arrive by `sync pull`): ``;``, ``$(…)``,
 backquotes, quotes, spaces, newlines. None is ever inserted for the shell to run: bash's script asks
-``__complete --quote=bash`` and gets each candidate quoted as bash reads it back to the same word
-(:func:`bash_quote`); zsh's asks ``--zsh`` and gets the words themselves, NUL-separated, each followed by
-the line it is shown as (:func:`shown`: control characters escaped, the description after it), and adds
-them with ``compadd -d`` (the shown lines are only displayed); fish's asks ``--fish`` and gets
+``__complete --bash`` and gets each candidate quoted as bash reads it back to the same word
+(:func:`bash_quote`), one a line; zsh's asks ``--zsh`` and gets the words themselves, NUL-separated, each
+followed by the line it is shown as (:func:`shown`: control characters escaped, the description after it),
+and adds them with ``compadd -d`` (the shown lines are only displayed); fish's asks ``--fish`` and gets
 ``WORD<tab>DESCRIPTION`` lines, a word holding a newline or a tab left out (fish splits its completions at
 lines, and a line at its first tab). zsh's ``compadd`` (without ``-Q``) and fish quote what they insert.
-A description is one printable line (``completewords.plain``). The forms of the scripts before descriptions,
-``--nul`` (the words, NUL-separated) and ``--raw`` (one a line), still answer; without any form (a script
-saved from an older agentctl) only the candidates that need no quoting are offered. The word being
-completed is read back unquoted (:func:`unquote`), as the shell would.
+A description is one printable line (``completewords.plain``). In these three forms a first line (zsh: a
+first record, ``-l`` when there are descriptions) says the word is one of a closed set, so the script
+offers its values and never file names, even when none is left; no first line: an open word (a path, a
+text), the shell's own file names. The forms of the scripts before descriptions, ``--quote=bash``,
+``--nul`` (the words, NUL-separated) and ``--raw`` (one a line), still answer as they did; without any
+form (a script saved from an older agentctl) only the candidates that need no quoting are offered. The
+word being completed is read back unquoted (:func:`unquote`), as the shell would.
 """
 
 from __future__ import annotations
