@@ -45,7 +45,7 @@ ROOMS: dict[str, int] = {
 SIDEWAYS: dict[str, set[str]] = {
     "files": {"constraints"},
     "task": {"constraints", "files", "notify"},
-    "verify": {"files", "notify"},
+    "verify": {"files", "notify", "constraints"},
     "constraints": {"notify"},
     "session": {"notify"},
     "history": {"files"},

@@ -72,6 +72,10 @@ OPTIONS: dict[tuple[tuple[str, ...], str], str] = {
     (("task", "list"), "--todo"): "only the entries still to do (what remains), paths alone",
     (("task", "list"), "--done"): "only the entries marked done, paths alone",
     (("task", "list"), "--skipped"): "only the entries set aside by `task skip`, paths alone",
+    (("constraints", "add"), "--shared"): "write the rule to agentctl.rules at the project root (committed with the "
+                                          "code, read by every copy: docs/rules.md) instead of this copy's state",
+    (("verify", "add"), "--shared"): "write the check to agentctl.rules' [verify] section (committed with the code); "
+                                     "it runs in a copy once a person there runs `agentctl verify trust`",
     (("constraints", "update"), "--add"): "add a rule written as P0|TEXT (repeatable)",
     (("constraints", "update"), "--remove"): "remove a rule by its text, P0|text or number (repeatable)",
     (("interfaces", "add"), "--old"): "the old form as it appears in the code, e.g. 'getUser(id)' (one line)",
@@ -195,6 +199,10 @@ DETAILS: dict[tuple[str, ...], str] = {
                          "error lines that decide and REASON (exit N, timed out after N s, killed by signal); Ctrl-C "
                          "or SIGTERM is recorded as INTERRUPTED, not as a failure; a run overtaken by a newer one "
                          "reports the newer result, which stands.",
+    ("verify", "trust"): "Lets the [verify] commands of agentctl.rules, as they read now, run in this copy (they "
+                          "come with the code, so a pull or an edit could change them; a changed or new one waits for "
+                          "this again). Recorded in git's folder. For a person: an agent's call is put to the person "
+                          "by the hook, and no MCP tool offers it (docs/rules.md).",
     ("verify", "stop"): "Clears the result after a pass (keeps `LAST_PASS`); after a failure keeps it and exits 1.",
     ("verify", "tried"): "`-` alone reads the text from stdin. One that says the same as an earlier attempt is recorded with a warning naming it.",
     ("history",): "Archived tasks newest first (from `logs/index`); `show ID` one task; `search TEXT` the tasks "

@@ -126,11 +126,15 @@ def acknowledge_folder(store: Store) -> bool:
 
 
 def status_signature(store: Store) -> str:
+    """The rules file's size, mtime and inode, and the shared file's (ground.sharedfile) when there is one."""
+    from agentctl.ground import sharedfile
+
+    other = sharedfile.signature(store)
     try:
         st = os.stat(store.path(STATUS))
     except (OSError, ValueError):
-        return "-"
-    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}"
+        return "-" + (f"+{other}" if other else "")
+    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}" + (f"+{other}" if other else "")
 
 
 def _compare(store: Store, rec: Record | None) -> tuple[Record, list[tuple[str, str]]]:

@@ -109,13 +109,15 @@ def log_writes(h: Hook, items: list[tuple[object, str | None]], key: str | None)
         done.append(f"{op}|{rel}")
     check_violations(h, [d.split("|", 1)[1] for d in done])
     check_interfaces(h, [d.split("|", 1)[1] for d in done if not d.startswith("DELETE|")])
-    check_progress(h)
+    check_progress(h, [d.split("|", 1)[1] for d in done])
     return done
 
 
-def check_progress(h: Hook) -> None:
+def check_progress(h: Hook, written: list[str] | None = None) -> None:
     """A --match task: the list brought to what the tree shows after this write (task.progress.reconcile),
-    said when it changed (a file reverted, files migrated, a new match); one read when no such task runs."""
+    said when it changed (a file reverted, files migrated, a new match); one read when no such task runs.
+    ``written``: the paths an edit tool wrote, searched again alone (files.matchcounts.after_writes);
+    None (a shell command: anything may have changed): the tree as git shows it."""
     data = h.store.read("services/task/status") or b""
     if b"\nMATCH=" not in data:
         return
@@ -123,7 +125,7 @@ def check_progress(h: Hook) -> None:
     from agentctl.task import progress
 
     try:
-        found = progress.reconcile(h.store)
+        found = progress.reconcile(h.store, written)
     except AgentctlError as exc:
         h.later(note, h.store, h.agent, h.event, f"task progress not reconciled: {exc.message[:120]}")
         return

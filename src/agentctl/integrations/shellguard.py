@@ -10,6 +10,7 @@ pragmatically (nothing is run):
   or cannot be told from the text (``$VAR``, a backquote); a P1/P2 rule is no one's business here;
 * ``agentctl notify add|remove`` and a write to the person's alert files (``agentctl/notify``): the
   alert commands run outside the agent's shell, so they are the person's (agentctl.notify.config);
+  ``agentctl verify trust`` likewise (the shared verify commands it lets run came with the code: verify.trust);
 * a command that names the rules' folder (``services/constraints``, ``constraints/status``,
   ``p0-seen``) or the state folder, ``services/`` or a glob over them, unless every command in it
   only reads (``cat``, ``grep``, ``ls``...) and nothing is redirected into a file.
@@ -48,7 +49,7 @@ def reason(store: Store, command: object, cwd: str | None = None) -> str | None:
         else:
             return None
     state = os.path.basename(store.root)
-    if "notify" in command:  # the person's alert commands (agentctl.notify): run outside the agent's shell
+    if "notify" in command or "trust" in command:  # the person's alert and shared verify commands: run outside it
         alerts = _alerts(_split(command), state)
         if alerts is not None:
             return alerts
@@ -85,6 +86,9 @@ def _alerts(words: list[str], state: str) -> str | None:
         if plain[:1] == ["notify"] and plain[1:2] and plain[1] in ("add", "remove"):
             return (f"`agentctl notify {plain[1]}` changes the person's alert commands, which agentctl runs outside "
                     "the agent's shell; only a person may do that")
+        if set(plain[:2]) == {"verify", "trust"}:
+            return ("`agentctl verify trust` lets the verify commands of agentctl.rules (they come with the code) run "
+                    "outside the agent's sandbox; only a person may do that, after reading them")
     named = next((w for w in words if "agentctl/notify" in w), None)
     into = any(">" in w and not w.strip("<>&|") and "agentctl/notify" in (words[i + 1] if i + 1 < len(words) else "")
                for i, w in enumerate(words))

@@ -32,7 +32,7 @@ def test_options_values_and_words() -> None:
     assert completion.candidates(["constraints", "add"], "P") == ["P0", "P1", "P2"]
     assert completion.candidates(["sync"], "p") == ["push", "pull"]
     assert "agents-md" in completion.candidates(["install"], "")
-    assert completion.candidates(["help", "verify"], "t") == ["tried"]
+    assert completion.candidates(["help", "verify"], "tri") == ["tried"]
     assert completion.candidates(["task", "done"], "") == []  # no state folder: no entries, no error
 
 

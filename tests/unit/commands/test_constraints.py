@@ -24,8 +24,8 @@ def test_add_list_remove(ctx: Ctx) -> None:
     assert again.lines[0] == "already present, nothing changed" and again.data["added"] is False
     op(ctx, "constraints", "update", add=["P2|short lines"])
     listed = op(ctx, "constraints", "list")
-    assert listed.data["constraints"] == [{"priority": "P0", "text": "deny-write: db/**"},
-                                          {"priority": "P2", "text": "short lines"}]
+    assert listed.data["constraints"] == [{"priority": "P0", "text": "deny-write: db/**", "shared": False},
+                                          {"priority": "P2", "text": "short lines", "shared": False}]
     gone = op(ctx, "constraints", "remove", rule=["2"])
     assert gone.data["removed"] == {"priority": "P2", "text": "short lines"}
     assert len(op(ctx, "constraints", "status").data["constraints"]) == 1
