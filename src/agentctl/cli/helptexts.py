@@ -1,7 +1,7 @@
 """Help texts: what each service, command and option is for.
 
-Read only by ``--help``, ``agentctl help`` and the generated reference (``docs/reference.md``),
-never on the hot path. ``tests/test_docs.py`` fails when a registered command or one of its
+Read only by ``--help``, ``agentctl help``, the generated reference (``docs/reference.md``) and the
+shells' completion (the descriptions zsh and fish show), never on the hot path. ``tests/test_docs.py`` fails when a registered command or one of its
 options has no text here, or when the reference is stale.
 """
 
@@ -142,8 +142,11 @@ DETAILS: dict[tuple[str, ...], str] = {
                       "only those entries, the paths alone, one a line, to pipe on (`agentctl task list --todo | "
                       "agentctl task add - --after X`). No task running: nothing, with a warning.",
     ("completion",): "Prints a script for bash, zsh or fish that completes commands, actions, options, the user "
-                     "services and, for `task done`, `task skip` and `files check`, the running task's remaining "
-                     "entries (read from the state when you press Tab, through the hidden `agentctl __complete`). "
+                     "services, the values of every closed set (targets, events, runlevels, priorities, ...) and "
+                     "what the state holds when you press Tab (the task's entries, the plan's and the history's "
+                     "ids, the numbered rules and notify commands, the interfaces), through the hidden "
+                     "`agentctl __complete`; zsh and fish show what each means (a command's or option's help, a "
+                     "value's meaning), bash the words alone; a closed set never offers file names. "
                      "bash: `source <(agentctl completion bash)` in ~/.bashrc; zsh: `source <(agentctl completion "
                      "zsh)` after compinit; fish: `agentctl completion fish > ~/.config/fish/completions/agentctl.fish`. "
                      "See docs/quickstart.md.",
