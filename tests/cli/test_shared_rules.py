@@ -203,3 +203,19 @@ def test_a_comment_after_a_shared_rule_is_a_comment(tmp_path: Path) -> None:
     assert texts == ["deny-write: secrets/**", "short names"], texts
     r = run("constraints", "add", "--shared", "P1", "use # for comments", cwd=proj)
     assert r.code == 2 and "starts a comment" in r.err and "use # for" not in (proj / "agentctl.rules").read_text()
+
+
+def test_a_clone_not_yet_initialised_has_its_hooks_enforce_the_committed_p0_and_write_nothing(
+        tmp_path: Path, bindir: Path) -> None:  # noqa: F811
+    clone = _clone(_origin(tmp_path), tmp_path)
+    env = {"CLAUDE_PROJECT_DIR": str(clone)}
+    denied = fire("agentctl hook claude pre-tool-use", _pre_write(clone, "secrets/key.txt"), clone, bindir, env)
+    out = denied.json()["hookSpecificOutput"]
+    assert out["permissionDecision"] == "deny" and "deny-write: secrets/**" in out["permissionDecisionReason"]
+    allowed = fire("agentctl hook claude pre-tool-use", _pre_write(clone, "src/app.py"), clone, bindir, env).json()
+    assert "permissionDecision" not in allowed["hookSpecificOutput"]
+    assert "NO STATE FOLDER YET" in allowed["hookSpecificOutput"]["additionalContext"]
+    start = json.dumps({"session_id": "s", "cwd": str(clone), "hook_event_name": "SessionStart", "source": "startup"})
+    said = fire("agentctl hook claude session-start", start, clone, bindir, env).json()
+    assert "agentctl init" in said["hookSpecificOutput"]["additionalContext"]
+    assert not (clone / ".agent-state").exists() and not (clone / ".git" / "agentctl").exists()  # nothing written

@@ -1,4 +1,6 @@
-"""The hooks when the state folder is gone: the ledger's P0 rules still hold.
+"""The hooks when the state folder is gone, or not made yet: the ledger's P0 rules still hold, and
+the project's committed ones (``agentctl.rules``, ground.sharedfile) hold from the first tool call of
+a fresh clone.
 
 ``rm -rf .agent-state``, ``git clean -fdx``: the hook finds no state folder. If the ledger
 (constraints.ledger, in git's own folder) holds P0 rules for a state folder that was at the project's
@@ -33,17 +35,29 @@ def missing_store(start: str) -> Store | None:
         return None
     for here in ancestors(start):
         root = os.path.join(here, STATE_DIRNAME)
-        if not os.path.lexists(root) and ledger.missing_state_rules(root):
+        if not os.path.lexists(root) and (ledger.missing_state_rules(root) or _shared_p0(Store(root))):
             return Store(root)
         if here == dirs.top:
             break
     return None
 
 
+def _shared_p0(store: Store) -> list[str]:
+    """The P0 rule texts of the project's shared file (ground.sharedfile) beside a state folder not made yet."""
+    import agentctl.constraints.listing
+
+    return [r.text for r in agentctl.constraints.listing.shared_rules(store) if r.priority == "P0"]
+
+
 def missing_line(store: Store) -> str:
     from agentctl.constraints import ledger
 
     rules = ledger.missing_state_rules(store.root)
+    if not rules:  # never made here: a clone of a project whose rules are committed (docs/rules.md)
+        shown = "; ".join(f"P0|{t[:200]}" for t in _shared_p0(store)[:20])
+        return (f"NO STATE FOLDER YET: this copy has agentctl.rules but no {STATE_DIRNAME}/; agentctl's hooks enforce "
+                f"its P0 rules meanwhile: {shown}. Ask the user to run `agentctl init` here (the task, the files log "
+                "and every other rule start then)")
     shown = "; ".join(f"P0|{t[:200]}" for t in rules[:20])
     return (f"STATE FOLDER MISSING: {store.root} is gone (removed: `rm -rf`, `git clean -fdx`?); agentctl's hooks "
             f"still enforce the P0 rules its ledger ({ledger.shown(store.root)}) keeps: {shown}. Ask the user to "
