@@ -666,3 +666,43 @@ def test_claude_code_interface_warning_reaches_the_model(
     assert "src/page.js this write would put the OLD form of interface getUser" in sent, where  # PreToolUse
     assert "src/page.js:1 now holds the OLD form of interface getUser" in sent, where  # PostToolUse
     assert json.dumps(IF_NEW)[1:-1] in sent, where
+
+
+def test_claude_code_is_held_by_the_rules_committed_with_the_code(
+    claude: Claude, agentctl_bin: Path, agentctl_with_claude_integration: None, tmp_path: Path
+) -> None:
+    """A fresh clone of a project whose P0 rule lives in agentctl.rules (issue 35.1): the real Claude Code's
+    write under it is refused (its own wall from `install claude`, or the pre-edit hook) and never lands."""
+    origin = tmp_path / "origin"
+    (origin / "config").mkdir(parents=True)
+    (origin / "config" / "db.yml").write_text("host: prod\n")
+    (origin / "agentctl.rules").write_text("[constraints]\nP0|deny-write: config/**\n")
+    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "x"]):
+        subprocess.run(["git", *args], cwd=origin, check=True, capture_output=True)
+    project = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(origin), str(project)], check=True)
+    home = tmp_path / "claude-home"
+    home.mkdir()
+    ok(project, "init")
+    ok(project, "install", "claude")
+    target = str(project / "config" / "db.yml")
+
+    def policy(body: JSON) -> Reply:
+        if is_compaction_request(body):
+            return Reply.text("<analysis>none</analysis>\n<summary>s</summary>")
+        if not any(e.kind == "tool_use" for e in events(body)):
+            return Reply.tool("Write", {"file_path": target, "content": "host: attacker\n"})
+        return Reply.text("done")
+
+    with FakeAnthropic(policy, record_dir=tmp_path / "requests") as server:
+        env = claude_env(home, server.base_url, [agentctl_bin])
+        run = run_claude(claude, project, env, "shared", ["-p", "point the db elsewhere", "--permission-mode",
+                                                          "acceptEdits", "--max-turns", "4"])
+        dump_artifacts(tmp_path, server, [run], "claude")
+    where = f"(artifacts in {tmp_path})"
+    assert run.returncode == 0 and server.errors == [], where
+    assert (project / "config" / "db.yml").read_text() == "host: prod\n", where  # the write never landed
+    after = [r for r in server.messages_requests("main") if any(e.kind == "tool_result" for e in events(r.body))]
+    assert after, where
+    sent = json.dumps(after[0].body)
+    assert "deny-write: config/**" in sent or "denied by your permission settings" in sent, where
