@@ -57,12 +57,16 @@ def _kept(store: Store) -> list[dict[str, list[int]]]:
 
 
 def _age(root: Path) -> None:
-    """Every file older than the racy window, as a tree is between one command and the next."""
-    old = time.time_ns() - 10_000_000_000
+    """Every file older than the racy window, as a tree is between one command and the next: each moved 10 s
+    back from its own time, so two writes keep two times (one time for every file would make a file git
+    recorded and the same file rewritten with as many bytes look alike to git's stat check, and then git
+    itself -- `status`, even `add` -- takes the new content for the old: nothing a tree ever does)."""
     for folder, _, names in os.walk(root):
         if ".git" not in folder:
             for n in names:
-                os.utime(os.path.join(folder, n), ns=(old, old))
+                full = os.path.join(folder, n)
+                old = os.stat(full).st_mtime_ns - 10_000_000_000
+                os.utime(full, ns=(old, old))
 
 
 def _step(root: Path, rng: random.Random) -> str:
