@@ -22,7 +22,15 @@ from __future__ import annotations
 
 from agentctl.ground.errors import AgentctlError, UsageError
 from agentctl.operation.contract import Ctx, Result
-from agentctl.operation.registry import ACTION_WORDS, BUILTIN_SERVICES, COMMANDS, QUIET, TARGET_USAGE, Command
+from agentctl.operation.registry import (
+    ACTION_WORDS,
+    ALIASES,
+    BUILTIN_SERVICES,
+    COMMANDS,
+    QUIET,
+    TARGET_USAGE,
+    Command,
+)
 
 SHELLS = ("bash", "zsh", "fish")
 # The values an option or a positional argument takes, where they are a fixed set.
@@ -239,7 +247,7 @@ def _positional(words: list[str], cmd: Command | None, ctx: Ctx) -> list[str]:
     if len(words) == 1:
         first = words[0]
         if first in BUILTIN_SERVICES:
-            return sorted(k[1] for k in COMMANDS if len(k) == 2 and k[0] == first)
+            return sorted(k[1] for k in COMMANDS if len(k) == 2 and k[0] == first and k not in ALIASES)
         if first in services:
             return ["start", "stop", "status"]
         if first in ACTION_WORDS and (first,) not in COMMANDS:

@@ -47,7 +47,7 @@ def test_with_no_task_running_it_says_so(repo_store: Store) -> None:
     (Path(repo_store.project) / "edit.py").write_text("changed\n")
     res = gitscan.sync(repo_store, TIMEOUT)
     assert res.git and res.logged == []
-    assert res.message == "no task is running; `files sync` reconciles changes since `task start`"
+    assert res.message == "no task is running; `files scan` reconciles changes since `task start`"
     assert gitscan.record_baseline(repo_store) == "no task is running"
 
 
