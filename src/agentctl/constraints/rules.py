@@ -56,7 +56,10 @@ class Rule(tuple[str, str]):
 
 def read(store: Store) -> list[Rule]:
     """The rules, in the file's order; a line that cannot be read is skipped (see :func:`read_checked`)."""
-    lines, plain = _lines(store)
+    return _rules(*_lines(store))
+
+
+def _rules(lines: list[str], plain: bool) -> list[Rule]:
     if not plain:
         return _parsed(lines)
     new = tuple.__new__
@@ -98,7 +101,7 @@ def read_checked(store: Store) -> tuple[list[Rule], list[Broken]]:
     lines, plain = _lines(store)
     broken: list[Broken]
     if plain:
-        rules, broken = read(store), []
+        rules, broken = _rules(lines, plain), []
         numbered = list(enumerate(rules, 1))
     else:
         rules, broken, numbered = _parse_all(lines)
@@ -309,7 +312,12 @@ def split_p0(rules: list[Rule]) -> tuple[list[Rule], list[Rule]]:
 
 def ordered(store: Store) -> list[Rule]:
     """The rules by priority: the order (and numbers, from 1) that ``constraints list`` shows."""
-    return sorted(read(store), key=lambda r: PRIORITIES.index(r.priority))
+    return by_priority(read(store))
+
+
+def by_priority(rules: list[Rule]) -> list[Rule]:
+    """``rules`` (as read) in the order :func:`ordered` gives, for a caller that read them already."""
+    return sorted(rules, key=lambda r: PRIORITIES.index(r.priority))
 
 
 def glob(pattern: str) -> Glob:
