@@ -51,7 +51,7 @@ def listing(ctx: Ctx) -> Result:
 
     store = ctx.store()
     found, broken = agentctl.constraints.rules.read_checked(store)  # the rules file, read once
-    rules = agentctl.constraints.rules.by_priority(found)
+    rules = agentctl.constraints.rules.ordered(store, found)
     for line in agentctl.constraints.rules.problem_lines(store, broken):
         ctx.warn(line)  # a line not read as written is never listed silently
     gone = lastseen.vanished(store)

@@ -60,8 +60,9 @@ def read(store: Store) -> list[Rule]:
 
 
 def _rules(lines: list[str], plain: bool) -> list[Rule]:
+    """The rules of the file's lines; one not plain (a hand edit): line by line as parse_line reads them."""
     if not plain:
-        return _parsed(lines)
+        return _parse_all(lines)[0]
     new = tuple.__new__
     return [new(Rule, ln.split("|", 1)) for ln in lines]  # at C speed
 
@@ -72,7 +73,7 @@ def read_split(store: Store) -> tuple[list[Rule], list[str]]:
     them cost no object each when 20 are shown."""
     lines, plain = _lines(store)
     if not plain:
-        p0, others = split_p0(_parsed(lines))
+        p0, others = split_p0(_parse_all(lines)[0])
         return p0, [f"{r[0]}|{r[1]}" for r in others]
     new = tuple.__new__
     return ([new(Rule, (ln[:2], ln[3:])) for ln in lines if ln.startswith("P0|")],
@@ -183,11 +184,6 @@ def _lines(store: Store) -> tuple[list[str], bool]:
     if sig is not None:
         _READ[store.root] = (sig, list(lines), plain)
     return lines, plain
-
-
-def _parsed(lines: list[str]) -> list[Rule]:
-    """The rules of a file that is not plain (a hand edit), line by line as parse_line reads them."""
-    return _parse_all(lines)[0]
 
 
 def _parse_all(lines: list[str]) -> tuple[list[Rule], list[Broken], list[tuple[int, Rule]]]:
@@ -310,14 +306,10 @@ def split_p0(rules: list[Rule]) -> tuple[list[Rule], list[Rule]]:
     return p0, ([r for r in rules if r[0] != "P0"] if len(p0) < len(rules) else [])
 
 
-def ordered(store: Store) -> list[Rule]:
-    """The rules by priority: the order (and numbers, from 1) that ``constraints list`` shows."""
-    return by_priority(read(store))
-
-
-def by_priority(rules: list[Rule]) -> list[Rule]:
-    """``rules`` (as read) in the order :func:`ordered` gives, for a caller that read them already."""
-    return sorted(rules, key=lambda r: PRIORITIES.index(r.priority))
+def ordered(store: Store, rules: list[Rule] | None = None) -> list[Rule]:
+    """The rules (read now, or ``rules``, read already) by priority: the order (and numbers, from 1)
+    that ``constraints list`` shows."""
+    return sorted(read(store) if rules is None else rules, key=lambda r: PRIORITIES.index(r.priority))
 
 
 def glob(pattern: str) -> Glob:
