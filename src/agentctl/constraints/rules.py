@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 
-from agentctl.ground import codec
+from agentctl.ground import codec, lockorder
 from agentctl.ground.errors import UsageError
 from agentctl.ground.store import Store
 
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from agentctl.constraints.globs import Glob
 
 STATUS = "services/constraints/status"
-LOCK = "services/constraints/.lock"
+LOCK = lockorder.CONSTRAINTS
 PRIORITIES = ("P0", "P1", "P2")
 _SLOW = ("\\", "\t", "\r", "\ufeff")  # an escape, or padding parse_line strips besides spaces
 

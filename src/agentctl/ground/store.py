@@ -31,7 +31,7 @@ TYPE_CHECKING = False  # every command imports this module: no contextlib/collec
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from agentctl.ground.locks import Held
+    from agentctl.ground.locks import Held, HeldAll
 
 STATE_DIRNAME = ".agent-state"
 FORMAT_VERSION = 1
@@ -310,6 +310,13 @@ class Store:
         from agentctl.ground.locks import Held, hold  # only commands that write take a lock
 
         return Held(hold(self.path(rel), self.shown(rel), timeout, self.lock_deadline, fault))
+
+    def locks(self, *rels: str) -> HeldAll:
+        """Hold several locks, taken in the one lock order (``ground.lockorder``) whatever order ``rels`` gives."""
+        from agentctl.ground.lockorder import in_order
+        from agentctl.ground.locks import HeldAll
+
+        return HeldAll([self.lock(rel) for rel in in_order(rels)])
 
     # -- the change log ---------------------------------------------------------------------
     def log_change(self, service: str, action: str, detail: str = "") -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from agentctl.ground import codec
+from agentctl.ground import codec, lockorder
 from agentctl.ground.errors import StateError, UsageError
 from agentctl.ground.store import Store
 
@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 STATUS = "services/interfaces/status"
-LOCK = "services/interfaces/.lock"
+LOCK = lockorder.INTERFACES
 FIELDS = 7
 MAX_INTERFACES = 200
 MAX_GLOBS = 20

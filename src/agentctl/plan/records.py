@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import os
 
-from agentctl.ground import codec
+from agentctl.ground import codec, lockorder
 from agentctl.ground.errors import StateError, UsageError
 from agentctl.ground.store import Store
 from agentctl.task.ids import id_ok
 
 STATUS = "services/plan/status"
-LOCK = "services/plan/.lock"
+LOCK = lockorder.PLAN
 STATES = ("planned", "active", "done", "dropped", "removed")
 MAX_TASKS = 500
 MAX_FILES = 5000

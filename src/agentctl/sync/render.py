@@ -1,4 +1,4 @@
-"""Write a merged document into the state folder (the caller holds every lock, see commands.LOCKS).
+"""Write a merged document into the state folder (the caller holds every lock, in the lock order of ground.lockorder).
 
 Status files are rewritten by ``Store.replace`` only when their content changes; the files log
 and the verify journal only ever grow (records they lack are appended, oldest first), so byte

@@ -13,7 +13,7 @@ import time
 
 import agentctl.task.entries
 from agentctl.constraints import together
-from agentctl.ground import codec
+from agentctl.ground import codec, lockorder
 from agentctl.ground.errors import CheckFailed, NoTask, StateError, UsageError
 from agentctl.ground.store import Store, now_iso
 from agentctl.task import status
@@ -120,7 +120,7 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
     from agentctl.verify import evidence
 
     retention.policy(store)  # a wrong retention setting refuses the stop before anything moves
-    with store.lock(".lock"), store.lock(status.LOCK):
+    with store.locks(lockorder.FOLDER, status.LOCK):
         old = status.read_status(store)
         if old.get("STATE") == "IDLE":
             raise NoTask("no task is running; nothing to stop")
