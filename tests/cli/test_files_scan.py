@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from conftest import run, start_task
-from integrations.test_hooks import git, log_entries, make_git_project
+from support.hooks import git, log_entries, make_git_project
 
 
 def _changed_project(root: Path) -> Path:

@@ -18,8 +18,7 @@ from typing import Any
 import pytest
 
 from conftest import run
-
-from .test_hooks import (  # noqa: F401 (bindir: a fixture)
+from support.hooks import (  # noqa: F401 (bindir: a fixture)
     P0,
     agent_log,
     bindir,

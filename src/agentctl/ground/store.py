@@ -14,7 +14,7 @@
 
 What only a killed writer leaves behind is handled apart and loaded only then: a torn
 tail (``torn``) and temp files (``temps``). ``fault`` names the protocol's steps for the
-crash tests, which install ``fault_hook`` (tests/reliability/faults.py); it does nothing else.
+crash tests, which install ``fault_hook`` (tests/support/faults.py); it does nothing else.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ FORMAT_VERSION = 1
 MAX_STATUS = 1 << 20
 O_FILE = os.O_NOFOLLOW | os.O_CLOEXEC
 
-# A test-only hook point: the crash tests (tests/reliability/faults.py) install a function here
+# A test-only hook point: the crash tests (tests/support/faults.py) install a function here
 # that kills the process at a named step of the write protocol. None on every real run: then
 # fault() does nothing, and no write is split in two.
 fault_hook: Callable[[str], None] | None = None

@@ -9,8 +9,7 @@ import pytest
 from agentctl.ground.errors import AgentctlError
 from agentctl.ground.store import Store
 from agentctl.operation.contract import Ctx
-
-from ..opkit import op, project_ctx
+from support.opkit import op, project_ctx
 
 
 @pytest.fixture

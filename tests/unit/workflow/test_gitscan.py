@@ -14,7 +14,7 @@ from agentctl.ground.store import Store
 from agentctl.statefolder import init
 from agentctl.workflow import gitscan
 from conftest import start_task
-from unit.gitfix import TIMEOUT, git, make_repo
+from support.gitfix import TIMEOUT, git, make_repo
 
 
 @pytest.fixture
