@@ -39,13 +39,8 @@ class Rule(tuple[str, str]):
     def __new__(cls, priority: str, text: str) -> Rule:
         return tuple.__new__(cls, (priority, text))
 
-    @property
-    def priority(self) -> str:
-        return self[0]
-
-    @property
-    def text(self) -> str:
-        return self[1]
+    priority: codec.field[str] = codec.field(0)
+    text: codec.field[str] = codec.field(1)
 
     def __repr__(self) -> str:
         return f"Rule(priority={self[0]!r}, text={self[1]!r})"

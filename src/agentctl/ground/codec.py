@@ -15,6 +15,29 @@ from __future__ import annotations
 
 from agentctl.ground.errors import StateError, UsageError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Generic, NoReturn, TypeVar, overload
+
+    _T = TypeVar("_T")
+
+    class field(Generic[_T]):
+        """What type checkers see of :func:`field`: a read-only attribute of type ``_T``."""
+
+        def __init__(self, index: int) -> None: ...
+        @overload
+        def __get__(self, obj: None, owner: Any) -> field[_T]: ...
+        @overload
+        def __get__(self, obj: object, owner: Any) -> _T: ...
+        def __get__(self, obj: object | None, owner: Any) -> _T | field[_T]: ...
+        def __set__(self, obj: object, value: NoReturn) -> None: ...  # read-only: no value fits
+else:
+    def field(index):
+        """A named field of a record kept as a tuple (no ``dataclasses`` or ``collections`` on the hot path):
+        ``text: field[str] = field(1)`` in the class makes ``record.text`` read ``record[1]``."""
+        return property(lambda self: self[index])
+
+
 # Code points escaped as \uHHHH: C1 controls, Unicode line breaks, bidi controls, surrogates.
 _U_ESCAPED = (
     set(range(0x80, 0xA0))

@@ -32,33 +32,16 @@ class Iface(tuple[str, str, str, str, str, str, str]):
                 added: str = "") -> Iface:
         return tuple.__new__(cls, (name, old, new, match, paths, task, added))
 
-    @property
-    def name(self) -> str:
-        return self[0]
-
-    @property
-    def old(self) -> str:
-        return self[1]
-
-    @property
-    def new(self) -> str:
-        return self[2]
-
-    @property
-    def match(self) -> str:
-        return self[3]
+    name: codec.field[str] = codec.field(0)
+    old: codec.field[str] = codec.field(1)
+    new: codec.field[str] = codec.field(2)
+    match: codec.field[str] = codec.field(3)
+    task: codec.field[str] = codec.field(5)
+    added: codec.field[str] = codec.field(6)
 
     @property
     def globs(self) -> list[str]:
         return self[4].split("\n") if self[4] else []
-
-    @property
-    def task(self) -> str:
-        return self[5]
-
-    @property
-    def added(self) -> str:
-        return self[6]
 
     def line(self) -> bytes:
         return codec.record(*self)
