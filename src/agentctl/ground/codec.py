@@ -125,6 +125,16 @@ def check_text(value: str, what: str, limit: int = 4096, required: bool = True) 
     return value
 
 
+def lines_of(data: bytes, name: str, comments: bool = True) -> list[tuple[int, str]]:
+    """(number, line) of each line of a state file's bytes that holds something: not blank, and (with
+    ``comments``) not a ``#`` comment. Bytes that are not UTF-8 make the file damaged."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise StateError(f"{name} is not valid UTF-8 (byte {exc.start}); run `agentctl doctor`") from None
+    return [(n, line) for n, line in enumerate(text.split("\n"), 1) if line and not (comments and line[0] == "#")]
+
+
 def parse_status(data: bytes, name: str, keys: tuple[str, ...] | None = None) -> dict[str, str]:
     """Parse ``KEY=VALUE`` lines strictly. ``#`` lines and blank lines are skipped.
 
@@ -132,14 +142,8 @@ def parse_status(data: bytes, name: str, keys: tuple[str, ...] | None = None) ->
     ``TRIED_``); an unknown or repeated key, a line without ``=`` or a bad escape
     makes the file damaged.
     """
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise StateError(f"{name} is not valid UTF-8 (byte {exc.start}); run `agentctl doctor`") from None
     result: dict[str, str] = {}
-    for lineno, line in enumerate(text.split("\n"), 1):
-        if not line or line.startswith("#"):
-            continue
+    for lineno, line in lines_of(data, name):
         key, sep, raw = line.partition("=")
         if not sep or not key or not key.replace("_", "").isalnum() or not key.isascii() or key != key.upper():
             raise StateError(f"{name} line {lineno} is not KEY=VALUE; run `agentctl doctor`")

@@ -73,14 +73,8 @@ def read(store: Store) -> list[Iface]:
 
 def parse(data: bytes, name: str) -> list[Iface]:
     """The records of the file's bytes; a line that is not a record makes the file damaged."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise StateError(f"{name} is not valid UTF-8 (byte {exc.start}); run `agentctl doctor`") from None
     out = []
-    for lineno, line in enumerate(text.split("\n"), 1):
-        if not line or line.startswith("#"):
-            continue
+    for lineno, line in codec.lines_of(data, name):
         rec = codec.split_record(line, FIELDS)
         if rec is None or not rec[0] or not rec[1]:
             raise StateError(f"{name} line {lineno} is not NAME|OLD|NEW|MATCH|PATHS|TASK|ADDED; run `agentctl doctor`")
