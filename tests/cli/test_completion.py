@@ -10,6 +10,9 @@ from pathlib import Path
 import pytest
 
 from agentctl.cli import manpage
+from agentctl.cli.completewords import EVENT_MEANINGS
+from agentctl.notify.config import EVENTS
+from agentctl.operation.registry import COMMANDS
 from conftest import BIN, run, start_task
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -17,7 +20,8 @@ ENV = {**os.environ, "PATH": f"{BIN.parent}{os.pathsep}{os.environ.get('PATH', '
 
 
 def _shell(shell: str, script: str, cwd: Path) -> str:
-    proc = subprocess.run([shell, "-c", script], cwd=cwd, capture_output=True, text=True, env=ENV, timeout=60,
+    env = {**os.environ, "PATH": ENV["PATH"]}  # as the fixtures set it now (the person's config in tmp)
+    proc = subprocess.run([shell, "-c", script], cwd=cwd, capture_output=True, text=True, env=env, timeout=60,
                           check=False)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
@@ -65,6 +69,19 @@ def test_complete_outside_a_state_folder_offers_the_commands_and_no_error(tmp_pa
     assert r.code == 0 and "status" in r.out.split() and all(w.startswith("sta") for w in r.out.split())
 
 
+ZSH_RECORD = ("compdef() { : }; source ./_agentctl; _files() { print FILES }; "
+              # compadd recorded: its options, the lines shown (-d), then the words added
+              "compadd() { while (( $# )); do case $1 in -d) print -rl -- \"${(@P)2}\"; shift 2;; "
+              "--) shift; print -rl -- \"$@\"; return;; *) print -r -- \"OPT $1\"; shift;; esac; done }; ")
+
+
+def _zsh(project: Path, *words: str) -> list[str]:
+    """What zsh's completion function hands compadd (or _files) for ``agentctl WORDS``."""
+    quoted = " ".join("'" + w.replace("'", "'\\''") + "'" for w in ("agentctl", *words))
+    out = _shell("zsh", ZSH_RECORD + f"words=({quoted}); CURRENT={len(words) + 1}; _agentctl", project)
+    return out.split("\n")[:-1]
+
+
 def test_zsh_script_parses_and_offers_the_entries(project: Path) -> None:
     if shutil.which("zsh") is None:
         pytest.skip("zsh is not installed (.ci/run installs it with apt-get)")
@@ -72,11 +89,18 @@ def test_zsh_script_parses_and_offers_the_entries(project: Path) -> None:
     script = run("completion", "zsh", cwd=project).out
     (project / "_agentctl").write_text(script)
     _shell("zsh", "zsh -n _agentctl", project)
-    # the completion function itself, with compadd and _files recorded instead of shown
-    out = _shell("zsh", "compdef() { : }; source ./_agentctl; compadd() { shift 1; print -l -- \"$@\" }; "
-                 "_files() { print FILES }; words=(agentctl task done ''); CURRENT=4; _agentctl; "
-                 "words=(agentctl task start --files ''); CURRENT=5; _agentctl", project)
-    assert out.split("\n")[:3] == ["src/a.py", "src/b.py", "FILES"]
+    # entries have no description: shown as they are, no one-a-line layout
+    assert _zsh(project, "task", "done", "") == ["src/a.py", "src/b.py", "src/a.py", "src/b.py"]
+    assert _zsh(project, "task", "start", "--files", "") == ["FILES"]
+    # a command's actions: each with its summary from the registry, one a line
+    shown = _zsh(project, "task", "d")
+    assert shown == ["OPT -l", f"done  -- {COMMANDS[('task', 'done')].summary}", "done"]
+    # the values of a closed set with their meaning, and no file names
+    shown = _zsh(project, "notify", "test", "")
+    assert shown[0] == "OPT -l" and "FILES" not in shown and shown[-len(EVENTS):] == list(EVENTS)
+    assert "violation      -- a write to a P0-denied path happened anyway" in shown
+    shown = _zsh(project, "task", "start", "--f")
+    assert "--files  -- the list of entries: a file of paths, one a line, or - for stdin" in shown
 
 
 def test_fish_script_parses_and_offers_the_entries(project: Path) -> None:
@@ -87,7 +111,96 @@ def test_fish_script_parses_and_offers_the_entries(project: Path) -> None:
     _shell("fish", "fish -n agentctl.fish", project)
     out = _shell("fish", "source agentctl.fish; complete -C 'agentctl task d'; complete -C 'agentctl task done '",
                  project)
-    assert out.split() == ["done", "src/a.py", "src/b.py"]
+    assert out.split("\n")[:-1] == [f"done\t{COMMANDS[('task', 'done')].summary}", "src/a.py", "src/b.py"]
+
+
+def _fish(project: Path, line: str) -> list[str]:
+    """What fish completes for the command line ``line`` (``complete -C``): WORD<tab>DESCRIPTION lines."""
+    (project / "agentctl.fish").write_text(run("completion", "fish", cwd=project).out)
+    quoted = "'" + line.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    return _shell("fish", f"source agentctl.fish; complete -C {quoted}", project).split("\n")[:-1]
+
+
+def test_closed_sets_offer_their_values_with_descriptions_and_no_file_names(project: Path) -> None:
+    """Issue 35.3: notify events, runlevels, archived task ids, notify and rule numbers, plan ids, the
+    entries a reopen takes back, the interfaces: each offered with what it means, never a file name."""
+    if shutil.which("fish") is None:
+        pytest.skip("fish is not installed (.ci/run installs it with apt-get)")
+    (project / "notes.txt").write_text("a file the shell would offer\n")
+    start_task(project, ["src/a.py", "src/b.py"], task_id="old-task", desc="the archived one")
+    assert run("task", "stop", "--force", cwd=project).code == 0
+    start_task(project, ["src/a.py", "src/b.py"], task_id="t2")
+    assert run("task", "done", "src/a.py", cwd=project).code == 0
+    assert run("notify", "add", "true", "--on", "violation", cwd=project).code == 0
+    assert run("constraints", "add", "P1", "keep the API stable", cwd=project).code == 0
+    assert run("plan", "add", "p1", "--desc", "first planned", cwd=project).code == 0
+    assert run("interfaces", "add", "getUser", "--old", "getUser(id)", "--new", "getUser({ id })", cwd=project).code == 0
+    events = [f"{e}\t{d}" for e, d in EVENT_MEANINGS.items()]
+    assert _fish(project, "agentctl notify test ") == events
+    assert _fish(project, "agentctl notify add true --on ") == events
+    assert _fish(project, "agentctl notify test v") == [events[0], events[2]]
+    history = _fish(project, "agentctl history show ")
+    assert len(history) == 1 and history[0].startswith("old-task\tended ") and history[0].endswith(": the archived one")
+    assert _fish(project, "agentctl runlevel ") == ["idle\tconstraints", "work\tconstraints task files (now)",
+                                                    "verify\tconstraints task files verify", "sub\tconstraints task"]
+    assert _fish(project, "agentctl notify remove ") == ["1\ttrue"]
+    assert _fish(project, "agentctl notify remove 1 ") == []
+    assert _fish(project, "agentctl constraints remove ") == ["1\tP1|keep the API stable"]
+    assert _fish(project, "agentctl plan show ") == ["p1\tfirst planned"]
+    assert _fish(project, "agentctl plan add p2 --after ") == ["p1\tfirst planned"]
+    assert _fish(project, "agentctl task reopen ") == ["src/a.py\tdone"]
+    assert _fish(project, "agentctl task update --next ") == ["src/b.py"]
+    assert _fish(project, "agentctl interfaces remove ") == ["getUser\tgetUser(id) -> getUser({ id })"]
+    assert _fish(project, "agentctl install cl") == ["claude\tClaude Code", "cline\tCline"]
+    assert _fish(project, "agentctl hook co") == ["codex\tCodex CLI"]
+    # an open value is the shell's own: file names
+    assert "notes.txt" in _fish(project, "agentctl task start --files ")
+    # bash: the same words, no descriptions
+    assert _bash(project, "notify", "test", "") == list(EVENTS)
+    assert _bash(project, "history", "show", "") == ["old-task"]
+
+
+def test_violations_claims_remotes_and_streams_are_offered(tmp_path: Path) -> None:
+    """The rest of the registry's closed sets: `constraints ack`'s open violations, `task status --agent`'s
+    helpers holding claims, `sync --remote`'s git remotes, `sync --stream`'s streams this clone holds."""
+    proj = tmp_path / "repo"
+    proj.mkdir()
+    for args in (["init", "-q"], ["remote", "add", "origin", str(tmp_path / "bare.git")]):
+        subprocess.run(["git", *args], cwd=proj, check=True, capture_output=True, timeout=60)
+    blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=proj, input=b"x", check=True, capture_output=True,
+                          timeout=60).stdout.decode().strip()
+    subprocess.run(["git", "update-ref", "refs/agentctl/feature-x", blob], cwd=proj, check=True, timeout=60)
+    assert run("init", "--no-pull", cwd=proj).code == 0
+    assert run("constraints", "add", "P0", "deny-write: secret/**", cwd=proj).code == 0
+    start_task(proj, ["src/a.py", "src/b.py"])
+    assert run("files", "log", "MODIFY", "secret/key.txt", cwd=proj).code == 0
+    assert run("task", "claim", "--agent", "helper1", cwd=proj).code == 0
+
+    def fish_form(*words: str) -> list[str]:
+        return run("__complete", "--fish", *words, cwd=proj).out.split("\n")[:-1]
+
+    assert fish_form("constraints", "ack", "") == ["-", "secret/key.txt\tdeny-write: secret/**"]
+    assert fish_form("task", "status", "--agent", "") == ["-", "helper1\t1 entries claimed"]
+    assert fish_form("sync", "push", "--remote", "") == ["-", "origin\ta git remote"]
+    assert fish_form("sync", "pull", "--stream", "") == ["-", "feature-x\ta stream this clone holds"]
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_the_real_line_editor_shows_the_values_and_descriptions_and_no_file_names(project: Path, shell: str) -> None:
+    if shutil.which(shell) is None:
+        pytest.skip(f"{shell} is not installed (.ci/run installs it with apt-get)")
+    (project / "notes-file.txt").write_text("a file the shell would offer\n")
+    assert run("plan", "add", "p1", "--desc", "first planned", cwd=project).code == 0
+    assert run("plan", "add", "p2", "--desc", "second planned", cwd=project).code == 0
+    shown = _type_in(shell, project, ["agentctl plan show p", "\t", "\t", "\x15", "agentctl notify test ", "\t", "\t",
+                                      "\x15", "agentctl notify remove 1 ", "\t", "\t", "\x15"])
+    assert "p1" in shown and "p2" in shown and "stalled" in shown, shown[-2000:]
+    assert "notes-file" not in shown, shown[-2000:]  # closed sets, the last one empty: never a file name
+    # zsh and fish show what each value means; bash the words alone
+    assert ("first planned" in shown and "second planned" in shown and "no tool call" in shown) == (shell != "bash"), \
+        shown[-2000:]
+    shown = _type_in(shell, project, ["agentctl task start --files no", "\t", "\t", "\x15"])
+    assert "notes-file" in shown, shown[-2000:]  # an open value: the shell's file names
 
 
 def test_completion_for_an_unknown_shell_is_a_usage_error(tmp_path: Path) -> None:
@@ -113,6 +226,18 @@ def test_the_man_page_is_current_and_reads(tmp_path: Path) -> None:
     if shutil.which("man") is not None:
         proc = subprocess.run(["man", "-l", str(page)], capture_output=True, text=True, timeout=60, check=False,
                               env={**os.environ, "MANPAGER": "cat", "PAGER": "cat", "MANWIDTH": "100"})
+        assert proc.returncode == 0 and "agentctl completion bash|zsh|fish" in proc.stdout, proc.stderr
+
+
+def test_help_man_prints_the_page_wherever_agentctl_is_installed(tmp_path: Path) -> None:
+    """Issue 35.3: where no MANPATH finds the installed page (uv tool install), `agentctl help --man` prints it."""
+    r = run("help", "--man", cwd=tmp_path)
+    assert r.code == 0 and r.err == "" and r.out == (ROOT / "man" / "agentctl.1").read_text(encoding="utf-8")
+    assert "agentctl help --man | man -l -" in run("help", cwd=tmp_path).out
+    assert "--man" in run("__complete", "help", "--", cwd=tmp_path).out.split()
+    if shutil.which("man") is not None:
+        proc = subprocess.run(["sh", "-c", "agentctl help --man | man -l -"], capture_output=True, text=True, timeout=60,
+                              check=False, cwd=tmp_path, env={**ENV, "MANPAGER": "cat", "PAGER": "cat", "MANWIDTH": "100"})
         assert proc.returncode == 0 and "agentctl completion bash|zsh|fish" in proc.stdout, proc.stderr
 
 

@@ -60,7 +60,7 @@ def test_a_rule_edited_out_by_hand_stays_enforced_until_a_person_confirms(proj: 
     (line,) = _vanished(proj)
     assert RULE in line and "still enforced" in line and "agentctl constraints confirm-removal" in line
     listed = run("--json", "constraints", "list", cwd=proj).data()
-    assert listed["constraints"] == [{"priority": "P1", "text": "run the tests"}]
+    assert listed["constraints"] == [{"priority": "P1", "text": "run the tests", "shared": False}]
     assert [v["text"] for v in listed["vanished"]] == [RULE]
     (proj / "secrets" / "key.txt").write_text("written by the shell\n")  # a shell write is flagged all the same
     assert "P0 VIOLATION: secrets/key.txt" in run("files", "sync", cwd=proj).err

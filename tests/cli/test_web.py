@@ -205,7 +205,8 @@ def test_it_is_read_only(served: Served, busy: Path) -> None:
     before = every_byte()
     for _ in range(3):
         for path in ("/", "/static/web.js", "/static/web.css", "/api/state", "/api/version", "/api/files?q=m",
-                     "/api/history?q=old", "/api/history", "/api/task?id=old1", "/api/file?path=src/m0.py", "/x"):
+                     "/api/history?q=old", "/api/history", "/api/task?id=old1", "/api/file?path=src/m0.py",
+                     "/api/chart", "/api/diff?path=src/m0.py", "/api/diff?path=../x", "/x"):
             served.request(path)
         for method in ("POST", "PUT", "DELETE"):
             code, headers, _ = served.request("/api/state", method=method)
@@ -267,14 +268,17 @@ def test_another_host_says_why_it_is_risky(busy: Path) -> None:
 def test_opens_the_browser_only_when_asked_and_available(busy: Path, tmp_path: Path) -> None:
     record = tmp_path / "opened"
     browser = tmp_path / "browser.sh"
-    # the browser as `ps` would show it: its whole command line, and what the page it was given says
-    browser.write_text(f'#!/bin/sh\necho "$0 $*" >> {record}\ncat "${{1#file://}}" >> {record}.page\n')
+    # the browser as `ps` would show it: its whole command line, and what the page it was given says; each
+    # file written whole under another name and renamed, the command line last: the test waits for the
+    # content it reads, never for a file that is still being written
+    browser.write_text(f'#!/bin/sh\ncat "${{1#file://}}" > {record}.page.tmp && mv {record}.page.tmp {record}.page\n'
+                       f'echo "$0 $*" > {record}.tmp && mv {record}.tmp {record}\n')
     browser.chmod(0o755)
     env = {"BROWSER": str(browser), "DISPLAY": ":99"}
     s = Served(busy, env=env)
     try:
         deadline = time.monotonic() + 20
-        while not (record.exists() and Path(f"{record}.page").exists()) and time.monotonic() < deadline:
+        while not record.exists() and time.monotonic() < deadline:
             time.sleep(0.1)
         line = record.read_text().strip()
         assert s.token not in line, line  # never on a command line

@@ -369,6 +369,8 @@ GENERATED = {
 EXCLUDED: dict[tuple[str, ...], str] = {
     ("@custom",): "user services run the project's own scripts: nothing of the model's state",
     ("completion",): "prints a shell script; answers nothing about the state",
+    ("verify", "trust"): "a person's trust of agentctl.rules' checks (the model writes no shared file): "
+                         "tests/cli/test_shared_rules.py",
     **{("plan", verb): "the plan service (merged last): its truth is not in the model yet; the plan branch's tests "
        "cover it" for verb in ("add", "drop", "edit", "export", "import", "list", "next", "ready", "remove", "show",
                               "status")},

@@ -111,7 +111,7 @@ def round_trip(env: Env, value: str, *, path: bool = True) -> None:
     elif value.strip():
         assert env.run("constraints", "add", "P1", value).returncode == 0
         rules = env.read("constraints", "list")["constraints"]
-        assert isinstance(rules, list) and {"priority": "P1", "text": value.strip()} in rules
+        assert isinstance(rules, list) and {"priority": "P1", "text": value.strip(), "shared": False} in rules
         r = env.run("constraints", "remove", f"P1|{value.strip()}")
         assert r.returncode == 0, r.stderr
         assert env.run("verify", "tried", value).returncode == 0

@@ -1,61 +1,48 @@
 """Shell completion: `agentctl completion bash|zsh|fish` prints a script; the script asks the hidden
-`agentctl __complete WORD... CURRENT` for the candidates, one a line.
+`agentctl __complete WORD... CURRENT` for the candidates.
 
-Everything a script completes comes from the registry (``operation.registry``) when Tab is pressed:
-the commands, a service's actions, a command's options and the values they take; the user services
-are the folders the state holds now; after `task done`, `task skip` and `files check` the running
-task's remaining entries are read from its list file. So a script never goes stale, and one
-implementation serves the three shells. `__complete` never writes, never fails (no state folder:
-no entries) and prints nothing on stderr.
+Everything a script completes comes from the registry (``operation.registry``) and the state when Tab
+is pressed (``cli/completewords.py``): the commands, a service's actions, a command's options and the
+values they take, the user services, the running task's entries, the plan's and the history's ids, the
+runlevels, the numbered rules and notify commands. So a script never goes stale, and one implementation
+serves the three shells. `__complete` never writes, never fails (no state folder: no entries) and prints
+nothing on stderr. zsh and fish show each candidate's description (a command's or option's one-line
+help, a value's meaning); bash shows the words alone.
 
 A candidate may hold anything a task entry can (one can arrive by `sync pull`): ``;``, ``$(…)``,
 backquotes, quotes, spaces, newlines. None is ever inserted for the shell to run: bash's script asks
-``__complete --quote=bash`` and gets each candidate quoted as bash reads it back to the same word
-(:func:`bash_quote`); zsh's asks ``--nul`` and fish's ``--raw`` and get the words themselves (NUL-separated;
-one a line, a word holding a newline left out, since fish splits its completions at lines), and their
-line editors quote what they insert (zsh's ``compadd`` without ``-Q``, fish's completions).
-Without either option (a script saved from an older agentctl) only the candidates that need no quoting
-are offered. The word being completed is read back unquoted (:func:`unquote`), as the shell would.
+``__complete --bash`` and gets each candidate quoted as bash reads it back to the same word
+(:func:`bash_quote`), one a line; zsh's asks ``--zsh`` and gets the words themselves, NUL-separated, each
+followed by the line it is shown as (:func:`shown`: control characters escaped, the description after it),
+and adds them with ``compadd -d`` (the shown lines are only displayed); fish's asks ``--fish`` and gets
+``WORD<tab>DESCRIPTION`` lines, a word holding a newline or a tab left out (fish splits its completions at
+lines, and a line at its first tab). zsh's ``compadd`` (without ``-Q``) and fish quote what they insert.
+A description is one printable line (``completewords.plain``). In these three forms a first line (zsh: a
+first record, ``-l`` when there are descriptions) says the word is one of a closed set, so the script
+offers its values and never file names, even when none is left; no first line: an open word (a path, a
+text), the shell's own file names. The forms of the scripts before descriptions, ``--quote=bash``,
+``--nul`` (the words, NUL-separated) and ``--raw`` (one a line), still answer as they did; without any
+form (a script saved from an older agentctl) only the candidates that need no quoting are offered. The
+word being completed is read back unquoted (:func:`unquote`), as the shell would.
 """
 
 from __future__ import annotations
 
+from agentctl.cli.completewords import SHELLS, described
 from agentctl.ground.errors import AgentctlError, UsageError
 from agentctl.operation.contract import Ctx, Result
-from agentctl.operation.registry import (
-    ACTION_WORDS,
-    ALIASES,
-    BUILTIN_SERVICES,
-    COMMANDS,
-    QUIET,
-    TARGET_USAGE,
-    Command,
-)
 
-SHELLS = ("bash", "zsh", "fish")
-# The values an option or a positional argument takes, where they are a fixed set.
-VALUES: dict[str, tuple[str, ...]] = {
-    "--state": ("ACTIVE", "PAUSED"),
-    "--tools": ("core", "full"),
-    "--client": ("claude", "cursor"),
-    "op": ("CREATE", "MODIFY", "DELETE"),
-    "priority": ("P0", "P1", "P2"),
-    "shell": SHELLS,
-    "target": tuple(part.split()[0] for part in TARGET_USAGE.split(" | ")),
-}
-ENTRY_COMMANDS = {("task", "done"), ("task", "skip"), ("files", "check")}  # complete the remaining entries
-PLAN_ID_COMMANDS = {("plan", "show"), ("plan", "drop"), ("plan", "edit"), ("plan", "remove")}  # and --after: plan ids
-# Positional values of the one-word commands whose first argument is a word from a fixed set.
-SUBWORDS: dict[tuple[str, ...], tuple[str, ...]] = {
-    ("sync",): ("push", "pull", "status", "auto"),
-    ("history",): ("show", "search"),
-}
+FORMS = ("--bash", "--zsh", "--fish", "--quote=bash", "--nul", "--raw")  # the last three: the scripts of 0.x
 
 BASH = """\
 # bash completion for agentctl: `source <(agentctl completion bash)` (e.g. in ~/.bashrc)
 _agentctl_complete() {
     local IFS=$'\\n'
-    COMPREPLY=($(agentctl __complete --quote=bash "${COMP_WORDS[@]:1:COMP_CWORD-1}" "${COMP_WORDS[COMP_CWORD]}" 2>/dev/null))
+    COMPREPLY=($(agentctl __complete --bash "${COMP_WORDS[@]:1:COMP_CWORD-1}" "${COMP_WORDS[COMP_CWORD]}" 2>/dev/null))
+    if [[ "${COMPREPLY[0]}" == - ]]; then  # a closed set: its values, never file names
+        COMPREPLY=("${COMPREPLY[@]:1}")
+        compopt +o default 2>/dev/null
+    fi
 }
 complete -o default -F _agentctl_complete agentctl
 """
@@ -64,11 +51,18 @@ ZSH = """\
 #compdef agentctl
 # zsh completion for agentctl: `source <(agentctl completion zsh)` after compinit, or save it as _agentctl in $fpath
 _agentctl() {
-    local -a found
-    found=("${(@0)$(agentctl __complete --nul "${(@Q)words[2,CURRENT-1]}" "${(Q)words[CURRENT]}" 2>/dev/null)}")
+    local -a found cands shown
+    local i
+    found=("${(@0)$(agentctl __complete --zsh "${(@Q)words[2,CURRENT-1]}" "${(Q)words[CURRENT]}" 2>/dev/null)}")
     found=(${found:#})
-    if (( ${#found} )); then
-        compadd -- "${found[@]}"
+    for (( i = 2; i < ${#found}; i += 2 )); do
+        cands+=("${found[i]}")
+        shown+=("${found[i+1]}")
+    done
+    if [[ "${found[1]}" == "-l" ]]; then
+        compadd -l -d shown -- "${cands[@]}"
+    elif (( ${#found} )); then
+        compadd -d shown -- "${cands[@]}"
     else
         _files
     fi
@@ -85,14 +79,14 @@ FISH = """\
 function __agentctl_complete
     set -l words (commandline -opc)
     set -l current (commandline -ct)
-    set -l found (agentctl __complete --raw $words[2..-1] "$current" 2>/dev/null)
-    if test (count $found) -gt 0
-        printf '%s\\n' $found
-    else
+    set -l found (agentctl __complete --fish $words[2..-1] "$current" 2>/dev/null)
+    if test (count $found) -eq 0
         __fish_complete_path "$current"
+    else if test (count $found) -gt 1
+        printf '%s\\n' $found[2..-1]
     end
 end
-complete -c agentctl -f -a '(__agentctl_complete)'
+complete -c agentctl -f -k -a '(__agentctl_complete)'
 """
 
 SCRIPTS = {"bash": BASH, "zsh": ZSH, "fish": FISH}
@@ -108,28 +102,52 @@ def completion(ctx: Ctx, *, shell: str) -> Result:
 
 
 def complete(args: list[str]) -> int:
-    """`agentctl __complete [--quote=bash|--nul|--raw] WORD... CURRENT`: print the candidates for CURRENT,
-    one a line quoted for bash, NUL-separated as they are, one a line as they are (none holding a
-    newline), or (no option) only those that need no quoting; exit 0."""
+    """`agentctl __complete [FORM] WORD... CURRENT`: print the candidates for CURRENT in the FORM the
+    script asks (:data:`FORMS`, see the module's docstring); no FORM: one a line, only those that need
+    no quoting; exit 0."""
     import sys
 
-    form = args[0] if args[:1] in (["--quote=bash"], ["--nul"], ["--raw"]) else ""
+    form = args[0] if args[:1] and args[0] in FORMS else ""
     if form:
         args = args[1:]
     try:
-        found = candidates(args[:-1], unquote(args[-1]) if args else "", keep_newlines=form in ("--nul", "--quote=bash"))
+        given = described(args[:-1], unquote(args[-1]) if args else "",
+                          keep_newlines=form in ("--nul", "--quote=bash", "--zsh", "--bash"))
     except (AgentctlError, OSError, ValueError):
-        found = []
-    if form == "--nul":
-        sys.stdout.buffer.write(b"".join(w.encode("utf-8", "surrogateescape") + b"\0" for w in found))
+        given = None  # as an open word: the shell's own file names
+    found = given or []
+    # the new forms' first line (zsh: record) says "a closed set: no file names"; none: the shell's file names
+    head = [] if given is None or form not in FORMS[:3] else ["-l" if form == "--zsh" and any(d for _, d in found) else "-"]
+    if form in ("--nul", "--zsh"):
+        fields = [w for w, _ in found] if form == "--nul" else head + _zsh_fields(found)
+        sys.stdout.buffer.write(b"".join(f.encode("utf-8", "surrogateescape") + b"\0" for f in fields))
         return 0
-    if form == "--quote=bash":
-        found = [bash_quote(w) for w in found]
-    elif form != "--raw":
-        found = [w for w in found if bash_quote(w) == w]
-    if found:
-        sys.stdout.write("\n".join(found) + "\n")
+    if form == "--fish":
+        lines = head + [f"{w}\t{d}" if d else w for w, d in found if "\t" not in w]
+    elif form in ("--bash", "--quote=bash"):
+        lines = head + [bash_quote(w) for w, _ in found]
+    else:
+        lines = [w for w, _ in found if form == "--raw" or bash_quote(w) == w]
+    if lines:
+        sys.stdout.write("\n".join(lines) + "\n")
     return 0
+
+
+def _zsh_fields(found: list[tuple[str, str]]) -> list[str]:
+    """Each word and the line it is shown as (with its description, aligned)."""
+    width = min(max((len(shown(w)) for w, _ in found), default=0), 30)
+    out: list[str] = []
+    for word, desc in found:
+        out += [word, f"{shown(word):<{width}}  -- {desc}" if desc else shown(word)]
+    return out
+
+
+def shown(word: str) -> str:
+    """``word`` as a line to display: a control character escaped (``\\n``, ``\\x1b``), the rest as it is."""
+    if all(c.isprintable() for c in word):
+        return word
+    return "".join(c if c.isprintable() else {"\n": "\\n", "\t": "\\t"}.get(c, f"\\x{ord(c):02x}" if ord(c) < 0x100
+                                                                     else f"\\U{ord(c):08x}") for c in word)
 
 
 SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./-_")
@@ -207,121 +225,8 @@ def unquote(word: str) -> str:
 
 
 def candidates(before: list[str], current: str, keep_newlines: bool = False) -> list[str]:
-    """What may stand at CURRENT after the words ``before`` (the words after `agentctl`); a candidate
-    holding a newline only with ``keep_newlines`` (a caller that does not split at lines)."""
-    ctx = Ctx()
-    words: list[str] = []
-    wants_value = ""
-    for word in before:
-        if wants_value:
-            if wants_value == "--state-dir":
-                ctx.state_dir = word
-            wants_value = ""
-            continue
-        if word.startswith("-") and word != "-":
-            cmd = _command(words, ctx)
-            kind = cmd.options.get(word) if cmd is not None else None
-            if word == "--state-dir" or kind not in (None, "flag"):
-                wants_value = word
-            continue
-        words.append(word)
-    if wants_value == "--after" and (_command(words, ctx) or COMMANDS[("init",)]).key[0] == "plan":
-        return _matching(_plan_ids(ctx), current)
-    if wants_value:
-        return _matching(VALUES.get(wants_value, ()), current, keep_newlines)  # none: the shell completes a file name
-    cmd = _command(words, ctx)
-    if current.startswith("-"):
-        options = list(cmd.options) if cmd is not None else []
-        options += ["--quiet", "-q"] if cmd is not None and cmd.key in QUIET else []
-        return _matching([*options, "--json", "--state-dir", "--help"] + ([] if words else ["--version", "-V"]), current)
-    return _matching(_positional(words, cmd, ctx), current, keep_newlines)
-
-
-def _positional(words: list[str], cmd: Command | None, ctx: Ctx) -> list[str]:
-    services = _services(ctx)
-    if not words:
-        return sorted({k[0] for k in COMMANDS if not k[0].startswith("@")} | {"help", "version"}) + [
-            s for s in services if s not in BUILTIN_SERVICES]
-    if words[0] == "help":
-        return _positional(words[1:], _command(words[1:], ctx), ctx) if len(words) > 1 else _positional([], None, ctx)
-    if len(words) == 1:
-        first = words[0]
-        if first in BUILTIN_SERVICES:
-            return sorted(k[1] for k in COMMANDS if len(k) == 2 and k[0] == first and k not in ALIASES)
-        if first in services:
-            return ["start", "stop", "status"]
-        if first in ACTION_WORDS and (first,) not in COMMANDS:
-            return [s for s in services if (s, first) in COMMANDS or s not in BUILTIN_SERVICES]
-    if cmd is None:
-        return []
-    key = cmd.key
-    given = words[len(key):] if key != ("@custom",) else words[2:]
-    if (key[0],) == key and key in SUBWORDS:
-        if not given:
-            return list(SUBWORDS[key])
-        return ["on", "off"] if key == ("sync",) and given[:1] == ["auto"] and len(given) == 1 else []
-    if key in ENTRY_COMMANDS:
-        return [p for p in _remaining(ctx) if p not in given]
-    if key in PLAN_ID_COMMANDS and not given:
-        return _plan_ids(ctx)
-    if key == ("status",) and not given:
-        return services
-    spec = cmd.args[len(given)] if len(given) < len(cmd.args) else ""
-    return list(VALUES.get(spec.rstrip("?+*"), ()))
-
-
-def _command(words: list[str], ctx: Ctx) -> Command | None:
-    """The command the words name so far (either word order; a user service's form), or None."""
-    if not words:
-        return None
-    if words[0] == "help":
-        words = words[1:]
-    if len(words) >= 2:
-        for key in ((words[0], words[1]), (words[1], words[0])):
-            if key in COMMANDS:
-                return COMMANDS[key]
-        if words[1] in ("start", "stop", "status") and words[0] in _services(ctx):
-            return COMMANDS[("@custom",)]
-    if words and (words[0],) in COMMANDS:
-        return COMMANDS[(words[0],)]
-    return None
-
-
-def _services(ctx: Ctx) -> list[str]:
-    try:
-        from agentctl.userservices import folders
-
-        return list(BUILTIN_SERVICES) + [s for s in folders.discover(ctx.store()) if s not in BUILTIN_SERVICES]
-    except (AgentctlError, OSError):
-        return list(BUILTIN_SERVICES)
-
-
-def _plan_ids(ctx: Ctx) -> list[str]:
-    """The plan's task ids, in the plan's order (read from its file now)."""
-    from agentctl.plan import records
-
-    try:
-        return [t.ID for t in records.read(ctx.store())]
-    except (AgentctlError, OSError):
-        return []
-
-
-def _remaining(ctx: Ctx) -> list[str]:
-    """The running task's entries still to do, in list order (read from its list file now)."""
-    from agentctl.task import status
-
-    try:
-        store = ctx.store()
-        fields = status.read_status(store)
-        if fields.get("STATE", "IDLE") == "IDLE":
-            return []
-        return [e.path for e in status.read_entries(store, fields) if not e.closed]
-    except (AgentctlError, OSError):
-        return []  # no state folder, or one that cannot be read: nothing to offer
-
-
-def _matching(words: list[str] | tuple[str, ...], current: str, keep_newlines: bool = False) -> list[str]:
-    return [w for w in words if w.startswith(current) and "\0" not in w and (keep_newlines or "\n" not in w)]
+    """The words that may stand at CURRENT after the words ``before`` (:func:`completewords.described`)."""
+    return [w for w, _ in described(before, current, keep_newlines) or []]
 
 
 __all__ = ["SCRIPTS", "SHELLS", "bash_quote", "candidates", "complete", "completion", "unquote"]

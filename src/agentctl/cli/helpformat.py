@@ -108,7 +108,8 @@ def top_help() -> str:
     lines += _rows([(name_of(key), cmd.summary) for key, cmd in visible()])
     lines += [""] + _global_rows(top=True) + ["", "exit codes:"]
     lines += _rows([(str(code), text) for code, text in EXIT_CODES])
-    lines += ["", "One command's options: `agentctl help COMMAND` (or `agentctl COMMAND --help`)."]
+    lines += ["", "One command's options: `agentctl help COMMAND` (or `agentctl COMMAND --help`).",
+              "The man page: `man agentctl`, or wherever agentctl is installed `agentctl help --man | man -l -`."]
     return "\n".join(lines) + "\n"
 
 

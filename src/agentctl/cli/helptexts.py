@@ -1,7 +1,7 @@
 """Help texts: what each service, command and option is for.
 
-Read only by ``--help``, ``agentctl help`` and the generated reference (``docs/reference.md``),
-never on the hot path. ``tests/test_docs.py`` fails when a registered command or one of its
+Read only by ``--help``, ``agentctl help``, the generated reference (``docs/reference.md``) and the
+shells' completion (the descriptions zsh and fish show), never on the hot path. ``tests/test_docs.py`` fails when a registered command or one of its
 options has no text here, or when the reference is stale.
 """
 
@@ -72,6 +72,10 @@ OPTIONS: dict[tuple[tuple[str, ...], str], str] = {
     (("task", "list"), "--todo"): "only the entries still to do (what remains), paths alone",
     (("task", "list"), "--done"): "only the entries marked done, paths alone",
     (("task", "list"), "--skipped"): "only the entries set aside by `task skip`, paths alone",
+    (("constraints", "add"), "--shared"): "write the rule to agentctl.rules at the project root (committed with the "
+                                          "code, read by every copy: docs/rules.md) instead of this copy's state",
+    (("verify", "add"), "--shared"): "write the check to agentctl.rules' [verify] section (committed with the code); "
+                                     "it runs in a copy once a person there runs `agentctl verify trust`",
     (("constraints", "update"), "--add"): "add a rule written as P0|TEXT (repeatable)",
     (("constraints", "update"), "--remove"): "remove a rule by its text, P0|text or number (repeatable)",
     (("interfaces", "add"), "--old"): "the old form as it appears in the code, e.g. 'getUser(id)' (one line)",
@@ -138,8 +142,11 @@ DETAILS: dict[tuple[str, ...], str] = {
                       "only those entries, the paths alone, one a line, to pipe on (`agentctl task list --todo | "
                       "agentctl task add - --after X`). No task running: nothing, with a warning.",
     ("completion",): "Prints a script for bash, zsh or fish that completes commands, actions, options, the user "
-                     "services and, for `task done`, `task skip` and `files check`, the running task's remaining "
-                     "entries (read from the state when you press Tab, through the hidden `agentctl __complete`). "
+                     "services, the values of every closed set (targets, events, runlevels, priorities, ...) and "
+                     "what the state holds when you press Tab (the task's entries, the plan's and the history's "
+                     "ids, the numbered rules and notify commands, the interfaces), through the hidden "
+                     "`agentctl __complete`; zsh and fish show what each means (a command's or option's help, a "
+                     "value's meaning), bash the words alone; a closed set never offers file names. "
                      "bash: `source <(agentctl completion bash)` in ~/.bashrc; zsh: `source <(agentctl completion "
                      "zsh)` after compinit; fish: `agentctl completion fish > ~/.config/fish/completions/agentctl.fish`. "
                      "See docs/quickstart.md.",
@@ -192,6 +199,10 @@ DETAILS: dict[tuple[str, ...], str] = {
                          "error lines that decide and REASON (exit N, timed out after N s, killed by signal); Ctrl-C "
                          "or SIGTERM is recorded as INTERRUPTED, not as a failure; a run overtaken by a newer one "
                          "reports the newer result, which stands.",
+    ("verify", "trust"): "Lets the [verify] commands of agentctl.rules, as they read now, run in this copy (they "
+                          "come with the code, so a pull or an edit could change them; a changed or new one waits for "
+                          "this again). Recorded in git's folder. For a person: an agent's call is put to the person "
+                          "by the hook, and no MCP tool offers it (docs/rules.md).",
     ("verify", "stop"): "Clears the result after a pass (keeps `LAST_PASS`); after a failure keeps it and exits 1.",
     ("verify", "tried"): "`-` alone reads the text from stdin. One that says the same as an earlier attempt is recorded with a warning naming it.",
     ("history",): "Archived tasks newest first (from `logs/index`); `show ID` one task; `search TEXT` the tasks "

@@ -382,10 +382,10 @@ def _warning(text: str) -> None:
 
 
 def _print_help(ctx: Ctx, words: list[str]) -> int:
-    """`agentctl help [COMMAND]` and `--help` at every level: one form, exit 0 only for a real command."""
-    from agentctl.cli import helpformat
+    """`agentctl help [COMMAND]` and `--help` at every level, exit 0 only for a real command; `help --man`: the page."""
+    from agentctl.cli import helpformat, manpage
 
-    sys.stdout.write(helpformat.help_for(words, lambda w: _resolve(w, ctx)[0]))
+    sys.stdout.write(manpage.render() if words == ["--man"] else helpformat.help_for(words, lambda w: _resolve(w, ctx)[0]))
     return EXIT_OK
 
 

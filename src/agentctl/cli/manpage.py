@@ -2,8 +2,10 @@
 
 ``python -m agentctl.cli.manpage > man/agentctl.1`` rewrites it; ``tests/cli/test_completion.py``
 fails when the file differs from what this prints. The wheel installs it as
-``share/man/man1/agentctl.1`` (pyproject's data-files), where ``man agentctl`` finds it in a venv,
-pipx or uv tool install whose ``share/man`` is on the MANPATH.
+``share/man/man1/agentctl.1`` (pyproject's data-files), where ``man agentctl`` finds it when that
+``share/man`` is beside a ``bin/`` on the PATH (a venv's, ``pip install --user``'s ``~/.local``) or pipx
+links it into ``~/.local/share/man``; ``uv tool install`` leaves it in its tool's venv, off every PATH.
+``agentctl help --man`` prints this page wherever agentctl is installed (``| man -l -`` reads it).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ the state folder, found here or above (up to the git repository's root); it hold
 .SH SEE ALSO
 The command reference and guides: docs/reference.md, docs/quickstart.md in the source.
 Completion: \\fBagentctl completion bash|zsh|fish\\fR.
+This page, wherever agentctl is installed: \\fBagentctl help \\-\\-man | man \\-l \\-\\fR.
 """
 
 

@@ -12,36 +12,57 @@ if TYPE_CHECKING:
     from agentctl.constraints.rules import Rule
 
 
-def _lines(rules: list[Rule]) -> list[str]:
-    return [f"{i}. {r.line()}" for i, r in enumerate(rules, 1)]
+def _lines(rules: list[Rule], ctx: Ctx) -> list[str]:
+    shared = _shared(ctx)
+    return [f"{i}. {r.line()}" + ("  (agentctl.rules)" if r in shared else "") for i, r in enumerate(rules, 1)]
 
 
-def _data(rules: list[Rule]) -> list[dict[str, Any]]:
-    return [{"priority": r.priority, "text": r.text} for r in rules]
+def _data(rules: list[Rule], ctx: Ctx) -> list[dict[str, Any]]:
+    import agentctl.constraints.listing
+
+    return agentctl.constraints.listing.as_data(ctx.store(), rules)
 
 
-def add(ctx: Ctx, *, priority: str, text: list[str]) -> Result:
+def _shared(ctx: Ctx) -> set[Rule]:
+    """The rules the project's shared file holds (ground.sharedfile): marked where the rules are listed."""
+    import agentctl.constraints.listing
+
+    return set(agentctl.constraints.listing.shared_rules(ctx.store()))
+
+
+def add(ctx: Ctx, *, priority: str, text: list[str], shared: bool = False) -> Result:
     from agentctl.constraints import edit
 
     words = " ".join(text)
-    added, rules = edit.add(ctx.store(), priority, words)
+    added, rules = edit.add(ctx.store(), priority, words, shared)
     warning = edit.warning(priority, words)
     if warning:
         ctx.warn(warning)
     if added and priority.upper() == "P0":
         _walls(ctx)
-    return Result([("added" if added else "already present, nothing changed")] + _lines(rules),
-                  {"added": added, "constraints": _data(rules)})
+    rules = _ordered(rules)  # numbered as `constraints list` numbers them (what `remove N` takes)
+    return Result([("added" + (" to agentctl.rules (commit it: every copy reads it)" if shared else "")
+                    if added else "already present, nothing changed")] + _lines(rules, ctx),
+                  {"added": added, "constraints": _data(rules, ctx)})
+
+
+def _ordered(rules: list[Rule]) -> list[Rule]:
+    from agentctl.constraints.rules import PRIORITIES
+
+    return sorted(rules, key=lambda r: PRIORITIES.index(r.priority))
 
 
 def remove(ctx: Ctx, *, rule: list[str], keep_p0: bool = False) -> Result:
     """``keep_p0``: not a CLI option; the MCP tool sets it (an agent never removes a P0 rule)."""
     from agentctl.constraints import edit
 
+    was_shared = _shared(ctx)
     gone = edit.remove(ctx.store(), " ".join(rule), keep_p0)
     if gone.priority == "P0":
         _walls(ctx)
-    return Result([f"removed {gone.line()}"], {"removed": {"priority": gone.priority, "text": gone.text}})
+    shared = gone in was_shared
+    return Result([f"removed {gone.line()}" + (" from agentctl.rules (commit it: every copy reads it)" if shared else "")],
+                  {"removed": {"priority": gone.priority, "text": gone.text, "shared": shared}})
 
 
 def listing(ctx: Ctx) -> Result:
@@ -51,13 +72,13 @@ def listing(ctx: Ctx) -> Result:
 
     store = ctx.store()
     found, broken = agentctl.constraints.rules.read_checked(store)  # the rules file, read once
-    rules = agentctl.constraints.rules.ordered(store, found)
+    rules = _ordered(found)
     for line in agentctl.constraints.rules.problem_lines(store, broken):
         ctx.warn(line)  # a line not read as written is never listed silently
     gone = lastseen.vanished(store)
     shown = [f"vanished {n}. P0|{codec.encode(t)} (left the file at {w} without `constraints remove`; still enforced "
              f"until a person runs `agentctl constraints confirm-removal {n}`)" for n, (w, t) in enumerate(gone, 1)]
-    return Result(_lines(rules) + shown, {"constraints": _data(rules),
+    return Result(_lines(rules, ctx) + shown, {"constraints": _data(rules, ctx),
                                           "vanished": [{"priority": "P0", "text": t, "since": w} for w, t in gone]})
 
 
@@ -89,9 +110,9 @@ def update(ctx: Ctx, *, add: list[str] | None = None, remove: list[str] | None =
     for what in remove or []:
         rule = edit.remove(store, what)
         lines.append(f"removed {rule.line()}")
-    rules = agentctl.constraints.rules.read(store)
+    rules = _ordered(agentctl.constraints.rules.read(store))
     _walls(ctx)
-    return Result(lines + _lines(rules), {"constraints": _data(rules)})
+    return Result(lines + _lines(rules, ctx), {"constraints": _data(rules, ctx)})
 
 
 def _walls(ctx: Ctx) -> None:

@@ -36,10 +36,34 @@ def init(ctx: Ctx, *, no_pull: bool = False, nested: bool = False) -> Result:
         pulled = pull_on_init(store)  # a fresh clone of a project whose state travels in git refs
         if pulled:
             lines.insert(1, pulled)
+    lines[1:1] = _shared_note(ctx, store)
     if created and root is not None and root != project:
         ctx.warn(f"this is a subfolder of the git repository {root}: commands run outside {project} will not "
                  "find this state (fine for one project of a monorepo; else run `agentctl init` at the root)")
     return Result(lines, {"state_dir": store.root, "created": created, "pulled": pulled or None})
+
+
+def _shared_note(ctx: Ctx, store: Any) -> list[str]:
+    """What the project's shared file (ground.sharedfile) brings to this copy: its rules, and its verify
+    commands waiting for a person's trust."""
+    import agentctl.constraints.listing
+    import agentctl.verify.status
+    from agentctl.constraints import lastseen
+    from agentctl.ground import sharedfile
+
+    lastseen.vanished(store)  # the P0 rules this copy starts with, recorded in the ledger: one that leaves is vanished
+    shared = agentctl.constraints.listing.shared_rules(store)
+    lines = []
+    if shared:
+        p0 = sum(r.priority == "P0" for r in shared)
+        lines.append(f"{sharedfile.FILE}: {len(shared)} shared rule{'s' if len(shared) > 1 else ''} ({p0} P0), "
+                     "enforced here as this copy's own (`agentctl constraints list`)")
+    waiting = agentctl.verify.status.shared_commands(store)[1]
+    if waiting:
+        from agentctl.verify import trust
+
+        ctx.warn(trust.waiting_line(waiting))
+    return lines
 
 
 def status(ctx: Ctx, *, service: str | None = None) -> Result:

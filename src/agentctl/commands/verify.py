@@ -23,6 +23,7 @@ def start(ctx: Ctx, *, timeout: float | None = None) -> Result:
         raise
     if result.state == "NONE":
         return Result([result.message], {"state": "NONE", "message": result.message})
+    _waiting(ctx)
     if result.repeat:
         ctx.warn(f"REPEATED failure: identical to {result.repeat} (same error from the same file contents); try something else")
     ev = evidence.check(store, result.fields)
@@ -54,7 +55,12 @@ def status(ctx: Ctx) -> Result:
     lines = agentctl.verify.status.status_lines(shown)
     if earlier:
         lines.append(f"NOTE={earlier}")
-    if not agentctl.verify.status.commands(store):
+    waiting = agentctl.verify.status.shared_commands(store)[1]
+    if waiting:
+        from agentctl.verify import trust
+
+        lines.append(f"NOTE={trust.waiting_line(waiting)}")
+    elif not agentctl.verify.status.commands(store):
         lines.append(f"NOTE=no verify commands configured; add them to {store.shown(agentctl.verify.status.COMMANDS)}")
     ev = evidence.check(store, fields)
     lines.append(ev.line())
@@ -76,12 +82,47 @@ def tried(ctx: Ctx, *, text: list[str]) -> Result:
                                                    "similar_to": r.similar or None, "similar_ref": r.similar_ref or None})
 
 
-def add(ctx: Ctx, *, command: list[str]) -> Result:
+def add(ctx: Ctx, *, command: list[str], shared: bool = False) -> Result:
     import agentctl.verify.status
 
     store = ctx.store()
-    agentctl.verify.status.configure(store, " ".join(command))
-    return Result([f"{store.shown(agentctl.verify.status.COMMANDS)}:"] + agentctl.verify.status.commands(store), {"commands": agentctl.verify.status.commands(store)})
+    added = agentctl.verify.status.configure(store, " ".join(command), shared)
+    local = agentctl.verify.status.local_commands(store)
+    runs, waiting = agentctl.verify.status.shared_commands(store)
+    lines = [f"{store.shown(agentctl.verify.status.COMMANDS)}:"] + local
+    if runs or waiting:
+        from agentctl.ground import sharedfile
+
+        lines += [f"{sharedfile.FILE} [verify]{'' if runs else ' (not trusted here yet)'}:"] + (runs or waiting)
+    if not added:
+        lines.insert(0, "already present, nothing changed")
+    if waiting:
+        from agentctl.verify import trust
+
+        ctx.warn(trust.waiting_line(waiting))
+    return Result(lines, {"added": added, "commands": agentctl.verify.status.commands(store),
+                          "shared_waiting": waiting})
 
 
-__all__ = ["add", "start", "status", "stop", "tried"]
+def trust(ctx: Ctx) -> Result:
+    """A person's `verify trust`: the shared verify commands, as they read now, run in this copy."""
+    import agentctl.verify.trust
+    from agentctl.ground import codec
+
+    cmds = agentctl.verify.trust.trust(ctx.store())
+    return Result([f"trusted in this copy: {len(cmds)} verify command{'s' if len(cmds) > 1 else ''} of agentctl.rules "
+                   "(a change to any of them waits for `agentctl verify trust` again)"] + [codec.encode(c) for c in cmds],
+                  {"trusted": cmds})
+
+
+def _waiting(ctx: Ctx) -> None:
+    import agentctl.verify.status
+
+    waiting = agentctl.verify.status.shared_commands(ctx.store())[1]
+    if waiting:
+        from agentctl.verify import trust
+
+        ctx.warn(trust.waiting_line(waiting))
+
+
+__all__ = ["add", "start", "status", "stop", "tried", "trust"]

@@ -7,16 +7,17 @@ under the constraints lock. Reading and matching the rules is constraints'.
 
 from __future__ import annotations
 
+from agentctl.constraints.denytext import deny_pattern
 from agentctl.constraints.rules import (
     LOCK,
     PRIORITIES,
     STATUS,
     Rule,
     check_glob,
-    deny_pattern,
     ordered,
     parse_line,
     read,
+    read_local,
 )
 from agentctl.ground import codec
 from agentctl.ground.errors import UsageError
@@ -50,7 +51,9 @@ def parse_spec(spec: str) -> tuple[str, str]:
     return pri.upper(), text
 
 
-def add(store: Store, priority: str, text: str) -> tuple[bool, list[Rule]]:
+def add(store: Store, priority: str, text: str, shared: bool = False) -> tuple[bool, list[Rule]]:
+    """Add a rule to this copy's rules file, or with ``shared`` to the project's shared file
+    (ground.sharedfile: committed with the code); (whether it was added, the rules now)."""
     priority = priority.strip().upper()
     if priority not in PRIORITIES:
         raise UsageError(f"priority {priority[:10]!r} is not P0, P1 or P2")
@@ -75,14 +78,25 @@ def add(store: Store, priority: str, text: str) -> tuple[bool, list[Rule]]:
     with store.lock(LOCK):
         lastseen.before_edit(store)  # a P0 rule that left the file by hand stays vanished, not lost in this rewrite
         rules = read(store)
-        if any(r.priority == priority and r.text == text for r in rules):
-            return False, rules
         if len(rules) >= MAX_RULES:
             raise UsageError(f"there are already {MAX_RULES} constraints; remove some first")
-        rules.append(Rule(priority, text))
-        _write(store, rules)
+        if shared:
+            from agentctl.ground import sharedfile
+
+            if " #" in text or "\t#" in text:
+                raise UsageError(f"{text[:60]!r} holds ` #`, which starts a comment in {sharedfile.FILE}; write the "
+                                 "rule without it (a comment goes on a line of its own)")
+
+            if not sharedfile.add_line(store, "constraints", Rule(priority, text).line()):
+                return False, rules
+        else:
+            if any(r.priority == priority and r.text == text for r in rules):
+                return False, rules
+            mine = read_local(store)
+            mine.append(Rule(priority, text))
+            _write(store, mine)
         lastseen.edited(store)
-    store.log_change("constraints", "add", f"{priority}|{text}")
+    store.log_change("constraints", "add", f"{priority}|{text}" + (" (shared)" if shared else ""))
     return True, read(store)
 
 
@@ -119,8 +133,16 @@ def near_miss(text: str) -> str:
     return f"deny-write: {m.group(1).strip() or 'PATTERN'}"
 
 
+def _reads_as(line: str, rule: Rule) -> bool:
+    try:
+        return parse_line(line) == rule
+    except ValueError:
+        return False
+
+
 def remove(store: Store, what: str, keep_p0: bool = False) -> Rule:
-    """Remove by exact text, by ``P0|text``, or by the line number shown by ``constraints list``.
+    """Remove by exact text, by ``P0|text``, or by the line number shown by ``constraints list``: from this
+    copy's rules file and from the shared file (ground.sharedfile), wherever it stands.
 
     A P0 rule removed here is let go for good (see lastseen: this is the person's way); ``keep_p0``
     (the MCP tools: an agent) refuses to remove one, saying to ask the person."""
@@ -150,8 +172,13 @@ def remove(store: Store, what: str, keep_p0: bool = False) -> Rule:
         if keep_p0 and target.priority == "P0":
             raise UsageError(f"P0 `{target.text[:80]}` is removed only by a person: ask the user to remove it "
                              "(`agentctl constraints remove` in their terminal); an agent cannot")
-        rules.remove(target)
-        _write(store, rules)
+        from agentctl.ground import sharedfile
+
+        mine = read_local(store)
+        if target in mine:
+            mine.remove(target)
+            _write(store, mine)
+        sharedfile.remove_line(store, lambda line: _reads_as(line, target))  # a shared rule: its line goes too
         lastseen.edited(store, target.text if target.priority == "P0" else None)
     store.log_change("constraints", "remove", f"{target.priority}|{target.text}")
     return target

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 
+import agentctl.constraints.denytext
 import agentctl.constraints.rules
 from agentctl.ground import codec
 
@@ -42,7 +43,7 @@ def _where(store: Store) -> str:
 def _p0(store: Store) -> list[Rule]:
     from agentctl.constraints import lastseen
 
-    return [r for r in lastseen.enforced(store, persist=False) if r.priority == "P0" and agentctl.constraints.rules.deny_pattern(r.text)]
+    return [r for r in lastseen.enforced(store, persist=False) if r.priority == "P0" and agentctl.constraints.denytext.deny_pattern(r.text)]
 
 
 def walk(store: Store, rules: list[Rule]) -> dict[str, str]:

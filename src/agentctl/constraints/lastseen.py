@@ -126,11 +126,15 @@ def acknowledge_folder(store: Store) -> bool:
 
 
 def status_signature(store: Store) -> str:
+    """The rules file's size, mtime and inode, and the shared file's (ground.sharedfile) when there is one."""
+    from agentctl.ground import sharedfile
+
+    other = sharedfile.signature(store)
     try:
         st = os.stat(store.path(STATUS))
     except (OSError, ValueError):
-        return "-"
-    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}"
+        return "-" + (f"+{other}" if other else "")
+    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}" + (f"+{other}" if other else "")
 
 
 def _compare(store: Store, rec: Record | None) -> tuple[Record, list[tuple[str, str]]]:
@@ -198,7 +202,8 @@ def take_noticed() -> list[str]:
 def vanished_line(text: str, since: str, head: str = "P0 VANISHED") -> str:
     return (f"{head}: `{text}` left the rules file at {since} without `agentctl constraints remove` (a hand "
             "or shell edit, a pull); it is still enforced. Only a person may confirm its removal: "
-            f"`agentctl constraints confirm-removal {_sh(text)}`; or put it back: `agentctl constraints add P0 {_sh(text)}`")
+            f"`agentctl constraints confirm-removal {_sh(text)}`; or put it back: `agentctl constraints add P0 {_sh(text)}` "
+            "(with --shared where it stood in agentctl.rules)")
 
 
 def gone_rules(store: Store, persist: bool = True) -> list[Rule]:

@@ -3,8 +3,9 @@
 Every question about a denied path -- the pre-edit hook's decision (integrations.gate), a write
 judged after it landed (violations.note), NEXT marked write-protected and `files check`'s note
 (workflow.pathanswers), the entries a helper may claim (task.claims) -- asks :func:`of`, which
-reads the rules file once (rules.read_checked: the rules and the lines that cannot be taken as
-written), adds the P0 rules that vanished without a person (lastseen.enforced) and knows whether
+reads the rules once (rules.read_checked: this copy's rules file and the project's shared file,
+ground.sharedfile, and the lines that cannot be taken as written), adds the P0 rules that vanished
+without a person (lastseen.enforced) and knows whether
 the filesystem ignores case. The object is kept for the store while the rules file and the
 vanished-rules record are as they were (their size, times and inode), so a call that asks ten
 questions reads the file once, and a call that changes the rules sees the change at once.
@@ -73,16 +74,18 @@ def _sig(path: str) -> tuple[object, ...]:
 def of(store: Store, persist: bool = True) -> Policy:
     """The P0 policy of ``store`` now; ``persist=False``: decide without writing (a pre-edit hook)."""
     from agentctl.constraints import lastseen
+    from agentctl.ground import sharedfile
 
     key = (store.root, persist)
-    sig = (_sig(store.path(agentctl.constraints.rules.STATUS)), _sig(store.path(lastseen.SEEN)))
+    sig = (_sig(store.path(agentctl.constraints.rules.STATUS)), _sig(store.path(lastseen.SEEN)), sharedfile.signature(store))
     kept = _KEPT.get(key)
     if kept is not None and kept[0] == sig:
         return kept[1]
     written, broken = agentctl.constraints.rules.read_checked(store)
     enforced = lastseen.enforced(store, written, persist=persist)
     policy = Policy(store, written, broken, enforced)
-    _KEPT[key] = ((_sig(store.path(agentctl.constraints.rules.STATUS)), _sig(store.path(lastseen.SEEN))), policy)
+    _KEPT[key] = ((_sig(store.path(agentctl.constraints.rules.STATUS)), _sig(store.path(lastseen.SEEN)),
+                   sharedfile.signature(store)), policy)
     return policy
 
 

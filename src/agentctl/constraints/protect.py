@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import stat
 
+import agentctl.constraints.denytext
 import agentctl.constraints.rules
 from agentctl.constraints.rules import Rule
 from agentctl.ground.store import Store
@@ -78,7 +79,7 @@ def deny_roots(store: Store, rules: list[Rule]) -> set[str]:
     that matches at any depth); every file such a glob can match is under one of them."""
     roots: set[str] = set()
     for r in rules:
-        pattern = agentctl.constraints.rules.deny_pattern(r.text) if r.priority == "P0" else None
+        pattern = agentctl.constraints.denytext.deny_pattern(r.text) if r.priority == "P0" else None
         if pattern is None:
             continue
         head = pattern.strip("/")

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import os
 
+import agentctl.constraints.denytext
+from agentctl.constraints.denytext import deny_pattern  # the reading of a rule's text, here for its callers
 from agentctl.ground import codec, lockorder
 from agentctl.ground.errors import UsageError
 from agentctl.ground.store import Store
@@ -50,14 +52,24 @@ class Rule(tuple[str, str]):
 
 
 def read(store: Store) -> list[Rule]:
-    """The rules, in the file's order; a line that cannot be read is skipped (see :func:`read_checked`)."""
-    return _rules(*_lines(store))
+    """The rules, in the file's order, then those of the project's shared file (ground.sharedfile) not
+    already in it; a line that cannot be read is skipped (see :func:`read_checked`)."""
+    return _read(store, True)
+
+
+def read_local(store: Store) -> list[Rule]:
+    """The rules of this copy's own file only (what its writers rewrite and what travels by sync)."""
+    return _read(store, False)
+
+
+def _read(store: Store, with_shared: bool) -> list[Rule]:
+    return _rules(*_lines(store, with_shared)[:2])
 
 
 def _rules(lines: list[str], plain: bool) -> list[Rule]:
     """The rules of the file's lines; one not plain (a hand edit): line by line as parse_line reads them."""
     if not plain:
-        return _parse_all(lines)[0]
+        return _parsed(lines)
     new = tuple.__new__
     return [new(Rule, ln.split("|", 1)) for ln in lines]  # at C speed
 
@@ -66,9 +78,9 @@ def read_split(store: Store) -> tuple[list[Rule], list[str]]:
     """(the P0 rules, the P1 and P2 ones), in the file's order, for `resume`: the P1 and P2 rules as
     ``PRIORITY|TEXT`` strings, the text raw (not escaped: ``item[3:]`` is it whole), so that 500 of
     them cost no object each when 20 are shown."""
-    lines, plain = _lines(store)
+    lines, plain = _lines(store)[:2]
     if not plain:
-        p0, others = split_p0(_parse_all(lines)[0])
+        p0, others = split_p0(_parsed(lines))
         return p0, [f"{r[0]}|{r[1]}" for r in others]
     new = tuple.__new__
     return ([new(Rule, (ln[:2], ln[3:])) for ln in lines if ln.startswith("P0|")],
@@ -84,8 +96,10 @@ class Broken(Rule):
     def __new__(cls, lineno: int, line: str, why: str, wide: list[str], rule: bool) -> Broken:
         self = tuple.__new__(cls, ("P0", line))
         self.lineno, self.why, self.wide, self.rule = lineno, why, wide, rule
+        self.where = ""  # "": this copy's rules file; else the shared file's name
         return self
 
+    where: str
     lineno: int
     why: str
     wide: list[str]
@@ -94,77 +108,52 @@ class Broken(Rule):
 
 def read_checked(store: Store) -> tuple[list[Rule], list[Broken]]:
     """(the rules :func:`read` gives, the lines that cannot be taken as written, in the file's order)."""
-    lines, plain = _lines(store)
+    lines, plain, local, numbers = _lines(store)
     broken: list[Broken]
     if plain:
-        rules, broken = _rules(lines, plain), []
+        rules, broken = _rules(lines, plain), []  # the lines already read: the file is read once
         numbered = list(enumerate(rules, 1))
     else:
         rules, broken, numbered = _parse_all(lines)
     for lineno, rule in numbered:
         if rule[0] == "P0":
-            bad = _suspect(rule[1])
+            bad = agentctl.constraints.denytext.suspect(rule[1])
             if bad is not None:
                 broken.append(Broken(lineno, rule.line(), bad[0], bad[1], True))
     broken.sort(key=lambda b: b.lineno)
+    from agentctl.ground import sharedfile
+
+    for b in broken:
+        if b.lineno > local:  # a line of the shared file: named by its own file and number
+            b.lineno, b.where = numbers[b.lineno - local - 1], sharedfile.FILE
+    why = sharedfile.problem(store)
+    if why:  # the shared file not read (whole): said as one broken line of its own
+        whole = Broken(0, "", why, [], False)
+        whole.where = sharedfile.FILE
+        broken.insert(0, whole)
     return rules, broken
 
 
-def _suspect(text: str) -> tuple[str, list[str]] | None:
-    """(what is wrong, the globs it may mean) for a P0 rule text meant as a deny-write but not one
-    git reads as written; None for a good deny-write rule or a rule that is no deny-write."""
-    from agentctl.constraints import globs
-
-    if "eny" not in text.lower():  # no `deny`: the usual P0 rule, at one lower() and one test
-        return None
-    pattern = deny_pattern(text)
-    if pattern is None:
-        meant = _meant_glob(text)
-        if meant is None:
-            return None
-        return "is not read as `deny-write: GLOB`", _wide(meant)
-    if not any(c in pattern for c in "\\[{!#") and pattern:
-        return None
-    why = globs.problem(pattern)
-    return (f"its glob {why}", globs.wide(pattern)) if why else None
+_READ: dict[tuple[str, bool], tuple[tuple[object, ...], list[str], bool, int, list[int]]] = {}
 
 
-def _meant_glob(text: str) -> str | None:
-    """The glob of a text that looks meant as ``deny-write: GLOB`` (`deny write x`, `deny-writes: x`), else None."""
-    low = text.lower()
-    at = low.find("deny")
-    if at < 0 or low.find("writ", at) < 0:
-        return None
-    rest = text[low.find("writ", at) + 4:]
-    i = 0
-    while i < len(rest) and rest[i].isalpha():
-        i += 1
-    return rest[i:].strip(" \t:=")
-
-
-def _wide(glob: str) -> list[str]:
-    from agentctl.constraints import globs
-
-    if not glob:
-        return []
-    glob = "/" + glob[2:] if glob.startswith("./") else glob
-    return globs.wide(glob) if globs.problem(glob) else [glob]
-
-
-_READ: dict[str, tuple[tuple[int, ...], list[str], bool]] = {}  # root -> (the file's stat, lines, plain)
-
-
-def _lines(store: Store) -> tuple[list[str], bool]:
-    """The file's lines, and whether each is its rule as parse_line reads it (see _plain), read once while
-    the file is as it was (size, times, inode). A file not UTF-8: its bytes as surrogates (Broken lines)."""
+def _lines(store: Store, with_shared: bool = True) -> tuple[list[str], bool, int, list[int]]:
+    """(the lines, whether each is its rule as parse_line reads it (see _plain), how many are this copy's
+    file's, the shared file's line number of each that follows), read once while the files are as they
+    were (size, times, inode). The shared file's lines come after this copy's, less those it holds too.
+    A file not UTF-8: its bytes as surrogates (Broken lines)."""
     try:
         st = os.stat(store.path(STATUS))
-        sig: tuple[int, ...] | None = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+        sig: tuple[object, ...] | None = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
     except OSError:
         sig = None
-    kept = _READ.get(store.root)
+    if with_shared:
+        from agentctl.ground import sharedfile
+
+        sig = None if sig is None else (*sig, sharedfile.signature(store))
+    kept = _READ.get((store.root, with_shared))
     if sig is not None and kept is not None and kept[0] == sig:
-        return list(kept[1]), kept[2]
+        return list(kept[1]), kept[2], kept[3], kept[4]
     data = store.read(STATUS) or b""
     try:
         text = data.decode("utf-8")
@@ -176,9 +165,33 @@ def _lines(store: Store) -> tuple[list[str], bool]:
     if lines[-1] == "":
         lines.pop()
     plain = clean and _plain(text, len(lines))
+    local, numbers = len(lines), []
+    if with_shared:
+        extra, at = sharedfile.rule_lines(store)
+        mine = set(lines)
+        for line, n in zip(extra, at, strict=True):
+            if line not in mine:
+                lines.append(line)
+                numbers.append(n)
+        if numbers:
+            added = "\n".join(lines[local:]) + "\n"
+            plain = plain and _clean(added) and _plain(added, len(numbers))
     if sig is not None:
-        _READ[store.root] = (sig, list(lines), plain)
-    return lines, plain
+        _READ[(store.root, with_shared)] = (sig, list(lines), plain, local, numbers)
+    return lines, plain, local, numbers
+
+
+def _clean(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _parsed(lines: list[str]) -> list[Rule]:
+    """The rules of a file that is not plain (a hand edit), line by line as parse_line reads them."""
+    return _parse_all(lines)[0]
 
 
 def _parse_all(lines: list[str]) -> tuple[list[Rule], list[Broken], list[tuple[int, Rule]]]:
@@ -195,23 +208,12 @@ def _parse_all(lines: list[str]) -> tuple[list[Rule], list[Broken], list[tuple[i
         except ValueError as exc:
             why = "is not UTF-8" if isinstance(exc, UnicodeError) else str(exc)
             shown = line.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-            broken.append(Broken(lineno, shown, why, _line_meant(shown), False))
+            broken.append(Broken(lineno, shown, why, agentctl.constraints.denytext.line_meant(shown), False))
             continue
         if rule is not None:
             rules.append(rule)
             numbered.append((lineno, rule))
     return rules, broken, numbered
-
-
-def _line_meant(line: str) -> list[str]:
-    """The globs a line that is no rule may mean: a deny-write not marked P1 or P2 (a missing or
-    mistyped priority, a missing bar) is taken as the P0 it may be; anything else covers nothing."""
-    low = line.lower()
-    at = low.find("deny")
-    if at < 0 or "p1" in low[:at] or "p2" in low[:at]:
-        return []
-    meant = _meant_glob(line[at:])
-    return _wide(meant) if meant else []
 
 
 def broken_line(store: Store) -> list[str]:
@@ -239,8 +241,14 @@ def problem_lines(store: Store, broken: list[Broken], limit: int = 3) -> list[st
         what = "".join(c if c.isprintable() else "?" for c in b[1][:80])
         cover = (f"; writes to what it may mean ({', '.join(b.wide[:3])}) are refused until it is mended"
                  if b.wide else "")
-        out.append(f"{store.shown(STATUS)} line {b.lineno} `{what}` {b.why}{cover}; "
-                   "fix the line by hand, or `agentctl doctor --fix` moves it to logs/quarantine-*")
+        if b.where and not b.lineno:
+            out.append(f"{b.where} {b.why}")
+        elif b.where:
+            out.append(f"{b.where} line {b.lineno} `{what}` {b.why}{cover}; fix the line in {b.where} (it is committed "
+                       "with the code: the fix is a commit)")
+        else:
+            out.append(f"{store.shown(STATUS)} line {b.lineno} `{what}` {b.why}{cover}; "
+                       "fix the line by hand, or `agentctl doctor --fix` moves it to logs/quarantine-*")
     if len(broken) > limit:
         out.append(f"and {len(broken) - limit} more unreadable rule lines (`agentctl doctor` lists them)")
     return out
@@ -281,30 +289,15 @@ def parse_line(line: str, first: bool = False) -> Rule | None:
     return Rule(pri, text)
 
 
-def deny_pattern(text: str) -> str | None:
-    """The glob of a ``deny-write: GLOB`` rule text (any case, spaces around the colon too), else None."""
-    t = text.strip()
-    if t[:10].lower() != "deny-write":
-        return None
-    rest = t[10:].lstrip()  # `deny-write : x` as a person may write it
-    if not rest.startswith(":"):
-        return None
-    glob = rest[1:].strip()
-    if glob.endswith("\\") and rest.endswith(" "):
-        glob += " "  # `a\ `: an escaped space, kept as .gitignore keeps it
-    return "/" + glob[2:] if glob.startswith("./") else glob  # `./db/**` meant from the root: `/db/**`
-
-
 def split_p0(rules: list[Rule]) -> tuple[list[Rule], list[Rule]]:
     """(the P0 rules, the P1 and P2 ones), each in the file's order."""
     p0 = [r for r in rules if r[0] == "P0"]  # r[0]: the priority, without a property call (500 rules)
     return p0, ([r for r in rules if r[0] != "P0"] if len(p0) < len(rules) else [])
 
 
-def ordered(store: Store, rules: list[Rule] | None = None) -> list[Rule]:
-    """The rules (read now, or ``rules``, read already) by priority: the order (and numbers, from 1)
-    that ``constraints list`` shows."""
-    return sorted(read(store) if rules is None else rules, key=lambda r: PRIORITIES.index(r.priority))
+def ordered(store: Store) -> list[Rule]:
+    """The rules by priority: the order (and numbers, from 1) that ``constraints list`` shows."""
+    return sorted(read(store), key=lambda r: PRIORITIES.index(r.priority))
 
 
 def glob(pattern: str) -> Glob:
@@ -315,7 +308,7 @@ def glob(pattern: str) -> Glob:
 
 
 def check_glob(pattern: str) -> None:
-    """Raise UsageError naming what is wrong with a deny-write glob git would read otherwise than meant."""
+    """Raise UsageError naming what is wrong with a deny-write glob git would read otherwise than agentctl.constraints.denytext."""
     from agentctl.constraints import globs
 
     if not pattern:

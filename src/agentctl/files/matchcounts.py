@@ -16,8 +16,9 @@ of ``U`` whose key no longer matches is searched again, all in one ``git grep``;
 one ``git diff --name-only`` of the two commits. With nothing changed, no file is read. The whole
 tree is searched again (one ``git grep`` carrying every pattern) when the cache is missing, damaged
 (a CRC-32 covers it), for other patterns, or when more than :data:`REREAD_MAX` paths changed. The
-answers are those of a fresh search; delete the file at any time. The hooks neither read nor write
-it: the file a hook sees written is one git shows changed at the next refresh.
+answers are those of a fresh search; delete the file at any time. An edit tool's hook searches again
+only the files it saw written (:func:`after_writes`: no ``git status``); what no hook saw, the next
+refresh finds (``resume``, SessionStart, a shell command's hook, every command that counts).
 """
 
 from __future__ import annotations
@@ -274,6 +275,43 @@ class View:
         """{path: [(line, text)]} of ``p``, in path then line order."""
         got = self._by[self.patterns.index(p)]
         return {path: sorted(got[path]) for path in sorted(got)}
+
+
+def after_writes(store: Store, wanted: list[Pattern], written: list[str]) -> View:
+    """The matches after a hook saw ``written`` written: the kept counts with those files searched again
+    (one ``git grep`` of them, no ``git status``: an edit's hook costs what the edit touched, not the
+    tree). Everything else as the last refresh saw it (a change no hook saw is the next refresh's, as
+    the module says); :func:`view` when nothing is kept for these patterns or HEAD has moved since
+    (a commit, a checkout: the whole tree's answer, from git)."""
+    from agentctl.ground import gitdir
+
+    cache = None if os.environ.get("AGENTCTL_MATCHCOUNTS") == "off" or not written else load(store)
+    dirs = gitdir.find(store.project) if cache is not None else None
+    if cache is None or dirs is None or not all(p in cache.patterns for p in wanted) \
+            or not cache.head or gitdir.head_commit(dirs) != cache.head:
+        return view(store, wanted)
+    state = _state_rel(store)
+    keys = {}
+    for path in dict.fromkeys(written):
+        if state and (path == state or path.startswith(state + "/")):
+            continue
+        if any(covers(p, path) for p in cache.patterns):
+            keys[path] = _key(os.path.join(store.project, path))
+    if keys:
+        there = sorted(p for p, k in keys.items() if k != "gone")
+        found = search(store, cache.patterns, there) if there else [{} for _ in cache.patterns]
+        for path, key in keys.items():
+            cache.w[path] = (key, _entry(found, path))
+        save(store, cache)
+    result = View(cache)
+    _LAST[:] = [(store, result)]
+    return result
+
+
+def forget() -> None:
+    """Drop this process's memo of the last answer: a process that lives on (`agentctl web`) asks again
+    after the tree may have changed, and gets one `git status` then, not the answer of its first question."""
+    _LAST.clear()
 
 
 def view(store: Store, wanted: list[Pattern]) -> View:

@@ -58,4 +58,33 @@ def find(start: str) -> GitDirs | None:
     return None
 
 
-__all__ = ["GitDirs", "find", "of_top"]
+def head_commit(dirs: GitDirs) -> str | None:
+    """The commit HEAD names, read from git's files as git writes them (a loose ref, then packed-refs);
+    None when it cannot be told so (a ref store of another kind, an unborn branch): ask git then."""
+    head = _read_small(os.path.join(dirs.git_dir, "HEAD"))
+    if head is None:
+        return None
+    if not head.startswith("ref:"):
+        return head if len(head) in (40, 64) else None
+    ref = head[4:].strip()
+    for folder in (dirs.git_dir, dirs.common_dir):  # a worktree's own refs first (HEAD-like), then the shared ones
+        loose = _read_small(os.path.join(folder, *ref.split("/")))
+        if loose is not None:
+            return loose if len(loose) in (40, 64) else None
+    packed = _read_small_all(os.path.join(dirs.common_dir, "packed-refs"))
+    for line in (packed or "").split("\n"):
+        sha, _, name = line.partition(" ")
+        if name == ref and len(sha) in (40, 64):
+            return sha
+    return None
+
+
+def _read_small_all(path: str, cap: int = 8 << 20) -> str | None:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(cap).decode("utf-8", "surrogateescape")
+    except OSError:
+        return None
+
+
+__all__ = ["GitDirs", "find", "head_commit", "of_top"]

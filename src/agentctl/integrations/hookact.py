@@ -109,13 +109,15 @@ def log_writes(h: Hook, items: list[tuple[object, str | None]], key: str | None)
         done.append(f"{op}|{rel}")
     check_violations(h, [d.split("|", 1)[1] for d in done])
     check_interfaces(h, [d.split("|", 1)[1] for d in done if not d.startswith("DELETE|")])
-    check_progress(h)
+    check_progress(h, [d.split("|", 1)[1] for d in done])
     return done
 
 
-def check_progress(h: Hook) -> None:
+def check_progress(h: Hook, written: list[str] | None = None) -> None:
     """A --match task: the list brought to what the tree shows after this write (task.progress.reconcile),
-    said when it changed (a file reverted, files migrated, a new match); one read when no such task runs."""
+    said when it changed (a file reverted, files migrated, a new match); one read when no such task runs.
+    ``written``: the paths an edit tool wrote, searched again alone (files.matchcounts.after_writes);
+    None (a shell command: anything may have changed): the tree as git shows it."""
     data = h.store.read("services/task/status") or b""
     if b"\nMATCH=" not in data:
         return
@@ -123,7 +125,7 @@ def check_progress(h: Hook) -> None:
     from agentctl.task import progress
 
     try:
-        found = progress.reconcile(h.store)
+        found = progress.reconcile(h.store, written)
     except AgentctlError as exc:
         h.later(note, h.store, h.agent, h.event, f"task progress not reconciled: {exc.message[:120]}")
         return
@@ -283,6 +285,13 @@ def context(h: Hook, why: str) -> str:
     """The resume block as plain facts, prefixed with one line saying where it comes from."""
     from agentctl.workflow import resume
     pulled = h.auto_sync("pull")  # `agentctl sync auto on`: pull first (bounded); "" when off
+    from agentctl.constraints import lastseen
+    from agentctl.ground.errors import StateError
+
+    try:  # the P0 rules seen now are recorded in the ledger (a shared file's, a pull's): one that leaves later is vanished
+        lastseen.vanished(h.store)
+    except StateError:
+        pass  # the rules cannot be read: resume says so
     body = resume.build(h.store, CONTEXT_BUDGET)
     head = f"agentctl working state of this project, read from {h.store.shown('')[:-1]} {why}:" + (f"\n{pulled}" if pulled else "")
     return (head + "\n" + body)[:MAX_CONTEXT]

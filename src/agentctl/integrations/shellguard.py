@@ -10,6 +10,7 @@ pragmatically (nothing is run):
   or cannot be told from the text (``$VAR``, a backquote); a P1/P2 rule is no one's business here;
 * ``agentctl notify add|remove`` and a write to the person's alert files (``agentctl/notify``): the
   alert commands run outside the agent's shell, so they are the person's (agentctl.notify.config);
+  ``agentctl verify trust`` likewise (the shared verify commands it lets run came with the code: verify.trust);
 * a command that names the rules' folder (``services/constraints``, ``constraints/status``,
   ``p0-seen``) or the state folder, ``services/`` or a glob over them, unless every command in it
   only reads (``cat``, ``grep``, ``ls``...) and nothing is redirected into a file.
@@ -47,17 +48,27 @@ def reason(store: Store, command: object, cwd: str | None = None) -> str | None:
             command = " ".join(command)  # Codex may give argv
         else:
             return None
+    return _reason(store, command, cwd, 0)
+
+
+def _reason(store: Store, command: str, cwd: str | None, depth: int) -> str | None:
     state = os.path.basename(store.root)
-    if "notify" in command:  # the person's alert commands (agentctl.notify): run outside the agent's shell
+    flat = command.replace("\\", "")  # `tru\st` is `trust` to the shell: the quick tests read it so
+    if "notify" in flat or "trust" in flat or ("verify" in flat and _expands(flat)):  # the person's alert and shared
+        # verify commands, run outside the agent's shell (an action the shell fills in may be one)
         alerts = _alerts(_split(command), state)
         if alerts is not None:
             return alerts
     from agentctl.integrations import shellreach
 
     reach = shellreach.worth_a_look(command, state)
-    if not reach and "constraints" not in command and "p0-seen" not in command:
+    if not reach and "constraints" not in flat and "p0-seen" not in flat:
         return None  # nearly every command: nothing more is loaded
     words = _split(command)
+    for inner in _inner(words) if depth < 3 else []:  # `sh -c '...'`, `eval ...`: the command they run, judged too
+        found = _reason(store, inner, cwd, depth + 1)
+        if found is not None:
+            return found
     found = _agentctl_removal(store, words) or _names_rules(words, state)
     if found is None and reach:
         found = shellreach.reason(store, words, _commands(words), cwd or store.project, READ_ONLY)
@@ -67,13 +78,62 @@ def reason(store: Store, command: object, cwd: str | None = None) -> str | None:
             "agentctl keeps the rule enforced until the person confirms")
 
 
+SHELLS = frozenset(("sh", "bash", "zsh", "dash", "ksh", "fish", "busybox"))
+PERSONS = {"notify": ("add", "remove"), "verify": ("trust",), "constraints": ("remove", "confirm-removal", "update"),
+           "update": ("constraints",)}  # SERVICE: the actions only a person takes (either word order)
+
+
+def _inner(words: list[str]) -> list[str]:
+    """The command texts a command hands to another shell: ``sh -c TEXT``, ``eval WORDS``."""
+    out = []
+    for cmd in _commands(words):
+        names = [os.path.basename(w) for w in cmd]
+        if names and names[0] == "eval":
+            out.append(" ".join(cmd[1:]))
+        for i, name in enumerate(names):
+            if name in SHELLS and "-c" in cmd[i + 1:]:
+                at = cmd.index("-c", i + 1)
+                if at + 1 < len(cmd):
+                    out.append(cmd[at + 1])
+    return out
+
+
+def _expands(word: str) -> bool:
+    return "$" in word or "`" in word
+
+
+def _agentctl_at(cmd: list[str]) -> int | None:
+    """Where agentctl stands in a command: by its name, or as a word the shell expands (``$A``,
+    ``$(which agentctl)``, a backquote) followed by a service word; None when it is not there."""
+    for i, w in enumerate(cmd):
+        if os.path.basename(w) in ("agentctl", "agentctl.exe"):
+            return i
+        if _expands(w) and any(x in PERSONS for x in cmd[i + 1:i + 3]):
+            return i if cmd[i + 1] in PERSONS else i + 1  # `` `which agentctl` ``: two words, then the service
+    if cmd[:1] and cmd[0] in PERSONS:  # `$(echo agentctl) verify trust`: the name was in the parentheses
+        return -1
+    return None
+
+
+def _hidden_person(plain: list[str]) -> str | None:
+    """A person's call the text cannot rule out: a service of :data:`PERSONS` whose action the shell
+    expands, or that reads its words from elsewhere (``xargs``)."""
+    if plain[:1] and plain[0] in PERSONS and plain[1:2] and _expands(plain[1]):
+        return (f"`agentctl {plain[0]} {' '.join(plain[1:2])}`, whose action the shell fills in (it may be "
+                f"{' or '.join(PERSONS[plain[0]])}, which only a person may run)")
+    return None
+
+
 def _alerts(words: list[str], state: str) -> str | None:
     """`agentctl notify add|remove` (the person's alert commands, run by the hooks outside the agent's
-    sandbox), or a command that writes the person's alert files: why it is the person's to decide."""
+    sandbox), `agentctl verify trust`, or a command that writes the person's alert files: why it is the
+    person's to decide."""
     for cmd in _commands(words):
-        at = next((i for i, w in enumerate(cmd) if os.path.basename(w) in ("agentctl", "agentctl.exe")), None)
+        at = _agentctl_at(cmd)
         if at is None:
             continue
+        if "xargs" in [os.path.basename(w) for w in cmd[:max(at, 0)]]:
+            return "`xargs agentctl ...` takes its words from elsewhere; it may be a call only a person may make"
         rest, plain, i = cmd[at + 1:], [], 0
         while i < len(rest):
             if rest[i] == "--state-dir":
@@ -85,6 +145,12 @@ def _alerts(words: list[str], state: str) -> str | None:
         if plain[:1] == ["notify"] and plain[1:2] and plain[1] in ("add", "remove"):
             return (f"`agentctl notify {plain[1]}` changes the person's alert commands, which agentctl runs outside "
                     "the agent's shell; only a person may do that")
+        if set(plain[:2]) == {"verify", "trust"}:
+            return ("`agentctl verify trust` lets the verify commands of agentctl.rules (they come with the code) run "
+                    "outside the agent's sandbox; only a person may do that, after reading them")
+        hidden = _hidden_person(plain)
+        if hidden is not None and plain[0] != "constraints":  # constraints: judged by its rule (_agentctl_removal)
+            return hidden
     named = next((w for w in words if "agentctl/notify" in w), None)
     into = any(">" in w and not w.strip("<>&|") and "agentctl/notify" in (words[i + 1] if i + 1 < len(words) else "")
                for i, w in enumerate(words))
@@ -120,9 +186,11 @@ def _commands(words: list[str]) -> list[list[str]]:
 def _agentctl_removal(store: Store, words: list[str]) -> str | None:
     targets: list[str] = []
     for cmd in _commands(words):
-        at = next((i for i, w in enumerate(cmd) if os.path.basename(w) in ("agentctl", "agentctl.exe")), None)
+        at = _agentctl_at(cmd)
         if at is None:
             continue
+        if "xargs" in [os.path.basename(w) for w in cmd[:max(at, 0)]] and "constraints" in cmd:
+            return "`xargs agentctl constraints ...` takes its words from elsewhere: which rule it removes cannot be told"
         rest, i = cmd[at + 1:], 0
         plain: list[str] = []
         removes: list[str] = []
@@ -141,6 +209,8 @@ def _agentctl_removal(store: Store, words: list[str]) -> str | None:
         head = set(plain[:2])
         if "constraints" not in head:
             continue
+        if any(_expands(w) for w in plain[:2]):
+            return f"`agentctl {' '.join(plain[:2])}`, whose action the shell fills in (it may remove a P0 rule)"
         if "confirm-removal" in head:
             return f"`agentctl constraints confirm-removal {' '.join(plain[2:])[:80]}` lets a vanished P0 rule go"
         if "remove" in head:

@@ -171,8 +171,9 @@ _add(("files", "scan"), F + "scan", "files scan", "log what git shows changed si
 _alias(("files", "sync"), ("files", "scan"))
 
 C = "agentctl.commands.constraints:"
-_add(("constraints", "add"), C + "add", "constraints add P0|P1|P2 TEXT|-", "add a hard rule (P0 never to be broken)",
-     args=("priority", "text+"), stdin="text")
+_add(("constraints", "add"), C + "add", "constraints add [--shared] P0|P1|P2 TEXT|-",
+     "add a hard rule (P0 never to be broken); --shared: to agentctl.rules, committed with the code",
+     {"--shared": "flag"}, ("priority", "text+"), stdin="text")
 _add(("constraints", "remove"), C + "remove", "constraints remove TEXT|NUMBER", "remove a rule by its text, P0|text, or number",
      args=("rule+",))
 _add(("constraints", "list"), C + "listing", "constraints list", "the rules by priority, numbered")
@@ -234,8 +235,11 @@ _add(("verify", "stop"), V + "stop", "verify stop", "clear the result after a pa
 _add(("verify", "status"), V + "status", "verify status", "the last result, errors and tried fixes")
 _add(("verify", "tried"), V + "tried", "verify tried TEXT|-", "record a fix that did not work, so it is not tried again",
      args=("text+",), stdin="text")
-_add(("verify", "add"), V + "add", "verify add COMMAND|-", "append a check to services/verify/commands",
-     args=("command+",), stdin="text")
+_add(("verify", "add"), V + "add", "verify add [--shared] COMMAND|-",
+     "append a check to services/verify/commands; --shared: to agentctl.rules, committed with the code",
+     {"--shared": "flag"}, ("command+",), stdin="text")
+_add(("verify", "trust"), V + "trust", "verify trust",
+     "a person lets the verify commands of agentctl.rules, as they read now, run in this copy")
 
 N = "agentctl.commands.notify:"
 _add(("notify", "add"), N + "add", "notify add COMMAND [--on EVENT]... [--after S] [--timeout S]",

@@ -25,7 +25,7 @@ class View:
     __slots__ = ("rules", "interfaces", "tfields", "entries", "epoch", "flog", "journal", "vfields", "session", "plan")
 
     def __init__(self, store: Any) -> None:
-        self.rules = [r.line() for r in rules.read(store)]
+        self.rules = [r.line() for r in rules.read_local(store)]  # the shared file travels with the code
         self.interfaces = records.lines(store)
         self.plan = agentctl.plan.records.read_all(store)
         self.tfields = status.read_status(store)

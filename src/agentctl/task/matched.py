@@ -51,15 +51,17 @@ def check_regex(regex: str) -> None:
     pattern.check(regex)  # the one dialect: git grep and the hooks read it alike, in bounded time
 
 
-def grep(store: Store, regex: str, globs: list[str], only: list[str] | None = None) -> dict[str, Hit]:
-    """The first match of ``regex`` in each file under ``globs`` (or in the files ``only``), by path."""
+def grep(store: Store, regex: str, globs: list[str], only: list[str] | None = None,
+         after: list[str] | None = None) -> dict[str, Hit]:
+    """The first match of ``regex`` in each file under ``globs`` (or in the files ``only``), by path;
+    ``after``: the whole tree's answer once an edit hook wrote those paths (files.matchcounts.after_writes)."""
     from agentctl.ground import git
     from agentctl.ground.ancestors import git_root
 
     if git_root(store.project) is None:
         raise UsageError(f"--match searches with git grep: {store.project} is not in a git repository")
     if only is None:
-        return _counted(store, regex, globs)
+        return _counted(store, regex, globs, after)
     specs = [f":(literal){p}" for p in only]
     if not only:
         return {}
@@ -77,7 +79,7 @@ def grep(store: Store, regex: str, globs: list[str], only: list[str] | None = No
     return out
 
 
-def _counted(store: Store, regex: str, globs: list[str]) -> dict[str, Hit]:
+def _counted(store: Store, regex: str, globs: list[str], after: list[str] | None = None) -> dict[str, Hit]:
     """The whole tree's answer from the kept counts (``files.matchcounts``: one ``git status`` and a
     search of what changed, or one search of the tree carrying the interfaces' patterns too)."""
     from agentctl.files import matchcounts
@@ -85,7 +87,7 @@ def _counted(store: Store, regex: str, globs: list[str]) -> dict[str, Hit]:
 
     pattern = Pattern(ERE, regex, tuple(globs))
     try:
-        seen = matchcounts.view(store, [pattern])
+        seen = matchcounts.view(store, [pattern]) if after is None else matchcounts.after_writes(store, [pattern], after)
     except (StateError, matchcounts.NotInGit) as exc:
         why = exc.message if isinstance(exc, StateError) else "not a git repository"
         raise UsageError(f"--match {regex[:80]!r}: git grep refused it ({why}); give an extended regex") from None

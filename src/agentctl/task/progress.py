@@ -130,9 +130,10 @@ def view(fields: dict[str, str], stored: list[agentctl.task.entries.Entry], hits
     return Progress(new, entries, left, reverted, migrated, joined, same and not joined)
 
 
-def of_task(store: Store, fields: dict[str, str] | None = None) -> Progress | None:
+def of_task(store: Store, fields: dict[str, str] | None = None, written: list[str] | None = None) -> Progress | None:
     """The running ``--match`` task as the tree shows it (one git grep, no write); None for any other task,
-    or when the tree cannot be searched (then the list's own marks are the answer)."""
+    or when the tree cannot be searched (then the list's own marks are the answer). ``written``: an edit
+    hook's paths, the only ones searched again (matched.grep)."""
     import agentctl.task.status
 
     fields = agentctl.task.status.read_status(store) if fields is None else fields
@@ -140,7 +141,7 @@ def of_task(store: Store, fields: dict[str, str] | None = None) -> Progress | No
     if not regex or fields.get("STATE", "IDLE") == "IDLE":
         return None
     try:
-        hits = matched.grep(store, regex, matched.globs_of(fields))
+        hits = matched.grep(store, regex, matched.globs_of(fields), after=written)
     except (UsageError, StateError):
         return None
     return view(fields, agentctl.task.status.read_entries(store, fields), hits)
@@ -155,7 +156,7 @@ def shown(store: Store, fields: dict[str, str] | None = None) -> tuple[dict[str,
     return (found.fields if found is not None else fields), found
 
 
-def reconcile(store: Store) -> Progress | None:
+def reconcile(store: Store, written: list[str] | None = None) -> Progress | None:
     """The operation that writes what the tree shows into the list: reverted entries reopened,
     migrated ones marked done, new matches added (one commit under the task lock; nothing when the
     list already agrees). Returns what it found (None: not a --match task, or not searchable)."""
@@ -163,7 +164,7 @@ def reconcile(store: Store) -> Progress | None:
 
     with store.lock(agentctl.task.status.LOCK):
         old = agentctl.task.status.read_status(store)
-        found = of_task(store, old)
+        found = of_task(store, old, written)
         if found is None or found.stored:
             return found
         if len(found.entries) > agentctl.task.entries.MAX_ENTRIES:

@@ -88,6 +88,9 @@ class Evidence:
         """One line saying why, without the verdict word."""
         n, exact = self._count()
         files_word = f"{n} file{'s' if n != 1 else ''}" if exact else f"{n}+ files"
+        if self.verdict == "none" and self.shown_commands == "agentctl.rules":
+            return ("the verify commands of agentctl.rules wait for a person's `agentctl verify trust` in this copy; "
+                    "nothing is claimed")
         if self.verdict == "none":
             return f"no verify commands configured (add them with `agentctl verify add COMMAND` to {self.shown_commands}); nothing is claimed"
         if self.checks_changed and not self.failed:  # a failure after the pass says more
@@ -166,7 +169,10 @@ def check(store: Store, vfields: dict[str, str] | None = None) -> Evidence:
 
     checks = status.commands(store)
     if not checks:
-        return Evidence("none", shown_commands=store.shown(status.COMMANDS))
+        from agentctl.ground import sharedfile
+
+        waiting = status.shared_commands(store)[1]
+        return Evidence("none", shown_commands=sharedfile.FILE if waiting else store.shown(status.COMMANDS))
     if vfields is None:
         vfields = status.read_status(store)
     ident = log_identity(store)

@@ -40,6 +40,11 @@ def run(
 
     cmds = status.commands(store)
     if not cmds:
+        waiting = status.shared_commands(store)[1]
+        if waiting:
+            from agentctl.verify import trust
+
+            return result.RunResult("NONE", status.read_status(store), f"nothing run: {trust.waiting_line(waiting)}")
         return result.RunResult("NONE", status.read_status(store), f"no verify commands configured; add them to {store.shown(status.COMMANDS)}")
     log_cap = retention.policy(store)["verify_log_max"]  # a wrong setting stops the run before it starts
     with store.lock(status.LOCK):

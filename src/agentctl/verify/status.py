@@ -94,6 +94,11 @@ def journal(store: Store, event: str, run: str, err: str, files_sig: str, text: 
 
 
 def commands(store: Store) -> list[str]:
+    """The checks to run: this copy's, then the shared file's (verify.trust) while a person trusts them."""
+    return local_commands(store) + [c for c in shared_commands(store)[0] if c]
+
+
+def local_commands(store: Store) -> list[str]:
     data = store.read(COMMANDS) or b""
     out = []
     for line in data.decode("utf-8", "replace").split("\n"):
@@ -101,6 +106,13 @@ def commands(store: Store) -> list[str]:
         if line and not line.startswith("#"):
             out.append(line)
     return out
+
+
+def shared_commands(store: Store) -> tuple[list[str], list[str]]:
+    """(the shared verify commands that run here, those waiting for a person's `verify trust`)."""
+    from agentctl.verify import trust
+
+    return trust.split(store)
 
 
 def stop(store: Store) -> dict[str, str]:
@@ -148,17 +160,31 @@ def archive_task(store: Store, stem: str) -> str | None:
     return rel
 
 
-def configure(store: Store, command: str) -> None:
-    """Append a command to services/verify/commands (used by `verify add`)."""
+def configure(store: Store, command: str, shared: bool = False) -> bool:
+    """Append a command to services/verify/commands, or with ``shared`` to the project's shared file
+    (used by `verify add`); False when the shared file holds it already."""
     codec.check_text(command, "the verify command", limit=2000)
     if "\n" in command or "\r" in command:
         raise UsageError("a verify command is one line; add several commands one by one")
+    command = command.strip()
+    if not command or command.startswith("#") or (command.startswith("[") and command.endswith("]")):
+        raise UsageError(f"{command[:60]!r} is not a command (empty, a comment or a section header); give the shell "
+                         "command to run, for example `agentctl verify add pytest -q`")
+    if shared:
+        from agentctl.ground import sharedfile
+
+        with store.lock(LOCK):
+            added = sharedfile.add_line(store, "verify", command)
+        if added:
+            store.log_change("verify", "add", command[:200] + " (shared)")
+        return added
     with store.lock(LOCK):
         data = store.read(COMMANDS) or b""
         if data and not data.endswith(b"\n"):
             data += b"\n"
         store.replace(COMMANDS, data + command.encode("utf-8", "surrogateescape") + b"\n")
     store.log_change("verify", "add", command[:200])
+    return True
 
 
 def status_lines(fields: dict[str, str]) -> list[str]:

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import agentctl.constraints.listing
 import agentctl.files.log
 import agentctl.task.claims
 import agentctl.verify.status
@@ -93,6 +94,9 @@ class View:
 
         for follower in (self.files_log, self.journal, self.agent_log):
             part(follower.rel, lambda f=follower: f.poll(store), False)  # type: ignore[misc]
+        from agentctl.files import matchcounts
+
+        matchcounts.forget()  # the old uses as the tree is now (interfaces, resume), not as at the first build
         fields: dict[str, str] = part("task", lambda: progress.shown(store)[0], {"STATE": "IDLE"})  # a --match task as the tree shows it
         now = time.time()
         data: dict[str, Any] = {
@@ -106,13 +110,13 @@ class View:
             "claims": part("claims", lambda: [{"path": p, "agent": a, "expires": x, "until": now_iso(x)}
                                               for p, a, x in agentctl.task.claims.claims(store, fields)], []),
             "verify": part("verify", lambda: self._verify(fields), {}),
-            "constraints": part("constraints", lambda: [{"priority": r.priority, "text": r.text}
-                                                        for r in rules.ordered(store)], []),
+            "constraints": part("constraints", lambda: agentctl.constraints.listing.as_data(store), []),
             "interfaces": part("interfaces", lambda: _interfaces(store), []),  # their old uses: in the resume block
             "plan": part("plan", lambda: _plan(store, fields), {"tasks": [], "head": ""}),
             "files": self._files(),
             "last": self._last(),
             "violations": part("violations", lambda: open_violations(store), []),
+            "vanished": part("vanished", lambda: _vanished(store), []),  # P0 rules whose removal a person must confirm
             "timeline": self._timeline(fields, now),
             "history": part("history", lambda: self._history(), {"tasks": [], "more": False}),
             "context": part("context", lambda: _compaction_costs(store), []),  # what the state took of each new window
@@ -121,6 +125,23 @@ class View:
         }
         data["errors"] = errors
         return data
+
+    def chart(self) -> dict[str, Any]:
+        """The progress chart's data (``web.chart``): DONE and TOTAL over time, compactions, runs, the projection."""
+        from agentctl.web.chart import chart
+
+        with self.lock:
+            for follower in (self.journal, self.agent_log):
+                follower.poll(self.store)
+            fields = progress.shown(self.store)[0]
+            now = time.time()
+            return chart(fields, _progress(fields, now), self.agent_log, self.journal, now)
+
+    def diff(self, path: str) -> dict[str, Any]:
+        """One file's `git diff` since the task started (``web.diff``); a path outside the project is a UsageError."""
+        from agentctl.web.diff import file_diff
+
+        return file_diff(self.store, path)
 
     def _runlevel(self) -> dict[str, Any]:
         level = runlevels.current(self.store)
@@ -223,6 +244,14 @@ def open_violations(store: Store) -> list[dict[str, Any]]:
             for path, (when, rule) in violations.open_ones(store).items()]
 
 
+def _vanished(store: Store) -> list[dict[str, str]]:
+    """The P0 rules that left the rules file without `constraints remove` (still enforced), with resume's line."""
+    from agentctl.constraints import lastseen
+
+    return [{"rule": text, "since": since, "line": lastseen.vanished_line(text, since)}
+            for since, text in lastseen.vanished(store, persist=False)]
+
+
 def _progress(fields: dict[str, str], now: float) -> dict[str, Any]:
     """DONE/TOTAL, the rate in entries an hour since the task started, and the time left at that rate."""
     try:
@@ -242,11 +271,21 @@ def _progress(fields: dict[str, str], now: float) -> dict[str, Any]:
     return out
 
 
-def _interfaces(store: Store) -> list[dict[str, str]]:
-    """The interface changes recorded in the task (read, not searched: the counts are resume's)."""
-    from agentctl.interfaces import records
+def _interfaces(store: Store) -> list[dict[str, Any]]:
+    """The interface changes recorded in the task, each with its old uses left as the interfaces service
+    counts them (``interfaces.search.old_uses``, ``report.data``, ``report.state_line``), without the uses' list."""
+    from agentctl.interfaces import records, report
+    from agentctl.interfaces.search import old_uses
 
-    return [{"name": i.name, "old": i.old, "new": i.new} for i in records.read(store)]
+    items = records.read(store)
+    found = old_uses(store, items)
+    out = []
+    for i in items:
+        hits = found.get(i.name, [])
+        one = {k: v for k, v in report.data(i, hits).items() if k in ("name", "old", "new", "migrated", "old_uses", "files")}
+        one["state"] = report.state_line(hits)
+        out.append(one)
+    return out
 
 
 def _plan(store: Store, fields: dict[str, str]) -> dict[str, Any]:

@@ -95,6 +95,8 @@ class AgentLog(Follower):
         self.compactions: list[float] = []
         self.claims: dict[str, list[float]] = {}
         self.last: dict[str, object] | None = None  # the newest change an agentctl command or hook recorded
+        self.task = ""  # the task the newest `task start` line names, and its DONE/TOTAL over time (web.chart)
+        self.steps: list[list[float]] = []
         older = store.read(self.rel + ".1", cap=CHUNK) or b""  # the rotated half: the earlier lines
         self.feed(store, older[: older.rfind(b"\n") + 1])
 
@@ -110,13 +112,56 @@ class AgentLog(Follower):
                 t = epoch(rec[0])
                 if t is not None:
                     self.compactions.append(t)
+            elif service == "task" and action in STEPS:
+                t = epoch(rec[0])
+                if t is not None:
+                    self._step(t, action, rec[3])
             elif service == "task" and action == "claim":
                 t = epoch(rec[0])
                 agent = rec[3].split(" ", 1)[0]
                 if t is not None and agent:
                     self.claims.setdefault(agent[:64], []).append(t)
+        if len(self.steps) > MAX_EVENTS:  # every second point of the older half: bounded, the shape kept
+            half = len(self.steps) // 2
+            self.steps[:half] = self.steps[:half:2]
         if len(self.compactions) > MAX_EVENTS:
             del self.compactions[: len(self.compactions) - MAX_EVENTS]
         for times in self.claims.values():
             if len(times) > MAX_EVENTS:
                 del times[: len(times) - MAX_EVENTS]
+
+    def _step(self, t: float, action: str, detail: str) -> None:
+        """One `task` line as a point [time, DONE, TOTAL]: exact where the line says the counts (start,
+        update), else the last point moved by the entries the line names (done, add, reopen, skip)."""
+        done, total = (self.steps[-1][1], self.steps[-1][2]) if self.steps else (0.0, 0.0)
+        words = detail.split(" ")
+        if action == "start":
+            self.task = words[0]
+            self.steps = []
+            done, total = 0.0, _number(detail, "total=", "") or 0.0
+        elif action == "update" and "done=" in detail:
+            d, _, n = detail.split("done=", 1)[1].partition("/")
+            nd, nt = _number(d, "", ""), _number(n, "", "")
+            done, total = done if nd is None else nd, total if nt is None else nt
+        elif action == "done":
+            done += len(words)
+        elif action == "add":
+            total += len(detail.split(" after ", 1)[0].split(" "))
+        elif action == "reopen":
+            done -= 1
+        elif action == "reconcile":
+            left = _number(detail, "left=", " ")
+            done = total - left if left is not None else done
+        self.steps.append([t, max(0.0, min(done, total)), total])
+
+
+STEPS = frozenset(("start", "done", "update", "add", "reopen", "skip", "reconcile"))
+
+
+def _number(text: str, key: str, end: str) -> float | None:
+    """The number after ``key`` in ``text`` (up to ``end``), or None."""
+    if key and key not in text:
+        return None
+    value = text.split(key, 1)[1] if key else text
+    value = value.split(end, 1)[0] if end else value
+    return float(value) if value.strip().isdigit() else None

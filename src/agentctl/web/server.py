@@ -249,6 +249,10 @@ def _handler(view: View) -> type[BaseHTTPRequestHandler]:
                 self._json(200, view.files(arg("q")))
             elif path == "/api/file":
                 self._json(200, view.file_entries(query.get("path", [""])[0]))
+            elif path == "/api/chart":
+                self._json(200, view.chart())
+            elif path == "/api/diff":
+                self._json(200, view.diff(query.get("path", [""])[0]))
             elif path == "/api/history":
                 self._json(200, view.search_history(arg("q")))
             elif path == "/api/task":

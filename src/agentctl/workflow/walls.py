@@ -123,12 +123,12 @@ def _perm_patterns(glob: str, prefix: str) -> list[str]:
 
 
 def _globs(store: Store) -> list[str]:
-    import agentctl.constraints.rules
+    import agentctl.constraints.denytext
     from agentctl.constraints import lastseen
 
     out: list[str] = []
     for r in lastseen.enforced(store, persist=False):
-        g = agentctl.constraints.rules.deny_pattern(r.text) if r.priority == "P0" else None
+        g = agentctl.constraints.denytext.deny_pattern(r.text) if r.priority == "P0" else None
         if g and g not in out:
             out.append(g)
     return out

@@ -24,10 +24,10 @@ def test_add_list_remove(ctx: Ctx) -> None:
     assert again.lines[0] == "already present, nothing changed" and again.data["added"] is False
     op(ctx, "constraints", "update", add=["P2|short lines"])
     listed = op(ctx, "constraints", "list")
-    assert listed.data["constraints"] == [{"priority": "P0", "text": "deny-write: db/**"},
-                                          {"priority": "P2", "text": "short lines"}]
+    assert listed.data["constraints"] == [{"priority": "P0", "text": "deny-write: db/**", "shared": False},
+                                          {"priority": "P2", "text": "short lines", "shared": False}]
     gone = op(ctx, "constraints", "remove", rule=["2"])
-    assert gone.data["removed"] == {"priority": "P2", "text": "short lines"}
+    assert gone.data["removed"] == {"priority": "P2", "text": "short lines", "shared": False}
     assert len(op(ctx, "constraints", "status").data["constraints"]) == 1
 
 
@@ -69,9 +69,9 @@ def test_list_reads_the_rules_file_once(ctx: Ctx, monkeypatch: pytest.MonkeyPatc
             opened.append(file)
         return real_open(file, flags, mode)
 
-    def counting_lines(store: Store) -> tuple[list[str], bool]:
+    def counting_lines(store: Store, with_shared: bool = True) -> tuple[list[str], bool, int, list[int]]:
         reads.append("read")
-        return real_lines(store)
+        return real_lines(store, with_shared)
 
     monkeypatch.setattr(os, "open", counting_open)
     monkeypatch.setattr(rules, "_lines", counting_lines)

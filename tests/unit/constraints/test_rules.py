@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import agentctl.constraints.denytext
 import agentctl.constraints.rules
 from agentctl.constraints.rules import Rule
 from agentctl.ground.errors import UsageError
@@ -101,7 +102,7 @@ def test_a_broken_line_is_skipped_and_named(store: Store) -> None:
     ("deny-writes: x", None), ("never touch db", None),
 ])
 def test_deny_pattern(text: str, glob: str | None) -> None:
-    assert agentctl.constraints.rules.deny_pattern(text) == glob
+    assert agentctl.constraints.denytext.deny_pattern(text) == glob
 
 
 @pytest.mark.parametrize("glob,rel,hit", [

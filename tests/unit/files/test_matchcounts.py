@@ -166,3 +166,48 @@ def test_the_python_reading_of_an_extended_regex_is_git_grep_e(tmp_path: Path, p
 @pytest.mark.parametrize("pattern", ["a+?", "(*a)", "x{", r"\d", r"a\'", "[[=a=]]", "*a"])
 def test_an_extended_regex_python_might_read_otherwise_is_left_to_git(pattern: str) -> None:
     assert ere_python(pattern) is None
+
+
+def _after(store: Store, written: list[str]) -> list[dict[str, list[int]]]:
+    matchcounts._LAST.clear()
+    seen = matchcounts.after_writes(Store(store.root), PATTERNS, written)
+    return [{p: [n for n, _ in lines] for p, lines in seen.hits(p).items()} for p in PATTERNS]
+
+
+@pytest.mark.parametrize("seed", [11, 12, 13, 14])
+def test_an_edit_hooks_view_searches_what_it_wrote_and_is_a_fresh_search(tmp_path: Path, seed: int) -> None:
+    """Every change a hook saw (its paths given), commits and checkouts among them: the hook's view is the
+    fresh answer; a moved HEAD makes it ask git for the whole tree."""
+    rng = random.Random(seed)
+    store = _project(tmp_path / "p", rng)
+    _kept(store)
+    done: list[str] = []
+    for _ in range(25):
+        step = _step(Path(store.project), rng)
+        done.append(step)
+        written = [step.split(" ", 1)[1]] if step.split(" ", 1)[0] in ("edit", "create", "delete", "restore") else []
+        assert _after(store, written or [NAMES[0]]) == _fresh(store), done
+        if rng.random() < 0.5:
+            _age(Path(store.project))
+
+
+def test_an_edit_hooks_view_runs_no_git_status(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = _project(tmp_path / "p", random.Random(8))
+    _age(Path(store.project))
+    _kept(store)
+    spawned: list[str] = []
+    real = gitchanges._Git.__init__
+
+    def counting(self: gitchanges._Git, project: str, args: list[str], literal: bool = True) -> None:
+        spawned.append(next(a for a in args if not a.startswith("-") and "=" not in a))
+        real(self, project, args, literal)
+
+    monkeypatch.setattr(gitchanges._Git, "__init__", counting)
+    (Path(store.project) / "src" / "a.ts").write_text("getUser(id)\n")
+    assert _after(store, ["src/a.ts"]) == _fresh(store)
+    assert spawned == ["grep", "grep"], spawned  # the written file, then the fresh search: no `git status`
+    spawned.clear()
+    _git(Path(store.project), "add", "-A")
+    _git(Path(store.project), "commit", "-q", "-m", "moved")
+    assert _after(store, ["src/a.ts"]) == _fresh(store)
+    assert spawned[0] == "status", spawned  # HEAD moved: the whole tree, from git

@@ -40,3 +40,28 @@ def test_no_repository_and_a_broken_git_file_give_none(tmp_path: Path) -> None:
     (tmp_path / ".git").rmdir()
     (tmp_path / ".git").write_text("gitdir: /nowhere/at/all\n")
     assert gitdir.of_top(str(tmp_path)) is None
+
+
+def test_head_commit_reads_loose_packed_detached_and_worktree_heads_as_git_does(tmp_path: Path) -> None:
+    def git(*args: str, cwd: Path = tmp_path / "r") -> str:
+        return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=cwd, check=True,
+                              capture_output=True, text=True).stdout.strip()
+
+    (tmp_path / "r").mkdir()
+    git("init", "-q", "-b", "main")
+    dirs = gitdir.find(str(tmp_path / "r"))
+    assert dirs is not None and gitdir.head_commit(dirs) is None  # an unborn branch: ask git
+    (tmp_path / "r" / "a").write_text("a\n")
+    git("add", "a")
+    git("commit", "-q", "-m", "one")
+    assert gitdir.head_commit(dirs) == git("rev-parse", "HEAD")  # a loose ref
+    git("pack-refs", "--all")
+    assert gitdir.head_commit(dirs) == git("rev-parse", "HEAD")  # packed
+    (tmp_path / "r" / "a").write_text("b\n")
+    git("commit", "-q", "-am", "two")
+    assert gitdir.head_commit(dirs) == git("rev-parse", "HEAD")  # loose again, over the packed one
+    git("checkout", "-q", "HEAD~1")
+    assert gitdir.head_commit(dirs) == git("rev-parse", "HEAD")  # detached
+    git("worktree", "add", "-q", "-b", "side", str(tmp_path / "w"))
+    wt = gitdir.find(str(tmp_path / "w"))
+    assert wt is not None and gitdir.head_commit(wt) == git("rev-parse", "HEAD", cwd=tmp_path / "w")

@@ -68,4 +68,5 @@ def test_the_interfaces_of_the_task_are_shown_and_a_new_one_moves_the_signature(
     v2, _ = view.state()
     assert run("interfaces", "add", "f", "--old", "f(a)", "--new", "f({ a })", cwd=store.project).code == 0
     v3, body3 = view.state()
-    assert v3 != v2 and json.loads(body3)["interfaces"] == [{"name": "f", "old": "f(a)", "new": "f({ a })"}]
+    assert v3 != v2 and json.loads(body3)["interfaces"] == [
+        {"name": "f", "old": "f(a)", "new": "f({ a })", "migrated": True, "old_uses": 0, "files": 0, "state": "MIGRATED"}]

@@ -105,7 +105,7 @@ def test_the_state_is_rebuilt_only_when_a_file_changed(project: Path) -> None:
     assert view.state()[1] is body1 and signature(store) == v1
     assert run("constraints", "add", "P1", "a rule", cwd=project).code == 0
     v2, body2 = view.state()
-    assert v2 != v1 and json.loads(body2)["constraints"] == [{"priority": "P1", "text": "a rule"}]
+    assert v2 != v1 and json.loads(body2)["constraints"] == [{"priority": "P1", "text": "a rule", "shared": False}]
 
 
 def test_a_damaged_file_is_named_and_the_rest_still_shown(project: Path) -> None:
@@ -113,7 +113,7 @@ def test_a_damaged_file_is_named_and_the_rest_still_shown(project: Path) -> None
     (project / ".agent-state/services/task/status").write_text("STATE=BOGUS\nSEQ=1\n")
     data = json.loads(View(_store(project)).state()[1])
     assert any(e.startswith("task: ") and "BOGUS" in e for e in data["errors"]), data["errors"]
-    assert data["constraints"] == [{"priority": "P0", "text": "deny-write: db/**"}] and data["task"]["STATE"] == "IDLE"
+    assert data["constraints"] == [{"priority": "P0", "text": "deny-write: db/**", "shared": False}] and data["task"]["STATE"] == "IDLE"
 
 
 def test_a_100k_line_log_makes_a_bounded_page(project: Path) -> None:

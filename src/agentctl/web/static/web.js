@@ -3,6 +3,7 @@
 'use strict';
 (function () {
   const SVG = 'http://www.w3.org/2000/svg';
+  const MIN_BAR = 6; // px: the narrowest and lowest bar the timeline draws
   // Control characters, bidi controls, invisible formatting and lone surrogates: shown as ⟨U+XXXX⟩.
   const LINE_RX = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]|[\ud800-\udfff]/u;
   const BLOCK_RX = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]|[\ud800-\udfff]/u;
@@ -12,6 +13,7 @@
   let filesQuery = '';
   let historyQuery = '';
   let openTask = null;
+  let chartData = null;
 
   function code(c) { return '⟨U+' + c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0') + '⟩'; }
 
@@ -109,15 +111,20 @@
     const root = svg('svg', { viewBox: '0 0 ' + W + ' ' + H, role: 'img', 'aria-label': 'timeline' });
     const span0 = tl.end - tl.start || 1;
     const x = (t) => left + (W - left - right) * (t - tl.start) / span0;
-    const max = Math.max(1, ...tl.edits);
-    const bw = (W - left - right) / tl.edits.length;
+    // Bars at least MIN_BAR px wide (neighbours summed on a narrow screen) and tall: never hairlines.
+    const per = Math.max(1, Math.ceil(MIN_BAR / ((W - left - right) / tl.edits.length)));
+    const edits = [];
+    for (let i = 0; i < tl.edits.length; i += per) edits.push(tl.edits.slice(i, i + per).reduce((a, b) => a + b, 0));
+    const barSpan = tl.bar * per;
+    const max = Math.max(1, ...edits);
+    const bw = (W - left - right) / edits.length;
     root.appendChild(svg('line', { x1: left, y1: top + barH, x2: W - right, y2: top + barH, class: 'grid' }));
     root.appendChild(svg('text', { x: 2, y: top + 10, class: 'axis' }, undefined)).textContent = String(max);
-    tl.edits.forEach((n, i) => {
+    edits.forEach((n, i) => {
       if (!n) return;
-      const h = Math.max(1, barH * n / max);
-      const t0 = tl.start + i * tl.bar;
-      root.appendChild(svg('rect', { x: left + i * bw, y: top + barH - h, width: Math.max(1, bw - 1), height: h, class: 'edits' },
+      const h = Math.max(MIN_BAR, barH * n / max);
+      const t0 = tl.start + i * barSpan;
+      root.appendChild(svg('rect', { x: left + i * bw, y: top + barH - h, width: Math.max(MIN_BAR, bw - 1), height: h, class: 'edits' },
         n + ' edit' + (n === 1 ? '' : 's') + ' from ' + clock(t0)));
     });
     for (const r of tl.runs || []) {
@@ -143,12 +150,69 @@
     box.appendChild(root);
   }
 
+  // -- the progress chart: DONE and TOTAL over time, compactions, verify runs, the projected finish
+  function steps(pts, x, y, k) { // a step line through the points' field k
+    let d = '';
+    pts.forEach((p, i) => { d += (i ? ' H' + x(p[0]).toFixed(1) + ' V' : 'M' + x(p[0]).toFixed(1) + ' ') + y(p[k]).toFixed(1); });
+    return d;
+  }
+  function chart(box, c) {
+    box.replaceChildren();
+    const note = $('chart-note');
+    if (!c || !c.task) { set(note, ''); box.appendChild(el('p', 'empty', 'no task running')); return; }
+    const W = Math.max(280, Math.round(box.clientWidth || 1000));
+    const left = 34, right = 12, top = 20, plotH = W < 500 ? 140 : 180;
+    const H = top + plotH + 24;
+    const elapsed = Math.max(60, c.now - c.start);
+    const fin = c.finish ? c.finish.t : null;
+    const t1 = fin !== null ? Math.min(Math.max(fin, c.now), c.now + 3 * elapsed) : c.now; // a far finish leaves the chart at its edge
+    const span0 = Math.max(1, t1 - c.start);
+    const x = (t) => left + (W - left - right) * (Math.min(t, t1) - c.start) / span0;
+    const ymax = Math.max(1, c.total, ...c.points.map((p) => p[2]));
+    const y = (v) => top + plotH - plotH * v / ymax;
+    const root = svg('svg', { viewBox: '0 0 ' + W + ' ' + H, role: 'img', 'aria-label': 'progress over time' });
+    root.appendChild(svg('line', { x1: left, y1: top + plotH, x2: W - right, y2: top + plotH, class: 'grid' }));
+    root.appendChild(svg('line', { x1: left, y1: top, x2: W - right, y2: top, class: 'grid' }));
+    root.appendChild(svg('text', { x: left - 4, y: top + 4, class: 'axis', 'text-anchor': 'end' })).textContent = String(ymax);
+    root.appendChild(svg('text', { x: left - 4, y: top + plotH + 4, class: 'axis', 'text-anchor': 'end' })).textContent = '0';
+    const pts = c.points;
+    const last = pts[pts.length - 1];
+    root.appendChild(svg('path', { d: steps(pts, x, y, 1) + ' V' + y(0) + ' H' + x(pts[0][0]) + ' Z', class: 'area' }));
+    root.appendChild(svg('path', { d: steps(pts, x, y, 2), class: 'total' }, 'TOTAL ' + last[2]));
+    root.appendChild(svg('path', { d: steps(pts, x, y, 1), class: 'done' }, 'DONE ' + last[1] + ' of ' + last[2]));
+    if (fin !== null) {
+      root.appendChild(svg('line', { x1: x(c.now), y1: y(c.done), x2: x(fin), y2: fin <= t1 ? y(c.total) : y(c.done + (c.total - c.done) * (t1 - c.now) / Math.max(1, fin - c.now)), class: 'proj' },
+        'projected finish ' + clock(fin)));
+    }
+    for (const t of c.compactions || []) {
+      root.appendChild(svg('line', { x1: x(t), y1: top - 4, x2: x(t), y2: top + plotH, class: 'comp' }, 'compaction at ' + clock(t)));
+    }
+    for (const r of c.runs || []) {
+      root.appendChild(svg('circle', { cx: x(r.t), cy: 8, r: 5, class: r.ok ? 'pass' : 'fail' },
+        'verify run ' + r.run + ' ' + (r.ok ? 'passed' : 'failed') + ' at ' + clock(r.t)));
+    }
+    const fmt = t1 - c.start < 86400 ? 'time' : 'short';
+    const marks = [[c.start, 'start', clock(c.start, fmt)]];
+    if (fin !== null) marks.push([t1, 'end', (fin > t1 ? '→ ' : 'finish ') + clock(t1, fmt)]);
+    marks.splice(1, 0, [c.now, fin === null ? 'end' : 'middle', 'now ' + clock(c.now, fmt)]);
+    const CH = 6.8; // px a character of the 11 px monospace axis labels takes
+    const room = (m) => { const w = m[2].length * CH, at = x(m[0]); return m[1] === 'start' ? [at, at + w] : m[1] === 'end' ? [at - w, at] : [at - w / 2, at + w / 2]; };
+    for (const m of marks) {  // a label that would run into another is left out (the start and the finish are kept)
+      const [a, b] = room(m);
+      if (m[0] === c.now && marks.some((o) => o !== m && room(o)[0] < b + 8 && room(o)[1] > a - 8)) continue;
+      root.appendChild(svg('text', { x: x(m[0]), y: top + plotH + 16, class: 'axis', 'text-anchor': m[1] })).textContent = m[2];
+    }
+    box.appendChild(root);
+    set(note, fin !== null ? 'projected finish ' + clock(fin) + ' (in ' + span(fin - c.now) + ' at ' +
+      (c.finish.rate || 0).toFixed(1) + ' entries/hour)' + (fin > t1 ? ', past the chart\'s edge' : '') : c.note);
+  }
+
   // -- sections ---------------------------------------------------------------------------------
   function fileRows(list, current) {
     return list.map((f) => {
       const tr = row([[f.path, 'path'], [f.op], [Object.entries(f.ops || { [f.op]: f.count }).map(([k, v]) => k + ' ' + v).join(', ')],
         [shortTime(f.first), 'time'], [shortTime(f.last), 'time']]);
-      if (current) tr.addEventListener('click', () => fileEntries(tr, f.path));
+      if (current) tr.addEventListener('click', () => { fileEntries(tr, f.path); showDiff(f.path); });
       return tr;
     });
   }
@@ -161,6 +225,29 @@
     const extra = el('tr', 'entries');
     extra.appendChild(td);
     tr.after(extra);
+  }
+  let diffPath = null;
+  async function showDiff(path) { // the file's git diff since the task started, as text
+    diffPath = path;
+    const panel = $('diff-panel');
+    panel.hidden = false;
+    panel.scrollIntoView({ block: 'nearest' });
+    set($('diff-path'), path);
+    set($('diff-note'), 'loading…');
+    $('diff').replaceChildren();
+    const r = await fetch('/api/diff?path=' + encodeURIComponent(path), { credentials: 'same-origin', cache: 'no-store' });
+    const d = await r.json();
+    if (diffPath !== path) return;
+    if (!r.ok) { set($('diff-note'), d.error || ('error ' + r.status)); return; }
+    set($('diff-note'), d.note || ('against ' + String(d.base || '').slice(0, 12)));
+    const pre = $('diff');
+    for (const line of String(d.diff || '').split('\n')) {
+      const c = line[0];
+      const cls = /^(diff |index |--- |\+\+\+ |new file|deleted file|old mode|new mode|similarity|Binary)/.test(line) ? 'meta'
+        : c === '+' ? 'add' : c === '-' ? 'del' : c === '@' ? 'hunk' : line.startsWith('… cut here') ? 'meta' : '';
+      pre.appendChild(el('span', cls, line));
+      pre.appendChild(document.createTextNode('\n'));
+    }
   }
   function runRows(list) {
     return list.slice().reverse().map((e) => row([[shortTime(e.time).slice(5), 'time'], [e.event], [e.run], [e.text, 'path']], e.event));
@@ -217,7 +304,14 @@
   }
   function renderInterfaces(list) {
     const box = $('interfaces');
-    box.replaceChildren(...list.map((i) => el('div', 'rule', i.name + ': ' + i.old + ' -> ' + i.new)));
+    box.replaceChildren(...list.map((i) => {
+      const d = el('div', 'rule');
+      const pending = i.old_uses > 0;
+      const badge = d.appendChild(el('span', 'badge ' + (pending ? 'PENDING' : 'MIGRATED'), pending ? 'PENDING ' + i.old_uses : 'MIGRATED'));
+      badge.title = plain(i.state || '');
+      d.appendChild(text(i.name + ': ' + i.old + ' -> ' + i.new + (pending ? ' (' + i.state.replace(/^PENDING: /, '') + ')' : '')));
+      return d;
+    }));
     if (!list.length) box.appendChild(el('p', 'empty', 'no interface change recorded (old uses left: see the resume block)'));
   }
   function renderPlan(p) {
@@ -234,12 +328,12 @@
   function renderClaims(list, now) {
     fill($('claims'), list.map((c) => row([[c.path, 'path'], [c.agent, 'nowrap'], [shortTime(c.until), 'time'], [span(c.expires - now), 'nowrap']])), 'no live claim');
   }
-  function renderViolations(list) {
+  function renderViolations(list, vanished) {
     const box = $('violations');
-    box.hidden = !list.length;
-    box.replaceChildren(...list.map((v) => parts('div', [['P0 VIOLATION: '], [v.path || '', 'path'], [' broke ' + (v.rule || '')],
+    box.hidden = !list.length && !vanished.length;
+    box.replaceChildren(...vanished.map((v) => el('div', '', isoText(v.line))), ...list.map((v) => parts('div', [['P0 VIOLATION: '], [v.path || '', 'path'], [' broke ' + (v.rule || '')],
       v.time ? [' at '] : null, v.time ? [shortTime(v.time), 'nowrap'] : null,
-      v.restore ? [' — restore: '] : null, v.restore ? [v.restore, 'path'] : null])));
+      v.restore ? [' — '] : null, v.restore ? [v.restore, 'path'] : null])));
   }
   function renderFiles(res) {
     fill($('files'), fileRows(res.shown, true), filesQuery ? 'no touched path matches' : 'no file touched yet');
@@ -269,7 +363,7 @@
     const errs = $('errors');
     errs.hidden = !d.errors.length;
     errs.replaceChildren(...d.errors.map((e) => el('div', '', e)));
-    renderViolations(d.violations || []);
+    renderViolations(d.violations || [], d.vanished || []);
     renderProgress(d);
     timeline($('timeline'), d.timeline);
     renderVerify(d.verify || {});
@@ -281,6 +375,9 @@
     set($('brief'), d.brief, true);
     if (filesQuery) searchFiles(); else renderFiles(d.files);
     if (historyQuery) searchHistory(); else renderHistory({ tasks: d.history.tasks.map((t) => ({ task: t, matched: [] })) });
+    const p = d.progress, v = d.verify || {};
+    const attention = (d.violations || []).length || (d.vanished || []).length || v.STATE === 'FAILED' || v.REPEAT || v.SAME_ERROR;
+    document.title = (attention ? '⚠ ' : '') + (d.task.STATE === 'IDLE' ? '' : p.done + '/' + p.total + ' · ') + 'agentctl';
     document.body.dataset.version = d.version;
   }
 
@@ -301,6 +398,12 @@
         const d = await get('/api/state');
         version = v.version;
         render(d);
+        try { // the chart's own failure (a damaged file) is said in its heading; the rest stays live
+          chartData = await get('/api/chart');
+          chart($('chart'), chartData);
+        } catch (e) {
+          set($('chart-note'), 'chart unavailable: ' + e.message);
+        }
       }
       live(true);
     } catch (e) {
@@ -347,7 +450,9 @@
       if (!state || window.innerWidth === width) return;
       width = window.innerWidth;
       timeline($('timeline'), state.timeline);
+      chart($('chart'), chartData);
     }));
+    $('diff-close').addEventListener('click', () => { diffPath = null; $('diff-panel').hidden = true; });
     poll();
   });
 })();
