@@ -15,6 +15,8 @@ inside a function, or under ``if TYPE_CHECKING:`` (a room that needs another's t
 * No import cycle at all.
 * ``docs/design.md``'s table of rooms lists exactly the modules in each folder.
 * No module over 400 lines, and the median module small.
+* The tests too: a test file imports ``conftest``, ``tests/support/`` and its own folder's harness,
+  never another test file nor a helper of another folder.
 """
 
 from __future__ import annotations
@@ -380,3 +382,77 @@ def test_the_name_check_finds_what_it_looks_for() -> None:
     mods = {"agentctl.task.status"}
     text = "``task.status`` ``agentctl.task.gone`` ``task.read_status`` task/gone.py sync.md session.compacted"
     assert stale_names(text, mods) == ["agentctl.task.gone", "task.read_status", "task/gone.py"]
+
+
+# -- the tests' own imports: what several test files share lives in tests/support/ ----------------------
+# A test file imports conftest, tests/support/ and its own folder's harness (e2e/harness.py, the model's
+# world), never another test file (test_*.py) nor a helper of another folder. The imports below wait for
+# the branches that edit those files now; their helpers move to tests/support/ once those land.
+IN_FLIGHT = {
+    ("cli/test_web_browser.py", "cli/test_web.py"): "Served, make_busy: test_web.py is edited on another branch",
+    ("cli/test_web_supervisor.py", "cli/test_web.py"): "Served: the web tests are edited on another branch",
+    ("cli/test_web_supervisor_browser.py", "cli/test_web.py"): "Served: the web tests are edited on another branch",
+    ("cli/test_web_supervisor_browser.py", "cli/test_web_browser.py"): "browser, page: the web tests, another branch",
+    ("cli/test_web_supervisor_browser.py", "cli/test_web_supervisor.py"): "make_supervised: the web tests, another branch",
+    ("model/test_coverage.py", "model/test_model.py"): "setup: tests/model is edited on another branch",
+}
+SUITE_TOOLS = {"suite_time.py"}  # a tool of the suite, not a helper: its own test imports it
+
+
+def suite_imports(tests: Path) -> set[tuple[str, str]]:
+    """(importer, imported) for each import of one module under ``tests`` by another, as paths below it."""
+    tops = {p.stem for p in tests.glob("*.py")} | {p.name for p in tests.iterdir() if p.is_dir()}
+
+    def resolve(parts: list[str]) -> Path | None:
+        base = tests.joinpath(*parts)
+        found = [p for p in (base.with_suffix(".py"), base / "__init__.py") if p.is_file()]
+        return found[0] if found else None
+
+    out = set()
+    for path in tests.rglob("*.py"):
+        package = list(path.relative_to(tests).parts[:-1])
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            wanted: list[tuple[list[str], list[str]]] = []
+            if isinstance(node, ast.Import):
+                wanted = [(a.name.split("."), []) for a in node.names if a.name.split(".")[0] in tops]
+            elif isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").split(".")[0] in tops):
+                base = package[:len(package) - node.level + 1] if node.level else []
+                wanted = [(base + (node.module.split(".") if node.module else []), [a.name for a in node.names])]
+            for parts, names in wanted:
+                target = resolve(parts)
+                hits = [target] if target is not None and target.name != "__init__.py" else [
+                    t for t in (resolve([*parts, n]) for n in names) if t is not None]
+                out |= {(str(path.relative_to(tests)), str(t.relative_to(tests))) for t in hits}
+    return out
+
+
+def suite_import_problems(tests: Path) -> list[str]:
+    problems = []
+    for importer, imported in sorted(suite_imports(tests)):
+        target = Path(imported)
+        if target.name == "conftest.py" or target.parts[0] == "support" or (importer, imported) in IN_FLIGHT:
+            continue
+        if target.name.startswith("test_"):
+            problems.append(f"{importer} imports the test file {imported}: move what it shares to tests/support/")
+        elif target.parent != Path(importer).parent and imported not in SUITE_TOOLS:
+            problems.append(f"{importer} imports {imported}, a helper of another folder: move it to tests/support/")
+    return problems
+
+
+def test_no_test_file_imports_another_or_a_helper_outside_support() -> None:
+    problems = suite_import_problems(ROOT / "tests")
+    assert not problems, "\n".join(problems)
+    stale = set(IN_FLIGHT) - suite_imports(ROOT / "tests")
+    assert not stale, f"IN_FLIGHT entries no import needs any more: {sorted(stale)}"
+
+
+def test_the_test_import_check_finds_what_it_looks_for(tmp_path: Path) -> None:
+    for rel, text in {"conftest.py": "", "support/__init__.py": "", "support/repo.py": "from conftest import x\n",
+                      "a/__init__.py": "", "a/harness.py": "", "a/test_one.py": "from .harness import h\n",
+                      "a/test_two.py": "from .test_one import t\nfrom support.repo import r\n",
+                      "b/__init__.py": "", "b/test_three.py": "from a import harness\nfrom conftest import y\n"}.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    assert suite_import_problems(tmp_path) == [
+        "a/test_two.py imports the test file a/test_one.py: move what it shares to tests/support/",
+        "b/test_three.py imports a/harness.py, a helper of another folder: move it to tests/support/"]

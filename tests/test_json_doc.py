@@ -109,6 +109,7 @@ def test_each_answer_has_only_documented_keys_and_numbers_as_numbers(tmp_path: P
     check("history search", "history", "search", "d")
     check("doctor", "doctor")
     check("gc", "gc", "--dry-run")
+    check("files scan", "files", "scan")
     check("files sync", "files", "sync")
     check("install", "install", "gemini")
     check("uninstall", "uninstall", "gemini")
@@ -122,7 +123,7 @@ def test_each_answer_has_only_documented_keys_and_numbers_as_numbers(tmp_path: P
     check("notify remove", "notify", "remove", "1")
     assert check("statusline", "statusline")["state"] is True
     assert check("context", "context")["thresholds"] == [35, 20]
-    assert len(seen) == 48
+    assert len(seen) == 49
 
 
 def test_a_refusal_is_the_envelope_with_an_error_and_no_change(tmp_path: Path) -> None:

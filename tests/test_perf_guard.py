@@ -25,36 +25,7 @@ from hypothesis import strategies as st
 
 from agentctl.constraints.rules import Rule
 from conftest import run
-
-# Never on the hot path: what the issue names, and what `dataclasses` would bring with it.
-HEAVY = {"argparse", "json", "subprocess", "dataclasses", "inspect", "typing", "ast", "dis", "tokenize",
-         "asyncio", "threading", "mcp", "pydantic", "anyio", "httpx", "uuid", "tempfile", "shutil", "logging"}
-
-PROBE = """
-import sys
-base = set(sys.modules)
-from agentctl.cli.main import main
-try:
-    code = main(sys.argv[1:])
-except SystemExit as exc:
-    code = exc.code
-sys.stdout.flush()
-sys.stderr.write("\\nMODULES=" + ",".join(sorted(set(sys.modules) - base)) + "\\n")
-sys.stderr.write("FILES=" + ",".join(sorted({m for m in set(sys.modules) - base
-                                            if getattr(sys.modules[m], "__file__", None)})) + "\\n")
-"""
-
-
-def _loaded(project: Path, *args: str, stdin: bytes | None = None) -> set[str]:
-    """Modules a fresh interpreter loads for `agentctl ARGS` beyond its own start-up."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTCTL_")}
-    proc = subprocess.run([sys.executable, "-c", PROBE, *args], cwd=project, input=stdin, capture_output=True,
-                          env=env, check=False, timeout=60)
-    err = proc.stderr.decode("utf-8", "replace")
-    line = next((ln for ln in err.splitlines() if ln.startswith("MODULES=")), None)
-    assert line is not None, err
-    assert "internal error" not in err, err
-    return set(filter(None, line[8:].split(",")))
+from support.hotpath import HEAVY, HOOK_HEAVY, busy, modules_loaded  # noqa: F401  (busy: a fixture)
 
 
 def _third_party(names: set[str]) -> set[str]:
@@ -80,21 +51,12 @@ def _third_party(names: set[str]) -> set[str]:
 
 
 def _check(project: Path, args: tuple[str, ...], stdin: bytes | None = None) -> set[str]:
-    loaded = _loaded(project, *args, stdin=stdin)
+    loaded = modules_loaded(project, *args, stdin=stdin)
     heavy = {m for m in loaded if m.split(".")[0] in HEAVY}
     assert not heavy, f"`agentctl {' '.join(args)}` imports {sorted(heavy)}; keep them off the hot path (see bench/)"
     foreign = _third_party(loaded)
     assert not foreign, f"`agentctl {' '.join(args)}` imports third-party modules {sorted(foreign)}"
     return loaded
-
-
-@pytest.fixture
-def busy(project: Path) -> Path:
-    (project / "list.txt").write_text("".join(f"src/f{i}.ts\n" for i in range(20)))
-    assert run("task", "start", "--id", "t1", "--desc", "d", "--files", "list.txt", cwd=project).code == 0
-    assert run("constraints", "add", "P0", "deny-write: db/**", cwd=project).code == 0
-    assert run("files", "log", "MODIFY", "src/f1.ts", cwd=project).code == 0
-    return project
 
 
 @pytest.mark.parametrize("args", [
@@ -106,14 +68,14 @@ def busy(project: Path) -> Path:
     ("task", "update", "--done", "1", "--seq", "1"),  # a replay: a no-op
     ("resume",),
 ])
-def test_hot_path_imports_nothing_heavy(busy: Path, args: tuple[str, ...]) -> None:
+def test_hot_path_imports_nothing_heavy(busy: Path, args: tuple[str, ...]) -> None:  # noqa: F811
     loaded = _check(busy, args)
     # Not even what pip's launcher may bring: these commands run below the floor without them.
     extra = {m for m in loaded if m.split(".")[0] in ("re", "enum", "signal", "contextlib", "collections")}
     assert not extra, f"`agentctl {' '.join(args)}` imports {sorted(extra)}; import them where they are used"
 
 
-def test_task_done_from_stdin_and_completion_stay_light(busy: Path) -> None:
+def test_task_done_from_stdin_and_completion_stay_light(busy: Path) -> None:  # noqa: F811
     """Issue 26: `task done -` and the completion scripts' `__complete` load nothing heavy, and no difflib
     (the typo suggestions are for the error path only)."""
     for args, data in ((("task", "done", "-"), b"src/f5.ts\nsrc/f6.ts\n"), (("__complete", "task", "done", ""), None),
@@ -140,11 +102,6 @@ def _payload(project: Path, event: str, tool: str, rel: str = "src/f4.ts", **ext
     return json.dumps(data).encode()
 
 
-# What a hook may not load besides HEAVY: json (and the re it brings, with enum, functools and
-# collections: about a third of the interpreter's start-up), and importlib (with warnings).
-HOOK_HEAVY = HEAVY | {"re", "enum", "functools", "collections", "importlib", "warnings", "signal", "contextlib"}
-
-
 @pytest.mark.skipif(not _hooks_available(), reason="the editor-hook commands are not in this build")
 @pytest.mark.parametrize("event,word,tool,rel,extra", [
     ("PostToolUse", "post-tool-use", "Edit", "src/f4.ts", {}),
@@ -156,18 +113,18 @@ HOOK_HEAVY = HEAVY | {"re", "enum", "functools", "collections", "importlib", "wa
     ("SessionStart", "session-start", "", "", {"source": "startup"}),
     ("SubagentStart", "subagent-start", "", "", {"agent_id": "helper-1"}),
 ])
-def test_hooks_import_no_json_or_re(busy: Path, event: str, word: str, tool: str, rel: str,
+def test_hooks_import_no_json_or_re(busy: Path, event: str, word: str, tool: str, rel: str,  # noqa: F811
                                     extra: dict[str, object]) -> None:
     args = ("hook", "claude", word)
     payload = _payload(busy, event, tool, rel or "src/f4.ts", **extra)
-    loaded = _loaded(busy, *args, stdin=payload)
+    loaded = modules_loaded(busy, *args, stdin=payload)
     heavy = {m for m in loaded if m.split(".")[0] in HOOK_HEAVY}
     assert not heavy, f"`agentctl {' '.join(args)}` ({event} {tool}) imports {sorted(heavy)}; see hookrun's docstring"
     assert not _third_party(loaded), sorted(_third_party(loaded))
 
 
 @pytest.mark.skipif(not _hooks_available(), reason="the editor-hook commands are not in this build")
-def test_hooks_still_act_without_json(busy: Path) -> None:
+def test_hooks_still_act_without_json(busy: Path) -> None:  # noqa: F811
     """The slim path still does the work: logs the edit once, denies per P0, counts the compaction."""
     post = _payload(busy, "PostToolUse", "Edit", "src/f6.ts")
     for _ in range(2):  # a double delivery: logged once
@@ -696,11 +653,11 @@ def test_codex_envelope_lines_are_the_regex_matches(text: str) -> None:
     ("PostToolUse", "post-tool-use", {"tool_name": "apply_patch"}),
     ("SessionStart", "session-start", {"source": "compact"}),
 ])
-def test_codex_hooks_import_no_json_or_re(busy: Path, event: str, word: str, extra: dict[str, object]) -> None:
+def test_codex_hooks_import_no_json_or_re(busy: Path, event: str, word: str, extra: dict[str, object]) -> None:  # noqa: F811
     patch = "*** Begin Patch\n*** Update File: src/f5.ts\n@@\n-a\n+b\n*** End Patch\n"
     payload = {"session_id": "s", "cwd": str(busy), "hook_event_name": event, "tool_use_id": "call_1",
                "tool_input": {"command": patch}, **extra}
-    loaded = _loaded(busy, "hook", "codex", word, stdin=json.dumps(payload).encode())
+    loaded = modules_loaded(busy, "hook", "codex", word, stdin=json.dumps(payload).encode())
     heavy = {m for m in loaded if m.split(".")[0] in HOOK_HEAVY}
     assert not heavy, f"`agentctl hook codex {word}` imports {sorted(heavy)}"
     if word == "post-tool-use":
@@ -711,7 +668,7 @@ def test_codex_hooks_import_no_json_or_re(busy: Path, event: str, word: str, ext
 def test_shell_hook_starts_git_without_subprocess(tmp_path: Path) -> None:
     """The Bash hook (`files sync`) in a real repository: git through posix_spawn, none of HOOK_HEAVY loaded,
     and still the edit made through the shell is logged."""
-    from integrations.test_hooks import git, log_entries, make_git_project
+    from support.hooks import git, log_entries, make_git_project
 
     proj = make_git_project(tmp_path)
     assert run("init", cwd=proj).code == 0
@@ -722,7 +679,7 @@ def test_shell_hook_starts_git_without_subprocess(tmp_path: Path) -> None:
     payload = json.dumps({"session_id": "s", "cwd": str(proj), "hook_event_name": "PostToolUse", "tool_name": "Bash",
                           "tool_input": {"command": "sed -i s/a/b/ src/app.py"}, "tool_use_id": "toolu_bash_1",
                           "tool_response": {"stdout": "", "stderr": "", "interrupted": False}}).encode()
-    loaded = _loaded(proj, "hook", "claude", "post-tool-use", stdin=payload)
+    loaded = modules_loaded(proj, "hook", "claude", "post-tool-use", stdin=payload)
     heavy = {m for m in loaded if m.split(".")[0] in HOOK_HEAVY}
     assert not heavy, f"the Bash hook imports {sorted(heavy)}; git is started with posix_spawn (see gitstatus)"
     assert not _third_party(loaded), sorted(_third_party(loaded))
@@ -758,7 +715,7 @@ sys.stderr.write("\\nNOTIFY_STATS=%d NOTIFY_MODULES=%s\\n" % (len(seen), ",".joi
     ("pre-tool-use", "PreToolUse", "Edit", "src/f4.ts", {}),
     ("session-start", "SessionStart", "", "", {"source": "compact"}),  # a compaction
 ])
-def test_a_hook_without_notify_config_pays_one_stat_at_most(busy: Path, word: str, event: str, tool: str, rel: str,
+def test_a_hook_without_notify_config_pays_one_stat_at_most(busy: Path, word: str, event: str, tool: str, rel: str,  # noqa: F811
                                                             extra: dict[str, object]) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTCTL_")}
     proc = subprocess.run([sys.executable, "-c", NOTIFY_PROBE, "hook", "claude", word], cwd=busy, env=env,
@@ -770,7 +727,7 @@ def test_a_hook_without_notify_config_pays_one_stat_at_most(busy: Path, word: st
     assert modules == "NOTIFY_MODULES=", line  # nothing of agentctl.notify loaded
 
 
-def test_task_done_to_done_without_notify_config_pays_one_stat(busy: Path) -> None:
+def test_task_done_to_done_without_notify_config_pays_one_stat(busy: Path) -> None:  # noqa: F811
     (busy / "one.txt").write_text("src/only.ts\n")
     assert run("task", "start", "--id", "t2", "--desc", "d", "--files", "one.txt", "--force", cwd=busy).code == 0
     env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTCTL_")}
@@ -787,7 +744,7 @@ WITHOUT_C_JSON = (sys.executable, "-c", "import sys; sys.modules['_json'] = None
 
 
 @pytest.mark.skipif(not _hooks_available(), reason="the editor-hook commands are not in this build")
-def test_hooks_act_the_same_when_the_private_json_module_cannot_be_imported(busy: Path) -> None:
+def test_hooks_act_the_same_when_the_private_json_module_cannot_be_imported(busy: Path) -> None:  # noqa: F811
     probe = subprocess.run([sys.executable, "-c", "import sys; sys.modules['_json'] = None\n"
                             "from agentctl.integrations import hookio\n"
                             "assert hookio._make_scanner is None and hookio._quote is None"],

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import run
-from integrations.test_hooks import git, log_entries, make_git_project
+from support.hooks import git, log_entries, make_git_project
 
 
 def start(project: Path, *paths: str, task_id: str = "t1") -> None:
@@ -49,7 +49,7 @@ def test_an_edit_the_hook_logged_after_a_verify_run_is_recorded_once(tmp_path: P
 def test_a_clone_that_pulled_a_running_task_logs_its_first_shell_edit(tmp_path: Path) -> None:
     # Point 2: b gets the running task by `sync pull`; its first shell edit, before any `files sync`
     # there, is logged, and a's `files check` knows it after b pushed and a pulled.
-    from cli.sync_helpers import ok, two_synced
+    from support.sync import ok, two_synced
 
     _, a, b = two_synced(tmp_path)
     (a / "list.txt").write_text("README\n")
@@ -67,7 +67,7 @@ def test_a_clone_that_pulled_a_running_task_logs_its_first_shell_edit(tmp_path: 
 
 def test_init_in_a_fresh_clone_records_a_baseline(tmp_path: Path) -> None:
     # Point 2: `init` in a clone pulls the running task; the clone's first shell edit is logged.
-    from cli.sync_helpers import clone, ok, two_synced
+    from support.sync import clone, ok, two_synced
 
     bare, a, _ = two_synced(tmp_path)
     (a / "list.txt").write_text("README\n")
@@ -82,8 +82,8 @@ def test_init_in_a_fresh_clone_records_a_baseline(tmp_path: Path) -> None:
 
 def test_a_worktree_joining_a_stream_logs_its_first_shell_edit(tmp_path: Path) -> None:
     # Point 2: a worktree that joins a stream (`sync pull --stream`, no remote) records its own baseline.
-    from cli.sync_helpers import git as sgit
-    from cli.sync_helpers import ok
+    from support.sync import git as sgit
+    from support.sync import ok
 
     main = tmp_path / "main"
     sgit(tmp_path, "init", "-q", "-b", "main", str(main))
@@ -159,7 +159,7 @@ def test_a_file_renamed_and_renamed_back_is_restored(tmp_path: Path) -> None:
 def test_two_clones_with_the_same_records_list_them_in_the_same_order(tmp_path: Path) -> None:
     # Point 9: a and b log different files; each sync appends the other's records after its own.
     # Once both hold the same records, `files list` and resume's FILES line agree byte for byte.
-    from cli.sync_helpers import ok, two_synced
+    from support.sync import ok, two_synced
 
     _, a, b = two_synced(tmp_path)
     (a / "list.txt").write_text("README\n")

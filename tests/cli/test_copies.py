@@ -6,8 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import run, start_task
-
-from .sync_helpers import clone, git, ok, origin_and_clone
+from support.sync import clone, git, ok, origin_and_clone
 
 
 def _project(tmp: Path) -> tuple[Path, Path, Path]:

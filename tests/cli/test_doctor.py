@@ -263,7 +263,7 @@ def test_doctor_keeps_every_rule_the_parser_reads(project: Path, where: Path) ->
 def test_a_task_whose_status_is_lost_keeps_its_id_and_its_shell_edits(tmp_path: Path) -> None:
     """The status overwritten: doctor --fix takes the task's id and start back from its git baseline, so
     a shell edit made afterwards is still the task's (a new id took a new baseline: "not touched")."""
-    from integrations.test_hooks import make_git_project
+    from support.hooks import make_git_project
 
     proj = make_git_project(tmp_path)
     assert run("init", cwd=proj).code == 0

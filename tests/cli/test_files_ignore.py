@@ -14,7 +14,7 @@ import pytest
 
 from agentctl.files import ignore
 from conftest import run
-from integrations.test_hooks import git, log_entries
+from support.hooks import git, log_entries
 
 CHECK = """\
 import os, sys

@@ -6,7 +6,7 @@ import subprocess
 from pathlib import Path
 
 from conftest import run
-from integrations.test_hooks import git, log_entries, make_git_project
+from support.hooks import git, log_entries, make_git_project
 
 
 def start(project: Path, *paths: str) -> None:

@@ -13,49 +13,23 @@ from pathlib import Path
 import pytest
 
 from conftest import run, snapshot, start_task
-
-from .sync_helpers import ok, two_synced
-
-OLD, NEW = "getUser(id)", "getUser({ id })"
+from support.interfaces import NEW, OLD, git, repo  # noqa: F401  (repo: the fixture)
+from support.sync import ok, two_synced
 
 
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=cwd, check=True,
-                          capture_output=True, text=True).stdout
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    """The seed's project: an API whose signature changes, two callers, an ignored build folder."""
-    p = tmp_path / "app"
-    (p / "src" / "api").mkdir(parents=True)
-    (p / "src" / "api" / "users.js").write_text("export function getUser({ id }) { return db[id] }\n")
-    (p / "src" / "page.js").write_text("import { getUser } from './api/users'\nconst u = getUser(id)\n")
-    (p / "src" / "list.js").write_text("// users\nfor (const id of ids) {\n  show(getUser(id))\n}\n")
-    (p / "dist").mkdir()
-    (p / "dist" / "bundle.js").write_text("getUser(id)\n")
-    (p / ".gitignore").write_text("dist/\n")
-    git(p, "init", "-q")
-    git(p, "add", ".")
-    git(p, "commit", "-q", "-m", "init")
-    assert run("init", cwd=p).code == 0
-    start_task(p, ["src/api/users.js", "src/page.js", "src/list.js"], desc="getUser takes an object")
-    return p
-
-
-def add(repo: Path, *extra: str) -> str:
+def add(repo: Path, *extra: str) -> str:  # noqa: F811
     r = run("interfaces", "add", "getUser", "--old", OLD, "--new", NEW, *extra, cwd=repo)
     assert r.code == 0, r.err
     return r.out
 
 
-def fire(repo: Path, event: str, payload: dict[str, object]) -> str:
+def fire(repo: Path, event: str, payload: dict[str, object]) -> str:  # noqa: F811
     r = run("hook", "claude", event, cwd=repo, stdin=json.dumps(payload), env={"CLAUDE_PROJECT_DIR": str(repo)})
     assert r.code == 0, r.err
     return r.out
 
 
-def test_add_list_check_name_every_old_use_and_only_those(repo: Path) -> None:
+def test_add_list_check_name_every_old_use_and_only_those(repo: Path) -> None:  # noqa: F811
     out = add(repo)
     assert out.splitlines()[:2] == [f"recorded getUser: {OLD} -> {NEW}", "PENDING: 2 old uses in 2 files"]
     assert run("interfaces", "list", cwd=repo).lines == [f"getUser: {OLD} -> {NEW}", "PENDING: 2 old uses in 2 files"]
@@ -73,7 +47,7 @@ def test_add_list_check_name_every_old_use_and_only_those(repo: Path) -> None:
     assert run("interfaces", "list", cwd=repo).lines == ["no interface recorded in this task"]
 
 
-def test_match_and_paths_narrow_what_an_old_use_is(repo: Path) -> None:
+def test_match_and_paths_narrow_what_an_old_use_is(repo: Path) -> None:  # noqa: F811
     (repo / "src" / "page.js").write_text("getUser( id )\n")
     out = add(repo, "--match", r"getUser\( *id *\)", "--paths", "src/*.js")
     assert "PENDING: 2 old uses in 2 files" in out
@@ -88,7 +62,7 @@ def test_match_and_paths_narrow_what_an_old_use_is(repo: Path) -> None:
     (("--paths", "/etc/**"), "absolute"),
     (("--old", "getUser(", "--new", "getUser({"), "itself matched"),
 ])
-def test_bad_input_is_one_line_exit_2_and_no_change(repo: Path, args: tuple[str, ...], why: str) -> None:
+def test_bad_input_is_one_line_exit_2_and_no_change(repo: Path, args: tuple[str, ...], why: str) -> None:  # noqa: F811
     before = snapshot(repo / ".agent-state")
     full = ["interfaces", "add", "getUser", *(args if "--old" in args else ("--old", OLD, "--new", NEW, *args))]
     r = run(*full, cwd=repo)
@@ -103,7 +77,7 @@ def test_no_task_no_interface(tmp_path: Path) -> None:
     assert r.code == 1 and "no task is running" in r.err
 
 
-def test_the_seed_scenario_end_to_end(repo: Path) -> None:
+def test_the_seed_scenario_end_to_end(repo: Path) -> None:  # noqa: F811
     # Mid-task the agent changes the signature and records it at once.
     (repo / "src" / "page.js").write_text("import { getUser } from './api/users'\nconst u = getUser({ id })\n")
     add(repo)
@@ -132,7 +106,7 @@ def test_the_seed_scenario_end_to_end(repo: Path) -> None:
     assert (repo / ".agent-state" / "services" / "interfaces" / "status").read_bytes() == b""
 
 
-def test_a_revert_after_a_compaction_brings_the_old_use_back_and_resume_shows_it(repo: Path) -> None:
+def test_a_revert_after_a_compaction_brings_the_old_use_back_and_resume_shows_it(repo: Path) -> None:  # noqa: F811
     for f in ("page.js", "list.js"):
         (repo / "src" / f).write_text((repo / "src" / f).read_text().replace(OLD, NEW))
     add(repo)
@@ -144,7 +118,7 @@ def test_a_revert_after_a_compaction_brings_the_old_use_back_and_resume_shows_it
     assert f"INTERFACE getUser: {OLD} -> {NEW} (1 old use left: src/page.js:2)" in out.splitlines()
 
 
-def test_a_forced_stop_records_what_was_left(repo: Path) -> None:
+def test_a_forced_stop_records_what_was_left(repo: Path) -> None:  # noqa: F811
     add(repo)
     r = run("task", "stop", "--force", cwd=repo)
     assert r.code == 0, r.err
@@ -155,7 +129,7 @@ def test_a_forced_stop_records_what_was_left(repo: Path) -> None:
     assert "INTERFACE_1=getUser: getUser(id) -> getUser({ id }): forced with 2 old uses left (src/list.js:3, src/page.js:2)" in shown
 
 
-def test_a_task_without_interfaces_never_runs_git_grep(repo: Path, tmp_path: Path) -> None:
+def test_a_task_without_interfaces_never_runs_git_grep(repo: Path, tmp_path: Path) -> None:  # noqa: F811
     spy = tmp_path / "spy"
     spy.mkdir()
     real = subprocess.run(["sh", "-c", "command -v git"], capture_output=True, text=True, check=True).stdout.strip()
@@ -182,7 +156,7 @@ def test_outside_git_a_walk_finds_them(tmp_path: Path) -> None:
     assert r.code == 1 and r.lines == ["src/a.js:1: getUser(id)"]
 
 
-def test_status_and_doctor_know_the_service(repo: Path) -> None:
+def test_status_and_doctor_know_the_service(repo: Path) -> None:  # noqa: F811
     add(repo)
     assert any(ln.split()[:3] == ["interfaces", "RUNNING", "1"] for ln in run("status", cwd=repo).lines)
     assert run("doctor", cwd=repo).code == 0

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run
-from integrations.test_hooks import bindir, fire, install, make_git_project  # noqa: F401  (bindir: a fixture)
+from support.hooks import bindir, fire, install, make_git_project  # noqa: F401  (bindir: a fixture)
 
 RULE = "deny-write: secrets/**"
 

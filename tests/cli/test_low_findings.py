@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run, snapshot
-
-from .test_interfaces import NEW, OLD, repo  # noqa: F401 (repo: the fixture)
+from support.interfaces import NEW, OLD, repo  # noqa: F401 (repo: the fixture)
 
 
 @pytest.mark.parametrize("text", ["deny-write: db/\tx", "deny-write: db/**\x1b[2K", "run\x7fthe tests", "a\u2028b"])

@@ -9,13 +9,10 @@ from __future__ import annotations
 
 import concurrent.futures
 import json
-import os
 import re
 import subprocess
 import sys
 import threading
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -23,10 +20,11 @@ import pytest
 
 pytest.importorskip("mcp")
 
-from mcp import Client, StdioServerParameters  # noqa: E402
+from mcp import Client  # noqa: E402
 
 from agentctl.mcp.tools import CORE, FULL, READ_ONLY  # noqa: E402
 from conftest import AGENTCTL, run, snapshot  # noqa: E402
+from support.mcp import STRUCTURED, call, fails, serve, server_env  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.anyio
@@ -35,41 +33,6 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-def _env(**extra: str) -> dict[str, str]:
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ["HOME"]}
-    env.update(extra)
-    return env
-
-
-@asynccontextmanager
-async def serve(cwd: Path, *args: str, mode: str = "auto", **env: str) -> AsyncIterator[Client]:
-    params = StdioServerParameters(command=AGENTCTL[0], args=AGENTCTL[1:] + ["mcp", *args], cwd=str(cwd), env=_env(**env))
-    async with Client(params, mode=mode) as client:
-        yield client
-
-
-STRUCTURED: dict[str, Any] = {}  # the structured content of the last successful call of each tool
-
-
-async def call(client: Client, name: str, args: dict[str, Any] | None = None) -> str:
-    """A tool call that must succeed; its text (its structured content kept in STRUCTURED)."""
-    result = await client.call_tool(name, args or {})
-    text = result.content[0].text  # type: ignore[union-attr]
-    assert not result.is_error, f"{name}{args}: {text}"
-    assert isinstance(result.structured_content, dict)  # the `data` of `agentctl --json`
-    STRUCTURED[name] = result.structured_content
-    return str(text)
-
-
-async def fails(client: Client, name: str, args: dict[str, Any] | None = None) -> str:
-    """A tool call that must come back as a tool error; its one line."""
-    result = await client.call_tool(name, args or {})
-    text = str(result.content[0].text)  # type: ignore[union-attr]
-    assert result.is_error, f"{name}{args} should have failed: {text}"
-    assert "\n" not in text and "Traceback" not in text, text
-    return text
 
 
 def cli_refusal(*args: str, cwd: Path, code: int) -> str:
@@ -420,7 +383,7 @@ def test_stdout_carries_only_protocol_messages(project: Path) -> None:
         {"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "resume", "arguments": {}}},
     ]
     proc = subprocess.Popen(AGENTCTL + ["mcp"], cwd=project, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=_env())
+                            stderr=subprocess.PIPE, text=True, env=server_env())
     assert proc.stdin is not None and proc.stdout is not None
     timer = threading.Timer(60, proc.kill)  # a hung server fails the test instead of hanging it
     timer.start()
@@ -490,7 +453,7 @@ def test_a_malformed_line_gets_a_json_rpc_error_and_serving_goes_on(project: Pat
              '{"jsonrpc": "2.0", "id": 2, "method": "tools/list"', json.dumps({"hello": "world"}),
              json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "resume", "arguments": {}}})]
     proc = subprocess.Popen(AGENTCTL + ["mcp"], cwd=project, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=_env())
+                            stderr=subprocess.PIPE, text=True, env=server_env())
     assert proc.stdin is not None and proc.stdout is not None
     timer = threading.Timer(60, proc.kill)  # without the fix no answer ever comes for the first line
     timer.start()
@@ -518,7 +481,7 @@ def test_a_malformed_line_gets_a_json_rpc_error_and_serving_goes_on(project: Pat
 def test_every_request_read_before_the_end_of_input_is_answered(project: Path) -> None:
     """Issue 31.9: requests sent just before stdin closes are answered, not cancelled with the session."""
     proc = subprocess.Popen(AGENTCTL + ["mcp"], cwd=project, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=_env())
+                            stderr=subprocess.PIPE, text=True, env=server_env())
     assert proc.stdin is not None and proc.stdout is not None
     timer = threading.Timer(120, proc.kill)
     timer.start()

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run
-from integrations.test_hooks import bindir, fire, install, make_git_project  # noqa: F401  (bindir: a fixture)
+from support.hooks import bindir, fire, install, make_git_project  # noqa: F401  (bindir: a fixture)
 
 RULE = "deny-write: secrets/**"
 STATUS = Path(".agent-state/services/constraints/status")
@@ -143,7 +143,7 @@ def anyio_backend() -> str:
 
 @pytest.mark.anyio
 async def test_mcp_cannot_remove_a_p0_rule(proj: Path) -> None:
-    from cli.test_mcp import call, fails, serve
+    from support.mcp import call, fails, serve
 
     before = (proj / STATUS).read_bytes()
     async with serve(proj) as c:

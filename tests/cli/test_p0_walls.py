@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from conftest import run, start_task
-from integrations.test_hooks import bindir, fire, git, make_git_project  # noqa: F401  (bindir: a fixture)
+from support.hooks import bindir, fire, git, make_git_project  # noqa: F401  (bindir: a fixture)
 
 RULE = "deny-write: secrets/**"
 SETTINGS = Path(".claude/settings.json")

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run
-from integrations.test_hooks import bindir, fire, git, install  # noqa: F401  (bindir is a fixture)
+from support.hooks import bindir, fire, git, install  # noqa: F401  (bindir is a fixture)
 
 FOLDERS = ["", "src", "src/pkg", "docs/deep/er"]
 

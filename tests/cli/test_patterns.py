@@ -7,8 +7,7 @@ from pathlib import Path
 
 from agentctl.ground import codec
 from conftest import run, snapshot
-
-from .test_interfaces import NEW, OLD, repo  # noqa: F401 (repo: the fixture)
+from support.interfaces import NEW, OLD, repo  # noqa: F401 (repo: the fixture)
 
 RUNAWAY = "(x+x+)+y|zz"
 

@@ -9,8 +9,7 @@ import subprocess
 from pathlib import Path
 
 from conftest import AGENTCTL
-
-from .sync_helpers import git, ok
+from support.sync import git, ok
 
 
 def _two(tmp_path: Path, tasks: int) -> list[Path]:

@@ -55,7 +55,7 @@ def anyio_backend() -> str:
 @pytest.mark.parametrize("which", ["etc", "key", "tilde", "dotdot", "dotdot_sub", "link", "linkdir", "abs_link"])
 async def test_mcp_task_start_reads_no_list_outside_the_project(project: Path, outside: dict[str, str], which: str) -> None:
     pytest.importorskip("mcp")
-    from .test_mcp import fails, serve
+    from support.mcp import fails, serve
 
     before = snapshot(project / ".agent-state")
     async with serve(project / "sub") as c:
@@ -69,7 +69,7 @@ async def test_mcp_task_start_reads_no_list_outside_the_project(project: Path, o
 @pytest.mark.anyio
 async def test_mcp_task_start_reads_a_project_list_from_any_server_folder(project: Path) -> None:
     pytest.importorskip("mcp")
-    from .test_mcp import call, fails, serve
+    from support.mcp import call, fails, serve
 
     (project / "sub").mkdir()
     (project / "lists").mkdir()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cli.sync_helpers import git, ok
+from support.sync import git, ok
 
 RULE = "deny-write: secrets/**"
 

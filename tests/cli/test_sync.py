@@ -6,8 +6,7 @@ import re
 from pathlib import Path
 
 from conftest import run
-
-from .sync_helpers import clone, git, ok, origin_and_clone, state_view, two_synced, users_view
+from support.sync import clone, git, ok, origin_and_clone, state_view, two_synced, users_view
 
 
 def _rich_state(repo: Path, tmp: Path) -> None:

@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run
-
-from .sync_helpers import git, ok, origin_and_clone, two_synced
+from support.sync import git, ok, origin_and_clone, two_synced
 
 
 def _hook(repo: Path, event: str, payload: dict[str, str]) -> str:

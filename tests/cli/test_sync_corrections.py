@@ -8,8 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import run
-
-from .sync_helpers import clone, ok, origin_and_clone
+from support.sync import clone, ok, origin_and_clone
 
 
 def status(repo: Path) -> dict[str, str]:

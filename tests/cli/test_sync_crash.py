@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 
 from conftest import run
-from reliability import faults
-
-from .sync_helpers import clone, ok, origin_and_clone
+from support import faults
+from support.sync import clone, ok, origin_and_clone
 
 
 def _records(repo: Path) -> list[str]:

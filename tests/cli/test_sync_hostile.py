@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run
-
-from .sync_helpers import clone, git, ok, origin_and_clone, state_view
+from support.sync import clone, git, ok, origin_and_clone, state_view
 
 
 def _tree_lines(bare: Path) -> list[str]:

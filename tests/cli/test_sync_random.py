@@ -12,9 +12,8 @@ import re
 from pathlib import Path
 
 from conftest import LONG, run
-from reliability import faults
-
-from .sync_helpers import clone, git, ok, origin_and_clone
+from support import faults
+from support.sync import clone, git, ok, origin_and_clone
 
 ENTRIES = [f"src/m{i}.py" for i in range(40)]
 

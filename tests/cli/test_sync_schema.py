@@ -6,8 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import run, start_task
-
-from .sync_helpers import clone, git, ok, two_synced
+from support.sync import clone, git, ok, two_synced
 
 
 def test_a_stopped_task_with_a_skipped_entry_travels_and_every_copy_syncs_again(tmp_path: Path) -> None:

@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run
-
-from .sync_helpers import clone, git, ok, origin_and_clone, state_view
+from support.sync import clone, git, ok, origin_and_clone, state_view
 
 STARTED = "2026-01-02T03:04:05+00:00"
 

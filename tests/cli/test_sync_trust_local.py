@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import AGENTCTL, run
-
-from .sync_helpers import clone, git, ok, origin_and_clone
+from support.sync import clone, git, ok, origin_and_clone
 
 
 def test_a_later_task_pulled_never_forces_a_local_open_violation(tmp_path: Path) -> None:

@@ -7,8 +7,7 @@ import subprocess
 from pathlib import Path
 
 from conftest import AGENTCTL, run
-
-from .sync_helpers import git, ok
+from support.sync import git, ok
 
 N_ENTRIES = 12
 CLAIMS_EACH = 5

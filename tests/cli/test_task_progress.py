@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from cli.sync_helpers import GIT_ENV, clone, git, ok, origin_and_clone
 from conftest import run
+from support.sync import GIT_ENV, clone, git, ok, origin_and_clone
 
 OLD = "from '../old'\n"
 NEW = "from '@/new'\n"

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run
-from integrations.test_hooks import bindir, command_for, env_for, fire, install  # noqa: F401  (bindir is a fixture)
+from support.hooks import bindir, command_for, env_for, fire, install  # noqa: F401  (bindir is a fixture)
 
 RULE = "together: src/routes/** -> types/api.d.ts"
 

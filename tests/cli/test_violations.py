@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run, snapshot
-from integrations.test_hooks import bindir, fire, git, install, make_git_project  # noqa: F401  (bindir: a fixture)
+from support.hooks import bindir, fire, git, install, make_git_project  # noqa: F401  (bindir: a fixture)
 
 RULE = "deny-write: secrets/**"
 STATUS = Path(".agent-state/services/constraints/status")

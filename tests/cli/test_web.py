@@ -408,7 +408,7 @@ def test_command_stays_off_the_hot_path(busy: Path) -> None:
 def test_a_broken_p0_rule_shows_until_acknowledged(tmp_path: Path) -> None:
     """A write to a denied path made anyway (here: plainly, as a shell would) is on the page, with the rule
     and how to restore it, and leaves it once acknowledged."""
-    from integrations.test_hooks import make_git_project
+    from support.hooks import make_git_project
 
     proj = make_git_project(tmp_path)
     assert run("init", cwd=proj).code == 0

@@ -25,8 +25,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
-
+from .claudefix import agentctl_with_claude_integration, replies_tool_uses, result_for, run_claude  # noqa: F401
 from .conftest import Claude, claude_env
 from .fake_anthropic import (
     COMPACT_MARKER,
@@ -50,37 +49,11 @@ from .harness import (
     parse_kv,
     parse_sse,
     post_json,
-    require_integration,
-    run_cli,
     says_task_done,
 )
 
 # --------------------------------------------------------------------------
 # shared helpers
-
-RUN_TIMEOUT = 150  # seconds for one `claude` invocation
-
-
-def run_claude(claude: Claude, project: Path, env: dict[str, str], label: str, args: list[str]) -> Run:
-    return run_cli(claude, project, env, label, args, RUN_TIMEOUT)
-
-
-def replies_tool_uses(server: FakeAnthropic) -> list[JSON]:
-    """Every tool call the scripted model made, in order (from the replies sent)."""
-    out: list[JSON] = []
-    for record in server.requests:
-        if record.reply:
-            out.extend(b for b in record.reply["content"] if b.get("type") == "tool_use")
-    return out
-
-
-def result_for(server: FakeAnthropic, tool_use_id: str) -> Event | None:
-    """The tool result Claude Code sent back for a tool call (first request carrying it)."""
-    for record in server.messages_requests("main", "compact"):
-        for event in events(record.body):
-            if event.kind == "tool_result" and event.tool_use_id == tool_use_id:
-                return event
-    return None
 
 
 def transcript_entries(home: Path) -> list[JSON]:
@@ -346,8 +319,6 @@ CONTINUE = "Continue the task."
 CWD_RE = re.compile(r"Primary working directory: (\S+)")
 
 
-
-
 class ConvertPolicy:
     """The scripted model for the scenario.  Stateless: it reads only the request.
 
@@ -441,11 +412,6 @@ def _command(event: Event) -> str | None:
     return str(event.block.get("input", {}).get("command", "")).strip()
 
 
-@pytest.fixture(scope="module")
-def agentctl_with_claude_integration() -> None:
-    require_integration("claude", "the Claude Code hook integration")
-
-
 AUTO_COMPACT_WINDOW = 100_000  # CLAUDE_CODE_AUTO_COMPACT_WINDOW for the last run
 TOKENS_PER_TOOL_CALL = 12_000  # 2.1.328 compacts a 100k window at about 67k: after 6 tool calls
 
@@ -458,7 +424,7 @@ def context_tokens(body: JSON) -> int:
 
 
 def test_claude_code_scenario(
-    claude: Claude, agentctl_bin: Path, agentctl_with_claude_integration: None, tmp_path: Path
+    claude: Claude, agentctl_bin: Path, agentctl_with_claude_integration: None, tmp_path: Path  # noqa: F811
 ) -> None:
     started = time.monotonic()
     project, listfile = make_project(tmp_path, N_FILES, OLD, SECRET_REL, SECRET_TEXT)
@@ -632,7 +598,7 @@ IF_OLD, IF_NEW = "getUser(id)", "getUser({ id })"
 
 
 def test_claude_code_interface_warning_reaches_the_model(
-    claude: Claude, agentctl_bin: Path, agentctl_with_claude_integration: None, tmp_path: Path
+    claude: Claude, agentctl_bin: Path, agentctl_with_claude_integration: None, tmp_path: Path  # noqa: F811
 ) -> None:
     """The model writes the old form of an interface recorded in the task: the pre-edit hook's warning
     and the post-edit hook's (path, line, new form) are both in what the model is sent next."""

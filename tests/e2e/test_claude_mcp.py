@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
+from .claudefix import replies_tool_uses, result_for, run_claude
 from .conftest import Claude, claude_env
 from .fake_anthropic import JSON, FakeAnthropic, Reply, events, is_compaction_request, tool_names
 from .harness import Run, dump_artifacts, ok
-from .test_claude_code import replies_tool_uses, result_for, run_claude
 
 pytest.importorskip("mcp", reason="the MCP extra is not installed (pip install 'agentctl-state[mcp]')")
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -27,6 +26,17 @@ import pytest
 
 from conftest import Result, run
 
+from .codexfix import (  # noqa: F401
+    Codex,
+    agentctl_with_codex_integration,
+    classify,
+    codex,
+    codex_env,
+    is_compaction,
+    run_codex,
+    shell,
+    write_codex_home,
+)
 from .fake_openai import (
     JSON,
     FakeOpenAI,
@@ -39,41 +49,19 @@ from .fake_openai import (
 )
 from .harness import (
     HERE,
-    Binary,
-    Pinned,
     Run,
     agentctl_command,
-    clean_env,
     dump_artifacts,
     file_rel,
     file_text,
-    find_binary,
     make_project,
     ok,
     parse_sse,
     post_json,
-    require_integration,
-    run_cli,
 )
-
-Codex = Binary
-CODEX = Pinned("Codex", "codex", HERE / "install_codex.sh", "CODEX_VERSION", "AGENTCTL_CODEX_BIN")
-
-RUN_TIMEOUT = 120  # seconds for one `codex exec`
 
 # --------------------------------------------------------------------------
 # finding Codex
-
-
-@pytest.fixture(scope="session")
-def codex(tmp_path_factory: pytest.TempPathFactory) -> Codex:
-    home = tmp_path_factory.mktemp("codex-version")
-    return find_binary(CODEX, home, {"CODEX_HOME": str(home)})
-
-
-@pytest.fixture(scope="module")
-def agentctl_with_codex_integration() -> None:
-    require_integration("codex", "the Codex hook integration")
 
 
 # --------------------------------------------------------------------------
@@ -140,9 +128,7 @@ PROMPT_1 = (f"Convert the files of the agentctl task from {OLD} to {NEW}. "
             f"Stop after {STOP_AFTER} files are done; we continue later.")
 PROMPT_2 = "Continue the task."
 SUMMARY = "Summary: we are converting Python files; nothing else to report."
-COMPACT_MARKER = "CONTEXT CHECKPOINT COMPACTION"  # in Codex's summarization prompt
 SUMMARY_PREFIX = "Another language model started to solve this problem"  # Codex's summary message
-AUTO_COMPACT_LIMIT = 20_000  # model_auto_compact_token_limit
 TOKENS_PER_CALL = 4_000  # reported usage grows by this per tool call since the last compaction
 
 NEXT_RE = re.compile(r"^NEXT=(\S*)", re.MULTILINE)
@@ -154,20 +140,6 @@ EXIT_RE = re.compile(r"Process exited with code (\d+)")
 def patch(rel: str, old: str, new: str) -> str:
     return (f"*** Begin Patch\n*** Update File: {rel}\n@@\n-from api import {old} as api\n"
             f"+from api import {new} as api\n*** End Patch\n")
-
-
-def is_compaction(body: JSON) -> bool:
-    items = input_items(body)
-    return bool(items) and COMPACT_MARKER in item_text(items[-1])
-
-
-def classify(body: JSON) -> str:
-    return "compact" if is_compaction(body) else "main"
-
-
-def shell(cmd: str) -> Reply:
-    # login=false: a login shell would reset PATH from /etc/profile and lose agentctl
-    return Reply.function("exec_command", {"cmd": cmd, "login": False})
 
 
 def command_of(item: JSON) -> str:
@@ -236,69 +208,6 @@ def context_tokens(body: JSON) -> int:
     return 3_000 + TOKENS_PER_CALL * len(calls(body))
 
 
-RECORDER = """\
-import os, sys, time
-data = sys.stdin.buffer.read()
-name = "%d-%d-%s.json" % (time.time_ns(), os.getpid(), sys.argv[2])
-with open(os.path.join(sys.argv[1], name), "wb") as f:
-    f.write(data)
-"""
-HOOK_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PreCompact", "PostCompact",
-               "Stop")
-
-
-def write_codex_home(home: Path, base_url: str, project: Path, payloads: Path) -> None:
-    """A CODEX_HOME: the scripted provider, the project trusted, and user-level hooks that
-    only record every payload (agentctl's hooks are the project's .codex/hooks.json)."""
-    recorder = home / "record_hook.py"
-    recorder.write_text(RECORDER)
-    (home / "config.toml").write_text(
-        'model = "gpt-5.5"\n'  # a model in Codex's bundled catalog: it gets the apply_patch tool
-        'model_provider = "e2e"\n'
-        f"model_auto_compact_token_limit = {AUTO_COMPACT_LIMIT}\n"
-        "check_for_update_on_startup = false\n"
-        "[analytics]\nenabled = false\n"
-        "[model_providers.e2e]\n"
-        'name = "agentctl e2e scripted model"\n'
-        f"base_url = {json.dumps(base_url)}\n"
-        'env_key = "AGENTCTL_E2E_OPENAI_KEY"\n'
-        'wire_api = "responses"\n'
-        f"[projects.{json.dumps(str(project))}]\n"
-        'trust_level = "trusted"\n'
-    )
-    hooks = {event: [{"hooks": [{"type": "command", "timeout": 10,
-                                 "command": f"'{sys.executable}' '{recorder}' '{payloads}' {event}"}]}]
-             for event in HOOK_EVENTS}
-    (home / "hooks.json").write_text(json.dumps({"hooks": hooks}, indent=1))
-
-
-def _own_tmp(codex_home: Path) -> Path:
-    folder = codex_home.parent / "codex-tmp"
-    folder.mkdir(exist_ok=True)
-    return folder
-
-
-def codex_env(home: Path, codex_home: Path, agentctl_bin: Path) -> dict[str, str]:
-    env = clean_env(home, ("LANG", "LC_ALL", "TERM", "TMPDIR"), [agentctl_bin])
-    env.update(
-        CODEX_HOME=str(codex_home),
-        # Codex refuses to create its sandbox helper (codex-linux-sandbox, run by bwrap) under the
-        # temporary folder, and CODEX_HOME is in pytest's: a TMPDIR of its own keeps it outside that
-        TMPDIR=str(_own_tmp(codex_home)),
-        AGENTCTL_E2E_OPENAI_KEY="sk-e2e-dummy-key",
-        # anything that is not the loopback model server goes to a dead local proxy
-        HTTPS_PROXY="http://127.0.0.1:9",
-        HTTP_PROXY="http://127.0.0.1:9",
-        ALL_PROXY="http://127.0.0.1:9",
-        NO_PROXY="127.0.0.1,localhost",
-    )
-    return env
-
-
-def run_codex(codex: Codex, project: Path, env: dict[str, str], label: str, args: list[str]) -> Run:
-    return run_cli(codex, project, env, label, args, RUN_TIMEOUT)
-
-
 def read_payloads(folder: Path) -> list[JSON]:
     out: list[JSON] = []
     for path in sorted(folder.glob("*.json"), key=lambda p: int(p.name.split("-", 1)[0])):
@@ -316,7 +225,7 @@ def reply_items(record: Recorded) -> list[JSON]:
     return list((record.reply or {}).get("output", []))
 
 
-def test_codex_scenario(codex: Codex, agentctl_bin: Path, agentctl_with_codex_integration: None,
+def test_codex_scenario(codex: Codex, agentctl_bin: Path, agentctl_with_codex_integration: None,  # noqa: F811
                         tmp_path: Path) -> None:
     started = time.monotonic()
     project, listfile = make_project(tmp_path, N_FILES, OLD, SECRET_REL, SECRET_TEXT)
@@ -479,7 +388,7 @@ def replay(project: Path, name: str, event: str) -> Result:
     return run("hook", "codex", event, stdin=json.dumps(payload), cwd=project, command=agentctl_command())
 
 
-def test_codex_payload_fixtures(agentctl_with_codex_integration: None, tmp_path: Path) -> None:
+def test_codex_payload_fixtures(agentctl_with_codex_integration: None, tmp_path: Path) -> None:  # noqa: F811
     """The payloads Codex really sent (tests/e2e/payloads/codex-*.json, recorded by
     test_codex_scenario) do what the scenario relies on, hook by hook."""
     project, listfile = make_project(tmp_path, N_FILES, OLD, SECRET_REL, SECRET_TEXT)

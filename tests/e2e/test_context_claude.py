@@ -15,6 +15,7 @@ import json
 import subprocess
 from pathlib import Path
 
+from .claudefix import agentctl_with_claude_integration  # noqa: F401  (the fixture)
 from .conftest import Claude, claude_env
 from .fake_anthropic import (
     JSON,
@@ -27,7 +28,6 @@ from .fake_anthropic import (
     is_compaction_request,
 )
 from .harness import Run, dump_artifacts, ok, run_cli
-from .test_claude_code import agentctl_with_claude_integration  # noqa: F401  (the fixture)
 
 SUMMARY = "<analysis>none</analysis>\n<summary>E2E-SUMMARY: files were being written.</summary>"
 # Context in use after each tool call of the first window (200,000 tokens: claude-sonnet-4-6's):

@@ -9,9 +9,7 @@ import json
 import re
 from pathlib import Path
 
-from .fake_openai import JSON, FakeOpenAI, Reply, all_text, input_items
-from .harness import Run, dump_artifacts, ok
-from .test_codex import (  # noqa: F401  (fixtures)
+from .codexfix import (  # noqa: F401  (fixtures)
     AUTO_COMPACT_LIMIT,
     Codex,
     agentctl_with_codex_integration,
@@ -22,6 +20,8 @@ from .test_codex import (  # noqa: F401  (fixtures)
     shell,
     write_codex_home,
 )
+from .fake_openai import JSON, FakeOpenAI, Reply, all_text, input_items
+from .harness import Run, dump_artifacts, ok
 
 WINDOW = 200_000  # model_context_window in config.toml
 TOKENS = [40_000, 140_000, 170_000, 175_000]  # input tokens reported per request, by the calls made so far

@@ -11,8 +11,8 @@ import subprocess
 from pathlib import Path
 
 from .fake_gemini import JSON, FakeGemini, Reply, all_text, contents
+from .geminifix import agentctl_with_gemini_integration, gemini, gemini_env, summarise  # noqa: F401
 from .harness import Binary, Run, dump_artifacts, ok, run_cli
-from .test_gemini_cli import agentctl_with_gemini_integration, gemini, gemini_env, summarise  # noqa: F401
 
 # promptTokenCount per request, by the tool calls made so far: 81 %, 52 %, 33 % (35 % told), 18 % (20 % told) left
 # of the 524,288 tokens at which Gemini compresses by default

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from .claudefix import agentctl_with_claude_integration  # noqa: F401  (the fixture)
 from .conftest import Claude, claude_env
 from .fake_anthropic import FakeAnthropic, Reply, cached_usage
 from .harness import ok
-from .test_claude_code import agentctl_with_claude_integration  # noqa: F401  (the fixture)
 
 KEY = "sk-ant-e2e-dummy-key"
 

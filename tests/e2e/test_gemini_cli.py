@@ -20,8 +20,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pytest
-
 from .fake_gemini import (
     COMPRESSED_ACK,
     JSON,
@@ -32,25 +30,20 @@ from .fake_gemini import (
     contents,
     part_text,
 )
+from .geminifix import agentctl_with_gemini_integration, gemini, gemini_env, summarise  # noqa: F401
 from .harness import (
-    HERE,
     NEXT_RE,
     Binary,
-    Pinned,
     Run,
-    clean_env,
     dump_artifacts,
     file_rel,
-    find_binary,
     make_project,
     ok,
     parse_kv,
     post_json,
-    require_integration,
     run_cli,
 )
 
-GEMINI = Pinned("Gemini CLI", "gemini", HERE / "install_gemini.sh", "GEMINI_CLI_VERSION", "AGENTCTL_GEMINI_BIN")
 RUN_TIMEOUT = 240  # seconds for one `gemini -p` run (a run takes 3-15 s here)
 
 TASK_ID = "e2e-gemini-convert"
@@ -70,7 +63,6 @@ BIG, SMALL = 200_000, 5_000  # reported prompt tokens; 0.1 of Gemini's 1,048,576
 
 ROOT_RE = re.compile(r"Workspace Directories:\*\*\n\s+- (\S+)")
 QUOTA_RE = re.compile(r"Convert at most (\d+) files? in this run")
-CALLS_RE = re.compile(r"<calls_summarised>(\d+)</calls_summarised>")
 
 
 def prompt(quota: int | None) -> str:
@@ -79,7 +71,6 @@ def prompt(quota: int | None) -> str:
     return (f"Convert every file of the current agentctl task from {OLD} to {NEW}, one file at a time, in the "
             f"order agentctl gives (its NEXT file): read it, replace the name, then run `agentctl task done "
             f"PATH`. {how}")
-
 
 
 def says_task_done(kv: dict[str, str]) -> bool:
@@ -234,19 +225,6 @@ class ConvertPolicy:
         return Reply.text(f"Stuck: agentctl still names {target} as NEXT after it was marked done.")
 
 
-def summarise(body: JSON) -> Reply:
-    """The compression's summariser: a snapshot that keeps no progress of its own (the next
-    file must come from agentctl), numbered by the calls it has summarised so far."""
-    history = contents(body)
-    before = max((int(n) for c in history for n in CALLS_RE.findall(content_text(c))), default=0)
-    calls = sum(1 for c in history for p in c.get("parts") or [] if isinstance(p, dict) and "functionCall" in p)
-    return Reply.text(
-        "<state_snapshot>\n<overall_goal>Convert the files of the current agentctl task from the old API "
-        "to the new one, one at a time.</overall_goal>\n<progress>Not recorded here on purpose: agentctl "
-        f"names the next file.</progress>\n<calls_summarised>{before + calls}</calls_summarised>\n"
-        "</state_snapshot>")
-
-
 # --------------------------------------------------------------------------
 # the server alone
 
@@ -280,36 +258,6 @@ def test_fake_gemini_server() -> None:
 # the scenario
 
 
-@pytest.fixture(scope="module")
-def gemini(tmp_path_factory: pytest.TempPathFactory) -> Binary:
-    return find_binary(GEMINI, tmp_path_factory.mktemp("gemini-version"))
-
-
-def gemini_env(home: Path, base_url: str, extra_path: list[Path], record: Path) -> dict[str, str]:
-    """A clean environment: temporary HOME with Gemini's user settings, loopback model, no network.
-    A user-level hook copies every PreCompress and AfterTool payload into ``record`` (the
-    project's hooks stay exactly as `agentctl install gemini` wrote them)."""
-    env = clean_env(home, ("LANG", "LC_ALL", "TMPDIR", "VIRTUAL_ENV"), extra_path)
-    dead = "http://127.0.0.1:9"  # anything but the model server fails at once
-    env.update(GOOGLE_GEMINI_BASE_URL=base_url, GEMINI_API_KEY="e2e-dummy-key", GEMINI_CLI_TRUST_WORKSPACE="true",
-               HTTPS_PROXY=dead, HTTP_PROXY=dead, https_proxy=dead, http_proxy=dead,
-               NO_PROXY="127.0.0.1", no_proxy="127.0.0.1", TERM="dumb", NO_COLOR="1")
-    settings = home / ".gemini" / "settings.json"
-    settings.parent.mkdir(parents=True, exist_ok=True)
-    record.mkdir(parents=True, exist_ok=True)
-    recorder = home / "record-hook.sh"
-    recorder.write_text(f'#!/bin/sh\ncat > "{record}/$(date +%s%N)-$$.json"\n')
-    recorder.chmod(0o755)
-    hook = [{"hooks": [{"type": "command", "command": str(recorder), "name": "e2e-record", "timeout": 10000}]}]
-    settings.write_text(json.dumps({
-        "security": {"auth": {"selectedType": "gemini-api-key"}},
-        "privacy": {"usageStatisticsEnabled": False}, "telemetry": {"enabled": False},
-        "model": {"compressionThreshold": 0.1},
-        "hooks": {"PreCompress": hook, "AfterTool": hook},
-    }, indent=2))
-    return env
-
-
 def recorded(record: Path, event: str) -> list[JSON]:
     payloads = [json.loads(p.read_text()) for p in sorted(record.glob("*.json"))]
     return [p for p in payloads if p.get("hook_event_name") == event]
@@ -328,12 +276,7 @@ def html_unescape(text: str) -> str:
     return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
 
 
-@pytest.fixture(scope="module")
-def agentctl_with_gemini_integration() -> None:
-    require_integration("gemini", "the Gemini CLI hook integration")
-
-
-def test_gemini_cli_scenario(gemini: Binary, agentctl_bin: Path, agentctl_with_gemini_integration: None,
+def test_gemini_cli_scenario(gemini: Binary, agentctl_bin: Path, agentctl_with_gemini_integration: None,  # noqa: F811
                              tmp_path: Path) -> None:
     started = time.monotonic()
     project, listfile = make_project(tmp_path, N_FILES, OLD, SECRET_REL, SECRET_TEXT)

@@ -21,8 +21,7 @@ from agentctl.integrations import yamlkeys
 from agentctl.integrations.aider import LINT, PROTOCOL, _wrap
 from agentctl.integrations.configchange import ConfigError
 from conftest import run
-
-from .test_hooks import bindir, git, log_entries, make_git_project, start_api_task  # noqa: F401
+from support.hooks import bindir, git, log_entries, make_git_project, start_api_task  # noqa: F401
 
 CONFIG = ".aider.conf.yml"
 HERE = Path(__file__).resolve().parents[1]

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from conftest import run, start_task
-from integrations.test_hooks import git
-from unit.context.test_transcript import BOUNDARY, claude_answer, codex_count, gemini_msg
+from support.hooks import git
+from support.transcripts import BOUNDARY, claude_answer, codex_count, gemini_msg
 
 WINDOW = 200_000
 

@@ -17,16 +17,14 @@ from typing import Any
 
 import pytest
 
-import test_perf_guard as perf
 from agentctl.integrations import gemini
 from conftest import run
-
-from . import test_hooks as hooks
-from .test_hooks import P0, Fired, command_for, env_for, fire, install, log_entries, session
+from support import hooks, hotpath
+from support.hooks import P0, Fired, command_for, env_for, fire, install, log_entries, session
 
 bindir = hooks.bindir
 proj = hooks.proj
-busy = perf.busy
+busy = hotpath.busy
 AT_RULE = "every import uses the @/ alias"
 ODD_RULE = "keep <script> & a&lt;b out of @docs/x.md"
 
@@ -287,8 +285,8 @@ def test_every_turn_hooks_import_no_json_or_re(busy: Path, name: str) -> None:
     if name == "BeforeModel-compressed-resumed":  # counted once already
         assert run("hook", "gemini", word, cwd=busy, stdin=data).code == 0
         assert session(busy)["COMPACTIONS"] == "1"
-    loaded = perf._loaded(busy, "hook", "gemini", word, stdin=data.encode())
-    heavy = {m for m in loaded if m.split(".")[0] in perf.HOOK_HEAVY | {"hashlib"}}
+    loaded = hotpath.modules_loaded(busy, "hook", "gemini", word, stdin=data.encode())
+    heavy = {m for m in loaded if m.split(".")[0] in hotpath.HOOK_HEAVY | {"hashlib"}}
     assert not heavy, f"`agentctl hook gemini {word}` ({name}) imports {sorted(heavy)}"
     assert session(busy).get("COMPACTIONS") in (None, "1")
 

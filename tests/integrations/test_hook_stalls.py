@@ -18,8 +18,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run
-
-from .test_hooks import bindir, install, make_git_project  # noqa: F401  (bindir: a fixture)
+from support.hooks import bindir, install, make_git_project  # noqa: F401  (bindir: a fixture)
 
 FILES_LOCK = "services/files/.lock"
 SEEN_LOCK = "hooks/.seen.lock"

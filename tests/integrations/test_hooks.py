@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -20,198 +19,32 @@ from typing import Any
 import pytest
 
 from agentctl.integrations.codex import patch_paths as codex_patch_paths
-from conftest import LONG, run, start_task
-
-HERE = Path(__file__).resolve().parents[1]
-REAL = HERE / "e2e" / "payloads"
-FIXTURES = HERE / "fixtures" / "payloads"
-REAL_PROJECT = "/tmp/agentctl-e2e/proj"
-CONFIGS = {"claude": ".claude/settings.json", "codex": ".codex/hooks.json", "gemini": ".gemini/settings.json",
-           "cursor": ".cursor/hooks.json"}
-P0 = "deny-write: secrets/**"
-
-
-# -- helpers (imported by the other integration tests) -------------------------------------
-
-@pytest.fixture(scope="session")
-def bindir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A folder with an `agentctl` executable, to put first on PATH (the hooks call `agentctl`)."""
-    beside = Path(sys.executable).parent / "agentctl"
-    if beside.exists():
-        return beside.parent
-    folder = tmp_path_factory.mktemp("bin")
-    shim = folder / "agentctl"
-    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m agentctl "$@"\n')
-    shim.chmod(0o755)
-    return folder
-
-
-def git(project: Path, *args: str) -> str:
-    done = subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args], cwd=project,
-                          capture_output=True, text=True, check=True)
-    return done.stdout
+from conftest import LONG, run
+from support.hooks import (  # noqa: F401  (bindir, claude, proj: fixtures)
+    P0,
+    REAL,
+    REAL_PROJECT,
+    Fired,
+    agent_log,
+    bindir,
+    claude,
+    command_for,
+    context_of,
+    env_for,
+    fire,
+    git,
+    install,
+    installed,
+    log_entries,
+    make_git_project,
+    no_command_for,
+    payload,
+    proj,
+    session,
+)
 
 
-def make_git_project(root: Path, name: str = "proj") -> Path:
-    proj = root / name
-    (proj / "src").mkdir(parents=True)
-    (proj / "secrets").mkdir()
-    (proj / "sub" / "deeper").mkdir(parents=True)
-    (proj / "src" / "app.py").write_text("from api import OLD_API\n")
-    (proj / "src" / "old_name.py").write_text("x\n")
-    (proj / "src" / "gone.py").write_text("gone\n")
-    (proj / "secrets" / "key.txt").write_text("token=1\n")
-    (proj / "sub" / "deeper" / ".keep").write_text("")
-    git(proj, "init", "-q")
-    git(proj, "add", ".")
-    git(proj, "commit", "-q", "-m", "initial")
-    return proj
-
-
-@pytest.fixture
-def proj(tmp_path: Path) -> Path:
-    """A real git project with state, a P0 deny-write rule and an active task."""
-    p = make_git_project(tmp_path)
-    assert run("init", cwd=p).code == 0
-    assert run("constraints", "add", "P0", P0, cwd=p).code == 0
-    start_api_task(p)
-    return p
-
-
-def start_api_task(project: Path) -> None:
-    """(Re)start task t1: its git baseline then counts everything already changed as not ours."""
-    start_task(project, ["src/app.py", "src/added.py"], "--force", desc="convert the API",
-               listing=project.parent / "list.txt")
-
-
-def payload(name: str, project: Path) -> str:
-    """A payload file's text with its project path replaced by ``project``."""
-    real = REAL / f"{name}.json"
-    if real.exists():
-        return real.read_text().replace(REAL_PROJECT, str(project))
-    return (FIXTURES / f"{name}.json").read_text().replace("__PROJECT__", str(project))
-
-
-def matches(matcher: str | None, value: str) -> bool:
-    """How the agents apply a matcher: all/none, an exact `a|b` list, else a regex."""
-    if matcher in (None, "", "*"):
-        return True
-    assert matcher is not None
-    if re.fullmatch(r"[A-Za-z0-9_|, -]+", matcher):
-        return value in re.split(r"[|,]", matcher)
-    return re.search(matcher, value) is not None
-
-
-def installed(project: Path, agent: str) -> list[tuple[str, str | None, str]]:
-    """(event, matcher, command) for every hook in the agent's config file."""
-    doc = json.loads((project / CONFIGS[agent]).read_text())
-    out: list[tuple[str, str | None, str]] = []
-    for event, entries in doc["hooks"].items():
-        for entry in entries:
-            if agent == "cursor":
-                out.append((event, None, entry["command"]))
-            else:
-                for handler in entry["hooks"]:
-                    out.append((event, entry.get("matcher"), handler["command"]))
-    return out
-
-
-def command_for(project: Path, agent: str, event: str, value: str = "") -> str:
-    """The one command the agent would run for ``event`` (``value``: tool name or source)."""
-    found = {cmd for ev, m, cmd in installed(project, agent) if ev == event and matches(m, value)}
-    assert len(found) == 1, (agent, event, value, installed(project, agent))
-    return found.pop()
-
-
-def no_command_for(project: Path, agent: str, event: str, value: str) -> bool:
-    return not any(ev == event and matches(m, value) for ev, m, _ in installed(project, agent))
-
-
-class Fired:
-    def __init__(self, proc: subprocess.CompletedProcess[bytes]) -> None:
-        self.code = proc.returncode
-        self.out = proc.stdout.decode()
-        self.err = proc.stderr.decode()
-
-    def json(self) -> Any:
-        return json.loads(self.out)
-
-
-def fire(command: str, data: str | bytes, cwd: Path, bindir: Path, env: dict[str, str] | None = None) -> Fired:
-    """Run a hook command exactly as an agent does: `sh -c COMMAND`, payload on stdin."""
-    full = dict(os.environ)
-    full["PATH"] = f"{bindir}{os.pathsep}{full.get('PATH', '')}"
-    full.update(env or {})
-    raw = data.encode() if isinstance(data, str) else data
-    proc = subprocess.run(["sh", "-c", command], input=raw, cwd=cwd, env=full, capture_output=True, timeout=60,
-                          check=False)
-    assert "Traceback" not in proc.stderr.decode(), proc.stderr.decode()
-    return Fired(proc)
-
-
-def install(project: Path, agent: str, restart: bool = True) -> None:
-    """Install the agent's hooks, then restart the task (as a user would install before starting one)."""
-    r = run("install", agent, cwd=project)
-    assert r.code == 0, r.err
-    if restart:
-        start_api_task(project)
-
-
-def log_entries(project: Path) -> list[tuple[str, str]]:
-    lines = (project / ".agent-state" / "services" / "files" / "status").read_text().splitlines()
-    return [(ln.split("|")[1], ln.split("|")[2]) for ln in lines if ln.count("|") == 2 and "SESSION_START" not in ln]
-
-
-def session(project: Path) -> dict[str, str]:
-    path = project / ".agent-state" / "session"
-    if not path.exists():
-        return {}
-    return dict(ln.split("=", 1) for ln in path.read_text().splitlines() if "=" in ln)
-
-
-def agent_log(project: Path) -> str:
-    path = project / ".agent-state" / "logs" / "agent.log"
-    return path.read_text() if path.exists() else ""
-
-
-AGENT_ENV = {
-    # what each agent exports to its hooks (Codex: none; it runs them in the session cwd)
-    "claude": ["CLAUDE_PROJECT_DIR"],
-    "codex": [],
-    "gemini": ["GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR"],
-    "cursor": ["CURSOR_PROJECT_DIR", "CLAUDE_PROJECT_DIR"],
-}
-
-
-def env_for(agent: str, project: Path) -> dict[str, str]:
-    return {var: str(project) for var in AGENT_ENV[agent]} or {"CLAUDE_PROJECT_DIR": str(project)}
-
-
-# -- Claude Code -------------------------------------------------------------------------------------
-
-@pytest.fixture
-def claude(proj: Path, bindir: Path) -> Any:
-    install(proj, "claude")
-    sub = proj / "sub" / "deeper"
-    env = env_for("claude", proj)
-
-    def go(name: str, event: str, value: str = "", data: str | None = None) -> Fired:
-        cmd = command_for(proj, "claude", event, value)
-        return fire(cmd, payload(name, proj) if data is None else data, sub, bindir, env)
-
-    return go
-
-
-def context_of(fired: Fired, event: str = "SessionStart") -> str:
-    assert fired.code == 0, fired.err
-    out = fired.json()
-    assert out["hookSpecificOutput"]["hookEventName"] == event
-    text = out["hookSpecificOutput"]["additionalContext"]
-    assert isinstance(text, str) and 0 < len(text) < 10_000
-    return text
-
-
-def test_claude_session_start_injects_the_resume_block(proj: Path, claude: Any) -> None:
+def test_claude_session_start_injects_the_resume_block(proj: Path, claude: Any) -> None:  # noqa: F811
     for source in ("startup", "resume"):
         text = context_of(claude(f"session_start_{source}", "SessionStart", source))
         assert "TASK t1 ACTIVE 0/2" in text and f"P0|{P0}" in text and "NEXT=src/app.py" in text
@@ -221,7 +54,7 @@ def test_claude_session_start_injects_the_resume_block(proj: Path, claude: Any) 
     assert "commit" not in text.lower() and "push" not in text.lower()  # never told to commit or push
 
 
-def test_claude_compact_records_the_compaction_then_injects(proj: Path, claude: Any) -> None:
+def test_claude_compact_records_the_compaction_then_injects(proj: Path, claude: Any) -> None:  # noqa: F811
     claude("pre_compact_manual", "PreCompact", "manual")
     assert session(proj).get("PRE_COMPACT")
     text = context_of(claude("session_start_compact", "SessionStart", "compact"))
@@ -234,7 +67,7 @@ def test_claude_compact_records_the_compaction_then_injects(proj: Path, claude: 
     assert "2 compactions, last " in r.out  # point 7: the counter and time show in resume too
 
 
-def test_claude_context_stays_under_the_cap_with_a_huge_state(proj: Path, claude: Any) -> None:
+def test_claude_context_stays_under_the_cap_with_a_huge_state(proj: Path, claude: Any) -> None:  # noqa: F811
     rules = proj / ".agent-state" / "services" / "constraints" / "status"
     rules.write_text(rules.read_text() + "".join(f"P1|rule {i} {'x' * 150}\n" for i in range(200)))
     assert run("task", "update", "--notes", "n" * 4000, cwd=proj).code == 0
@@ -242,7 +75,7 @@ def test_claude_context_stays_under_the_cap_with_a_huge_state(proj: Path, claude
     assert len(text) <= 9000 and f"P0|{P0}" in text and "NEXT=src/app.py" in text
 
 
-def test_claude_post_tool_use_logs_writes_and_edits_once(proj: Path, claude: Any, bindir: Path) -> None:
+def test_claude_post_tool_use_logs_writes_and_edits_once(proj: Path, claude: Any, bindir: Path) -> None:  # noqa: F811
     (proj / "a.txt").write_text("hello NEW_API\n")
     for name, tool in (("post_tool_use_write", "Write"), ("post_tool_use_edit", "Edit"),
                        ("claude_post_tool_use_notebook", "NotebookEdit"),
@@ -261,7 +94,7 @@ def test_claude_post_tool_use_logs_writes_and_edits_once(proj: Path, claude: Any
     assert (r.code, r.out, r.err) == (0, "", "") and len(log_entries(proj)) == 4
 
 
-def test_claude_write_without_type_is_create_first_then_modify(proj: Path, claude: Any) -> None:
+def test_claude_write_without_type_is_create_first_then_modify(proj: Path, claude: Any) -> None:  # noqa: F811
     base = json.loads(payload("post_tool_use_write", proj))
     base["tool_response"] = {"filePath": base["tool_input"]["file_path"]}
     for i in range(2):
@@ -270,7 +103,7 @@ def test_claude_write_without_type_is_create_first_then_modify(proj: Path, claud
     assert log_entries(proj) == [("CREATE", "a.txt"), ("MODIFY", "a.txt")]
 
 
-def test_claude_pre_tool_use_denies_a_p0_path_and_allows_the_rest(proj: Path, claude: Any) -> None:
+def test_claude_pre_tool_use_denies_a_p0_path_and_allows_the_rest(proj: Path, claude: Any) -> None:  # noqa: F811
     for name, tool in (("pre_tool_use_edit_denied_path", "Edit"), ("pre_tool_use_write_denied_path", "Write")):
         r = claude(name, "PreToolUse", tool)
         assert r.code == 0, r.err
@@ -287,7 +120,7 @@ def test_claude_pre_tool_use_denies_a_p0_path_and_allows_the_rest(proj: Path, cl
     assert run("constraints", "check", "src/app.py", cwd=proj).code == 0
 
 
-def test_claude_bash_reconciles_with_git(proj: Path, claude: Any) -> None:
+def test_claude_bash_reconciles_with_git(proj: Path, claude: Any) -> None:  # noqa: F811
     (proj / "generated.py").write_text("made by a shell command\n")
     (proj / "src" / "app.py").write_text("from api import NEW_API\n")
     (proj / "src" / "gone.py").unlink()
@@ -298,7 +131,7 @@ def test_claude_bash_reconciles_with_git(proj: Path, claude: Any) -> None:
     assert len(log_entries(proj)) == 3  # idempotent
 
 
-def test_claude_pre_compact_and_stop_print_nothing_and_never_block(proj: Path, claude: Any) -> None:
+def test_claude_pre_compact_and_stop_print_nothing_and_never_block(proj: Path, claude: Any) -> None:  # noqa: F811
     r = claude("pre_compact_manual", "PreCompact", "manual")
     assert (r.code, r.out) == (0, "")
     (proj / "late.txt").write_text("x")
@@ -322,7 +155,7 @@ WRONG_TYPES = [b'{"tool_name": 5, "tool_input": [], "tool_response": "x", "sourc
 
 
 @pytest.mark.parametrize("agent", ["claude", "codex", "gemini", "cursor"])
-def test_malformed_payloads_exit_0_silently_and_are_logged(proj: Path, bindir: Path, agent: str) -> None:
+def test_malformed_payloads_exit_0_silently_and_are_logged(proj: Path, bindir: Path, agent: str) -> None:  # noqa: F811
     install(proj, agent)
     before = (proj / ".agent-state" / "services" / "files" / "status").read_bytes()
     commands = sorted({cmd for _, _, cmd in installed(proj, agent)})
@@ -345,7 +178,7 @@ def test_malformed_payloads_exit_0_silently_and_are_logged(proj: Path, bindir: P
     assert agent_log(proj).count("|hook|error|") >= len(commands) * len(malformed)
 
 
-def test_no_state_folder_means_silence(tmp_path: Path, bindir: Path) -> None:
+def test_no_state_folder_means_silence(tmp_path: Path, bindir: Path) -> None:  # noqa: F811
     bare = make_git_project(tmp_path, "bare")
     assert run("install", "claude", cwd=bare).code == 0
     for name, event, value in (("session_start_compact", "SessionStart", "compact"),
@@ -361,7 +194,7 @@ def test_no_state_folder_means_silence(tmp_path: Path, bindir: Path) -> None:
     assert (r.code, r.out, r.err) == (0, "", "")
 
 
-def test_internal_failure_exits_0_and_lands_in_agent_log(proj: Path, claude: Any, bindir: Path) -> None:
+def test_internal_failure_exits_0_and_lands_in_agent_log(proj: Path, claude: Any, bindir: Path) -> None:  # noqa: F811
     status = proj / ".agent-state" / "services" / "task" / "status"
     status.write_text("STATE=BROKEN\n")  # a damaged state file: the resume block cannot be built
     r = claude("session_start_compact", "SessionStart", "compact")
@@ -376,7 +209,7 @@ def test_internal_failure_exits_0_and_lands_in_agent_log(proj: Path, claude: Any
     assert (r.code, r.out) == (0, "")
 
 
-def test_project_root_comes_from_claude_project_dir_then_cwd(proj: Path, tmp_path: Path, bindir: Path) -> None:
+def test_project_root_comes_from_claude_project_dir_then_cwd(proj: Path, tmp_path: Path, bindir: Path) -> None:  # noqa: F811
     install(proj, "claude")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
@@ -393,7 +226,7 @@ def test_project_root_comes_from_claude_project_dir_then_cwd(proj: Path, tmp_pat
     assert r.code == 0 and len(log_entries(proj)) == 3
 
 
-def test_cursor_running_claude_hooks_is_logged_once(proj: Path, bindir: Path) -> None:
+def test_cursor_running_claude_hooks_is_logged_once(proj: Path, bindir: Path) -> None:  # noqa: F811
     install(proj, "claude")
     install(proj, "cursor")
     edit = json.loads(payload("cursor_after_file_edit", proj))
@@ -411,7 +244,7 @@ def test_cursor_running_claude_hooks_is_logged_once(proj: Path, bindir: Path) ->
     assert "NEXT=src/app.py" in r.json()["additional_context"]
 
 
-def test_double_delivery_racing_logs_once(proj: Path, claude: Any, bindir: Path) -> None:
+def test_double_delivery_racing_logs_once(proj: Path, claude: Any, bindir: Path) -> None:  # noqa: F811
     cmd = command_for(proj, "claude", "PostToolUse", "Write")
     data = payload("post_tool_use_write", proj).encode()
     full = dict(os.environ, PATH=f"{bindir}{os.pathsep}{os.environ['PATH']}", CLAUDE_PROJECT_DIR=str(proj))
@@ -425,7 +258,7 @@ def test_double_delivery_racing_logs_once(proj: Path, claude: Any, bindir: Path)
 # -- Codex -----------------------------------------------------------------------------------------
 
 @pytest.fixture
-def codex(proj: Path, bindir: Path) -> Any:
+def codex(proj: Path, bindir: Path) -> Any:  # noqa: F811
     install(proj, "codex")
 
     def go(name: str, event: str, value: str = "", env: dict[str, str] | None = None) -> Fired:
@@ -436,7 +269,7 @@ def codex(proj: Path, bindir: Path) -> Any:
     return go
 
 
-def test_codex_session_start_injects_and_compact_counts(proj: Path, codex: Any) -> None:
+def test_codex_session_start_injects_and_compact_counts(proj: Path, codex: Any) -> None:  # noqa: F811
     text = context_of(codex("codex_session_start_startup", "SessionStart", "startup"))
     assert "NEXT=src/app.py" in text and f"P0|{P0}" in text
     codex("codex_pre_compact", "PreCompact", "auto")
@@ -445,7 +278,7 @@ def test_codex_session_start_injects_and_compact_counts(proj: Path, codex: Any) 
     assert session(proj)["COMPACTIONS"] == "1" and "1 compaction," in text
 
 
-def test_codex_apply_patch_logs_add_update_delete_move(proj: Path, codex: Any) -> None:
+def test_codex_apply_patch_logs_add_update_delete_move(proj: Path, codex: Any) -> None:  # noqa: F811
     r = codex("codex_post_tool_use_apply_patch", "PostToolUse", "apply_patch")
     assert (r.code, r.out) == (0, ""), r.err
     expected = [("CREATE", "src/added.py"), ("MODIFY", "src/app.py"), ("DELETE", "src/old_name.py"),
@@ -455,7 +288,7 @@ def test_codex_apply_patch_logs_add_update_delete_move(proj: Path, codex: Any) -
     assert log_entries(proj) == expected
 
 
-def test_codex_pre_tool_use_denies_a_patch_touching_a_p0_path(proj: Path, codex: Any) -> None:
+def test_codex_pre_tool_use_denies_a_patch_touching_a_p0_path(proj: Path, codex: Any) -> None:  # noqa: F811
     r = codex("codex_pre_tool_use_apply_patch_denied", "PreToolUse", "apply_patch")
     out = r.json()["hookSpecificOutput"]
     assert r.code == 0 and out["permissionDecision"] == "deny" and P0 in out["permissionDecisionReason"]
@@ -463,7 +296,7 @@ def test_codex_pre_tool_use_denies_a_patch_touching_a_p0_path(proj: Path, codex:
     assert (r.code, r.out) == (0, "")
 
 
-def test_codex_bash_stop_and_pre_compact(proj: Path, codex: Any) -> None:
+def test_codex_bash_stop_and_pre_compact(proj: Path, codex: Any) -> None:  # noqa: F811
     (proj / "gen_out.txt").write_text("x")
     r = codex("codex_post_tool_use_bash", "PostToolUse", "Bash")
     assert (r.code, r.out) == (0, "") and ("CREATE", "gen_out.txt") in log_entries(proj)
@@ -473,7 +306,7 @@ def test_codex_bash_stop_and_pre_compact(proj: Path, codex: Any) -> None:
     assert (r.code, r.out) == (0, "") and session(proj).get("PRE_COMPACT")
 
 
-def test_codex_payloads_captured_from_the_real_codex(proj: Path, codex: Any, bindir: Path) -> None:
+def test_codex_payloads_captured_from_the_real_codex(proj: Path, codex: Any, bindir: Path) -> None:  # noqa: F811
     """The payloads another suite captures from the real Codex CLI, when present."""
     real = {p.stem[len("codex-"):]: p for p in REAL.glob("codex-*.json")}
     needed = ("session_start_startup", "session_start_compact", "post_tool_use_apply_patch",
@@ -503,7 +336,7 @@ def test_codex_payloads_captured_from_the_real_codex(proj: Path, codex: Any, bin
 # -- Gemini CLI -----------------------------------------------------------------------------------
 
 @pytest.fixture
-def gemini(proj: Path, bindir: Path) -> Any:
+def gemini(proj: Path, bindir: Path) -> Any:  # noqa: F811
     install(proj, "gemini")
 
     def go(name: str, event: str, value: str = "") -> Fired:
@@ -513,14 +346,14 @@ def gemini(proj: Path, bindir: Path) -> Any:
     return go
 
 
-def test_gemini_timeouts_are_milliseconds(proj: Path) -> None:
+def test_gemini_timeouts_are_milliseconds(proj: Path) -> None:  # noqa: F811
     install(proj, "gemini")
     doc = json.loads((proj / ".gemini" / "settings.json").read_text())
     timeouts = [h["timeout"] for groups in doc["hooks"].values() for g in groups for h in g["hooks"]]
     assert timeouts and all(t >= 1000 for t in timeouts)
 
 
-def test_gemini_session_start_and_tools(proj: Path, gemini: Any) -> None:
+def test_gemini_session_start_and_tools(proj: Path, gemini: Any) -> None:  # noqa: F811
     r = gemini("gemini_session_start", "SessionStart", "startup")
     assert (r.code, r.out) == (0, "")  # its context would be @-expanded: the next BeforeAgent carries it
     text = context_of(gemini("gemini_before_agent", "BeforeAgent"), "BeforeAgent")
@@ -540,7 +373,7 @@ def test_gemini_session_start_and_tools(proj: Path, gemini: Any) -> None:
     assert (r.code, r.out) == (0, "")
 
 
-def test_gemini_pre_compress_neither_counts_nor_reinjects(proj: Path, gemini: Any, bindir: Path) -> None:
+def test_gemini_pre_compress_neither_counts_nor_reinjects(proj: Path, gemini: Any, bindir: Path) -> None:  # noqa: F811
     # Gemini CLI 0.61.0 fires PreCompress on every turn, compressed or not (tests/integrations/test_gemini.py
     # covers the real signal, BeforeModel after a compression): not installed, and a no-op where 0.1 installed it
     assert no_command_for(proj, "gemini", "PreCompress", "auto")
@@ -558,7 +391,7 @@ def test_gemini_pre_compress_neither_counts_nor_reinjects(proj: Path, gemini: An
 # -- Cursor ---------------------------------------------------------------------------------------
 
 @pytest.fixture
-def cursor(proj: Path, bindir: Path) -> Any:
+def cursor(proj: Path, bindir: Path) -> Any:  # noqa: F811
     install(proj, "cursor")
 
     def go(name: str, event: str) -> Fired:
@@ -567,7 +400,7 @@ def cursor(proj: Path, bindir: Path) -> Any:
     return go
 
 
-def test_cursor_hooks(proj: Path, cursor: Any) -> None:
+def test_cursor_hooks(proj: Path, cursor: Any) -> None:  # noqa: F811
     r = cursor("cursor_session_start", "sessionStart")
     assert r.code == 0 and "NEXT=src/app.py" in r.json()["additional_context"]
     for name in ("cursor_after_file_edit", "cursor_after_file_edit", "cursor_after_file_edit_new"):
@@ -588,7 +421,7 @@ def test_cursor_hooks(proj: Path, cursor: Any) -> None:
 
 # -- the hot path ------------------------------------------------------------------------------------
 
-def test_hook_imports_stay_lean(proj: Path) -> None:
+def test_hook_imports_stay_lean(proj: Path) -> None:  # noqa: F811
     """Write/Edit hooks load neither subprocess nor argparse (only the Bash/git path runs git)."""
     data = payload("post_tool_use_write", proj).encode()
     for event in ("post-tool-use", "pre-tool-use"):

@@ -11,8 +11,7 @@ import subprocess
 from pathlib import Path
 
 from conftest import run
-
-from .test_hooks import bindir, env_for, fire, install, payload, proj  # noqa: F401  (fixtures)
+from support.hooks import bindir, env_for, fire, install, payload, proj  # noqa: F401  (fixtures)
 
 OLD, NEW = "OLD_API", "NEW_API"
 CMD = "agentctl hook claude post-tool-use"

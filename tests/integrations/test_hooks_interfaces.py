@@ -12,8 +12,7 @@ from typing import Any
 import pytest
 
 from conftest import run
-
-from .test_hooks import bindir, command_for, env_for, fire, install, payload, proj  # noqa: F401  (fixtures)
+from support.hooks import bindir, command_for, env_for, fire, install, payload, proj  # noqa: F401  (fixtures)
 
 OLD, NEW = "OLD_API", "NEW_API"
 

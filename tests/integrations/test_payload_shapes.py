@@ -17,8 +17,7 @@ from typing import Any
 import pytest
 
 from conftest import run
-
-from .test_hooks import (  # noqa: F401 - fixtures
+from support.hooks import (  # noqa: F401 - fixtures
     FIXTURES,
     P0,
     bindir,

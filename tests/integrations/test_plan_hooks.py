@@ -7,8 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from conftest import run
-
-from .test_hooks import bindir, claude, context_of, proj  # noqa: F401  (fixtures)
+from support.hooks import bindir, claude, context_of, proj  # noqa: F401  (fixtures)
 
 
 def test_after_a_compaction_do_next_names_the_stop_and_the_next_ready_task(proj: Path, claude: Any) -> None:  # noqa: F811

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from conftest import run
-from integrations.test_hooks import FIXTURES, REAL, REAL_PROJECT, bindir, fire, make_git_project  # noqa: F401
+from support.hooks import FIXTURES, REAL, REAL_PROJECT, bindir, fire, make_git_project  # noqa: F401
 
 RULE = "deny-write: secrets/**"
 STATUS = ".agent-state/services/constraints/status"
@@ -74,7 +74,7 @@ def proj(tmp_path: Path) -> Path:
 
 def _installed(project: Path, agent: str, event: str, tool: str) -> str:
     """The one command the agent's config runs for ``event`` on ``tool`` (matchers applied as the agents do)."""
-    from integrations.test_hooks import matches
+    from support.hooks import matches
 
     doc = json.loads((project / CONFIGS[agent]).read_text())
     found = set()

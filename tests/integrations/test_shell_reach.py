@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run
-from integrations.test_hooks import bindir, fire, make_git_project  # noqa: F401  (bindir: a fixture)
+from support.hooks import bindir, fire, make_git_project  # noqa: F401  (bindir: a fixture)
 
 REACHING = [
     "git clean -fdx",

@@ -395,7 +395,7 @@ EXCLUDED: dict[tuple[str, ...], str] = {
     ("files", "log"): "a manual record: the model logs through the hooks and files sync, whose truth it computes",
     ("files", "start"): "restarts the log mid-task: not something the truth follows",
     ("files", "stop"): "archives the log mid-task: see files start",
-    ("files", "sync"): "run by every Bash hook the model fires (the same operation)",
+    ("files", "scan"): "run by every Bash hook the model fires (the same operation)", ("files", "sync"): "the alias of files scan",
     ("interfaces", "add"): "interface records: their truth lives in the interfaces tests (point 3's model)",
     ("interfaces", "check"): "interface records: see interfaces add", ("interfaces", "remove"): "interface records: see interfaces add",
     ("interfaces", "start"): "interface records: see interfaces add", ("interfaces", "status"): "interface records: see interfaces add",

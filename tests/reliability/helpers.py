@@ -13,8 +13,7 @@ from pathlib import Path
 
 from agentctl.ground import codec
 from agentctl.ground.tempfiles import parse_temp_name
-
-from . import faults
+from support import faults
 
 LONG = os.environ.get("AGENTCTL_LONG") == "1"
 _SEED_ENV = os.environ.get("AGENTCTL_TEST_SEED", "")  # read at import: the hermetic fixture clears AGENTCTL_*

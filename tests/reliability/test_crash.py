@@ -31,8 +31,8 @@ from pathlib import Path
 import pytest
 
 from conftest import AGENTCTL, run_bytes
+from support import faults
 
-from . import faults
 from .helpers import (
     LONG,
     copy_folder,

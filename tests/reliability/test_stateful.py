@@ -29,8 +29,8 @@ from agentctl.ground.errors import AgentctlError, CheckFailed, NoTask, UsageErro
 from agentctl.ground.store import Store
 from agentctl.verify.tried import add_tried
 from agentctl.workflow import taskflow
+from support import faults
 
-from . import faults
 from .helpers import LONG, figures, parse_everything
 
 WEIRD = ["", " ", "a|b", "c\\d", "line\nbreak", "cr\rlf", "tab\t", "é将", "\u2028sep", "\x1b[2J", "=x=",

@@ -24,8 +24,8 @@ from pathlib import Path
 import pytest
 
 from conftest import run_bytes
+from support import faults
 
-from . import faults
 from .forking import ctl
 from .helpers import (
     chdir,

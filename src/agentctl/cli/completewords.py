@@ -14,7 +14,15 @@ from agentctl.cli.helptexts import COMMON, GROUPS, QUIET_HELP, option_help
 from agentctl.integrations import AGENTS
 from agentctl.notify.config import EVENTS
 from agentctl.operation.contract import Ctx
-from agentctl.operation.registry import ACTION_WORDS, BUILTIN_SERVICES, COMMANDS, QUIET, TARGET_USAGE, Command
+from agentctl.operation.registry import (
+    ACTION_WORDS,
+    ALIASES,
+    BUILTIN_SERVICES,
+    COMMANDS,
+    QUIET,
+    TARGET_USAGE,
+    Command,
+)
 
 Pair = tuple[str, str]  # (the word, what it means: "" for none)
 
@@ -131,7 +139,8 @@ def _positional(words: list[str], cmd: Command | None, ctx: Ctx) -> list[Pair] |
     if len(words) == 1:
         first = words[0]
         if first in BUILTIN_SERVICES:
-            return sorted((k[1], c.summary) for k, c in COMMANDS.items() if len(k) == 2 and k[0] == first)
+            return sorted((k[1], c.summary) for k, c in COMMANDS.items()
+                          if len(k) == 2 and k[0] == first and k not in ALIASES)  # an alias: accepted, not offered
         if first in services:
             return list(SERVICE_ACTIONS)
         if first in ACTION_WORDS and (first,) not in COMMANDS:

@@ -11,7 +11,7 @@ import textwrap
 from collections.abc import Callable
 
 from agentctl.cli.helptexts import COMMON, DETAILS, EXIT_CODES, GROUPS, QUIET_HELP, option_help
-from agentctl.operation.registry import ACTION_WORDS, COMMANDS, QUIET, Command
+from agentctl.operation.registry import ACTION_WORDS, ALIASES, COMMANDS, QUIET, Command
 
 WIDTH = 100
 NAME_COLUMN = 24
@@ -74,6 +74,7 @@ def _global_rows(top: bool = False) -> list[str]:
 
 def command_help(key: tuple[str, ...], cmd: Command) -> str:
     lines = [f"usage: agentctl {cmd.usage}", "", cmd.summary]
+    key = ALIASES.get(key, key)  # an alias: the command's own detail and option help
     detail = DETAILS.get(key)
     if detail:
         lines += [""] + textwrap.wrap(detail, WIDTH)

@@ -174,7 +174,7 @@ DETAILS: dict[tuple[str, ...], str] = {
     ("files", "log"): "Appends `TIME|OP|PATH`, PATH made relative to the project root; a path outside the project is "
                       "refused.",
     ("files", "check"): "Exit 0 and the path's entries if it was touched in this task, exit 1 if not.",
-    ("files", "sync"): "Logs what git shows changed since `task start` that the log does not hold yet (edits made "
+    ("files", "scan"): "Logs what git shows changed since `task start` that the log does not hold yet (edits made "
                        "through the shell or any tool without a hook).",
     ("constraints", "check"): "Exit 1 and the rule when a P0 `deny-write: GLOB` forbids writing PATH.",
     ("interfaces", "add"): "Records that NAME changed from OLD to NEW in the running task (the same NAME again "
@@ -240,7 +240,7 @@ EXIT_CODES: tuple[tuple[int | str, str], ...] = (
 )
 # One situation, one exit code, whichever command meets it (docs/reference.md, docs/json.md).
 SITUATIONS: tuple[tuple[str, int, str], ...] = (
-    ("no task is running (`task done/update/add/skip/reopen/claim/stop`, `files sync`)", 1, "no"),
+    ("no task is running (`task done/update/add/skip/reopen/claim/stop`, `files scan`)", 1, "no"),
     ("`files check` of an untouched path, `constraints check` of a denied one", 1, "(an answer: `error` is null)"),
     ("`verify start` with a failing check; `task stop` not verified", 1, "no"),
     ("nothing left to claim (`task claim`)", 1, "no"),

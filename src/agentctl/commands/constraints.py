@@ -71,8 +71,9 @@ def listing(ctx: Ctx) -> Result:
     from agentctl.ground import codec
 
     store = ctx.store()
-    rules = agentctl.constraints.rules.ordered(store)
-    for line in agentctl.constraints.rules.problem_lines(store, agentctl.constraints.rules.read_checked(store)[1]):
+    found, broken = agentctl.constraints.rules.read_checked(store)  # the rules file, read once
+    rules = _ordered(found)
+    for line in agentctl.constraints.rules.problem_lines(store, broken):
         ctx.warn(line)  # a line not read as written is never listed silently
     gone = lastseen.vanished(store)
     shown = [f"vanished {n}. P0|{codec.encode(t)} (left the file at {w} without `constraints remove`; still enforced "

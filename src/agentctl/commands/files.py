@@ -54,8 +54,8 @@ def check(ctx: Ctx, *, path: str) -> Result:
 
 
 def _from_git(ctx: Ctx, store: Store, real: str, shown: str) -> list[tuple[str, str, str]]:
-    """`files check` of a path the log lacks: one `files sync` (what git shows changed since the task
-    started, logged as `files sync` logs it), then the log again; said when it logged this path."""
+    """`files check` of a path the log lacks: one `files scan` (what git shows changed since the task
+    started, logged as `files scan` logs it), then the log again; said when it logged this path."""
     from agentctl.files.baseline import in_git
 
     if not store.exists("services/task/status") or not in_git(store.project):
@@ -72,7 +72,7 @@ def _from_git(ctx: Ctx, store: Store, real: str, shown: str) -> list[tuple[str, 
         return []
     found = agentctl.files.log.check(store, real) + (agentctl.files.log.check(store, shown) if real != shown else [])
     if found:
-        ctx.warn(f"{shown} changed with no hook to log it; logged now from what git shows (`agentctl files sync`)")
+        ctx.warn(f"{shown} changed with no hook to log it; logged now from what git shows (`agentctl files scan`)")
     return found
 
 
@@ -115,7 +115,7 @@ def stop(ctx: Ctx) -> Result:
     return Result([f"files log archived to {rel}" if rel else "files log was empty; nothing archived"], {"archive": rel})
 
 
-def sync(ctx: Ctx) -> Result:
+def scan(ctx: Ctx) -> Result:
     from agentctl.constraints import violations
     from agentctl.workflow import gitscan
 
@@ -132,4 +132,4 @@ def sync(ctx: Ctx) -> Result:
                    "message": result.message})
 
 
-__all__ = ["check", "log", "start", "status", "stop", "sync", "touched"]
+__all__ = ["check", "log", "scan", "start", "status", "stop", "touched"]

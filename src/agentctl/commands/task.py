@@ -70,7 +70,7 @@ def done(ctx: Ctx, *, paths: list[str]) -> Result:
 def _warn_untouched(ctx: Ctx, store: Store, marked: list[str]) -> None:
     """`task done` on an entry the files log never saw changed in this task: say so (it may be a slip).
 
-    Git is asked first (one `files sync`) for the entries the log lacks, so a change made just before
+    Git is asked first (one `files scan`) for the entries the log lacks, so a change made just before
     in the same shell command is logged, not warned about: a warning means the file is unchanged."""
     import os
 

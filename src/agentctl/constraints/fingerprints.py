@@ -4,7 +4,7 @@ git can be told to look away from a file (``git update-index --skip-worktree`` o
 ``--assume-unchanged``, an exclude, an ignore file), and then a write to it shows nowhere that asks
 git. So every file under a P0 deny glob, tracked or not, is fingerprinted (size, mtime, inode, and
 its content's SHA-256) at ``task start`` and when a person acknowledges a violation
-(:func:`take`, :func:`refresh`); ``files sync`` (and every hook that runs it), ``task stop`` and
+(:func:`take`, :func:`refresh`); ``files scan`` (and every hook that runs it), ``task stop`` and
 ``resume`` compare (:func:`changed`): a file whose size, mtime or inode moved is hashed again, and
 one whose content differs, a new one and a removed one are writes, judged and told as any other.
 

@@ -18,7 +18,7 @@ import os
 
 import agentctl.constraints.denytext
 from agentctl.constraints.denytext import deny_pattern  # the reading of a rule's text, here for its callers
-from agentctl.ground import codec
+from agentctl.ground import codec, lockorder
 from agentctl.ground.errors import UsageError
 from agentctl.ground.store import Store
 
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from agentctl.constraints.globs import Glob
 
 STATUS = "services/constraints/status"
-LOCK = "services/constraints/.lock"
+LOCK = lockorder.CONSTRAINTS
 PRIORITIES = ("P0", "P1", "P2")
 _SLOW = ("\\", "\t", "\r", "\ufeff")  # an escape, or padding parse_line strips besides spaces
 
@@ -41,13 +41,8 @@ class Rule(tuple[str, str]):
     def __new__(cls, priority: str, text: str) -> Rule:
         return tuple.__new__(cls, (priority, text))
 
-    @property
-    def priority(self) -> str:
-        return self[0]
-
-    @property
-    def text(self) -> str:
-        return self[1]
+    priority: codec.field[str] = codec.field(0)
+    text: codec.field[str] = codec.field(1)
 
     def __repr__(self) -> str:
         return f"Rule(priority={self[0]!r}, text={self[1]!r})"
@@ -68,7 +63,11 @@ def read_local(store: Store) -> list[Rule]:
 
 
 def _read(store: Store, with_shared: bool) -> list[Rule]:
-    lines, plain = _lines(store, with_shared)[:2]
+    return _rules(*_lines(store, with_shared)[:2])
+
+
+def _rules(lines: list[str], plain: bool) -> list[Rule]:
+    """The rules of the file's lines; one not plain (a hand edit): line by line as parse_line reads them."""
     if not plain:
         return _parsed(lines)
     new = tuple.__new__
@@ -112,7 +111,7 @@ def read_checked(store: Store) -> tuple[list[Rule], list[Broken]]:
     lines, plain, local, numbers = _lines(store)
     broken: list[Broken]
     if plain:
-        rules, broken = read(store), []
+        rules, broken = _rules(lines, plain), []  # the lines already read: the file is read once
         numbered = list(enumerate(rules, 1))
     else:
         rules, broken, numbered = _parse_all(lines)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from agentctl.constraints import globs
 from agentctl.constraints.rules import Rule
+from agentctl.ground import codec
 from agentctl.ground.errors import UsageError
 
 TYPE_CHECKING = False
@@ -32,21 +33,10 @@ class Pending(tuple[Rule, str, str, str]):
     def __new__(cls, rule: Rule, left_path: str, right: str, left: str) -> Pending:
         return tuple.__new__(cls, (rule, left_path, right, left))
 
-    @property
-    def rule(self) -> Rule:
-        return self[0]
-
-    @property
-    def left_path(self) -> str:
-        return self[1]
-
-    @property
-    def right(self) -> str:
-        return self[2]
-
-    @property
-    def left(self) -> str:
-        return self[3]
+    rule: codec.field[Rule] = codec.field(0)
+    left_path: codec.field[str] = codec.field(1)
+    right: codec.field[str] = codec.field(2)
+    left: codec.field[str] = codec.field(3)
 
     def line(self) -> str:
         return f"TOGETHER: {self.left_path} changed; {self.right} not yet ({self.rule.priority} `{self.rule.text}`)"

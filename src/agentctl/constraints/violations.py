@@ -7,12 +7,12 @@ EVENT one of OPEN (DETAIL: the rule), RESTORED (the file is back as git has it),
 --force`` went on with it open; DETAIL: the task) and JUDGED (DETAIL: the file's signature when a
 write to it was told). A path is open from its OPEN to the next RESTORED, ACKED or FORCED.
 
-Every write is judged, not only the first: the shell path (``files sync``) hands over what git
+Every write is judged, not only the first: the shell path (``files scan``) hands over what git
 shows changed, and a denied path among it whose signature (size, mtime, ctime, inode) is not the
 one last judged was written again since, whatever came between (an earlier violation told, a
 restore, an ack): it is told again, and opened again if closed. An ack covers the write it
 acknowledged (the signature judged then), not the ones after.
-Found by the files log's writers (a post-edit hook, ``files sync`` and the hooks that run it),
+Found by the files log's writers (a post-edit hook, ``files scan`` and the hooks that run it),
 told to the agent in that hook's answer, shown by ``resume`` on a VIOLATION line while open,
 refused by ``task stop`` unless ``--force``, and kept in the task's archive (``history show``).
 """
@@ -104,8 +104,8 @@ def _append(store: Store, rows: list[tuple[str, str, str]]) -> None:
 def note(store: Store, paths: list[str], changed: Iterable[str] = ()) -> list[tuple[str, str]]:
     """Judge writes against the P0 rules; record them and return (path, rule) for each denied one.
 
-    ``paths``: just logged (each a write: a post-edit hook, ``files log``, ``files sync``'s new
-    lines). ``changed``: what git shows differing from the task's start (``files sync``); a denied
+    ``paths``: just logged (each a write: a post-edit hook, ``files log``, ``files scan``'s new
+    lines). ``changed``: what git shows differing from the task's start (``files scan``); a denied
     path among it was written again when its signature is not the one last judged. A write already
     open stays one violation (told again, not opened twice); one closed (acked, restored) opens again.
     """
@@ -144,7 +144,7 @@ def note(store: Store, paths: list[str], changed: Iterable[str] = ()) -> list[tu
 
 
 def restored(store: Store, still_changed: set[str]) -> list[str]:
-    """Close the open violations whose path git no longer shows changed (``files sync``)."""
+    """Close the open violations whose path git no longer shows changed (``files scan``)."""
     back = [p for p in open_ones(store) if p not in still_changed]
     if back:
         _append(store, [("RESTORED", p, "") for p in back])

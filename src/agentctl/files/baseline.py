@@ -1,5 +1,5 @@
 """The files service's git baseline (``services/files/git-baseline``): the commit a task started
-from and the paths already dirty then, which `files sync` (``workflow.gitscan``) reads to tell the
+from and the paths already dirty then, which `files scan` (``workflow.gitscan``) reads to tell the
 task's shell edits from what was there before; and the entries git does not show, watched.
 """
 
@@ -117,7 +117,7 @@ def watch_entries(store: Store, paths: list[str], timeout: float = 30.0) -> None
         from agentctl.files import log, watched
 
         unseen = watched.unseen(store, paths, timeout)
-        with store.lock(log.LOCK):  # as `files sync`, which reads the baseline under it
+        with store.lock(log.LOCK):  # as `files scan`, which reads the baseline under it
             base = read_baseline(store)
             new = [p for p in unseen if base is not None and p not in base.watch]
             if new:

@@ -1,7 +1,7 @@
 """Records another working copy wrote, brought into this files log by ``agentctl sync``.
 
 ``services/files/foreign`` holds them as they were appended (the sync render calls :func:`note`).
-``files sync`` judges this working tree by what happened here: a path the log holds that is not
+``files scan`` judges this working tree by what happened here: a path the log holds that is not
 on disk is a deletion only if its last record was written here -- a file another copy created
 (and has not committed) was never in this tree, so its absence here deletes nothing.
 """

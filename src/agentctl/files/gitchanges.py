@@ -1,6 +1,6 @@
 """What git shows changed in the work tree against a commit: one `git status`, a `git diff` more at most.
 
-`files sync` (see :mod:`agentctl.workflow.gitscan`) asks this on every shell command of the agent, so the
+`files scan` (see :mod:`agentctl.workflow.gitscan`) asks this on every shell command of the agent, so the
 answer costs one git process while HEAD is the commit asked about, and git is started with
 ``posix_spawn`` rather than through ``subprocess`` (whose imports would cost more than the
 interpreter's own start-up). git runs with ``GIT_OPTIONAL_LOCKS=0``, so it never takes the

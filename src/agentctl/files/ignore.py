@@ -1,4 +1,4 @@
-"""What `files sync` never logs: build output and caches, and the project's own patterns.
+"""What `files scan` never logs: build output and caches, and the project's own patterns.
 
 Two lists, gitignore-like (``docs/performance.md`` documents both):
 
@@ -79,6 +79,6 @@ def read(store: Store) -> Patterns | None:
 
 
 def ignored(path: str, tracked: bool, patterns: Patterns | None) -> bool:
-    """Does `files sync` leave ``path`` out? Defaults for untracked paths, then the project's patterns."""
+    """Does `files scan` leave ``path`` out? Defaults for untracked paths, then the project's patterns."""
     verdict = not tracked and by_default(path)
     return patterns.decide(path, verdict) if patterns is not None else verdict

@@ -1,6 +1,6 @@
 """The last operation logged for each path of the files log: a cache, then only the log's new bytes.
 
-`files sync` (the shell hook, after every shell command of the agent) needs the last operation
+`files scan` (the shell hook, after every shell command of the agent) needs the last operation
 the current task's log holds for every path. Parsing the whole log for it on every call costs
 more the longer the task runs, so ``services/files/.last`` keeps the answer for the log's first
 COVERED bytes, always the end of a line: the index's header (see :func:`agentctl.files.index.header`:

@@ -12,12 +12,12 @@ import os
 import stat
 
 from agentctl.files import schema
-from agentctl.ground import codec, lateappends
+from agentctl.ground import codec, lateappends, lockorder
 from agentctl.ground.errors import StateError, UsageError
 from agentctl.ground.store import Store, fault, fsync_dir, now_iso
 
 LOG = "services/files/status"
-LOCK = "services/files/.lock"
+LOCK = lockorder.FILES
 OPS = schema.OPS  # declared once, in files/schema.py: the readers, doctor and the sync boundary take them from there
 MAX_LOG_BYTES = 256 << 20
 

@@ -11,7 +11,7 @@ interfaces'), the lines each matches, in two layers:
   after the file's last change (within :data:`RACY_NS`, two seconds on a file system with whole
   seconds) is not kept: a write in the same clock tick would leave it as it was.
 
-A refresh asks git once (the ``git status`` of ``files sync``): every path it shows and every one
+A refresh asks git once (the ``git status`` of ``files scan``): every path it shows and every one
 of ``U`` whose key no longer matches is searched again, all in one ``git grep``; a moved HEAD adds
 one ``git diff --name-only`` of the two commits. With nothing changed, no file is read. The whole
 tree is searched again (one ``git grep`` carrying every pattern) when the cache is missing, damaged

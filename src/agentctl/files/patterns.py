@@ -16,6 +16,8 @@ becomes what git is given and what judges a line: a stricter dialect or a time b
 
 from __future__ import annotations
 
+from agentctl.ground import codec
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -86,17 +88,9 @@ class Pattern(tuple[str, str, tuple[str, ...]]):
     def __new__(cls, kind: str, text: str, globs: tuple[str, ...] = ()) -> Pattern:
         return tuple.__new__(cls, (kind, text, tuple(globs)))
 
-    @property
-    def kind(self) -> str:
-        return self[0]
-
-    @property
-    def text(self) -> str:
-        return self[1]
-
-    @property
-    def globs(self) -> tuple[str, ...]:
-        return self[2]
+    kind: codec.field[str] = codec.field(0)
+    text: codec.field[str] = codec.field(1)
+    globs: codec.field[tuple[str, ...]] = codec.field(2)
 
     @property
     def first_only(self) -> bool:

@@ -1,12 +1,12 @@
-"""Task entries git does not show: `files sync` watches them by their signature.
+"""Task entries git does not show: `files scan` watches them by their signature.
 
-`files sync` learns of shell edits from git. A task entry that git ignores (``.gitignore``,
+`files scan` learns of shell edits from git. A task entry that git ignores (``.gitignore``,
 ``.git/info/exclude``, the user's excludes file) or that agentctl's own ignore lists drop
 (build output and caches, ``.agent-state/ignore``) would never be seen, and `files check`
 would answer "not touched" for a file the agent edited through the shell. So when the
 baseline is taken (``task start``), and when ``task add`` adds entries, such entries are
 recorded in the baseline as ``WATCH|PATH|SIGNATURE`` (size and mtime, ``-`` when absent), and
-`files sync` logs each one whose signature changed, as it does a path dirty at the task's
+`files scan` logs each one whose signature changed, as it does a path dirty at the task's
 start. One ``git check-ignore`` a time, for the entries only; nothing on the hook's path.
 """
 

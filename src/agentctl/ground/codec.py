@@ -15,6 +15,29 @@ from __future__ import annotations
 
 from agentctl.ground.errors import StateError, UsageError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Generic, NoReturn, TypeVar, overload
+
+    _T = TypeVar("_T")
+
+    class field(Generic[_T]):
+        """What type checkers see of :func:`field`: a read-only attribute of type ``_T``."""
+
+        def __init__(self, index: int) -> None: ...
+        @overload
+        def __get__(self, obj: None, owner: Any) -> field[_T]: ...
+        @overload
+        def __get__(self, obj: object, owner: Any) -> _T: ...
+        def __get__(self, obj: object | None, owner: Any) -> _T | field[_T]: ...
+        def __set__(self, obj: object, value: NoReturn) -> None: ...  # read-only: no value fits
+else:
+    def field(index):
+        """A named field of a record kept as a tuple (no ``dataclasses`` or ``collections`` on the hot path):
+        ``text: field[str] = field(1)`` in the class makes ``record.text`` read ``record[1]``."""
+        return property(lambda self: self[index])
+
+
 # Code points escaped as \uHHHH: C1 controls, Unicode line breaks, bidi controls, surrogates.
 _U_ESCAPED = (
     set(range(0x80, 0xA0))
@@ -102,6 +125,16 @@ def check_text(value: str, what: str, limit: int = 4096, required: bool = True) 
     return value
 
 
+def lines_of(data: bytes, name: str, comments: bool = True) -> list[tuple[int, str]]:
+    """(number, line) of each line of a state file's bytes that holds something: not blank, and (with
+    ``comments``) not a ``#`` comment. Bytes that are not UTF-8 make the file damaged."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise StateError(f"{name} is not valid UTF-8 (byte {exc.start}); run `agentctl doctor`") from None
+    return [(n, line) for n, line in enumerate(text.split("\n"), 1) if line and not (comments and line[0] == "#")]
+
+
 def parse_status(data: bytes, name: str, keys: tuple[str, ...] | None = None) -> dict[str, str]:
     """Parse ``KEY=VALUE`` lines strictly. ``#`` lines and blank lines are skipped.
 
@@ -109,14 +142,8 @@ def parse_status(data: bytes, name: str, keys: tuple[str, ...] | None = None) ->
     ``TRIED_``); an unknown or repeated key, a line without ``=`` or a bad escape
     makes the file damaged.
     """
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise StateError(f"{name} is not valid UTF-8 (byte {exc.start}); run `agentctl doctor`") from None
     result: dict[str, str] = {}
-    for lineno, line in enumerate(text.split("\n"), 1):
-        if not line or line.startswith("#"):
-            continue
+    for lineno, line in lines_of(data, name):
         key, sep, raw = line.partition("=")
         if not sep or not key or not key.replace("_", "").isalnum() or not key.isascii() or key != key.upper():
             raise StateError(f"{name} line {lineno} is not KEY=VALUE; run `agentctl doctor`")

@@ -101,3 +101,27 @@ class Held:
 
     def __exit__(self, *exc: object) -> None:
         self._gen.close()  # runs the generator's `finally`: the lock file is closed, the lock released
+
+
+class HeldAll:
+    """The context manager ``Store.locks`` returns: several locks held together, taken in the order given
+    (the lock order) and let go in the reverse; one that cannot be taken lets go of those taken before it."""
+
+    __slots__ = ("_locks", "_held")
+
+    def __init__(self, locks: list[Held]) -> None:
+        self._locks = locks
+        self._held: list[Held] = []
+
+    def __enter__(self) -> None:
+        try:
+            for lock in self._locks:
+                lock.__enter__()
+                self._held.append(lock)
+        except BaseException:
+            self.__exit__()
+            raise
+
+    def __exit__(self, *exc: object) -> None:
+        while self._held:
+            self._held.pop().__exit__()

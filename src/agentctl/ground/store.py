@@ -14,7 +14,7 @@
 
 What only a killed writer leaves behind is handled apart and loaded only then: a torn
 tail (``torn``) and temp files (``temps``). ``fault`` names the protocol's steps for the
-crash tests, which install ``fault_hook`` (tests/reliability/faults.py); it does nothing else.
+crash tests, which install ``fault_hook`` (tests/support/faults.py); it does nothing else.
 """
 
 from __future__ import annotations
@@ -31,14 +31,14 @@ TYPE_CHECKING = False  # every command imports this module: no contextlib/collec
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from agentctl.ground.locks import Held
+    from agentctl.ground.locks import Held, HeldAll
 
 STATE_DIRNAME = ".agent-state"
 FORMAT_VERSION = 1
 MAX_STATUS = 1 << 20
 O_FILE = os.O_NOFOLLOW | os.O_CLOEXEC
 
-# A test-only hook point: the crash tests (tests/reliability/faults.py) install a function here
+# A test-only hook point: the crash tests (tests/support/faults.py) install a function here
 # that kills the process at a named step of the write protocol. None on every real run: then
 # fault() does nothing, and no write is split in two.
 fault_hook: Callable[[str], None] | None = None
@@ -100,14 +100,10 @@ class Store:
         return os.path.join(self.root, rel)
 
     # -- reads -----------------------------------------------------------------
-    def read(self, rel: str, cap: int = MAX_STATUS) -> bytes | None:
-        """Read a regular file, refusing symlinks, FIFOs and anything over ``cap``.
-
-        Returns None when the file does not exist.
-        """
-        path = self.path(rel)
+    def _open_read(self, rel: str) -> tuple[int, int] | None:
+        """(an fd to read, the size) of the regular file ``rel`` (None: no file); any other kind refused."""
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | O_FILE)
+            fd = os.open(self.path(rel), os.O_RDONLY | os.O_NONBLOCK | O_FILE)
         except FileNotFoundError:
             return None
         except OSError as exc:
@@ -120,8 +116,20 @@ class Store:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
                 raise StateError(f"{self.shown(rel)} is not a regular file; remove it or run `agentctl doctor`")
-            if st.st_size > cap:
-                raise StateError(f"{self.shown(rel)} is {st.st_size} bytes, over the {cap}-byte limit; run `agentctl doctor`")
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd, st.st_size
+
+    def read(self, rel: str, cap: int = MAX_STATUS) -> bytes | None:
+        """Read a regular file, refusing symlinks, FIFOs and anything over ``cap``; None when it does not exist."""
+        opened = self._open_read(rel)
+        if opened is None:
+            return None
+        fd, size = opened
+        try:
+            if size > cap:
+                raise StateError(f"{self.shown(rel)} is {size} bytes, over the {cap}-byte limit; run `agentctl doctor`")
             chunks = []
             remaining = cap + 1
             while remaining > 0:
@@ -139,34 +147,24 @@ class Store:
 
     def read_tail(self, rel: str, size: int) -> tuple[bytes, int]:
         """The last ``size`` bytes (fewer if the file is smaller) and the file's length."""
-        try:
-            fd = os.open(self.path(rel), os.O_RDONLY | os.O_NONBLOCK | O_FILE)
-        except FileNotFoundError:
+        opened = self._open_read(rel)
+        if opened is None:
             return b"", 0
-        except OSError as exc:
-            raise os_error(exc, self.shown(rel)) from None
+        fd, length = opened
         try:
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode):
-                raise StateError(f"{self.shown(rel)} is not a regular file; run `agentctl doctor`")
-            start = max(0, st.st_size - size)
-            return os.pread(fd, st.st_size - start, start), st.st_size
+            start = max(0, length - size)
+            return os.pread(fd, length - start, start), length
         finally:
             os.close(fd)
 
     def read_from(self, rel: str, offset: int, cap: int = 64 << 20) -> bytes:
         """Bytes from ``offset`` to the end (bounded by ``cap``)."""
-        try:
-            fd = os.open(self.path(rel), os.O_RDONLY | os.O_NONBLOCK | O_FILE)
-        except FileNotFoundError:
+        opened = self._open_read(rel)
+        if opened is None:
             return b""
-        except OSError as exc:
-            raise os_error(exc, self.shown(rel)) from None
+        fd, size = opened
         try:
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode):
-                raise StateError(f"{self.shown(rel)} is not a regular file; run `agentctl doctor`")
-            length = max(0, min(st.st_size - offset, cap))
+            length = max(0, min(size - offset, cap))
             return os.pread(fd, length, offset) if length else b""
         finally:
             os.close(fd)
@@ -310,6 +308,13 @@ class Store:
         from agentctl.ground.locks import Held, hold  # only commands that write take a lock
 
         return Held(hold(self.path(rel), self.shown(rel), timeout, self.lock_deadline, fault))
+
+    def locks(self, *rels: str) -> HeldAll:
+        """Hold several locks, taken in the one lock order (``ground.lockorder``) whatever order ``rels`` gives."""
+        from agentctl.ground.lockorder import in_order
+        from agentctl.ground.locks import HeldAll
+
+        return HeldAll([self.lock(rel) for rel in in_order(rels)])
 
     # -- the change log ---------------------------------------------------------------------
     def log_change(self, service: str, action: str, detail: str = "") -> None:

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agentctl.ground import codec
+from agentctl.ground import codec, lockorder
 from agentctl.ground.errors import UsageError
 from agentctl.ground.store import Store
 from agentctl.history import schema
 
 INDEX = "logs/index"
-LOCK = "logs/.index.lock"
+LOCK = lockorder.INDEX
 FIELDS = schema.FIELDS  # the row is declared in history/schema.py
 HEADER = "#" + "|".join(FIELDS) + "\n"
 DEFAULT_LIMIT = 20

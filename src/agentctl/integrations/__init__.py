@@ -8,7 +8,7 @@
 * ``jsonmerge`` / ``hookmerge`` / ``configchange`` -- read a user's JSON config, merge/unmerge our
   hook entries and MCP server in it, and write the change (atomic, with a backup).
 * ``agentsmd`` -- the managed startup-protocol block in AGENTS.md and friends.
-* ``agentctl.workflow.gitscan`` (a core module, also used by ``task start``) -- ``agentctl files sync``.
+* ``agentctl.workflow.gitscan`` (a core module, also used by ``task start``) -- ``agentctl files scan``.
 * ``install`` -- what ``agentctl install|uninstall TARGET`` runs; the commands (and ``agentctl hook``)
   are ``commands.hook``. On the operations floor, below the commands that call it.
 

@@ -22,8 +22,8 @@ its output and exit code; agentctl runs nothing of the user's. With
 no ``lint-cmd`` of the user's it adds ``agentctl hook aider lint --`` for every language
 (which then stands in for Aider's built-in syntax check). What Aider cannot give: a
 pre-edit deny (nothing runs before an edit) and a compaction signal (its history
-summary runs in a background thread, marked by nothing). ``files sync`` (run by each lint
-call, and by ``agentctl files sync``) logs from git whatever the lint command did not
+summary runs in a background thread, marked by nothing). ``files scan`` (run by each lint
+call, and by ``agentctl files scan``) logs from git whatever the lint command did not
 see, and the protocol file is in every request, so after a summary the model still
 reads the rule to run ``agentctl resume``.
 """
@@ -43,7 +43,7 @@ WRAP_NAME = "agentctl-lint"  # $0 of the wrapper shell, so the user's command ge
 NOTES = [
     "Aider runs the lint command after each edit it applies (auto-lint, on by default): that logs the edited files; "
     "it has no pre-edit hook, so a P0 deny-write rule reaches it only as text in the protocol, and no compaction "
-    "signal, so run `agentctl files sync` after a session to log from git what the lint command did not see",
+    "signal, so run `agentctl files scan` after a session to log from git what the lint command did not see",
 ]
 
 
@@ -116,7 +116,7 @@ def notes(project: str) -> list[str]:
     out = list(NOTES)
     if auto_lint_off(project):
         out.insert(0, f"{CONFIG} sets auto-lint off: Aider will not run the lint command, so no edit is logged as it "
-                      "happens (agentctl left your setting alone); `agentctl files sync` logs them from git")
+                      "happens (agentctl left your setting alone); `agentctl files scan` logs them from git")
     return out
 
 

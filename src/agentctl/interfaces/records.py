@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from agentctl.ground import codec
+from agentctl.ground import codec, lockorder
 from agentctl.ground.errors import StateError, UsageError
 from agentctl.ground.store import Store
 
@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 STATUS = "services/interfaces/status"
-LOCK = "services/interfaces/.lock"
+LOCK = lockorder.INTERFACES
 FIELDS = 7
 MAX_INTERFACES = 200
 MAX_GLOBS = 20
@@ -32,33 +32,16 @@ class Iface(tuple[str, str, str, str, str, str, str]):
                 added: str = "") -> Iface:
         return tuple.__new__(cls, (name, old, new, match, paths, task, added))
 
-    @property
-    def name(self) -> str:
-        return self[0]
-
-    @property
-    def old(self) -> str:
-        return self[1]
-
-    @property
-    def new(self) -> str:
-        return self[2]
-
-    @property
-    def match(self) -> str:
-        return self[3]
+    name: codec.field[str] = codec.field(0)
+    old: codec.field[str] = codec.field(1)
+    new: codec.field[str] = codec.field(2)
+    match: codec.field[str] = codec.field(3)
+    task: codec.field[str] = codec.field(5)
+    added: codec.field[str] = codec.field(6)
 
     @property
     def globs(self) -> list[str]:
         return self[4].split("\n") if self[4] else []
-
-    @property
-    def task(self) -> str:
-        return self[5]
-
-    @property
-    def added(self) -> str:
-        return self[6]
 
     def line(self) -> bytes:
         return codec.record(*self)
@@ -90,14 +73,8 @@ def read(store: Store) -> list[Iface]:
 
 def parse(data: bytes, name: str) -> list[Iface]:
     """The records of the file's bytes; a line that is not a record makes the file damaged."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise StateError(f"{name} is not valid UTF-8 (byte {exc.start}); run `agentctl doctor`") from None
     out = []
-    for lineno, line in enumerate(text.split("\n"), 1):
-        if not line or line.startswith("#"):
-            continue
+    for lineno, line in codec.lines_of(data, name):
         rec = codec.split_record(line, FIELDS)
         if rec is None or not rec[0] or not rec[1]:
             raise StateError(f"{name} line {lineno} is not NAME|OLD|NEW|MATCH|PATHS|TASK|ADDED; run `agentctl doctor`")

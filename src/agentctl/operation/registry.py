@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 BUILTIN_SERVICES = NAMES
 ACTION_WORDS = ("start", "stop", "update", "status", "log", "check", "list", "add", "remove", "done", "tried", "run",
-                "sync", "claim")
+                "sync", "scan", "claim")
 # Options every command takes (handled before a command's own options are parsed).
 GLOBAL_FLAGS = {"--json": "flag", "--state-dir": "value", "--help": "flag", "-h": "flag"}
 # Option kinds: a flag (True when given), a value (text), int (0 or more), int1 (1 or more),
@@ -100,6 +100,18 @@ def _add(key: tuple[str, ...], target: str, usage: str, summary: str, options: d
     COMMANDS[key] = Command(key, target, usage, summary, options, args, stdin)
 
 
+# Another spelling of a command, kept working: alias -> the command. `_alias` gives it the command's
+# operation, options and arguments; its help says "alias of ..." with the command's detail, and
+# completion offers the command, not the alias.
+ALIASES: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+
+def _alias(key: tuple[str, ...], of: tuple[str, ...]) -> None:
+    cmd = COMMANDS[of]
+    name = " ".join(of)
+    ALIASES[key] = of
+    _add(key, cmd.target, " ".join(key) + cmd.usage[len(name):], f"alias of {name}", cmd.options, cmd.args, cmd.stdin)
+
 # The commands that list what they did, whose `--quiet` (`-q`) the command line handles itself: on
 # success it prints nothing (warnings and errors still go to stderr; the exit code is the same).
 QUIET = frozenset({("init",), ("install",), ("uninstall",), ("gc",)})
@@ -155,7 +167,8 @@ _add(("files", "list"), F + "touched", "files list", "each touched path once, wi
 _add(("files", "status"), F + "status", "files status", "the raw files log of this task")
 _add(("files", "start"), F + "start", "files start", "clear the log (archiving what it held) and write SESSION_START")
 _add(("files", "stop"), F + "stop", "files stop", "archive the files log to logs/")
-_add(("files", "sync"), F + "sync", "files sync", "log what git shows changed since `task start` that the log does not hold yet")
+_add(("files", "scan"), F + "scan", "files scan", "log what git shows changed since `task start` that the log does not hold yet")
+_alias(("files", "sync"), ("files", "scan"))
 
 C = "agentctl.commands.constraints:"
 _add(("constraints", "add"), C + "add", "constraints add [--shared] P0|P1|P2 TEXT|-",
@@ -288,5 +301,5 @@ def call(key: tuple[str, ...], ctx: object, **kwargs: object) -> Result:
     return run(COMMANDS[key].operation(), ctx, dict(kwargs))
 
 
-__all__ = ["QUIET", "ACTION_WORDS", "BUILTIN_SERVICES", "COMMANDS", "Command", "GLOBAL_FLAGS", "KINDS", "TARGET_USAGE",
+__all__ = ["ALIASES", "QUIET", "ACTION_WORDS", "BUILTIN_SERVICES", "COMMANDS", "Command", "GLOBAL_FLAGS", "KINDS", "TARGET_USAGE",
            "TASK_START_USAGE", "call", "dest"]

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import os
 
-from agentctl.ground import codec
+from agentctl.ground import codec, lockorder
 from agentctl.ground.errors import StateError, UsageError
 from agentctl.ground.store import Store
 from agentctl.task.ids import id_ok
 
 STATUS = "services/plan/status"
-LOCK = "services/plan/.lock"
+LOCK = lockorder.PLAN
 STATES = ("planned", "active", "done", "dropped", "removed")
 MAX_TASKS = 500
 MAX_FILES = 5000
@@ -179,15 +179,9 @@ def any_recorded(store: Store) -> bool:
 
 def parse(data: bytes, name: str) -> list[PlanTask]:
     """Every record of the file, tombstones included; a line that is not a record makes the file damaged."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise StateError(f"{name} is not valid UTF-8 (byte {exc.start}); run `agentctl doctor`") from None
     out: list[PlanTask] = []
     seen: set[str] = set()
-    for lineno, line in enumerate(text.split("\n"), 1):
-        if not line or line.startswith("#"):
-            continue
+    for lineno, line in codec.lines_of(data, name):
         rec = codec.split_record(line, COUNT)
         bad = "the record" if rec is None else bad_field(rec)
         if rec is None or bad is not None or rec[0] in seen:

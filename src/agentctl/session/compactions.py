@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import time
 
-from agentctl.ground import codec
+from agentctl.ground import codec, lockorder
 from agentctl.ground.errors import StateError
 from agentctl.ground.store import Store, now_iso
 
 STATUS = "session"
-LOCK = ".session.lock"
+LOCK = lockorder.SESSION
 KEYS = ("COMPACTIONS", "LAST_COMPACTION", "LAST_COMPACTION_TS", "PRE_COMPACT", "PRE_COMPACT_TS", "UPDATED")
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from agentctl.ground import servicetable
+from agentctl.ground import lockorder, servicetable
 from agentctl.ground.errors import StateError
 from agentctl.ground.store import FORMAT_VERSION, STATE_DIRNAME, Store
 from agentctl.userservices import runlevels
@@ -65,7 +65,7 @@ def init(project: str) -> tuple[Store, list[str]]:
                 created.append(rel or ".")
         store = Store(root)
         files_to_make = {"VERSION": f"FORMAT={FORMAT_VERSION}\n".encode(), **default_files()}
-        with store.lock(".lock"):
+        with store.lock(lockorder.FOLDER):
             for rel, data in files_to_make.items():
                 if not store.exists(rel):
                     store.replace(rel, data)

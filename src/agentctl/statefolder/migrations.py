@@ -38,7 +38,7 @@ import os
 import shutil
 import time
 
-from agentctl.ground import codec
+from agentctl.ground import codec, lockorder
 from agentctl.ground.errors import StateError
 from agentctl.ground.servicetable import NAMES
 from agentctl.ground.store import FORMAT_VERSION, Store, now_iso, parse_version
@@ -272,7 +272,7 @@ def migrate(store: Store, version: int) -> str:
     if version != 0:
         raise StateError(f"{store.root} has state format {version}, which this agentctl cannot migrate; run `agentctl doctor`")
     try:
-        with store.lock(".lock"):
+        with store.lock(lockorder.FOLDER):
             again = read_version(store)
             if again is not None and again >= FORMAT_VERSION:
                 return ""  # another process migrated it while we waited

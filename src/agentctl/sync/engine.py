@@ -1,6 +1,7 @@
 """One sync round: fold local changes into the document, merge the upstream commits, write it all.
 
-Order (under ``sync/.lock`` and then every service lock, in the order ``task stop`` takes them):
+Order (under ``sync/.lock`` and then every other lock of the state, in the one lock order,
+``ground.lockorder``):
 observe the folder against the memo -> join with the base and each upstream commit -> plan the
 task and log changes -> write the tree and commit (objects only) -> save the new base with a
 *pending* note of the planned logs -> write the folder -> save the memo -> move the local ref by
@@ -17,14 +18,10 @@ from typing import Any
 
 import agentctl.plan.records
 import agentctl.verify.status
-from agentctl.constraints import rules
 from agentctl.files import log
-from agentctl.ground import codec
+from agentctl.ground import codec, lockorder
 from agentctl.ground.errors import StateError
 from agentctl.ground.store import Store, fault
-from agentctl.history import index
-from agentctl.interfaces import records
-from agentctl.session import compactions
 from agentctl.sync import planshown, treecheck, treedecode, treeencode, treeformat
 from agentctl.sync.doc import Doc
 from agentctl.sync.folder import View
@@ -32,12 +29,10 @@ from agentctl.sync.local import observe
 from agentctl.sync.plumbing import Repo
 from agentctl.sync.render import render
 from agentctl.sync.renderplan import plan
-from agentctl.task import status
 from agentctl.workflow import taskflow
 
 STATE = "sync/state"
-SYNC_LOCK = "sync/.lock"
-LOCKS = (".lock", agentctl.plan.records.LOCK, status.LOCK, log.LOCK, agentctl.verify.status.LOCK, index.LOCK, rules.LOCK, compactions.LOCK, records.LOCK)
+SYNC_LOCK = lockorder.SYNC
 
 
 def load_state(store: Store) -> dict[str, Any]:
@@ -106,25 +101,6 @@ class Outcome:
         return f"Outcome({self.commit[:12]!r}, objects={self.objects})"
 
 
-def _locked(store: Store, names: tuple[str, ...]) -> list[Any]:
-    held = []
-    try:
-        for name in names:
-            h = store.lock(name)
-            h.__enter__()
-            held.append(h)
-    except BaseException:
-        for h in reversed(held):
-            h.__exit__(None, None, None)
-        raise
-    return held
-
-
-def _release(held: list[Any]) -> None:
-    for h in reversed(held):
-        h.__exit__(None, None, None)
-
-
 def sync_round(store: Store, repo: Repo, stream: str, upstreams: list[str], *, ref: str) -> Outcome:
     """Merge the commits ``upstreams`` name (refs) with the folder; commit; move ``ref`` (CAS)."""
     os.makedirs(store.path("sync"), mode=0o700, exist_ok=True)
@@ -154,11 +130,8 @@ def _round(store: Store, repo: Repo, stream: str, upstreams: list[str], ref: str
         if loser:
             out.replaced = loser  # archived as replaced, as `task start --force` does; then merge again
             continue
-        held = _locked(store, LOCKS)
-        try:
+        with store.locks(*lockorder.UNDER_SYNC):  # every lock of the state, in the lock order
             _round_locked(store, repo, st, replica, heads, theirs, out)
-        finally:
-            _release(held)
         for path, agent, holder in out.lost:
             store.log_change("sync", "claim-lost", f"{agent} {path} -> {holder}"[:400])
         break

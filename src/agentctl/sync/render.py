@@ -1,4 +1,4 @@
-"""Write a merged document into the state folder (the caller holds every lock, see commands.LOCKS).
+"""Write a merged document into the state folder (the caller holds every lock, in the lock order of ground.lockorder).
 
 Status files are rewritten by ``Store.replace`` only when their content changes; the files log
 and the verify journal only ever grow (records they lack are appended, oldest first), so byte
@@ -54,7 +54,7 @@ def render(doc: Doc, view: View, memo: Memo, store: Store, replica: str, p: Plan
             if payload:
                 store.append(rel, payload)
             if key == "files" and (payload or move):
-                foreign.note(store, payload, fresh=move)  # `files sync` judges this tree by its own records
+                foreign.note(store, payload, fresh=move)  # `files scan` judges this tree by its own records
             logs[key] = after
     missing = [(f"logs/{n}", v[min(v)]) for n, v in sorted(doc.archives.items()) if not store.exists(f"logs/{n}")]
     _create_all(store, missing)  # of two contents under one name the smallest id is shown; all are kept

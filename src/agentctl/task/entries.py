@@ -54,14 +54,8 @@ class Entry:
 
 def parse(data: bytes, shown: str) -> list[Entry]:
     """The entries of a list file's bytes; ``shown`` names the file in the errors."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise StateError(f"{shown} is not valid UTF-8 (byte {exc.start}); run `agentctl doctor`") from None
     entries = []
-    for lineno, line in enumerate(text.split("\n"), 1):
-        if not line:
-            continue
+    for lineno, line in codec.lines_of(data, shown, comments=False):
         parts = line.split("|")
         if len(parts) < 2 or parts[0] not in MARKS:
             raise StateError(f"{shown} line {lineno} is not MARK|PATH; run `agentctl doctor`")

@@ -15,7 +15,7 @@ list holds are a record of what was last written, and the tree is the truth:
 `task list`, the web page and the MCP tools all show its :attr:`Progress.fields` and
 :attr:`Progress.entries`. :func:`reconcile` is the operation that writes it into the list (one
 commit under the task lock, which fires ``task-done`` when the task becomes DONE); the commands and
-hooks that already write run it (`task done`, the post-edit and shell hooks, `files sync`).
+hooks that already write run it (`task done`, the post-edit and shell hooks, `files scan`).
 """
 
 from __future__ import annotations

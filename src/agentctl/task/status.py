@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 
-from agentctl.ground import codec
+from agentctl.ground import codec, lockorder
 from agentctl.ground.errors import NoTask, StateError, UsageError
 from agentctl.ground.store import Store, now_iso
 
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from agentctl.task.entries import Entry
 
 STATUS = "services/task/status"
-LOCK = "services/task/.lock"
+LOCK = lockorder.TASK
 STATES = ("IDLE", "ACTIVE", "PAUSED", "DONE")
 KEYS = ("STATE", "TASK_ID", "DESC", "TOTAL", "DONE", "NEXT", "NOTES", "STARTED", "UPDATED", "SEQ", "NEXT_PINNED", "LIST",
         "STOPPED_BY", "CLAIMS", "SKIPPED", "AUTO_STOP", "LIST_SIG", "MATCH", "MATCH_PATHS")

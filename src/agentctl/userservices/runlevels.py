@@ -9,7 +9,7 @@ resumes a PAUSED task and starting verify runs the checks.
 
 from __future__ import annotations
 
-from agentctl.ground import codec
+from agentctl.ground import codec, lockorder
 from agentctl.ground.errors import StateError, UsageError
 from agentctl.ground.store import Store
 from agentctl.userservices.folders import valid_name
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 TABLE = "runlevels"
 CURRENT = "runlevel"
-LOCK = ".lock"
+LOCK = lockorder.FOLDER
 DEFAULTS = {
     "idle": ["constraints"],
     "work": ["constraints", "task", "files"],

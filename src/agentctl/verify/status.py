@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from agentctl.ground import codec
+from agentctl.ground import codec, lockorder
 from agentctl.ground.errors import CheckFailed, StateError, UsageError
 from agentctl.ground.store import Store, now_iso
 from agentctl.verify import schema
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 STATUS = "services/verify/status"
 COMMANDS = "services/verify/commands"
-LOCK = "services/verify/.lock"
+LOCK = lockorder.VERIFY
 KEYS = (
     "STATE",
     "RUN",

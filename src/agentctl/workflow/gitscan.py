@@ -1,8 +1,8 @@
-"""``agentctl files sync``: log what git shows changed since the task started.
+"""``agentctl files scan``: log what git shows changed since the task started.
 
 At ``task start`` agentctl records a baseline in ``services/files/git-baseline``:
 the commit (``HEAD``, or git's empty tree before the first commit) and every path
-already dirty then, with its size and mtime. ``files sync`` then asks git for the
+already dirty then, with its size and mtime. ``files scan`` then asks git for the
 working tree against that commit and logs each path (see ``scan``: one ``git
 status`` while HEAD is still that commit, one ``git diff BASE`` more once it moved)
 
@@ -64,7 +64,7 @@ def _state_rel(store: Store) -> str:
 def record_baseline(store: Store, fields: dict[str, str] | None = None, timeout: float = 30.0) -> str:
     """Record the commit and the already-dirty paths for the current task. Never raises.
 
-    Called by ``task start``; ``files sync`` and the hooks call it when the baseline is
+    Called by ``task start``; ``files scan`` and the hooks call it when the baseline is
     missing or belongs to an earlier task. Returns a one-line description.
     """
     try:
@@ -144,7 +144,7 @@ def sync(store: Store, timeout: float = 60.0) -> SyncResult:
         raise
     if fields.get("STATE", "IDLE") == "IDLE":
         running.stop()
-        idle = SyncResult(message="no task is running; `files sync` reconciles changes since `task start`")
+        idle = SyncResult(message="no task is running; `files scan` reconciles changes since `task start`")
         idle.no_task = True
         return idle
     base = read_baseline(store)
@@ -311,7 +311,7 @@ def _note_run(store: Store, snapshot: dict[str, str]) -> None:
     """A verify run starts: note each changed path's signature (see _changed_since_run), replacing the last run's."""
     from agentctl.files import log
 
-    with store.lock(log.LOCK):  # as `files sync`, which reads and appends to the baseline under it
+    with store.lock(log.LOCK):  # as `files scan`, which reads and appends to the baseline under it
         data = store.read(BASELINE, cap=64 << 20)
         if not data:
             return
@@ -354,7 +354,7 @@ def before_verify(store: Store, timeout: float = 60.0) -> dict[str, str] | None:
 def after_verify(store: Store, before: dict[str, str] | None, timeout: float = 60.0) -> list[str]:
     """After a verify run: record each path the run changed as verify-written, with the signature it left.
 
-    `files sync` skips such a path while its signature is still that one: what the checks wrote
+    `files scan` skips such a path while its signature is still that one: what the checks wrote
     is not an agent edit, and a later edit of the same path is. Returns the paths. Never raises.
     """
     if before is None:

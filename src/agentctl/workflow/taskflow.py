@@ -1,7 +1,7 @@
 """Starting and stopping a task: the work that spans the services.
 
 A start writes the task's status and list, then starts its files log and records the git
-baseline for `files sync`; a stop refuses an unverified change, archives the status, the
+baseline for `files scan`; a stop refuses an unverified change, archives the status, the
 list, the files log and the verify journal, indexes the task in ``logs/index`` and applies
 the retention policy. This module sits above the services (``task``, ``files``, ``verify``,
 ``evidence``, ``violations``, ``history``, ``gitsync``, ``retention``); none of them imports it.
@@ -13,7 +13,7 @@ import time
 
 import agentctl.task.entries
 from agentctl.constraints import together
-from agentctl.ground import codec
+from agentctl.ground import codec, lockorder
 from agentctl.ground.errors import CheckFailed, NoTask, StateError, UsageError
 from agentctl.ground.store import Store, now_iso
 from agentctl.task import status
@@ -67,7 +67,7 @@ def start(store: Store, task_id: str, desc: str, paths: list[str], *, force: boo
 
     log.start(store, task_id)  # a task's files log starts with it (stop archives it)
     lifecycle.on_task_start(store, task_id)  # and no interface change yet
-    gitscan.record_baseline(store, new)  # the commit and the already-dirty paths, for `files sync` (never raises)
+    gitscan.record_baseline(store, new)  # the commit and the already-dirty paths, for `files scan` (never raises)
     return new
 
 
@@ -120,7 +120,7 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
     from agentctl.verify import evidence
 
     retention.policy(store)  # a wrong retention setting refuses the stop before anything moves
-    with store.lock(".lock"), store.lock(status.LOCK):
+    with store.locks(lockorder.FOLDER, status.LOCK):
         old = status.read_status(store)
         if old.get("STATE") == "IDLE":
             raise NoTask("no task is running; nothing to stop")

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from agentctl.ground.errors import AgentctlError
+from agentctl.ground.store import Store
 from agentctl.operation.contract import Ctx
-
-from ..opkit import op, project_ctx
+from support.opkit import op, project_ctx
 
 
 @pytest.fixture
@@ -48,3 +48,33 @@ def test_ack_without_a_violation_says_no(ctx: Ctx) -> None:
 def test_stop_is_refused(ctx: Ctx) -> None:
     with pytest.raises(AgentctlError, match="constraints"):
         op(ctx, "constraints", "stop")
+
+
+def test_list_reads_the_rules_file_once(ctx: Ctx, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 29: `constraints list` (the rules, their order and the lines not read as written) from one read."""
+    import os
+
+    from agentctl.constraints import rules
+
+    op(ctx, "constraints", "add", priority="P1", text=["short lines"])
+    op(ctx, "constraints", "add", priority="P0", text=["deny-write: db/**"])
+    path = os.path.join(ctx.store().root, rules.STATUS)
+    rules._READ.clear()  # nothing kept from the adds: the listing reads the file itself
+    opened: list[str] = []
+    reads: list[str] = []
+    real_open, real_lines = os.open, rules._lines
+
+    def counting_open(file: str, flags: int, mode: int = 0o777, **kw: object) -> int:
+        if os.fspath(file) == path:
+            opened.append(file)
+        return real_open(file, flags, mode)
+
+    def counting_lines(store: Store, with_shared: bool = True) -> tuple[list[str], bool, int, list[int]]:
+        reads.append("read")
+        return real_lines(store, with_shared)
+
+    monkeypatch.setattr(os, "open", counting_open)
+    monkeypatch.setattr(rules, "_lines", counting_lines)
+    listed = op(ctx, "constraints", "list")
+    assert listed.lines == ["1. P0|deny-write: db/**", "2. P1|short lines"]
+    assert (len(opened), len(reads)) == (1, 1)

@@ -8,8 +8,7 @@ import pytest
 
 from agentctl.ground.errors import StateError
 from agentctl.operation.contract import Ctx
-
-from ..opkit import op, project_ctx
+from support.opkit import op, project_ctx
 
 
 @pytest.fixture

@@ -8,8 +8,7 @@ import pytest
 
 from agentctl.operation.contract import Ctx
 from conftest import snapshot
-
-from ..opkit import op, project_ctx
+from support.opkit import op, project_ctx
 
 
 @pytest.fixture

@@ -13,9 +13,9 @@ from agentctl.commands import hook
 from agentctl.ground.errors import UsageError
 from agentctl.integrations.hookconfig import running_agentctl
 from agentctl.operation.contract import Ctx
-from unit import hookfix
-from unit.hookfix import agent_log, payload
-from unit.opkit import project_ctx
+from support import hookfix
+from support.hookfix import agent_log, payload
+from support.opkit import project_ctx
 
 
 @pytest.fixture

@@ -8,8 +8,7 @@ import pytest
 
 from agentctl.ground.errors import UsageError
 from agentctl.operation.contract import Ctx
-
-from ..opkit import op, task_ctx
+from support.opkit import op, task_ctx
 
 
 def test_init_creates_the_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

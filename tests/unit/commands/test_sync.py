@@ -13,7 +13,7 @@ from agentctl.operation.contract import Ctx
 from agentctl.sync.auto import enabled
 from agentctl.sync.config import read_config
 from conftest import run
-from unit.remotefix import clone, git, remote
+from support.remotefix import clone, git, remote
 
 
 def _ctx(store: Store, monkeypatch: pytest.MonkeyPatch) -> Ctx:

@@ -8,8 +8,7 @@ import pytest
 
 from agentctl.ground.errors import AgentctlError
 from agentctl.operation.contract import Ctx
-
-from ..opkit import op, task_ctx
+from support.opkit import op, task_ctx
 
 
 @pytest.fixture

@@ -8,8 +8,7 @@ import pytest
 
 from agentctl.ground.errors import UsageError
 from agentctl.operation.contract import Ctx
-
-from ..opkit import op, project_ctx, start_task
+from support.opkit import op, project_ctx, start_task
 
 
 @pytest.fixture

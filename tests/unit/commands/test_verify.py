@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 
 from agentctl.operation.contract import Ctx
-
-from ..opkit import op, task_ctx
+from support.opkit import op, task_ctx
 
 
 @pytest.fixture

@@ -28,7 +28,7 @@ def test_rule_is_a_frozen_value() -> None:
     assert rule.line() == "P0|a\\x7cb" and agentctl.constraints.rules.parse_line(rule.line()) == rule  # the bar in the text escaped
     assert repr(rule) == "Rule(priority='P0', text='a|b')"
     with pytest.raises(AttributeError):
-        rule.text = "x"  # type: ignore[misc]
+        rule.text = "x"  # type: ignore[assignment]
 
 
 def test_parse_line_reads_a_hand_edit_as_meant() -> None:

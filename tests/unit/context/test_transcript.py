@@ -7,22 +7,9 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from agentctl.context import transcript
-
-
-def claude_answer(used: int, *, sidechain: bool = False, tool: str = "toolu_1", path: str = "/p/src/a.ts",
-                  model: str = "claude-sonnet-4-5-20250929") -> dict[str, Any]:
-    return {"parentUuid": "x", "isSidechain": sidechain, "type": "assistant", "uuid": "u",
-            "message": {"model": model, "id": "msg_1", "type": "message", "role": "assistant",
-                        "content": [{"type": "tool_use", "id": tool, "name": "Edit", "input": {"file_path": path}}],
-                        "usage": {"input_tokens": used - 3000, "cache_creation_input_tokens": 1000,
-                                  "cache_read_input_tokens": 2000, "output_tokens": 40, "service_tier": "standard"}}}
-
-
-BOUNDARY = {"type": "system", "subtype": "compact_boundary", "content": "Conversation compacted",
-            "compactMetadata": {"trigger": "auto", "preTokens": 167000, "postTokens": 9000}}
+from support.transcripts import BOUNDARY, claude_answer, codex_count, gemini_msg
 
 
 def write(path: Path, records: Sequence[object]) -> Path:
@@ -69,15 +56,6 @@ def test_the_read_is_bounded_to_the_end_of_the_file(tmp_path: Path) -> None:
     assert lines is not None and len(lines) <= transcript.TAIL // 1000 + 1 and all(ln.startswith("{") for ln in lines)
 
 
-def codex_count(total: int | None, window: int = 272_000) -> dict[str, Any]:
-    info = None if total is None else {
-        "total_token_usage": {"input_tokens": total * 3, "cached_input_tokens": 0, "output_tokens": 90, "total_tokens": total * 3},
-        "last_token_usage": {"input_tokens": total - 90, "cached_input_tokens": 1024, "output_tokens": 90,
-                             "reasoning_output_tokens": 0, "total_tokens": total},
-        "model_context_window": window}
-    return {"timestamp": "2026-12-03T10:00:00.000Z", "type": "event_msg", "payload": {"type": "token_count", "info": info}}
-
-
 def test_codex_reads_the_last_token_count_and_the_window_it_names(tmp_path: Path) -> None:
     turn = {"type": "turn_context", "payload": {"cwd": "/p", "model": "gpt-5.1-codex"}}
     f = write(tmp_path / "r.jsonl", [turn, codex_count(None), codex_count(40_000), codex_count(120_000)])
@@ -88,12 +66,6 @@ def test_codex_reads_the_last_token_count_and_the_window_it_names(tmp_path: Path
     assert transcript.before_compaction("codex", str(f)) == (200_000, None)
     write(f, [turn, codex_count(None)])
     assert transcript.read("codex", str(f)) is None
-
-
-def gemini_msg(tokens: dict[str, int] | None, model: str = "gemini-2.5-flash") -> dict[str, Any]:
-    return {"id": "m", "timestamp": "2026-12-03T10:00:00Z", "type": "gemini", "content": "", "thoughts": [],
-            "tokens": tokens, "model": model,
-            "toolCalls": [{"id": "c", "name": "write_file", "args": {"file_path": "/p/src/m.py", "content": "x"}}]}
 
 
 def test_gemini_reads_the_prompt_tokens_of_its_last_answer(tmp_path: Path) -> None:

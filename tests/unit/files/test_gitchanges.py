@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from agentctl.files import gitchanges
-from unit.gitfix import TIMEOUT, git, make_repo
+from support.gitfix import TIMEOUT, git, make_repo
 
 
 @pytest.fixture

@@ -41,6 +41,22 @@ def test_read_refuses_symlinks_folders_and_oversize(store: Store) -> None:
     assert "over the 10-byte limit" in exc.value.message
 
 
+def test_the_three_reads_refuse_alike_and_say_missing_alike(store: Store) -> None:
+    """read, read_tail and read_from open a file one way (issue 29): the same refusals, each its own "no file"."""
+    os.symlink("/etc/hostname", store.path("services/task/ln"))
+    os.mkfifo(store.path("services/task/fifo"))
+    reads = (lambda rel: store.read(rel), lambda rel: store.read_tail(rel, 4), lambda rel: store.read_from(rel, 0))
+    assert [r("services/task/nothing") for r in reads] == [None, (b"", 0), b""]
+    for rel, word in (("services/task/ln", "is a symlink"), ("services/task", "is not a regular file"),
+                      ("services/task/fifo", "is not a regular file")):
+        said = set()
+        for r in reads:
+            with pytest.raises(StateError) as exc:
+                r(rel)
+            said.add(exc.value.message)
+        assert len(said) == 1 and word in said.pop()
+
+
 def test_append_returns_the_offset_and_read_tail_and_read_from(store: Store) -> None:
     with store.lock("logs/.t.lock"):
         assert store.append("logs/t.log", b"a\n") == 0

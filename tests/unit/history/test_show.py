@@ -9,8 +9,7 @@ import pytest
 from agentctl.ground.errors import StateError
 from agentctl.history import index, show
 from agentctl.operation.contract import Ctx
-
-from ..opkit import op, project_ctx, start_task
+from support.opkit import op, project_ctx, start_task
 
 
 @pytest.fixture

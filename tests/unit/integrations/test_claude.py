@@ -10,7 +10,7 @@ import pytest
 from agentctl.files import log
 from agentctl.ground.store import Store
 from agentctl.integrations import claude
-from unit.hookfix import agent_log, compactions, deny_secrets, payload, run
+from support.hookfix import agent_log, compactions, deny_secrets, payload, run
 
 
 def test_target_path_and_write_op() -> None:

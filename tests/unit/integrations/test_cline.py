@@ -10,7 +10,7 @@ import pytest
 from agentctl.files import log
 from agentctl.ground.store import Store
 from agentctl.integrations import cline
-from unit.hookfix import agent_log, deny_secrets, run
+from support.hookfix import agent_log, deny_secrets, run
 
 TASK = "conv_1796109720241_zk4d4e1"
 

@@ -9,7 +9,7 @@ import pytest
 from agentctl.files import log
 from agentctl.ground.store import Store
 from agentctl.integrations import codex
-from unit.hookfix import agent_log, compactions, deny_secrets, payload, run
+from support.hookfix import agent_log, compactions, deny_secrets, payload, run
 
 PATCH = ("*** Begin Patch\n*** Add File: new.py\n+x\n*** Update File: old.py\n*** Move to: moved.py\n"
          "  *** Delete File: gone.py  \n*** Update File: kept.py\n*** Add File: \n*** End Patch\n")

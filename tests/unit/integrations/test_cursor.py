@@ -9,7 +9,7 @@ import pytest
 
 from agentctl.files import log
 from agentctl.ground.store import Store
-from unit.hookfix import compactions, deny_secrets, run
+from support.hookfix import compactions, deny_secrets, run
 
 
 def _edit(store: Store, rel: str, old: str | None, gen: str = "g1") -> dict[str, object]:

@@ -10,7 +10,7 @@ import pytest
 from agentctl.files import log
 from agentctl.ground.store import Store
 from agentctl.integrations import gemini
-from unit.hookfix import agent_log, compactions, deny_secrets, run
+from support.hookfix import agent_log, compactions, deny_secrets, run
 
 SID = "4a4b0630-996d-4aad-a281-0c490078bf62"
 

@@ -10,7 +10,7 @@ import pytest
 from agentctl.files import log
 from agentctl.ground.store import Store
 from agentctl.integrations import qwen
-from unit.hookfix import agent_log, compactions, deny_secrets, run
+from support.hookfix import agent_log, compactions, deny_secrets, run
 
 SID = "d4c7ba9e-c683-4bf4-be79-1d2e2d793420"
 

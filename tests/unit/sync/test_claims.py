@@ -12,7 +12,7 @@ from agentctl.sync.claims import through_ref
 from agentctl.sync.config import write_config
 from agentctl.task import claims
 from conftest import run
-from unit.remotefix import git, remote
+from support.remotefix import git, remote
 
 
 def _worktrees(base: Path) -> tuple[Store, Store]:

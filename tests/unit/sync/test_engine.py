@@ -16,7 +16,7 @@ from agentctl.sync import engine, plumbing
 from agentctl.sync.plumbing import Repo
 from agentctl.task import status
 from agentctl.workflow import taskflow
-from cli.sync_helpers import GIT_ENV, git
+from support.sync import GIT_ENV, git
 
 REF = "refs/agentctl/main"
 

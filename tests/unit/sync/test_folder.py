@@ -6,7 +6,7 @@ from pathlib import Path
 
 from agentctl.sync.epoch import epoch_id
 from agentctl.sync.folder import View, _complete, compress, expand
-from unit.syncfix import busy, folder
+from support.syncfix import busy, folder
 
 
 def test_view_of_an_idle_folder(tmp_path: Path) -> None:

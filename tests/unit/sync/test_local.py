@@ -8,7 +8,7 @@ from agentctl.constraints import edit
 from agentctl.files import log
 from agentctl.sync.folder import View
 from agentctl.sync.local import observe
-from unit.syncfix import REPLICA, busy, observed
+from support.syncfix import REPLICA, busy, observed
 
 
 def test_a_first_observation_takes_everything(tmp_path: Path) -> None:

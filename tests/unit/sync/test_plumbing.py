@@ -11,7 +11,7 @@ import pytest
 from agentctl.sync import plumbing
 from agentctl.sync.plumbing import Repo
 from agentctl.sync.treeformat import Refused
-from cli.sync_helpers import GIT_ENV, git
+from support.sync import GIT_ENV, git
 
 REF = "refs/agentctl/test"
 FILES = {"a.txt": b"one\n", "dir/b.txt": b"two\n", "dir/deep/c": b"", "dir.txt": b"sorted after dir/ by git\n"}

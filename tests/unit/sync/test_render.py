@@ -10,7 +10,7 @@ from agentctl.sync.folder import View
 from agentctl.sync.render import render
 from agentctl.sync.renderplan import plan
 from agentctl.task import status
-from unit.syncfix import REPLICA, busy, folder, observed
+from support.syncfix import REPLICA, busy, folder, observed
 
 
 def test_an_idle_folder_shows_the_synced_task_rules_and_log(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from agentctl.sync.folder import View
 from agentctl.sync.renderplan import plan
-from unit.syncfix import busy, folder, observed
+from support.syncfix import busy, folder, observed
 
 
 def test_plan_for_an_idle_folder_takes_the_task_and_both_logs(tmp_path: Path) -> None:

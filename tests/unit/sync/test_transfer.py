@@ -8,7 +8,7 @@ from agentctl.ground.store import Store
 from agentctl.sync.target import target
 from agentctl.sync.transfer import fetch, pull, pull_on_init, push
 from conftest import run
-from unit.remotefix import clone, git, remote
+from support.remotefix import clone, git, remote
 
 
 def _busy(base: Path, store: Store) -> None:

@@ -12,7 +12,7 @@ from agentctl.sync import treecheck
 from agentctl.sync.doc import Doc
 from agentctl.sync.epoch import Epoch
 from agentctl.sync.treeformat import Refused
-from unit.syncfix import REPLICA, busy, observed
+from support.syncfix import REPLICA, busy, observed
 
 STATE = ".agent-state"
 

@@ -6,7 +6,7 @@ import pytest
 
 from agentctl.sync import treedecode, treeencode
 from agentctl.sync.treeformat import Refused
-from unit.sync.test_treeencode import REPLICA, sample
+from support.treedoc import REPLICA, sample
 
 
 def test_round_trip_of_a_full_document() -> None:

@@ -9,17 +9,7 @@ import pytest
 from agentctl.ground.errors import UsageError
 from agentctl.ground.store import Store
 from agentctl.userservices import folders
-
-
-def script(store: Store, name: str, action: str, body: str = "echo hi", mode: int = 0o755) -> str:
-    """Write ``services/NAME/ACTION`` (a shell script) and make it executable (unless ``mode`` says no)."""
-    folder = store.path(f"services/{name}")
-    os.makedirs(folder, exist_ok=True)
-    path = os.path.join(folder, action)
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write("#!/bin/sh\n" + body + "\n")
-    os.chmod(path, mode)
-    return path
+from support.servicescripts import script
 
 
 @pytest.mark.parametrize("name", ["db", "0web", "a_b-c", "x" * 64])

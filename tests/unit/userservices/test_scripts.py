@@ -11,8 +11,7 @@ import pytest
 from agentctl.ground.errors import UsageError
 from agentctl.ground.store import Store
 from agentctl.userservices import scripts
-
-from .test_folders import script
+from support.servicescripts import script
 
 
 def test_a_script_runs_in_its_folder_with_the_project_in_its_environment(store: Store) -> None:

@@ -14,7 +14,7 @@ from agentctl.ground.store import Store
 from agentctl.statefolder import init
 from agentctl.workflow import gitscan
 from conftest import start_task
-from unit.gitfix import TIMEOUT, git, make_repo
+from support.gitfix import TIMEOUT, git, make_repo
 
 
 @pytest.fixture
@@ -47,7 +47,7 @@ def test_with_no_task_running_it_says_so(repo_store: Store) -> None:
     (Path(repo_store.project) / "edit.py").write_text("changed\n")
     res = gitscan.sync(repo_store, TIMEOUT)
     assert res.git and res.logged == []
-    assert res.message == "no task is running; `files sync` reconciles changes since `task start`"
+    assert res.message == "no task is running; `files scan` reconciles changes since `task start`"
     assert gitscan.record_baseline(repo_store) == "no task is running"
 
 
