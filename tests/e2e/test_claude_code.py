@@ -635,7 +635,7 @@ def test_claude_code_interface_warning_reaches_the_model(
 
 
 def test_claude_code_is_held_by_the_rules_committed_with_the_code(
-    claude: Claude, agentctl_bin: Path, agentctl_with_claude_integration: None, tmp_path: Path
+    claude: Claude, agentctl_bin: Path, agentctl_with_claude_integration: None, tmp_path: Path  # noqa: F811
 ) -> None:
     """A fresh clone of a project whose P0 rule lives in agentctl.rules (issue 35.1): the real Claude Code's
     write under it is refused (its own wall from `install claude`, or the pre-edit hook) and never lands."""
