@@ -136,14 +136,7 @@ def test_nothing_changed_reads_no_file_and_runs_one_git(tmp_path: Path, monkeypa
     time.sleep(0.2)  # past the racy window of the files' ctime (which the aging set to now)
     _kept(store)
     _kept(store)  # the files read in the racy window of the first answer are read again once
-    spawned: list[str] = []
-    real = gitchanges._Git.__init__
-
-    def counting(self: gitchanges._Git, project: str, args: list[str], literal: bool = True) -> None:
-        spawned.append(next(a for a in args if not a.startswith("-") and "=" not in a))
-        real(self, project, args, literal)
-
-    monkeypatch.setattr(gitchanges._Git, "__init__", counting)
+    spawned = _count_git(monkeypatch)
     assert _kept(store) == _fresh(store)
     assert spawned == ["status", "grep"], spawned  # the refresh (no file read again), then the fresh search
 
@@ -170,6 +163,19 @@ def test_the_python_reading_of_an_extended_regex_is_git_grep_e(tmp_path: Path, p
 @pytest.mark.parametrize("pattern", ["a+?", "(*a)", "x{", r"\d", r"a\'", "[[=a=]]", "*a"])
 def test_an_extended_regex_python_might_read_otherwise_is_left_to_git(pattern: str) -> None:
     assert ere_python(pattern) is None
+
+
+def _count_git(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The git commands started from now on (their verbs), in order."""
+    spawned: list[str] = []
+    real = gitchanges._Git.__init__
+
+    def counting(self: gitchanges._Git, project: str, args: list[str], literal: bool = True) -> None:
+        spawned.append(next(a for a in args if not a.startswith("-") and "=" not in a))
+        real(self, project, args, literal)
+
+    monkeypatch.setattr(gitchanges._Git, "__init__", counting)
+    return spawned
 
 
 def _after(store: Store, written: list[str]) -> list[dict[str, list[int]]]:
@@ -199,14 +205,7 @@ def test_an_edit_hooks_view_runs_no_git_status(tmp_path: Path, monkeypatch: pyte
     store = _project(tmp_path / "p", random.Random(8))
     _age(Path(store.project))
     _kept(store)
-    spawned: list[str] = []
-    real = gitchanges._Git.__init__
-
-    def counting(self: gitchanges._Git, project: str, args: list[str], literal: bool = True) -> None:
-        spawned.append(next(a for a in args if not a.startswith("-") and "=" not in a))
-        real(self, project, args, literal)
-
-    monkeypatch.setattr(gitchanges._Git, "__init__", counting)
+    spawned = _count_git(monkeypatch)
     (Path(store.project) / "src" / "a.ts").write_text("getUser(id)\n")
     assert _after(store, ["src/a.ts"]) == _fresh(store)
     assert spawned == ["grep", "grep"], spawned  # the written file, then the fresh search: no `git status`
