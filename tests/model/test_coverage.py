@@ -9,6 +9,7 @@ from pathlib import Path
 from agentctl.operation.registry import COMMANDS
 
 from . import check, steps
+from . import truth as t
 from .test_model import setup
 from .world import INVOKED, Copy, clone
 
@@ -41,5 +42,5 @@ def test_a_run_invokes_only_what_the_generator_declares(tmp_path: Path) -> None:
     assert not world.problems, world.problems
     assert copies["a"].agentctl("sync", "push").code == 0
     fresh = join()
-    assert check.answers(fresh)["task status"] == check.answers(copies["a"])["task status"] != {}
-    assert check.round_trip(copies["a"], fresh) == []
+    assert check.answers(fresh, t.UNIVERSE)["task status"] == check.answers(copies["a"], t.UNIVERSE)["task status"] != {}
+    assert check.round_trip(copies["a"], fresh, t.UNIVERSE) == []
