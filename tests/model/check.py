@@ -84,7 +84,9 @@ def answers(c: Copy, paths: list[str]) -> dict[str, object]:
         r = c.agentctl(*cmd)
         out[" ".join(cmd)] = (r.code, r.lines)
     kv = c.agentctl("task", "status").kv()
-    out["task status"] = {k: kv.get(k, "") for k in ("STATE", "TASK_ID", "TOTAL", "DONE", "SKIPPED", "NEXT")}
+    # an idle copy's TASK_ID is the last task it stopped itself (a clone that pulled the stop has none): left out
+    keys = ("STATE", "TASK_ID", "TOTAL", "DONE", "SKIPPED", "NEXT") if kv.get("STATE") != "IDLE" else ("STATE",)
+    out["task status"] = {k: kv.get(k, "") for k in keys}
     out["files check"] = {p: c.agentctl("files", "check", p).code for p in paths}
     out["resume task line"] = [ln for ln in c.agentctl("resume").lines if ln.startswith("TASK ")]
     return out

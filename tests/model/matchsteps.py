@@ -47,13 +47,7 @@ def _write(w: World, c: Copy, path: str, post: str | None, what: str) -> None:
         else:
             lines = " ".join(f"\"{ln}\"" for ln in post.splitlines())
             command = f"mkdir -p {abs_path.parent.relative_to(c.root)} && printf '%s\\n' {lines} > {path}"
-        w.log.append(f"m: {what}: shell `{command}`")
-        sh = c.shell(command)
-        if sh.returncode != 0:
-            w.problems.append(f"shell `{command}`: exit {sh.returncode}: {sh.stderr.strip()}")
-        data = {"session_id": "model", "hook_event_name": "PostToolUse", "tool_name": "Bash",
-                "tool_input": {"command": command}, "tool_response": {"stdout": "", "stderr": ""}, "tool_use_id": w.uid()}
-        done = c.fire("claude", "PostToolUse", "Bash", data)
+        return _shell(w, c, command, what, {path: post})
     if done.returncode != 0:
         w.problems.append(f"{what} hook: exit {done.returncode}, stderr {done.stderr!r}")
     m.change(path, post)
@@ -75,8 +69,36 @@ def match_edit(w: World, c: Copy) -> None:
     kinds = [k for k, ok in (("migrate", migrate), ("revert", revert), ("new", new), ("delete", delete)) if ok]
     kind = w.rng.choice(kinds)
     path = w.rng.choice({"migrate": migrate, "revert": revert, "new": new, "delete": delete}[kind])
+    if kind == "migrate" and w.rng.random() < 0.2:  # one sed over every src/*.ts (those it changes, while open)
+        over = {p: "".join(ln.replace("../old", "@/NEW", 1) + "\n" for ln in text.splitlines())
+                for p, text in m.tree.items() if p.startswith("src/") and p.count("/") == 1 and p.endswith(".ts")}
+        if "same-content-rewrite" in w.open_classes:
+            over = {p: text for p, text in over.items() if text != m.tree[p]}
+        if over:
+            names = "src/*.ts" if "same-content-rewrite" not in w.open_classes else " ".join(sorted(over))
+            return _shell(w, c, f"sed -i 's#\\.\\./old#@/NEW#' {names}", "migrate by sed", dict(over))
+    back = m.head.get(path)
+    if kind == "revert" and back is not None and mt.first_hit(run.pattern, back) and w.rng.random() < 0.5:
+        return _shell(w, c, f"git checkout -- {path}", "revert by checkout", {path: back})
     post = None if kind == "delete" else _content(w, run.pattern, kind != "migrate")
     _write(w, c, path, post, kind)
+
+
+def _shell(w: World, c: Copy, command: str, what: str, changes: dict[str, str | None]) -> None:
+    """A shell command that changes several files at once, then the Bash hook; ``changes``: what it makes of each."""
+    w.log.append(f"m: {what}: shell `{command}`")
+    sh = c.shell(command)
+    if sh.returncode != 0:
+        w.problems.append(f"shell `{command}`: exit {sh.returncode}: {sh.stderr.strip()}")
+    data: dict[str, object] = {"session_id": "model", "hook_event_name": "PostToolUse", "tool_name": "Bash",
+                               "tool_input": {"command": command}, "tool_response": {"stdout": "", "stderr": ""},
+                               "tool_use_id": w.uid()}
+    done = c.fire("claude", "PostToolUse", "Bash", data)
+    if done.returncode != 0:
+        w.problems.append(f"{what} hook: exit {done.returncode}, stderr {done.stderr!r}")
+    for path, post in changes.items():
+        w.match.change(path, post, reconcile=False)
+    w.match.reconcile()
 
 
 def match_mark(w: World, c: Copy) -> None:

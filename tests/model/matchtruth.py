@@ -70,6 +70,7 @@ class PlanTask:
 @dataclass
 class MatchTruth:
     tree: dict[str, str]
+    head: dict[str, str] = field(default_factory=dict)  # the tree as committed (what `git checkout --` brings back)
     running: Running | None = None
     plan: dict[str, PlanTask] = field(default_factory=dict)
     forced: dict[str, bool] = field(default_factory=dict)  # stopped task id -> recorded FORCED=1
@@ -86,7 +87,7 @@ class MatchTruth:
                     out[path] = line
         return out
 
-    def change(self, path: str, post: str | None) -> None:
+    def change(self, path: str, post: str | None, reconcile: bool = True) -> None:
         pre = self.tree.get(path)
         if post is None:
             self.tree.pop(path, None)
@@ -94,7 +95,8 @@ class MatchTruth:
             self.tree[path] = post
         if pre != post and self.running is not None:
             self.running.touched.add(path)
-        self.reconcile()
+        if reconcile:
+            self.reconcile()
 
     def reconcile(self) -> None:
         run = self.running
