@@ -81,6 +81,10 @@ def plan(c: Copy, m: mt.MatchTruth) -> list[str]:
     out = [] if got == want else [f"plan list states {got}, truth {want}"]
     if data["ready"] != m.ready():
         out.append(f"plan list ready {data['ready']}, truth {m.ready()}")
+    ready = c.agentctl("--json", "plan", "ready")
+    order = [t["id"] for t in ready.data()["ready"]] if ready.code == 0 else f"exit {ready.code}"
+    if order != m.ready():
+        out.append(f"plan ready {order}, truth {m.ready()}")
     for i, t in m.plan.items():
         note = next((x.get("note") or "" for x in data["tasks"] if x["id"] == i), "")
         if t.state == "done" and note.startswith("forced") != t.forced:
