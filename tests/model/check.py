@@ -86,7 +86,7 @@ def answers(c: Copy, paths: list[str]) -> dict[str, object]:
     kv = c.agentctl("task", "status").kv()
     # an idle copy's TASK_ID is the last task it stopped itself (a clone that pulled the stop has none): left out
     keys = ("STATE", "TASK_ID", "TOTAL", "DONE", "SKIPPED", "NEXT") if kv.get("STATE") != "IDLE" else ("STATE",)
-    out["task status"] = {k: kv.get(k, "") for k in keys}
+    out["task status"] = {k: kv.get(k, "0" if k == "SKIPPED" else "") for k in keys}  # no SKIPPED line: 0
     out["files check"] = {p: c.agentctl("files", "check", p).code for p in paths}
     out["resume task line"] = [ln for ln in c.agentctl("resume").lines if ln.startswith("TASK ")]
     return out
