@@ -42,7 +42,7 @@ def test_a_run_invokes_only_what_the_generator_declares(tmp_path: Path) -> None:
                  ms.match_mark, ms.match_start_or_stop):
         step(world, copies["m"])
         assert not world.problems, world.log
-        assert matchcheck.compare(copies["m"], truth.match, matchcheck.paths(truth.match)) == [], world.log
+    assert matchcheck.compare(copies["m"], truth.match, matchcheck.paths(truth.match)) == [], world.log
     assert INVOKED, "nothing recorded"
     assert INVOKED <= steps.GENERATED, sorted(INVOKED - steps.GENERATED)
     assert not world.problems, world.problems
