@@ -76,22 +76,24 @@ def compare(c: Copy, truth: t.Truth, open_classes: frozenset[str], paths: list[s
     return out
 
 
-def answers(c: Copy) -> dict[str, object]:
+def answers(c: Copy, paths: list[str]) -> dict[str, object]:
     """The answers a copy gives that travel with its state (what is machine-local -- paths, log
     positions, this tree's own changes -- left out)."""
     out: dict[str, object] = {}
-    for cmd in (("files", "list"), ("task", "list"), ("constraints", "list"), ("history",)):
+    for cmd in (("files", "list"), ("task", "list"), ("constraints", "list"), ("history",), ("plan", "list")):
         r = c.agentctl(*cmd)
         out[" ".join(cmd)] = (r.code, r.lines)
     kv = c.agentctl("task", "status").kv()
-    out["task status"] = {k: kv.get(k, "") for k in ("STATE", "TASK_ID", "TOTAL", "DONE", "SKIPPED", "NEXT")}
-    out["files check"] = {p: c.agentctl("files", "check", p).code for p in t.UNIVERSE}
+    # an idle copy's TASK_ID is the last task it stopped itself (a clone that pulled the stop has none): left out
+    keys = ("STATE", "TASK_ID", "TOTAL", "DONE", "SKIPPED", "NEXT") if kv.get("STATE") != "IDLE" else ("STATE",)
+    out["task status"] = {k: kv.get(k, "0" if k == "SKIPPED" else "") for k in keys}  # no SKIPPED line: 0
+    out["files check"] = {p: c.agentctl("files", "check", p).code for p in paths}
     out["resume task line"] = [ln for ln in c.agentctl("resume").lines if ln.startswith("TASK ")]
     return out
 
 
-def round_trip(pushed: Copy, fresh: Copy) -> list[str]:
+def round_trip(pushed: Copy, fresh: Copy, paths: list[str]) -> list[str]:
     """The round-trip law: a fresh clone that pulled what ``pushed`` just pushed answers as it does."""
-    mine, theirs = answers(pushed), answers(fresh)
+    mine, theirs = answers(pushed, paths), answers(fresh, paths)
     return [f"round trip {pushed.name} -> fresh clone: {key} {mine[key]!r} there, {theirs[key]!r} in the clone"
             for key in mine if mine[key] != theirs[key]]

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .matchtruth import MatchTruth
+
 ANY = frozenset({"*"})  # an operation the open classes leave undecided
 NOT_DELETE = frozenset({"!DELETE"})  # a path that exists as the task started: anything but DELETE
 
@@ -103,6 +105,7 @@ class Truth:
     passed_at: int | None = None
     last_failed: bool = False
     verify_unsure: bool = False  # a step of an open class since the last run: VERIFIED not checked
+    match: MatchTruth = field(default_factory=lambda: MatchTruth({}))  # copy m's (tests/model/matchtruth.py)
 
     def start(self, copy: str) -> None:
         self.trees[copy] = dict(BASE)

@@ -61,9 +61,9 @@ class Copy:
     root: Path
     hooks: dict[str, list[tuple[str, object, str]]] = field(default_factory=dict)
 
-    def agentctl(self, *args: str, sub: str = "", stdin: str | None = None) -> Result:
+    def agentctl(self, *args: str, sub: str = "", stdin: str | None = None, env: dict[str, str] | None = None) -> Result:
         INVOKED.add(command_of(args))
-        return run(*args, cwd=self.root / sub if sub else self.root, stdin=stdin)
+        return run(*args, cwd=self.root / sub if sub else self.root, stdin=stdin, env=env)
 
     def load_hooks(self) -> None:
         for agent in AGENTS:
