@@ -12,15 +12,10 @@ if TYPE_CHECKING:
     from agentctl.constraints.rules import Rule
 
 
-def _lines(rules: list[Rule], ctx: Ctx) -> list[str]:
-    shared = _shared(ctx)
-    return [f"{i}. {r.line()}" + ("  (agentctl.rules)" if r in shared else "") for i, r in enumerate(rules, 1)]
-
-
-def _data(rules: list[Rule], ctx: Ctx) -> list[dict[str, Any]]:
+def _listed(rules: list[Rule], ctx: Ctx) -> tuple[list[str], list[dict[str, Any]]]:
     import agentctl.constraints.listing
 
-    return agentctl.constraints.listing.as_data(ctx.store(), rules)
+    return agentctl.constraints.listing.listed(ctx.store(), rules)
 
 
 def _shared(ctx: Ctx) -> set[Rule]:
@@ -40,16 +35,10 @@ def add(ctx: Ctx, *, priority: str, text: list[str], shared: bool = False) -> Re
         ctx.warn(warning)
     if added and priority.upper() == "P0":
         _walls(ctx)
-    rules = _ordered(rules)  # numbered as `constraints list` numbers them (what `remove N` takes)
+    lines, data = _listed(rules, ctx)  # numbered as `constraints list` numbers them (what `remove N` takes)
     return Result([("added" + (" to agentctl.rules (commit it: every copy reads it)" if shared else "")
-                    if added else "already present, nothing changed")] + _lines(rules, ctx),
-                  {"added": added, "constraints": _data(rules, ctx)})
-
-
-def _ordered(rules: list[Rule]) -> list[Rule]:
-    from agentctl.constraints.rules import PRIORITIES
-
-    return sorted(rules, key=lambda r: PRIORITIES.index(r.priority))
+                    if added else "already present, nothing changed")] + lines,
+                  {"added": added, "constraints": data})
 
 
 def remove(ctx: Ctx, *, rule: list[str], keep_p0: bool = False) -> Result:
@@ -72,13 +61,13 @@ def listing(ctx: Ctx) -> Result:
 
     store = ctx.store()
     found, broken = agentctl.constraints.rules.read_checked(store)  # the rules file, read once
-    rules = _ordered(found)
     for line in agentctl.constraints.rules.problem_lines(store, broken):
         ctx.warn(line)  # a line not read as written is never listed silently
     gone = lastseen.vanished(store)
     shown = [f"vanished {n}. P0|{codec.encode(t)} (left the file at {w} without `constraints remove`; still enforced "
              f"until a person runs `agentctl constraints confirm-removal {n}`)" for n, (w, t) in enumerate(gone, 1)]
-    return Result(_lines(rules, ctx) + shown, {"constraints": _data(rules, ctx),
+    lines, data = _listed(found, ctx)
+    return Result(lines + shown, {"constraints": data,
                                           "vanished": [{"priority": "P0", "text": t, "since": w} for w, t in gone]})
 
 
@@ -110,9 +99,9 @@ def update(ctx: Ctx, *, add: list[str] | None = None, remove: list[str] | None =
     for what in remove or []:
         rule = edit.remove(store, what)
         lines.append(f"removed {rule.line()}")
-    rules = _ordered(agentctl.constraints.rules.read(store))
+    listed, data = _listed(agentctl.constraints.rules.read(store), ctx)
     _walls(ctx)
-    return Result(lines + _lines(rules, ctx), {"constraints": _data(rules, ctx)})
+    return Result(lines + listed, {"constraints": data})
 
 
 def _walls(ctx: Ctx) -> None:

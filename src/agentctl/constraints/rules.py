@@ -297,7 +297,11 @@ def split_p0(rules: list[Rule]) -> tuple[list[Rule], list[Rule]]:
 
 def ordered(store: Store) -> list[Rule]:
     """The rules by priority: the order (and numbers, from 1) that ``constraints list`` shows."""
-    return sorted(read(store), key=lambda r: PRIORITIES.index(r.priority))
+    return by_priority(read(store))
+
+
+def by_priority(rules: list[Rule]) -> list[Rule]:
+    return sorted(rules, key=lambda r: PRIORITIES.index(r.priority))
 
 
 def glob(pattern: str) -> Glob:

@@ -115,6 +115,11 @@ def _agentctl_at(cmd: list[str]) -> int | None:
     return None
 
 
+def _via_xargs(cmd: list[str], at: int) -> bool:
+    """Does ``xargs`` hand agentctl (at ``at``) words the text does not show?"""
+    return "xargs" in [os.path.basename(w) for w in cmd[:max(at, 0)]]
+
+
 def _hidden_person(plain: list[str]) -> str | None:
     """A person's call the text cannot rule out: a service of :data:`PERSONS` whose action the shell
     expands, or that reads its words from elsewhere (``xargs``)."""
@@ -132,7 +137,7 @@ def _alerts(words: list[str], state: str) -> str | None:
         at = _agentctl_at(cmd)
         if at is None:
             continue
-        if "xargs" in [os.path.basename(w) for w in cmd[:max(at, 0)]]:
+        if _via_xargs(cmd, at):
             return "`xargs agentctl ...` takes its words from elsewhere; it may be a call only a person may make"
         rest, plain, i = cmd[at + 1:], [], 0
         while i < len(rest):
@@ -189,7 +194,7 @@ def _agentctl_removal(store: Store, words: list[str]) -> str | None:
         at = _agentctl_at(cmd)
         if at is None:
             continue
-        if "xargs" in [os.path.basename(w) for w in cmd[:max(at, 0)]] and "constraints" in cmd:
+        if _via_xargs(cmd, at) and "constraints" in cmd:
             return "`xargs agentctl constraints ...` takes its words from elsewhere: which rule it removes cannot be told"
         rest, i = cmd[at + 1:], 0
         plain: list[str] = []
