@@ -4,6 +4,7 @@ so its absence here is no deletion (before, the next `files sync` -- every Bash 
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 from conftest import run
@@ -43,3 +44,49 @@ def test_a_file_created_in_another_clone_is_not_deleted_by_this_ones_files_sync(
     ok("sync", "pull", cwd=b)
     ok("files", "sync", cwd=b)  # and b, which has src/new.ts, agrees
     assert sorted(listed(b)) == ["CREATE|src/new.ts", "DELETE|mine.ts"]
+
+
+def test_a_file_the_commit_holds_made_anew_in_another_copy_is_that_copys_change(tmp_path: Path) -> None:
+    """Found by the model on seed 135091663: a copy deletes README (in the commit) and writes it anew; in
+    a copy whose README is still the commit's, `files check` says the change lives in the other tree."""
+    bare, a = origin_and_clone(tmp_path)
+    ok("init", cwd=a)
+    (tmp_path / "l").write_text("README\n")
+    ok("task", "start", "--id", "t", "--desc", "shared", "--files", str(tmp_path / "l"), cwd=a)
+    ok("sync", "push", cwd=a)
+    b = clone(tmp_path, bare, "b")
+    ok("init", cwd=b)
+    ok("sync", "pull", cwd=b)
+    (b / "README").unlink()
+    ok("files", "scan", cwd=b)
+    (b / "README").write_text("made anew\n")
+    ok("files", "log", "CREATE", "README", cwd=b)
+    ok("sync", "push", cwd=b)
+    ok("sync", "pull", cwd=a)
+    checked = run("--json", "files", "check", "README", cwd=a)
+    assert checked.code == 0 and checked.data()["elsewhere"] is True, checked.out
+    (a / "README").write_text("changed here\n")  # now the change is this tree's own
+    ok("files", "scan", cwd=a)
+    assert run("--json", "files", "check", "README", cwd=a).data()["elsewhere"] is False
+
+
+def test_a_file_made_again_then_changed_by_the_shell_is_listed_as_modified_once(tmp_path: Path) -> None:
+    """Found by the model (seeds 1040749578, 135091663): deleted, written anew (CREATE), restored by git,
+    then changed in the shell: its last operation is MODIFY, logged once."""
+    _, a = origin_and_clone(tmp_path)
+    ok("init", cwd=a)
+    (tmp_path / "l").write_text("README\n")
+    ok("task", "start", "--id", "t", "--desc", "d", "--files", str(tmp_path / "l"), cwd=a)
+    (a / "README").unlink()
+    ok("files", "scan", cwd=a)
+    (a / "README").write_text("new\n")
+    ok("files", "log", "CREATE", "README", cwd=a)
+    subprocess.run(["git", "checkout", "-q", "--", "README"], cwd=a, check=True)
+    ok("files", "scan", cwd=a)
+    assert listed(a) == ["CREATE|README"]
+    (a / "README").write_text("changed in the shell\n")
+    ok("files", "scan", cwd=a)
+    assert listed(a) == ["MODIFY|README"]
+    ok("files", "scan", cwd=a)
+    log = (a / ".agent-state" / "services" / "files" / "status").read_text()
+    assert log.count("|MODIFY|README") == 1, log

@@ -25,8 +25,8 @@ def note(store: Store, payload: bytes, fresh: bool = False) -> None:
 def elsewhere(store: Store, log: str, path: str, op: str) -> bool:
     """Is ``path``'s last record ``op`` one another copy wrote whose change this tree does not hold?
 
-    A DELETE whose file is here, a CREATE or MODIFY whose file is not, or a MODIFY whose file is as
-    the task's git baseline has it: the change lives in the other copy's tree (its uncommitted
+    A DELETE whose file is here, a CREATE or MODIFY whose file is not, or a MODIFY (or a CREATE of a
+    file the task's start commit holds) whose file is as the task's git baseline has it: the change lives in the other copy's tree (its uncommitted
     edit, or a commit this clone lacks). Read only when such a record exists: rare."""
     if path not in last_foreign(store, log, {path}):
         return False
@@ -57,7 +57,7 @@ def not_here(store: Store, path: str, op: str) -> bool:
         return here
     if not here:
         return True
-    if op != "MODIFY":
+    if op not in ("MODIFY", "CREATE"):
         return False
     from agentctl.files.baseline import read_baseline
     from agentctl.ground import git
@@ -65,7 +65,11 @@ def not_here(store: Store, path: str, op: str) -> bool:
     base = read_baseline(store)
     if base is None or path in base.dirty:
         return False
-    try:  # exit 0: the file is as the task's start commit has it
+    try:  # the file as the task's start commit holds it: the change (a MODIFY, or a file deleted and made
+        # anew there: a CREATE) lives in the other copy's tree. A CREATE of a file the commit lacks: not known
+        if op == "CREATE" and not git.run(store.project, ["ls-tree", "--name-only", base.commit, "--", path],
+                                          timeout=10.0, check=False).out.strip():
+            return False
         return git.run(store.project, ["diff", "--quiet", base.commit, "--", path], timeout=10.0, check=False).code == 0
     except Exception:  # noqa: BLE001 - git unavailable: not known, so not said
         return False

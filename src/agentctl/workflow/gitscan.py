@@ -201,8 +201,9 @@ def sync(store: Store, timeout: float = 60.0) -> SyncResult:
         records = []
         for path, op in wanted.items():
             prev = last.get(path)
-            if prev is not None and prev != "RESTORE" and (prev == "DELETE") == (op == "DELETE"):
-                continue
+            if prev is not None and prev != "RESTORE" and (prev == "DELETE") == (op == "DELETE") and not (
+                    prev == "CREATE" and op == "MODIFY"):  # a file the task's commit holds, made again, then
+                continue  # changed (or restored and changed): MODIFY now, once, as git tells it against the start
             if prev == "RESTORE" and op == "RESTORE":
                 continue
             records.append(codec.record(now_iso(), op, path))
