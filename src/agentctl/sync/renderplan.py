@@ -107,9 +107,11 @@ def _plan_task(doc: Doc, e: Epoch, store: Store, view: View, now: float) -> tupl
     same = view.epoch == e.id and view.entries == entries and all(
         old.get(k, "") == new.get(k, "") for k in ("STATE", "TASK_ID", "DESC", "NOTES", "STARTED", "NEXT", "NEXT_PINNED",
                                                                             "MATCH", "MATCH_PATHS"))
-    if same:
+    mine = codec.status_int(old, "SEQ", store.shown(status.STATUS))
+    if same and mine >= doc.seq:
         return None
-    seq = max(codec.status_int(old, "SEQ", store.shown(status.STATUS)) + 1, doc.seq)
+    # nothing else differs but the stream counts further (a fresh clone shows its SEQ): this copy shows it too
+    seq = doc.seq if same else max(mine + 1, doc.seq)
     new["SEQ"] = str(seq)
     doc.seq = seq
     return dict(old), new, entries
