@@ -20,10 +20,29 @@ GOAL = 1.15
 
 def _transcript(path: str, project: str) -> None:
     filler = json.dumps({"type": "user", "message": {"role": "user", "content": "x" * 2000}})
-    answer = json.dumps({"type": "assistant", "isSidechain": False, "message": {
-        "model": "claude-sonnet-4-5-20250929", "role": "assistant",
-        "content": [{"type": "tool_use", "id": "toolu_bench", "name": "Edit", "input": {"file_path": f"{project}/a.py"}}],
-        "usage": {"input_tokens": 100, "cache_creation_input_tokens": 900, "cache_read_input_tokens": 40_000}}})
+    answer = json.dumps(
+        {
+            "type": "assistant",
+            "isSidechain": False,
+            "message": {
+                "model": "claude-sonnet-4-5-20250929",
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": "toolu_bench",
+                        "name": "Edit",
+                        "input": {"file_path": f"{project}/a.py"},
+                    }
+                ],
+                "usage": {
+                    "input_tokens": 100,
+                    "cache_creation_input_tokens": 900,
+                    "cache_read_input_tokens": 40_000,
+                },
+            },
+        }
+    )
     with open(path, "w", encoding="utf-8") as fh:
         for _ in range(10_000):
             fh.write(filler + "\n")
@@ -38,10 +57,18 @@ def measure(agentctl: str, runs: int) -> tuple[float, float, float]:
         subprocess.run([agentctl, "init"], cwd=project, check=True, capture_output=True)
         path = os.path.join(work, "t.jsonl")
         _transcript(path, project)
-        payload = json.dumps({"session_id": "bench", "transcript_path": path, "cwd": project,
-                              "hook_event_name": "PostToolUse", "tool_name": "Edit", "tool_use_id": "toolu_bench",
-                              "tool_input": {"file_path": f"{project}/a.py"},
-                              "tool_response": {"filePath": f"{project}/a.py", "type": "update"}}).encode()
+        payload = json.dumps(
+            {
+                "session_id": "bench",
+                "transcript_path": path,
+                "cwd": project,
+                "hook_event_name": "PostToolUse",
+                "tool_name": "Edit",
+                "tool_use_id": "toolu_bench",
+                "tool_input": {"file_path": f"{project}/a.py"},
+                "tool_response": {"filePath": f"{project}/a.py", "type": "update"},
+            }
+        ).encode()
         config = os.path.join(project, ".agent-state", "config")
         hook = [agentctl, "hook", "claude", "post-tool-use"]
         times: dict[str, list[float]] = {"on": [], "off": []}
@@ -62,8 +89,10 @@ def main(argv: list[str]) -> int:
     agentctl = os.path.join(os.path.dirname(sys.executable), "agentctl")
     on, off, ratio = measure(agentctl, runs)
     ok = ratio <= GOAL
-    print(f"context feature, post-edit hook with a 20 MB transcript: on {on:.1f} ms, off {off:.1f} ms, "
-          f"ratio {ratio:.2f} (goal <= {GOAL}) {'ok' if ok else 'MISSED'}")
+    print(
+        f"context feature, post-edit hook with a 20 MB transcript: on {on:.1f} ms, off {off:.1f} ms, "
+        f"ratio {ratio:.2f} (goal <= {GOAL}) {'ok' if ok else 'MISSED'}"
+    )
     return 0 if ok else 1
 
 

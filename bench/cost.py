@@ -36,9 +36,11 @@ import gitrepo  # noqa: E402
 MATCH = "from '(\\.\\./)+"
 # Literal old forms (one under --paths): a `--match` interface costs the hooks `import re` (about 5 ms,
 # whatever the tree's size: docs/performance.md), which this bench is not about.
-INTERFACES = [("getUser", "getUser(id)", "getUser({ id })", None, None),
-              ("oldCall", "oldCall(x)", "newCall(x)", None, None),
-              ("fmt", "fmt.old(", "fmt.new(", None, "d000/**")]
+INTERFACES = [
+    ("getUser", "getUser(id)", "getUser({ id })", None, None),
+    ("oldCall", "oldCall(x)", "newCall(x)", None, None),
+    ("fmt", "fmt.old(", "fmt.new(", None, "d000/**"),
+]
 SHARE = 100  # one file in SHARE holds the task's old form; as many hold each interface's
 GOAL = 1.25
 
@@ -75,28 +77,45 @@ def build(repo: str, n: int, seed: int, agentctl: str, env: dict[str, str]) -> l
     ctl("init")
     ctl("task", "start", "--id", "cost", "--desc", "migrate the imports", "--match", MATCH)
     for name, old, new, match, glob in INTERFACES:
-        ctl("interfaces", "add", name, "--old", old, "--new", new, *(["--match", match] if match else []),
-            *(["--paths", glob] if glob else []))
+        ctl(
+            "interfaces",
+            "add",
+            name,
+            "--old",
+            old,
+            "--new",
+            new,
+            *(["--match", match] if match else []),
+            *(["--paths", glob] if glob else []),
+        )
     ctl("resume")  # the first refresh: the racy files of the start are read once
     return [gitrepo.rel(i) for i in chosen]
 
 
 def _payload(repo: str, rel: str, event: str) -> bytes:
     path = os.path.join(repo, rel)
-    doc: dict[str, Any] = {"session_id": "bench", "transcript_path": os.path.join(repo, "t.jsonl"), "cwd": repo,
-                           "hook_event_name": event}
+    doc: dict[str, Any] = {
+        "session_id": "bench",
+        "transcript_path": os.path.join(repo, "t.jsonl"),
+        "cwd": repo,
+        "hook_event_name": event,
+    }
     if event == "SessionStart":
         doc["source"] = "compact"
     else:
-        doc.update(tool_name="Edit", tool_input={"file_path": path, "old_string": "x", "new_string": "from '@/lib/a'"},
-                   tool_use_id=f"toolu_cost_{random.random()}")
+        doc.update(
+            tool_name="Edit",
+            tool_input={"file_path": path, "old_string": "x", "new_string": "from '@/lib/a'"},
+            tool_use_id=f"toolu_cost_{random.random()}",
+        )
         if event == "PostToolUse":
             doc["tool_response"] = {"filePath": path, "type": "update"}
     return json.dumps(doc).encode()
 
 
-def _rotate(runner: Any, cases: list[tuple[str, list[str], Any]], repo: str, runs: int,
-            warmup: int = 2) -> dict[str, list[float]]:
+def _rotate(
+    runner: Any, cases: list[tuple[str, list[str], Any]], repo: str, runs: int, warmup: int = 2
+) -> dict[str, list[float]]:
     samples: dict[str, list[float]] = {c[0]: [] for c in cases}
     for i in range(warmup + runs):
         k = i % len(cases)
@@ -113,8 +132,16 @@ def _row(figure: str, samples: dict[str, list[float]], a: str, floor: list[str],
     med = statistics.median(samples[a]) * 1000
     base = sum(statistics.median(samples[f]) for f in floor) * 1000
     ratio = med / base
-    return [figure, f"{med:.1f} ms", against, f"{base:.1f} ms", f"{ratio:.2f}", "", f"<= {GOAL}",
-            "yes" if ratio <= GOAL else "NO"]
+    return [
+        figure,
+        f"{med:.1f} ms",
+        against,
+        f"{base:.1f} ms",
+        f"{ratio:.2f}",
+        "",
+        f"<= {GOAL}",
+        "yes" if ratio <= GOAL else "NO",
+    ]
 
 
 def measure(runner: Any, n: int, runs: int, seed: int = 32, hooks: bool = True) -> list[list[str]]:
@@ -125,23 +152,31 @@ def measure(runner: Any, n: int, runs: int, seed: int = 32, hooks: bool = True) 
     bare = [runner.python, "-c", "pass"]
     status = [git, "status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--no-renames"]
     a = runner.agentctl
-    cases: list[tuple[str, list[str], Any]] = [("bare", bare, None), ("status", status, None),
-                                               ("resume", [a, "resume"], None),
-                                               ("start", [a, "hook", "claude", "session-start"],
-                                                _payload(repo, files[0], "SessionStart"))]
+    cases: list[tuple[str, list[str], Any]] = [
+        ("bare", bare, None),
+        ("status", status, None),
+        ("resume", [a, "resume"], None),
+        ("start", [a, "hook", "claude", "session-start"], _payload(repo, files[0], "SessionStart")),
+    ]
     if hooks:
-        cases += [("check", [a, "files", "check", files[1]], None),
-                  ("pre", [a, "hook", "claude", "pre-tool-use"], lambda: _payload(repo, files[1], "PreToolUse")),
-                  ("post", [a, "hook", "claude", "post-tool-use"], lambda: _payload(repo, files[1], "PostToolUse"))]
+        cases += [
+            ("check", [a, "files", "check", files[1]], None),
+            ("pre", [a, "hook", "claude", "pre-tool-use"], lambda: _payload(repo, files[1], "PreToolUse")),
+            ("post", [a, "hook", "claude", "post-tool-use"], lambda: _payload(repo, files[1], "PostToolUse")),
+        ]
     s = _rotate(runner, cases, repo, runs)
     where = f"{n:,} files, --match task, 3 interfaces"
     floor = "interpreter + one `git status`"
-    lines = [_row(f"`resume`, {where}", s, "resume", ["bare", "status"], floor),
-             _row(f"SessionStart hook, {where}", s, "start", ["bare", "status"], floor)]
+    lines = [
+        _row(f"`resume`, {where}", s, "resume", ["bare", "status"], floor),
+        _row(f"SessionStart hook, {where}", s, "start", ["bare", "status"], floor),
+    ]
     if hooks:
-        lines += [_row(f"`files check`, {where}", s, "check", ["bare"], "the bare interpreter"),
-                  _row(f"pre-edit hook (Claude Edit), {where}", s, "pre", ["bare"], "the bare interpreter"),
-                  _row(f"post-edit hook (Claude Edit), {where}", s, "post", ["bare"], "the bare interpreter")]
+        lines += [
+            _row(f"`files check`, {where}", s, "check", ["bare"], "the bare interpreter"),
+            _row(f"pre-edit hook (Claude Edit), {where}", s, "pre", ["bare"], "the bare interpreter"),
+            _row(f"post-edit hook (Claude Edit), {where}", s, "post", ["bare"], "the bare interpreter"),
+        ]
         edited = files[2:52]
         for rel in edited:  # 50 edits: the old form gone from each
             p = os.path.join(repo, rel)
@@ -151,12 +186,21 @@ def measure(runner: Any, n: int, runs: int, seed: int = 32, hooks: bool = True) 
                 fh.write(text.replace("from '../../lib/a'", "from '@/lib/a'"))
         gitrepo_age(repo, edited)
         grep50 = [git, "grep", "-n", "-z", "-I", "--untracked", "-E", "-e", MATCH, "--", *edited]
-        cases = [("bare", bare, None), ("status", status, None), ("grep50", grep50, None),
-                 ("icheck", [a, "interfaces", "check"], None), ("done", [a, "task", "done", edited[0]], None)]
+        cases = [
+            ("bare", bare, None),
+            ("status", status, None),
+            ("grep50", grep50, None),
+            ("icheck", [a, "interfaces", "check"], None),
+            ("done", [a, "task", "done", edited[0]], None),
+        ]
         s = _rotate(runner, cases, repo, runs)
         f3 = "interpreter + `git status` + `git grep` of the 50 files"
-        lines += [_row(f"`interfaces check` after 50 edits, {where}", s, "icheck", ["bare", "status", "grep50"], f3),
-                  _row(f"`task done` after 50 edits, {where}", s, "done", ["bare", "status", "grep50"], f3)]
+        lines += [
+            _row(
+                f"`interfaces check` after 50 edits, {where}", s, "icheck", ["bare", "status", "grep50"], f3
+            ),
+            _row(f"`task done` after 50 edits, {where}", s, "done", ["bare", "status", "grep50"], f3),
+        ]
     return lines
 
 
@@ -185,7 +229,11 @@ def main(argv: list[str] | None = None) -> int:
 
     args = list(sys.argv[1:] if argv is None else argv)
     runs = int(args[args.index("--runs") + 1]) if "--runs" in args else 15
-    sizes = [int(x) for x in args[args.index("--sizes") + 1].split(",")] if "--sizes" in args else [20_000, 200_000]
+    sizes = (
+        [int(x) for x in args[args.index("--sizes") + 1].split(",")]
+        if "--sizes" in args
+        else [20_000, 200_000]
+    )
     agentctl, python = bench.find_agentctl(None)
     work = tempfile.mkdtemp(prefix="agentctl-cost-")
     try:

@@ -13,8 +13,12 @@ import sys
 
 env = dict(os.environ, GIT_OPTIONAL_LOCKS="0", LC_ALL="C", GIT_TERMINAL_PROMPT="0", GIT_LITERAL_PATHSPECS="1")
 out_r, out_w = os.pipe()
-pid = os.posix_spawnp("git", ["git", "-C", os.getcwd(), *sys.argv[1:]], env,
-                      file_actions=[(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0), (os.POSIX_SPAWN_DUP2, out_w, 1)])
+pid = os.posix_spawnp(
+    "git",
+    ["git", "-C", os.getcwd(), *sys.argv[1:]],
+    env,
+    file_actions=[(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0), (os.POSIX_SPAWN_DUP2, out_w, 1)],
+)
 os.close(out_w)
 while os.read(out_r, 1 << 20):
     pass

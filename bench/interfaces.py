@@ -20,7 +20,9 @@ OLD_USES = 3  # files holding an old use of each interface
 def _records(repo: str) -> bytes:
     lines = []
     for k in range(N_INTERFACES):
-        lines.append(f"api{k:02d}|oldCall{k:02d}(id)|newCall{k:02d}(\\x7b id \\x7d)|||big-repo|2026-01-01T00:00:00+00:00\n")
+        lines.append(
+            f"api{k:02d}|oldCall{k:02d}(id)|newCall{k:02d}(\\x7b id \\x7d)|||big-repo|2026-01-01T00:00:00+00:00\n"
+        )
     for k in range(N_INTERFACES):
         for j in range(OLD_USES):
             with open(os.path.join(repo, gitrepo.rel(100 + 37 * k + j)), "a", encoding="utf-8") as fh:
@@ -30,11 +32,18 @@ def _records(repo: str) -> bytes:
 
 def _edit_payload(repo: str, run: int) -> bytes:
     path = os.path.join(repo, gitrepo.rel(0))
-    return json.dumps({"session_id": "bench", "transcript_path": os.path.join(repo, "t.jsonl"), "cwd": repo,
-                       "hook_event_name": "PostToolUse", "tool_name": "Edit",
-                       "tool_input": {"file_path": path, "old_string": "a", "new_string": "b"},
-                       "tool_response": {"filePath": path, "type": "update"},
-                       "tool_use_id": f"toolu_bench_iface_{run}"}).encode()
+    return json.dumps(
+        {
+            "session_id": "bench",
+            "transcript_path": os.path.join(repo, "t.jsonl"),
+            "cwd": repo,
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Edit",
+            "tool_input": {"file_path": path, "old_string": "a", "new_string": "b"},
+            "tool_response": {"filePath": path, "type": "update"},
+            "tool_use_id": f"toolu_bench_iface_{run}",
+        }
+    ).encode()
 
 
 def _iqr(values: list[float]) -> str:
@@ -56,8 +65,13 @@ def measure(runner: Any, runs: int, warmup: int, n: int = 10_000) -> list[list[s
     resume = [runner.agentctl, "resume"]
     hook = [runner.agentctl, "hook", "claude", "post-tool-use"]
     # (name, argv, interfaces recorded?, stdin maker)
-    cases = [("resume 20", resume, True, None), ("resume 0", resume, False, None), ("grep", grep, True, None),
-             ("hook 20", hook, True, _edit_payload), ("hook 0", hook, False, _edit_payload)]
+    cases = [
+        ("resume 20", resume, True, None),
+        ("resume 0", resume, False, None),
+        ("grep", grep, True, None),
+        ("hook 20", hook, True, _edit_payload),
+        ("hook 0", hook, False, _edit_payload),
+    ]
     samples: dict[str, list[float]] = {c[0]: [] for c in cases}
     for i in range(warmup + runs):
         k = i % len(cases)
@@ -73,11 +87,35 @@ def measure(runner: Any, runs: int, warmup: int, n: int = 10_000) -> list[list[s
 
     def line(figure: str, a: str, against: str, b: str) -> list[str]:
         spread = _iqr([x / y for x, y in zip(samples[a], samples[b], strict=True)])
-        return [figure, f"{med[a]:.1f} ms", against, f"{med[b]:.1f} ms", f"{med[a] / med[b]:.2f}", spread, "-", "-"]
+        return [
+            figure,
+            f"{med[a]:.1f} ms",
+            against,
+            f"{med[b]:.1f} ms",
+            f"{med[a] / med[b]:.2f}",
+            spread,
+            "-",
+            "-",
+        ]
 
     repo_name = f"{n:,}-file repository"
-    return [line(f"`resume`, {N_INTERFACES} interfaces, {repo_name}", "resume 20", "`resume`, no interface", "resume 0"),
-            line(f"`resume`, {N_INTERFACES} interfaces, {repo_name}", "resume 20",
-                 f"one `git grep` of the {N_INTERFACES} patterns", "grep"),
-            line(f"post-edit hook (Claude Edit), {N_INTERFACES} interfaces, {repo_name}", "hook 20",
-                 "the same hook, no interface", "hook 0")]
+    return [
+        line(
+            f"`resume`, {N_INTERFACES} interfaces, {repo_name}",
+            "resume 20",
+            "`resume`, no interface",
+            "resume 0",
+        ),
+        line(
+            f"`resume`, {N_INTERFACES} interfaces, {repo_name}",
+            "resume 20",
+            f"one `git grep` of the {N_INTERFACES} patterns",
+            "grep",
+        ),
+        line(
+            f"post-edit hook (Claude Edit), {N_INTERFACES} interfaces, {repo_name}",
+            "hook 20",
+            "the same hook, no interface",
+            "hook 0",
+        ),
+    ]

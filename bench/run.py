@@ -67,8 +67,15 @@ GIT_RUNS = 15
 class Case:
     """One hot-path command: how to run it on a project, and the floor it is compared with."""
 
-    def __init__(self, name: str, args: Callable[[str, int], list[str]], floor: Callable[[str], list[str]],
-                 stdin: Callable[[str, int], bytes] | None = None, ok: tuple[int, ...] = (0,), state: str = "") -> None:
+    def __init__(
+        self,
+        name: str,
+        args: Callable[[str, int], list[str]],
+        floor: Callable[[str], list[str]],
+        stdin: Callable[[str, int], bytes] | None = None,
+        ok: tuple[int, ...] = (0,),
+        state: str = "",
+    ) -> None:
         self.name = name
         self.args = args  # (project, run number) -> argv after `agentctl`
         self.floor = floor  # project -> floor_write.py ops ([] = a read-only command: floor_read.py)
@@ -89,8 +96,11 @@ def _task_fields(project: str) -> dict[str, str]:
 def _task_write_ops(project: str) -> list[str]:
     """What `task done` / `task update --done` write: the new list file, then the status (both atomic)."""
     f = _task_fields(project)
-    return ["lock:services/task/.lock", f"replace:services/task/list:{_size(project, 'services/task/' + f['LIST'])}",
-            f"replace:services/task/status:{_size(project, 'services/task/status')}"]
+    return [
+        "lock:services/task/.lock",
+        f"replace:services/task/list:{_size(project, 'services/task/' + f['LIST'])}",
+        f"replace:services/task/status:{_size(project, 'services/task/status')}",
+    ]
 
 
 def _files_line_len(path: str) -> int:
@@ -98,7 +108,10 @@ def _files_line_len(path: str) -> int:
 
 
 def _files_log_ops(path: str) -> Callable[[str], list[str]]:
-    return lambda project: ["lock:services/files/.lock", f"append:services/files/status:{_files_line_len(path)}"]
+    return lambda project: [
+        "lock:services/files/.lock",
+        f"append:services/files/status:{_files_line_len(path)}",
+    ]
 
 
 def _todo(n: int) -> str:
@@ -107,12 +120,19 @@ def _todo(n: int) -> str:
 
 def _hook_payload(event: str, tool: str | None = None, **extra: object) -> Callable[[str, int], bytes]:
     def make(project: str, run: int) -> bytes:
-        data: dict[str, object] = {"session_id": "bench", "transcript_path": os.path.join(project, "t.jsonl"),
-                                   "cwd": project, "hook_event_name": event}
+        data: dict[str, object] = {
+            "session_id": "bench",
+            "transcript_path": os.path.join(project, "t.jsonl"),
+            "cwd": project,
+            "hook_event_name": event,
+        }
         if tool:
             target = os.path.join(project, states.scenario_path(60))
-            data.update(tool_name=tool, tool_input={"file_path": target, "old_string": "a", "new_string": "b"},
-                        tool_use_id=f"toolu_bench_{run}")  # each run a new tool call: none is a double delivery
+            data.update(
+                tool_name=tool,
+                tool_input={"file_path": target, "old_string": "a", "new_string": "b"},
+                tool_use_id=f"toolu_bench_{run}",
+            )  # each run a new tool call: none is a double delivery
             if event == "PostToolUse":
                 data["tool_response"] = {"filePath": target, "success": True}
         data.update(extra)
@@ -122,22 +142,41 @@ def _hook_payload(event: str, tool: str | None = None, **extra: object) -> Calla
 
 
 CORE = [
-    Case("files log", lambda p, i: ["files", "log", "MODIFY", states.scenario_path(60)], _files_log_ops(states.scenario_path(60))),
+    Case(
+        "files log",
+        lambda p, i: ["files", "log", "MODIFY", states.scenario_path(60)],
+        _files_log_ops(states.scenario_path(60)),
+    ),
     Case("files check", lambda p, i: ["files", "check", states.scenario_path(5)], lambda p: []),
     Case("task done", lambda p, i: ["task", "done", _todo(i)], _task_write_ops),
-    Case("task update --done 1 --seq N",
-         lambda p, i: ["task", "update", "--done", "1", "--seq", _task_fields(p)["SEQ"]], _task_write_ops),
+    Case(
+        "task update --done 1 --seq N",
+        lambda p, i: ["task", "update", "--done", "1", "--seq", _task_fields(p)["SEQ"]],
+        _task_write_ops,
+    ),
     Case("resume", lambda p, i: ["resume"], lambda p: []),
     # The evidence line: which files changed since the last pass (every edit of the log, on the large state).
     Case("resume (verify passed, then edited)", lambda p, i: ["resume"], lambda p: [], state="passed"),
 ]
 HOOKS = [
-    Case("hook claude post-tool-use (Edit)", lambda p, i: ["hook", "claude", "post-tool-use"],
-         _files_log_ops(states.scenario_path(60)), _hook_payload("PostToolUse", "Edit")),
-    Case("hook claude pre-tool-use (Edit)", lambda p, i: ["hook", "claude", "pre-tool-use"],
-         lambda p: [], _hook_payload("PreToolUse", "Edit")),
-    Case("hook claude session-start (compact)", lambda p, i: ["hook", "claude", "session-start"],
-         lambda p: ["lock:.session.lock", f"replace:session:{_size(p, 'session')}"], _hook_payload("SessionStart", source="compact")),
+    Case(
+        "hook claude post-tool-use (Edit)",
+        lambda p, i: ["hook", "claude", "post-tool-use"],
+        _files_log_ops(states.scenario_path(60)),
+        _hook_payload("PostToolUse", "Edit"),
+    ),
+    Case(
+        "hook claude pre-tool-use (Edit)",
+        lambda p, i: ["hook", "claude", "pre-tool-use"],
+        lambda p: [],
+        _hook_payload("PreToolUse", "Edit"),
+    ),
+    Case(
+        "hook claude session-start (compact)",
+        lambda p, i: ["hook", "claude", "session-start"],
+        lambda p: ["lock:.session.lock", f"replace:session:{_size(p, 'session')}"],
+        _hook_payload("SessionStart", source="compact"),
+    ),
 ]
 
 
@@ -148,18 +187,32 @@ class Runner:
         self.work = work
         # As installed: bytecode is written and used (pip compiles it at install time; an editable
         # install writes it on first use), so PYTHONDONTWRITEBYTECODE is not passed on.
-        self.env = {k: v for k, v in os.environ.items()
-                    if not k.startswith("AGENTCTL_") and k != "PYTHONDONTWRITEBYTECODE"}
+        self.env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith("AGENTCTL_") and k != "PYTHONDONTWRITEBYTECODE"
+        }
 
     def compile(self) -> None:
         """Byte-compile the installed package, as `pip install` does, so no run pays for compiling it."""
-        subprocess.run([self.python, "-c", "import compileall, os, agentctl; "
-                        "compileall.compile_dir(os.path.dirname(agentctl.__file__), quiet=1)"],
-                       env=self.env, check=True)
+        subprocess.run(
+            [
+                self.python,
+                "-c",
+                "import compileall, os, agentctl; "
+                "compileall.compile_dir(os.path.dirname(agentctl.__file__), quiet=1)",
+            ],
+            env=self.env,
+            check=True,
+        )
 
     def start(self) -> None:
-        self.spawner = subprocess.Popen([self.python, "-S", "-I", str(HERE / "spawner.py")], env=self.env,
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.spawner = subprocess.Popen(
+            [self.python, "-S", "-I", str(HERE / "spawner.py")],
+            env=self.env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+        )
 
     def stop(self) -> None:
         if self.spawner.stdin:
@@ -179,13 +232,17 @@ class Runner:
         took, rss, code = self.spawner.stdout.readline().split()
         return float(took), int(rss), int(code)
 
-    def output(self, args: list[str], cwd: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-        return subprocess.run([self.agentctl, *args], cwd=cwd, env=self.env, input=stdin, capture_output=True,
-                              check=False)
+    def output(
+        self, args: list[str], cwd: str, stdin: bytes | None = None
+    ) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run(
+            [self.agentctl, *args], cwd=cwd, env=self.env, input=stdin, capture_output=True, check=False
+        )
 
 
 def copy_state(template: str, dest: str) -> None:
     """Copy a project; big files nothing writes in place (archives, verify logs) are hard-linked."""
+
     def link_or_copy(src: str, dst: str) -> object:
         name = os.path.basename(src)
         if os.sep + "logs" + os.sep in src and name != "agent.log" and not name.startswith("quarantine"):
@@ -196,7 +253,9 @@ def copy_state(template: str, dest: str) -> None:
     shutil.copytree(template, dest, copy_function=link_or_copy)
 
 
-def measure(runner: Runner, case: Case, fresh_t: str, large_t: str, runs: int, warmup: int) -> dict[str, object]:
+def measure(
+    runner: Runner, case: Case, fresh_t: str, large_t: str, runs: int, warmup: int
+) -> dict[str, object]:
     tag = case.name.replace(" ", "_").replace("(", "").replace(")", "")
     fresh = os.path.join(runner.work, f"{tag}-fresh")
     large = os.path.join(runner.work, f"{tag}-large")
@@ -222,10 +281,18 @@ def measure(runner: Runner, case: Case, fresh_t: str, large_t: str, runs: int, w
         stdin = case.stdin(project, 0) if case.stdin else None
         proc = runner.output(case.args(project, 0), project, stdin)
         if proc.returncode not in case.ok:
-            raise SystemExit(f"bench: `agentctl {' '.join(case.args(project, 0))}` exited {proc.returncode} in {project}:\n"
-                             f"{proc.stdout.decode(errors='replace')}{proc.stderr.decode(errors='replace')}")
+            raise SystemExit(
+                f"bench: `agentctl {' '.join(case.args(project, 0))}` exited {proc.returncode} in {project}:\n"
+                f"{proc.stdout.decode(errors='replace')}{proc.stderr.decode(errors='replace')}"
+            )
     writes = bool(case.floor(fresh))  # after the first runs: a floor may size a file the command creates
-    samples: dict[str, list[tuple[float, int]]] = {"floor": [], "fresh": [], "large": [], "lfloor": [], "bare": []}
+    samples: dict[str, list[tuple[float, int]]] = {
+        "floor": [],
+        "fresh": [],
+        "large": [],
+        "lfloor": [],
+        "bare": [],
+    }
     # A command that writes has a floor of its own on the large state (the same bytes it writes there).
     kinds = ["floor", "fresh", "large"] + (["lfloor"] if writes else ["bare"])
     for i in range(1, warmup + runs + 1):
@@ -254,9 +321,11 @@ def measure(runner: Runner, case: Case, fresh_t: str, large_t: str, runs: int, w
 
     def per_run(a: str, b: str) -> str:  # the spread of the ratio: the quartiles of each run's own ratio
         return _iqr([x / y for (x, _), (y, _) in zip(samples[a], samples[b], strict=True)], "")
+
     mem = {k: statistics.median(r for _, r in v) for k, v in samples.items() if v}
     bare = {} if writes else {"bare_ms": med["bare"] * 1000, "bare_spread": per_run("fresh", "bare")}
-    return {**bare,
+    return {
+        **bare,
         "command": case.name,
         "floor": "write" if writes else "read",
         "runs": runs,
@@ -304,8 +373,10 @@ def find_agentctl(explicit: str | None) -> tuple[str, str]:
     """bin/agentctl and the interpreter it runs (taken from its #! line)."""
     script = Path(explicit) if explicit else Path(sys.executable).parent / "agentctl"
     if not script.exists():
-        raise SystemExit(f"bench: no agentctl at {script}; install with `.venv/bin/pip install -e .` "
-                         "and run the bench with the venv's python")
+        raise SystemExit(
+            f"bench: no agentctl at {script}; install with `.venv/bin/pip install -e .` "
+            "and run the bench with the venv's python"
+        )
     with open(script, "rb") as fh:
         first = fh.readline().decode(errors="replace").strip()
     if not first.startswith("#!") or "python" not in first:
@@ -317,11 +388,18 @@ def find_agentctl(explicit: str | None) -> tuple[str, str]:
 
 
 def _bash_payload(repo: str, run: int) -> bytes:
-    return json.dumps({"session_id": "bench", "transcript_path": os.path.join(repo, "t.jsonl"), "cwd": repo,
-                       "hook_event_name": "PostToolUse", "tool_name": "Bash",
-                       "tool_input": {"command": "sed -i s/old/new/ d000/s0/f00.txt"},
-                       "tool_response": {"stdout": "", "stderr": "", "interrupted": False},
-                       "tool_use_id": f"toolu_bench_bash_{run}"}).encode()
+    return json.dumps(
+        {
+            "session_id": "bench",
+            "transcript_path": os.path.join(repo, "t.jsonl"),
+            "cwd": repo,
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "sed -i s/old/new/ d000/s0/f00.txt"},
+            "tool_response": {"stdout": "", "stderr": "", "interrupted": False},
+            "tool_use_id": f"toolu_bench_bash_{run}",
+        }
+    ).encode()
 
 
 def measure_git(runner: Runner, n: int, runs: int, warmup: int) -> dict[str, object]:
@@ -338,8 +416,14 @@ def measure_git(runner: Runner, n: int, runs: int, warmup: int) -> dict[str, obj
     hook = [runner.agentctl, "hook", "claude", "post-tool-use"]
     proc = runner.output(hook[1:], repo, _bash_payload(repo, 0))
     if proc.returncode != 0:
-        raise SystemExit(f"bench: the Bash hook exited {proc.returncode} in {repo}: {proc.stderr.decode(errors='replace')}")
-    argv = {"hook": hook, "git": [git, "status", "--porcelain"], "floor": [runner.python, str(HERE / "floor_git.py"), *STATUS]}
+        raise SystemExit(
+            f"bench: the Bash hook exited {proc.returncode} in {repo}: {proc.stderr.decode(errors='replace')}"
+        )
+    argv = {
+        "hook": hook,
+        "git": [git, "status", "--porcelain"],
+        "floor": [runner.python, str(HERE / "floor_git.py"), *STATUS],
+    }
     kinds = list(argv)
     samples: dict[str, list[float]] = {k: [] for k in kinds}
     for i in range(1, warmup + runs + 1):
@@ -355,11 +439,20 @@ def measure_git(runner: Runner, n: int, runs: int, warmup: int) -> dict[str, obj
     def per_run(a: str, b: str) -> str:
         return _iqr([x / y for x, y in zip(samples[a], samples[b], strict=True)], "")
 
-    return {"files": n, "runs": runs, "hook_ms": med["hook"], "git_ms": med["git"], "floor_ms": med["floor"],
-            "ratio": med["hook"] / med["git"], "built_s": built, "ratio_spread": per_run("hook", "git"),
-            "floor_spread": per_run("hook", "floor"), "least_spread": per_run("floor", "git"),
-            "hook_spread_ms": _iqr([t * 1000 for t in samples["hook"]]),
-            "git_spread_ms": _iqr([t * 1000 for t in samples["git"]])}
+    return {
+        "files": n,
+        "runs": runs,
+        "hook_ms": med["hook"],
+        "git_ms": med["git"],
+        "floor_ms": med["floor"],
+        "ratio": med["hook"] / med["git"],
+        "built_s": built,
+        "ratio_spread": per_run("hook", "git"),
+        "floor_spread": per_run("hook", "floor"),
+        "least_spread": per_run("floor", "git"),
+        "hook_spread_ms": _iqr([t * 1000 for t in samples["hook"]]),
+        "git_spread_ms": _iqr([t * 1000 for t in samples["git"]]),
+    }
 
 
 def measure_long_log(runner: Runner, runs: int, warmup: int, n: int = 10_000) -> list[str]:
@@ -373,11 +466,13 @@ def measure_long_log(runner: Runner, runs: int, warmup: int, n: int = 10_000) ->
         gitrepo.start_task(runner.agentctl, repos[kind], n)
     stamp = states._now_iso()
     with open(os.path.join(repos["long"], ".agent-state", "services", "files", "status"), "ab") as fh:
-        fh.write("".join(f"{stamp}|MODIFY|{gitrepo.rel(i % n)}\n" for i in range(states.LARGE_FILES_LOG)).encode())
+        fh.write(
+            "".join(f"{stamp}|MODIFY|{gitrepo.rel(i % n)}\n" for i in range(states.LARGE_FILES_LOG)).encode()
+        )
     hook = [runner.agentctl, "hook", "claude", "post-tool-use"]
     samples: dict[str, list[float]] = {k: [] for k in repos}
     for i in range(warmup + runs + 1):  # run 0 logs what the generated log says exists but does not
-        for kind in (["fresh", "long"] if i % 2 else ["long", "fresh"]):
+        for kind in ["fresh", "long"] if i % 2 else ["long", "fresh"]:
             took, _, code = runner.spawn(hook, repos[kind], _bash_payload(repos[kind], i))
             if code != 0:
                 raise SystemExit(f"bench: the Bash hook exited {code} in {repos[kind]} (run {i})")
@@ -385,23 +480,50 @@ def measure_long_log(runner: Runner, runs: int, warmup: int, n: int = 10_000) ->
                 samples[kind].append(took)
     long_ms, fresh_ms = (statistics.median(samples[k]) * 1000 for k in ("long", "fresh"))
     spread = _iqr([x / y for x, y in zip(samples["long"], samples["fresh"], strict=True)], "")
-    return [f"Bash hook (`files sync`), {n:,}-file repository, {states.LARGE_FILES_LOG:,}-entry files log",
-            f"{long_ms:.1f} ms", "the same, fresh from `task start`", f"{fresh_ms:.1f} ms", f"{long_ms / fresh_ms:.2f}",
-            spread, "-", "-"]
+    return [
+        f"Bash hook (`files sync`), {n:,}-file repository, {states.LARGE_FILES_LOG:,}-entry files log",
+        f"{long_ms:.1f} ms",
+        "the same, fresh from `task start`",
+        f"{fresh_ms:.1f} ms",
+        f"{long_ms / fresh_ms:.2f}",
+        spread,
+        "-",
+        "-",
+    ]
 
 
-def goals(rows: list[dict[str, object]], git_rows: list[dict[str, object]], resume: tuple[int, int]) -> list[list[str]]:
+def goals(
+    rows: list[dict[str, object]], git_rows: list[dict[str, object]], resume: tuple[int, int]
+) -> list[list[str]]:
     """One line a figure: figure, its median, what it is compared with, that median, the ratio, the
     spread of the ratio (the quartiles of each run's own ratio), the goal, met? A line without a goal
     ("-") is there to explain another and is never a miss."""
     out: list[list[str]] = []
 
-    def add(figure: str, value: float, unit: str, against: str, base: float | None, goal: float | None,
-            ratio: bool = True, spread: object = "") -> None:
+    def add(
+        figure: str,
+        value: float,
+        unit: str,
+        against: str,
+        base: float | None,
+        goal: float | None,
+        ratio: bool = True,
+        spread: object = "",
+    ) -> None:
         got = value / base if ratio and base else value
         met = "-" if goal is None else ("yes" if got <= goal else "NO")
-        out.append([figure, f"{value:.1f} {unit}", against, f"{base:.1f} {unit}" if base is not None else "",
-                    f"{got:.2f}" if ratio else f"{got:+.1f}", str(spread), "-" if goal is None else f"<= {goal:g}", met])
+        out.append(
+            [
+                figure,
+                f"{value:.1f} {unit}",
+                against,
+                f"{base:.1f} {unit}" if base is not None else "",
+                f"{got:.2f}" if ratio else f"{got:+.1f}",
+                str(spread),
+                "-" if goal is None else f"<= {goal:g}",
+                met,
+            ]
+        )
 
     def num(row: dict[str, object], key: str) -> float:
         return float(str(row[key]))
@@ -410,38 +532,116 @@ def goals(rows: list[dict[str, object]], git_rows: list[dict[str, object]], resu
         if "skipped" in r:
             continue
         cmd = f"`{r['command']}`"
-        add(f"{cmd}, fresh state", num(r, "fresh_ms"), "ms", f"its floor ({r['floor']})", num(r, "floor_ms"),
-            FLOOR_RATIO, spread=r["ratio_spread"])
+        add(
+            f"{cmd}, fresh state",
+            num(r, "fresh_ms"),
+            "ms",
+            f"its floor ({r['floor']})",
+            num(r, "floor_ms"),
+            FLOOR_RATIO,
+            spread=r["ratio_spread"],
+        )
         if "bare_ms" in r:
-            add(f"{cmd}, fresh state", num(r, "fresh_ms"), "ms", "the interpreter alone (no `re`)", num(r, "bare_ms"),
-                None, spread=r["bare_spread"])
-        add(f"{cmd}, large state", num(r, "large_ms"), "ms", f"its floor ({r['floor']})", num(r, "large_floor_ms"),
-            FLOOR_RATIO, spread=r["large_floor_spread"])
+            add(
+                f"{cmd}, fresh state",
+                num(r, "fresh_ms"),
+                "ms",
+                "the interpreter alone (no `re`)",
+                num(r, "bare_ms"),
+                None,
+                spread=r["bare_spread"],
+            )
+        add(
+            f"{cmd}, large state",
+            num(r, "large_ms"),
+            "ms",
+            f"its floor ({r['floor']})",
+            num(r, "large_floor_ms"),
+            FLOOR_RATIO,
+            spread=r["large_floor_spread"],
+        )
         if str(r["command"]).startswith("task "):
-            add(f"{cmd}, 10,000-entry list", num(r, "large_ms"), "ms", "the 120-entry list", num(r, "fresh_ms"),
-                LIST_RATIO, spread=r["large_spread"])
+            add(
+                f"{cmd}, 10,000-entry list",
+                num(r, "large_ms"),
+                "ms",
+                "the 120-entry list",
+                num(r, "fresh_ms"),
+                LIST_RATIO,
+                spread=r["large_spread"],
+            )
         else:
-            add(f"{cmd}, large state", num(r, "large_ms"), "ms", "fresh state", num(r, "fresh_ms"), LARGE_RATIO,
-                spread=r["large_spread"])
-        add(f"{cmd}, peak RSS over the floor's, large", num(r, "rss_delta_mib"), "MiB", "", None,
-            RSS_MARGIN_KIB / 1024, ratio=False)
+            add(
+                f"{cmd}, large state",
+                num(r, "large_ms"),
+                "ms",
+                "fresh state",
+                num(r, "fresh_ms"),
+                LARGE_RATIO,
+                spread=r["large_spread"],
+            )
+        add(
+            f"{cmd}, peak RSS over the floor's, large",
+            num(r, "rss_delta_mib"),
+            "MiB",
+            "",
+            None,
+            RSS_MARGIN_KIB / 1024,
+            ratio=False,
+        )
     for g in git_rows:
         repo = f"{int(str(g['files'])):,}-file repository"
-        add(f"Bash hook (`files sync`), {repo}", num(g, "hook_ms"), "ms", "one `git status --porcelain`",
-            num(g, "git_ms"), GIT_RATIO, spread=g["ratio_spread"])
-        add(f"Bash hook (`files sync`), {repo}", num(g, "hook_ms"), "ms", "interpreter + the same `git status`",
-            num(g, "floor_ms"), None, spread=g["floor_spread"])
-        add(f"interpreter + the same `git status`, {repo}", num(g, "floor_ms"), "ms", "one `git status --porcelain`",
-            num(g, "git_ms"), None, spread=g["least_spread"])
-    for label, chars, goal in (("the 120-file scenario", resume[0], RESUME_TARGET), ("the large state", resume[1], RESUME_BUDGET)):
-        out.append([f"`resume`, {label} (characters)", str(chars), "", "", "", "", f"<= {goal}",
-                    "yes" if chars <= goal else "NO"])
+        add(
+            f"Bash hook (`files sync`), {repo}",
+            num(g, "hook_ms"),
+            "ms",
+            "one `git status --porcelain`",
+            num(g, "git_ms"),
+            GIT_RATIO,
+            spread=g["ratio_spread"],
+        )
+        add(
+            f"Bash hook (`files sync`), {repo}",
+            num(g, "hook_ms"),
+            "ms",
+            "interpreter + the same `git status`",
+            num(g, "floor_ms"),
+            None,
+            spread=g["floor_spread"],
+        )
+        add(
+            f"interpreter + the same `git status`, {repo}",
+            num(g, "floor_ms"),
+            "ms",
+            "one `git status --porcelain`",
+            num(g, "git_ms"),
+            None,
+            spread=g["least_spread"],
+        )
+    for label, chars, goal in (
+        ("the 120-file scenario", resume[0], RESUME_TARGET),
+        ("the large state", resume[1], RESUME_BUDGET),
+    ):
+        out.append(
+            [
+                f"`resume`, {label} (characters)",
+                str(chars),
+                "",
+                "",
+                "",
+                "",
+                f"<= {goal}",
+                "yes" if chars <= goal else "NO",
+            ]
+        )
     return out
 
 
 def table(lines: list[list[str]]) -> str:
-    out = ["| figure | median | compared with | its median | ratio | ratio's IQR | goal | met |",
-           "|---|---:|---|---:|---:|---:|---:|---|"]
+    out = [
+        "| figure | median | compared with | its median | ratio | ratio's IQR | goal | met |",
+        "|---|---:|---|---:|---:|---:|---:|---|",
+    ]
     out += ["| " + " | ".join(ln) + " |" for ln in lines]
     return "\n".join(out)
 
@@ -468,8 +668,10 @@ def main(argv: list[str] | None = None) -> int:
             opts[a] = args[i + 1]
             i += 1
         elif a in ("-h", "--help"):
-            print(__doc__.strip() + "\n\noptions: --quick, --runs N (>= 15), --only SUBSTRING, --json FILE, "
-                  "--agentctl PATH, --keep, --no-git (skip the generated repositories)")
+            print(
+                __doc__.strip() + "\n\noptions: --quick, --runs N (>= 15), --only SUBSTRING, --json FILE, "
+                "--agentctl PATH, --keep, --no-git (skip the generated repositories)"
+            )
             return 0
         else:
             print(f"bench: unknown argument {a!r}; see --help", file=sys.stderr)
@@ -507,47 +709,78 @@ def main(argv: list[str] | None = None) -> int:
             templates["passed"] = passed
         rows: list[dict[str, object]] = []
         for case in cases:
-            print(f"bench: {case.name} ({runs} runs + 3 warm-up, alternating with its floor) ...", file=sys.stderr)
+            print(
+                f"bench: {case.name} ({runs} runs + 3 warm-up, alternating with its floor) ...",
+                file=sys.stderr,
+            )
             rows.append(measure(runner, case, *templates[case.state], runs, warmup=3))
             r = rows[-1]
-            print(f"bench:   {r['fresh_ms']:.1f} ms vs floor {r['floor_ms']:.1f} ({r['ratio']:.2f}); large "
-                  f"{r['large_ms']:.1f} vs its floor {r['large_floor_ms']:.1f} ({r['large_floor_ratio']:.2f})",
-                  file=sys.stderr)
+            print(
+                f"bench:   {r['fresh_ms']:.1f} ms vs floor {r['floor_ms']:.1f} ({r['ratio']:.2f}); large "
+                f"{r['large_ms']:.1f} vs its floor {r['large_floor_ms']:.1f} ({r['large_floor_ratio']:.2f})",
+                file=sys.stderr,
+            )
         git_rows: list[dict[str, object]] = []
         sizes = [n for n in GIT_SIZES if not opts["--only"] or opts["--only"] in f"git {n}"]
-        for n in ([] if opts["--no-git"] else sizes):
-            print(f"bench: the Bash hook on a {n:,}-file repository ({GIT_RUNS} runs + 2 warm-up, alternating with "
-                  "`git status --porcelain` and with the interpreter + the same `git status`) ...", file=sys.stderr)
+        for n in [] if opts["--no-git"] else sizes:
+            print(
+                f"bench: the Bash hook on a {n:,}-file repository ({GIT_RUNS} runs + 2 warm-up, alternating with "
+                "`git status --porcelain` and with the interpreter + the same `git status`) ...",
+                file=sys.stderr,
+            )
             git_rows.append(measure_git(runner, n, GIT_RUNS, warmup=2))
             g = git_rows[-1]
-            print(f"bench:   hook {g['hook_ms']:.1f} ms vs git status {g['git_ms']:.1f} ({g['ratio']:.2f}); "
-                  f"built in {g['built_s']:.0f} s", file=sys.stderr)
+            print(
+                f"bench:   hook {g['hook_ms']:.1f} ms vs git status {g['git_ms']:.1f} ({g['ratio']:.2f}); "
+                f"built in {g['built_s']:.0f} s",
+                file=sys.stderr,
+            )
         lines = goals(rows, git_rows, (len(resume), len(resume_large)))
         if not opts["--no-git"] and (not opts["--only"] or opts["--only"] in "git long log"):
             print("bench: the Bash hook with a 100,000-entry files log ...", file=sys.stderr)
             lines.append(measure_long_log(runner, GIT_RUNS, warmup=2))
         if not opts["--no-git"] and (not opts["--only"] or opts["--only"] in "interfaces"):
-            print("bench: `resume` and the post-edit hook with 20 interfaces, 10,000-file repository ...", file=sys.stderr)
+            print(
+                "bench: `resume` and the post-edit hook with 20 interfaces, 10,000-file repository ...",
+                file=sys.stderr,
+            )
             lines += interfaces_bench.measure(runner, GIT_RUNS, warmup=2)
         print()
-        print(f"Measured on {machine()}; {runs} runs per figure ({GIT_RUNS} for the repositories), medians, "
-              f"each side by side with what it is compared with; {time.strftime('%Y-%m-%d')}.")
+        print(
+            f"Measured on {machine()}; {runs} runs per figure ({GIT_RUNS} for the repositories), medians, "
+            f"each side by side with what it is compared with; {time.strftime('%Y-%m-%d')}."
+        )
         print()
         print(table(lines))
         print()
         for note in notes:
             print(f"Note: {note}.")
-        spreads = "; ".join([f"{r['command']}: {r['fresh_spread_ms']} vs floor {r['floor_spread_ms']}" for r in rows]
-                            + [f"Bash hook at {g['files']:,} files: {g['hook_spread_ms']} vs git status {g['git_spread_ms']}"
-                               for g in git_rows])
+        spreads = "; ".join(
+            [f"{r['command']}: {r['fresh_spread_ms']} vs floor {r['floor_spread_ms']}" for r in rows]
+            + [
+                f"Bash hook at {g['files']:,} files: {g['hook_spread_ms']} vs git status {g['git_spread_ms']}"
+                for g in git_rows
+            ]
+        )
         print(f"Interquartile ranges (ms, fresh vs floor): {spreads}.")
         failed = missed(lines)
         print("All targets met." if not failed else f"Over target: {'; '.join(failed)}.")
         if opts["--json"]:
             with open(opts["--json"], "w", encoding="utf-8") as fh:
-                json.dump({"machine": machine(), "runs": runs, "rows": rows, "git": git_rows, "goals": lines,
-                           "resume_chars": len(resume), "resume_large_chars": len(resume_large), "resume": resume},
-                          fh, indent=1)
+                json.dump(
+                    {
+                        "machine": machine(),
+                        "runs": runs,
+                        "rows": rows,
+                        "git": git_rows,
+                        "goals": lines,
+                        "resume_chars": len(resume),
+                        "resume_large_chars": len(resume_large),
+                        "resume": resume,
+                    },
+                    fh,
+                    indent=1,
+                )
         runner.stop()
         return 0 if not failed else 1
     finally:

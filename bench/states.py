@@ -34,7 +34,11 @@ echo "Found 1 error in src/components/m037.tsx:12"
 exit 2
 """
 PASSING = "echo 'Found 0 errors.'\n"  # the same check, passing (the passed_first variant)
-TRIED = ("cast size to number", "widen the prop type to string | number", "re-export the old type from utils/index")
+TRIED = (
+    "cast size to number",
+    "widen the prop type to string | number",
+    "re-export the old type from utils/index",
+)
 
 LARGE_FILES_LOG = 100_000
 LARGE_TASK_LIST = 10_000
@@ -47,11 +51,17 @@ def scenario_path(i: int) -> str:
     return f"src/{FOLDERS[i % 3]}/m{i:03d}.tsx"
 
 
-def _ctl(agentctl: str, project: str, *args: str, stdin: bytes | None = None, ok: tuple[int, ...] = (0,)) -> str:
+def _ctl(
+    agentctl: str, project: str, *args: str, stdin: bytes | None = None, ok: tuple[int, ...] = (0,)
+) -> str:
     env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTCTL_")}
-    proc = subprocess.run([agentctl, *args], cwd=project, input=stdin, capture_output=True, env=env, check=False)
+    proc = subprocess.run(
+        [agentctl, *args], cwd=project, input=stdin, capture_output=True, env=env, check=False
+    )
     if proc.returncode not in ok:
-        raise RuntimeError(f"agentctl {' '.join(args)} exited {proc.returncode}: {proc.stderr.decode(errors='replace')}")
+        raise RuntimeError(
+            f"agentctl {' '.join(args)} exited {proc.returncode}: {proc.stderr.decode(errors='replace')}"
+        )
     return proc.stdout.decode("utf-8", "replace")
 
 
@@ -63,7 +73,9 @@ def _now_iso() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", lt) + f"{sign}{off // 3600:02d}:{off % 3600 // 60:02d}"
 
 
-def build_fresh(agentctl: str, project: str, list_paths: list[str] | None = None, passed_first: bool = False) -> None:
+def build_fresh(
+    agentctl: str, project: str, list_paths: list[str] | None = None, passed_first: bool = False
+) -> None:
     """The seed's scenario mid-task, made through the CLI.
 
     ``passed_first``: the variant where the checks passed right after the task started and every
@@ -72,15 +84,37 @@ def build_fresh(agentctl: str, project: str, list_paths: list[str] | None = None
     os.makedirs(os.path.join(project, ".git"))
     os.makedirs(os.path.join(project, "database", "migrations"))
     os.makedirs(os.path.join(project, "scripts"))
-    _write(os.path.join(project, "scripts", "typecheck.sh"), (PASSING if passed_first else TYPECHECK).encode())
+    _write(
+        os.path.join(project, "scripts", "typecheck.sh"), (PASSING if passed_first else TYPECHECK).encode()
+    )
     paths = list_paths if list_paths is not None else [scenario_path(i) for i in range(N_FILES)]
     _ctl(agentctl, project, "init")
     for pri, text in CONSTRAINTS:
         _ctl(agentctl, project, "constraints", "add", pri, text)
     _ctl(agentctl, project, "verify", "add", VERIFY_CMD)
-    _ctl(agentctl, project, "task", "start", "--id", TASK_ID, "--desc", TASK_DESC, "--files", "-",
-         stdin="".join(p + "\n" for p in paths).encode())
-    _ctl(agentctl, project, "task", "update", "--done", str(N_DONE), "--notes", "utils and hooks done; components up to m036")
+    _ctl(
+        agentctl,
+        project,
+        "task",
+        "start",
+        "--id",
+        TASK_ID,
+        "--desc",
+        TASK_DESC,
+        "--files",
+        "-",
+        stdin="".join(p + "\n" for p in paths).encode(),
+    )
+    _ctl(
+        agentctl,
+        project,
+        "task",
+        "update",
+        "--done",
+        str(N_DONE),
+        "--notes",
+        "utils and hooks done; components up to m036",
+    )
     if passed_first:
         _ctl(agentctl, project, "verify", "start")
     for i in range(N_TOUCHED):
@@ -101,8 +135,10 @@ def build_large(agentctl: str, project: str, passed_first: bool = False) -> None
 
     # 500 constraints: the scenario's 3 first (P0 stay on top), then 497 more P1/P2 rules.
     rules = [f"{p}|{t}\n" for p, t in CONSTRAINTS]
-    rules += [f"{'P1' if i % 4 == 0 else 'P2'}|rule {i}: keep module pkg{i:03d} free of side effects on import\n"
-              for i in range(LARGE_CONSTRAINTS - len(CONSTRAINTS))]
+    rules += [
+        f"{'P1' if i % 4 == 0 else 'P2'}|rule {i}: keep module pkg{i:03d} free of side effects on import\n"
+        for i in range(LARGE_CONSTRAINTS - len(CONSTRAINTS))
+    ]
     rules.sort(key=lambda line: line[:2])
     _write(os.path.join(state, "services/constraints/status"), "".join(rules).encode())
 
@@ -111,21 +147,33 @@ def build_large(agentctl: str, project: str, passed_first: bool = False) -> None
     log = os.path.join(state, "services/files/status")
     with open(log, "rb") as fh:
         head = fh.read()
-    lines = [f"{stamp}|MODIFY|{extra[i % len(extra)]}\n" for i in range(LARGE_FILES_LOG - N_TOUCHED)]  # ~10 edits a file
+    lines = [
+        f"{stamp}|MODIFY|{extra[i % len(extra)]}\n" for i in range(LARGE_FILES_LOG - N_TOUCHED)
+    ]  # ~10 edits a file
     _write(log, head + "".join(lines).encode())
 
     # 1,000 archived tasks, each with its status, list and files log (as `task stop` leaves them).
     logs = os.path.join(state, "logs")
     for n in range(LARGE_ARCHIVED):
         tid = f"old-task-{n:03d}"
-        _write(os.path.join(logs, f"task-{tid}.done"),
-               (f"STATE=DONE\nTASK_ID={tid}\nDESC=an earlier task\nTOTAL=50\nDONE=50\nNEXT=\nNOTES=\n"
-                f"STARTED={stamp}\nUPDATED={stamp}\nSEQ={n * 60}\nNEXT_PINNED=0\nENDED={stamp}\nDURATION=1h00m00s\n").encode())
-        _write(os.path.join(logs, f"files-{tid}.list"),
-               "".join(f"done|src/old/t{n:03d}/f{i:02d}.ts\n" for i in range(50)).encode())
-        _write(os.path.join(logs, f"files-{tid}.log"),
-               (f"{stamp}|SESSION_START|{tid}\n" + "".join(f"{stamp}|MODIFY|src/old/t{n:03d}/f{i:02d}.ts\n"
-                                                          for i in range(50))).encode())
+        _write(
+            os.path.join(logs, f"task-{tid}.done"),
+            (
+                f"STATE=DONE\nTASK_ID={tid}\nDESC=an earlier task\nTOTAL=50\nDONE=50\nNEXT=\nNOTES=\n"
+                f"STARTED={stamp}\nUPDATED={stamp}\nSEQ={n * 60}\nNEXT_PINNED=0\nENDED={stamp}\nDURATION=1h00m00s\n"
+            ).encode(),
+        )
+        _write(
+            os.path.join(logs, f"files-{tid}.list"),
+            "".join(f"done|src/old/t{n:03d}/f{i:02d}.ts\n" for i in range(50)).encode(),
+        )
+        _write(
+            os.path.join(logs, f"files-{tid}.log"),
+            (
+                f"{stamp}|SESSION_START|{tid}\n"
+                + "".join(f"{stamp}|MODIFY|src/old/t{n:03d}/f{i:02d}.ts\n" for i in range(50))
+            ).encode(),
+        )
 
     # The failing run's log grown to 50 MB (a long, noisy test run).
     status = _ctl(agentctl, project, "verify", "status")
@@ -137,7 +185,9 @@ def build_large(agentctl: str, project: str, passed_first: bool = False) -> None
             fh.write(chunk[: LARGE_VERIFY_LOG - fh.tell()])
 
     # The CLI agrees the state is sound and as described.
-    fields = dict(ln.split("=", 1) for ln in _ctl(agentctl, project, "task", "status").splitlines() if "=" in ln)
+    fields = dict(
+        ln.split("=", 1) for ln in _ctl(agentctl, project, "task", "status").splitlines() if "=" in ln
+    )
     assert fields["TOTAL"] == str(LARGE_TASK_LIST) and fields["DONE"] == str(N_DONE), fields
     assert _ctl(agentctl, project, "files", "check", scenario_path(5)).startswith(stamp[:4])
 

@@ -24,12 +24,18 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from states import build_fresh  # noqa: E402
 
-GIT_ENV = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b"}
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "b",
+    "GIT_AUTHOR_EMAIL": "b@b",
+    "GIT_COMMITTER_NAME": "b",
+    "GIT_COMMITTER_EMAIL": "b@b",
+}
 
 
 def git(cwd: str, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True,
-                          env=dict(os.environ, **GIT_ENV)).stdout
+    return subprocess.run(
+        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True, env=dict(os.environ, **GIT_ENV)
+    ).stdout
 
 
 def objects(repo: str) -> int:
@@ -47,26 +53,39 @@ def ctl(agentctl: str, cwd: str, *args: str) -> tuple[float, str]:
 
 def grow(project: str, archives: int, log_lines: int) -> None:
     state = os.path.join(project, ".agent-state")
-    stamp = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime(time.time() + 1))  # after the scenario's edits
+    stamp = time.strftime(
+        "%Y-%m-%dT%H:%M:%S+00:00", time.gmtime(time.time() + 1)
+    )  # after the scenario's edits
     with open(os.path.join(state, "services/files/status"), "ab") as fh:
-        fh.write("".join(f"{stamp}|MODIFY|src/gen/pkg{i % 97:03d}/mod{i:06d}.tsx\n" for i in range(log_lines)).encode())
+        fh.write(
+            "".join(
+                f"{stamp}|MODIFY|src/gen/pkg{i % 97:03d}/mod{i:06d}.tsx\n" for i in range(log_lines)
+            ).encode()
+        )
     logs = os.path.join(state, "logs")
     rows = []
     for n in range(archives):
         tid = f"old-task-{n:04d}"
         files = {
-            f"task-{tid}.done": (f"STATE=DONE\nTASK_ID={tid}\nDESC=an earlier task\nTOTAL=20\nDONE=20\nNEXT=\nNOTES=\n"
-                                 f"STARTED={stamp}\nUPDATED={stamp}\nSEQ={n * 30}\nENDED={stamp}\nDURATION=1h00m00s\n"),
+            f"task-{tid}.done": (
+                f"STATE=DONE\nTASK_ID={tid}\nDESC=an earlier task\nTOTAL=20\nDONE=20\nNEXT=\nNOTES=\n"
+                f"STARTED={stamp}\nUPDATED={stamp}\nSEQ={n * 30}\nENDED={stamp}\nDURATION=1h00m00s\n"
+            ),
             f"files-{tid}.list": "".join(f"done|src/old/t{n:04d}/f{i:02d}.ts\n" for i in range(20)),
-            f"files-{tid}.log": f"{stamp}|SESSION_START|{tid}\n" + "".join(
-                f"{stamp}|MODIFY|src/old/t{n:04d}/f{i:02d}.ts\n" for i in range(20)),
+            f"files-{tid}.log": f"{stamp}|SESSION_START|{tid}\n"
+            + "".join(f"{stamp}|MODIFY|src/old/t{n:04d}/f{i:02d}.ts\n" for i in range(20)),
         }
         for name, text in files.items():
             with open(os.path.join(logs, name), "w", encoding="utf-8") as fh:
                 fh.write(text)
-        rows.append(f"{tid}|an earlier task|{stamp}|{stamp}|1h00m00s|20/20|20|PASSED {stamp}|yes|-|logs/task-{tid}.done\n")
+        rows.append(
+            f"{tid}|an earlier task|{stamp}|{stamp}|1h00m00s|20/20|20|PASSED {stamp}|yes|-|logs/task-{tid}.done\n"
+        )
     with open(os.path.join(logs, "index"), "a", encoding="utf-8") as fh:
-        fh.write("#ID|DESC|STARTED|ENDED|DURATION|ENTRIES|FILES|LAST_VERIFY|VERIFIED|FORCED|ARCHIVE\n" + "".join(rows))
+        fh.write(
+            "#ID|DESC|STARTED|ENDED|DURATION|ENTRIES|FILES|LAST_VERIFY|VERIFIED|FORCED|ARCHIVE\n"
+            + "".join(rows)
+        )
 
 
 def written(out: str) -> int:
@@ -119,22 +138,30 @@ def main(argv: list[str] | None = None) -> int:
         if resume_a != resume_b:
             import difflib
 
-            sys.stderr.write("".join(difflib.unified_diff(resume_a.splitlines(True), resume_b.splitlines(True))))
+            sys.stderr.write(
+                "".join(difflib.unified_diff(resume_a.splitlines(True), resume_b.splitlines(True)))
+            )
             raise SystemExit("the two sides disagree after the pull")
 
         rows.append(("full push", *full_push))
         rows.append(("full pull (fresh clone)", *full_pull))
         rows.append(("push after 5 edits", *inc_push))
         rows.append(("pull after 5 edits", *inc_pull))
-        print(f"state: {args.log_lines} files-log lines, {args.archives} archived tasks "
-              f"({3 * args.archives} archive files)")
+        print(
+            f"state: {args.log_lines} files-log lines, {args.archives} archived tasks "
+            f"({3 * args.archives} archive files)"
+        )
         print(f"{'':26}{'time':>9}{'written':>10}{'transferred':>13}")
         for name, secs, w, moved in rows:
             print(f"{name:26}{secs:8.2f}s{w:10d}{moved:13d}")
-        print(f"ratio push after edits / full push: objects {inc_push[2] / max(full_push[2], 1):.4f}, "
-              f"time {inc_push[0] / full_push[0]:.2f}")
-        print(f"ratio pull after edits / full pull: objects {inc_pull[2] / max(full_pull[2], 1):.4f}, "
-              f"time {inc_pull[0] / full_pull[0]:.2f}")
+        print(
+            f"ratio push after edits / full push: objects {inc_push[2] / max(full_push[2], 1):.4f}, "
+            f"time {inc_push[0] / full_push[0]:.2f}"
+        )
+        print(
+            f"ratio pull after edits / full pull: objects {inc_pull[2] / max(full_pull[2], 1):.4f}, "
+            f"time {inc_pull[0] / full_pull[0]:.2f}"
+        )
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0

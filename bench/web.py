@@ -53,14 +53,35 @@ def add_history(project: str, count: int) -> None:
         tid = f"arch-{n:04d}"
         done = f"logs/task-{tid}.done"
         with open(os.path.join(logs, f"task-{tid}.done"), "wb") as fh:
-            fh.write((f"STATE=DONE\nTASK_ID={tid}\nDESC=archived task {n}: move module pkg{n % 90:03d}\nTOTAL=20\n"
-                      f"DONE=20\nNEXT=\nNOTES=\nSTARTED={stamp}\nUPDATED={stamp}\nSEQ=21\nNEXT_PINNED=0\nENDED={stamp}\n"
-                      f"DURATION=0h30m00s\nFILES_LOG=logs/files-{tid}.log\n").encode())
+            fh.write(
+                (
+                    f"STATE=DONE\nTASK_ID={tid}\nDESC=archived task {n}: move module pkg{n % 90:03d}\nTOTAL=20\n"
+                    f"DONE=20\nNEXT=\nNOTES=\nSTARTED={stamp}\nUPDATED={stamp}\nSEQ=21\nNEXT_PINNED=0\nENDED={stamp}\n"
+                    f"DURATION=0h30m00s\nFILES_LOG=logs/files-{tid}.log\n"
+                ).encode()
+            )
         with open(os.path.join(logs, f"files-{tid}.log"), "wb") as fh:
-            fh.write((f"{stamp}|SESSION_START|{tid}\n" + "".join(f"{stamp}|MODIFY|src/arch/t{n:04d}/f{i:02d}.ts\n"
-                                                               for i in range(20))).encode())
-        rows.append(codec.record(tid, f"archived task {n}", stamp, stamp, "0h30m00s", "20/20", "20",
-                                 f"PASSED {stamp}", "yes", "-", done))
+            fh.write(
+                (
+                    f"{stamp}|SESSION_START|{tid}\n"
+                    + "".join(f"{stamp}|MODIFY|src/arch/t{n:04d}/f{i:02d}.ts\n" for i in range(20))
+                ).encode()
+            )
+        rows.append(
+            codec.record(
+                tid,
+                f"archived task {n}",
+                stamp,
+                stamp,
+                "0h30m00s",
+                "20/20",
+                "20",
+                f"PASSED {stamp}",
+                "yes",
+                "-",
+                done,
+            )
+        )
     with open(os.path.join(logs, "index"), "wb") as fh:
         fh.write(b"".join(rows))
 
@@ -69,14 +90,21 @@ class Server:
     def __init__(self, agentctl: str, project: str) -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTCTL_")}
         t0 = time.perf_counter()
-        self.proc = subprocess.Popen([agentctl, "web", "--no-open", "--port", "0"], cwd=project, env=env,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.proc = subprocess.Popen(
+            [agentctl, "web", "--no-open", "--port", "0"],
+            cwd=project,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         assert self.proc.stdout is not None
         url = self.proc.stdout.readline().decode().strip()
         self.startup_ms = (time.perf_counter() - t0) * 1000
         if not url.startswith("http://127.0.0.1:"):
-            raise SystemExit(f"bench: `agentctl web` printed {url!r}: {self.proc.stderr.read().decode() if self.proc.stderr else ''}")
-        rest = url[len("http://127.0.0.1:"):]
+            raise SystemExit(
+                f"bench: `agentctl web` printed {url!r}: {self.proc.stderr.read().decode() if self.proc.stderr else ''}"
+            )
+        rest = url[len("http://127.0.0.1:") :]
         self.port = int(rest.split("/", 1)[0])
         self.token = rest.split("token=", 1)[1]
         self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
@@ -123,15 +151,21 @@ def main(argv: list[str] | None = None) -> int:
 
         server = Server(agentctl, project)
         rss0, _ = server.memory()
-        rows: list[tuple[str, list[float]]] = [("start-up: spawn to URL (includes the first build)", [server.startup_ms])]
+        rows: list[tuple[str, list[float]]] = [
+            ("start-up: spawn to URL (includes the first build)", [server.startup_ms])
+        ]
         first = [server.get(p)[0] for p in ("/", "/static/web.js", "/static/web.css")]
         cold, body = server.get("/api/state")
         rows.append(("first load: page + script + style", [sum(first)]))
         rows.append((f"first load: /api/state ({len(body) // 1024} KiB)", [cold]))
         rows.append(("poll: /api/version", [server.get("/api/version")[0] for _ in range(runs)]))
         rows.append(("/api/state, nothing changed", [server.get("/api/state")[0] for _ in range(runs)]))
-        updates: dict[str, list[float]] = {"update: after `files log`": [], "update: after `task done` (10,000 entries)": [],
-                                           "update: after `verify tried`": [], "update: after 1,000 log entries at once": []}
+        updates: dict[str, list[float]] = {
+            "update: after `files log`": [],
+            "update: after `task done` (10,000 entries)": [],
+            "update: after `verify tried`": [],
+            "update: after 1,000 log entries at once": [],
+        }
         log = os.path.join(project, ".agent-state", "services", "files", "status")
         for i in range(runs):
             ctl("files", "log", "MODIFY", f"src/bench/new{i:03d}.ts")
@@ -142,12 +176,23 @@ def main(argv: list[str] | None = None) -> int:
             updates["update: after `verify tried`"].append(server.get("/api/state")[0])
             with open(log, "ab") as fh:
                 stamp = states._now_iso()
-                fh.write("".join(f"{stamp}|MODIFY|src/bulk/r{i:02d}/f{j:04d}.ts\n" for j in range(1000)).encode())
+                fh.write(
+                    "".join(f"{stamp}|MODIFY|src/bulk/r{i:02d}/f{j:04d}.ts\n" for j in range(1000)).encode()
+                )
             updates["update: after 1,000 log entries at once"].append(server.get("/api/state")[0])
         rows += list(updates.items())
-        rows.append(("on demand: files search 'pkg042'", [server.get("/api/files?q=pkg042")[0] for _ in range(runs)]))
-        rows.append(("on demand: history search 'pkg042'", [server.get("/api/history?q=pkg042")[0] for _ in range(3)]))
-        rows.append(("on demand: archived task detail", [server.get(f"/api/task?id=arch-{n:04d}")[0] for n in range(runs)]))
+        rows.append(
+            ("on demand: files search 'pkg042'", [server.get("/api/files?q=pkg042")[0] for _ in range(runs)])
+        )
+        rows.append(
+            ("on demand: history search 'pkg042'", [server.get("/api/history?q=pkg042")[0] for _ in range(3)])
+        )
+        rows.append(
+            (
+                "on demand: archived task detail",
+                [server.get(f"/api/task?id=arch-{n:04d}")[0] for n in range(runs)],
+            )
+        )
         rss, hwm = server.memory()
         server.stop()
         from agentctl.statefolder.opening import open_store
@@ -161,8 +206,10 @@ def main(argv: list[str] | None = None) -> int:
             builds.append((time.perf_counter() - t0) * 1000)
         rows.insert(1, ("start-up: the first build alone (in-process)", builds))
 
-        print(f"agentctl web on the large state: {states.LARGE_FILES_LOG:,}+ files-log entries, "
-              f"{states.LARGE_TASK_LIST:,}-entry list, {ARCHIVED:,} archived tasks; goal {GOAL_MS:.0f} ms")
+        print(
+            f"agentctl web on the large state: {states.LARGE_FILES_LOG:,}+ files-log entries, "
+            f"{states.LARGE_TASK_LIST:,}-entry list, {ARCHIVED:,} archived tasks; goal {GOAL_MS:.0f} ms"
+        )
         print(f"{'request':<52} {'median ms':>10} {'max ms':>8}")
         over = []
         for name, samples in rows:
@@ -170,8 +217,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name:<52} {med:>10.1f} {max(samples):>8.1f}")
             if (name.startswith(("first load", "update", "poll", "/api/state"))) and med > GOAL_MS:
                 over.append(name)
-        print(f"server memory: {rss0 / 1024:.1f} MiB after start-up, {rss / 1024:.1f} MiB at the end, "
-              f"peak {hwm / 1024:.1f} MiB")
+        print(
+            f"server memory: {rss0 / 1024:.1f} MiB after start-up, {rss / 1024:.1f} MiB at the end, "
+            f"peak {hwm / 1024:.1f} MiB"
+        )
         if over:
             print(f"OVER the {GOAL_MS:.0f} ms goal: {', '.join(over)}")
             return 1

@@ -29,8 +29,16 @@ import states  # noqa: E402
 import web  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 SPAN = 3 * 3600  # the afternoon the demo task has been running
 
 
@@ -47,7 +55,7 @@ def _retime(path: str, times: list[float]) -> None:
     k = 0
     for i, line in enumerate(lines):
         if "|" in line and k < len(times):
-            lines[i] = _iso(times[k]) + line[line.index("|"):]
+            lines[i] = _iso(times[k]) + line[line.index("|") :]
             k += 1
     with open(path, "w", encoding="utf-8") as fh:
         fh.write("\n".join(lines))
@@ -58,14 +66,18 @@ def build_demo(agentctl: str, project: str) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTCTL_")}
 
     def ctl(*args: str, stdin: str | None = None) -> None:
-        subprocess.run([agentctl, *args], cwd=project, env=env, input=stdin, text=True, check=True, capture_output=True)
+        subprocess.run(
+            [agentctl, *args], cwd=project, env=env, input=stdin, text=True, check=True, capture_output=True
+        )
 
     for i in range(states.N_TOUCHED, 60):
         ctl("files", "log", "MODIFY", states.scenario_path(i))
     ctl("task", "update", "--done", "18")
     for agent in ("helper-1", "helper-2", "helper-1"):
         ctl("task", "claim", "--agent", agent)
-    payload = json.dumps({"session_id": "demo", "cwd": project, "hook_event_name": "SessionStart", "source": "compact"})
+    payload = json.dumps(
+        {"session_id": "demo", "cwd": project, "hook_event_name": "SessionStart", "source": "compact"}
+    )
     for _ in range(2):
         ctl("hook", "claude", "session-start", stdin=payload)
     state = os.path.join(project, ".agent-state")
@@ -96,9 +108,9 @@ def build_demo(agentctl: str, project: str) -> None:
     claims = iter([now - 1800, now - 1200, now - 600])
     for i, line in enumerate(lines):
         if "|session|compact|" in line:
-            lines[i] = _iso(next(marks)) + line[line.index("|"):]
+            lines[i] = _iso(next(marks)) + line[line.index("|") :]
         elif "|task|claim|" in line:
-            lines[i] = _iso(next(claims)) + line[line.index("|"):]
+            lines[i] = _iso(next(claims)) + line[line.index("|") :]
     with open(log, "w", encoding="utf-8") as fh:
         fh.write("\n".join(lines))
 
@@ -118,7 +130,10 @@ def main(argv: list[str] | None = None) -> int:
         try:
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-                for path, size, scale in ((out, {"width": 1280, "height": 800}, 1), (phone, {"width": 390, "height": 844}, 1)):
+                for path, size, scale in (
+                    (out, {"width": 1280, "height": 800}, 1),
+                    (phone, {"width": 390, "height": 844}, 1),
+                ):
                     page = browser.new_page(viewport=size, device_scale_factor=scale)  # type: ignore[arg-type]
                     page.goto(f"http://127.0.0.1:{server.port}/?token={server.token}")
                     page.wait_for_selector("body[data-version]")

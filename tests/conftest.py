@@ -14,6 +14,9 @@ from typing import Any
 
 import pytest
 
+# The fixtures the support package shares (a test module asks for them by name and imports none).
+pytest_plugins = ("support.hooks", "support.hotpath", "support.interfaces")
+
 BIN = Path(sys.executable).parent / "agentctl"
 AGENTCTL = [str(BIN)] if BIN.exists() else [sys.executable, "-m", "agentctl"]
 LONG = os.environ.get("AGENTCTL_LONG") == "1"
@@ -47,28 +50,56 @@ class Result:
         return dict(ln.split("=", 1) for ln in self.out.split("\n") if "=" in ln and ln[:1].isupper())
 
 
-def run_bytes(*args: str, cwd: Path | str, stdin: str | bytes | None = None, env: dict[str, str] | None = None,
-              timeout: float = 60, command: Sequence[str] = AGENTCTL) -> subprocess.CompletedProcess[bytes]:
+def run_bytes(
+    *args: str,
+    cwd: Path | str,
+    stdin: str | bytes | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 60,
+    command: Sequence[str] = AGENTCTL,
+) -> subprocess.CompletedProcess[bytes]:
     """Run the real agentctl (``command``: how to start it; the console script by default) as a subprocess,
     with ``env`` added to this environment; its output as bytes. Every test that runs agentctl runs it here."""
     full_env = dict(os.environ)
     if env:
         full_env.update(env)
     data = stdin.encode() if isinstance(stdin, str) else stdin
-    return subprocess.run([*command, *args], cwd=cwd, input=data, capture_output=True, env=full_env,
-                          timeout=timeout, check=False)
+    return subprocess.run(
+        [*command, *args],
+        cwd=cwd,
+        input=data,
+        capture_output=True,
+        env=full_env,
+        timeout=timeout,
+        check=False,
+    )
 
 
-def run(*args: str, cwd: Path | str, stdin: str | bytes | None = None, env: dict[str, str] | None = None,
-        timeout: float = 60, command: Sequence[str] = AGENTCTL) -> Result:
+def run(
+    *args: str,
+    cwd: Path | str,
+    stdin: str | bytes | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 60,
+    command: Sequence[str] = AGENTCTL,
+) -> Result:
     """Run the real agentctl as :func:`run_bytes` does; its output as text."""
     proc = run_bytes(*args, cwd=cwd, stdin=stdin, env=env, timeout=timeout, command=command)
-    return Result(proc.returncode, proc.stdout.decode("utf-8", "surrogateescape"),
-                  proc.stderr.decode("utf-8", "surrogateescape"))
+    return Result(
+        proc.returncode,
+        proc.stdout.decode("utf-8", "surrogateescape"),
+        proc.stderr.decode("utf-8", "surrogateescape"),
+    )
 
 
-def start_task(project: Path, paths: Sequence[str], *extra: str, task_id: str = "t1",
-               desc: str = "convert imports", listing: Path | str = "list.txt") -> Result:
+def start_task(
+    project: Path,
+    paths: Sequence[str],
+    *extra: str,
+    task_id: str = "t1",
+    desc: str = "convert imports",
+    listing: Path | str = "list.txt",
+) -> Result:
     """Start task ``task_id`` on ``paths``, written one a line to ``listing`` (relative to the project,
     and given to ``--files`` as written, or absolute); ``extra`` goes after the options. Asserts it started."""
     (project / listing).write_text("".join(p + "\n" for p in paths))
@@ -85,7 +116,11 @@ def hermetic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     for name in list(os.environ):
-        if name.startswith("AGENTCTL_") and name not in ("AGENTCTL_LONG", "AGENTCTL_CLAUDE_BIN", "AGENTCTL_E2E_CACHE"):
+        if name.startswith("AGENTCTL_") and name not in (
+            "AGENTCTL_LONG",
+            "AGENTCTL_CLAUDE_BIN",
+            "AGENTCTL_E2E_CACHE",
+        ):
             monkeypatch.delenv(name)
     for name in ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "CURSOR_PROJECT_DIR"):
         monkeypatch.delenv(name, raising=False)
@@ -130,6 +165,11 @@ def snapshot(folder: Path) -> dict[str, bytes]:
     """Every regular file under ``folder`` (agent.log and lock files aside) with its bytes."""
     out = {}
     for p in sorted(folder.rglob("*")):
-        if p.is_file() and not p.is_symlink() and p.name not in ("agent.log", "agent.log.1") and not p.name.endswith(".lock"):
+        if (
+            p.is_file()
+            and not p.is_symlink()
+            and p.name not in ("agent.log", "agent.log.1")
+            and not p.name.endswith(".lock")
+        ):
             out[str(p.relative_to(folder))] = p.read_bytes()
     return out

@@ -22,8 +22,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def parse(argv: Sequence[str]) -> tuple[int, list[str]]:
-    parser = argparse.ArgumentParser(prog="suite_time.py", description=(__doc__ or "").split("\n\n")[0],
-                                     usage="%(prog)s [--runs N] [PYTEST ARGS...]")
+    parser = argparse.ArgumentParser(
+        prog="suite_time.py",
+        description=(__doc__ or "").split("\n\n")[0],
+        usage="%(prog)s [--runs N] [PYTEST ARGS...]",
+    )
     parser.add_argument("--runs", type=int, default=3, help="how many times to run the suite (default 3)")
     known, rest = parser.parse_known_args(list(argv))
     if known.runs < 1:
@@ -34,8 +37,13 @@ def parse(argv: Sequence[str]) -> tuple[int, list[str]]:
 def one_run(pytest_args: Sequence[str]) -> tuple[float, int, str]:
     """(wall seconds, exit code, pytest's last line and the FAILED/ERROR lines) of one run of the suite."""
     start = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *pytest_args],
-                          cwd=ROOT, capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *pytest_args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     wall = time.monotonic() - start
     lines = [ln for ln in proc.stdout.splitlines() if ln.strip()]
     last = lines[-1] if lines else proc.stderr.strip()[-200:]
@@ -56,7 +64,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             first_failure = code
         status = "ok" if code == 0 else f"exit {code}"
         print(f"run {n}: {wall:.1f} s  {status}  {last}", flush=True)
-    print(f"median of {runs}: {statistics.median(times):.1f} s (min {min(times):.1f} s, max {max(times):.1f} s)")
+    print(
+        f"median of {runs}: {statistics.median(times):.1f} s (min {min(times):.1f} s, max {max(times):.1f} s)"
+    )
     return first_failure
 
 

@@ -30,17 +30,37 @@ ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src" / "agentctl"
 
 GROUND, SERVICES, WORKFLOW, OPERATIONS, FRONT = 0, 1, 2, 3, 4
-FLOOR_NAMES = {GROUND: "ground", SERVICES: "services", WORKFLOW: "workflow", OPERATIONS: "operations",
-               FRONT: "front ends"}
+FLOOR_NAMES = {
+    GROUND: "ground",
+    SERVICES: "services",
+    WORKFLOW: "workflow",
+    OPERATIONS: "operations",
+    FRONT: "front ends",
+}
 ROOMS: dict[str, int] = {
     "ground": GROUND,
-    "constraints": SERVICES, "files": SERVICES, "task": SERVICES, "verify": SERVICES, "session": SERVICES,
-    "history": SERVICES, "userservices": SERVICES, "interfaces": SERVICES, "notify": SERVICES,
+    "constraints": SERVICES,
+    "files": SERVICES,
+    "task": SERVICES,
+    "verify": SERVICES,
+    "session": SERVICES,
+    "history": SERVICES,
+    "userservices": SERVICES,
+    "interfaces": SERVICES,
+    "notify": SERVICES,
     "plan": SERVICES,
     "context": SERVICES,
-    "workflow": WORKFLOW, "statefolder": WORKFLOW, "sync": WORKFLOW, "doctor": WORKFLOW,
-    "commands": OPERATIONS, "operation": OPERATIONS, "integrations": OPERATIONS,
-    "cli": FRONT, "mcp": FRONT, "web": FRONT, "demo": FRONT,
+    "workflow": WORKFLOW,
+    "statefolder": WORKFLOW,
+    "sync": WORKFLOW,
+    "doctor": WORKFLOW,
+    "commands": OPERATIONS,
+    "operation": OPERATIONS,
+    "integrations": OPERATIONS,
+    "cli": FRONT,
+    "mcp": FRONT,
+    "web": FRONT,
+    "demo": FRONT,
 }
 # Imports across rooms of one floor, room -> the rooms it may use there. The services' table is
 # docs/design.md's "which service may use which".
@@ -82,7 +102,9 @@ def imports(path: Path, mods: dict[str, Path], name: str) -> set[str]:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 parts = alias.name.split(".")
-                found.update(".".join(parts[:i]) for i in range(2, len(parts) + 1) if ".".join(parts[:i]) in mods)
+                found.update(
+                    ".".join(parts[:i]) for i in range(2, len(parts) + 1) if ".".join(parts[:i]) in mods
+                )
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
@@ -126,9 +148,16 @@ def violations(edges: dict[str, set[str]]) -> list[str]:
             fa, fb = floor(a), floor(b)
             if fb > fa:
                 bad.append(f"{a} ({FLOOR_NAMES[fa]}) imports {b} ({FLOOR_NAMES[fb]}): up the floors")
-            elif fb == fa and room(a) != room(b) and room(a) is not None and room(b) is not None \
-                    and room(b) not in SIDEWAYS.get(room(a) or "", set()):
-                bad.append(f"{a} imports {b}: {room(a)} may not use {room(b)} (declare it in SIDEWAYS and docs/design.md)")
+            elif (
+                fb == fa
+                and room(a) != room(b)
+                and room(a) is not None
+                and room(b) is not None
+                and room(b) not in SIDEWAYS.get(room(a) or "", set())
+            ):
+                bad.append(
+                    f"{a} imports {b}: {room(a)} may not use {room(b)} (declare it in SIDEWAYS and docs/design.md)"
+                )
     return sorted(bad)
 
 
@@ -196,17 +225,27 @@ def test_no_import_cycle() -> None:
 
 def test_the_checks_find_what_they_look_for() -> None:
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}) == [{"a", "b", "c"}]
-    bad = violations({"agentctl.ground.store": {"agentctl.task.status"},
-                      "agentctl.constraints.rules": {"agentctl.task.status"},
-                      "agentctl.commands.task": {"agentctl.operation.contract", "agentctl.task.status"},
-                      "agentctl.task.status": set(), "agentctl.operation.contract": set()})
-    assert len(bad) == 2 and any("up the floors" in b for b in bad) and any("may not use task" in b for b in bad)
+    bad = violations(
+        {
+            "agentctl.ground.store": {"agentctl.task.status"},
+            "agentctl.constraints.rules": {"agentctl.task.status"},
+            "agentctl.commands.task": {"agentctl.operation.contract", "agentctl.task.status"},
+            "agentctl.task.status": set(),
+            "agentctl.operation.contract": set(),
+        }
+    )
+    assert (
+        len(bad) == 2 and any("up the floors" in b for b in bad) and any("may not use task" in b for b in bad)
+    )
 
 
 def test_type_only_and_function_imports_count(tmp_path: Path) -> None:
     src = tmp_path / "m.py"
-    src.write_text("TYPE_CHECKING = False\nif TYPE_CHECKING:\n    from agentctl.ground.store import Store\n"
-                   "def f() -> None:\n    from agentctl.task import status\n", encoding="utf-8")
+    src.write_text(
+        "TYPE_CHECKING = False\nif TYPE_CHECKING:\n    from agentctl.ground.store import Store\n"
+        "def f() -> None:\n    from agentctl.task import status\n",
+        encoding="utf-8",
+    )
     mods = {"agentctl.ground.store": src, "agentctl.task.status": src, "agentctl.task": src}
     assert imports(src, mods, "agentctl.x.m") == {"agentctl.ground.store", "agentctl.task.status"}
 
@@ -218,7 +257,9 @@ def design_rooms() -> dict[str, set[str]]:
     for line in text.splitlines():
         m = re.match(r"\| `([a-z]+)/` \|[^|]*\|([^|]*)\|", line)
         if m:
-            listed = re.sub(r"\([^)]*\)", "", m.group(2))  # what a module is for, in brackets, is not a module
+            listed = re.sub(
+                r"\([^)]*\)", "", m.group(2)
+            )  # what a module is for, in brackets, is not a module
             out[m.group(1)] = set(re.findall(r"`([a-z_]+)`", listed))
     return out
 
@@ -238,7 +279,9 @@ def test_every_room_says_what_it_holds() -> None:
         init = folder / "__init__.py"
         if init.exists():
             doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
-            assert doc and len(doc) > 60, f"{folder.name}/__init__.py has no docstring saying what the room holds"
+            assert doc and len(doc) > 60, (
+                f"{folder.name}/__init__.py has no docstring saying what the room holds"
+            )
 
 
 def _sizes() -> dict[str, int]:
@@ -272,7 +315,9 @@ def folder_violations(rooms: dict[str, set[str]]) -> list[str]:
     for a, targets in rooms.items():
         for b in targets:
             if ROOMS[b] > ROOMS[a]:
-                bad.append(f"folder {a}/ ({FLOOR_NAMES[ROOMS[a]]}) imports {b}/ ({FLOOR_NAMES[ROOMS[b]]}): up the floors")
+                bad.append(
+                    f"folder {a}/ ({FLOOR_NAMES[ROOMS[a]]}) imports {b}/ ({FLOOR_NAMES[ROOMS[b]]}): up the floors"
+                )
             if a in rooms.get(b, set()) and a < b:
                 bad.append(f"folders {a}/ and {b}/ use each other")
     return sorted(bad)
@@ -285,8 +330,10 @@ def test_no_folder_imports_up_the_floors_and_no_two_folders_use_each_other() -> 
 
 def test_the_folder_check_finds_what_it_looks_for() -> None:
     bad = folder_violations({"task": {"workflow", "files"}, "workflow": {"task"}, "files": set()})
-    assert bad == ["folder task/ (services) imports workflow/ (workflow): up the floors",
-                   "folders task/ and workflow/ use each other"]
+    assert bad == [
+        "folder task/ (services) imports workflow/ (workflow): up the floors",
+        "folders task/ and workflow/ use each other",
+    ]
 
 
 def design_sideways() -> dict[str, set[str]]:
@@ -306,9 +353,15 @@ def test_design_doc_sideways_table_is_the_one_the_test_keeps() -> None:
 
 def test_every_sideways_permission_is_used() -> None:
     rooms = folder_graph(graph())
-    unused = sorted(f"{a} may use {b}" for a, allowed in SIDEWAYS.items() for b in allowed
-                    if b not in rooms.get(a, set()) or ROOMS[a] != ROOMS[b])
-    assert not unused, f"sideways permissions no import uses (remove them here and in docs/design.md): {unused}"
+    unused = sorted(
+        f"{a} may use {b}"
+        for a, allowed in SIDEWAYS.items()
+        for b in allowed
+        if b not in rooms.get(a, set()) or ROOMS[a] != ROOMS[b]
+    )
+    assert not unused, (
+        f"sideways permissions no import uses (remove them here and in docs/design.md): {unused}"
+    )
 
 
 def renamed_imports(path: Path, mods: set[str]) -> list[str]:
@@ -316,11 +369,17 @@ def renamed_imports(path: Path, mods: set[str]) -> list[str]:
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
-            found += [f"{path.name}:{node.lineno}: import {a.name} as {a.asname}" for a in node.names
-                      if a.asname and a.name in mods]
+            found += [
+                f"{path.name}:{node.lineno}: import {a.name} as {a.asname}"
+                for a in node.names
+                if a.asname and a.name in mods
+            ]
         elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
-            found += [f"{path.name}:{node.lineno}: from {node.module} import {a.name} as {a.asname}"
-                      for a in node.names if a.asname and a.asname != a.name and f"{node.module}.{a.name}" in mods]
+            found += [
+                f"{path.name}:{node.lineno}: from {node.module} import {a.name} as {a.asname}"
+                for a in node.names
+                if a.asname and a.asname != a.name and f"{node.module}.{a.name}" in mods
+            ]
     return found
 
 
@@ -333,15 +392,25 @@ def test_every_agentctl_module_is_imported_under_its_own_name() -> None:
 
 def test_the_rename_check_finds_what_it_looks_for(tmp_path: Path) -> None:
     src = tmp_path / "m.py"
-    src.write_text("from agentctl.task import status as task\nfrom agentctl.task.status import read_status as r\n"
-                   "import agentctl.files.log as files\nfrom agentctl.task import entries\n", encoding="utf-8")
+    src.write_text(
+        "from agentctl.task import status as task\nfrom agentctl.task.status import read_status as r\n"
+        "import agentctl.files.log as files\nfrom agentctl.task import entries\n",
+        encoding="utf-8",
+    )
     mods = {"agentctl.task.status", "agentctl.files.log", "agentctl.task.entries"}
-    assert renamed_imports(src, mods) == ["m.py:1: from agentctl.task import status as task",
-                                          "m.py:3: import agentctl.files.log as files"]
+    assert renamed_imports(src, mods) == [
+        "m.py:1: from agentctl.task import status as task",
+        "m.py:3: import agentctl.files.log as files",
+    ]
 
 
 # Dotted words that look like a room and a module but name something else: OpenCode's events.
-OUTSIDE_NAMES = {"session.compacted", "session.created", "context.warn_at", "context.window"}  # + the config keys of context
+OUTSIDE_NAMES = {
+    "session.compacted",
+    "session.created",
+    "context.warn_at",
+    "context.window",
+}  # + the config keys of context
 FILE_SUFFIXES = {"md", "png", "py", "json", "txt", "sh", "yml", "toml", "log", "list", "lock"}
 _DOTTED = re.compile(r"(?<![\w./-])(agentctl\.)?([a-z_]+)\.([a-z_]+)(?![\w(])")
 _ROOM_PATH = re.compile(r"(?<![\w./-])(?:src/)?(?:agentctl/)?([a-z_]+)/([a-z_]+)\.py\b")
@@ -353,15 +422,26 @@ def stale_names(text: str, mods: set[str]) -> list[str]:
     out = []
     for m in _DOTTED.finditer(text):
         where, name = m.group(2), m.group(3)
-        if where not in ROOMS or f"agentctl.{where}.{name}" in mods or name in FILE_SUFFIXES \
-                or f"{where}.{name}" in OUTSIDE_NAMES:
+        if (
+            where not in ROOMS
+            or f"agentctl.{where}.{name}" in mods
+            or name in FILE_SUFFIXES
+            or f"{where}.{name}" in OUTSIDE_NAMES
+        ):
             continue
         init = SRC / where / "__init__.py"
-        if m.group(1) is None and init.exists() and re.search(rf"^(def |class )?{name}\b", init.read_text(encoding="utf-8"), re.M):
+        if (
+            m.group(1) is None
+            and init.exists()
+            and re.search(rf"^(def |class )?{name}\b", init.read_text(encoding="utf-8"), re.M)
+        ):
             continue
         out.append(m.group(0))
-    out += [m.group(0) for m in _ROOM_PATH.finditer(text)
-            if m.group(1) in ROOMS and f"agentctl.{m.group(1)}.{m.group(2)}" not in mods]
+    out += [
+        m.group(0)
+        for m in _ROOM_PATH.finditer(text)
+        if m.group(1) in ROOMS and f"agentctl.{m.group(1)}.{m.group(2)}" not in mods
+    ]
     return out
 
 
@@ -380,7 +460,9 @@ def test_every_module_a_docstring_or_docs_page_names_exists() -> None:
 
 def test_the_name_check_finds_what_it_looks_for() -> None:
     mods = {"agentctl.task.status"}
-    text = "``task.status`` ``agentctl.task.gone`` ``task.read_status`` task/gone.py sync.md session.compacted"
+    text = (
+        "``task.status`` ``agentctl.task.gone`` ``task.read_status`` task/gone.py sync.md session.compacted"
+    )
     assert stale_names(text, mods) == ["agentctl.task.gone", "task.read_status", "task/gone.py"]
 
 
@@ -389,11 +471,23 @@ def test_the_name_check_finds_what_it_looks_for() -> None:
 # world), never another test file (test_*.py) nor a helper of another folder. The imports below wait for
 # the branches that edit those files now; their helpers move to tests/support/ once those land.
 IN_FLIGHT = {
-    ("cli/test_web_browser.py", "cli/test_web.py"): "Served, make_busy: test_web.py is edited on another branch",
+    (
+        "cli/test_web_browser.py",
+        "cli/test_web.py",
+    ): "Served, make_busy: test_web.py is edited on another branch",
     ("cli/test_web_supervisor.py", "cli/test_web.py"): "Served: the web tests are edited on another branch",
-    ("cli/test_web_supervisor_browser.py", "cli/test_web.py"): "Served: the web tests are edited on another branch",
-    ("cli/test_web_supervisor_browser.py", "cli/test_web_browser.py"): "browser, page: the web tests, another branch",
-    ("cli/test_web_supervisor_browser.py", "cli/test_web_supervisor.py"): "make_supervised: the web tests, another branch",
+    (
+        "cli/test_web_supervisor_browser.py",
+        "cli/test_web.py",
+    ): "Served: the web tests are edited on another branch",
+    (
+        "cli/test_web_supervisor_browser.py",
+        "cli/test_web_browser.py",
+    ): "browser, page: the web tests, another branch",
+    (
+        "cli/test_web_supervisor_browser.py",
+        "cli/test_web_supervisor.py",
+    ): "make_supervised: the web tests, another branch",
     ("model/test_coverage.py", "model/test_model.py"): "setup: tests/model is edited on another branch",
 }
 SUITE_TOOLS = {"suite_time.py"}  # a tool of the suite, not a helper: its own test imports it
@@ -415,13 +509,20 @@ def suite_imports(tests: Path) -> set[tuple[str, str]]:
             wanted: list[tuple[list[str], list[str]]] = []
             if isinstance(node, ast.Import):
                 wanted = [(a.name.split("."), []) for a in node.names if a.name.split(".")[0] in tops]
-            elif isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").split(".")[0] in tops):
-                base = package[:len(package) - node.level + 1] if node.level else []
-                wanted = [(base + (node.module.split(".") if node.module else []), [a.name for a in node.names])]
+            elif isinstance(node, ast.ImportFrom) and (
+                node.level or (node.module or "").split(".")[0] in tops
+            ):
+                base = package[: len(package) - node.level + 1] if node.level else []
+                wanted = [
+                    (base + (node.module.split(".") if node.module else []), [a.name for a in node.names])
+                ]
             for parts, names in wanted:
                 target = resolve(parts)
-                hits = [target] if target is not None and target.name != "__init__.py" else [
-                    t for t in (resolve([*parts, n]) for n in names) if t is not None]
+                hits = (
+                    [target]
+                    if target is not None and target.name != "__init__.py"
+                    else [t for t in (resolve([*parts, n]) for n in names) if t is not None]
+                )
                 out |= {(str(path.relative_to(tests)), str(t.relative_to(tests))) for t in hits}
     return out
 
@@ -433,9 +534,13 @@ def suite_import_problems(tests: Path) -> list[str]:
         if target.name == "conftest.py" or target.parts[0] == "support" or (importer, imported) in IN_FLIGHT:
             continue
         if target.name.startswith("test_"):
-            problems.append(f"{importer} imports the test file {imported}: move what it shares to tests/support/")
+            problems.append(
+                f"{importer} imports the test file {imported}: move what it shares to tests/support/"
+            )
         elif target.parent != Path(importer).parent and imported not in SUITE_TOOLS:
-            problems.append(f"{importer} imports {imported}, a helper of another folder: move it to tests/support/")
+            problems.append(
+                f"{importer} imports {imported}, a helper of another folder: move it to tests/support/"
+            )
     return problems
 
 
@@ -447,12 +552,20 @@ def test_no_test_file_imports_another_or_a_helper_outside_support() -> None:
 
 
 def test_the_test_import_check_finds_what_it_looks_for(tmp_path: Path) -> None:
-    for rel, text in {"conftest.py": "", "support/__init__.py": "", "support/repo.py": "from conftest import x\n",
-                      "a/__init__.py": "", "a/harness.py": "", "a/test_one.py": "from .harness import h\n",
-                      "a/test_two.py": "from .test_one import t\nfrom support.repo import r\n",
-                      "b/__init__.py": "", "b/test_three.py": "from a import harness\nfrom conftest import y\n"}.items():
+    for rel, text in {
+        "conftest.py": "",
+        "support/__init__.py": "",
+        "support/repo.py": "from conftest import x\n",
+        "a/__init__.py": "",
+        "a/harness.py": "",
+        "a/test_one.py": "from .harness import h\n",
+        "a/test_two.py": "from .test_one import t\nfrom support.repo import r\n",
+        "b/__init__.py": "",
+        "b/test_three.py": "from a import harness\nfrom conftest import y\n",
+    }.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(text, encoding="utf-8")
     assert suite_import_problems(tmp_path) == [
         "a/test_two.py imports the test file a/test_one.py: move what it shares to tests/support/",
-        "b/test_three.py imports a/harness.py, a helper of another folder: move it to tests/support/"]
+        "b/test_three.py imports a/harness.py, a helper of another folder: move it to tests/support/",
+    ]

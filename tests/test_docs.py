@@ -19,7 +19,9 @@ DOCS = ROOT / "docs"
 
 def test_reference_is_current() -> None:
     on_disk = (DOCS / "reference.md").read_text(encoding="utf-8")
-    assert on_disk == reference.render(), "docs/reference.md is stale: run `python -m agentctl.cli.reference > docs/reference.md`"
+    assert on_disk == reference.render(), (
+        "docs/reference.md is stale: run `python -m agentctl.cli.reference > docs/reference.md`"
+    )
 
 
 def test_reference_names_every_command_and_option() -> None:
@@ -49,7 +51,10 @@ def test_ci_runs_the_readmes_test_command() -> None:
 
 
 def test_every_install_line_names_the_distribution() -> None:
-    texts = {p: p.read_text(encoding="utf-8") for p in [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *DOCS.rglob("*.md")]}
+    texts = {
+        p: p.read_text(encoding="utf-8")
+        for p in [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *DOCS.rglob("*.md")]
+    }
     texts.update({p: p.read_text(encoding="utf-8") for p in (ROOT / "src").rglob("*.py")})
     wrong = re.compile(r"(pipx install|uv tool install|pip install)(?: --[a-z-]+)* '?agentctl(?![-\w])")
     for path, text in texts.items():
@@ -67,7 +72,13 @@ def test_mkdocs_builds_strictly(tmp_path: Path) -> None:
     mkdocs = shutil.which("mkdocs", path=str(Path(sys.executable).parent))
     if mkdocs is None:
         pytest.skip("mkdocs is not installed (pip install -e . --group dev)")
-    proc = subprocess.run([mkdocs, "build", "--strict", "--site-dir", str(tmp_path / "site")], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120, check=False)
+    proc = subprocess.run(
+        [mkdocs, "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert (tmp_path / "site" / "reference" / "index.html").exists()

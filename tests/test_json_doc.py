@@ -11,7 +11,12 @@ from agentctl.operation import registry
 from conftest import run
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "json.md"
-SERVING = {("hook",), ("mcp",), ("web",), ("demo",)}  # they speak a protocol or tell a story: no data of their own
+SERVING = {
+    ("hook",),
+    ("mcp",),
+    ("web",),
+    ("demo",),
+}  # they speak a protocol or tell a story: no data of their own
 
 
 def _rows() -> dict[str, set[str]]:
@@ -22,7 +27,9 @@ def _rows() -> dict[str, set[str]]:
         if m:
             cell = m.group(2)
             same = re.match(r"as `([^`]+)`", cell)
-            rows[m.group(1).replace("\\|", "|")] = rows[same.group(1)] if same else set(re.findall(r"`(\w+)`", cell))
+            rows[m.group(1).replace("\\|", "|")] = (
+                rows[same.group(1)] if same else set(re.findall(r"`(\w+)`", cell))
+            )
     return rows
 
 
@@ -33,8 +40,12 @@ def test_every_command_has_a_row() -> None:
             continue
         name = "SERVICE start|stop|status" if key == ("@custom",) else " ".join(key)
         assert name in rows, f"docs/json.md has no row for `agentctl {name}`"
-    known = {" ".join(k) for k in registry.COMMANDS} | {"SERVICE start|stop|status", "history show", "history search",
-                                                         "--version"}
+    known = {" ".join(k) for k in registry.COMMANDS} | {
+        "SERVICE start|stop|status",
+        "history show",
+        "history search",
+        "--version",
+    }
     assert set(rows) <= known, set(rows) - known
 
 
@@ -42,8 +53,9 @@ def _answer(project: Path, *args: str, code: int = 0) -> dict[str, object]:
     r = run("--json", *args, cwd=project)
     assert r.code == code, (args, r.err)
     doc = json.loads(r.out)
-    assert doc["command"] == (" ".join(args[:2]) if len(args) > 1 and (args[0], args[1]) in registry.COMMANDS
-                              else args[0]), doc
+    assert doc["command"] == (
+        " ".join(args[:2]) if len(args) > 1 and (args[0], args[1]) in registry.COMMANDS else args[0]
+    ), doc
     data = r.data()
     assert isinstance(data, dict)
     return data
@@ -85,8 +97,11 @@ def test_each_answer_has_only_documented_keys_and_numbers_as_numbers(tmp_path: P
     claimed = check("task claim", "task", "claim", "--agent", "helper")
     assert isinstance(claimed["expires"], int | float)
     listed = check("task list", "task", "list", "--todo")
-    assert listed["entries"] == [{"path": "src/b.py", "mark": "todo"}, {"path": "src/c.py", "mark": "todo"},
-                                 {"path": "src/d.py", "mark": "todo"}]
+    assert listed["entries"] == [
+        {"path": "src/b.py", "mark": "todo"},
+        {"path": "src/c.py", "mark": "todo"},
+        {"path": "src/d.py", "mark": "todo"},
+    ]
     assert set(check("completion", "completion", "bash")) == {"shell", "script"}
     status = check("task status", "task", "status")
     assert isinstance(status["claims"], list) and len(status["claims"]) == 1
@@ -165,10 +180,16 @@ def test_the_interfaces_answers_have_only_documented_keys(tmp_path: Path) -> Non
     (project / "src" / "a.js").write_text("getUser(id)\n")
     (project / "list.txt").write_text("src/a.js\n")
     rows = _rows()
-    for args, code in [(("init",), 0), (("task", "start", "--id", "t1", "--desc", "d", "--files", "list.txt"), 0),
-                       (("interfaces", "add", "getUser", "--old", "getUser(id)", "--new", "getUser({ id })"), 0),
-                       (("interfaces", "list"), 0), (("interfaces", "status"), 0), (("interfaces", "start"), 0),
-                       (("interfaces", "check"), 1), (("interfaces", "remove", "getUser"), 0)]:
+    for args, code in [
+        (("init",), 0),
+        (("task", "start", "--id", "t1", "--desc", "d", "--files", "list.txt"), 0),
+        (("interfaces", "add", "getUser", "--old", "getUser(id)", "--new", "getUser({ id })"), 0),
+        (("interfaces", "list"), 0),
+        (("interfaces", "status"), 0),
+        (("interfaces", "start"), 0),
+        (("interfaces", "check"), 1),
+        (("interfaces", "remove", "getUser"), 0),
+    ]:
         data = _answer(project, *args, code=code)
         name = " ".join(args[:2]) if args[0] == "interfaces" else args[0] if len(args) == 1 else "task start"
         assert set(data) <= rows[name], (name, set(data) - rows[name])

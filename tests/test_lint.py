@@ -16,7 +16,11 @@ BIN = Path(sys.executable).parent
 LINTED = [p for p in ("src", "tests", "bench") if (ROOT / p).is_dir()]
 
 
-@pytest.mark.parametrize("tool,args", [("ruff", ["check", *LINTED]), ("mypy", [])])
+@pytest.mark.parametrize(
+    "tool,args",
+    [("ruff", ["check", *LINTED]), ("ruff", ["format", "--check", *LINTED]), ("mypy", [])],
+    ids=["ruff-check", "ruff-format", "mypy"],
+)
 def test_clean(tool: str, args: list[str]) -> None:
     exe = BIN / tool
     if not exe.exists():

@@ -21,8 +21,9 @@ ENV = {**os.environ, "PATH": f"{BIN.parent}{os.pathsep}{os.environ.get('PATH', '
 
 def _shell(shell: str, script: str, cwd: Path) -> str:
     env = {**os.environ, "PATH": ENV["PATH"]}  # as the fixtures set it now (the person's config in tmp)
-    proc = subprocess.run([shell, "-c", script], cwd=cwd, capture_output=True, text=True, env=env, timeout=60,
-                          check=False)
+    proc = subprocess.run(
+        [shell, "-c", script], cwd=cwd, capture_output=True, text=True, env=env, timeout=60, check=False
+    )
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 
@@ -30,8 +31,12 @@ def _shell(shell: str, script: str, cwd: Path) -> str:
 def _bash(project: Path, *words: str) -> list[str]:
     """What bash's completion function offers for ``agentctl WORDS`` (the last word being completed)."""
     quoted = " ".join("'" + w.replace("'", "'\\''") + "'" for w in ("agentctl", *words))
-    out = _shell("bash", f"source <(agentctl completion bash); COMP_WORDS=({quoted}); COMP_CWORD={len(words)}; "
-                 '_agentctl_complete; printf "%s\\n" "${COMPREPLY[@]}"', project)
+    out = _shell(
+        "bash",
+        f"source <(agentctl completion bash); COMP_WORDS=({quoted}); COMP_CWORD={len(words)}; "
+        '_agentctl_complete; printf "%s\\n" "${COMPREPLY[@]}"',
+        project,
+    )
     return [w for w in out.split("\n") if w]
 
 
@@ -69,10 +74,12 @@ def test_complete_outside_a_state_folder_offers_the_commands_and_no_error(tmp_pa
     assert r.code == 0 and "status" in r.out.split() and all(w.startswith("sta") for w in r.out.split())
 
 
-ZSH_RECORD = ("compdef() { : }; source ./_agentctl; _files() { print FILES }; "
-              # compadd recorded: its options, the lines shown (-d), then the words added
-              "compadd() { while (( $# )); do case $1 in -d) print -rl -- \"${(@P)2}\"; shift 2;; "
-              "--) shift; print -rl -- \"$@\"; return;; *) print -r -- \"OPT $1\"; shift;; esac; done }; ")
+ZSH_RECORD = (
+    "compdef() { : }; source ./_agentctl; _files() { print FILES }; "
+    # compadd recorded: its options, the lines shown (-d), then the words added
+    'compadd() { while (( $# )); do case $1 in -d) print -rl -- "${(@P)2}"; shift 2;; '
+    '--) shift; print -rl -- "$@"; return;; *) print -r -- "OPT $1"; shift;; esac; done }; '
+)
 
 
 def _zsh(project: Path, *words: str) -> list[str]:
@@ -97,7 +104,7 @@ def test_zsh_script_parses_and_offers_the_entries(project: Path) -> None:
     assert shown == ["OPT -l", f"done  -- {COMMANDS[('task', 'done')].summary}", "done"]
     # the values of a closed set with their meaning, and no file names
     shown = _zsh(project, "notify", "test", "")
-    assert shown[0] == "OPT -l" and "FILES" not in shown and shown[-len(EVENTS):] == list(EVENTS)
+    assert shown[0] == "OPT -l" and "FILES" not in shown and shown[-len(EVENTS) :] == list(EVENTS)
     assert "violation      -- a write to a P0-denied path happened anyway" in shown
     shown = _zsh(project, "task", "start", "--f")
     assert "--files  -- the list of entries: a file of paths, one a line, or - for stdin" in shown
@@ -109,8 +116,11 @@ def test_fish_script_parses_and_offers_the_entries(project: Path) -> None:
     start_task(project, ["src/a.py", "src/b.py"])
     (project / "agentctl.fish").write_text(run("completion", "fish", cwd=project).out)
     _shell("fish", "fish -n agentctl.fish", project)
-    out = _shell("fish", "source agentctl.fish; complete -C 'agentctl task d'; complete -C 'agentctl task done '",
-                 project)
+    out = _shell(
+        "fish",
+        "source agentctl.fish; complete -C 'agentctl task d'; complete -C 'agentctl task done '",
+        project,
+    )
     assert out.split("\n")[:-1] == [f"done\t{COMMANDS[('task', 'done')].summary}", "src/a.py", "src/b.py"]
 
 
@@ -134,15 +144,28 @@ def test_closed_sets_offer_their_values_with_descriptions_and_no_file_names(proj
     assert run("notify", "add", "true", "--on", "violation", cwd=project).code == 0
     assert run("constraints", "add", "P1", "keep the API stable", cwd=project).code == 0
     assert run("plan", "add", "p1", "--desc", "first planned", cwd=project).code == 0
-    assert run("interfaces", "add", "getUser", "--old", "getUser(id)", "--new", "getUser({ id })", cwd=project).code == 0
+    assert (
+        run(
+            "interfaces", "add", "getUser", "--old", "getUser(id)", "--new", "getUser({ id })", cwd=project
+        ).code
+        == 0
+    )
     events = [f"{e}\t{d}" for e, d in EVENT_MEANINGS.items()]
     assert _fish(project, "agentctl notify test ") == events
     assert _fish(project, "agentctl notify add true --on ") == events
     assert _fish(project, "agentctl notify test v") == [events[0], events[2]]
     history = _fish(project, "agentctl history show ")
-    assert len(history) == 1 and history[0].startswith("old-task\tended ") and history[0].endswith(": the archived one")
-    assert _fish(project, "agentctl runlevel ") == ["idle\tconstraints", "work\tconstraints task files (now)",
-                                                    "verify\tconstraints task files verify", "sub\tconstraints task"]
+    assert (
+        len(history) == 1
+        and history[0].startswith("old-task\tended ")
+        and history[0].endswith(": the archived one")
+    )
+    assert _fish(project, "agentctl runlevel ") == [
+        "idle\tconstraints",
+        "work\tconstraints task files (now)",
+        "verify\tconstraints task files verify",
+        "sub\tconstraints task",
+    ]
     assert _fish(project, "agentctl notify remove ") == ["1\ttrue"]
     assert _fish(project, "agentctl notify remove 1 ") == []
     assert _fish(project, "agentctl constraints remove ") == ["1\tP1|keep the API stable"]
@@ -167,8 +190,18 @@ def test_violations_claims_remotes_and_streams_are_offered(tmp_path: Path) -> No
     proj.mkdir()
     for args in (["init", "-q"], ["remote", "add", "origin", str(tmp_path / "bare.git")]):
         subprocess.run(["git", *args], cwd=proj, check=True, capture_output=True, timeout=60)
-    blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=proj, input=b"x", check=True, capture_output=True,
-                          timeout=60).stdout.decode().strip()
+    blob = (
+        subprocess.run(
+            ["git", "hash-object", "-w", "--stdin"],
+            cwd=proj,
+            input=b"x",
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
+        .stdout.decode()
+        .strip()
+    )
     subprocess.run(["git", "update-ref", "refs/agentctl/feature-x", blob], cwd=proj, check=True, timeout=60)
     assert run("init", "--no-pull", cwd=proj).code == 0
     assert run("constraints", "add", "P0", "deny-write: secret/**", cwd=proj).code == 0
@@ -186,19 +219,38 @@ def test_violations_claims_remotes_and_streams_are_offered(tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
-def test_the_real_line_editor_shows_the_values_and_descriptions_and_no_file_names(project: Path, shell: str) -> None:
+def test_the_real_line_editor_shows_the_values_and_descriptions_and_no_file_names(
+    project: Path, shell: str
+) -> None:
     if shutil.which(shell) is None:
         pytest.skip(f"{shell} is not installed (.ci/run installs it with apt-get)")
     (project / "notes-file.txt").write_text("a file the shell would offer\n")
     assert run("plan", "add", "p1", "--desc", "first planned", cwd=project).code == 0
     assert run("plan", "add", "p2", "--desc", "second planned", cwd=project).code == 0
-    shown = _type_in(shell, project, ["agentctl plan show p", "\t", "\t", "\x15", "agentctl notify test ", "\t", "\t",
-                                      "\x15", "agentctl notify remove 1 ", "\t", "\t", "\x15"])
+    shown = _type_in(
+        shell,
+        project,
+        [
+            "agentctl plan show p",
+            "\t",
+            "\t",
+            "\x15",
+            "agentctl notify test ",
+            "\t",
+            "\t",
+            "\x15",
+            "agentctl notify remove 1 ",
+            "\t",
+            "\t",
+            "\x15",
+        ],
+    )
     assert "p1" in shown and "p2" in shown and "stalled" in shown, shown[-2000:]
     assert "notes-file" not in shown, shown[-2000:]  # closed sets, the last one empty: never a file name
     # zsh and fish show what each value means; bash the words alone
-    assert ("first planned" in shown and "second planned" in shown and "no tool call" in shown) == (shell != "bash"), \
-        shown[-2000:]
+    assert ("first planned" in shown and "second planned" in shown and "no tool call" in shown) == (
+        shell != "bash"
+    ), shown[-2000:]
     shown = _type_in(shell, project, ["agentctl task start --files no", "\t", "\t", "\x15"])
     assert "notes-file" in shown, shown[-2000:]  # an open value: the shell's file names
 
@@ -210,22 +262,40 @@ def test_completion_for_an_unknown_shell_is_a_usage_error(tmp_path: Path) -> Non
 
 def test_the_man_page_is_current_and_reads(tmp_path: Path) -> None:
     page = ROOT / "man" / "agentctl.1"
-    assert page.read_text(encoding="utf-8") == manpage.render(), \
+    assert page.read_text(encoding="utf-8") == manpage.render(), (
         "man/agentctl.1 is stale: run `python -m agentctl.cli.manpage > man/agentctl.1`"
+    )
     if shutil.which("groff") is None:
         pytest.skip("groff is not installed (.ci/run installs groff-base)")
-    proc = subprocess.run(["groff", "-man", "-Tutf8", "-ww", "-z", str(page)], capture_output=True, text=True,
-                          timeout=60, check=False)
+    proc = subprocess.run(
+        ["groff", "-man", "-Tutf8", "-ww", "-z", str(page)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr  # no warning at all
-    proc = subprocess.run(["groff", "-man", "-Tascii", "-P-cbou", str(page)], capture_output=True, text=True, timeout=60,
-                          check=False, env={**os.environ, "GROFF_NO_SGR": "1"})
+    proc = subprocess.run(
+        ["groff", "-man", "-Tascii", "-P-cbou", str(page)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "GROFF_NO_SGR": "1"},
+    )
     text = proc.stdout
     for heading in ("NAME", "SYNOPSIS", "COMMANDS", "OPTIONS", "EXIT STATUS"):
         assert f"\n{heading}\n" in text, heading
     assert "agentctl task done PATH...|-" in text and "--state-dir" in text
     if shutil.which("man") is not None:
-        proc = subprocess.run(["man", "-l", str(page)], capture_output=True, text=True, timeout=60, check=False,
-                              env={**os.environ, "MANPAGER": "cat", "PAGER": "cat", "MANWIDTH": "100"})
+        proc = subprocess.run(
+            ["man", "-l", str(page)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            env={**os.environ, "MANPAGER": "cat", "PAGER": "cat", "MANWIDTH": "100"},
+        )
         assert proc.returncode == 0 and "agentctl completion bash|zsh|fish" in proc.stdout, proc.stderr
 
 
@@ -236,19 +306,38 @@ def test_help_man_prints_the_page_wherever_agentctl_is_installed(tmp_path: Path)
     assert "agentctl help --man | man -l -" in run("help", cwd=tmp_path).out
     assert "--man" in run("__complete", "help", "--", cwd=tmp_path).out.split()
     if shutil.which("man") is not None:
-        proc = subprocess.run(["sh", "-c", "agentctl help --man | man -l -"], capture_output=True, text=True, timeout=60,
-                              check=False, cwd=tmp_path, env={**ENV, "MANPAGER": "cat", "PAGER": "cat", "MANWIDTH": "100"})
+        proc = subprocess.run(
+            ["sh", "-c", "agentctl help --man | man -l -"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+            cwd=tmp_path,
+            env={**ENV, "MANPAGER": "cat", "PAGER": "cat", "MANWIDTH": "100"},
+        )
         assert proc.returncode == 0 and "agentctl completion bash|zsh|fish" in proc.stdout, proc.stderr
 
 
 # -- issue 31.7: completion never runs what it offers -------------------------------------------------
 
-HOSTILE = ["a/x;touch pwned1;#.py", "b/$(touch pwned2).py", "c/`touch pwned3`.py", "d/it's \"q\" pwned.py",
-           "e/a b.py", "f/new\nline.py"]
-SHELL_ARGV = {"bash": ["bash", "--norc", "--noprofile", "-i"], "zsh": ["zsh", "-f", "-i"], "fish": ["fish", "-N", "-i"]}
-SETUP = {"bash": "source <(agentctl completion bash)\r",
-         "zsh": "autoload -Uz compinit && compinit -u; source <(agentctl completion zsh)\r",
-         "fish": "agentctl completion fish | source\r"}
+HOSTILE = [
+    "a/x;touch pwned1;#.py",
+    "b/$(touch pwned2).py",
+    "c/`touch pwned3`.py",
+    'd/it\'s "q" pwned.py',
+    "e/a b.py",
+    "f/new\nline.py",
+]
+SHELL_ARGV = {
+    "bash": ["bash", "--norc", "--noprofile", "-i"],
+    "zsh": ["zsh", "-f", "-i"],
+    "fish": ["fish", "-N", "-i"],
+}
+SETUP = {
+    "bash": "source <(agentctl completion bash)\r",
+    "zsh": "autoload -Uz compinit && compinit -u; source <(agentctl completion zsh)\r",
+    "fish": "agentctl completion fish | source\r",
+}
 
 
 def _type_in(shell: str, cwd: Path, keys: list[str]) -> str:
@@ -294,7 +383,9 @@ def _type_in(shell: str, cwd: Path, keys: list[str]) -> str:
 
 
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
-def test_tab_then_enter_on_a_hostile_entry_marks_that_entry_and_runs_nothing(project: Path, shell: str) -> None:
+def test_tab_then_enter_on_a_hostile_entry_marks_that_entry_and_runs_nothing(
+    project: Path, shell: str
+) -> None:
     if shutil.which(shell) is None:
         pytest.skip(f"{shell} is not installed (.ci/run installs it with apt-get)")
     start_task(project, HOSTILE[:5])
@@ -313,7 +404,9 @@ def test_bash_quoting_reads_back_to_the_same_word(word: str, tmp_path: Path) -> 
 
     quoted = bash_quote(word)
     assert "\n" not in quoted and unquote(quoted) == word
-    out = subprocess.run(["bash", "-c", f"printf '%s\\0' {quoted}"], capture_output=True, check=True, timeout=30).stdout
+    out = subprocess.run(
+        ["bash", "-c", f"printf '%s\\0' {quoted}"], capture_output=True, check=True, timeout=30
+    ).stdout
     assert out == word.encode() + b"\0"
 
 

@@ -26,7 +26,14 @@ def test_demo_runs_from_an_interpreter_whose_path_has_a_space(tmp_path: Path) ->
     src = Path(__file__).resolve().parents[2] / "src"
     env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTCTL_")}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(src), env.get("PYTHONPATH", "")]))
-    proc = subprocess.run([str(spaced / "python3"), "-m", "agentctl", "demo"], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=180, check=False)
+    proc = subprocess.run(
+        [str(spaced / "python3"), "-m", "agentctl", "demo"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert "demo OK" in proc.stdout and "edited exactly once 120/120" in proc.stdout

@@ -186,7 +186,9 @@ def damage_format0(project: Path, state: Path) -> None:
 
 
 DAMAGE: dict[str, Callable[[Path, Path], None]] = {
-    name[len("damage_"):]: fn for name, fn in globals().items() if name.startswith("damage_") and callable(fn)
+    name[len("damage_") :]: fn
+    for name, fn in globals().items()
+    if name.startswith("damage_") and callable(fn)
 }
 
 
@@ -238,8 +240,15 @@ def test_doctor_keeps_every_rule_the_parser_reads(project: Path, where: Path) ->
     """A damaged rules file: only the lines the constraints parser cannot read leave; each line it
     reads on its own stays, byte for byte (whatever spellings that parser accepts)."""
     state = project / STATE
-    lines = [b"P0|deny-write: db/**", b"\xef\xbb\xbfP0|deny-write: secrets/**", b" P0|deny-write: a/**",
-             b"p0|deny-write: b/**", b"P1|run the tests\r", b"P7|no such priority", b"garbage"]
+    lines = [
+        b"P0|deny-write: db/**",
+        b"\xef\xbb\xbfP0|deny-write: secrets/**",
+        b" P0|deny-write: a/**",
+        b"p0|deny-write: b/**",
+        b"P1|run the tests\r",
+        b"P7|no such priority",
+        b"garbage",
+    ]
     rules = state / "services/constraints/status"
     readable = []
     for line in lines:
@@ -268,7 +277,12 @@ def test_a_task_whose_status_is_lost_keeps_its_id_and_its_shell_edits(tmp_path: 
     proj = make_git_project(tmp_path)
     assert run("init", cwd=proj).code == 0
     (tmp_path / "list").write_text("src/app.py\n")
-    assert run("task", "start", "--id", "mytask", "--desc", "d", "--files", str(tmp_path / "list"), cwd=proj).code == 0
+    assert (
+        run(
+            "task", "start", "--id", "mytask", "--desc", "d", "--files", str(tmp_path / "list"), cwd=proj
+        ).code
+        == 0
+    )
     started = run("task", "status", cwd=proj).kv()["STARTED"]
     (proj / ".agent-state" / "services" / "task" / "status").write_text("garbage!!\n")
     assert run("doctor", "--fix", cwd=proj).code == 0

@@ -44,7 +44,9 @@ def make(tmp_path: Path) -> Path:
     assert run("init", cwd=proj).code == 0
     assert run("verify", "add", "python3 check.py", cwd=proj).code == 0
     (tmp_path / "list").write_text("src/a.py\nsrc/b.py\n")
-    r = run("task", "start", "--id", "t", "--desc", "build output", "--files", str(tmp_path / "list"), cwd=proj)
+    r = run(
+        "task", "start", "--id", "t", "--desc", "build output", "--files", str(tmp_path / "list"), cwd=proj
+    )
     assert r.code == 0, r.err
     return proj
 
@@ -93,9 +95,18 @@ def test_verify_output_never_counts_as_an_agent_edit(tmp_path: Path) -> None:
 
 def test_default_list_and_project_patterns(tmp_path: Path) -> None:
     proj = make(tmp_path)
-    for rel in ("node_modules/x/index.js", "build/lib/a.o", "pkg.egg-info/PKG-INFO", "src/__pycache__/b.pyc",
-                "target/debug/app", ".pytest_cache/v/x", "coverage/lcov.info", "gen/schema.json", "notes/todo.md",
-                "docs/keep.md"):
+    for rel in (
+        "node_modules/x/index.js",
+        "build/lib/a.o",
+        "pkg.egg-info/PKG-INFO",
+        "src/__pycache__/b.pyc",
+        "target/debug/app",
+        ".pytest_cache/v/x",
+        "coverage/lcov.info",
+        "gen/schema.json",
+        "notes/todo.md",
+        "docs/keep.md",
+    ):
         (proj / rel).parent.mkdir(parents=True, exist_ok=True)
         (proj / rel).write_text("x\n")
     (proj / ".agent-state" / "ignore").write_text("# generated\ngen/\n*.md\n!docs/keep.md\n!build/\n")
@@ -109,12 +120,22 @@ def test_default_list_and_project_patterns(tmp_path: Path) -> None:
     assert "dist/tracked.txt" in paths(proj)
 
 
-@pytest.mark.parametrize(("path", "tracked", "want"), [
-    ("src/__pycache__/m.cpython-311.pyc", False, True), ("a.pyc", False, True), ("node_modules/a/b.js", False, True),
-    ("x/node_modules/y", False, True), ("dist/app.js", False, True), ("dist/app.js", True, False),
-    ("my.egg-info/PKG-INFO", False, True), ("src/builder.py", False, False), ("build", False, False),
-    (".venv/lib/x.py", False, True), ("src/dist.py", False, False),
-])
+@pytest.mark.parametrize(
+    ("path", "tracked", "want"),
+    [
+        ("src/__pycache__/m.cpython-311.pyc", False, True),
+        ("a.pyc", False, True),
+        ("node_modules/a/b.js", False, True),
+        ("x/node_modules/y", False, True),
+        ("dist/app.js", False, True),
+        ("dist/app.js", True, False),
+        ("my.egg-info/PKG-INFO", False, True),
+        ("src/builder.py", False, False),
+        ("build", False, False),
+        (".venv/lib/x.py", False, True),
+        ("src/dist.py", False, False),
+    ],
+)
 def test_default_list(path: str, tracked: bool, want: bool) -> None:
     assert ignore.ignored(path, tracked, None) is want
 
@@ -122,9 +143,17 @@ def test_default_list(path: str, tracked: bool, want: bool) -> None:
 def test_project_patterns_read_like_gitignore() -> None:
     pats = ignore.Patterns("\ufeff# c\n\n/top.txt\nlogs/\n**/gen/*.ts\n!logs/keep.log\n[unclosed\n")
     assert pats.decide("top.txt", False) and not pats.decide("sub/top.txt", False)
-    assert pats.decide("logs/a.log", False) and pats.decide("x/logs/a.log", False) and not pats.decide("logs", False)
+    assert (
+        pats.decide("logs/a.log", False)
+        and pats.decide("x/logs/a.log", False)
+        and not pats.decide("logs", False)
+    )
     assert not pats.decide("logs/keep.log", False)
-    assert pats.decide("a/gen/x.ts", False) and pats.decide("gen/x.ts", False) and not pats.decide("gen/x.js", False)
+    assert (
+        pats.decide("a/gen/x.ts", False)
+        and pats.decide("gen/x.ts", False)
+        and not pats.decide("gen/x.js", False)
+    )
     assert ignore.Patterns("!dist/\n").decide("dist/a.js", True) is False
 
 

@@ -35,7 +35,9 @@ def test_both_spellings_log_the_same_and_answer_the_same(tmp_path: Path) -> None
     lines, logged, data, _ = answers["scan"]
     assert lines[-1] == "logged 3 paths from git"
     assert logged == [("CREATE", "new.py"), ("DELETE", "src/gone.py"), ("MODIFY", "src/app.py")]
-    assert data["logged"] == [] and data["message"].startswith("nothing changed")  # the second run: nothing new
+    assert data["logged"] == [] and data["message"].startswith(
+        "nothing changed"
+    )  # the second run: nothing new
 
 
 def test_both_spellings_refuse_alike_without_a_task(project: Path) -> None:
@@ -63,4 +65,6 @@ def test_completion_offers_scan_and_still_reads_sync(project: Path) -> None:
     assert "scan" in offered.lines and "sync" not in offered.lines
     assert run("__complete", "files", "s", cwd=project).lines == ["scan", "start", "status", "stop"]
     after_alias = run("__complete", "files", "sync", "--", cwd=project).lines
-    assert after_alias == run("__complete", "files", "scan", "--", cwd=project).lines and "--json" in after_alias
+    assert (
+        after_alias == run("__complete", "files", "scan", "--", cwd=project).lines and "--json" in after_alias
+    )

@@ -12,7 +12,9 @@ from support.hooks import git, log_entries, make_git_project
 def start(project: Path, *paths: str) -> None:
     listing = project.parent / "list.txt"
     listing.write_text("".join(p + "\n" for p in paths))
-    r = run("task", "start", "--id", "t1", "--desc", "sync test", "--files", str(listing), "--force", cwd=project)
+    r = run(
+        "task", "start", "--id", "t1", "--desc", "sync test", "--files", str(listing), "--force", cwd=project
+    )
     assert r.code == 0, r.err
 
 
@@ -56,19 +58,32 @@ def test_sync_logs_what_git_shows_and_only_once(tmp_path: Path) -> None:
     git(proj, "mv", "secrets/key.txt", "secrets/moved.txt")
     out = sync(proj)
     assert out[-1] == "logged 5 paths from git"
-    assert sorted(log_entries(proj)) == [("CREATE", "new.py"), ("CREATE", "secrets/moved.txt"),
-                                         ("DELETE", "secrets/key.txt"), ("DELETE", "src/gone.py"),
-                                         ("MODIFY", "src/app.py")]
+    assert sorted(log_entries(proj)) == [
+        ("CREATE", "new.py"),
+        ("CREATE", "secrets/moved.txt"),
+        ("DELETE", "secrets/key.txt"),
+        ("DELETE", "src/gone.py"),
+        ("MODIFY", "src/app.py"),
+    ]
     before = (proj / ".agent-state" / "services" / "files" / "status").read_bytes()
     assert sync(proj)[-1].startswith("nothing changed")  # idempotent
     assert (proj / ".agent-state" / "services" / "files" / "status").read_bytes() == before
 
-    (proj / "src" / "old_name.py").write_text("changed again, during the task\n")  # dirty at start, changed since
+    (proj / "src" / "old_name.py").write_text(
+        "changed again, during the task\n"
+    )  # dirty at start, changed since
     (proj / "user_wip.txt").unlink()
     (proj / "new.py").unlink()  # logged CREATE, now gone (never committed: git shows nothing)
     sync(proj)
-    assert log_entries(proj)[5:] == [("DELETE", "new.py"), ("MODIFY", "src/old_name.py"), ("DELETE", "user_wip.txt")] \
-        or sorted(log_entries(proj)[5:]) == [("DELETE", "new.py"), ("DELETE", "user_wip.txt"), ("MODIFY", "src/old_name.py")]
+    assert log_entries(proj)[5:] == [
+        ("DELETE", "new.py"),
+        ("MODIFY", "src/old_name.py"),
+        ("DELETE", "user_wip.txt"),
+    ] or sorted(log_entries(proj)[5:]) == [
+        ("DELETE", "new.py"),
+        ("DELETE", "user_wip.txt"),
+        ("MODIFY", "src/old_name.py"),
+    ]
     assert not any(p.startswith(".agent-state") or p == "debug.log" for _, p in log_entries(proj))
     (proj / "new.py").write_text("back\n")
     sync(proj)
@@ -159,7 +174,9 @@ def test_sync_on_a_long_log_answers_from_its_cache_exactly(tmp_path: Path) -> No
     state = proj / ".agent-state" / "services" / "files"
     stamp = "2026-01-01T00:00:00+00:00"
     bulk = [codec.record(stamp, ("MODIFY", "CREATE")[i % 2], f"bulk/f{i % 300:03d}.txt") for i in range(3000)]
-    bulk += [codec.record(stamp, "MODIFY", name) for name in odd] + [codec.record(stamp, "CREATE", "scratch.txt")]
+    bulk += [codec.record(stamp, "MODIFY", name) for name in odd] + [
+        codec.record(stamp, "CREATE", "scratch.txt")
+    ]
     with open(state / "status", "ab") as fh:
         fh.write(b"".join(bulk))  # ~150 KB: past the size worth a cache
     assert sync(proj)[-1].startswith("nothing changed")  # everything changed is logged already
@@ -176,8 +193,12 @@ def test_sync_on_a_long_log_answers_from_its_cache_exactly(tmp_path: Path) -> No
     (proj / "fresh.txt").write_text("new\n")
     n = len(_logged(proj))
     assert sync(proj)[-1] == "logged 4 paths from git"
-    assert sorted(_logged(proj)[n:]) == [("CREATE", "fresh.txt"), ("DELETE", "bulk/f007.txt"),
-                                         ("DELETE", "scratch.txt"), ("MODIFY", "src/app.py")]
+    assert sorted(_logged(proj)[n:]) == [
+        ("CREATE", "fresh.txt"),
+        ("DELETE", "bulk/f007.txt"),
+        ("DELETE", "scratch.txt"),
+        ("MODIFY", "src/app.py"),
+    ]
     assert sync(proj)[-1].startswith("nothing changed")
 
     damaged = cache.read_bytes().replace(b"|CREATE|bulk/f011.txt\n", b"|DELETE|bulk/f011.txt\n")
@@ -193,8 +214,19 @@ def test_sync_on_a_long_log_answers_from_its_cache_exactly(tmp_path: Path) -> No
 
     stale = cache.read_bytes()
     assert stale.startswith(b"agentctl-files-last 1 ")  # rebuilt from the whole log
-    r = run("task", "start", "--id", "t2", "--desc", "the next task", "--files", "-", "--force", cwd=proj,
-            stdin="src/app.py\n")
+    r = run(
+        "task",
+        "start",
+        "--id",
+        "t2",
+        "--desc",
+        "the next task",
+        "--files",
+        "-",
+        "--force",
+        cwd=proj,
+        stdin="src/app.py\n",
+    )
     assert r.code == 0, r.err
     assert _logged(proj) == [] and cache.read_bytes() == stale  # a new log; the old task's cache left behind
     (proj / odd[0]).write_text("edited in the next task\n")
@@ -215,13 +247,23 @@ def test_task_entries_git_does_not_show_are_watched_by_their_signature(tmp_path:
     assert run("init", cwd=proj).code == 0
     start(proj, "src/app.py", "gen/config.cfg", "gen/untouched.cfg", "dist/bundle.js", "gen/made.cfg")
     assert sync(proj)[-1].startswith("nothing changed")
-    subprocess.run(["sed", "-i", "s/v1/v2/", "gen/config.cfg", "dist/bundle.js", "gen/other.cfg"], cwd=proj, check=True)
+    subprocess.run(
+        ["sed", "-i", "s/v1/v2/", "gen/config.cfg", "dist/bundle.js", "gen/other.cfg"], cwd=proj, check=True
+    )
     (proj / "gen" / "made.cfg").write_text("new\n")
     assert sync(proj)[-1] == "logged 3 paths from git"
-    assert sorted(log_entries(proj)) == [("CREATE", "gen/made.cfg"), ("MODIFY", "dist/bundle.js"),
-                                         ("MODIFY", "gen/config.cfg")]
-    for rel, code in (("gen/config.cfg", 0), ("dist/bundle.js", 0), ("gen/made.cfg", 0), ("gen/untouched.cfg", 1),
-                      ("gen/other.cfg", 1)):  # other.cfg: git ignores it and it is no entry
+    assert sorted(log_entries(proj)) == [
+        ("CREATE", "gen/made.cfg"),
+        ("MODIFY", "dist/bundle.js"),
+        ("MODIFY", "gen/config.cfg"),
+    ]
+    for rel, code in (
+        ("gen/config.cfg", 0),
+        ("dist/bundle.js", 0),
+        ("gen/made.cfg", 0),
+        ("gen/untouched.cfg", 1),
+        ("gen/other.cfg", 1),
+    ):  # other.cfg: git ignores it and it is no entry
         assert run("files", "check", rel, cwd=proj / "sub").code == code, rel
     assert sync(proj)[-1].startswith("nothing changed")  # once
     (proj / "gen" / "config.cfg").unlink()
@@ -235,7 +277,9 @@ def test_a_watched_entry_the_checks_write_is_not_an_agent_edit(tmp_path: Path) -
     proj = make_git_project(tmp_path)
     commit_gitignore(proj, "gen/\n")
     assert run("init", cwd=proj).code == 0
-    (proj / ".agent-state" / "services" / "verify" / "commands").write_text("mkdir -p gen && echo built > gen/out.txt\n")
+    (proj / ".agent-state" / "services" / "verify" / "commands").write_text(
+        "mkdir -p gen && echo built > gen/out.txt\n"
+    )
     start(proj, "src/app.py", "gen/out.txt")
     assert run("verify", "start", cwd=proj).code == 0
     assert sync(proj)[-1].startswith("nothing changed") and log_entries(proj) == []

@@ -21,14 +21,26 @@ from hypothesis import strategies as st
 from agentctl.files import gitchanges
 from conftest import LONG, run
 
-GIT_ENV = {"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0",
-           "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid"}
+GIT_ENV = {
+    "GIT_OPTIONAL_LOCKS": "0",
+    "LC_ALL": "C",
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.invalid",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.invalid",
+}
 
 
 def _git(cwd: str | Path, *args: str) -> bytes:
-    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, env=dict(os.environ, **GIT_ENV),
-                          stdin=subprocess.DEVNULL, check=False)
+    proc = subprocess.run(
+        ["git", *args],
+        cwd=cwd,
+        capture_output=True,
+        env=dict(os.environ, **GIT_ENV),
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
     if proc.returncode != 0:
         raise RuntimeError(f"git {' '.join(args)}: {proc.stderr.decode(errors='replace')}")
     return proc.stdout
@@ -36,6 +48,7 @@ def _git(cwd: str | Path, *args: str) -> bytes:
 
 def oracle(project: str, base: str, skip: str = "") -> list[tuple[str, str]]:
     """Today's algorithm before this change, verbatim in what it asks git and how it reads the answer."""
+
     def dec(raw: bytes) -> str:
         return os.fsdecode(raw).replace(os.sep, "/")
 
@@ -76,13 +89,40 @@ def same(project: Path, base: str, skip: str = "", root: Path | None = None) -> 
     return got
 
 
-NAMES = st.sampled_from(["a.py", "b.txt", "with space.md", "new\nline.txt", "caf\u00e9.py", "x.log",
-                         os.fsdecode(b"bad\xffbyte.c"), "build.o", "z"])
+NAMES = st.sampled_from(
+    [
+        "a.py",
+        "b.txt",
+        "with space.md",
+        "new\nline.txt",
+        "caf\u00e9.py",
+        "x.log",
+        os.fsdecode(b"bad\xffbyte.c"),
+        "build.o",
+        "z",
+    ]
+)
 DIRS = st.sampled_from(["", "src/", "src/deep/", "docs/", "pkg/", "pkg/inner/", "logs/"])
 PATHS = st.builds(lambda d, n: d + n, DIRS, NAMES)
-ACTIONS = st.sampled_from(["modify", "delete", "git-rm", "rm-cached", "git-mv", "mv", "untracked", "ignored",
-                           "stage-then-revert", "add-then-delete", "stage-then-modify", "symlink", "chmod",
-                           "commit", "stage"])
+ACTIONS = st.sampled_from(
+    [
+        "modify",
+        "delete",
+        "git-rm",
+        "rm-cached",
+        "git-mv",
+        "mv",
+        "untracked",
+        "ignored",
+        "stage-then-revert",
+        "add-then-delete",
+        "stage-then-modify",
+        "symlink",
+        "chmod",
+        "commit",
+        "stage",
+    ]
+)
 
 
 def _write(path: Path, text: bytes) -> None:
@@ -159,13 +199,24 @@ def _repo(root: Path, files: list[str]) -> Path:
     return repo
 
 
-@settings(max_examples=200 if LONG else 25, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(files=st.lists(PATHS, min_size=1, max_size=10, unique=True),
-       steps=st.lists(st.tuples(ACTIONS, PATHS, PATHS), max_size=12),
-       sub=st.booleans(), forced_ignored=st.booleans())
-def test_scan_matches_the_old_algorithm(tmp_path_factory: pytest.TempPathFactory, files: list[str],
-                                        steps: list[tuple[str, str, str]], sub: bool, forced_ignored: bool) -> None:
+@settings(
+    max_examples=200 if LONG else 25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    files=st.lists(PATHS, min_size=1, max_size=10, unique=True),
+    steps=st.lists(st.tuples(ACTIONS, PATHS, PATHS), max_size=12),
+    sub=st.booleans(),
+    forced_ignored=st.booleans(),
+)
+def test_scan_matches_the_old_algorithm(
+    tmp_path_factory: pytest.TempPathFactory,
+    files: list[str],
+    steps: list[tuple[str, str, str]],
+    sub: bool,
+    forced_ignored: bool,
+) -> None:
     root = tmp_path_factory.mktemp("sync")
     repo = _repo(root, files)
     if forced_ignored:  # an ignored file git tracks anyway: its changes count
@@ -193,7 +244,9 @@ def test_one_git_process_while_head_is_the_base(tmp_path: Path) -> None:
     (repo / "new file.txt").write_text("new\n")
     assert same(repo, base).processes == 1
     _git(repo, "add", "-A")
-    (repo / "a.py").write_text("line 0\n")  # staged, then back to the base in the work tree: only a diff can tell
+    (repo / "a.py").write_text(
+        "line 0\n"
+    )  # staged, then back to the base in the work tree: only a diff can tell
     got = same(repo, base)
     assert got.processes == 2 and ("MODIFY", "a.py") not in got.changes
     _git(repo, "commit", "-q", "-m", "moved")
@@ -222,8 +275,13 @@ def test_unmerged_paths_and_submodules(tmp_path: Path) -> None:
     (repo / "a.py").write_text("ours\n")
     _git(repo, "commit", "-q", "-am", "ours")
     base = head(repo)
-    subprocess.run(["git", "merge", "-q", "other"], cwd=repo, capture_output=True, env=dict(os.environ, **GIT_ENV),
-                   check=False)
+    subprocess.run(
+        ["git", "merge", "-q", "other"],
+        cwd=repo,
+        capture_output=True,
+        env=dict(os.environ, **GIT_ENV),
+        check=False,
+    )
     assert b"u " in _git(repo, "status", "--porcelain=v2")
     same(repo, base)
     _git(repo, "merge", "--abort")
@@ -265,7 +323,12 @@ def test_sync_through_the_cli_runs_one_git(tmp_path: Path) -> None:
     env = {"PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}"}
     assert run("init", cwd=repo).code == 0
     (tmp_path / "list").write_text("a.py\n")
-    assert run("task", "start", "--id", "t", "--desc", "d", "--files", str(tmp_path / "list"), cwd=repo, env=env).code == 0
+    assert (
+        run(
+            "task", "start", "--id", "t", "--desc", "d", "--files", str(tmp_path / "list"), cwd=repo, env=env
+        ).code
+        == 0
+    )
     calls = counter.read_text().splitlines()  # the baseline: one status, and one check-ignore for the entries
     assert len(calls) == 2 and "status" in calls[0] and "check-ignore" in calls[1], calls
     counter.write_text("")

@@ -17,8 +17,18 @@ MB = 1 << 20
 
 def start(project: Path, tid: str = "t1", desc: str = "retention") -> None:
     (project.parent / "list.txt").write_text("src/a.py\n")
-    r = run("task", "start", "--id", tid, "--desc", desc, "--files", str(project.parent / "list.txt"), "--force",
-            cwd=project)
+    r = run(
+        "task",
+        "start",
+        "--id",
+        tid,
+        "--desc",
+        desc,
+        "--files",
+        str(project.parent / "list.txt"),
+        "--force",
+        cwd=project,
+    )
     assert r.code == 0, r.err
 
 
@@ -27,10 +37,14 @@ def state(project: Path) -> Path:
 
 
 def test_a_loud_check_is_cut_as_it_writes(project: Path) -> None:
-    (state(project) / "config").write_text("# limits\nretention.verify_log_max=256K\nother.setting=kept for others\n")
+    (state(project) / "config").write_text(
+        "# limits\nretention.verify_log_max=256K\nother.setting=kept for others\n"
+    )
     # 20 MB of output, then the line that decides
-    script = ("import sys\nw = sys.stdout.write\nfor i in range(200_000): w('PASS test_%06d ' % i + 'x' * 90 + '\\n')\n"
-              "w('src/a.py:3: error: the decisive line\\n')\nsys.exit(1)\n")
+    script = (
+        "import sys\nw = sys.stdout.write\nfor i in range(200_000): w('PASS test_%06d ' % i + 'x' * 90 + '\\n')\n"
+        "w('src/a.py:3: error: the decisive line\\n')\nsys.exit(1)\n"
+    )
     (project / "loud.py").write_text(script)
     assert run("verify", "add", "python3 loud.py", cwd=project).code == 0
     r = run("verify", "start", cwd=project, timeout=120)
@@ -43,8 +57,17 @@ def test_a_loud_check_is_cut_as_it_writes(project: Path) -> None:
     assert b"src/a.py:3: error: the decisive line\n# exit 1" in data
     cut = [ln for ln in data.split(b"\n") if ln.startswith(b"[agentctl: ")]
     assert len(cut) == 1
-    total = sum(len(f"PASS test_{i:06d} ") + 91 for i in range(200_000)) + len("src/a.py:3: error: the decisive line\n")
-    kept_output = len(data) - len(b"$ python3 loud.py\n") - len(cut[0]) - 2 - len(data.split(b"\n# exit 1")[1]) - len(b"# exit 1")
+    total = sum(len(f"PASS test_{i:06d} ") + 91 for i in range(200_000)) + len(
+        "src/a.py:3: error: the decisive line\n"
+    )
+    kept_output = (
+        len(data)
+        - len(b"$ python3 loud.py\n")
+        - len(cut[0])
+        - 2
+        - len(data.split(b"\n# exit 1")[1])
+        - len(b"# exit 1")
+    )
     assert int(cut[0].split()[1]) == total - kept_output
     assert "the decisive line" in status["ERRORS"]
 
@@ -57,13 +80,16 @@ def test_a_check_that_leaves_a_process_behind_does_not_hold_the_run(project: Pat
     assert time.monotonic() - t0 < 20
 
 
-@pytest.mark.parametrize(("line", "words"), [
-    ("retention.verify_log_max=lots", "not a size"),
-    ("retention.verify_log_max=1K", "at least 64K"),
-    ("retention.backups_keep=2M", "not a whole number"),
-    ("retention.verify_logs_totl=1M", "unknown setting retention.verify_logs_totl"),
-    ("retention.journals_total", "not key=value"),
-])
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        ("retention.verify_log_max=lots", "not a size"),
+        ("retention.verify_log_max=1K", "at least 64K"),
+        ("retention.backups_keep=2M", "not a whole number"),
+        ("retention.verify_logs_totl=1M", "unknown setting retention.verify_logs_totl"),
+        ("retention.journals_total", "not key=value"),
+    ],
+)
 def test_a_wrong_setting_is_one_line_and_changes_nothing(project: Path, line: str, words: str) -> None:
     assert run("verify", "add", "true", cwd=project).code == 0
     start(project)
@@ -84,13 +110,17 @@ def _aged(path: Path, size: int, age: float) -> None:
 
 
 def test_gc_removes_oldest_first_and_keeps_what_matters(project: Path) -> None:
-    (state(project) / "config").write_text("retention.verify_logs_total=1M\nretention.journals_total=100K\n"
-                                           "retention.quarantine_total=0\nretention.backups_keep=1\n"
-                                           "retention.verify_log_max=256K\n")
+    (state(project) / "config").write_text(
+        "retention.verify_logs_total=1M\nretention.journals_total=100K\n"
+        "retention.quarantine_total=0\nretention.backups_keep=1\n"
+        "retention.verify_log_max=256K\n"
+    )
     logs = state(project) / "logs"
     for i in range(8):
         _aged(logs / f"verify-2026010{i}T000000-{i}.log", 200 * 1024, 1000 - i)
-    _aged(logs / "verify-20250101T000000-99.log", 3 * MB, 5000)  # from before the cap: cut down, then the oldest
+    _aged(
+        logs / "verify-20250101T000000-99.log", 3 * MB, 5000
+    )  # from before the cap: cut down, then the oldest
     for i in range(3):
         _aged(logs / f"verify-task{i}.journal", 60 * 1024, 900 - i)
     _aged(logs / "quarantine-20260101T000000-x.log", 10, 800)
@@ -126,7 +156,7 @@ def test_gc_cuts_an_old_oversized_log_keeping_head_and_tail(project: Path) -> No
     r = run("gc", cwd=project)
     assert r.code == 0 and "cut logs/verify-20250101T000000-1.log" in r.out, r.out + r.err
     data = log.read_bytes()
-    assert data.startswith(body[: 64 * 1024]) and data.endswith(body[-64 * 1024:])
+    assert data.startswith(body[: 64 * 1024]) and data.endswith(body[-64 * 1024 :])
     assert b"[agentctl: %d bytes of output cut here" % (len(body) - 128 * 1024) in data
 
 
@@ -150,7 +180,9 @@ def test_a_simulated_year_stays_under_50_mb(project: Path) -> None:
     written = 0
     for t in range(tasks):
         start(project, f"task-{t:04d}", f"year task number {t:04d} zebra{t:04d}")
-        lines = "".join(f"2026-01-01T00:00:00+00:00|MODIFY|src/pkg{t % 50}/mod{e:03d}.py\n" for e in range(200))
+        lines = "".join(
+            f"2026-01-01T00:00:00+00:00|MODIFY|src/pkg{t % 50}/mod{e:03d}.py\n" for e in range(200)
+        )
         with open(st / "services/files/status", "a", encoding="utf-8") as fh:
             fh.write(lines)
         journal = []
@@ -160,14 +192,18 @@ def test_a_simulated_year_stays_under_50_mb(project: Path) -> None:
             size = retention.DEFAULTS["verify_log_max"] if loud else 6000 + n % 5000
             (st / "logs" / f"verify-2026{n:08d}-{n}.log").write_bytes(b"$ pytest\n" + b"." * (size - 9))
             written += size
-            journal.append(f"2026-01-01T00:00:00+00:00|FAIL|{v}|{n:016x}|{n:016x}|`pytest` exit 1: tests failed\n")
+            journal.append(
+                f"2026-01-01T00:00:00+00:00|FAIL|{v}|{n:016x}|{n:016x}|`pytest` exit 1: tests failed\n"
+            )
         (st / "services/verify/journal").write_text("".join(journal))
         written += len(lines) + len("".join(journal))
         r = run("task", "stop", "--force", cwd=project)
         assert r.code == 0, r.err
     assert written > 50 * MB  # without the policy the folder would be over its bound
     # a real loud run at the end, as it happens
-    (project / "loud.py").write_text("import sys\nfor i in range(60_000): sys.stdout.write('x' * 99 + '\\n')\n")
+    (project / "loud.py").write_text(
+        "import sys\nfor i in range(60_000): sys.stdout.write('x' * 99 + '\\n')\n"
+    )
     assert run("verify", "add", "python3 loud.py", cwd=project).code == 0
     assert run("verify", "start", cwd=project, timeout=120).code == 0
     assert run("gc", cwd=project).code == 0
@@ -191,14 +227,18 @@ def test_gc_keeps_a_running_verifys_log_whatever_the_file_times_say(project: Pat
     start(project)
     (state(project) / "config").write_text("retention.verify_logs_total=128K\n")
     go = project.parent / "go"
-    script = f"echo started; while [ ! -f '{go}' ]; do sleep 0.05; done; echo 'error: the decisive line'; exit 1"
+    script = (
+        f"echo started; while [ ! -f '{go}' ]; do sleep 0.05; done; echo 'error: the decisive line'; exit 1"
+    )
     assert run("verify", "add", script, cwd=project).code == 0
     future = time.time() + 50 * 365 * 86400
     for n in range(1, 6):  # old runs' logs whose file times say 2076
         old = state(project) / "logs" / f"verify-20200101T00000{n}-9{n}.log"
         old.write_bytes(b"x" * (60 << 10))
         os.utime(old, (future, future))
-    proc = subprocess.Popen([*AGENTCTL, "verify", "start"], cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [*AGENTCTL, "verify", "start"], cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     try:
         logs = state(project) / "logs"
         for _ in range(6000):  # until the run has written its first line (no time is asserted)
@@ -216,4 +256,6 @@ def test_gc_keeps_a_running_verifys_log_whatever_the_file_times_say(project: Pat
         out, err = proc.communicate(timeout=120)
     assert proc.returncode == 1, (out, err)
     status = run("verify", "status", cwd=project).kv()
-    assert (state(project) / status["LOG"]).exists() and "the decisive line" in status.get("ERRORS", ""), status
+    assert (state(project) / status["LOG"]).exists() and "the decisive line" in status.get("ERRORS", ""), (
+        status
+    )

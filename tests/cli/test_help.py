@@ -42,8 +42,9 @@ def test_user_service_help(project: Path) -> None:
     assert r.code == 0 and r.out.startswith("usage: agentctl SERVICE start|stop|status")
 
 
-@pytest.mark.parametrize("args", [("task", "frob", "--help"), ("help", "task", "frob"), ("frob", "--help"),
-                                  ("help", "frob")])
+@pytest.mark.parametrize(
+    "args", [("task", "frob", "--help"), ("help", "task", "frob"), ("frob", "--help"), ("help", "frob")]
+)
 def test_help_for_what_does_not_exist_is_a_usage_error(tmp_path: Path, args: tuple[str, ...]) -> None:
     r = run(*args, cwd=tmp_path)
     without = run(*[a for a in args if a not in ("help", "--help")], cwd=tmp_path)
@@ -53,7 +54,9 @@ def test_help_for_what_does_not_exist_is_a_usage_error(tmp_path: Path, args: tup
 
 def test_wrong_action_names_the_actions(tmp_path: Path) -> None:
     r = run("task", "frob", cwd=tmp_path)
-    assert r.code == 2 and "actions: add, claim, done, list, reopen, skip, start, status, stop, update" in r.err
+    assert (
+        r.code == 2 and "actions: add, claim, done, list, reopen, skip, start, status, stop, update" in r.err
+    )
     r = run("start", cwd=tmp_path)
     assert r.code == 2 and "needs a service: task, files, constraints, verify" in r.err
 
@@ -91,7 +94,9 @@ def test_double_dash_lets_free_text_look_like_an_option(project: Path) -> None:
     assert r.code == 2 and "--notes needs a value" in r.err
 
 
-@pytest.mark.parametrize("args", [("task", "--help"), ("--help", "verify"), ("files", "-h"), ("constraints", "--help")])
+@pytest.mark.parametrize(
+    "args", [("task", "--help"), ("--help", "verify"), ("files", "-h"), ("constraints", "--help")]
+)
 def test_help_for_a_service_lists_its_actions(tmp_path: Path, args: tuple[str, ...]) -> None:
     r = run(*args, cwd=tmp_path)
     service = next(a for a in args if not a.startswith("-"))

@@ -10,8 +10,16 @@ import pytest
 from conftest import run
 
 
-def archived_task(project: Path, task_id: str, desc: str, paths: list[str], *, notes: str = "",
-                  tried: str = "", force: bool = False) -> None:
+def archived_task(
+    project: Path,
+    task_id: str,
+    desc: str,
+    paths: list[str],
+    *,
+    notes: str = "",
+    tried: str = "",
+    force: bool = False,
+) -> None:
     (project / "list.txt").write_text("\n".join(paths) + "\n")
     assert run("task", "start", "--id", task_id, "--desc", desc, "--files", "list.txt", cwd=project).code == 0
     for p in paths:
@@ -36,10 +44,16 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     proj = tmp_path_factory.mktemp("history") / "proj"
     (proj / ".git").mkdir(parents=True)
     assert run("init", cwd=proj).code == 0
-    archived_task(proj, "auth", "move login to the new session API", ["src/login.ts", "src/session.ts"],
-                  notes="cookie handling was the tricky part")
-    archived_task(proj, "types", "tighten the Button props", ["src/components/Button.tsx"],
-                  tried="cast size to number")
+    archived_task(
+        proj,
+        "auth",
+        "move login to the new session API",
+        ["src/login.ts", "src/session.ts"],
+        notes="cookie handling was the tricky part",
+    )
+    archived_task(
+        proj, "types", "tighten the Button props", ["src/components/Button.tsx"], tried="cast size to number"
+    )
     archived_task(proj, "hotfix", "quick fix under pressure", ["src/session.ts"], force=True)
     return proj
 
@@ -61,7 +75,12 @@ def test_index_has_one_line_per_task_with_every_field(history: Path) -> None:
     auth, types, hotfix = rows
     assert auth[1] == "move login to the new session API" and auth[5] == "2/2" and auth[6] == "2"
     assert auth[4].endswith("s") and auth[2] <= auth[3]
-    assert auth[7].startswith("PASSED ") and auth[8] == "yes" and auth[9] == "-" and auth[10] == "logs/task-auth.done"
+    assert (
+        auth[7].startswith("PASSED ")
+        and auth[8] == "yes"
+        and auth[9] == "-"
+        and auth[10] == "logs/task-auth.done"
+    )
     assert hotfix[7].startswith("FAILED ") and hotfix[8] == "never" and hotfix[9] == "forced"
     assert types[8] == "yes"
 
@@ -72,8 +91,15 @@ def test_history_lists_newest_first_from_the_index_alone(history: Path) -> None:
     assert r.code == 0
     assert [ln.split()[0] for ln in r.lines] == ["hotfix", "types", "auth"]
     assert "FORCED" in r.lines[0] and "FORCED" not in r.lines[1]
-    assert "1/1 done" in r.lines[0] and "verified=never" in r.lines[0] and "quick fix under pressure" in r.lines[0]
-    assert [ln.split()[0] for ln in run("history", "--limit", "2", cwd=project).lines[:2]] == ["hotfix", "types"]
+    assert (
+        "1/1 done" in r.lines[0]
+        and "verified=never" in r.lines[0]
+        and "quick fix under pressure" in r.lines[0]
+    )
+    assert [ln.split()[0] for ln in run("history", "--limit", "2", cwd=project).lines[:2]] == [
+        "hotfix",
+        "types",
+    ]
     data = run("--json", "history", cwd=project).data()
     assert [t["ID"] for t in data["tasks"]] == ["hotfix", "types", "auth"]
     # listing reads the index only: with every archive gone it still lists, while show names the damage
@@ -94,7 +120,9 @@ def test_history_show_prints_one_archived_task(history: Path) -> None:
     assert "  TRIED cast size to number" in r.lines
     assert any(ln.startswith("VERIFY 1 passed, 1 failed runs") for ln in r.lines)
     data = run("--json", "history", "show", "types", cwd=project).data()
-    assert data["tried"] == ["cast size to number"] and data["files"][0]["path"] == "src/components/Button.tsx"
+    assert (
+        data["tried"] == ["cast size to number"] and data["files"][0]["path"] == "src/components/Button.tsx"
+    )
 
 
 def test_history_search_says_which_field_matched(history: Path) -> None:
@@ -121,8 +149,13 @@ def test_history_search_says_which_field_matched(history: Path) -> None:
 def test_history_errors(project: Path, history: Path) -> None:
     r = run("history", cwd=project)
     assert r.code == 0 and "no archived task yet" in r.out
-    for args, code in ((("history", "show"), 2), (("history", "show", "nope"), 2), (("history", "frob"), 2),
-                       (("history", "search"), 2), (("history", "--limit", "0"), 2)):
+    for args, code in (
+        (("history", "show"), 2),
+        (("history", "show", "nope"), 2),
+        (("history", "frob"), 2),
+        (("history", "search"), 2),
+        (("history", "--limit", "0"), 2),
+    ):
         r = run(*args, cwd=history)
         assert r.code == code and len(r.err.strip().splitlines()) == 1 and "Traceback" not in r.err, args
     project = history

@@ -9,8 +9,15 @@ from conftest import run, snapshot
 
 def test_init_creates_layout_and_keeps_state(project: Path) -> None:
     st = project / ".agent-state"
-    for rel in ("services/task/status", "services/files/status", "services/constraints/status",
-                "services/verify/status", "services/verify/commands", "runlevels", "VERSION"):
+    for rel in (
+        "services/task/status",
+        "services/files/status",
+        "services/constraints/status",
+        "services/verify/status",
+        "services/verify/commands",
+        "runlevels",
+        "VERSION",
+    ):
         assert (st / rel).is_file(), rel
     assert (st / "logs").is_dir()
     run("constraints", "add", "P0", "never touch migrations", cwd=project)
@@ -53,7 +60,11 @@ def test_init_in_a_subfolder_of_a_repository_says_so(tmp_path: Path) -> None:
     (repo / "app" / "deep").mkdir(parents=True)
     (repo / ".git").mkdir()
     r = run("init", cwd=repo / "app")  # one project of a monorepo
-    assert r.code == 0 and (repo / "app" / ".agent-state").is_dir() and "subfolder of the git repository" in r.err
+    assert (
+        r.code == 0
+        and (repo / "app" / ".agent-state").is_dir()
+        and "subfolder of the git repository" in r.err
+    )
     assert run("status", cwd=repo / "app" / "deep").code == 0
     assert run("status", cwd=repo).code == 3
     assert "subfolder" not in run("init", cwd=repo / "app").err  # re-running is quiet
@@ -67,8 +78,15 @@ def test_state_dir_pointing_at_the_project_says_which_folder(project: Path, tmp_
 def _git(cwd: Path, *args: str) -> str:
     import subprocess
 
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
-           "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(cwd), "PATH": __import__("os").environ["PATH"]}
+    env = {
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "HOME": str(cwd),
+        "PATH": __import__("os").environ["PATH"],
+    }
     proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, env=env, check=True)
     return proc.stdout
 

@@ -13,28 +13,36 @@ from pathlib import Path
 import pytest
 
 from conftest import run, snapshot, start_task
-from support.interfaces import NEW, OLD, git, repo  # noqa: F401  (repo: the fixture)
+from support.interfaces import NEW, OLD, git
 from support.sync import ok, two_synced
 
 
-def add(repo: Path, *extra: str) -> str:  # noqa: F811
+def add(repo: Path, *extra: str) -> str:
     r = run("interfaces", "add", "getUser", "--old", OLD, "--new", NEW, *extra, cwd=repo)
     assert r.code == 0, r.err
     return r.out
 
 
-def fire(repo: Path, event: str, payload: dict[str, object]) -> str:  # noqa: F811
-    r = run("hook", "claude", event, cwd=repo, stdin=json.dumps(payload), env={"CLAUDE_PROJECT_DIR": str(repo)})
+def fire(repo: Path, event: str, payload: dict[str, object]) -> str:
+    r = run(
+        "hook", "claude", event, cwd=repo, stdin=json.dumps(payload), env={"CLAUDE_PROJECT_DIR": str(repo)}
+    )
     assert r.code == 0, r.err
     return r.out
 
 
-def test_add_list_check_name_every_old_use_and_only_those(repo: Path) -> None:  # noqa: F811
+def test_add_list_check_name_every_old_use_and_only_those(repo: Path) -> None:
     out = add(repo)
     assert out.splitlines()[:2] == [f"recorded getUser: {OLD} -> {NEW}", "PENDING: 2 old uses in 2 files"]
-    assert run("interfaces", "list", cwd=repo).lines == [f"getUser: {OLD} -> {NEW}", "PENDING: 2 old uses in 2 files"]
+    assert run("interfaces", "list", cwd=repo).lines == [
+        f"getUser: {OLD} -> {NEW}",
+        "PENDING: 2 old uses in 2 files",
+    ]
     r = run("interfaces", "check", cwd=repo)
-    assert r.code == 1 and r.lines == ["src/list.js:3: show(getUser(id))", "src/page.js:2: const u = getUser(id)"]
+    assert r.code == 1 and r.lines == [
+        "src/list.js:3: show(getUser(id))",
+        "src/page.js:2: const u = getUser(id)",
+    ]
     (repo / "src" / "new.js").write_text("getUser(id)\n")  # untracked, not ignored: counted
     r = run("interfaces", "check", "getUser", cwd=repo)
     assert r.code == 1 and "src/new.js:1: getUser(id)" in r.lines and not any("dist/" in ln for ln in r.lines)
@@ -47,24 +55,35 @@ def test_add_list_check_name_every_old_use_and_only_those(repo: Path) -> None:  
     assert run("interfaces", "list", cwd=repo).lines == ["no interface recorded in this task"]
 
 
-def test_match_and_paths_narrow_what_an_old_use_is(repo: Path) -> None:  # noqa: F811
+def test_match_and_paths_narrow_what_an_old_use_is(repo: Path) -> None:
     (repo / "src" / "page.js").write_text("getUser( id )\n")
     out = add(repo, "--match", r"getUser\( *id *\)", "--paths", "src/*.js")
     assert "PENDING: 2 old uses in 2 files" in out
     r = run("--json", "interfaces", "check", cwd=repo)
     data = json.loads(r.out)["data"]
-    assert r.code == 1 and data["old_uses"] == 2 and [u["path"] for u in data["interfaces"][0]["uses"]] == [
-        "src/list.js", "src/page.js"]
+    assert (
+        r.code == 1
+        and data["old_uses"] == 2
+        and [u["path"] for u in data["interfaces"][0]["uses"]] == ["src/list.js", "src/page.js"]
+    )
 
 
-@pytest.mark.parametrize(("args", "why"), [
-    (("--match", "getUser(("), "the one dialect"),
-    (("--paths", "/etc/**"), "absolute"),
-    (("--old", "getUser(", "--new", "getUser({"), "itself matched"),
-])
-def test_bad_input_is_one_line_exit_2_and_no_change(repo: Path, args: tuple[str, ...], why: str) -> None:  # noqa: F811
+@pytest.mark.parametrize(
+    ("args", "why"),
+    [
+        (("--match", "getUser(("), "the one dialect"),
+        (("--paths", "/etc/**"), "absolute"),
+        (("--old", "getUser(", "--new", "getUser({"), "itself matched"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2_and_no_change(repo: Path, args: tuple[str, ...], why: str) -> None:
     before = snapshot(repo / ".agent-state")
-    full = ["interfaces", "add", "getUser", *(args if "--old" in args else ("--old", OLD, "--new", NEW, *args))]
+    full = [
+        "interfaces",
+        "add",
+        "getUser",
+        *(args if "--old" in args else ("--old", OLD, "--new", NEW, *args)),
+    ]
     r = run(*full, cwd=repo)
     assert r.code == 2 and why in r.err and len(r.err.strip().splitlines()) == 1 and "Traceback" not in r.err
     assert snapshot(repo / ".agent-state") == before
@@ -77,19 +96,35 @@ def test_no_task_no_interface(tmp_path: Path) -> None:
     assert r.code == 1 and "no task is running" in r.err
 
 
-def test_the_seed_scenario_end_to_end(repo: Path) -> None:  # noqa: F811
+def test_the_seed_scenario_end_to_end(repo: Path) -> None:
     # Mid-task the agent changes the signature and records it at once.
-    (repo / "src" / "page.js").write_text("import { getUser } from './api/users'\nconst u = getUser({ id })\n")
+    (repo / "src" / "page.js").write_text(
+        "import { getUser } from './api/users'\nconst u = getUser({ id })\n"
+    )
     add(repo)
     resume = run("resume", cwd=repo).out
     line = f"INTERFACE getUser: {OLD} -> {NEW} (1 old use left: src/list.js:3)"
     assert line in resume.splitlines()
     # An edit that leaves the old form: the post-edit hook says so in that turn, with line and new form.
     (repo / "src" / "list.js").write_text("for (const id of ids) show(getUser(id))\n")
-    told = json.loads(fire(repo, "post-tool-use", {
-        "hook_event_name": "PostToolUse", "tool_name": "Edit", "cwd": str(repo), "tool_use_id": "e1",
-        "tool_input": {"file_path": str(repo / "src" / "list.js"), "old_string": "x", "new_string": "y"},
-        "tool_response": {"type": "update"}}))
+    told = json.loads(
+        fire(
+            repo,
+            "post-tool-use",
+            {
+                "hook_event_name": "PostToolUse",
+                "tool_name": "Edit",
+                "cwd": str(repo),
+                "tool_use_id": "e1",
+                "tool_input": {
+                    "file_path": str(repo / "src" / "list.js"),
+                    "old_string": "x",
+                    "new_string": "y",
+                },
+                "tool_response": {"type": "update"},
+            },
+        )
+    )
     said = told["hookSpecificOutput"]["additionalContext"]
     assert "src/list.js:1" in said and NEW in said and OLD in said
     # task stop refuses, naming the use left; then, migrated, it stops and the archive says how it ended.
@@ -106,7 +141,7 @@ def test_the_seed_scenario_end_to_end(repo: Path) -> None:  # noqa: F811
     assert (repo / ".agent-state" / "services" / "interfaces" / "status").read_bytes() == b""
 
 
-def test_a_revert_after_a_compaction_brings_the_old_use_back_and_resume_shows_it(repo: Path) -> None:  # noqa: F811
+def test_a_revert_after_a_compaction_brings_the_old_use_back_and_resume_shows_it(repo: Path) -> None:
     for f in ("page.js", "list.js"):
         (repo / "src" / f).write_text((repo / "src" / f).read_text().replace(OLD, NEW))
     add(repo)
@@ -118,23 +153,31 @@ def test_a_revert_after_a_compaction_brings_the_old_use_back_and_resume_shows_it
     assert f"INTERFACE getUser: {OLD} -> {NEW} (1 old use left: src/page.js:2)" in out.splitlines()
 
 
-def test_a_forced_stop_records_what_was_left(repo: Path) -> None:  # noqa: F811
+def test_a_forced_stop_records_what_was_left(repo: Path) -> None:
     add(repo)
     r = run("task", "stop", "--force", cwd=repo)
     assert r.code == 0, r.err
     shown = run("history", "show", "t1", cwd=repo).out
     assert "FORCED=1" in shown and "INTERFACES 1 changed in this task:" in shown
     data = json.loads(run("--json", "history", "show", "t1", cwd=repo).out)["data"]
-    assert data["interfaces"] == [f"getUser: {OLD} -> {NEW}: forced with 2 old uses left (src/list.js:3, src/page.js:2)"]
-    assert "INTERFACE_1=getUser: getUser(id) -> getUser({ id }): forced with 2 old uses left (src/list.js:3, src/page.js:2)" in shown
+    assert data["interfaces"] == [
+        f"getUser: {OLD} -> {NEW}: forced with 2 old uses left (src/list.js:3, src/page.js:2)"
+    ]
+    assert (
+        "INTERFACE_1=getUser: getUser(id) -> getUser({ id }): forced with 2 old uses left (src/list.js:3, src/page.js:2)"
+        in shown
+    )
 
 
-def test_a_task_without_interfaces_never_runs_git_grep(repo: Path, tmp_path: Path) -> None:  # noqa: F811
+def test_a_task_without_interfaces_never_runs_git_grep(repo: Path, tmp_path: Path) -> None:
     spy = tmp_path / "spy"
     spy.mkdir()
-    real = subprocess.run(["sh", "-c", "command -v git"], capture_output=True, text=True, check=True).stdout.strip()
-    (spy / "git").write_text(f'#!/bin/sh\ncase " $* " in *" grep "*) echo grep >> "{tmp_path}/greps";; esac\n'
-                             f'exec "{real}" "$@"\n')
+    real = subprocess.run(
+        ["sh", "-c", "command -v git"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    (spy / "git").write_text(
+        f'#!/bin/sh\ncase " $* " in *" grep "*) echo grep >> "{tmp_path}/greps";; esac\nexec "{real}" "$@"\n'
+    )
     (spy / "git").chmod(0o755)
     env = {"PATH": f"{spy}{os.pathsep}{os.environ['PATH']}"}
     assert run("resume", cwd=repo, env=env).code == 0
@@ -156,7 +199,7 @@ def test_outside_git_a_walk_finds_them(tmp_path: Path) -> None:
     assert r.code == 1 and r.lines == ["src/a.js:1: getUser(id)"]
 
 
-def test_status_and_doctor_know_the_service(repo: Path) -> None:  # noqa: F811
+def test_status_and_doctor_know_the_service(repo: Path) -> None:
     add(repo)
     assert any(ln.split()[:3] == ["interfaces", "RUNNING", "1"] for ln in run("status", cwd=repo).lines)
     assert run("doctor", cwd=repo).code == 0

@@ -42,13 +42,15 @@ def cli_refusal(*args: str, cwd: Path, code: int) -> str:
     line = r.err.strip().splitlines()[-1]
     assert line.startswith("agentctl: ")
     meaning = {1: "check failed", 2: "usage error", 3: "state error"}[code]
-    return f"{meaning} (exit {code}): {line[len('agentctl: '):]}"
+    return f"{meaning} (exit {code}): {line[len('agentctl: ') :]}"
 
 
 def tools_json(result: Any) -> str:
     """The tools of a tools/list result as the compact JSON a client receives."""
-    return json.dumps([t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in result.tools],
-                      separators=(",", ":"))
+    return json.dumps(
+        [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in result.tools],
+        separators=(",", ":"),
+    )
 
 
 def normalized(folder: Path) -> dict[str, str]:
@@ -60,7 +62,9 @@ def normalized(folder: Path) -> dict[str, str]:
         text = re.sub(r"\d{8}T\d{6}", "STAMP", text)
         text = re.sub(r"after \d+\.\ds", "after Ns", text)
         text = re.sub(r"\b\d+h\d\dm\d\ds\b", "DURATION", text)
-        text = re.sub(r"^STATUS\|[\d:]+$", "STATUS|SIGNATURE", text, flags=re.M)  # p0-seen: the rules file's size:mtime:inode
+        text = re.sub(
+            r"^STATUS\|[\d:]+$", "STATUS|SIGNATURE", text, flags=re.M
+        )  # p0-seen: the rules file's size:mtime:inode
         out[re.sub(r"\d{8}T\d{6}", "STAMP", name)] = text
     return out
 
@@ -75,6 +79,7 @@ def twin(tmp_path: Path) -> Path:
 
 
 # -- listing and sizes ---------------------------------------------------------------------------
+
 
 async def test_profiles_list_their_tools_and_stay_small(project: Path) -> None:
     sizes = {}
@@ -95,7 +100,11 @@ async def test_profiles_list_their_tools_and_stay_small(project: Path) -> None:
     for profile, size in sizes.items():
         stated = re.search(rf"`{profile}`[^|\n]*\|[^|\n]*\|\s*([\d,]+) characters", section)
         assert stated, f"docs/mcp.md does not state the {profile} size"
-        assert abs(int(stated.group(1).replace(",", "")) - size) <= size * 0.1, (profile, stated.group(0), size)
+        assert abs(int(stated.group(1).replace(",", "")) - size) <= size * 0.1, (
+            profile,
+            stated.group(0),
+            size,
+        )
 
 
 async def test_typed_parameters(project: Path) -> None:
@@ -112,6 +121,7 @@ async def test_typed_parameters(project: Path) -> None:
 
 
 # -- every tool, compared with the CLI ---------------------------------------------------------
+
 
 def _plain(text: str, proj: Path) -> str:
     text = text.replace(str(proj), "PROJ")
@@ -134,49 +144,119 @@ async def test_every_tool_says_and_does_exactly_what_the_cli_does(project: Path,
             assert r.code == code, (cli_args, r.code, r.err)
             warnings = [ln.replace("agentctl: warning: ", "warning: ") for ln in r.err.splitlines()]
             lines = text.splitlines()
-            assert _plain("\n".join(ln for ln in lines if ln.startswith("warning: ")), project) == _plain("\n".join(warnings), twin)
-            assert _plain("\n".join(ln for ln in lines if not ln.startswith("warning: ")), project) == \
-                _plain(r.out.rstrip("\n"), twin), tool
+            assert _plain("\n".join(ln for ln in lines if ln.startswith("warning: ")), project) == _plain(
+                "\n".join(warnings), twin
+            )
+            assert _plain("\n".join(ln for ln in lines if not ln.startswith("warning: ")), project) == _plain(
+                r.out.rstrip("\n"), twin
+            ), tool
             if tool in READ_ONLY:  # the structured content is the data the CLI's --json gives
                 data = run("--json", *cli_args, cwd=twin).data()
                 assert _plain(json.dumps(STRUCTURED[tool]), project) == _plain(json.dumps(data), twin), tool
             return text
 
         assert "no task is running" in await both("resume", {}, "resume")
-        added = await both("constraints_add", {"priority": "P0", "text": "deny-write: db/**"}, "constraints", "add", "P0", "deny-write: db/**")
+        added = await both(
+            "constraints_add",
+            {"priority": "P0", "text": "deny-write: db/**"},
+            "constraints",
+            "add",
+            "P0",
+            "deny-write: db/**",
+        )
         assert added.startswith("added\n1. P0|deny-write: db/**")
-        await both("constraints_add", {"priority": "P2", "text": "style: short names"}, "constraints", "add", "P2", "style: short names")
-        await both("constraints_add", {"priority": "P1", "text": "run lint"}, "constraints", "add", "P1", "run lint")
-        again = await both("constraints_add", {"priority": "P1", "text": "run lint"}, "constraints", "add", "P1", "run lint")
+        await both(
+            "constraints_add",
+            {"priority": "P2", "text": "style: short names"},
+            "constraints",
+            "add",
+            "P2",
+            "style: short names",
+        )
+        await both(
+            "constraints_add", {"priority": "P1", "text": "run lint"}, "constraints", "add", "P1", "run lint"
+        )
+        again = await both(
+            "constraints_add", {"priority": "P1", "text": "run lint"}, "constraints", "add", "P1", "run lint"
+        )
         assert again.startswith("already present")
-        assert await both("constraints_remove", {"rule": "3"}, "constraints", "remove", "3") == "removed P2|style: short names"
-        assert await both("constraints_list", {}, "constraints", "list") == "1. P0|deny-write: db/**\n2. P1|run lint"
+        assert (
+            await both("constraints_remove", {"rule": "3"}, "constraints", "remove", "3")
+            == "removed P2|style: short names"
+        )
+        assert (
+            await both("constraints_list", {}, "constraints", "list")
+            == "1. P0|deny-write: db/**\n2. P1|run lint"
+        )
 
-        started = await both("task_start", {"id": "t1", "desc": "convert imports", "list_file": "list.txt"},
-                             "task", "start", "--id", "t1", "--desc", "convert imports", "--files", "list.txt")
+        started = await both(
+            "task_start",
+            {"id": "t1", "desc": "convert imports", "list_file": "list.txt"},
+            "task",
+            "start",
+            "--id",
+            "t1",
+            "--desc",
+            "convert imports",
+            "--files",
+            "list.txt",
+        )
         assert "task t1 started: 3 entries" in started.splitlines() and "SEQ=1" in started.splitlines()
-        assert started.startswith("warning: 3 of 3 entries do not exist yet")  # the CLI's stderr warning, in order
+        assert started.startswith(
+            "warning: 3 of 3 entries do not exist yet"
+        )  # the CLI's stderr warning, in order
         assert "TASK_ID=t1" in (await both("task_status", {}, "task", "status")).splitlines()
 
-        out = await both("task_update", {"notes": "half way", "seq": 1}, "task", "update", "--notes", "half way", "--seq", "1")
+        out = await both(
+            "task_update",
+            {"notes": "half way", "seq": 1},
+            "task",
+            "update",
+            "--notes",
+            "half way",
+            "--seq",
+            "1",
+        )
         assert out.splitlines()[:2] == ["APPLIED=1", "SEQ=2"]
         out = await both("task_update", {"done": 1, "seq": 2}, "task", "update", "--done", "1", "--seq", "2")
-        assert out.splitlines()[:6] == ["APPLIED=1", "SEQ=3", "STATE=ACTIVE", "DONE=1", "TOTAL=3", "NEXT=src/b.py"]
+        assert out.splitlines()[:6] == [
+            "APPLIED=1",
+            "SEQ=3",
+            "STATE=ACTIVE",
+            "DONE=1",
+            "TOTAL=3",
+            "NEXT=src/b.py",
+        ]
         # The same call again (a retry after a lost reply): a no-op that says so.
-        replay = await both("task_update", {"done": 1, "seq": 2}, "task", "update", "--done", "1", "--seq", "2")
+        replay = await both(
+            "task_update", {"done": 1, "seq": 2}, "task", "update", "--done", "1", "--seq", "2"
+        )
         assert replay.splitlines()[:2] == ["APPLIED=0", "SEQ=3"] and "not applied: SEQ is 3, not 2" in replay
         await both("task_update", {"next": "src/c.py"}, "task", "update", "--next", "src/c.py")
         done = await both("task_done", {"paths": ["src/c.py"]}, "task", "done", "src/c.py")
-        assert done.startswith("warning: src/c.py was marked done but this task never changed it")  # the CLI's warning
+        assert done.startswith(
+            "warning: src/c.py was marked done but this task never changed it"
+        )  # the CLI's warning
         assert [ln for ln in done.splitlines() if not ln.startswith("warning: ")][:6] == [
-            "APPLIED=1", "SEQ=5", "STATE=ACTIVE", "DONE=2", "TOTAL=3", "NEXT=src/b.py"]
+            "APPLIED=1",
+            "SEQ=5",
+            "STATE=ACTIVE",
+            "DONE=2",
+            "TOTAL=3",
+            "NEXT=src/b.py",
+        ]
         again = await call(c, "task_done", {"paths": [str(project / "src/c.py")]})  # absolute: the same entry
         assert run("task", "done", str(twin / "src/c.py"), cwd=twin).code == 0
         assert again.splitlines()[0] == "APPLIED=0"
 
-        assert (await both("files_log", {"op": "MODIFY", "path": "src/a.py"}, "files", "log", "MODIFY", "src/a.py")).endswith(
-            "|MODIFY|src/a.py")
-        await both("files_log", {"op": "CREATE", "path": "./src/new.py"}, "files", "log", "CREATE", "./src/new.py")
+        assert (
+            await both(
+                "files_log", {"op": "MODIFY", "path": "src/a.py"}, "files", "log", "MODIFY", "src/a.py"
+            )
+        ).endswith("|MODIFY|src/a.py")
+        await both(
+            "files_log", {"op": "CREATE", "path": "./src/new.py"}, "files", "log", "CREATE", "./src/new.py"
+        )
         touched = await both("files_check", {"path": "src/a.py"}, "files", "check", "src/a.py")
         assert re.fullmatch(r"\S+\|MODIFY\|src/a\.py", touched), touched
         untouched = await both("files_check", {"path": "src/b.py"}, "files", "check", "src/b.py", code=1)
@@ -193,8 +273,11 @@ async def test_every_tool_says_and_does_exactly_what_the_cli_does(project: Path,
         assert "STATE=FAILED" in failed.splitlines()
         refused = await fails(c, "task_stop")  # edits not covered by a passing run
         assert refused == cli_refusal("task", "stop", cwd=twin, code=1).replace(str(twin), str(project))
-        assert (await both("verify_tried", {"text": "cast size to number"}, "verify", "tried", "cast size to number")) == \
-            "recorded TRIED_1"
+        assert (
+            await both(
+                "verify_tried", {"text": "cast size to number"}, "verify", "tried", "cast size to number"
+            )
+        ) == "recorded TRIED_1"
         assert "TRIED (failed, do not repeat): 1) cast size to number" in await both("resume", {}, "resume")
         for proj in (project, twin):
             (proj / "ok.txt").write_text("")
@@ -233,11 +316,15 @@ async def test_task_start_with_entries_matches_a_list_file(project: Path, twin: 
     (twin / "list.txt").write_text("src/a.py\nsrc/b.py\nsrc/a.py\n")
     assert run("task", "start", "--id", "t1", "--desc", "d", "--files", "list.txt", cwd=twin).code == 0
     async with serve(project) as c:
-        await call(c, "task_start", {"id": "t1", "desc": "d", "entries": ["src/a.py", "src/b.py", "src/a.py"]})
+        await call(
+            c, "task_start", {"id": "t1", "desc": "d", "entries": ["src/a.py", "src/b.py", "src/a.py"]}
+        )
         over = await fails(c, "task_start", {"id": "t2", "desc": "d", "entries": ["x"]})
         assert over == cli_refusal("task", "start", "--id", "t2", "--desc", "d", cwd=twin, code=2)
         await call(c, "task_stop")
-        started = await call(c, "task_start", {"id": "t2", "desc": "d", "empty": True})  # an empty task, as the CLI
+        started = await call(
+            c, "task_start", {"id": "t2", "desc": "d", "empty": True}
+        )  # an empty task, as the CLI
         assert "TOTAL=0" in started.splitlines()
     assert run("task", "stop", cwd=twin).code == 0
     assert run("task", "start", "--id", "t2", "--desc", "d", "--empty", cwd=twin).code == 0
@@ -246,12 +333,17 @@ async def test_task_start_with_entries_matches_a_list_file(project: Path, twin: 
 
 # -- errors ------------------------------------------------------------------------------------
 
-async def test_refusals_are_tool_errors_with_the_cli_message_and_the_server_keeps_serving(project: Path) -> None:
+
+async def test_refusals_are_tool_errors_with_the_cli_message_and_the_server_keeps_serving(
+    project: Path,
+) -> None:
     (project / "list.txt").write_text("src/a.py\nsrc/b.py\n")
     async with serve(project) as c:
         # Before any task: the same refusals, words and exit meanings as the CLI.
         assert await fails(c, "task_stop") == cli_refusal("task", "stop", cwd=project, code=1)
-        assert await fails(c, "task_update", {"notes": "x"}) == cli_refusal("task", "update", "--notes", "x", cwd=project, code=1)  # no task is running: exit 1, as for every command
+        assert await fails(c, "task_update", {"notes": "x"}) == cli_refusal(
+            "task", "update", "--notes", "x", cwd=project, code=1
+        )  # no task is running: exit 1, as for every command
         await call(c, "task_start", {"id": "t1", "desc": "d", "list_file": "list.txt"})
         before = snapshot(project / ".agent-state")
         same: list[tuple[str, dict[str, Any], tuple[str, ...], int]] = [
@@ -259,13 +351,32 @@ async def test_refusals_are_tool_errors_with_the_cli_message_and_the_server_keep
             ("task_update", {"done": 0}, ("task", "update", "--done", "0"), 2),
             ("task_update", {"next": "src/zzz.py"}, ("task", "update", "--next", "src/zzz.py"), 2),
             ("task_done", {"paths": ["src/zzz.py"]}, ("task", "done", "src/zzz.py"), 2),
-            ("task_start", {"id": "bad id", "desc": "d", "force": True}, ("task", "start", "--id", "bad id", "--desc", "d", "--force"), 2),
-            ("task_start", {"id": "t9", "desc": "d", "list_file": "nope.txt", "force": True},
-             ("task", "start", "--id", "t9", "--desc", "d", "--files", "nope.txt", "--force"), 2),
-            ("files_log", {"op": "MODIFY", "path": "../outside.py"}, ("files", "log", "MODIFY", "../outside.py"), 2),
+            (
+                "task_start",
+                {"id": "bad id", "desc": "d", "force": True},
+                ("task", "start", "--id", "bad id", "--desc", "d", "--force"),
+                2,
+            ),
+            (
+                "task_start",
+                {"id": "t9", "desc": "d", "list_file": "nope.txt", "force": True},
+                ("task", "start", "--id", "t9", "--desc", "d", "--files", "nope.txt", "--force"),
+                2,
+            ),
+            (
+                "files_log",
+                {"op": "MODIFY", "path": "../outside.py"},
+                ("files", "log", "MODIFY", "../outside.py"),
+                2,
+            ),
             ("files_log", {"op": "MODIFY", "path": ""}, ("files", "log", "MODIFY", ""), 2),
             ("files_check", {"path": "/etc/passwd"}, ("files", "check", "/etc/passwd"), 2),
-            ("constraints_add", {"priority": "P0", "text": "deny-write: [oops"}, ("constraints", "add", "P0", "deny-write: [oops"), 2),
+            (
+                "constraints_add",
+                {"priority": "P0", "text": "deny-write: [oops"},
+                ("constraints", "add", "P0", "deny-write: [oops"),
+                2,
+            ),
             ("constraints_remove", {"rule": "no such rule"}, ("constraints", "remove", "no such rule"), 2),
             ("constraints_remove", {"rule": "7"}, ("constraints", "remove", "7"), 2),
             ("verify_tried", {"text": "   "}, ("verify", "tried", "   "), 2),
@@ -278,15 +389,23 @@ async def test_refusals_are_tool_errors_with_the_cli_message_and_the_server_keep
 
         # Bad arguments the schema catches: one line, usage meaning.
         assert await fails(c, "files_log", {"op": "modify", "path": "a"}) == (
-            "usage error (exit 2): bad arguments for files_log: op: Input should be 'CREATE', 'MODIFY' or 'DELETE'")
-        assert await fails(c, "files_check", {}) == "usage error (exit 2): bad arguments for files_check: path: Field required"
+            "usage error (exit 2): bad arguments for files_log: op: Input should be 'CREATE', 'MODIFY' or 'DELETE'"
+        )
+        assert (
+            await fails(c, "files_check", {})
+            == "usage error (exit 2): bad arguments for files_check: path: Field required"
+        )
         wrong_type = await fails(c, "task_done", {"paths": 5})
         assert wrong_type.startswith("usage error (exit 2): bad arguments for task_done: paths:")
         assert await fails(c, "task_update", {"sq": 3, "done": 1}) == (
-            "usage error (exit 2): unknown argument 'sq' for task_update (arguments: done, next, notes, seq, state)")
+            "usage error (exit 2): unknown argument 'sq' for task_update (arguments: done, next, notes, seq, state)"
+        )
         assert "Unknown tool" in await fails(c, "task_frobnicate")
         huge = await fails(c, "verify_tried", {"text": "x" * 5000})
-        assert huge == "usage error (exit 2): the tried fix is 5000 characters, over the limit of 1000; shorten it"
+        assert (
+            huge
+            == "usage error (exit 2): the tried fix is 5000 characters, over the limit of 1000; shorten it"
+        )
         assert snapshot(project / ".agent-state") == before
 
         # A damaged state file: a state error, the CLI's words; repaired, the server goes on.
@@ -373,17 +492,42 @@ def test_stdout_carries_only_protocol_messages(project: Path) -> None:
     """A raw 2025-style client: every stdout line is JSON-RPC, even while checks print."""
     assert run("verify", "add", "echo to-stdout; echo to-stderr >&2; exit 3", cwd=project).code == 0
     messages: list[dict[str, Any]] = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "0"},
+            },
+        },
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "verify_run", "arguments": {}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "verify_run", "arguments": {}},
+        },
         {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "task_stop", "arguments": {}}},
-        {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "files_log", "arguments": {"op": 1}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 5,
+            "method": "tools/call",
+            "params": {"name": "files_log", "arguments": {"op": 1}},
+        },
         {"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "resume", "arguments": {}}},
     ]
-    proc = subprocess.Popen(AGENTCTL + ["mcp"], cwd=project, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=server_env())
+    proc = subprocess.Popen(
+        AGENTCTL + ["mcp"],
+        cwd=project,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=server_env(),
+    )
     assert proc.stdin is not None and proc.stdout is not None
     timer = threading.Timer(60, proc.kill)  # a hung server fails the test instead of hanging it
     timer.start()
@@ -420,7 +564,9 @@ def test_stdout_carries_only_protocol_messages(project: Path) -> None:
     assert "|mcp|start|profile=full" in log and "|mcp|stop|" in log
 
 
-async def test_unexpected_exception_is_one_line_and_logged(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_unexpected_exception_is_one_line_and_logged(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """In process: a crash inside a tool is reported like the CLI's internal error, and serving goes on."""
     import agentctl.mcp.tools
     from agentctl.mcp.sdkserver import build_server
@@ -432,7 +578,10 @@ async def test_unexpected_exception_is_one_line_and_logged(project: Path, monkey
     monkeypatch.chdir(project)
     async with Client(build_server("full")) as c:
         text = await fails(c, "task_status")
-        assert text == "internal error (exit 3): ZeroDivisionError: boom (details in .agent-state/logs/agent.log)"
+        assert (
+            text
+            == "internal error (exit 3): ZeroDivisionError: boom (details in .agent-state/logs/agent.log)"
+        )
         assert "no task is running" in await call(c, "resume")
     log = (project / ".agent-state/logs/agent.log").read_text()
     assert "|mcp|internal-error|task_status: ZeroDivisionError: boom at " in log and "in task_status" in log
@@ -440,20 +589,44 @@ async def test_unexpected_exception_is_one_line_and_logged(project: Path, monkey
 
 def test_server_module_imports_sdk_only_when_serving() -> None:
     code = "import sys, agentctl.mcp.server; assert 'mcp' not in sys.modules; print('ok')"
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
     assert proc.stdout.strip() == "ok", proc.stderr
 
 
 def test_a_malformed_line_gets_a_json_rpc_error_and_serving_goes_on(project: Path) -> None:
     """Issue 23.10: a line that is not JSON is answered -32700 (id null), one that is JSON but no JSON-RPC
     message -32600; the requests around them are answered as usual."""
-    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}
-    lines = ["this is not json", json.dumps(init), json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-             '{"jsonrpc": "2.0", "id": 2, "method": "tools/list"', json.dumps({"hello": "world"}),
-             json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "resume", "arguments": {}}})]
-    proc = subprocess.Popen(AGENTCTL + ["mcp"], cwd=project, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=server_env())
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"},
+        },
+    }
+    lines = [
+        "this is not json",
+        json.dumps(init),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        '{"jsonrpc": "2.0", "id": 2, "method": "tools/list"',
+        json.dumps({"hello": "world"}),
+        json.dumps(
+            {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "resume", "arguments": {}}}
+        ),
+    ]
+    proc = subprocess.Popen(
+        AGENTCTL + ["mcp"],
+        cwd=project,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=server_env(),
+    )
     assert proc.stdin is not None and proc.stdout is not None
     timer = threading.Timer(60, proc.kill)  # without the fix no answer ever comes for the first line
     timer.start()
@@ -471,7 +644,11 @@ def test_a_malformed_line_gets_a_json_rpc_error_and_serving_goes_on(project: Pat
         assert proc.wait() == 0
     finally:
         timer.cancel()
-    assert replies[0] == {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": replies[0]["error"]["message"]}}
+    assert replies[0] == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32700, "message": replies[0]["error"]["message"]},
+    }
     assert replies[1]["id"] == 1 and "result" in replies[1]
     assert replies[2]["id"] is None and replies[2]["error"]["code"] == -32700
     assert replies[3]["id"] is None and replies[3]["error"]["code"] == -32600
@@ -480,19 +657,40 @@ def test_a_malformed_line_gets_a_json_rpc_error_and_serving_goes_on(project: Pat
 
 def test_every_request_read_before_the_end_of_input_is_answered(project: Path) -> None:
     """Issue 31.9: requests sent just before stdin closes are answered, not cancelled with the session."""
-    proc = subprocess.Popen(AGENTCTL + ["mcp"], cwd=project, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=server_env())
+    proc = subprocess.Popen(
+        AGENTCTL + ["mcp"],
+        cwd=project,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=server_env(),
+    )
     assert proc.stdin is not None and proc.stdout is not None
     timer = threading.Timer(120, proc.kill)
     timer.start()
     try:
-        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}) + "\n")
+        proc.stdin.write(
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "initialize",
+                    "params": {
+                        "protocolVersion": "2025-06-18",
+                        "capabilities": {},
+                        "clientInfo": {"name": "raw", "version": "0"},
+                    },
+                }
+            )
+            + "\n"
+        )
         proc.stdin.flush()
         assert json.loads(proc.stdout.readline())["id"] == 1
         last = [{"jsonrpc": "2.0", "method": "notifications/initialized"}] + [
             {"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": name, "arguments": {}}}
-            for n, name in ((2, "resume"), (3, "task_status"), (4, "constraints_list"))]
+            for n, name in ((2, "resume"), (3, "task_status"), (4, "constraints_list"))
+        ]
         proc.stdin.write("".join(json.dumps(m) + "\n" for m in last))
         proc.stdin.close()  # at once: the requests are in flight when the input ends
         replies = [json.loads(line) for line in proc.stdout.read().splitlines() if line.strip()]
@@ -511,10 +709,15 @@ async def test_the_plan_tools_answer_as_the_cli_and_start_the_ready_task(project
         assert STRUCTURED["plan_list"] == run("--json", "plan", "list", cwd=project).data()
         assert (await call(c, "plan_ready")).startswith("migrate ready P2")
         started = await call(c, "plan_next", {"agent": "helper"})
-        assert started.startswith("plan: started migrate for helper") and STRUCTURED["plan_next"]["started"]["agent"] == "helper"
+        assert (
+            started.startswith("plan: started migrate for helper")
+            and STRUCTURED["plan_next"]["started"]["agent"] == "helper"
+        )
         assert "TASK_ID=migrate" in run("task", "status", cwd=project).out
         refused = await fails(c, "plan_next", {"agent": "other"})
         assert "task migrate is ACTIVE here" in refused
         waiting = await call(c, "plan_ready")
         assert waiting.startswith("nothing is ready: migrate is active (helper, lease until ")
-        assert "api waits for migrate (active, helper)" in waiting and STRUCTURED["plan_ready"] == {"ready": []}
+        assert "api waits for migrate (active, helper)" in waiting and STRUCTURED["plan_ready"] == {
+            "ready": []
+        }

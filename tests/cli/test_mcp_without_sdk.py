@@ -19,7 +19,9 @@ SDK_MODULES = "[m for m in sys.modules if m.split('.')[0] in ('mcp', 'mcp_types'
 
 
 def _python(code: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, timeout=60, check=False)
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, timeout=60, check=False
+    )
 
 
 def test_cli_and_hot_path_never_import_the_sdk(project: Path) -> None:
@@ -88,8 +90,17 @@ def test_mcp_help_names_the_profiles(project: Path) -> None:
 
 
 def test_profiles() -> None:
-    assert set(CORE) == {"resume", "task_update", "task_done", "files_log", "verify_run", "verify_tried",
-                         "plan_ready", "plan_next", "plan_list"}
+    assert set(CORE) == {
+        "resume",
+        "task_update",
+        "task_done",
+        "files_log",
+        "verify_run",
+        "verify_tried",
+        "plan_ready",
+        "plan_next",
+        "plan_list",
+    }
     assert set(CORE) <= set(FULL)
     assert len(FULL) == 20  # with task_add, task_reopen, task_skip and the plan's three
 
@@ -119,8 +130,9 @@ def test_server_stops_on_a_signal_and_says_so(project: Path, sig: str) -> None:
     pytest.importorskip("mcp")
     from conftest import AGENTCTL
 
-    proc = subprocess.Popen(AGENTCTL + ["mcp"], cwd=project, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        AGENTCTL + ["mcp"], cwd=project, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     log = project / ".agent-state" / "logs" / "agent.log"
     deadline = time.monotonic() + 30
     while "|mcp|start|" not in (log.read_text() if log.exists() else ""):

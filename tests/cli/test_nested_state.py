@@ -34,8 +34,13 @@ def _nested(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def _write(cwd: Path, path: Path) -> str:
-    payload = {"session_id": "s1", "hook_event_name": "PreToolUse", "tool_name": "Write", "cwd": str(cwd),
-               "tool_input": {"file_path": str(path), "content": "x\n"}}
+    payload = {
+        "session_id": "s1",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Write",
+        "cwd": str(cwd),
+        "tool_input": {"file_path": str(path), "content": "x\n"},
+    }
     r = run("hook", "claude", "pre-tool-use", cwd=cwd, stdin=json.dumps(payload))
     assert r.code in (0, 2), r.err
     out = json.loads(r.out) if r.out.strip() else {}
@@ -44,7 +49,9 @@ def _write(cwd: Path, path: Path) -> str:
 
 def test_a_nested_state_folder_never_hides_the_projects_rules(tmp_path: Path) -> None:
     root, sub = _nested(tmp_path)
-    assert _write(sub, root / "db" / "y.sql") == "deny"  # the payload's cwd chose sub's state: the root's rule holds
+    assert (
+        _write(sub, root / "db" / "y.sql") == "deny"
+    )  # the payload's cwd chose sub's state: the root's rule holds
     assert _write(sub, sub / "own" / "z.txt") == "deny"  # and the nested one adds its own
     assert _write(root, sub / "own" / "z.txt") == "deny"  # whatever the cwd
     assert _write(sub, root / "src" / "ok.py") == "allow"

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run
-from support.hooks import bindir, fire, git, install, make_git_project  # noqa: F401  (bindir: a fixture)
+from support.hooks import fire, git, install, make_git_project
 
 RULE = "deny-write: secrets/**"
 LOG = Path(".agent-state/services/constraints/violations")
@@ -28,7 +28,9 @@ def proj(tmp_path: Path) -> Path:
     assert run("init", cwd=p).code == 0
     assert run("constraints", "add", "P0", RULE, cwd=p).code == 0
     (tmp_path / "list").write_text("src/app.py\n")
-    assert run("task", "start", "--id", "t1", "--desc", "d", "--files", str(tmp_path / "list"), cwd=p).code == 0
+    assert (
+        run("task", "start", "--id", "t1", "--desc", "d", "--files", str(tmp_path / "list"), cwd=p).code == 0
+    )
     return p
 
 
@@ -36,13 +38,23 @@ def _violations(project: Path) -> list[str]:
     return [ln for ln in run("resume", cwd=project).out.splitlines() if ln.startswith("VIOLATION ")]
 
 
-def _shell(project: Path, command: str, bindir: Path) -> str:  # noqa: F811
+def _shell(project: Path, command: str, bindir: Path) -> str:
     """Run ``command`` as the agent's shell would, then the Bash PostToolUse hook; what it told the agent."""
     subprocess.run(["sh", "-c", command], cwd=project, check=True)
-    data = json.dumps({"session_id": "s", "cwd": str(project), "hook_event_name": "PostToolUse", "tool_name": "Bash",
-                       "tool_use_id": f"b-{os.urandom(4).hex()}", "tool_input": {"command": command},
-                       "tool_response": {"stdout": "", "stderr": "", "interrupted": False}})
-    r = fire("agentctl hook claude post-tool-use", data, project, bindir, {"CLAUDE_PROJECT_DIR": str(project)})
+    data = json.dumps(
+        {
+            "session_id": "s",
+            "cwd": str(project),
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Bash",
+            "tool_use_id": f"b-{os.urandom(4).hex()}",
+            "tool_input": {"command": command},
+            "tool_response": {"stdout": "", "stderr": "", "interrupted": False},
+        }
+    )
+    r = fire(
+        "agentctl hook claude post-tool-use", data, project, bindir, {"CLAUDE_PROJECT_DIR": str(project)}
+    )
     if not r.out.strip():
         return ""
     return str(r.json()["hookSpecificOutput"]["additionalContext"])
@@ -52,7 +64,7 @@ def _opens(project: Path) -> int:
     return sum(1 for ln in (project / LOG).read_text().splitlines() if "|OPEN|secrets/key.txt|" in ln)
 
 
-def test_a_write_after_a_restore_is_flagged_again(proj: Path, bindir: Path) -> None:  # noqa: F811
+def test_a_write_after_a_restore_is_flagged_again(proj: Path, bindir: Path) -> None:
     install(proj, "claude", restart=False)
     assert "P0 VIOLATION: secrets/key.txt" in _shell(proj, "echo one >> secrets/key.txt", bindir)
     git(proj, "checkout", "--", "secrets/key.txt")
@@ -65,7 +77,7 @@ def test_a_write_after_a_restore_is_flagged_again(proj: Path, bindir: Path) -> N
     assert stop.code == 1 and "broke P0" in stop.err and "--force" in stop.err
 
 
-def test_a_write_after_an_ack_is_flagged_again(proj: Path, bindir: Path) -> None:  # noqa: F811
+def test_a_write_after_an_ack_is_flagged_again(proj: Path, bindir: Path) -> None:
     install(proj, "claude", restart=False)
     assert "P0 VIOLATION" in _shell(proj, "echo one >> secrets/key.txt", bindir)
     assert run("constraints", "ack", "secrets/key.txt", cwd=proj).code == 0
@@ -79,7 +91,7 @@ def test_a_write_after_an_ack_is_flagged_again(proj: Path, bindir: Path) -> None
     assert run("task", "stop", "--force", cwd=proj).code == 0
 
 
-def test_a_second_write_while_open_is_told_again_once(proj: Path, bindir: Path) -> None:  # noqa: F811
+def test_a_second_write_while_open_is_told_again_once(proj: Path, bindir: Path) -> None:
     install(proj, "claude", restart=False)
     assert "P0 VIOLATION" in _shell(proj, "echo one >> secrets/key.txt", bindir)
     assert _shell(proj, "true", bindir) == ""  # nothing new written: not told again

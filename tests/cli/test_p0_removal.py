@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run
-from support.hooks import bindir, fire, install, make_git_project  # noqa: F401  (bindir: a fixture)
+from support.hooks import fire, install, make_git_project
 
 RULE = "deny-write: secrets/**"
 STATUS = Path(".agent-state/services/constraints/status")
@@ -31,20 +31,30 @@ def proj(tmp_path: Path) -> Path:
     assert run("constraints", "add", "P0", RULE, cwd=p).code == 0
     assert run("constraints", "add", "P1", "run the tests", cwd=p).code == 0
     (tmp_path / "list").write_text("src/app.py\n")
-    assert run("task", "start", "--id", "t1", "--desc", "d", "--files", str(tmp_path / "list"), cwd=p).code == 0
+    assert (
+        run("task", "start", "--id", "t1", "--desc", "d", "--files", str(tmp_path / "list"), cwd=p).code == 0
+    )
     return p
 
 
 def _pre_write(project: Path, path: str) -> str:
-    return json.dumps({"session_id": "s", "cwd": str(project), "hook_event_name": "PreToolUse", "tool_name": "Write",
-                       "tool_use_id": "w1", "tool_input": {"file_path": str(project / path), "content": "x"}})
+    return json.dumps(
+        {
+            "session_id": "s",
+            "cwd": str(project),
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Write",
+            "tool_use_id": "w1",
+            "tool_input": {"file_path": str(project / path), "content": "x"},
+        }
+    )
 
 
 def _vanished(project: Path) -> list[str]:
     return [ln for ln in run("resume", cwd=project).out.splitlines() if ln.startswith("P0 VANISHED: ")]
 
 
-def test_a_rule_edited_out_by_hand_stays_enforced_until_a_person_confirms(proj: Path, bindir: Path) -> None:  # noqa: F811
+def test_a_rule_edited_out_by_hand_stays_enforced_until_a_person_confirms(proj: Path, bindir: Path) -> None:
     install(proj, "claude", restart=False)
     (proj / STATUS).write_text("P1|run the tests\n")  # the shell's `sed -i /P0/d`, or a person's editor
     env = {"CLAUDE_PROJECT_DIR": str(proj)}
@@ -62,7 +72,9 @@ def test_a_rule_edited_out_by_hand_stays_enforced_until_a_person_confirms(proj: 
     listed = run("--json", "constraints", "list", cwd=proj).data()
     assert listed["constraints"] == [{"priority": "P1", "text": "run the tests", "shared": False}]
     assert [v["text"] for v in listed["vanished"]] == [RULE]
-    (proj / "secrets" / "key.txt").write_text("written by the shell\n")  # a shell write is flagged all the same
+    (proj / "secrets" / "key.txt").write_text(
+        "written by the shell\n"
+    )  # a shell write is flagged all the same
     assert "P0 VIOLATION: secrets/key.txt" in run("files", "sync", cwd=proj).err
     assert run("constraints", "ack", "secrets/key.txt", cwd=proj).code == 0
     done = run("constraints", "confirm-removal", "2", cwd=proj)
@@ -106,13 +118,21 @@ def test_a_rule_removed_while_another_is_added_by_the_cli_stays_vanished(proj: P
     assert run("constraints", "check", "secrets/key.txt", cwd=proj).code == 1 and len(_vanished(proj)) == 1
 
 
-def test_a_shell_removal_is_said_in_the_bash_hooks_answer(proj: Path, bindir: Path) -> None:  # noqa: F811
+def test_a_shell_removal_is_said_in_the_bash_hooks_answer(proj: Path, bindir: Path) -> None:
     install(proj, "claude", restart=False)
     command = f"sed -i '/P0/d' {STATUS}"
     subprocess.run(["sh", "-c", command], cwd=proj, check=True)
-    data = json.dumps({"session_id": "s", "cwd": str(proj), "hook_event_name": "PostToolUse", "tool_name": "Bash",
-                       "tool_use_id": f"b-{os.urandom(4).hex()}", "tool_input": {"command": command},
-                       "tool_response": {"stdout": "", "stderr": "", "interrupted": False}})
+    data = json.dumps(
+        {
+            "session_id": "s",
+            "cwd": str(proj),
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Bash",
+            "tool_use_id": f"b-{os.urandom(4).hex()}",
+            "tool_input": {"command": command},
+            "tool_response": {"stdout": "", "stderr": "", "interrupted": False},
+        }
+    )
     r = fire("agentctl hook claude post-tool-use", data, proj, bindir, {"CLAUDE_PROJECT_DIR": str(proj)})
     text = r.json()["hookSpecificOutput"]["additionalContext"]
     assert "P0 RULE VANISHED" in text and RULE in text and "still enforced" in text, text
@@ -149,7 +169,11 @@ async def test_mcp_cannot_remove_a_p0_rule(proj: Path) -> None:
     async with serve(proj) as c:
         for target in ("1", RULE, f"P0|{RULE}", f"p0|{RULE}"):
             said = await fails(c, "constraints_remove", {"rule": target})
-            assert said.startswith("usage error (exit 2): P0 `deny-write: secrets/**` is removed only by a person: ask the user"), said
+            assert said.startswith(
+                "usage error (exit 2): P0 `deny-write: secrets/**` is removed only by a person: ask the user"
+            ), said
         assert (proj / STATUS).read_bytes() == before
-        assert await call(c, "constraints_remove", {"rule": "2"}) == "removed P1|run the tests"  # a P1 rule: its business
+        assert (
+            await call(c, "constraints_remove", {"rule": "2"}) == "removed P1|run the tests"
+        )  # a P1 rule: its business
     assert run("constraints", "check", "secrets/key.txt", cwd=proj).code == 1

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from conftest import run, start_task
-from support.hooks import bindir, fire, git, make_git_project  # noqa: F401  (bindir: a fixture)
+from support.hooks import fire, git, make_git_project
 
 RULE = "deny-write: secrets/**"
 SETTINGS = Path(".claude/settings.json")
@@ -43,12 +43,24 @@ def _settings(project: Path, rel: Path = SETTINGS) -> dict[str, Any]:
 
 
 def _pre(project: Path, tool: str, tool_input: dict[str, Any]) -> dict[str, Any]:
-    return {"session_id": "s", "cwd": str(project), "hook_event_name": "PreToolUse", "tool_name": tool,
-            "tool_use_id": "t1", "tool_input": tool_input}
+    return {
+        "session_id": "s",
+        "cwd": str(project),
+        "hook_event_name": "PreToolUse",
+        "tool_name": tool,
+        "tool_use_id": "t1",
+        "tool_input": tool_input,
+    }
 
 
-def _hook(project: Path, bindir: Path, event: str, data: dict[str, Any]) -> dict[str, Any]:  # noqa: F811
-    r = fire(f"agentctl hook claude {event}", json.dumps(data), project, bindir, {"CLAUDE_PROJECT_DIR": str(project)})
+def _hook(project: Path, bindir: Path, event: str, data: dict[str, Any]) -> dict[str, Any]:
+    r = fire(
+        f"agentctl hook claude {event}",
+        json.dumps(data),
+        project,
+        bindir,
+        {"CLAUDE_PROJECT_DIR": str(project)},
+    )
     assert r.code == 0
     return r.json() if r.out.strip() else {}
 
@@ -59,18 +71,29 @@ def _decision(said: dict[str, Any]) -> str:
 
 # -- 1. the agent's own wall ---------------------------------------------------------------------------
 
-def test_install_claude_writes_edit_deny_rules_and_sandbox_paths_for_p0_and_agentctls_own_files(proj: Path) -> None:
+
+def test_install_claude_writes_edit_deny_rules_and_sandbox_paths_for_p0_and_agentctls_own_files(
+    proj: Path,
+) -> None:
     r = run("install", "claude", cwd=proj)
     assert r.code == 0, r.err
     doc = _settings(proj)
     deny = doc["permissions"]["deny"]
     assert "Edit(/secrets/**)" in deny  # Claude Code's spelling: only Edit(...) rules reach its file tools
     assert not any(d.startswith("Write(") for d in deny)  # ignored by Claude Code, with a warning
-    for own in ("Edit(/.agent-state/services/constraints/status)", "Edit(/.agent-state/notify/**)",
-                "Edit(/.git/agentctl/**)", "Edit(/.claude/settings.json)"):
+    for own in (
+        "Edit(/.agent-state/services/constraints/status)",
+        "Edit(/.agent-state/notify/**)",
+        "Edit(/.git/agentctl/**)",
+        "Edit(/.claude/settings.json)",
+    ):
         assert own in deny, (own, deny)
     paths = doc["sandbox"]["filesystem"]["denyWrite"]
-    assert "./secrets" in paths and "./.agent-state/services/constraints/status" in paths and "./.git/agentctl" in paths
+    assert (
+        "./secrets" in paths
+        and "./.agent-state/services/constraints/status" in paths
+        and "./.git/agentctl" in paths
+    )
     assert "enabled" not in doc["sandbox"]  # only --sandbox turns it on
     assert "sandbox is off" in r.out
     assert "sandbox off, rules in step" in run("resume", cwd=proj).out.splitlines()[1]
@@ -78,7 +101,9 @@ def test_install_claude_writes_edit_deny_rules_and_sandbox_paths_for_p0_and_agen
 
 def test_install_sandbox_turns_claude_codes_sandbox_on_and_uninstall_restores_the_bytes(proj: Path) -> None:
     (proj / ".claude").mkdir()
-    original = '{\n    "permissions": {"allow": ["Bash(ls:*)"], "deny": ["Read(./.env)"]},\n    "model": "x"\n}\n'
+    original = (
+        '{\n    "permissions": {"allow": ["Bash(ls:*)"], "deny": ["Read(./.env)"]},\n    "model": "x"\n}\n'
+    )
     (proj / SETTINGS).write_text(original)
     assert run("install", "claude", "--sandbox", cwd=proj).code == 0
     doc = _settings(proj)
@@ -108,7 +133,9 @@ def test_constraints_add_and_remove_keep_the_wall_in_step(proj: Path) -> None:
     assert r.code == 0 and "rules in step" in r.out, r.out
 
 
-def test_a_glob_the_linux_sandbox_cannot_read_is_listed_file_by_file_and_doctor_says_when_out_of_step(proj: Path) -> None:
+def test_a_glob_the_linux_sandbox_cannot_read_is_listed_file_by_file_and_doctor_says_when_out_of_step(
+    proj: Path,
+) -> None:
     (proj / "src" / "a.pem").write_text("k\n")
     assert run("constraints", "add", "P0", "deny-write: *.pem", cwd=proj).code == 0
     assert run("install", "claude", cwd=proj).code == 0
@@ -126,17 +153,28 @@ def test_a_glob_the_linux_sandbox_cannot_read_is_listed_file_by_file_and_doctor_
     assert "./b.pem" in _settings(proj)["sandbox"]["filesystem"]["denyWrite"]
 
 
-def test_install_user_puts_hooks_and_wall_in_the_persons_own_settings(proj: Path, bindir: Path) -> None:  # noqa: F811
+def test_install_user_puts_hooks_and_wall_in_the_persons_own_settings(proj: Path, bindir: Path) -> None:
     home = Path(os.environ["HOME"])  # a temporary one (conftest)
     r = run("install", "claude", "--user", cwd=proj)
     assert r.code == 0, r.err
     assert not (proj / SETTINGS).exists()
     doc = json.loads((home / SETTINGS).read_text())
-    assert any(h["command"] == "agentctl hook claude pre-tool-use" for g in doc["hooks"]["PreToolUse"] for h in g["hooks"])
+    assert any(
+        h["command"] == "agentctl hook claude pre-tool-use"
+        for g in doc["hooks"]["PreToolUse"]
+        for h in g["hooks"]
+    )
     assert f"Edit(//{str(proj).lstrip('/')}/secrets/**)" in doc["permissions"]["deny"]  # absolute from there
-    subprocess.run(["git", "clean", "-fdxq"], cwd=proj, check=True)  # the project's tree loses every untracked file
+    subprocess.run(
+        ["git", "clean", "-fdxq"], cwd=proj, check=True
+    )  # the project's tree loses every untracked file
     assert (home / SETTINGS).exists()  # the hooks stay
-    said = _hook(proj, bindir, "pre-tool-use", _pre(proj, "Write", {"file_path": str(proj / "secrets/k"), "content": "x"}))
+    said = _hook(
+        proj,
+        bindir,
+        "pre-tool-use",
+        _pre(proj, "Write", {"file_path": str(proj / "secrets/k"), "content": "x"}),
+    )
     assert _decision(said) == "deny"
     assert run("init", cwd=proj).code == 0  # the state folder went with git clean: a person brings it back
     assert run("uninstall", "claude", "--user", cwd=proj).code == 0
@@ -147,6 +185,7 @@ def test_install_user_puts_hooks_and_wall_in_the_persons_own_settings(proj: Path
 
 # -- 2. the ledger ------------------------------------------------------------------------------------
 
+
 def test_the_p0_record_lives_in_gits_common_dir_shared_by_worktrees(proj: Path) -> None:
     assert (proj / LEDGER / "p0-.agent-state").read_text().count(RULE) == 1
     assert not (proj / ".agent-state/services/constraints/p0-seen").exists()
@@ -154,21 +193,45 @@ def test_the_p0_record_lives_in_gits_common_dir_shared_by_worktrees(proj: Path) 
     git(proj, "worktree", "add", "-q", str(wt), "-b", "side")
     assert run("init", cwd=wt).code == 0
     assert run("constraints", "add", "P0", "deny-write: db/**", cwd=wt).code == 0
-    assert "deny-write: db/**" in (proj / ".git/agentctl/wt/p0-.agent-state").read_text()  # its own record, same folder
+    assert (
+        "deny-write: db/**" in (proj / ".git/agentctl/wt/p0-.agent-state").read_text()
+    )  # its own record, same folder
     assert "deny-write: db/**" not in (proj / LEDGER / "p0-.agent-state").read_text()
 
 
-def test_rm_rf_the_state_folder_leaves_p0_enforced_by_the_hooks(proj: Path, bindir: Path) -> None:  # noqa: F811
+def test_rm_rf_the_state_folder_leaves_p0_enforced_by_the_hooks(proj: Path, bindir: Path) -> None:
     assert run("install", "claude", cwd=proj).code == 0
     subprocess.run(["rm", "-rf", ".agent-state"], cwd=proj, check=True)
-    said = _hook(proj, bindir, "pre-tool-use", _pre(proj, "Write", {"file_path": str(proj / "secrets/new"), "content": "x"}))
+    said = _hook(
+        proj,
+        bindir,
+        "pre-tool-use",
+        _pre(proj, "Write", {"file_path": str(proj / "secrets/new"), "content": "x"}),
+    )
     assert _decision(said) == "deny" and RULE in said["hookSpecificOutput"]["permissionDecisionReason"]
-    said = _hook(proj, bindir, "pre-tool-use", _pre(proj, "Write", {"file_path": str(proj / "src/ok.py"), "content": "x"}))
-    assert _decision(said) == "allow" and "STATE FOLDER MISSING" in said["hookSpecificOutput"]["additionalContext"]
-    said = _hook(proj, bindir, "pre-tool-use", _pre(proj, "Write", {"file_path": str(proj / ".agent-state/x"), "content": "x"}))
+    said = _hook(
+        proj,
+        bindir,
+        "pre-tool-use",
+        _pre(proj, "Write", {"file_path": str(proj / "src/ok.py"), "content": "x"}),
+    )
+    assert (
+        _decision(said) == "allow"
+        and "STATE FOLDER MISSING" in said["hookSpecificOutput"]["additionalContext"]
+    )
+    said = _hook(
+        proj,
+        bindir,
+        "pre-tool-use",
+        _pre(proj, "Write", {"file_path": str(proj / ".agent-state/x"), "content": "x"}),
+    )
     assert _decision(said) == "deny"  # not rebuilt by the agent's file tools
-    said = _hook(proj, bindir, "session-start", {"session_id": "s", "cwd": str(proj), "hook_event_name": "SessionStart",
-                                                 "source": "compact"})
+    said = _hook(
+        proj,
+        bindir,
+        "session-start",
+        {"session_id": "s", "cwd": str(proj), "hook_event_name": "SessionStart", "source": "compact"},
+    )
     assert "STATE FOLDER MISSING" in said["hookSpecificOutput"]["additionalContext"] and RULE in str(said)
     assert not (proj / ".agent-state").exists()  # nothing written while it is gone
     # a fresh state folder: the rule is vanished (still enforced) and the replacement said, until a person confirms
@@ -184,14 +247,20 @@ def test_rm_rf_the_state_folder_leaves_p0_enforced_by_the_hooks(proj: Path, bind
 
 
 def test_globs_over_the_project_do_not_reach_the_ledger(proj: Path) -> None:
-    subprocess.run("find . -path ./.git -prune -o -path '*p0*' -print | xargs rm -f; "
-                   "sed -i /P0/d .agent-stat?/serv*/con*/status", shell=True, cwd=proj, check=True)
+    subprocess.run(
+        "find . -path ./.git -prune -o -path '*p0*' -print | xargs rm -f; "
+        "sed -i /P0/d .agent-stat?/serv*/con*/status",
+        shell=True,
+        cwd=proj,
+        check=True,
+    )
     assert RULE not in (proj / ".agent-state/services/constraints/status").read_text()
     assert run("constraints", "check", "secrets/key.txt", cwd=proj).code == 1  # still enforced
     assert "P0 VANISHED" in run("resume", cwd=proj).out
 
 
 # -- 3. detection that does not trust git's index ------------------------------------------------------
+
 
 @pytest.mark.parametrize("hide", ["skip-worktree", "assume-unchanged", "exclude"])
 def test_a_write_git_was_told_not_to_see_is_a_violation(proj: Path, hide: str) -> None:

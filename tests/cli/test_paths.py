@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run
-from support.hooks import bindir, fire, git, install  # noqa: F401  (bindir is a fixture)
+from support.hooks import fire, git, install
 
 FOLDERS = ["", "src", "src/pkg", "docs/deep/er"]
 
@@ -24,8 +24,14 @@ FOLDERS = ["", "src", "src/pkg", "docs/deep/er"]
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     p = tmp_path / "proj"
-    for rel, text in {"src/pkg/a.py": "a\n", "src/pkg/b.py": "b\n", "src/pkg/README": "pkg\n", "README": "top\n",
-                      "secrets/key.txt": "k\n", "docs/deep/er/.keep": ""}.items():
+    for rel, text in {
+        "src/pkg/a.py": "a\n",
+        "src/pkg/b.py": "b\n",
+        "src/pkg/README": "pkg\n",
+        "README": "top\n",
+        "secrets/key.txt": "k\n",
+        "docs/deep/er/.keep": "",
+    }.items():
         (p / rel).parent.mkdir(parents=True, exist_ok=True)
         (p / rel).write_text(text)
     git(p, "init", "-q")
@@ -34,7 +40,9 @@ def repo(tmp_path: Path) -> Path:
     assert run("init", cwd=p).code == 0
     assert run("constraints", "add", "P0", "deny-write: secrets/**", cwd=p).code == 0
     (tmp_path / "list").write_text("src/pkg/a.py\nsrc/pkg/b.py\nsrc/pkg/new.py\n")
-    assert run("task", "start", "--id", "t", "--desc", "d", "--files", str(tmp_path / "list"), cwd=p).code == 0
+    assert (
+        run("task", "start", "--id", "t", "--desc", "d", "--files", str(tmp_path / "list"), cwd=p).code == 0
+    )
     return p
 
 
@@ -48,7 +56,12 @@ def _rel_from(folder: str, path: str) -> str:
 def test_files_check_same_answer_from_every_folder(repo: Path, folder: str) -> None:
     assert run("files", "log", "MODIFY", "src/pkg/a.py", cwd=repo).code == 0
     here = repo / folder
-    for spelling in ("src/pkg/a.py", _rel_from(folder, "src/pkg/a.py"), str(repo / "src/pkg/a.py"), ":/src/pkg/a.py"):
+    for spelling in (
+        "src/pkg/a.py",
+        _rel_from(folder, "src/pkg/a.py"),
+        str(repo / "src/pkg/a.py"),
+        ":/src/pkg/a.py",
+    ):
         r = run("files", "check", spelling, cwd=here)
         assert r.code == 0 and "|MODIFY|src/pkg/a.py" in r.out, (folder, spelling, r.out, r.err)
     r = run("files", "check", "src/pkg/b.py", cwd=here)  # not touched: the same "no" everywhere
@@ -58,7 +71,11 @@ def test_files_check_same_answer_from_every_folder(repo: Path, folder: str) -> N
 @pytest.mark.parametrize("folder", FOLDERS)
 def test_constraints_check_denies_from_every_folder(repo: Path, folder: str) -> None:
     here = repo / folder
-    for spelling in ("secrets/key.txt", _rel_from(folder, "secrets/key.txt"), _rel_from(folder, "secrets/new.txt")):
+    for spelling in (
+        "secrets/key.txt",
+        _rel_from(folder, "secrets/key.txt"),
+        _rel_from(folder, "secrets/new.txt"),
+    ):
         r = run("constraints", "check", spelling, cwd=here)
         assert r.code == 1 and "denied by P0|deny-write: secrets/**" in r.out, (folder, spelling, r.out)
     assert run("constraints", "check", "src/pkg/a.py", cwd=here).code == 0
@@ -66,7 +83,11 @@ def test_constraints_check_denies_from_every_folder(repo: Path, folder: str) -> 
     # creates), and the answer warns that the root reading is denied
     r = run("constraints", "check", "secrets/new.txt", cwd=here)
     if folder:
-        assert r.code == 0 and f"{folder}/secrets/new.txt: allowed" in r.out and "secrets/new.txt (the project-root" in r.err
+        assert (
+            r.code == 0
+            and f"{folder}/secrets/new.txt: allowed" in r.out
+            and "secrets/new.txt (the project-root" in r.err
+        )
     else:
         assert r.code == 1
 
@@ -91,7 +112,9 @@ def test_files_log_and_task_done_from_a_subfolder(repo: Path) -> None:
 def test_both_readings_exist_the_answer_names_the_one_used(repo: Path) -> None:
     sub = repo / "src" / "pkg"
     assert run("files", "log", "MODIFY", "README", cwd=repo).code == 0  # the top README
-    r = run("files", "check", "README", cwd=sub)  # src/pkg/README exists too: the folder's reading wins, said so
+    r = run(
+        "files", "check", "README", cwd=sub
+    )  # src/pkg/README exists too: the folder's reading wins, said so
     assert r.code == 1 and "src/pkg/README: not touched" in r.out
     assert "relative to this folder" in r.err and ":/README" in r.err, r.err
     r = run("files", "check", ":/README", cwd=sub)
@@ -107,9 +130,13 @@ def test_do_next_pasted_from_a_subfolder(repo: Path) -> None:
     commands = [c for c in do.split("`")[1::2] if c.startswith("agentctl ")]
     assert commands == ["agentctl files check src/pkg/a.py", "agentctl task done src/pkg/a.py"], do
     agentctl = Path(run.__globals__["AGENTCTL"][0])
-    checked = subprocess.run([str(agentctl), *shlex.split(commands[0])[1:]], cwd=sub, capture_output=True, text=True)
+    checked = subprocess.run(
+        [str(agentctl), *shlex.split(commands[0])[1:]], cwd=sub, capture_output=True, text=True
+    )
     assert checked.returncode == 1 and "src/pkg/a.py: not touched" in checked.stdout
-    done = subprocess.run([str(agentctl), *shlex.split(commands[1])[1:]], cwd=sub, capture_output=True, text=True)
+    done = subprocess.run(
+        [str(agentctl), *shlex.split(commands[1])[1:]], cwd=sub, capture_output=True, text=True
+    )
     assert done.returncode == 0 and "DONE=1" in done.stdout, done.stderr
     assert "NEXT=src/pkg/b.py" in run("resume", cwd=sub).out
 
@@ -137,21 +164,40 @@ def test_unit_rule_is_one_function(repo: Path) -> None:
         for rel in ("src/pkg/a.py", "src/pkg/new.py", "secrets/key.txt"):
             assert resolve_path(store, rel, cwd, known) == (rel, ""), (folder, rel)
             assert resolve_path(store, _rel_from(folder, rel), cwd, known)[0] == rel
-        assert resolve_path(store, "nowhere.txt", cwd, known)[0] == f"{folder}/nowhere.txt".lstrip("/")  # unknown: cwd
+        assert resolve_path(store, "nowhere.txt", cwd, known)[0] == f"{folder}/nowhere.txt".lstrip(
+            "/"
+        )  # unknown: cwd
 
 
-def test_codex_hook_reads_relative_patch_paths_from_its_cwd(repo: Path, bindir: Path) -> None:  # noqa: F811
+def test_codex_hook_reads_relative_patch_paths_from_its_cwd(repo: Path, bindir: Path) -> None:
     install(repo, "codex", restart=False)
     sub = repo / "src" / "pkg"
     patch = "*** Begin Patch\n*** Update File: a.py\n@@\n-a\n+A\n*** End Patch\n"
-    data = json.dumps({"session_id": "s", "cwd": str(sub), "hook_event_name": "PostToolUse", "tool_name": "apply_patch",
-                       "tool_use_id": "c1", "tool_input": {"command": patch}})
+    data = json.dumps(
+        {
+            "session_id": "s",
+            "cwd": str(sub),
+            "hook_event_name": "PostToolUse",
+            "tool_name": "apply_patch",
+            "tool_use_id": "c1",
+            "tool_input": {"command": patch},
+        }
+    )
     r = fire("agentctl hook codex post-tool-use", data, sub, bindir)
     assert r.code == 0, r.err
     assert run("files", "check", "src/pkg/a.py", cwd=repo).code == 0
-    deny = json.dumps({"session_id": "s", "cwd": str(sub), "hook_event_name": "PreToolUse", "tool_name": "apply_patch",
-                       "tool_use_id": "c2",
-                       "tool_input": {"command": "*** Begin Patch\n*** Update File: ../../secrets/key.txt\n*** End Patch\n"}})
+    deny = json.dumps(
+        {
+            "session_id": "s",
+            "cwd": str(sub),
+            "hook_event_name": "PreToolUse",
+            "tool_name": "apply_patch",
+            "tool_use_id": "c2",
+            "tool_input": {
+                "command": "*** Begin Patch\n*** Update File: ../../secrets/key.txt\n*** End Patch\n"
+            },
+        }
+    )
     r = fire("agentctl hook codex pre-tool-use", deny, sub, bindir)
     assert r.json()["hookSpecificOutput"]["permissionDecision"] == "deny"
 
@@ -159,7 +205,18 @@ def test_codex_hook_reads_relative_patch_paths_from_its_cwd(repo: Path, bindir: 
 def test_task_list_read_by_the_same_rule(repo: Path, tmp_path: Path) -> None:
     """A list of root-relative paths (as `git ls-files` at the root prints them) started from a subfolder."""
     (tmp_path / "l2").write_text("src/pkg/a.py\nb.py\nsrc/pkg/brand-new.py\n")
-    r = run("task", "start", "--id", "t2", "--desc", "d", "--files", str(tmp_path / "l2"), "--force", cwd=repo / "src" / "pkg")
+    r = run(
+        "task",
+        "start",
+        "--id",
+        "t2",
+        "--desc",
+        "d",
+        "--files",
+        str(tmp_path / "l2"),
+        "--force",
+        cwd=repo / "src" / "pkg",
+    )
     assert r.code == 0, r.err
     assert "do not exist yet" in r.err and "1 of 3" in r.err  # only brand-new.py, read in the folder
     status = run("resume", cwd=repo).out
@@ -169,11 +226,24 @@ def test_task_list_read_by_the_same_rule(repo: Path, tmp_path: Path) -> None:
     assert run("task", "done", "src/pkg/src/pkg/brand-new.py", cwd=repo).code == 0
 
 
-@pytest.mark.parametrize("args", [("files", "log", "MODIFY", "{p}"), ("files", "check", "{p}"), ("task", "done", "{p}"),
-                                  ("constraints", "check", "{p}")])
-@pytest.mark.parametrize("spelling", [".agent-state/services/task/status", "../.AGENT-STATE/x", "link/status"])
-def test_the_state_folder_is_never_a_project_path_for_the_cli_as_for_the_hooks(repo: Path, bindir: Path,  # noqa: F811
-                                                                                args: tuple[str, ...], spelling: str) -> None:
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("files", "log", "MODIFY", "{p}"),
+        ("files", "check", "{p}"),
+        ("task", "done", "{p}"),
+        ("constraints", "check", "{p}"),
+    ],
+)
+@pytest.mark.parametrize(
+    "spelling", [".agent-state/services/task/status", "../.AGENT-STATE/x", "link/status"]
+)
+def test_the_state_folder_is_never_a_project_path_for_the_cli_as_for_the_hooks(
+    repo: Path,
+    bindir: Path,
+    args: tuple[str, ...],
+    spelling: str,
+) -> None:
     """One rule (location.in_state) for both: the CLI refuses a state-folder path (one line, exit 2, nothing
     changed), and the hooks deny or skip the same path however it is spelled (case, a symlink)."""
     from conftest import snapshot
@@ -185,7 +255,15 @@ def test_the_state_folder_is_never_a_project_path_for_the_cli_as_for_the_hooks(r
     assert snapshot(repo / ".agent-state") == before
     install(repo, "claude", restart=False)
     target = str((repo / "src" / spelling).resolve()) if spelling.startswith("..") else str(repo / spelling)
-    pre = json.dumps({"session_id": "s", "cwd": str(repo), "hook_event_name": "PreToolUse", "tool_name": "Edit",
-                      "tool_use_id": "e1", "tool_input": {"file_path": target, "old_string": "a", "new_string": "b"}})
+    pre = json.dumps(
+        {
+            "session_id": "s",
+            "cwd": str(repo),
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Edit",
+            "tool_use_id": "e1",
+            "tool_input": {"file_path": target, "old_string": "a", "new_string": "b"},
+        }
+    )
     answer = fire("agentctl hook claude pre-tool-use", pre, repo, bindir).json()["hookSpecificOutput"]
     assert answer["permissionDecision"] == "deny" and "state folder" in answer["permissionDecisionReason"]

@@ -7,31 +7,58 @@ from pathlib import Path
 
 from agentctl.ground import codec
 from conftest import run, snapshot
-from support.interfaces import NEW, OLD, repo  # noqa: F401 (repo: the fixture)
+from support.interfaces import NEW, OLD
 
 RUNAWAY = "(x+x+)+y|zz"
 
 
-def test_a_runaway_or_back_referencing_pattern_is_refused_at_add_and_start(repo: Path) -> None:  # noqa: F811
+def test_a_runaway_or_back_referencing_pattern_is_refused_at_add_and_start(repo: Path) -> None:
     before = snapshot(repo / ".agent-state")
-    r = run("interfaces", "add", "getUser", "--old", OLD, "--new", NEW, "--match", RUNAWAY, cwd=repo, timeout=60)
+    r = run(
+        "interfaces", "add", "getUser", "--old", OLD, "--new", NEW, "--match", RUNAWAY, cwd=repo, timeout=60
+    )
     assert r.code == 2 and "repeated group" in r.err and len(r.err.strip().splitlines()) == 1, r.err
-    r = run("task", "start", "--id", "t9", "--desc", "d", "--match", r"(get)User\1", "--force", cwd=repo, timeout=60)
+    r = run(
+        "task",
+        "start",
+        "--id",
+        "t9",
+        "--desc",
+        "d",
+        "--match",
+        r"(get)User\1",
+        "--force",
+        cwd=repo,
+        timeout=60,
+    )
     assert r.code == 2 and "back-reference" in r.err and len(r.err.strip().splitlines()) == 1, r.err
     assert snapshot(repo / ".agent-state") == before
 
 
-def test_a_planted_runaway_pattern_never_hangs_the_post_edit_hook(repo: Path) -> None:  # noqa: F811
+def test_a_planted_runaway_pattern_never_hangs_the_post_edit_hook(repo: Path) -> None:
     """A pattern written into the status file by hand (not through `add`): the hook's search stops at its
     budget and the hook answers (a bound, not a measurement: without the budget it would run for hours)."""
     status = repo / ".agent-state" / "services" / "interfaces" / "status"
     status.parent.mkdir(parents=True, exist_ok=True)
     status.write_bytes(codec.record("getUser", OLD, NEW, "(x+x+)+y", "", "t1", "2026-12-01T00:00:00+00:00"))
     (repo / "src" / "page.js").write_text("x" * 40 + "\n")
-    payload = {"session_id": "s", "hook_event_name": "PostToolUse", "tool_name": "Edit", "cwd": str(repo),
-               "tool_input": {"file_path": str(repo / "src" / "page.js")}, "tool_response": {"success": True}}
-    r = run("hook", "claude", "post-tool-use", cwd=repo, stdin=json.dumps(payload), timeout=60,
-            env={"CLAUDE_PROJECT_DIR": str(repo)})
+    payload = {
+        "session_id": "s",
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Edit",
+        "cwd": str(repo),
+        "tool_input": {"file_path": str(repo / "src" / "page.js")},
+        "tool_response": {"success": True},
+    }
+    r = run(
+        "hook",
+        "claude",
+        "post-tool-use",
+        cwd=repo,
+        stdin=json.dumps(payload),
+        timeout=60,
+        env={"CLAUDE_PROJECT_DIR": str(repo)},
+    )
     assert r.code == 0 and "Traceback" not in r.err
     assert "interfaces not checked" in (repo / ".agent-state" / "logs" / "agent.log").read_text()
 

@@ -22,19 +22,62 @@ def _refactor(project: Path) -> None:
     for name in ("a", "b"):
         (project / "src").mkdir(exist_ok=True)
         (project / "src" / f"{name}.ts").write_text("import x from '../../x'\n")
-    _ok("plan", "add", "migrate-imports", "--desc", "old imports -> @/ alias", "--files", "imports.txt", cwd=project)
-    _ok("plan", "add", "change-api", "--desc", "getUser(id) -> getUser({ id })", "--after", "migrate-imports", cwd=project)
-    _ok("plan", "add", "update-callers", "--desc", "callers of getUser", "--after", "change-api", "--match", r"getUser\(id\)",
-        cwd=project)
-    _ok("plan", "add", "docs", "--desc", "document the new API", "--after", "change-api", "--after", "update-callers", cwd=project)
+    _ok(
+        "plan",
+        "add",
+        "migrate-imports",
+        "--desc",
+        "old imports -> @/ alias",
+        "--files",
+        "imports.txt",
+        cwd=project,
+    )
+    _ok(
+        "plan",
+        "add",
+        "change-api",
+        "--desc",
+        "getUser(id) -> getUser({ id })",
+        "--after",
+        "migrate-imports",
+        cwd=project,
+    )
+    _ok(
+        "plan",
+        "add",
+        "update-callers",
+        "--desc",
+        "callers of getUser",
+        "--after",
+        "change-api",
+        "--match",
+        r"getUser\(id\)",
+        cwd=project,
+    )
+    _ok(
+        "plan",
+        "add",
+        "docs",
+        "--desc",
+        "document the new API",
+        "--after",
+        "change-api",
+        "--after",
+        "update-callers",
+        cwd=project,
+    )
 
 
 def test_a_plan_lists_each_state_and_what_it_waits_for(project: Path) -> None:
     _refactor(project)
     data = json.loads(_ok("--json", "plan", "list", cwd=project))["data"]
     states = {t["id"]: (t["state"], t["waits_for"]) for t in data["tasks"]}
-    assert states == {"migrate-imports": ("ready", []), "change-api": ("planned", ["migrate-imports"]),
-                      "update-callers": ("planned", ["change-api"]), "docs": ("planned", ["change-api", "update-callers"])}
+    assert states == {
+        "migrate-imports": ("ready", []),
+        "change-api": ("planned", ["migrate-imports"]),
+        "update-callers": ("planned", ["change-api"]),
+        "docs": ("planned", ["change-api", "update-callers"]),
+    }
     assert data["ready"] == ["migrate-imports"]
     out = _ok("plan", "list", cwd=project)
     assert "change-api planned (waits for migrate-imports (ready))" in out
@@ -50,7 +93,11 @@ def test_a_duplicate_an_unknown_dependency_and_a_cycle_are_refused_and_change_no
     unknown = run("plan", "add", "x", "--desc", "y", "--after", "nope", cwd=project)
     assert unknown.code == 2 and "unknown dependency 'nope'" in unknown.err
     cycle = run("plan", "edit", "migrate-imports", "--after", "docs", cwd=project)
-    assert cycle.code == 2 and "cycle migrate-imports -> docs -> " in cycle.err and cycle.err.strip().endswith("even through others")
+    assert (
+        cycle.code == 2
+        and "cycle migrate-imports -> docs -> " in cycle.err
+        and cycle.err.strip().endswith("even through others")
+    )
     self_dep = run("plan", "add", "z", "--desc", "z", "--after", "z", cwd=project)
     assert self_dep.code == 2 and "unknown dependency 'z'" in self_dep.err
     assert "Traceback" not in dup.err + unknown.err + cycle.err
@@ -76,17 +123,25 @@ def test_next_starts_the_task_from_its_entry_and_stop_marks_it_done(project: Pat
     assert "plan: started migrate-imports" in out and "TOTAL=2" in out and "NEXT=src/a.ts" in out
     assert run("plan", "next", cwd=project).code == 2  # one task at a time in a copy
     resumed = _ok("resume", cwd=project)
-    assert "PLAN 0 of 4 done; running here: migrate-imports; blocked: change-api waits for migrate-imports (active)" in resumed
+    assert (
+        "PLAN 0 of 4 done; running here: migrate-imports; blocked: change-api waits for migrate-imports (active)"
+        in resumed
+    )
     for name in ("a", "b"):
         (project / "src" / f"{name}.ts").write_text("import x from '@/x'\n")
         _ok("files", "log", "MODIFY", f"src/{name}.ts", cwd=project)
     _ok("task", "done", "src/a.ts", "src/b.ts", cwd=project)
     step = _ok("resume", cwd=project).strip().splitlines()[-1]
     assert step.startswith("DO NEXT: every entry is done") and "`agentctl task stop`" in step
-    assert "it marks migrate-imports done in the plan" in step and "`agentctl plan next` starts change-api" in step
+    assert (
+        "it marks migrate-imports done in the plan" in step
+        and "`agentctl plan next` starts change-api" in step
+    )
     stopped = _ok("task", "stop", cwd=project)
     assert "plan: migrate-imports done, 1 of 4 done; ready next: change-api" in stopped
-    assert "start the plan's next task with `agentctl plan next` (ready: change-api)" in _ok("resume", cwd=project)
+    assert "start the plan's next task with `agentctl plan next` (ready: change-api)" in _ok(
+        "resume", cwd=project
+    )
     archive = (project / ".agent-state" / "logs" / "task-migrate-imports.done").read_text()
     assert "PLAN=migrate-imports\n" in archive and "PLAN_POSITION=1 of 4 (1 of 4 done)" in archive
     shown = json.loads(_ok("--json", "history", "show", "migrate-imports", cwd=project))["data"]["task"]
@@ -113,9 +168,15 @@ def test_nothing_ready_says_what_the_rest_waits_for(project: Path) -> None:
     _ok("plan", "add", "a", "--desc", "a", cwd=project)
     _ok("plan", "add", "b", "--desc", "b", "--after", "a", cwd=project)
     _ok("plan", "next", "--agent", "one", cwd=project)
-    (project / ".agent-state" / "services" / "task" / "status").write_text("STATE=IDLE\nSEQ=9\n")  # another copy runs a
+    (project / ".agent-state" / "services" / "task" / "status").write_text(
+        "STATE=IDLE\nSEQ=9\n"
+    )  # another copy runs a
     r = run("plan", "next", "--agent", "two", cwd=project)
-    assert r.code == 1 and "nothing is ready: a is active (one, lease until" in r.err and "b waits for a (active, one)" in r.err
+    assert (
+        r.code == 1
+        and "nothing is ready: a is active (one, lease until" in r.err
+        and "b waits for a (active, one)" in r.err
+    )
     assert "nothing in the plan is ready: a is active (one" in _ok("resume", cwd=project)
 
 
@@ -131,8 +192,10 @@ def test_an_expired_lease_frees_the_task(project: Path) -> None:
 
 
 def test_import_a_checklist_and_export_it_back(project: Path) -> None:
-    md = ("# The refactor\n\n- [ ] migrate: migrate the imports\n- [ ] api: change the API (after: migrate)\n"
-          "- [ ] callers: update the callers (after: api)\n- [ ] docs: the docs (after: api, callers)\n")
+    md = (
+        "# The refactor\n\n- [ ] migrate: migrate the imports\n- [ ] api: change the API (after: migrate)\n"
+        "- [ ] callers: update the callers (after: api)\n- [ ] docs: the docs (after: api, callers)\n"
+    )
     (project / "plan.md").write_text(md)
     out = _ok("plan", "import", "plan.md", cwd=project)
     assert "imported 4 tasks from plan.md: migrate, api, callers, docs" in out
@@ -159,13 +222,30 @@ def test_malformed_input_is_one_line_and_imports_nothing(project: Path) -> None:
 def test_import_claude_codes_tasks_folder(project: Path) -> None:
     folder = project / "tasks"
     folder.mkdir()
-    for n, subject, blocked in ((1, "Migrate imports", []), (2, "Change the API", ["1"]), (3, "Update callers", ["2"])):
-        (folder / f"{n}.json").write_text(json.dumps({"id": str(n), "subject": subject, "description": "", "status": "pending",
-                                                      "blocks": [], "blockedBy": blocked}))
+    for n, subject, blocked in (
+        (1, "Migrate imports", []),
+        (2, "Change the API", ["1"]),
+        (3, "Update callers", ["2"]),
+    ):
+        (folder / f"{n}.json").write_text(
+            json.dumps(
+                {
+                    "id": str(n),
+                    "subject": subject,
+                    "description": "",
+                    "status": "pending",
+                    "blocks": [],
+                    "blockedBy": blocked,
+                }
+            )
+        )
     _ok("plan", "import", str(folder), cwd=project)
     data = json.loads(_ok("--json", "plan", "list", cwd=project))["data"]
     assert [(t["id"], t["desc"], t["after"]) for t in data["tasks"]] == [
-        ("t1", "Migrate imports", []), ("t2", "Change the API", ["t1"]), ("t3", "Update callers", ["t2"])]
+        ("t1", "Migrate imports", []),
+        ("t2", "Change the API", ["t1"]),
+        ("t3", "Update callers", ["t2"]),
+    ]
 
 
 def test_completion_knows_the_plans_ids(project: Path) -> None:
@@ -192,9 +272,15 @@ def test_a_damaged_plan_file_never_blocks_resume_or_a_stop_and_doctor_repairs_it
     status.write_text(status.read_text() + "not|a|record\n")
     bad = run("plan", "list", cwd=project)
     assert bad.code == 3 and "is not a plan record" in bad.err and "agentctl doctor" in bad.err
-    assert "PLAN unreadable: .agent-state/services/plan/status line 6 is not a plan record" in _ok("resume", cwd=project)
+    assert "PLAN unreadable: .agent-state/services/plan/status line 6 is not a plan record" in _ok(
+        "resume", cwd=project
+    )
     assert "plan: not updated:" in _ok("task", "stop", "--force", cwd=project)
     assert "1 unreadable plan lines" in run("doctor", cwd=project).out
     assert "kept 4 plan tasks, quarantined 1 lines" in _ok("doctor", "--fix", cwd=project)
-    assert "not|a|record" in "".join(p.read_text() for p in (project / ".agent-state" / "logs").glob("quarantine-*.log"))
-    assert "migrate-imports active" in _ok("plan", "list", cwd=project)  # the stop could not mark it: said above
+    assert "not|a|record" in "".join(
+        p.read_text() for p in (project / ".agent-state" / "logs").glob("quarantine-*.log")
+    )
+    assert "migrate-imports active" in _ok(
+        "plan", "list", cwd=project
+    )  # the stop could not mark it: said above

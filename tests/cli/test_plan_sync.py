@@ -27,8 +27,15 @@ def _two(tmp_path: Path, tasks: int) -> list[Path]:
 
 def test_two_worktrees_racing_plan_next_never_start_the_same_task(tmp_path: Path) -> None:
     trees = _two(tmp_path, 3)
-    procs = [subprocess.Popen([*AGENTCTL, "plan", "next", "--agent", f"agent{n}"], cwd=wt, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE) for n, wt in enumerate(trees)]
+    procs = [
+        subprocess.Popen(
+            [*AGENTCTL, "plan", "next", "--agent", f"agent{n}"],
+            cwd=wt,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for n, wt in enumerate(trees)
+    ]
     outs = [p.communicate(timeout=300) for p in procs]
     started = [m for out, _ in outs for m in re.findall(r"^plan: started (\S+) for", out.decode(), re.M)]
     assert len(started) == 2 and len(set(started)) == 2, outs
@@ -49,9 +56,13 @@ def test_a_stop_in_one_worktree_is_done_in_the_other_and_the_other_keeps_its_tas
     trees = _two(tmp_path, 3)
     ok("plan", "next", "--agent", "a", cwd=trees[0])
     ok("plan", "next", "--agent", "b", cwd=trees[1])
-    assert "plan: t0 done, 1 of 3 done; ready next: t1, t2" in ok("task", "stop", cwd=trees[0])  # as this copy knows it
+    assert "plan: t0 done, 1 of 3 done; ready next: t1, t2" in ok(
+        "task", "stop", cwd=trees[0]
+    )  # as this copy knows it
     ok("sync", "push", "--no-remote", cwd=trees[0])
     ok("sync", "pull", "--no-remote", cwd=trees[1])
     resumed = ok("resume", cwd=trees[1])
     assert "TASK t1 ACTIVE" in resumed and "PLAN 1 of 3 done; running here: t1 (b); ready: t2" in resumed
-    assert "plan: started t2 for a" in ok("plan", "next", "--agent", "a", cwd=trees[0])  # pulled first: t1 is b's
+    assert "plan: started t2 for a" in ok(
+        "plan", "next", "--agent", "a", cwd=trees[0]
+    )  # pulled first: t1 is b's

@@ -49,7 +49,9 @@ def _start(project: Path, env: dict[str, str], tty: bool, *extra: str) -> tuple[
     return proc2.returncode, b"".join(chunks)
 
 
-def test_task_start_match_past_a_second_says_what_it_does_on_a_terminal_only(project: Path, tmp_path: Path) -> None:
+def test_task_start_match_past_a_second_says_what_it_does_on_a_terminal_only(
+    project: Path, tmp_path: Path
+) -> None:
     subprocess.run(["git", "init", "-q"], cwd=project, check=True)
     (project / "a.js").write_text("oldCall(1)\n")
     env = _slow_git(tmp_path)

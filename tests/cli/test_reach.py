@@ -20,6 +20,7 @@ SECRET = "SECRET-LINE-do-not-echo"
 
 # -- MCP: task_start's list ----------------------------------------------------------------------
 
+
 @pytest.fixture
 def outside(tmp_path: Path, project: Path) -> dict[str, str]:
     """Files outside the project a hostile list_file could name, and links to them inside it."""
@@ -44,16 +45,18 @@ def outside(tmp_path: Path, project: Path) -> dict[str, str]:
     }
 
 
-
-
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("which", ["etc", "key", "tilde", "dotdot", "dotdot_sub", "link", "linkdir", "abs_link"])
-async def test_mcp_task_start_reads_no_list_outside_the_project(project: Path, outside: dict[str, str], which: str) -> None:
+@pytest.mark.parametrize(
+    "which", ["etc", "key", "tilde", "dotdot", "dotdot_sub", "link", "linkdir", "abs_link"]
+)
+async def test_mcp_task_start_reads_no_list_outside_the_project(
+    project: Path, outside: dict[str, str], which: str
+) -> None:
     pytest.importorskip("mcp")
     from support.mcp import fails, serve
 
@@ -76,7 +79,9 @@ async def test_mcp_task_start_reads_a_project_list_from_any_server_folder(projec
     (project / "lists/work.txt").write_text("src/a.py\nsrc/b.py\n")
     (project / ".agent-state/my.list").write_text("src/c.py\n")
     async with serve(project / "sub") as c:
-        out = await call(c, "task_start", {"id": "t", "desc": "d", "list_file": "lists/work.txt"})  # project-root relative
+        out = await call(
+            c, "task_start", {"id": "t", "desc": "d", "list_file": "lists/work.txt"}
+        )  # project-root relative
         assert "task t started: 2 entries" in out
         await call(c, "task_stop", {"force": True})
         out = await call(c, "task_start", {"id": "t2", "desc": "d", "list_file": ".agent-state/my.list"})
@@ -84,7 +89,9 @@ async def test_mcp_task_start_reads_a_project_list_from_any_server_folder(projec
         await call(c, "task_stop", {"force": True})
         out = await call(c, "task_start", {"id": "t3", "desc": "d", "entries": [" src/x.py ", "src/y.py"]})
         assert "task t3 started: 2 entries" in out
-        text = await fails(c, "task_start", {"id": "t4", "desc": "d", "entries": ["sub/../../x"], "force": True})
+        text = await fails(
+            c, "task_start", {"id": "t4", "desc": "d", "entries": ["sub/../../x"], "force": True}
+        )
         assert "outside the project" in text
         text = await fails(c, "task_start", {"id": "t4", "desc": "d", "force": True})
         assert "--empty" in text
@@ -94,6 +101,7 @@ async def test_mcp_task_start_reads_a_project_list_from_any_server_folder(projec
 
 
 # -- user services -------------------------------------------------------------------------------
+
 
 def _service(project: Path, name: str, action: str, body: str) -> Path:
     folder = project / ".agent-state/services" / name
@@ -145,8 +153,13 @@ print(proc.returncode, len(proc.stdout), resource.getrusage(resource.RUSAGE_CHIL
 
 def test_a_service_printing_300_mb_stays_bounded(project: Path) -> None:
     _service(project, "loud", "start", "head -c 300000000 /dev/zero | tr '\\0' 'x'\necho; echo THE-END")
-    out = subprocess.run([sys.executable, "-c", MEASURE, *AGENTCTL, "loud", "start", "--timeout", "300"],
-                         cwd=project, capture_output=True, text=True, timeout=600)
+    out = subprocess.run(
+        [sys.executable, "-c", MEASURE, *AGENTCTL, "loud", "start", "--timeout", "300"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     code, printed, max_rss_kb = (int(x) for x in out.stdout.split())
     assert code == 0, out.stderr
     assert max_rss_kb < 150_000, max_rss_kb  # the script printed 300 MB; agentctl kept none of it in memory
@@ -155,7 +168,11 @@ def test_a_service_printing_300_mb_stays_bounded(project: Path) -> None:
     size = log.stat().st_size
     assert size <= (1 << 20) + 4096, size
     text = log.read_bytes()
-    assert text.startswith(b"xxxx") and text.rstrip().endswith(b"THE-END") and b"bytes of output cut here" in text
+    assert (
+        text.startswith(b"xxxx")
+        and text.rstrip().endswith(b"THE-END")
+        and b"bytes of output cut here" in text
+    )
     r = run("--json", "loud", "start", "--timeout", "300", cwd=project)
     data = r.data()
     assert data["exit"] == 0 and len(data["output"]) < 100_000 and "service-loud-start.log" in data["output"]

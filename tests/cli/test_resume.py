@@ -24,11 +24,15 @@ def test_resume_has_everything_and_fits(project: Path) -> None:
     r = run("resume", cwd=project)
     text = r.out
     assert all(f"P0|rule number {i}" in text for i in range(3))
-    assert "TASK t1 ACTIVE 37/120" in text and "NEXT=src/f37.ts" in text and "NOTES=utils and hooks done" in text
+    assert (
+        "TASK t1 ACTIVE 37/120" in text and "NEXT=src/f37.ts" in text and "NOTES=utils and hooks done" in text
+    )
     assert "VERIFY FAILED" in text and "x.ts:1 error: boom" in text and "first idea" in text
     assert "FILES 40 touched" in text and text.rstrip().splitlines()[-1].startswith("DO NEXT:")
     assert len(text.rstrip("\n")) <= 2000
-    small = run("resume", "--max-chars", "660", cwd=project).out.rstrip("\n")  # 660: with the WALLS line (issue 31)
+    small = run("resume", "--max-chars", "660", cwd=project).out.rstrip(
+        "\n"
+    )  # 660: with the WALLS line (issue 31)
     assert len(small) <= 660 and "P0|rule number 2" in small and "CUT" in small
 
 
@@ -46,7 +50,14 @@ def test_prompt_and_status(project: Path) -> None:
     r = run("status", cwd=project)
     assert r.lines[0].startswith("runlevel work")
     assert any(ln.startswith("task") and "ACTIVE" in ln and "0/2" in ln for ln in r.lines)
-    assert {ln.split()[0] for ln in r.lines[1:]} == {"task", "files", "constraints", "verify", "interfaces", "plan"}
+    assert {ln.split()[0] for ln in r.lines[1:]} == {
+        "task",
+        "files",
+        "constraints",
+        "verify",
+        "interfaces",
+        "plan",
+    }
 
 
 @pytest.mark.parametrize("budget", [200, 250, 300, 400, 600])
@@ -57,10 +68,14 @@ def test_resume_tiny_budgets_keep_order_and_say_what_was_cut(project: Path, budg
     text = run("resume", "--max-chars", str(budget), cwd=project).out.rstrip("\n")
     lines = text.splitlines()
     if lines[-1].startswith("(+"):  # what was left out, and the budget that shows it all
-        assert re.fullmatch(r"\(\+\d+ lines? left out: agentctl resume --max-chars \d+ for all\)", lines.pop())
+        assert re.fullmatch(
+            r"\(\+\d+ lines? left out: agentctl resume --max-chars \d+ for all\)", lines.pop()
+        )
     assert lines[0].startswith("agentctl state") and lines[-1].startswith("DO NEXT")
     kept = [ln for ln in lines if ln.startswith("P0|")]
-    assert kept == [f"P0|rule {i} " + "z" * 40 for i in range(3)]  # every P0 rule, whole, in order, whatever the budget
+    assert kept == [
+        f"P0|rule {i} " + "z" * 40 for i in range(3)
+    ]  # every P0 rule, whole, in order, whatever the budget
     if len(text) > budget:  # only when even the P0 rules do not fit, and then it says so
         assert any(ln.startswith(f"BUDGET too small: --max-chars {budget}") for ln in lines)
 

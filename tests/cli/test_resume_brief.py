@@ -41,7 +41,11 @@ def test_brief_fits_600_however_much_is_stored(project: Path) -> None:
     start(project, ["src/" + "deep/" * 60 + "x.ts"], desc="a very long description " * 50)
     text = run("resume", "--brief", cwd=project).out.rstrip("\n")
     assert len(text) <= LIMIT
-    assert text.startswith("P0|rule 0: ") and "CUT" in text and "more P0 rules: `agentctl constraints list`" in text
+    assert (
+        text.startswith("P0|rule 0: ")
+        and "CUT" in text
+        and "more P0 rules: `agentctl constraints list`" in text
+    )
     assert "TASK brief ACTIVE 0/1" in text and "NEXT=src/deep/" in text
     assert len(run("resume", "--brief", "--max-chars", "300", cwd=project).out.rstrip("\n")) <= 300
 
@@ -64,8 +68,11 @@ def test_sub_runlevel_resumes_in_brief_form(project: Path) -> None:
     assert "DO NEXT" in full and "P2|style note" in full
     assert run("runlevel", "sub", cwd=project).code == 0
     text = run("resume", cwd=project).out.rstrip("\n")
-    assert len(text) <= LIMIT and text.splitlines()[:3] == ["P0|never push", "TASK brief ACTIVE 0/1 SEQ=1: rename the old API",
-                                                            "NEXT=a.py"]
+    assert len(text) <= LIMIT and text.splitlines()[:3] == [
+        "P0|never push",
+        "TASK brief ACTIVE 0/1 SEQ=1: rename the old API",
+        "NEXT=a.py",
+    ]
     assert "P2" not in text and "DO NEXT" not in text
 
 
@@ -82,13 +89,30 @@ def test_subagent_start_hook_injects_the_brief(project: Path) -> None:
     commands = [h["command"] for g in settings["hooks"]["SubagentStart"] for h in g["hooks"]]
     assert commands == ["agentctl hook claude subagent-start"]
     run("task", "claim", "--agent", "agent-7f3a", cwd=project)
-    payload = {"session_id": "s1", "transcript_path": "/dev/null", "cwd": str(project), "hook_event_name": "SubagentStart",
-               "agent_id": "agent-7f3a", "agent_type": "general-purpose"}
-    env = dict(os.environ, CLAUDE_PROJECT_DIR=str(project), PATH=f"{Path(AGENTCTL[0]).parent}{os.pathsep}{os.environ['PATH']}")
+    payload = {
+        "session_id": "s1",
+        "transcript_path": "/dev/null",
+        "cwd": str(project),
+        "hook_event_name": "SubagentStart",
+        "agent_id": "agent-7f3a",
+        "agent_type": "general-purpose",
+    }
+    env = dict(
+        os.environ,
+        CLAUDE_PROJECT_DIR=str(project),
+        PATH=f"{Path(AGENTCTL[0]).parent}{os.pathsep}{os.environ['PATH']}",
+    )
     if len(AGENTCTL) > 1:  # no console script beside the interpreter: call the module
         commands = [f"{sys.executable} -m agentctl hook claude subagent-start"]
-    proc = subprocess.run(["sh", "-c", commands[0]], input=json.dumps(payload).encode(), cwd=project, env=env,
-                          capture_output=True, timeout=60, check=False)
+    proc = subprocess.run(
+        ["sh", "-c", commands[0]],
+        input=json.dumps(payload).encode(),
+        cwd=project,
+        env=env,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
     assert proc.returncode == 0 and b"Traceback" not in proc.stderr, proc.stderr
     out = json.loads(proc.stdout)["hookSpecificOutput"]
     assert out["hookEventName"] == "SubagentStart"

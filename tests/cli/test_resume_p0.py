@@ -42,7 +42,10 @@ def test_four_violations_all_stay_with_the_task_and_next_and_every_line_is_short
         assert f"P0|{RULE}" in lines
         shown = " ".join(ln for ln in lines if ln.startswith("VIOLATION "))
         assert all(f"secrets/key{i}.txt" in shown for i in range(4)), (budget, out)
-        assert any(ln.startswith("TASK t1 ACTIVE") for ln in lines) and "NEXT=src/a.py" in lines, (budget, out)
+        assert any(ln.startswith("TASK t1 ACTIVE") for ln in lines) and "NEXT=src/a.py" in lines, (
+            budget,
+            out,
+        )
         assert any(ln.startswith("INTERFACE ") and "src/a.py:1" in ln for ln in lines), (budget, out)
         assert out.count(str(proj)) <= 1, out  # one "from the project root" note, never per line
         assert all(len(ln) <= 600 for ln in lines), max(lines, key=len)

@@ -14,11 +14,17 @@ from conftest import run
 RULES = ".agent-state/services/constraints/status"
 
 
-@pytest.mark.parametrize("glob,words", [
-    ("{secrets,keys}/**", "add one rule each: `deny-write: secrets/**` and `deny-write: keys/**`"),
-    ("a[z-a]b", "range backwards"), ("src/[x", "unclosed '['"), ("[[:foo:]]", "unknown character class"),
-    ("x\\", "lone '\\'"), ("!keep", "un-ignores"),
-])
+@pytest.mark.parametrize(
+    "glob,words",
+    [
+        ("{secrets,keys}/**", "add one rule each: `deny-write: secrets/**` and `deny-write: keys/**`"),
+        ("a[z-a]b", "range backwards"),
+        ("src/[x", "unclosed '['"),
+        ("[[:foo:]]", "unknown character class"),
+        ("x\\", "lone '\\'"),
+        ("!keep", "un-ignores"),
+    ],
+)
 def test_add_refuses_a_glob_git_reads_otherwise_in_one_line(project: Path, glob: str, words: str) -> None:
     before = (project / RULES).read_bytes() if (project / RULES).exists() else b""
     r = run("constraints", "add", "P0", f"deny-write: {glob}", cwd=project)
@@ -27,15 +33,20 @@ def test_add_refuses_a_glob_git_reads_otherwise_in_one_line(project: Path, glob:
     assert ((project / RULES).read_bytes() if (project / RULES).exists() else b"") == before
 
 
-@pytest.mark.parametrize("glob,denied,allowed", [
-    ("keys/[[:alnum:]]*.pem", ["keys/a1.pem", "keys/9.pem"], ["keys/_x.pem", "keys/a1.txt"]),
-    ("data\\[1\\].csv", ["data[1].csv", "x/data[1].csv"], ["data1.csv"]),
-    ("[]abc]", ["]", "a", "x/c"], ["d"]),
-    ("secrets/", ["secrets/k", "a/secrets/k"], ["secrets", "secretsx/k"]),
-    ("[!a]b.txt", ["cb.txt"], ["ab.txt"]),
-    ("[^a]b.txt", ["cb.txt"], ["ab.txt"]),
-])
-def test_globs_mean_what_gitignore_says(project: Path, glob: str, denied: list[str], allowed: list[str]) -> None:
+@pytest.mark.parametrize(
+    "glob,denied,allowed",
+    [
+        ("keys/[[:alnum:]]*.pem", ["keys/a1.pem", "keys/9.pem"], ["keys/_x.pem", "keys/a1.txt"]),
+        ("data\\[1\\].csv", ["data[1].csv", "x/data[1].csv"], ["data1.csv"]),
+        ("[]abc]", ["]", "a", "x/c"], ["d"]),
+        ("secrets/", ["secrets/k", "a/secrets/k"], ["secrets", "secretsx/k"]),
+        ("[!a]b.txt", ["cb.txt"], ["ab.txt"]),
+        ("[^a]b.txt", ["cb.txt"], ["ab.txt"]),
+    ],
+)
+def test_globs_mean_what_gitignore_says(
+    project: Path, glob: str, denied: list[str], allowed: list[str]
+) -> None:
     assert run("constraints", "add", "P0", f"deny-write: {glob}", cwd=project).code == 0
     for path in denied:
         assert run("constraints", "check", path, cwd=project).code == 1, (glob, path)
@@ -44,8 +55,14 @@ def test_globs_mean_what_gitignore_says(project: Path, glob: str, denied: list[s
 
 
 def _pre_edit(project: Path, rel: str) -> dict[str, str]:
-    data = {"session_id": "s", "cwd": str(project), "hook_event_name": "PreToolUse", "tool_name": "Write",
-            "tool_input": {"file_path": str(project / rel), "content": "x"}, "tool_use_id": "toolu_1"}
+    data = {
+        "session_id": "s",
+        "cwd": str(project),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Write",
+        "tool_input": {"file_path": str(project / rel), "content": "x"},
+        "tool_use_id": "toolu_1",
+    }
     r = run("hook", "claude", "pre-tool-use", cwd=project, stdin=json.dumps(data))
     assert r.code == 0 and "Traceback" not in r.err, r.err
     out: dict[str, str] = json.loads(r.out)["hookSpecificOutput"] if r.out else {}
@@ -62,7 +79,10 @@ def test_a_broken_line_changes_nothing_for_other_paths_and_is_reported(project: 
     assert "3 lines of the rules file cannot be taken as written" in free["additionalContext"]
     assert _pre_edit(project, "secrets/k")["permissionDecision"] == "deny"  # the good rule still applies
     meant = _pre_edit(project, "keys/abc")  # what the broken P0 line may mean: refused, saying why
-    assert meant["permissionDecision"] == "deny" and "line 3 of the rules file" in meant["permissionDecisionReason"]
+    assert (
+        meant["permissionDecision"] == "deny"
+        and "line 3 of the rules file" in meant["permissionDecisionReason"]
+    )
     assert run("constraints", "check", "src/ok.py", cwd=project).code == 0
     assert run("constraints", "check", "keys/abc", cwd=project).code == 1
     assert run("constraints", "check", "axb", cwd=project).code == 1
@@ -91,6 +111,12 @@ def test_adding_a_rule_keeps_a_broken_line_as_it_was(project: Path) -> None:
     rules.write_bytes(b"P1|tests\n\xff not utf-8\ndeny-write: keys/**\n")
     assert run("constraints", "add", "P0", "deny-write: secrets/**", cwd=project).code == 0
     text = rules.read_bytes()
-    assert b"\xff not utf-8\n" in text and b"deny-write: keys/**\n" in text and b"P0|deny-write: secrets/**" in text
-    assert run("constraints", "check", "keys/a", cwd=project).code == 1  # no priority: taken as the P0 it may be
+    assert (
+        b"\xff not utf-8\n" in text
+        and b"deny-write: keys/**\n" in text
+        and b"P0|deny-write: secrets/**" in text
+    )
+    assert (
+        run("constraints", "check", "keys/a", cwd=project).code == 1
+    )  # no priority: taken as the P0 it may be
     assert run("constraints", "check", "src/a", cwd=project).code == 0

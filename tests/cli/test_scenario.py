@@ -35,8 +35,10 @@ def agent_edits(project: Path, code: str) -> None:
 
 def compaction(project: Path) -> str:
     """The conversation is compacted: the hook records it; the agent knows only `agentctl resume`."""
-    code = ("import sys; from agentctl.ground.store import Store; from agentctl.session import compactions; "
-            "compactions.record_compaction(Store(sys.argv[1]))")
+    code = (
+        "import sys; from agentctl.ground.store import Store; from agentctl.session import compactions; "
+        "compactions.record_compaction(Store(sys.argv[1]))"
+    )
     subprocess.run([sys.executable, "-c", code, str(project / ".agent-state")], check=True, timeout=60)
     r = run("resume", cwd=project)
     assert r.code == 0
@@ -50,8 +52,20 @@ def test_scenario(project: Path) -> None:
     (project / "src").mkdir()
     (project / "src/size.py").write_text("def grow(size):\n    return size + 1\n")
     (project / "list.txt").write_text("src/size.py\n")
-    assert run("task", "start", "--id", "size-fix", "--desc", "grow() must accept strings", "--files", "list.txt",
-               cwd=project).code == 0
+    assert (
+        run(
+            "task",
+            "start",
+            "--id",
+            "size-fix",
+            "--desc",
+            "grow() must accept strings",
+            "--files",
+            "list.txt",
+            cwd=project,
+        ).code
+        == 0
+    )
 
     # 1. edit; verify fails
     agent_edits(project, "def grow(size):\n    return size + '1'\n")
@@ -82,7 +96,9 @@ def test_scenario(project: Path) -> None:
 
     # 5. a different fix; verify passes; stop accepted
     agent_edits(project, "def grow(size):\n    return int(size) + 1\n")
-    assert run("verify", "tried", "parse size with int() first", cwd=project).err == ""  # a new idea: no warning
+    assert (
+        run("verify", "tried", "parse size with int() first", cwd=project).err == ""
+    )  # a new idea: no warning
     r = run("verify", "start", cwd=project)
     assert r.code == 0 and "VERIFIED=yes" in r.out
     assert run("task", "done", "src/size.py", cwd=project).code == 0
@@ -97,11 +113,16 @@ def test_scenario(project: Path) -> None:
 
     # 6. another task: a pass, then one more edit -> stop refused, naming the file
     (project / "list.txt").write_text("src/size.py\n")
-    assert run("task", "start", "--id", "docs", "--desc", "add a docstring", "--files", "list.txt", cwd=project).code == 0
+    assert (
+        run(
+            "task", "start", "--id", "docs", "--desc", "add a docstring", "--files", "list.txt", cwd=project
+        ).code
+        == 0
+    )
     agent_edits(project, "def grow(size):\n    return int(size) + 1\n\n# grows\n")
     assert run("verify", "start", cwd=project).code == 0
     run("task", "done", "src/size.py", cwd=project)
-    agent_edits(project, "def grow(size):\n    \"\"\"Grow.\"\"\"\n    return int(size) + 1\n")  # past the last pass
+    agent_edits(project, 'def grow(size):\n    """Grow."""\n    return int(size) + 1\n')  # past the last pass
     r = run("task", "stop", cwd=project)
     assert r.code == 1 and "src/size.py" in r.err and "1 file changed since the last pass" in r.err
     assert len(r.err.strip().splitlines()) == 1

@@ -18,7 +18,9 @@ def _service(project: Path, name: str, start_body: str) -> Path:
 
 
 def test_user_service_runs_with_env_and_lock(project: Path) -> None:
-    folder = _service(project, "notes", 'echo "dir=$(pwd) proj=$AGENTCTL_PROJECT_DIR"\necho started > status\n')
+    folder = _service(
+        project, "notes", 'echo "dir=$(pwd) proj=$AGENTCTL_PROJECT_DIR"\necho started > status\n'
+    )
     r = run("notes", "start", cwd=project)
     assert r.code == 0 and f"dir={folder}" in r.out and f"proj={project}" in r.out and "exit 0" in r.out
     r2 = run("status", "notes", cwd=project)

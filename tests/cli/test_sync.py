@@ -36,12 +36,16 @@ def test_fresh_clone_pull_resumes_where_the_origin_stopped(tmp_path: Path) -> No
     out = ok("sync", "push", cwd=a)
     assert "pushed to refs/agentctl/main on origin" in out
     assert users_view(a) == before  # branches, index, work tree, HEAD, config, hooks: untouched
-    assert git(bare, "for-each-ref", "--format=%(refname)").split() == ["refs/agentctl/main", "refs/heads/main"]
+    assert git(bare, "for-each-ref", "--format=%(refname)").split() == [
+        "refs/agentctl/main",
+        "refs/heads/main",
+    ]
     b = clone(tmp_path, bare, "b")
     assert not (b / ".agent-state").exists()
     b_user = users_view(b)
     ok("sync", "pull", cwd=b)  # alone: creates the state folder and brings the state
     assert users_view(b) == b_user
+
     def synced(text: str) -> str:  # the failing check's full log is a local file (logs/ is not synced)
         return "".join(ln for ln in text.splitlines(keepends=True) if not ln.startswith("  full output: "))
 
@@ -52,7 +56,9 @@ def test_fresh_clone_pull_resumes_where_the_origin_stopped(tmp_path: Path) -> No
     assert ok("files", "check", "x.py", cwd=b).strip()
     # what runs never travels: b's verify commands are its own defaults
     assert "false" not in (b / ".agent-state/services/verify/commands").read_text().split("\n")
-    assert "refs/remotes" not in git(b, "for-each-ref", "--format=%(refname)").replace("refs/remotes/origin", "")
+    assert "refs/remotes" not in git(b, "for-each-ref", "--format=%(refname)").replace(
+        "refs/remotes/origin", ""
+    )
     assert ok("sync", "status", cwd=b).rstrip().endswith("origin: in sync")
 
 
@@ -118,9 +124,13 @@ def test_concurrent_edits_merge_by_the_rules(tmp_path: Path) -> None:
         assert "fix from a" in vs and "fix from b" in vs
     seq_after = int(re.search(r"SEQ=(\d+)", ok("task", "status", cwd=b)).group(1))  # type: ignore[union-attr]
     assert seq_after > seq_before + 1
-    assert run("task", "update", "--notes", "stale", "--seq", str(seq_before + 1), cwd=b).out.startswith("APPLIED=0")
+    assert run("task", "update", "--notes", "stale", "--seq", str(seq_before + 1), cwd=b).out.startswith(
+        "APPLIED=0"
+    )
     assert git(a, "rev-parse", "refs/agentctl/main") == git(b, "rev-parse", "refs/agentctl/main")
-    assert git(a, "rev-parse", "refs/agentctl/main^{tree}") == git(bare, "rev-parse", "refs/agentctl/main^{tree}")
+    assert git(a, "rev-parse", "refs/agentctl/main^{tree}") == git(
+        bare, "rev-parse", "refs/agentctl/main^{tree}"
+    )
 
 
 def test_two_tasks_started_apart_one_is_archived_as_replaced(tmp_path: Path) -> None:
@@ -214,10 +224,14 @@ def test_status_says_ahead_behind_diverged_in_sync(tmp_path: Path) -> None:
     assert "origin: diverged (1 ahead, 1 behind)" in run("sync", "status", cwd=b).out
     ok("sync", "push", cwd=b)
     assert "origin: in sync" in run("sync", "status", cwd=b).out
-    assert "origin: behind (0 ahead, 2 behind)" in run("sync", "status", cwd=a).out  # b's commit and its merge
+    assert (
+        "origin: behind (0 ahead, 2 behind)" in run("sync", "status", cwd=a).out
+    )  # b's commit and its merge
     ok("sync", "pull", cwd=a)
     r = run("sync", "status", "--json", cwd=a)
-    assert r.code == 0 and '"relation": "in sync"' in r.out, git(a, "diff", "refs/agentctl-remotes/origin/main", "refs/agentctl/main")
+    assert r.code == 0 and '"relation": "in sync"' in r.out, git(
+        a, "diff", "refs/agentctl-remotes/origin/main", "refs/agentctl/main"
+    )
 
 
 def test_bad_input_gets_one_line_and_the_documented_code(tmp_path: Path) -> None:
@@ -229,12 +243,14 @@ def test_bad_input_gets_one_line_and_the_documented_code(tmp_path: Path) -> None
     bare, a = origin_and_clone(tmp_path)
     ok("init", cwd=a)
     before = state_view(a)
-    for args, code, text in ((("sync", "pull", "--stream", "../evil"), 2, "stream"),
-                             (("sync", "push", "--stream", "a..b"), 2, "stream"),
-                             (("sync", "pull", "--remote", "nowhere"), 2, "no git remote"),
-                             (("sync", "auto", "maybe"), 2, "usage"),
-                             (("sync", "merge"), 2, "usage"),
-                             (("sync",), 2, "usage")):
+    for args, code, text in (
+        (("sync", "pull", "--stream", "../evil"), 2, "stream"),
+        (("sync", "push", "--stream", "a..b"), 2, "stream"),
+        (("sync", "pull", "--remote", "nowhere"), 2, "no git remote"),
+        (("sync", "auto", "maybe"), 2, "usage"),
+        (("sync", "merge"), 2, "usage"),
+        (("sync",), 2, "usage"),
+    ):
         r = run(*args, cwd=a)
         assert r.code == code and text in r.err and len(r.err.splitlines()) == 1, (args, r.code, r.err)
     assert state_view(a) == before
@@ -250,8 +266,12 @@ def test_pushes_racing_each_other_lose_nothing(tmp_path: Path) -> None:
     for round_ in range(3):
         for repo, name in ((a, "a"), (b, "b")):
             ok("constraints", "add", "P1", f"{name} rule {round_}", cwd=repo)
-        procs = [subprocess.Popen([*AGENTCTL, "sync", "push"], cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-                 for repo in (a, b)]
+        procs = [
+            subprocess.Popen(
+                [*AGENTCTL, "sync", "push"], cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            )
+            for repo in (a, b)
+        ]
         for p in procs:
             _, err = p.communicate(timeout=300)
             assert p.returncode == 0, err  # a push rejected by the other's fetches, merges and retries
@@ -259,9 +279,14 @@ def test_pushes_racing_each_other_lose_nothing(tmp_path: Path) -> None:
     ok("sync", "pull", cwd=b)
     want = sorted(f"{n} rule {r}" for n in "ab" for r in range(3))
     for repo in (a, b):
-        rules = [ln.split("|", 1)[1] for ln in (repo / ".agent-state/services/constraints/status").read_text().splitlines()]
+        rules = [
+            ln.split("|", 1)[1]
+            for ln in (repo / ".agent-state/services/constraints/status").read_text().splitlines()
+        ]
         assert sorted(rules) == want
-    assert git(a, "rev-parse", "refs/agentctl/main^{tree}") == git(bare, "rev-parse", "refs/agentctl/main^{tree}")
+    assert git(a, "rev-parse", "refs/agentctl/main^{tree}") == git(
+        bare, "rev-parse", "refs/agentctl/main^{tree}"
+    )
 
 
 def test_a_remote_that_refuses_the_push_is_one_line_exit_3_and_the_merge_kept(tmp_path: Path) -> None:
@@ -275,7 +300,9 @@ def test_a_remote_that_refuses_the_push_is_one_line_exit_3_and_the_merge_kept(tm
     r = run("sync", "push", cwd=a, timeout=300)
     assert r.code == 3 and len(r.err.strip().splitlines()) == 1 and "could not push" in r.err, (r.code, r.err)
     assert "made while read-only" not in git(bare, "show", "refs/agentctl/main:constraints")
-    assert "made while read-only" in git(a, "show", "refs/agentctl/main:constraints")  # merged and committed here
+    assert "made while read-only" in git(
+        a, "show", "refs/agentctl/main:constraints"
+    )  # merged and committed here
     hook.unlink()
     ok("sync", "push", cwd=a)
     assert "made while read-only" in git(bare, "show", "refs/agentctl/main:constraints")

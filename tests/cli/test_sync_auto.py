@@ -39,23 +39,28 @@ def test_auto_sync_pulls_at_session_start_and_pushes_at_stop(tmp_path: Path) -> 
     assert "rule made on b" in ok("constraints", "list", cwd=a)
     # offline: the local state is used and the block says so
     git(b, "remote", "set-url", "origin", str(tmp_path / "gone.git"))
-    text = json.loads(_hook(b, "SessionStart", {"source": "startup"}))["hookSpecificOutput"]["additionalContext"]
+    text = json.loads(_hook(b, "SessionStart", {"source": "startup"}))["hookSpecificOutput"][
+        "additionalContext"
+    ]
     assert "unreachable" in text and "P0|rule made on a" in text
     ok("sync", "auto", "off", cwd=b)
     assert "auto sync" not in _hook(b, "SessionStart", {"source": "startup"})
 
 
-
-@pytest.mark.parametrize("agent,event,payload", [
-    ("codex", "stop", {"hook_event_name": "Stop"}),
-    ("codex", "pre-compact", {"hook_event_name": "PreCompact", "trigger": "auto"}),
-    ("cursor", "stop", {"hook_event_name": "stop", "conversation_id": "c", "workspace_roots": []}),
-    ("gemini", "after-agent", {"hook_event_name": "AfterAgent"}),
-    ("qwen", "stop", {"hook_event_name": "Stop"}),
-    ("opencode", "session-compacting", {"sessionID": "s"}),
-])
-def test_every_agents_end_of_turn_hook_pushes(tmp_path: Path, agent: str, event: str,
-                                              payload: dict[str, object]) -> None:
+@pytest.mark.parametrize(
+    "agent,event,payload",
+    [
+        ("codex", "stop", {"hook_event_name": "Stop"}),
+        ("codex", "pre-compact", {"hook_event_name": "PreCompact", "trigger": "auto"}),
+        ("cursor", "stop", {"hook_event_name": "stop", "conversation_id": "c", "workspace_roots": []}),
+        ("gemini", "after-agent", {"hook_event_name": "AfterAgent"}),
+        ("qwen", "stop", {"hook_event_name": "Stop"}),
+        ("opencode", "session-compacting", {"sessionID": "s"}),
+    ],
+)
+def test_every_agents_end_of_turn_hook_pushes(
+    tmp_path: Path, agent: str, event: str, payload: dict[str, object]
+) -> None:
     bare, a = origin_and_clone(tmp_path)
     ok("init", cwd=a)
     ok("sync", "push", cwd=a)

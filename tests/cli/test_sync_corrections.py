@@ -71,6 +71,12 @@ def test_an_added_entry_reaches_the_other_clone_and_the_task_stays_one(tmp_path:
     ok("sync", "pull", cwd=b)
     for repo in (a, b):
         st = status(repo)
-        assert (st["STATE"], st["TASK_ID"], st["TOTAL"], st["DONE"], st["NEXT"]) == ("ACTIVE", "t", "5", "1", "a"), repo
+        assert (st["STATE"], st["TASK_ID"], st["TOTAL"], st["DONE"], st["NEXT"]) == (
+            "ACTIVE",
+            "t",
+            "5",
+            "1",
+            "a",
+        ), repo
     assert not list((b / ".agent-state" / "logs").glob("task-*.done"))  # nothing archived as replaced
     assert [ln.split("|")[1] for ln in listing(b)] == ["a", "b", "c", "d", "e"]

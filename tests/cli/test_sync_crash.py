@@ -17,7 +17,9 @@ def _records(repo: Path) -> list[str]:
     return sorted(ln.split("|", 2)[2] for ln in lines if "|SESSION_START|" not in ln)
 
 
-@pytest.mark.parametrize("step", ["sync_committed", "renamed:2", "renamed:3", "log_written", "log_fsynced", "dir_fsynced:4"])
+@pytest.mark.parametrize(
+    "step", ["sync_committed", "renamed:2", "renamed:3", "log_written", "log_fsynced", "dir_fsynced:4"]
+)
 def test_sync_killed_mid_write_loses_and_doubles_nothing(tmp_path: Path, step: str) -> None:
     bare, a = origin_and_clone(tmp_path)
     ok("init", cwd=a)

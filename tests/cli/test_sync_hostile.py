@@ -29,8 +29,18 @@ def _replace(lines: list[str], name: str, new: str) -> list[str]:
     return [new if ln.endswith("\t" + name) else ln for ln in lines]
 
 
-CASES = ["unknown-name", "dotdot", "symlink", "executable", "submodule", "future-format", "oversized",
-         "malformed-line", "bad-task-id", "tree-for-file"]
+CASES = [
+    "unknown-name",
+    "dotdot",
+    "symlink",
+    "executable",
+    "submodule",
+    "future-format",
+    "oversized",
+    "malformed-line",
+    "bad-task-id",
+    "tree-for-file",
+]
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -59,10 +69,16 @@ def test_hostile_ref_is_refused_and_state_unchanged(tmp_path: Path, case: str) -
     elif case == "future-format":
         lines = _replace(lines, "FORMAT", "100644 blob " + _blob(bare, b"agentctl-sync 99\n") + "\tFORMAT")
     elif case == "oversized":
-        lines = _replace(lines, "constraints", "100644 blob " + _blob(bare, b"A|1.aaaaaaaaaaaa.0|P0|x" * 100 + b"\n") + "\tconstraints")
+        lines = _replace(
+            lines,
+            "constraints",
+            "100644 blob " + _blob(bare, b"A|1.aaaaaaaaaaaa.0|P0|x" * 100 + b"\n") + "\tconstraints",
+        )
         env["AGENTCTL_SYNC_MAX_FILE"] = "1000"
     elif case == "malformed-line":
-        lines = _replace(lines, "constraints", "100644 blob " + _blob(bare, b"A|nonsense\n") + "\tconstraints")
+        lines = _replace(
+            lines, "constraints", "100644 blob " + _blob(bare, b"A|nonsense\n") + "\tconstraints"
+        )
     elif case == "bad-task-id":
         head = _blob(bare, b"TASK_ID=../../etc\nDESC=x\nSTARTED=2026-01-01T00:00:00+00:00\n")
         sub = git(bare, "mktree", data=f"100644 blob {head}\thead\n".encode()).strip()
@@ -78,5 +94,7 @@ def test_hostile_ref_is_refused_and_state_unchanged(tmp_path: Path, case: str) -
     assert r.code == 3, (r.out, r.err)
     assert len(r.err.strip().splitlines()) == 1 and "refused" in r.err and "Traceback" not in r.err, r.err
     assert state_view(b) == before
-    assert git(b, "rev-parse", "refs/agentctl/main").strip() + " commit\trefs/agentctl/main" in refs_before  # not moved
+    assert (
+        git(b, "rev-parse", "refs/agentctl/main").strip() + " commit\trefs/agentctl/main" in refs_before
+    )  # not moved
     assert "P1|local only" in ok("constraints", "list", cwd=b)

@@ -89,13 +89,22 @@ def test_random_operations_and_syncs_converge_to_the_model(tmp_path: Path) -> No
     for repo in (a, b, a, b):
         ok("sync", "push", cwd=repo)
     for repo in (a, b):
-        got_rules = {ln.split("|", 1)[1] for ln in (repo / ".agent-state/services/constraints/status").read_text().splitlines()}
+        got_rules = {
+            ln.split("|", 1)[1]
+            for ln in (repo / ".agent-state/services/constraints/status").read_text().splitlines()
+        }
         assert got_rules == model_rules
         assert _records(repo) == sorted(r for r in _records(a))
         assert sorted(r.split("|", 1)[1] for r in _records(repo)) == sorted(model_records)  # each record once
         assert _done(repo) == model_done
-        tried = set(re.findall(r"^TRIED_\d+=(.*)$", (repo / ".agent-state/services/verify/status").read_text(), re.M))
+        tried = set(
+            re.findall(r"^TRIED_\d+=(.*)$", (repo / ".agent-state/services/verify/status").read_text(), re.M)
+        )
         assert tried == model_tried
         assert run("sync", "status", cwd=repo).code == 0  # in sync, nothing local pending
-    assert git(a, "rev-parse", "refs/agentctl/main^{tree}") == git(b, "rev-parse", "refs/agentctl/main^{tree}")
-    assert git(a, "rev-parse", "refs/agentctl/main^{tree}") == git(bare, "rev-parse", "refs/agentctl/main^{tree}")
+    assert git(a, "rev-parse", "refs/agentctl/main^{tree}") == git(
+        b, "rev-parse", "refs/agentctl/main^{tree}"
+    )
+    assert git(a, "rev-parse", "refs/agentctl/main^{tree}") == git(
+        bare, "rev-parse", "refs/agentctl/main^{tree}"
+    )

@@ -68,8 +68,10 @@ def test_a_stream_built_by_0_3s_push_reads_again(tmp_path: Path) -> None:
     doc = read_doc(repo, head, "the stream", ".agent-state")
     (epoch,) = doc.epochs.values()
     epoch.files.setdefault("0123456789ab", {})[1] = "2026-01-01T00:00:00+00:00|RESTORE|a.py"
-    doc.index.add("t0|old|2026-01-01T00:00:00+00:00|2026-01-01T00:01:00+00:00|0h01m00s|1/2 (1 SKIPPED)|0|never|"
-                  "none|-|logs/task-t0.done")
+    doc.index.add(
+        "t0|old|2026-01-01T00:00:00+00:00|2026-01-01T00:01:00+00:00|0h01m00s|1/2 (1 SKIPPED)|0|never|"
+        "none|-|logs/task-t0.done"
+    )
     tree, _ = repo.write_tree(treeencode.encode(doc))
     wedged = repo.commit(tree, [head], "agentctl sync (0.3)")
     git(a, "push", "-q", "origin", f"{wedged}:refs/agentctl/main")
@@ -123,7 +125,9 @@ def test_every_record_every_writer_produces_travels_through_the_sync_boundary(tm
     ok("verify", "run", cwd=a)
     store = Store(str(sd))
     with store.lock(status.LOCK):
-        for event in EVENTS:  # what the CLI cannot provoke here (an interrupted run) through the writer itself
+        for (
+            event
+        ) in EVENTS:  # what the CLI cannot provoke here (an interrupted run) through the writer itself
             status.journal(store, event, "7", "-", "-", f"{event} by the writer")
     produced = _values(sd / "services/verify/journal", 1, 6)
     assert produced == set(EVENTS)

@@ -19,7 +19,9 @@ def _blob(bare: Path, data: bytes) -> str:
 
 
 def _tree(bare: Path, entries: list[tuple[str, str, str]]) -> str:
-    text = "".join(f"{mode} {'tree' if mode == '040000' else 'blob'} {sha}\t{name}\n" for mode, sha, name in entries)
+    text = "".join(
+        f"{mode} {'tree' if mode == '040000' else 'blob'} {sha}\t{name}\n" for mode, sha, name in entries
+    )
     return git(bare, "mktree", "--missing", data=text.encode()).strip()
 
 
@@ -36,14 +38,21 @@ def _with(entries: list[tuple[str, str, str]], name: str, mode: str, sha: str) -
     return [e for e in entries if e[2] != name] + [(mode, sha, name)]
 
 
-def _epoch(bare: Path, task_id: str, paths: list[str], *, started: str = STARTED, claims: bytes = b"") -> tuple[str, str]:
+def _epoch(
+    bare: Path, task_id: str, paths: list[str], *, started: str = STARTED, claims: bytes = b""
+) -> tuple[str, str]:
     """(epoch id, tree) of a task as agentctl stores one (the id computed here, independently of agentctl)."""
     h = hashlib.sha1()
     for part in (task_id, started, "poisoned", *paths):
         h.update(part.encode() + b"\0")
     eid = h.hexdigest()[:16]
-    files = {"head": f"TASK_ID={task_id}\nDESC=poisoned\nSTARTED={started}\n".encode(),
-             "list": "".join(p + "\n" for p in paths).encode(), "done": b"", "claims": claims, "state": b""}
+    files = {
+        "head": f"TASK_ID={task_id}\nDESC=poisoned\nSTARTED={started}\n".encode(),
+        "list": "".join(p + "\n" for p in paths).encode(),
+        "done": b"",
+        "claims": claims,
+        "state": b"",
+    }
     return eid, _tree(bare, [("100644", _blob(bare, data), name) for name, data in files.items()])
 
 
@@ -63,7 +72,13 @@ def _poison(bare: Path, case: str) -> str:
     if case == "seq-huge":
         return _commit(bare, _tree(bare, meta("CLOCK=5\nSEQ=999999999999\nLAST_COMPACTION=\n")))
     if case == "rule-not-a-rule":
-        return _commit(bare, _tree(bare, _with(top, "constraints", "100644", _blob(bare, b"A|1.aaaaaaaaaaaa.0|not a rule at all\n"))))
+        return _commit(
+            bare,
+            _tree(
+                bare,
+                _with(top, "constraints", "100644", _blob(bare, b"A|1.aaaaaaaaaaaa.0|not a rule at all\n")),
+            ),
+        )
     if case == "verify-superscript":
         data = "STAMP=3.aaaaaaaaaaaa\nSTATE=FAILED\nRUN=1\nEXIT_CODE=1\nERROR_COUNT=\u00b2\n".encode()
         return _commit(bare, _tree(bare, _with(top, "verify", "100644", _blob(bare, data))))
@@ -78,8 +93,12 @@ def _poison(bare: Path, case: str) -> str:
     if case == "ref-is-tree":
         return _tree(bare, top)
     if case.startswith("list-"):
-        path = {"list-outside": "/root/.bashrc", "list-git": ".git/hooks/pre-commit", "list-dotdot": "../x",
-                "list-state": ".agent-state/services/task/status"}[case]
+        path = {
+            "list-outside": "/root/.bashrc",
+            "list-git": ".git/hooks/pre-commit",
+            "list-dotdot": "../x",
+            "list-state": ".agent-state/services/task/status",
+        }[case]
         eid, sub = _epoch(bare, "evil", [path])
     elif case == "claim-expiry":
         eid, sub = _epoch(bare, "evil", ["src/a.py"], claims=b"0|bob|100000000000000000\n")
@@ -90,13 +109,38 @@ def _poison(bare: Path, case: str) -> str:
     return _commit(bare, _tree(bare, _with(top, "task", "040000", _tree(bare, [("040000", sub, eid)]))))
 
 
-CASES = ["clock-huge", "seq-huge", "rule-not-a-rule", "verify-superscript", "index-superscript",
-         "two-entries-one-name", "ref-is-blob", "ref-is-tree", "list-outside", "list-git", "list-dotdot",
-         "list-state", "claim-expiry", "task-from-2099"]
-NAMED = {"clock-huge": "CLOCK", "seq-huge": "SEQ", "rule-not-a-rule": "not a rule at all", "verify-superscript": "ERROR_COUNT",
-         "index-superscript": "index", "two-entries-one-name": "meta", "ref-is-blob": "blob", "ref-is-tree": "tree",
-         "list-outside": "/root/.bashrc", "list-git": ".git/hooks/pre-commit", "list-dotdot": "../x",
-         "list-state": ".agent-state", "claim-expiry": "lease", "task-from-2099": "future"}
+CASES = [
+    "clock-huge",
+    "seq-huge",
+    "rule-not-a-rule",
+    "verify-superscript",
+    "index-superscript",
+    "two-entries-one-name",
+    "ref-is-blob",
+    "ref-is-tree",
+    "list-outside",
+    "list-git",
+    "list-dotdot",
+    "list-state",
+    "claim-expiry",
+    "task-from-2099",
+]
+NAMED = {
+    "clock-huge": "CLOCK",
+    "seq-huge": "SEQ",
+    "rule-not-a-rule": "not a rule at all",
+    "verify-superscript": "ERROR_COUNT",
+    "index-superscript": "index",
+    "two-entries-one-name": "meta",
+    "ref-is-blob": "blob",
+    "ref-is-tree": "tree",
+    "list-outside": "/root/.bashrc",
+    "list-git": ".git/hooks/pre-commit",
+    "list-dotdot": "../x",
+    "list-state": ".agent-state",
+    "claim-expiry": "lease",
+    "task-from-2099": "future",
+}
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -120,7 +164,10 @@ def test_poisoned_pull_is_refused_whole_and_an_honest_one_works_after(tmp_path: 
     assert git(b, "rev-parse", "refs/agentctl/main").strip() == local_ref  # the local ref did not move
     for cmd in (("resume",), ("history",), ("verify", "status"), ("task", "status"), ("constraints", "list")):
         got = run(*cmd, cwd=b)
-        assert got.code in (0, 1) and "Traceback" not in got.err and "internal error" not in got.err, (cmd, got.err)
+        assert got.code in (0, 1) and "Traceback" not in got.err and "internal error" not in got.err, (
+            cmd,
+            got.err,
+        )
     assert "/root/.bashrc" not in ok("resume", cwd=b) and ".git/hooks" not in ok("resume", cwd=b)
     # the remote is put right and gets an honest change: the next pull works and the poison never comes back
     git(bare, "update-ref", "refs/agentctl/main", honest)

@@ -28,7 +28,18 @@ def test_a_later_task_pulled_never_forces_a_local_open_violation(tmp_path: Path)
     ok("files", "sync", cwd=b)
     assert "VIOLATION secrets/key" in ok("resume", cwd=b)
     time.sleep(1.1)  # STARTED has whole seconds: "theirs" must be the later task, not a tie
-    ok("task", "start", "--id", "theirs", "--desc", "started later elsewhere", "--files", "-", cwd=a, stdin="src/a.py\n")
+    ok(
+        "task",
+        "start",
+        "--id",
+        "theirs",
+        "--desc",
+        "started later elsewhere",
+        "--files",
+        "-",
+        cwd=a,
+        stdin="src/a.py\n",
+    )
     ok("sync", "push", cwd=a)
     r = run("sync", "pull", cwd=b, timeout=120)
     assert r.code == 0, r.err
@@ -70,8 +81,12 @@ def test_two_worktrees_pushing_at_once_never_wait_on_themselves(tmp_path: Path) 
     for n in range(6):
         ok("constraints", "add", "P2", f"rule a{n}", cwd=a)
         ok("constraints", "add", "P2", f"rule w{n}", cwd=wt)
-        procs = [subprocess.Popen([*AGENTCTL, "sync", "push"], cwd=d, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-                 for d in (a, wt)]
+        procs = [
+            subprocess.Popen(
+                [*AGENTCTL, "sync", "push"], cwd=d, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            )
+            for d in (a, wt)
+        ]
         outs = [p.communicate(timeout=300) for p in procs]
         for p, (_, err) in zip(procs, outs, strict=True):
             assert p.returncode == 0, (n, err.decode())

@@ -23,7 +23,17 @@ def test_three_worktrees_claim_from_one_list_at_once(tmp_path: Path) -> None:
         trees.append(tmp_path / name)
     ok("init", cwd=main)
     (tmp_path / "list").write_text("".join(f"m{i:02d}.py\n" for i in range(N_ENTRIES)))
-    ok("task", "start", "--id", "port", "--desc", "port the modules", "--files", str(tmp_path / "list"), cwd=main)
+    ok(
+        "task",
+        "start",
+        "--id",
+        "port",
+        "--desc",
+        "port the modules",
+        "--files",
+        str(tmp_path / "list"),
+        cwd=main,
+    )
     ok("sync", "push", "--stream", "port", cwd=main)
     for wt in trees[1:]:
         assert not (wt / ".agent-state").exists()
@@ -31,11 +41,17 @@ def test_three_worktrees_claim_from_one_list_at_once(tmp_path: Path) -> None:
         assert "TASK port ACTIVE 0/12" in ok("resume", cwd=wt)
     procs = []
     for n, wt in enumerate(trees):
-        script = " ; ".join(f"{' '.join(AGENTCTL)} task claim --agent agent{n}-{k}" for k in range(CLAIMS_EACH))
-        procs.append(subprocess.Popen(["sh", "-c", script], cwd=wt, stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+        script = " ; ".join(
+            f"{' '.join(AGENTCTL)} task claim --agent agent{n}-{k}" for k in range(CLAIMS_EACH)
+        )
+        procs.append(
+            subprocess.Popen(["sh", "-c", script], cwd=wt, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        )
     outs = [p.communicate(timeout=600) for p in procs]
     claimed = [m for out, _ in outs for m in re.findall(r"^CLAIMED=(.*)$", out.decode(), re.M)]
-    assert len(claimed) == N_ENTRIES and len(set(claimed)) == N_ENTRIES, claimed  # every entry once, none twice
+    assert len(claimed) == N_ENTRIES and len(set(claimed)) == N_ENTRIES, (
+        claimed
+    )  # every entry once, none twice
     refused = sum(err.decode().count("no entry left to claim") for _, err in outs)
     assert refused == len(trees) * CLAIMS_EACH - N_ENTRIES
     # an edit in one worktree is known to the others once synced

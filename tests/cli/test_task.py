@@ -14,7 +14,13 @@ from conftest import run, snapshot, start_task
 def test_task_lifecycle_and_archive(project: Path) -> None:
     start_task(project, ["src/a.ts", "src/b.ts", "src/c.ts"])
     kv = run("task", "status", cwd=project).kv()
-    assert (kv["STATE"], kv["TOTAL"], kv["DONE"], kv["NEXT"], kv["SEQ"]) == ("ACTIVE", "3", "0", "src/a.ts", "1")
+    assert (kv["STATE"], kv["TOTAL"], kv["DONE"], kv["NEXT"], kv["SEQ"]) == (
+        "ACTIVE",
+        "3",
+        "0",
+        "src/a.ts",
+        "1",
+    )
     r = run("task", "start", "--id", "t2", "--desc", "other", cwd=project)
     assert r.code == 2 and "--force" in r.err
     run("files", "log", "MODIFY", "src/a.ts", cwd=project)
@@ -73,13 +79,35 @@ def test_next_pin_and_notes_and_state(project: Path) -> None:
 
 def test_list_from_stdin_paths_normalised(project: Path) -> None:
     (project / "sub").mkdir()
-    r = run("task", "start", "--id", "s", "--desc", "d", "--files", "-", cwd=project / "sub",
-            stdin="x.py\n\n./y.py\n../top.py\nx.py\n")
+    r = run(
+        "task",
+        "start",
+        "--id",
+        "s",
+        "--desc",
+        "d",
+        "--files",
+        "-",
+        cwd=project / "sub",
+        stdin="x.py\n\n./y.py\n../top.py\nx.py\n",
+    )
     assert r.code == 0, r.err
     entries = (project / ".agent-state" / "services" / "task").glob("list-*")
     text = next(entries).read_text()
     assert text == "todo|sub/x.py\ntodo|sub/y.py\ntodo|top.py\n"
-    bad = run("task", "start", "--id", "s2", "--desc", "d", "--force", "--files", "-", cwd=project, stdin="../../etc/passwd\n")
+    bad = run(
+        "task",
+        "start",
+        "--id",
+        "s2",
+        "--desc",
+        "d",
+        "--force",
+        "--files",
+        "-",
+        cwd=project,
+        stdin="../../etc/passwd\n",
+    )
     assert bad.code == 2 and "list line 1" in bad.err
 
 
@@ -90,11 +118,32 @@ def test_list_through_symlinked_folder_deep_inside(project: Path, tmp_path: Path
     (project / "src" / "a").mkdir(parents=True)
     (project / "src" / "a" / "out").symlink_to(outside)
     (project / "src" / "a" / "inner").symlink_to(project / "src")
-    ok = run("task", "start", "--id", "s", "--desc", "d", "--files", "-", cwd=project,
-             stdin="src/a/x.ts\nsrc/a/inner/y.ts\nsrc/a/z.ts\n")
+    ok = run(
+        "task",
+        "start",
+        "--id",
+        "s",
+        "--desc",
+        "d",
+        "--files",
+        "-",
+        cwd=project,
+        stdin="src/a/x.ts\nsrc/a/inner/y.ts\nsrc/a/z.ts\n",
+    )
     assert ok.code == 0, ok.err
-    bad = run("task", "start", "--id", "s2", "--desc", "d", "--force", "--files", "-", cwd=project,
-              stdin="src/a/x.ts\nsrc/a/out/deep/y.ts\n")
+    bad = run(
+        "task",
+        "start",
+        "--id",
+        "s2",
+        "--desc",
+        "d",
+        "--force",
+        "--files",
+        "-",
+        cwd=project,
+        stdin="src/a/x.ts\nsrc/a/out/deep/y.ts\n",
+    )
     assert bad.code == 2 and "list line 2" in bad.err and "symlink" in bad.err
 
 
@@ -113,7 +162,9 @@ def test_start_force_archives_the_running_task(project: Path) -> None:
 
 def test_start_warns_about_entries_that_do_not_exist(project: Path) -> None:
     (project / "real.ts").write_text("x")
-    r = run("task", "start", "--id", "w", "--desc", "d", "--files", "-", cwd=project, stdin="real.ts\nghost.ts\n")
+    r = run(
+        "task", "start", "--id", "w", "--desc", "d", "--files", "-", cwd=project, stdin="real.ts\nghost.ts\n"
+    )
     assert r.code == 0 and "1 of 2 entries do not exist yet (first: ghost.ts)" in r.err
 
 
@@ -133,7 +184,7 @@ def _status(project: Path) -> dict[str, str]:
 SOURCES = {
     "app.py": "import os\nimport sys\n\n\ndef main():\n    x = os.getcwd()\n    return x\n",
     "index.ts": "import { a } from './a';\n\nexport function f(x: number): number {\n  return a(x) + 1;\n}\n",
-    "main.go": "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"hi\")\n}\n",
+    "main.go": 'package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println("hi")\n}\n',
     "lib.rs": "use std::fmt;\n\npub fn add(a: u32, b: u32) -> u32 {\n    a + b\n}\n",
     "style.css": "body {\n  color: red;\n}\n.x { margin: 0; }\n",
 }
@@ -159,28 +210,41 @@ def test_a_source_file_as_the_list_is_refused_unless_force(project: Path, where:
     (where / name).write_text(SOURCES[name])
     before = snapshot(project / ".agent-state")
     r = run("task", "start", "--id", "t", "--desc", "d", "--files", name, cwd=where)
-    assert r.code == 2 and "looks like a source file" in r.err and "--force" in r.err and r.err.count("\n") == 1
+    assert (
+        r.code == 2 and "looks like a source file" in r.err and "--force" in r.err and r.err.count("\n") == 1
+    )
     assert snapshot(project / ".agent-state") == before
     r = run("task", "start", "--id", "t", "--desc", "d", "--files", name, "--force", cwd=where)
     assert r.code == 0 and _status(project)["STATE"] == "ACTIVE"
 
 
 def test_real_lists_are_accepted_even_of_files_not_there_yet(project: Path, where: Path) -> None:
-    (where / "list.txt").write_text("  src/new one.py  \nsrc/it's (old).md\r\n\tdocs/[id]/page.tsx\nREADME\nMakefile\n")
+    (where / "list.txt").write_text(
+        "  src/new one.py  \nsrc/it's (old).md\r\n\tdocs/[id]/page.tsx\nREADME\nMakefile\n"
+    )
     r = run("task", "start", "--id", "t", "--desc", "d", "--files", "list.txt", cwd=where)
     assert r.code == 0, r.err
     assert "do not exist yet" in r.err
     rel = "" if where == project else "src/pkg/"
     (listed,) = (project / ".agent-state/services/task").glob("list-*")
     entries = [ln.split("|", 1)[1] for ln in listed.read_text().splitlines()]
-    assert entries == [f"{rel}src/new one.py", f"{rel}src/it's (old).md", f"{rel}docs/[id]/page.tsx", f"{rel}README", f"{rel}Makefile"]
+    assert entries == [
+        f"{rel}src/new one.py",
+        f"{rel}src/it's (old).md",
+        f"{rel}docs/[id]/page.tsx",
+        f"{rel}README",
+        f"{rel}Makefile",
+    ]
 
 
 def test_task_done_on_an_entry_never_changed_warns(project: Path, where: Path) -> None:
     (project / "list.txt").write_text("src/a.py\nsrc/b.py\n")
     assert run("task", "start", "--id", "t", "--desc", "d", "--files", "list.txt", cwd=project).code == 0
     run("files", "log", "MODIFY", "src/a.py", cwd=project)
-    def spelled(rel: str) -> str:  # cwd-relative from the subfolder (the project-root spelling is exact-a's rule)
+
+    def spelled(
+        rel: str,
+    ) -> str:  # cwd-relative from the subfolder (the project-root spelling is exact-a's rule)
         return os.path.relpath(project / rel, where)
 
     r = run("task", "done", spelled("src/a.py"), cwd=where)

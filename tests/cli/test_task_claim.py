@@ -19,9 +19,19 @@ def start(project: Path, n: int) -> list[str]:
 
 def storm(project: Path, agents: list[str]) -> list[tuple[str, int, str, str]]:
     """Start one `task claim` process per agent at once; (agent, exit, stdout, stderr) for each."""
-    procs = [(a, subprocess.Popen([*AGENTCTL, "--json", "task", "claim", "--agent", a], cwd=project,
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(os.environ)))
-             for a in agents]
+    procs = [
+        (
+            a,
+            subprocess.Popen(
+                [*AGENTCTL, "--json", "task", "claim", "--agent", a],
+                cwd=project,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=dict(os.environ),
+            ),
+        )
+        for a in agents
+    ]
     out = []
     for a, p in procs:
         so, se = p.communicate(timeout=120)
@@ -85,7 +95,9 @@ def test_each_agent_sees_its_own_claims(project: Path) -> None:
     run("task", "claim", "--agent", "alice", cwd=project)
     mine = run("task", "status", "--agent", "alice", cwd=project)
     assert mine.kv()["CLAIMS"] == "2 (held by alice)"
-    assert mine.kv()["CLAIM_1"].startswith("src/f00.py|alice|") and mine.kv()["CLAIM_2"].startswith("src/f02.py|alice|")
+    assert mine.kv()["CLAIM_1"].startswith("src/f00.py|alice|") and mine.kv()["CLAIM_2"].startswith(
+        "src/f02.py|alice|"
+    )
     assert "bob" not in mine.out
     everyone = run("--json", "task", "status", cwd=project)
     assert sorted(c["agent"] for c in everyone.data()["claims"]) == ["alice", "alice", "bob"]
@@ -95,8 +107,10 @@ def test_each_agent_sees_its_own_claims(project: Path) -> None:
     main = run("resume", cwd=project).out
     assert "NEXT=src/f03.py" in main  # NEXT skips entries claimed by helpers
     assert "CLAIMED by helpers" in main and "src/f00.py (alice)" in main
-    assert "YOUR CLAIMS (carol): none; get an entry with `agentctl task claim --agent carol`" in \
-        run("resume", "--agent", "carol", cwd=project).out
+    assert (
+        "YOUR CLAIMS (carol): none; get an entry with `agentctl task claim --agent carol`"
+        in run("resume", "--agent", "carol", cwd=project).out
+    )
 
 
 def test_update_done_marks_next_not_a_claimed_entry(project: Path) -> None:
@@ -113,10 +127,15 @@ def test_claim_refusals_change_nothing(project: Path) -> None:
     assert r.code == 1 and "no task is running" in r.err
     start(project, 2)
     before = snapshot(project / ".agent-state")
-    for args, code in ((("task", "claim"), 2), (("task", "claim", "--agent", "bad name"), 2),
-                       (("task", "claim", "--agent", "../x"), 2), (("task", "claim", "--agent", "a", "--lease", "0"), 2),
-                       (("task", "claim", "--agent", "a", "--lease", "9999999"), 2),
-                       (("task", "status", "--agent", "no|pipe"), 2), (("resume", "--agent", ""), 2)):
+    for args, code in (
+        (("task", "claim"), 2),
+        (("task", "claim", "--agent", "bad name"), 2),
+        (("task", "claim", "--agent", "../x"), 2),
+        (("task", "claim", "--agent", "a", "--lease", "0"), 2),
+        (("task", "claim", "--agent", "a", "--lease", "9999999"), 2),
+        (("task", "status", "--agent", "no|pipe"), 2),
+        (("resume", "--agent", ""), 2),
+    ):
         r = run(*args, cwd=project)
         assert r.code == code and len(r.err.strip().splitlines()) == 1 and "Traceback" not in r.err, args
     assert snapshot(project / ".agent-state") == before

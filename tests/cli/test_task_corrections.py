@@ -42,8 +42,15 @@ def test_task_add_appends_or_inserts_after_under_the_lock(project: Path, where: 
     seq = int(_kv(project)["SEQ"])
     r = run("task", "add", _p(project, where, "src/c.py"), cwd=where)
     assert r.code == 0 and "APPLIED=1" in r.out
-    r = run("task", "add", _p(project, where, "src/a2.py"), _p(project, where, "src/a.py"), "--after",
-            _p(project, where, "src/a.py"), cwd=where)
+    r = run(
+        "task",
+        "add",
+        _p(project, where, "src/a2.py"),
+        _p(project, where, "src/a.py"),
+        "--after",
+        _p(project, where, "src/a.py"),
+        cwd=where,
+    )
     assert r.code == 0
     assert _entries(project) == ["todo|src/a.py", "todo|src/a2.py", "todo|src/b.py", "todo|src/c.py"]
     kv = _kv(project)
@@ -118,7 +125,9 @@ def test_every_status_file_is_there_after_task_stop(project: Path) -> None:
         assert status.is_file(), svc
     assert (project / STATE / "services/files/status").read_bytes() == b""  # empty, not gone
     assert run("files", "status", cwd=project).code == 0
-    assert run("files", "stop", cwd=project).code == 0 and (project / STATE / "services/files/status").is_file()
+    assert (
+        run("files", "stop", cwd=project).code == 0 and (project / STATE / "services/files/status").is_file()
+    )
     assert run("doctor", cwd=project).code == 0
 
 
@@ -170,10 +179,13 @@ def test_help_lists_the_new_commands_and_options(tmp_path: Path) -> None:
     out = run("task", "--help", cwd=tmp_path).out
     for action in ("add", "reopen", "skip"):
         assert f"\n  {action} " in out, action
-    for words, wanted in ((("task", "add"), ("task add PATH...|- [--after PATH]", "--after")),
-                          (("task", "reopen"), ("task reopen PATH --reason TEXT", "--reason")),
-                          (("task", "skip"), ("task skip PATH --reason TEXT", "--reason")),
-                          (("task", "start"), ("--empty", "--auto-stop")), (("install",), ("--absolute",))):
+    for words, wanted in (
+        (("task", "add"), ("task add PATH...|- [--after PATH]", "--after")),
+        (("task", "reopen"), ("task reopen PATH --reason TEXT", "--reason")),
+        (("task", "skip"), ("task skip PATH --reason TEXT", "--reason")),
+        (("task", "start"), ("--empty", "--auto-stop")),
+        (("install",), ("--absolute",)),
+    ):
         text = run(*words, "--help", cwd=tmp_path).out
         assert all(w in text for w in wanted), (words, text)
 
@@ -207,4 +219,7 @@ def test_files_count_is_exact_however_long_the_log(project: Path) -> None:
     run("files", "check", "src/d0/f0.py", cwd=project)  # builds the index
     with open(log, "a") as fh:
         fh.write("2026-01-01T00:00:01+00:00|CREATE|brand/new.py\n")
-    assert f"FILES {distinct + 1} touched" in run("resume", cwd=project / "src" if (project / "src").exists() else project).out
+    assert (
+        f"FILES {distinct + 1} touched"
+        in run("resume", cwd=project / "src" if (project / "src").exists() else project).out
+    )

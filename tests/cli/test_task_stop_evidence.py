@@ -10,7 +10,9 @@ from conftest import AGENTCTL, run, snapshot
 
 def start(project: Path, paths: list[str], task_id: str = "t1") -> None:
     (project / "list.txt").write_text("\n".join(paths) + "\n")
-    r = run("task", "start", "--id", task_id, "--desc", f"work on {task_id}", "--files", "list.txt", cwd=project)
+    r = run(
+        "task", "start", "--id", task_id, "--desc", f"work on {task_id}", "--files", "list.txt", cwd=project
+    )
     assert r.code == 0, r.err
 
 
@@ -51,8 +53,10 @@ def test_never_verified_refuses_stop_naming_files_without_changing_state(project
     edit(project, "src/two.py")
     ev = verified(project, "task", "status")
     assert ev["verdict"] == "never" and ev["changed"] == ["src/one.py", "src/two.py"]
-    assert "VERIFIED=never (no passing run in this task yet; 2 files changed: src/one.py, src/two.py)" in \
-        run("task", "status", cwd=project).out
+    assert (
+        "VERIFIED=never (no passing run in this task yet; 2 files changed: src/one.py, src/two.py)"
+        in run("task", "status", cwd=project).out
+    )
     before = snapshot(project / ".agent-state")
     r = run("task", "stop", cwd=project)
     assert r.code == 1 and len(r.err.strip().splitlines()) == 1
@@ -181,4 +185,6 @@ def test_a_check_added_after_the_pass_is_not_covered_by_it(project: Path) -> Non
     assert run("verify", "start", cwd=project).code == 1  # the new check fails: still not verified
     checks(project, "true\ntrue\n")
     assert run("verify", "start", cwd=project).code == 0
-    assert verified(project, "task", "status")["verdict"] == "yes" and run("task", "stop", cwd=project).code == 0
+    assert (
+        verified(project, "task", "status")["verdict"] == "yes" and run("task", "stop", cwd=project).code == 0
+    )

@@ -12,14 +12,18 @@ from pathlib import Path
 import pytest
 
 from conftest import run
-from support.hooks import bindir, command_for, env_for, fire, install  # noqa: F401  (bindir is a fixture)
+from support.hooks import command_for, env_for, fire, install
 
 RULE = "together: src/routes/** -> types/api.d.ts"
 
 
 def _git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args], cwd=repo,
-                   check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+    )
 
 
 @pytest.fixture
@@ -28,8 +32,12 @@ def repo(tmp_path: Path) -> Path:
     (root / "src" / "routes").mkdir(parents=True)
     (root / "src" / "lib").mkdir(parents=True)
     (root / "types").mkdir()
-    (root / "src" / "routes" / "user.ts").write_text("import { db } from '../lib/db'\nexport const user = 1\n")
-    (root / "src" / "routes" / "order.ts").write_text("import { db } from '../lib/db'\nimport x from '../../x'\n")
+    (root / "src" / "routes" / "user.ts").write_text(
+        "import { db } from '../lib/db'\nexport const user = 1\n"
+    )
+    (root / "src" / "routes" / "order.ts").write_text(
+        "import { db } from '../lib/db'\nimport x from '../../x'\n"
+    )
     (root / "src" / "lib" / "db.ts").write_text("export const db = {}\n")
     (root / "src" / "lib" / "ok.ts").write_text("import { db } from '@/lib/db'\n")
     (root / "types" / "api.d.ts").write_text("export type User = {}\n")
@@ -52,9 +60,11 @@ def test_a_together_rule_is_checked_at_add_with_the_right_spelling(repo: Path) -
     r = run("constraints", "add", "P0", RULE, cwd=repo)
     assert r.code == 0 and f"P0|{RULE}" in r.out
     before = (repo / ".agent-state" / "services" / "constraints" / "status").read_bytes()
-    for near, right in (("together: src/routes/** => types/api.d.ts", RULE),
-                        ("co-change: src/a.ts, src/b.ts", "together: src/a.ts -> src/b.ts"),
-                        ("together src/routes/** -> types/api.d.ts", RULE)):
+    for near, right in (
+        ("together: src/routes/** => types/api.d.ts", RULE),
+        ("co-change: src/a.ts, src/b.ts", "together: src/a.ts -> src/b.ts"),
+        ("together src/routes/** -> types/api.d.ts", RULE),
+    ):
         r = run("constraints", "add", "P0", near, cwd=repo)
         assert r.code == 2 and f"write it as '{right}'" in r.err and r.err.count("\n") == 1, r.err
     r = run("constraints", "add", "P1", "together: a.ts -> a.ts", cwd=repo)
@@ -64,8 +74,20 @@ def test_a_together_rule_is_checked_at_add_with_the_right_spelling(repo: Path) -
 
 def test_a_p0_together_rule_holds_the_stop_until_the_other_side_changed(repo: Path) -> None:
     assert run("constraints", "add", "P0", RULE, cwd=repo).code == 0
-    assert run("task", "start", "--id", "api", "--desc", "d", "--files",
-               _list(repo, "src/routes/user.ts", "types/api.d.ts"), cwd=repo).code == 0
+    assert (
+        run(
+            "task",
+            "start",
+            "--id",
+            "api",
+            "--desc",
+            "d",
+            "--files",
+            _list(repo, "src/routes/user.ts", "types/api.d.ts"),
+            cwd=repo,
+        ).code
+        == 0
+    )
     r = run("constraints", "check", "src/routes/user.ts", cwd=repo)
     assert r.code == 0 and f"triggers P0|{RULE}: change types/api.d.ts in the same task" in r.out
     data = run("--json", "constraints", "check", "src/routes/user.ts", cwd=repo).data()
@@ -92,53 +114,119 @@ def test_a_p0_together_rule_holds_the_stop_until_the_other_side_changed(repo: Pa
 def test_a_forced_stop_records_the_rule_and_a_p1_rule_only_reminds(repo: Path) -> None:
     assert run("constraints", "add", "P0", RULE, cwd=repo).code == 0
     assert run("constraints", "add", "P1", "together: src/lib/** -> src/routes/order.ts", cwd=repo).code == 0
-    assert run("task", "start", "--id", "f", "--desc", "d", "--files", _list(repo, "src/routes/user.ts"), cwd=repo).code == 0
+    assert (
+        run(
+            "task",
+            "start",
+            "--id",
+            "f",
+            "--desc",
+            "d",
+            "--files",
+            _list(repo, "src/routes/user.ts"),
+            cwd=repo,
+        ).code
+        == 0
+    )
     assert run("files", "log", "MODIFY", "src/lib/db.ts", cwd=repo).code == 0
     out = run("resume", cwd=repo).out
     assert "TOGETHER: src/lib/db.ts changed; src/routes/order.ts not yet (P1 " in out
     r = run("task", "stop", cwd=repo)  # a P1 rule only reminds
     assert r.code == 0 and "TOGETHER: src/lib/db.ts changed" in r.err
-    assert run("task", "start", "--id", "g", "--desc", "d", "--files", _list(repo, "src/routes/user.ts"), cwd=repo).code == 0
+    assert (
+        run(
+            "task",
+            "start",
+            "--id",
+            "g",
+            "--desc",
+            "d",
+            "--files",
+            _list(repo, "src/routes/user.ts"),
+            cwd=repo,
+        ).code
+        == 0
+    )
     assert run("files", "log", "MODIFY", "src/routes/user.ts", cwd=repo).code == 0
     assert run("task", "stop", cwd=repo).code == 1
     r = run("task", "stop", "--force", cwd=repo)
     assert r.code == 0 and "together rule's other side did not change" in r.err, r.err
     archive = (repo / ".agent-state" / "logs" / "task-g.done").read_text()
-    assert "FORCED=1" in archive and "TOGETHER_NOT_DONE=src/routes/user.ts changed; types/api.d.ts not yet" in archive
+    assert (
+        "FORCED=1" in archive
+        and "TOGETHER_NOT_DONE=src/routes/user.ts changed; types/api.d.ts not yet" in archive
+    )
 
 
-def test_the_post_edit_hook_says_a_together_rule_is_pending_in_that_turn(repo: Path, bindir: Path) -> None:  # noqa: F811
+def test_the_post_edit_hook_says_a_together_rule_is_pending_in_that_turn(repo: Path, bindir: Path) -> None:
     install(repo, "claude", restart=False)
     assert run("constraints", "add", "P0", RULE, cwd=repo).code == 0
-    assert run("task", "start", "--id", "h", "--desc", "d", "--files", _list(repo, "src/routes/user.ts"), cwd=repo).code == 0
+    assert (
+        run(
+            "task",
+            "start",
+            "--id",
+            "h",
+            "--desc",
+            "d",
+            "--files",
+            _list(repo, "src/routes/user.ts"),
+            cwd=repo,
+        ).code
+        == 0
+    )
     target = repo / "src" / "routes" / "user.ts"
     target.write_text("export const user = 2\n")
-    payload = {"session_id": "s", "hook_event_name": "PostToolUse", "tool_name": "Edit", "tool_use_id": "toolu_t1",
-               "cwd": str(repo), "tool_input": {"file_path": str(target), "old_string": "1", "new_string": "2"},
-               "tool_response": {"filePath": str(target)}}
-    fired = fire(command_for(repo, "claude", "PostToolUse", "Edit"), json.dumps(payload), repo, bindir,
-                 env_for("claude", repo))
+    payload = {
+        "session_id": "s",
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Edit",
+        "tool_use_id": "toolu_t1",
+        "cwd": str(repo),
+        "tool_input": {"file_path": str(target), "old_string": "1", "new_string": "2"},
+        "tool_response": {"filePath": str(target)},
+    }
+    fired = fire(
+        command_for(repo, "claude", "PostToolUse", "Edit"),
+        json.dumps(payload),
+        repo,
+        bindir,
+        env_for("claude", repo),
+    )
     assert fired.code == 0, fired.err
     said = fired.json()["hookSpecificOutput"]["additionalContext"]
     assert "you changed src/routes/user.ts, so change types/api.d.ts in this task too" in said
     other = repo / "src" / "lib" / "db.ts"  # an edit outside the left side says nothing
     other.write_text("export const db = 1\n")
-    payload.update(tool_use_id="toolu_t2", tool_input={"file_path": str(other), "old_string": "{}", "new_string": "1"},
-                   tool_response={"filePath": str(other)})
-    fired = fire(command_for(repo, "claude", "PostToolUse", "Edit"), json.dumps(payload), repo, bindir,
-                 env_for("claude", repo))
+    payload.update(
+        tool_use_id="toolu_t2",
+        tool_input={"file_path": str(other), "old_string": "{}", "new_string": "1"},
+        tool_response={"filePath": str(other)},
+    )
+    fired = fire(
+        command_for(repo, "claude", "PostToolUse", "Edit"),
+        json.dumps(payload),
+        repo,
+        bindir,
+        env_for("claude", repo),
+    )
     assert (fired.code, fired.out) == (0, ""), fired.err
 
 
 OLD = r"from '(\.\./)+"
 
 
-def test_a_match_task_lists_the_files_holding_the_old_form_and_refuses_done_while_it_stays(repo: Path) -> None:
+def test_a_match_task_lists_the_files_holding_the_old_form_and_refuses_done_while_it_stays(
+    repo: Path,
+) -> None:
     r = run("task", "start", "--id", "alias", "--desc", "relative imports to @/", "--match", OLD, cwd=repo)
     assert r.code == 0, r.err
     entries = (repo / ".agent-state" / "services" / "task").glob("list-*")
     listed = [ln.split("|", 1)[1] for ln in next(iter(entries)).read_text().splitlines()]
-    assert listed == ["src/routes/order.ts", "src/routes/user.ts"]  # path order; ignored.ts and ok.ts left out
+    assert listed == [
+        "src/routes/order.ts",
+        "src/routes/user.ts",
+    ]  # path order; ignored.ts and ok.ts left out
     r = run("task", "done", "src/routes/user.ts", cwd=repo)
     assert r.code == 1 and "src/routes/user.ts:1" in r.err and "nothing was marked" in r.err
     assert run("task", "status", cwd=repo).kv()["DONE"] == "0"
@@ -151,7 +239,12 @@ def test_a_match_task_lists_the_files_holding_the_old_form_and_refuses_done_whil
 
 
 def test_a_revert_after_a_compaction_is_shown_and_a_new_old_form_joins_the_list(repo: Path) -> None:
-    assert run("task", "start", "--id", "alias", "--desc", "d", "--match", OLD, "--paths", "src/**", cwd=repo).code == 0
+    assert (
+        run(
+            "task", "start", "--id", "alias", "--desc", "d", "--match", OLD, "--paths", "src/**", cwd=repo
+        ).code
+        == 0
+    )
     for name in ("user", "order"):
         (repo / "src" / "routes" / f"{name}.ts").write_text("import { db } from '@/lib/db'\n")
         assert run("task", "done", f"src/routes/{name}.ts", cwd=repo).code == 0
@@ -170,10 +263,12 @@ def test_a_revert_after_a_compaction_is_shown_and_a_new_old_form_joins_the_list(
 
 def test_match_refusals_are_one_line_and_change_nothing(repo: Path) -> None:
     before = (repo / ".agent-state" / "services" / "task" / "status").read_bytes()
-    for args, code, text in ((("--match", "no such import anywhere"), 1, "holds a match"),
-                             (("--match", "a(b"), 2, "the one dialect"),
-                             (("--match", OLD, "--files", "x"), 2, "give one of"),
-                             (("--paths", "src/**", "--files", _list(repo, "a")), 2, "--paths narrows --match")):
+    for args, code, text in (
+        (("--match", "no such import anywhere"), 1, "holds a match"),
+        (("--match", "a(b"), 2, "the one dialect"),
+        (("--match", OLD, "--files", "x"), 2, "give one of"),
+        (("--paths", "src/**", "--files", _list(repo, "a")), 2, "--paths narrows --match"),
+    ):
         r = run("task", "start", "--id", "m", "--desc", "d", *args, cwd=repo)
         assert r.code == code and text in r.err and r.err.count("\n") == 1, (args, r.err)
     assert (repo / ".agent-state" / "services" / "task" / "status").read_bytes() == before

@@ -49,12 +49,16 @@ def test_excerpt_keeps_the_deciding_lines(project: Path, name: str) -> None:
     for want in EXPECTED[name]:
         assert any(want in line for line in errors), (want, errors)
     assert len(errors) <= 12
-    assert not any(line.startswith(("====", "____")) and "failed" not in line and "error" not in line for line in errors)
+    assert not any(
+        line.startswith(("====", "____")) and "failed" not in line and "error" not in line for line in errors
+    )
     st = _status(project)
     assert st["REASON"] == "exit 1" and int(st["ERROR_COUNT"]) >= 1
     res = run("resume", cwd=sub).out
     assert f"full output: .agent-state/{st['LOG']}" in res
-    assert (project / ".agent-state" / st["LOG"]).read_bytes().count(b"\n") >= (FIXTURES / name).read_bytes().count(b"\n")
+    assert (project / ".agent-state" / st["LOG"]).read_bytes().count(b"\n") >= (
+        FIXTURES / name
+    ).read_bytes().count(b"\n")
     first = next(e for e in errors if e.isascii())[:100]
     assert first in res
 
@@ -73,7 +77,9 @@ def test_real_pytest_conftest_importerror(project: Path) -> None:
     assert r.code == 1
     errors = _errors(project)
     assert any(ln.startswith("ImportError while loading conftest") for ln in errors), errors
-    assert any("E   ModuleNotFoundError: No module named 'helper_that_is_not_there'" in ln for ln in errors), errors
+    assert any(
+        "E   ModuleNotFoundError: No module named 'helper_that_is_not_there'" in ln for ln in errors
+    ), errors
     assert "ModuleNotFoundError: No module named 'helper_that_is_not_there'" in run("resume", cwd=project).out
 
 
@@ -81,7 +87,8 @@ def test_real_pytest_failure_keeps_E_and_FAILED_lines(project: Path) -> None:
     tests = project / "tests"
     tests.mkdir()
     (tests / "test_b.py").write_text(
-        "def test_ok():\n    assert 1\n\n\ndef test_div():\n    x = {}\n    assert x['k'] == 1\n")
+        "def test_ok():\n    assert 1\n\n\ndef test_div():\n    x = {}\n    assert x['k'] == 1\n"
+    )
     _commands(project, f"{shlex.quote(sys.executable)} -m pytest -q -p no:cacheprovider tests")
     assert run("verify", "start", cwd=project).code == 1
     errors = _errors(project)
@@ -90,7 +97,9 @@ def test_real_pytest_failure_keeps_E_and_FAILED_lines(project: Path) -> None:
     assert not any(ln.startswith("=====") and "FAILURES" in ln for ln in errors)
 
 
-@pytest.mark.skipif(not (VENV_BIN / "mypy").exists() or not (VENV_BIN / "ruff").exists(), reason="mypy/ruff not installed")
+@pytest.mark.skipif(
+    not (VENV_BIN / "mypy").exists() or not (VENV_BIN / "ruff").exists(), reason="mypy/ruff not installed"
+)
 def test_real_mypy_and_ruff(project: Path) -> None:
     (project / "m.py").write_text("import os\n\nx: int = 'a'\n")
     _commands(project, f"{VENV_BIN / 'ruff'} check --no-cache --isolated m.py")
@@ -127,7 +136,9 @@ def test_interrupt_is_recorded_as_interrupted(project: Path, sig: signal.Signals
     assert run("verify", "start", cwd=project).code == 0
     before = _status(project)
     _commands(project, "sleep 60")
-    proc = subprocess.Popen(AGENTCTL + ["verify", "start"], cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        AGENTCTL + ["verify", "start"], cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     try:
         logs = project / ".agent-state/logs"
         deadline = time.monotonic() + 30
@@ -152,7 +163,9 @@ def test_interrupt_is_recorded_as_interrupted(project: Path, sig: signal.Signals
 
 
 def _verify_in_background(project: Path) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(AGENTCTL + ["verify", "start"], cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        AGENTCTL + ["verify", "start"], cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
 
 
 @pytest.mark.parametrize("slow_fails", [False, True])
@@ -193,7 +206,9 @@ def test_first_finisher_records_then_the_newer_run_replaces_it(project: Path) ->
 
 def test_verify_runs_records_and_keeps_failures(project: Path) -> None:
     cmds = project / ".agent-state/services/verify/commands"
-    cmds.write_text("# checks\necho checking one\nsh -c 'echo \"src/a.ts:12 error: bad type\"; echo noise; exit 3'\necho never\n")
+    cmds.write_text(
+        "# checks\necho checking one\nsh -c 'echo \"src/a.ts:12 error: bad type\"; echo noise; exit 3'\necho never\n"
+    )
     r = run("verify", "start", cwd=project)
     assert r.code == 1
     assert "[1/3] echo checking one ... ok" in r.out and "[2/3]" in r.out and "[3/3]" not in r.out
@@ -219,8 +234,7 @@ def test_verify_runs_records_and_keeps_failures(project: Path) -> None:
 
 def test_verify_timeout_kills_process_group(project: Path) -> None:
     marker = project / "survivor"
-    (project / ".agent-state/services/verify/commands").write_text(
-        f"(sleep 3; touch {marker}) & sleep 30\n")
+    (project / ".agent-state/services/verify/commands").write_text(f"(sleep 3; touch {marker}) & sleep 30\n")
     r = run("verify", "start", "--timeout", "1", cwd=project, timeout=30)
     assert r.code == 1 and "timed out" in r.out
     import time
@@ -240,7 +254,9 @@ def test_verify_interrupted_ends_the_check(project: Path, sig: str) -> None:
 
     marker = project / "finished"
     (project / ".agent-state/services/verify/commands").write_text(f"sleep 3 && touch {marker}\n")
-    proc = subprocess.Popen(AGENTCTL + ["verify", "start"], cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        AGENTCTL + ["verify", "start"], cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     time.sleep(1.0)
     proc.send_signal(getattr(signal, f"SIG{sig}"))
     _, err = proc.communicate(timeout=20)

@@ -25,9 +25,16 @@ sys.exit(1)
 
 def setup(project: Path) -> None:
     (project / "check.py").write_text(CHECK)
-    (project / ".agent-state/services/verify/commands").write_text(f"{shlex.quote(sys.executable)} check.py\n")
+    (project / ".agent-state/services/verify/commands").write_text(
+        f"{shlex.quote(sys.executable)} check.py\n"
+    )
     (project / "list.txt").write_text("a.py\n")
-    assert run("task", "start", "--id", "fix", "--desc", "make a.py right", "--files", "list.txt", cwd=project).code == 0
+    assert (
+        run(
+            "task", "start", "--id", "fix", "--desc", "make a.py right", "--files", "list.txt", cwd=project
+        ).code
+        == 0
+    )
 
 
 def write(project: Path, content: str) -> None:
@@ -143,7 +150,9 @@ def test_signatures_bounded_full_record_archived_at_stop(project: Path) -> None:
     assert not (project / ".agent-state/services/verify/journal").exists()
     kv = status(project)
     assert not any(k.startswith("SIG_") for k in kv) and "REPEAT" not in kv
-    assert "VERIFY_JOURNAL=logs/verify-fix.journal" in (project / ".agent-state/logs/task-fix.done").read_text()
+    assert (
+        "VERIFY_JOURNAL=logs/verify-fix.journal" in (project / ".agent-state/logs/task-fix.done").read_text()
+    )
 
 
 def test_no_touched_files_means_contents_unknown_never_a_repeat(project: Path) -> None:

@@ -23,8 +23,10 @@ import pytest
 
 from conftest import AGENTCTL, run
 
-CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-       "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
 
 
 class Served:
@@ -33,23 +35,31 @@ class Served:
     def __init__(self, project: Path, *extra: str, env: dict[str, str] | None = None) -> None:
         full = dict(os.environ)
         full.update(env or {})
-        self.proc = subprocess.Popen([*AGENTCTL, "web", "--port", "0", *extra], cwd=project, env=full,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.proc = subprocess.Popen(
+            [*AGENTCTL, "web", "--port", "0", *extra],
+            cwd=project,
+            env=full,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         assert self.proc.stdout is not None
         ready, _, _ = select.select([self.proc.stdout], [], [], 60)
         line = self.proc.stdout.readline().decode() if ready else ""
         if not line.startswith("http://"):
             self.proc.kill()
-            raise AssertionError(f"no URL from agentctl web: {line!r} {self.proc.stderr.read() if self.proc.stderr else b''!r}")
+            raise AssertionError(
+                f"no URL from agentctl web: {line!r} {self.proc.stderr.read() if self.proc.stderr else b''!r}"
+            )
         self.url = line.strip()
-        hostport, _, rest = self.url[len("http://"):].partition("/")
+        hostport, _, rest = self.url[len("http://") :].partition("/")
         self.host, _, port = hostport.rpartition(":")
         self.port = int(port)
         self.token = rest.split("token=", 1)[1]
         self.cookie = f"agentctl_web_{self.port}={self.token}"
 
-    def request(self, path: str, *, cookie: str | None = "", host: str | None = None,
-                method: str = "GET") -> tuple[int, dict[str, str], bytes]:
+    def request(
+        self, path: str, *, cookie: str | None = "", host: str | None = None, method: str = "GET"
+    ) -> tuple[int, dict[str, str], bytes]:
         conn = http.client.HTTPConnection(self.host, self.port, timeout=30)
         headers = {"Cookie": self.cookie if cookie == "" else cookie} if cookie is not None else {}
         conn.putrequest(method, path, skip_host=True)
@@ -83,14 +93,24 @@ def busy(project: Path) -> Path:
 def make_busy(project: Path) -> Path:
     """A task mid-way: 3 of 5 entries left, a failing check with a fix tried, rules, a claim, an archived task."""
     (project / "old.txt").write_text("old/a.py\n")
-    assert run("task", "start", "--id", "old1", "--desc", "an earlier task", "--files", "old.txt", cwd=project).code == 0
+    assert (
+        run(
+            "task", "start", "--id", "old1", "--desc", "an earlier task", "--files", "old.txt", cwd=project
+        ).code
+        == 0
+    )
     assert run("files", "log", "MODIFY", "old/a.py", cwd=project).code == 0
     assert run("task", "done", "old/a.py", cwd=project).code == 0
     assert run("task", "stop", "--force", cwd=project).code == 0
     (project / "list.txt").write_text("".join(f"src/m{i}.py\n" for i in range(5)))
     assert run("constraints", "add", "P0", "deny-write: db/**", cwd=project).code == 0
     assert run("constraints", "add", "P2", "keep lines short", cwd=project).code == 0
-    assert run("task", "start", "--id", "t1", "--desc", "move the imports", "--files", "list.txt", cwd=project).code == 0
+    assert (
+        run(
+            "task", "start", "--id", "t1", "--desc", "move the imports", "--files", "list.txt", cwd=project
+        ).code
+        == 0
+    )
     for i in range(2):
         assert run("files", "log", "MODIFY", f"src/m{i}.py", cwd=project).code == 0
         assert run("task", "done", f"src/m{i}.py", cwd=project).code == 0
@@ -139,11 +159,17 @@ def test_state_is_what_the_cli_says(served: Served, busy: Path) -> None:
     m0 = next(f for f in d["files"]["shown"] if f["path"] == "src/m0.py")
     assert m0["count"] == 2 and m0["ops"] == {"MODIFY": 2}
     claims = run("--json", "task", "status", cwd=busy).data()["claims"]
-    assert [(c["path"], c["agent"], c["expires"]) for c in d["claims"]] == [(c["path"], c["agent"], c["expires"]) for c in claims]
+    assert [(c["path"], c["agent"], c["expires"]) for c in d["claims"]] == [
+        (c["path"], c["agent"], c["expires"]) for c in claims
+    ]
     assert [t["ID"] for t in d["history"]["tasks"]] == ["old1"]
     assert d["violations"] == [] and d["errors"] == []
     tl = d["timeline"]
-    assert sum(tl["edits"]) == 3 and [r["ok"] for r in tl["runs"]] == [False] and list(tl["claims"]) == ["helper-1"]
+    assert (
+        sum(tl["edits"]) == 3
+        and [r["ok"] for r in tl["runs"]] == [False]
+        and list(tl["claims"]) == ["helper-1"]
+    )
 
 
 def test_searches_and_details_are_the_history_commands(served: Served, busy: Path) -> None:
@@ -151,18 +177,25 @@ def test_searches_and_details_are_the_history_commands(served: Served, busy: Pat
     shown = run("--json", "history", "show", "old1", cwd=busy).data()
     assert detail["task"] == shown["task"] and [f["path"] for f in detail["files"]] == ["old/a.py"]
     found = served.json("/api/history?q=earlier")
-    assert [t["task"]["ID"] for t in found["tasks"]] == ["old1"] and found["tasks"][0]["matched"] == ["description"]
+    assert [t["task"]["ID"] for t in found["tasks"]] == ["old1"] and found["tasks"][0]["matched"] == [
+        "description"
+    ]
     assert served.json("/api/history?q=nothing-like-this")["tasks"] == []
     assert [f["path"] for f in served.json("/api/files?q=M1")["shown"]] == ["src/m1.py"]
     assert served.json("/api/file?path=src/m0.py")["entries"] == [
-        [e[0], e[1]] for e in run("--json", "files", "check", "src/m0.py", cwd=busy).data()["entries"]]
+        [e[0], e[1]] for e in run("--json", "files", "check", "src/m0.py", cwd=busy).data()["entries"]
+    ]
     code, _, body = served.request("/api/task?id=nope")
     assert code == 400 and b"no archived task" in body and b"Traceback" not in body
 
 
 def test_every_request_needs_the_token(served: Served) -> None:
     for path in ("/", "/static/web.js", "/api/state", "/api/version", "/api/task?id=old1", "/nope"):
-        for cookie in (None, f"agentctl_web_{served.port}=wrong", f"agentctl_web_{served.port + 1}={served.token}"):
+        for cookie in (
+            None,
+            f"agentctl_web_{served.port}=wrong",
+            f"agentctl_web_{served.port + 1}={served.token}",
+        ):
             code, headers, body = served.request(path, cookie=cookie)
             assert code == 403, (path, cookie, code)
             assert b"move the imports" not in body and b"src/m" not in body and len(body) < 200
@@ -181,13 +214,17 @@ def test_the_token_in_the_url_becomes_a_strict_cookie(served: Served) -> None:
     assert code == 200 and headers["content-type"].startswith("text/html") and b"/static/web.js" in body
     assert headers["content-security-policy"] == CSP
     assert headers["x-content-type-options"] == "nosniff" and headers["referrer-policy"] == "no-referrer"
-    assert b"<script>" not in body and b"http://" not in body and b"https://" not in body  # nothing inline, nothing fetched
+    assert (
+        b"<script>" not in body and b"http://" not in body and b"https://" not in body
+    )  # nothing inline, nothing fetched
     code, headers, _ = served.request("/static/web.js")
     assert code == 200 and headers["content-type"].startswith("text/javascript")
     assert served.json(f"/api/version?token={served.token}")["version"]  # a script may give it in the query
 
 
-@pytest.mark.parametrize("host", ["evil.example:{port}", "127.0.0.1:{other}", "localhost", "", "127.0.0.1.nip.io:{port}"])
+@pytest.mark.parametrize(
+    "host", ["evil.example:{port}", "127.0.0.1:{other}", "localhost", "", "127.0.0.1.nip.io:{port}"]
+)
 def test_a_foreign_host_header_is_refused(served: Served, host: str) -> None:
     for path in ("/", "/api/state", f"/?token={served.token}"):
         code, _, body = served.request(path, host=host.format(port=served.port, other=served.port + 1))
@@ -199,14 +236,30 @@ def test_it_is_read_only(served: Served, busy: Path) -> None:
     state = busy / ".agent-state"
 
     def every_byte() -> dict[str, tuple[bytes, int]]:
-        return {str(p.relative_to(state)): (p.read_bytes(), p.stat().st_mtime_ns)
-                for p in sorted(state.rglob("*")) if p.is_file()}
+        return {
+            str(p.relative_to(state)): (p.read_bytes(), p.stat().st_mtime_ns)
+            for p in sorted(state.rglob("*"))
+            if p.is_file()
+        }
 
     before = every_byte()
     for _ in range(3):
-        for path in ("/", "/static/web.js", "/static/web.css", "/api/state", "/api/version", "/api/files?q=m",
-                     "/api/history?q=old", "/api/history", "/api/task?id=old1", "/api/file?path=src/m0.py",
-                     "/api/chart", "/api/diff?path=src/m0.py", "/api/diff?path=../x", "/x"):
+        for path in (
+            "/",
+            "/static/web.js",
+            "/static/web.css",
+            "/api/state",
+            "/api/version",
+            "/api/files?q=m",
+            "/api/history?q=old",
+            "/api/history",
+            "/api/task?id=old1",
+            "/api/file?path=src/m0.py",
+            "/api/chart",
+            "/api/diff?path=src/m0.py",
+            "/api/diff?path=../x",
+            "/x",
+        ):
             served.request(path)
         for method in ("POST", "PUT", "DELETE"):
             code, headers, _ = served.request("/api/state", method=method)
@@ -246,7 +299,9 @@ def test_bad_options_are_one_line(busy: Path) -> None:
     s = Served(busy, "--no-open")
     try:
         r = run("web", "--port", str(s.port), "--no-open", cwd=busy, timeout=30)
-        assert r.code == 3 and r.err.count("\n") == 1 and "cannot listen" in r.err and "Traceback" not in r.err
+        assert (
+            r.code == 3 and r.err.count("\n") == 1 and "cannot listen" in r.err and "Traceback" not in r.err
+        )
     finally:
         s.stop()
     r = run("web", "--no-open", cwd=busy.parent)
@@ -271,8 +326,10 @@ def test_opens_the_browser_only_when_asked_and_available(busy: Path, tmp_path: P
     # the browser as `ps` would show it: its whole command line, and what the page it was given says; each
     # file written whole under another name and renamed, the command line last: the test waits for the
     # content it reads, never for a file that is still being written
-    browser.write_text(f'#!/bin/sh\ncat "${{1#file://}}" > {record}.page.tmp && mv {record}.page.tmp {record}.page\n'
-                       f'echo "$0 $*" > {record}.tmp && mv {record}.tmp {record}\n')
+    browser.write_text(
+        f'#!/bin/sh\ncat "${{1#file://}}" > {record}.page.tmp && mv {record}.page.tmp {record}.page\n'
+        f'echo "$0 $*" > {record}.tmp && mv {record}.tmp {record}\n'
+    )
     browser.chmod(0o755)
     env = {"BROWSER": str(browser), "DISPLAY": ":99"}
     s = Served(busy, env=env)
@@ -327,7 +384,9 @@ def test_a_half_open_connection_is_closed_when_idle(busy: Path) -> None:
     try:
         sock = _idle_socket(s)
         sock.sendall(b"GET / HTTP/1.1\r\n")  # a request that never ends
-        assert sock.recv(1024) == b""  # the server hangs up (without the timeout: blocks until the 60 s timeout)
+        assert (
+            sock.recv(1024) == b""
+        )  # the server hangs up (without the timeout: blocks until the 60 s timeout)
         sock.close()
         assert s.request("/api/version")[0] == 200  # and still serves
     finally:
@@ -335,13 +394,19 @@ def test_a_half_open_connection_is_closed_when_idle(busy: Path) -> None:
 
 
 def test_connections_are_bounded_and_the_rest_told_busy(busy: Path) -> None:
-    s = Served(busy, "--no-open", env={"AGENTCTL_WEB_MAX_CONNECTIONS": "2", "AGENTCTL_WEB_IDLE_TIMEOUT": "120"})
+    s = Served(
+        busy, "--no-open", env={"AGENTCTL_WEB_MAX_CONNECTIONS": "2", "AGENTCTL_WEB_IDLE_TIMEOUT": "120"}
+    )
     try:
         from agentctl.web.server import RESERVE
 
-        held = [_idle_socket(s) for _ in range(2 + RESERVE)]  # the slots, then the reserve for the token's holders
+        held = [
+            _idle_socket(s) for _ in range(2 + RESERVE)
+        ]  # the slots, then the reserve for the token's holders
         for sock in held:  # each has a thread: a request line and headers on it are answered
-            sock.sendall(f"GET /api/version HTTP/1.1\r\nHost: {s.host}:{s.port}\r\nCookie: {s.cookie}\r\n\r\n".encode())
+            sock.sendall(
+                f"GET /api/version HTTP/1.1\r\nHost: {s.host}:{s.port}\r\nCookie: {s.cookie}\r\n\r\n".encode()
+            )
             assert sock.recv(4096).startswith(b"HTTP/1.1 200")
         code, _, body = s.request("/api/version")
         assert code == 503 and b"too many connections" in body
@@ -361,7 +426,9 @@ def test_a_client_with_the_cookie_is_answered_while_200_half_open_connections_ar
     import socket
     import struct
 
-    s = Served(busy, "--no-open", env={"AGENTCTL_WEB_IDLE_TIMEOUT": "120", "AGENTCTL_WEB_MAX_CONNECTIONS": "4"})
+    s = Served(
+        busy, "--no-open", env={"AGENTCTL_WEB_IDLE_TIMEOUT": "120", "AGENTCTL_WEB_MAX_CONNECTIONS": "4"}
+    )
     try:
         held = []
         for i in range(200):
@@ -398,8 +465,10 @@ def test_the_listen_backlog_is_not_five() -> None:
 
 
 def test_command_stays_off_the_hot_path(busy: Path) -> None:
-    code = ("import sys; from agentctl.cli.main import main; main(['resume']); "
-            "sys.stderr.write(' '.join(m for m in sys.modules if m.startswith(('agentctl.web.page', 'http'))))")
+    code = (
+        "import sys; from agentctl.cli.main import main; main(['resume']); "
+        "sys.stderr.write(' '.join(m for m in sys.modules if m.startswith(('agentctl.web.page', 'http'))))"
+    )
     proc = subprocess.run([sys.executable, "-c", code], cwd=busy, capture_output=True, text=True, check=False)
     assert proc.returncode == 0 and proc.stderr.strip() == ""
     assert "usage: agentctl web [--port N] [--no-open] [--host H]" in run("help", "web", cwd=busy).out
@@ -414,7 +483,10 @@ def test_a_broken_p0_rule_shows_until_acknowledged(tmp_path: Path) -> None:
     assert run("init", cwd=proj).code == 0
     assert run("constraints", "add", "P0", "deny-write: secrets/**", cwd=proj).code == 0
     (tmp_path / "list").write_text("src/app.py\n")
-    assert run("task", "start", "--id", "t1", "--desc", "d", "--files", str(tmp_path / "list"), cwd=proj).code == 0
+    assert (
+        run("task", "start", "--id", "t1", "--desc", "d", "--files", str(tmp_path / "list"), cwd=proj).code
+        == 0
+    )
     s = Served(proj, "--no-open")
     try:
         assert s.json("/api/state")["violations"] == []

@@ -23,8 +23,16 @@ from conftest import run
 from .test_web import Served, make_busy
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 HOOKED = """
 window.__ran = [];
 window.alert = window.confirm = window.prompt = (m) => { window.__ran.push(String(m)); };
@@ -33,7 +41,9 @@ WAIT_MS = 5000  # a change must show within a couple of seconds; generous under 
 
 if not os.path.exists(CHROMIUM):
     pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install -y chromium)", allow_module_level=True)
-sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed (pip install -e . --group dev)")
+sync_api = pytest.importorskip(
+    "playwright.sync_api", reason="Playwright is not installed (pip install -e . --group dev)"
+)
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +85,9 @@ def _text(page: Any, sel: str) -> str:
 
 
 def _until(page: Any, sel: str, want: str, t0: float) -> float:
-    page.wait_for_function("([s, w]) => document.querySelector(s).innerText.includes(w)", arg=[sel, want], timeout=WAIT_MS)
+    page.wait_for_function(
+        "([s, w]) => document.querySelector(s).innerText.includes(w)", arg=[sel, want], timeout=WAIT_MS
+    )
     return time.monotonic() - t0
 
 
@@ -87,20 +99,29 @@ def test_the_page_shows_the_cli_numbers(page: Any, busy: Path, tmp_path: Path) -
         assert _text(page, "#done-total").startswith("2/5") and "40%" in _text(page, "#done-total")
         assert _text(page, "#next") == task["NEXT"] and _text(page, "#state") == "ACTIVE"
         assert _text(page, "#runlevel") == "work" and _text(page, "#task-id") == "t1"
-        assert _text(page, "#verify-state") == "FAILED" and "src/m1.py:3: error: bad import" in _text(page, "#verify-errors")
+        assert _text(page, "#verify-state") == "FAILED" and "src/m1.py:3: error: bad import" in _text(
+            page, "#verify-errors"
+        )
         assert _text(page, "#tried") == "re-export the old name"
         assert _text(page, "#files-count").startswith("2 paths, 3 log entries")
         assert page.inner_text("#resume") == run("resume", cwd=busy).out.rstrip("\n")
         assert page.inner_text("#brief") == run("resume", "--brief", cwd=busy).out.rstrip("\n")
-        assert page.locator("#constraints .rule").count() == 2 and _text(page, "#constraints").startswith("P0")
+        assert page.locator("#constraints .rule").count() == 2 and _text(page, "#constraints").startswith(
+            "P0"
+        )
         assert "helper-1" in _text(page, "#claims") and "src/m2.py" in _text(page, "#claims")
-        assert page.locator("#timeline svg rect.edits").count() >= 1 and page.locator("#timeline svg circle.fail").count() == 1
+        assert (
+            page.locator("#timeline svg rect.edits").count() >= 1
+            and page.locator("#timeline svg circle.fail").count() == 1
+        )
         assert page.locator("#timeline svg rect.claim").count() == 1
         page.click("#history tbody tr")
         page.wait_for_selector("#detail:not([hidden])", timeout=WAIT_MS)
         assert _text(page, "#detail-id") == "old1" and "old/a.py" in _text(page, "#detail-files")
         page.fill("#files-q", "m1")
-        page.wait_for_function("() => document.querySelectorAll('#files tbody tr').length === 1", timeout=WAIT_MS)
+        page.wait_for_function(
+            "() => document.querySelectorAll('#files tbody tr').length === 1", timeout=WAIT_MS
+        )
         page.click("#files tbody tr")
         page.wait_for_selector("#files tr.entries", timeout=WAIT_MS)
         assert "MODIFY" in _text(page, "#files tr.entries")
@@ -121,7 +142,10 @@ def test_changes_appear_live_without_a_reload(page: Any, busy: Path) -> None:
         t0 = time.monotonic()
         assert run("verify", "start", cwd=busy).code == 1  # the same failure after the fix tried: a repeat
         took.append(_until(page, "#repeat", "REPEATED: this failure is identical to run 1", t0))
-        assert page.locator("#runs tr.REPEAT").count() == 1 and page.locator("#timeline svg circle.fail").count() == 2
+        assert (
+            page.locator("#runs tr.REPEAT").count() == 1
+            and page.locator("#timeline svg circle.fail").count() == 2
+        )
         t0 = time.monotonic()
         assert run("task", "done", "src/m2.py", cwd=busy).code == 0
         took.append(_until(page, "#done-total", "3/5", t0))
@@ -133,7 +157,9 @@ def test_changes_appear_live_without_a_reload(page: Any, busy: Path) -> None:
         assert run("verify", "start", cwd=busy).code == 0
         took.append(_until(page, "#verify-state", "PASSED", t0))
         assert page.locator("#timeline svg circle.pass").count() == 1
-        payload = json.dumps({"session_id": "s", "cwd": str(busy), "hook_event_name": "SessionStart", "source": "compact"})
+        payload = json.dumps(
+            {"session_id": "s", "cwd": str(busy), "hook_event_name": "SessionStart", "source": "compact"}
+        )
         t0 = time.monotonic()
         assert run("hook", "claude", "session-start", cwd=busy, stdin=payload).code == 0
         took.append(_until(page, "#compactions", "1 (last", t0))
@@ -154,14 +180,44 @@ BIDI_PATH = "src/evil\u202egnp.py"
 
 def test_hostile_values_are_text_and_run_nothing(page: Any, project: Path) -> None:
     (project / "old.txt").write_text(HOSTILE_PATH + "\n")
-    assert run("task", "start", "--id", "old1", "--desc", "archived " + HOSTILE_DESC, "--files", "old.txt", "--force",
-               cwd=project).code == 0  # --force: a hostile list looks like source code
+    assert (
+        run(
+            "task",
+            "start",
+            "--id",
+            "old1",
+            "--desc",
+            "archived " + HOSTILE_DESC,
+            "--files",
+            "old.txt",
+            "--force",
+            cwd=project,
+        ).code
+        == 0
+    )  # --force: a hostile list looks like source code
     assert run("files", "log", "MODIFY", HOSTILE_PATH, cwd=project).code == 0
     assert run("task", "stop", "--force", cwd=project).code == 0
     entries = [HOSTILE_PATH, "javascript:window.__pwned=6", BIDI_PATH, "src/bell\x07\x1b[31m.py", "src/ok.py"]
     (project / "list.txt").write_text("".join(e + "\n" for e in entries))
-    assert run("task", "start", "--id", "x1", "--desc", HOSTILE_DESC, "--files", "list.txt", "--force", cwd=project).code == 0
-    assert run("task", "update", "--notes", "one\ntwo\u2066three\x00".replace("\x00", "\x7f"), cwd=project).code == 0
+    assert (
+        run(
+            "task",
+            "start",
+            "--id",
+            "x1",
+            "--desc",
+            HOSTILE_DESC,
+            "--files",
+            "list.txt",
+            "--force",
+            cwd=project,
+        ).code
+        == 0
+    )
+    assert (
+        run("task", "update", "--notes", "one\ntwo\u2066three\x00".replace("\x00", "\x7f"), cwd=project).code
+        == 0
+    )
     assert run("constraints", "add", "P1", HOSTILE_RULE, cwd=project).code == 0
     for e in entries[:4]:
         assert run("files", "log", "MODIFY", e, cwd=project).code == 0, e
@@ -175,9 +231,17 @@ def test_hostile_values_are_text_and_run_nothing(page: Any, project: Path) -> No
         page.wait_for_timeout(500)
         assert page.evaluate("window.__pwned") is None and page.evaluate("window.__ran") == []
         assert page.evaluate("document.querySelectorAll('script').length") == 1
-        assert page.evaluate("document.querySelectorAll('img, iframe, a, object, embed, main svg svg').length") == 0
-        assert page.evaluate("[...document.querySelectorAll('*')].filter(e => [...e.attributes].some("
-                             "a => a.name.startsWith('on') || a.value.includes('javascript:'))).length") == 0
+        assert (
+            page.evaluate("document.querySelectorAll('img, iframe, a, object, embed, main svg svg').length")
+            == 0
+        )
+        assert (
+            page.evaluate(
+                "[...document.querySelectorAll('*')].filter(e => [...e.attributes].some("
+                "a => a.name.startsWith('on') || a.value.includes('javascript:'))).length"
+            )
+            == 0
+        )
         assert _text(page, "#desc") == HOSTILE_DESC
         assert HOSTILE_RULE in _text(page, "#constraints") and _text(page, "#tried") == HOSTILE_TRIED
         assert "<script>window.__pwned=7</script> error in x.py:1" in _text(page, "#verify-errors")
@@ -190,7 +254,9 @@ def test_hostile_values_are_text_and_run_nothing(page: Any, project: Path) -> No
         assert "archived " + HOSTILE_DESC in _text(page, "#history")
         page.click("#history tbody tr")
         page.wait_for_selector("#detail:not([hidden])", timeout=WAIT_MS)
-        assert ("archived " + HOSTILE_DESC) in _text(page, "#detail-summary") and HOSTILE_PATH in _text(page, "#detail-files")
+        assert ("archived " + HOSTILE_DESC) in _text(page, "#detail-summary") and HOSTILE_PATH in _text(
+            page, "#detail-files"
+        )
         assert page.evaluate("window.__pwned") is None and page.evaluate("window.__ran") == []
         assert page.evaluate("document.querySelectorAll('img, iframe, a, object, embed').length") == 0
         assert page.errors == []
@@ -203,8 +269,11 @@ def test_the_browser_without_the_token_gets_nothing(browser: Any, busy: Path) ->
     ctx = browser.new_context()
     try:
         pg = ctx.new_page()
-        for url in (f"http://127.0.0.1:{s.port}/", f"http://127.0.0.1:{s.port}/api/state",
-                    f"http://127.0.0.1:{s.port}/?token=wrong"):
+        for url in (
+            f"http://127.0.0.1:{s.port}/",
+            f"http://127.0.0.1:{s.port}/api/state",
+            f"http://127.0.0.1:{s.port}/?token=wrong",
+        ):
             resp = pg.goto(url)
             assert resp is not None and resp.status == 403
             assert "move the imports" not in pg.content() and "token" in pg.inner_text("body")
@@ -277,11 +346,21 @@ def test_what_matters_is_above_the_fold_at_1280x800(browser: Any, busy: Path, tm
         page.wait_for_selector("#violations:not([hidden])", timeout=WAIT_MS)
         page.wait_for_selector("#repeat:not([hidden])", timeout=WAIT_MS)
         assert page.evaluate("window.scrollY") == 0
-        for sel in ("#done-total", "#next", "#last", "#violations", "#verify-state", "#verify-errors", "#tried",
-                    "#repeat"):
+        for sel in (
+            "#done-total",
+            "#next",
+            "#last",
+            "#violations",
+            "#verify-state",
+            "#verify-errors",
+            "#tried",
+            "#repeat",
+        ):
             box = _box(page, sel)
             assert box["y"] >= 0 and box["y"] + box["height"] <= 800, (sel, box)
-        assert "db/schema.sql" in _text(page, "#violations") and "deny-write: db/**" in _text(page, "#violations")
+        assert "db/schema.sql" in _text(page, "#violations") and "deny-write: db/**" in _text(
+            page, "#violations"
+        )
         assert "src/m1.py:3: error: bad import" in _text(page, "#verify-errors")
         assert _text(page, "#tried") == "re-export the old name"
         assert _text(page, "#repeat").startswith(("REPEATED", "SAME ERROR"))  # the "same error" alert
@@ -307,13 +386,19 @@ def test_a_phone_width_reads(browser: Any, busy: Path, tmp_path: Path) -> None:
         assert page.evaluate("document.documentElement.scrollWidth") <= 390  # no sideways page
         split = page.evaluate(SPLIT_WORDS)
         assert split == [], " | ".join(split)
-        cells = page.evaluate("[...document.querySelectorAll('#files td:not(.path), #runs td:nth-child(-n+3)')]"
-                              ".filter(td => td.scrollWidth > td.clientWidth + 1).map(td => td.innerText)")
+        cells = page.evaluate(
+            "[...document.querySelectorAll('#files td:not(.path), #runs td:nth-child(-n+3)')]"
+            ".filter(td => td.scrollWidth > td.clientWidth + 1).map(td => td.innerText)"
+        )
         assert cells == []
         labels = page.locator("#timeline svg text.axis")
         boxes = [labels.nth(i).bounding_box() for i in range(labels.count())]
-        assert len(boxes) >= 3 and all(b is not None and b["height"] >= 10 for b in boxes), boxes  # 11 px text
-        axis = sorted((b for b in boxes if b is not None and b["y"] > boxes[0]["y"] + 20), key=lambda b: b["x"])
+        assert len(boxes) >= 3 and all(b is not None and b["height"] >= 10 for b in boxes), (
+            boxes
+        )  # 11 px text
+        axis = sorted(
+            (b for b in boxes if b is not None and b["y"] > boxes[0]["y"] + 20), key=lambda b: b["x"]
+        )
         assert len(axis) >= 2
         for a, b in zip(axis, axis[1:], strict=False):
             assert a["x"] + a["width"] <= b["x"], (a, b)  # the time labels do not overlap
@@ -332,10 +417,14 @@ def test_one_time_format_across_the_page(page: Any, busy: Path) -> None:
     s = Served(busy, "--no-open")
     try:
         _open(page, s)
-        texts = page.evaluate("[...document.querySelectorAll('#timeline svg text.axis')].slice(1).map(t => t.textContent)")
+        texts = page.evaluate(
+            "[...document.querySelectorAll('#timeline svg text.axis')].slice(1).map(t => t.textContent)"
+        )
         times = [t for t in texts if ":" in t]
         assert times and all(re.fullmatch(r"\d\d:\d\d:\d\d|\d\d-\d\d \d\d:\d\d", t) for t in times), texts
-        titles = page.evaluate("[...document.querySelectorAll('#timeline svg title')].map(t => t.textContent)")
+        titles = page.evaluate(
+            "[...document.querySelectorAll('#timeline svg title')].map(t => t.textContent)"
+        )
         assert titles and all(re.search(ISO, t) for t in titles if " at " in t or " from " in t), titles
         body = page.inner_text("body") + " ".join(titles) + " ".join(texts)
         assert not re.search(r"\d\d?:\d\d(:\d\d)? ?[AaPp]\.?[Mm]\b", body)  # no 12-hour clock anywhere
@@ -347,7 +436,10 @@ def test_one_time_format_across_the_page(page: Any, busy: Path) -> None:
 
 def test_the_page_shows_the_plan_with_the_running_task_highlighted(page: Any, project: Path) -> None:
     (project / "l.txt").write_text("src/a.ts\n")
-    assert run("plan", "add", "migrate", "--desc", "migrate the imports", "--files", "l.txt", cwd=project).code == 0
+    assert (
+        run("plan", "add", "migrate", "--desc", "migrate the imports", "--files", "l.txt", cwd=project).code
+        == 0
+    )
     assert run("plan", "add", "api", "--desc", "change the API", "--after", "migrate", cwd=project).code == 0
     s = Served(project, "--no-open")
     try:
@@ -360,7 +452,10 @@ def test_the_page_shows_the_plan_with_the_running_task_highlighted(page: Any, pr
         _until(page, "#plan-head", "1 active", time.monotonic())
         running = page.locator("#plan tr.running")
         assert running.count() == 1 and running.inner_text().startswith("migrate\tactive")
-        assert page.evaluate("getComputedStyle(document.querySelector('#plan tr.running td')).fontWeight") == "700"
+        assert (
+            page.evaluate("getComputedStyle(document.querySelector('#plan tr.running td')).fontWeight")
+            == "700"
+        )
         assert page.errors == []
     finally:
         s.stop()

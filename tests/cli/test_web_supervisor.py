@@ -28,8 +28,12 @@ HOSTILE_NAME = "<img src=x onerror=window.__pwned=1>.py"
 
 
 def git(cwd: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", *args],
-                   cwd=cwd, check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+    )
 
 
 @pytest.fixture
@@ -42,7 +46,9 @@ def make_repo(proj: Path) -> Path:
     (proj / "src").mkdir(parents=True)
     git(proj, "init", "-q")
     for i in range(10):
-        (proj / "src" / f"m{i}.py").write_text(f"from lib import old_name\n\n\ndef f{i}():\n    return old_name({i})\n")
+        (proj / "src" / f"m{i}.py").write_text(
+            f"from lib import old_name\n\n\ndef f{i}():\n    return old_name({i})\n"
+        )
     (proj / "check.sh").write_text("exit 0\n")
     git(proj, "add", "-A")
     git(proj, "commit", "-q", "-m", "start")
@@ -76,7 +82,10 @@ class Steps:
     def spread(self, minutes: float) -> None:
         now = datetime.now().astimezone().replace(microsecond=0)
         steps = len(self.marks) - 1
-        when = [now - timedelta(minutes=minutes * (1 - k / steps)) - timedelta(seconds=30) for k in range(steps + 1)]
+        when = [
+            now - timedelta(minutes=minutes * (1 - k / steps)) - timedelta(seconds=30)
+            for k in range(steps + 1)
+        ]
         mapped: dict[str, str] = {}  # an old time -> its new one (the last step that had it)
         pinned: dict[str, str] = {}  # whole values the status files quote exactly: each log's first line
         for rel in self.LOGS:
@@ -99,10 +108,16 @@ class Steps:
         begun = [ln.split("|", 1)[0] for ln in log.splitlines() if "|task|start|" in ln]
         task = self.state / "services/task/status"
         started = re.search(r"(?m)^STARTED=(.*)$", task.read_text())
-        if begun and started:  # STARTED is the running task's `task start` line, whatever else shared its second
+        if (
+            begun and started
+        ):  # STARTED is the running task's `task start` line, whatever else shared its second
             pinned["STARTED=" + started.group(1)] = "STARTED=" + begun[-1]
         compacted = [ln.split("|", 1)[0] for ln in log.splitlines() if "|session|compact|" in ln]
-        last = re.search(r"(?m)^LAST_COMPACTION=(.*)$", (self.state / "session").read_text()) if compacted else None
+        last = (
+            re.search(r"(?m)^LAST_COMPACTION=(.*)$", (self.state / "session").read_text())
+            if compacted
+            else None
+        )
         if last:
             pinned["LAST_COMPACTION=" + last.group(1)] = "LAST_COMPACTION=" + compacted[-1]
         for rel in self.STATUS:
@@ -124,16 +139,61 @@ def make_supervised(project: Path, *, spread: float = 90.0) -> Path:
     step = Steps(project)
     (project / "old.txt").write_text("src/lib.py\n")
     (project / "src" / "lib.py").write_text("def new_name(x):\n    return x\n")
-    step(lambda: run("task", "start", "--id", "setup", "--desc", "add the new name beside the old", "--files", "old.txt", cwd=project))
-    step(lambda: (run("files", "log", "CREATE", "src/lib.py", cwd=project), run("task", "done", "src/lib.py", cwd=project),
-                  run("task", "stop", "--force", cwd=project)))
+    step(
+        lambda: run(
+            "task",
+            "start",
+            "--id",
+            "setup",
+            "--desc",
+            "add the new name beside the old",
+            "--files",
+            "old.txt",
+            cwd=project,
+        )
+    )
+    step(
+        lambda: (
+            run("files", "log", "CREATE", "src/lib.py", cwd=project),
+            run("task", "done", "src/lib.py", cwd=project),
+            run("task", "stop", "--force", cwd=project),
+        )
+    )
     (project / "list.txt").write_text("".join(f"src/m{i}.py\n" for i in range(10)))
     assert run("constraints", "add", "P0", "deny-write: db/**", cwd=project).code == 0
     assert run("constraints", "add", "P1", "keep the public names", cwd=project).code == 0
-    step(lambda: run("task", "start", "--id", "rename", "--desc", "rename old_name to new_name", "--files", "list.txt", cwd=project))
-    assert run("interfaces", "add", "lib.name", "--old", "old_name", "--new", "new_name", "--paths", "src/**", cwd=project).code == 0
+    step(
+        lambda: run(
+            "task",
+            "start",
+            "--id",
+            "rename",
+            "--desc",
+            "rename old_name to new_name",
+            "--files",
+            "list.txt",
+            cwd=project,
+        )
+    )
+    assert (
+        run(
+            "interfaces",
+            "add",
+            "lib.name",
+            "--old",
+            "old_name",
+            "--new",
+            "new_name",
+            "--paths",
+            "src/**",
+            cwd=project,
+        ).code
+        == 0
+    )
     assert run("verify", "add", "sh check.sh", cwd=project).code == 0
-    payload = json.dumps({"session_id": "s", "cwd": str(project), "hook_event_name": "SessionStart", "source": "compact"})
+    payload = json.dumps(
+        {"session_id": "s", "cwd": str(project), "hook_event_name": "SessionStart", "source": "compact"}
+    )
     for i in range(6):
         rel = f"src/m{i}.py"
         mod = project / rel
@@ -165,7 +225,10 @@ def test_the_chart_is_done_and_total_over_time(supervised: Path) -> None:
         c = s.json("/api/chart")
     finally:
         s.stop()
-    assert c["task"] == "rename" and (c["done"], c["total"]) == (int(task["DONE"]), int(task["TOTAL"])) == (6, 10)
+    assert c["task"] == "rename" and (c["done"], c["total"]) == (int(task["DONE"]), int(task["TOTAL"])) == (
+        6,
+        10,
+    )
     pts = c["points"]
     assert pts[0][1:] == [0, 10] and pts[-1][1:] == [6, 10]
     assert [p[1] for p in pts] == sorted(p[1] for p in pts)  # DONE only grows in this task
@@ -175,7 +238,9 @@ def test_the_chart_is_done_and_total_over_time(supervised: Path) -> None:
     rate = 6 / ((c["now"] - c["start"]) / 3600)
     assert c["finish"] is not None and c["note"] == ""
     assert c["finish"]["rate"] == pytest.approx(rate, rel=0.02)
-    assert c["finish"]["t"] == pytest.approx(c["now"] + 4 / rate * 3600, rel=0.001)  # linear from the DONE rate
+    assert c["finish"]["t"] == pytest.approx(
+        c["now"] + 4 / rate * 3600, rel=0.001
+    )  # linear from the DONE rate
 
 
 def test_no_projection_with_fewer_than_two_done(repo: Path) -> None:
@@ -195,15 +260,24 @@ def test_no_projection_with_fewer_than_two_done(repo: Path) -> None:
 
 def test_the_chart_is_bounded(repo: Path) -> None:
     (repo / "list.txt").write_text("".join(f"e/{i}.py\n" for i in range(3000)))
-    assert run("task", "start", "--id", "big", "--desc", "d", "--files", "list.txt", "--force", cwd=repo).code == 0
+    assert (
+        run("task", "start", "--id", "big", "--desc", "d", "--files", "list.txt", "--force", cwd=repo).code
+        == 0
+    )
     start = datetime.now().astimezone().replace(microsecond=0) - timedelta(hours=3)
-    lines = "".join(f"{(start + timedelta(seconds=3 * i)).isoformat()}|task|done|e/{i}.py\n" for i in range(2500))
-    with open(repo / ".agent-state" / "logs" / "agent.log", "a") as fh:  # 2,500 `task done` lines, as many commands leave
+    lines = "".join(
+        f"{(start + timedelta(seconds=3 * i)).isoformat()}|task|done|e/{i}.py\n" for i in range(2500)
+    )
+    with open(
+        repo / ".agent-state" / "logs" / "agent.log", "a"
+    ) as fh:  # 2,500 `task done` lines, as many commands leave
         fh.write(lines)
     status = repo / ".agent-state" / "services" / "task" / "status"
     text = status.read_text()
     started = next(ln for ln in text.splitlines() if ln.startswith("STARTED="))
-    status.write_text(text.replace(started, "STARTED=" + (start - timedelta(seconds=1)).isoformat()))  # the task began then
+    status.write_text(
+        text.replace(started, "STARTED=" + (start - timedelta(seconds=1)).isoformat())
+    )  # the task began then
     s = Served(repo, "--no-open")
     try:
         c = s.json("/api/chart")
@@ -250,9 +324,15 @@ def test_a_path_outside_the_project_is_refused_in_one_line(repo: Path, tmp_path:
     os.symlink(tmp_path, repo / "outdir")
     s = Served(repo, "--no-open")
     try:
-        for path, why in (("../secret.txt", "leads out of the project ('..')"), (str(tmp_path / "secret.txt"), "is absolute"),
-                          ("out.txt", "a link that leads out"), ("outdir/secret.txt", "a link that leads out"),
-                          ("src", "is a folder"), ("", "give the path of a file"), (".git/config", "inside git's own folder")):
+        for path, why in (
+            ("../secret.txt", "leads out of the project ('..')"),
+            (str(tmp_path / "secret.txt"), "is absolute"),
+            ("out.txt", "a link that leads out"),
+            ("outdir/secret.txt", "a link that leads out"),
+            ("src", "is a folder"),
+            ("", "give the path of a file"),
+            (".git/config", "inside git's own folder"),
+        ):
             code, _, body = s.request("/api/diff?path=" + quote(path))
             assert code == 400, (path, body)
             err = json.loads(body)["error"]
@@ -286,8 +366,12 @@ def test_interfaces_carry_the_services_count(supervised: Path) -> None:
 
 def test_the_diff_writes_nothing(supervised: Path) -> None:
     def every_byte() -> dict[str, tuple[bytes, int]]:
-        return {str(p.relative_to(supervised)): (p.read_bytes(), p.stat().st_mtime_ns)
-                for folder in (supervised / ".agent-state", supervised / ".git") for p in sorted(folder.rglob("*")) if p.is_file()}
+        return {
+            str(p.relative_to(supervised)): (p.read_bytes(), p.stat().st_mtime_ns)
+            for folder in (supervised / ".agent-state", supervised / ".git")
+            for p in sorted(folder.rglob("*"))
+            if p.is_file()
+        }
 
     s = Served(supervised, "--no-open")
     try:
@@ -322,7 +406,11 @@ def test_without_a_task_the_diff_is_against_head(repo: Path) -> None:
         d = s.json("/api/diff?path=src/m3.py")
     finally:
         s.stop()
-    assert d["base"] == "HEAD" and d["note"] == "no task baseline recorded: against HEAD" and "+changed" in d["diff"]
+    assert (
+        d["base"] == "HEAD"
+        and d["note"] == "no task baseline recorded: against HEAD"
+        and "+changed" in d["diff"]
+    )
 
 
 def test_the_interfaces_count_follows_the_tree(supervised: Path) -> None:
@@ -331,7 +419,9 @@ def test_the_interfaces_count_follows_the_tree(supervised: Path) -> None:
         assert s.json("/api/state")["interfaces"][0]["old_uses"] == 8
         mod = supervised / "src" / "m6.py"
         mod.write_text(mod.read_text().replace("old_name", "new_name"))
-        assert run("task", "done", "src/m6.py", cwd=supervised).code == 0  # the state moves: the page rebuilds
+        assert (
+            run("task", "done", "src/m6.py", cwd=supervised).code == 0
+        )  # the state moves: the page rebuilds
         state = s.json("/api/state")
         assert state["interfaces"][0]["old_uses"] == 6 and state["interfaces"][0]["files"] == 3
         assert "6 old uses left" in state["resume"]

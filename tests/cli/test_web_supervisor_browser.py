@@ -44,16 +44,28 @@ def test_the_chart_shows_progress_compactions_runs_and_the_finish(page: Any, sup
     try:
         _open(page, s)
         _chart(page)
-        assert page.locator("#chart svg path.total").count() == 1 and page.locator("#chart svg line.proj").count() == 1
+        assert (
+            page.locator("#chart svg path.total").count() == 1
+            and page.locator("#chart svg line.proj").count() == 1
+        )
         assert page.locator("#chart svg line.comp").count() == 1
-        assert page.locator("#chart svg circle.fail").count() == 1 and page.locator("#chart svg circle.pass").count() == 1
+        assert (
+            page.locator("#chart svg circle.fail").count() == 1
+            and page.locator("#chart svg circle.pass").count() == 1
+        )
         note = _text(page, "#chart-note")
-        assert re.fullmatch(r"projected finish \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(in .+ at \d+\.\d entries/hour\)", note), note
+        assert re.fullmatch(
+            r"projected finish \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(in .+ at \d+\.\d entries/hour\)", note
+        ), note
         done = page.locator("#chart svg path.done").bounding_box()
-        assert done is not None and done["width"] > 300 and done["height"] > 40  # a line that rises across the chart
+        assert (
+            done is not None and done["width"] > 300 and done["height"] > 40
+        )  # a line that rises across the chart
         assert run("task", "done", "src/m6.py", cwd=supervised).code == 0  # live: no reload
-        page.wait_for_function("() => document.querySelector('#chart svg path.done title').textContent === 'DONE 7 of 10'",
-                               timeout=WAIT_MS)
+        page.wait_for_function(
+            "() => document.querySelector('#chart svg path.done title').textContent === 'DONE 7 of 10'",
+            timeout=WAIT_MS,
+        )
         assert page.errors == []
     finally:
         s.stop()
@@ -77,7 +89,9 @@ def test_a_click_on_a_file_shows_its_diff(page: Any, supervised: Path) -> None: 
     try:
         _open(page, s)
         page.fill("#files-q", "m1.py")
-        page.wait_for_function("() => document.querySelectorAll('#files tbody tr').length === 1", timeout=WAIT_MS)
+        page.wait_for_function(
+            "() => document.querySelectorAll('#files tbody tr').length === 1", timeout=WAIT_MS
+        )
         _diff(page, page.locator("#files tbody tr"))
         assert _text(page, "#diff-path") == "src/m1.py"
         assert "+from lib import new_name" in _text(page, "#diff") and page.locator("#diff .del").count() == 2
@@ -89,15 +103,21 @@ def test_a_click_on_a_file_shows_its_diff(page: Any, supervised: Path) -> None: 
 
 
 def test_a_hostile_file_name_in_the_diff_is_text(page: Any, repo: Path) -> None:  # noqa: F811
-    (repo / HOSTILE_NAME).write_text("<script>window.__pwned=2</script><img src=x onerror=window.__pwned=3>\n")
+    (repo / HOSTILE_NAME).write_text(
+        "<script>window.__pwned=2</script><img src=x onerror=window.__pwned=3>\n"
+    )
     (repo / "list.txt").write_text(HOSTILE_NAME + "\n")
-    assert run("task", "start", "--id", "t", "--desc", "d", "--files", "list.txt", "--force", cwd=repo).code == 0
+    assert (
+        run("task", "start", "--id", "t", "--desc", "d", "--files", "list.txt", "--force", cwd=repo).code == 0
+    )
     assert run("files", "log", "CREATE", HOSTILE_NAME, cwd=repo).code == 0
     s = Served(repo, "--no-open")
     try:
         _open(page, s)
         _diff(page, page.locator("#files tbody tr"))
-        assert _text(page, "#diff-path") == HOSTILE_NAME and "+<script>window.__pwned=2</script>" in _text(page, "#diff")
+        assert _text(page, "#diff-path") == HOSTILE_NAME and "+<script>window.__pwned=2</script>" in _text(
+            page, "#diff"
+        )
         assert _text(page, "#diff-note") == "not tracked by git: shown as all new"
         page.wait_for_timeout(300)
         assert page.evaluate("window.__pwned") is None and page.evaluate("window.__ran") == []
@@ -116,7 +136,10 @@ def test_interfaces_title_banner_and_headings(page: Any, supervised: Path) -> No
         assert "lib.name: old_name -> new_name (8 old uses in 4 files)" in _text(page, "#interfaces")
         assert page.title() == "⚠ 6/10 · agentctl"  # the open violation needs the person
         banner = _text(page, "#violations")
-        assert " — restore it with `git checkout -- db/schema.sql`" in banner and "restore: restore" not in banner
+        assert (
+            " — restore it with `git checkout -- db/schema.sql`" in banner
+            and "restore: restore" not in banner
+        )
         heads = page.evaluate("""[...document.querySelectorAll('.card > h2')].filter(h => h.getClientRects().length).map(h => {
             const prev = h.previousElementSibling, a = h.getBoundingClientRect();
             const b = prev ? prev.getBoundingClientRect() : null;
@@ -126,8 +149,12 @@ def test_interfaces_title_banner_and_headings(page: Any, supervised: Path) -> No
             assert above <= top, (name, above, top)  # nothing above a heading reaches into it
         box = page.locator("#constraints").bounding_box()
         head = page.locator("#constraints + h2").bounding_box()
-        assert box is not None and head is not None and box["y"] + box["height"] + 8 <= head["y"]  # and it stands apart
-        assert run("constraints", "ack", "db/schema.sql", cwd=supervised).code == 0  # the person saw it; the check passes
+        assert (
+            box is not None and head is not None and box["y"] + box["height"] + 8 <= head["y"]
+        )  # and it stands apart
+        assert (
+            run("constraints", "ack", "db/schema.sql", cwd=supervised).code == 0
+        )  # the person saw it; the check passes
         page.wait_for_function("() => document.title === '6/10 · agentctl'", timeout=WAIT_MS)
         (supervised / "check.sh").write_text("exit 1\n")
         assert run("verify", "start", cwd=supervised).code == 1  # a failure needs the person again
@@ -143,12 +170,16 @@ def test_the_timeline_bars_read_on_a_phone(browser: Any, supervised: Path) -> No
         pg = ctx.new_page()
         _open(pg, s)
         pg.wait_for_selector("#timeline svg rect.edits", timeout=WAIT_MS)
-        bars = pg.evaluate("[...document.querySelectorAll('#timeline svg rect.edits')].map(r => {"
-                           "const b = r.getBoundingClientRect(); return [b.width, b.height]; })")
+        bars = pg.evaluate(
+            "[...document.querySelectorAll('#timeline svg rect.edits')].map(r => {"
+            "const b = r.getBoundingClientRect(); return [b.width, b.height]; })"
+        )
         assert bars and all(w >= 6 and h >= 6 for w, h in bars), bars
         _chart(pg)
-        labels = pg.evaluate("[...document.querySelectorAll('#chart svg text.axis')].map(t => {"
-                             "const b = t.getBoundingClientRect(); return [b.left, b.right, b.top]; })")
+        labels = pg.evaluate(
+            "[...document.querySelectorAll('#chart svg text.axis')].map(t => {"
+            "const b = t.getBoundingClientRect(); return [b.left, b.right, b.top]; })"
+        )
         axis = sorted(b for b in labels if b[2] > labels[0][2] + 20)  # the time labels under the chart
         assert len(axis) >= 2 and all(a[1] <= b[0] for a, b in zip(axis, axis[1:], strict=False)), axis
         chart = pg.locator("#chart svg").bounding_box()
@@ -163,7 +194,9 @@ def test_the_screenshots(browser: Any, tmp_path: Path) -> None:  # noqa: F811
     """docs/web.png (1280×800: the whole page, its first 800 px the first screen) and docs/web-phone.png
     (390×844, the whole page) of the supervised scenario."""
     out = DOCS if SHOTS else tmp_path
-    work = Path(tempfile.mkdtemp(prefix="agentctl-web-demo-"))  # a short path in the header, as a person's would be
+    work = Path(
+        tempfile.mkdtemp(prefix="agentctl-web-demo-")
+    )  # a short path in the header, as a person's would be
     try:
         _shots(browser, make_supervised(make_repo(work / "shop-api")), out)
     finally:
@@ -173,8 +206,10 @@ def test_the_screenshots(browser: Any, tmp_path: Path) -> None:  # noqa: F811
 def _shots(browser: Any, supervised: Path, out: Path) -> None:  # noqa: F811
     s = Served(supervised, "--no-open")
     try:
-        for name, view, full in (("web.png", {"width": 1280, "height": 800}, True),
-                                 ("web-phone.png", {"width": 390, "height": 844}, True)):
+        for name, view, full in (
+            ("web.png", {"width": 1280, "height": 800}, True),
+            ("web-phone.png", {"width": 390, "height": 844}, True),
+        ):
             ctx = browser.new_context(viewport=view, device_scale_factor=1)
             try:
                 pg = ctx.new_page()
@@ -185,7 +220,9 @@ def _shots(browser: Any, supervised: Path, out: Path) -> None:  # noqa: F811
                     _diff(pg, pg.locator("#files tbody tr", has_text="src/m1.py"))
                 pg.evaluate("document.fonts.ready")
                 pg.screenshot(path=str(out / name), full_page=full)
-                assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and (out / name).stat().st_size > 20_000
+                assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and (
+                    out / name
+                ).stat().st_size > 20_000
             finally:
                 ctx.close()
     finally:

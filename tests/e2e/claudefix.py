@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import Claude
 from .fake_anthropic import (
     JSON,
     Event,
@@ -15,6 +14,7 @@ from .fake_anthropic import (
     events,
 )
 from .harness import (
+    Binary,
     Run,
     require_integration,
     run_cli,
@@ -23,7 +23,7 @@ from .harness import (
 RUN_TIMEOUT = 150  # seconds for one `claude` invocation
 
 
-def run_claude(claude: Claude, project: Path, env: dict[str, str], label: str, args: list[str]) -> Run:
+def run_claude(claude: Binary, project: Path, env: dict[str, str], label: str, args: list[str]) -> Run:
     return run_cli(claude, project, env, label, args, RUN_TIMEOUT)
 
 

@@ -75,8 +75,15 @@ with open(os.path.join(sys.argv[1], name), "wb") as f:
 """
 
 
-HOOK_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "PreCompact", "PostCompact",
-               "Stop")
+HOOK_EVENTS = (
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "PreCompact",
+    "PostCompact",
+    "Stop",
+)
 
 
 def write_codex_home(home: Path, base_url: str, project: Path, payloads: Path) -> None:
@@ -98,9 +105,20 @@ def write_codex_home(home: Path, base_url: str, project: Path, payloads: Path) -
         f"[projects.{json.dumps(str(project))}]\n"
         'trust_level = "trusted"\n'
     )
-    hooks = {event: [{"hooks": [{"type": "command", "timeout": 10,
-                                 "command": f"'{sys.executable}' '{recorder}' '{payloads}' {event}"}]}]
-             for event in HOOK_EVENTS}
+    hooks = {
+        event: [
+            {
+                "hooks": [
+                    {
+                        "type": "command",
+                        "timeout": 10,
+                        "command": f"'{sys.executable}' '{recorder}' '{payloads}' {event}",
+                    }
+                ]
+            }
+        ]
+        for event in HOOK_EVENTS
+    }
     (home / "hooks.json").write_text(json.dumps({"hooks": hooks}, indent=1))
 
 

@@ -15,10 +15,15 @@ from pathlib import Path
 
 import pytest
 
+from .claudefix import agentctl_with_claude_integration  # noqa: F401  (a fixture for every e2e module)
+from .codexfix import agentctl_with_codex_integration, codex  # noqa: F401  (fixtures)
+from .geminifix import agentctl_with_gemini_integration, gemini  # noqa: F401  (fixtures)
 from .harness import HERE, Binary, Pinned, agentctl_command, clean_env, find_binary
 
 Claude = Binary
-CLAUDE = Pinned("Claude Code", "claude", HERE / "install_claude.sh", "CLAUDE_CODE_VERSION", "AGENTCTL_CLAUDE_BIN")
+CLAUDE = Pinned(
+    "Claude Code", "claude", HERE / "install_claude.sh", "CLAUDE_CODE_VERSION", "AGENTCTL_CLAUDE_BIN"
+)
 
 
 @pytest.fixture(scope="session")

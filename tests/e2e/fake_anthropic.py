@@ -163,13 +163,21 @@ def events(body: JSON) -> list[Event]:
             if kind == "text":
                 out.append(Event(len(out), role, "text", str(block.get("text", ""))))
             elif kind == "tool_use":
-                out.append(Event(len(out), role, "tool_use", block=block,
-                                 tool_use_id=str(block.get("id", ""))))
+                out.append(
+                    Event(len(out), role, "tool_use", block=block, tool_use_id=str(block.get("id", "")))
+                )
             elif kind == "tool_result":
-                out.append(Event(len(out), role, "tool_result",
-                                 block_text(block.get("content", "")), block=block,
-                                 tool_use_id=str(block.get("tool_use_id", "")),
-                                 is_error=bool(block.get("is_error", False))))
+                out.append(
+                    Event(
+                        len(out),
+                        role,
+                        "tool_result",
+                        block_text(block.get("content", "")),
+                        block=block,
+                        tool_use_id=str(block.get("tool_use_id", "")),
+                        is_error=bool(block.get("is_error", False)),
+                    )
+                )
     return out
 
 
@@ -194,7 +202,7 @@ def hook_context(body: JSON, event: str) -> list[str]:
         for n, mark in enumerate(marks):
             end = marks[n + 1].start() if n + 1 < len(marks) else len(item.text)
             if mark.group(1) == event:
-                pieces.append(item.text[mark.end():end])
+                pieces.append(item.text[mark.end() : end])
     return pieces
 
 
@@ -249,8 +257,12 @@ def cached_usage(total: int) -> JSON:
     part written to it, the rest new input; the three add up to ``total`` (the context in use)."""
     read = total * 8 // 10
     created = total * 15 // 100
-    return {"input_tokens": total - read - created, "output_tokens": 16, "cache_creation_input_tokens": created,
-            "cache_read_input_tokens": read}
+    return {
+        "input_tokens": total - read - created,
+        "output_tokens": 16,
+        "cache_creation_input_tokens": created,
+        "cache_read_input_tokens": read,
+    }
 
 
 def _message(body: JSON, reply: Reply, input_tokens: int, usage: Callable[[int], JSON] = _usage) -> JSON:
@@ -274,40 +286,58 @@ def _stream_events(message: JSON) -> Iterator[bytes]:
         if block["type"] == "text":
             yield sse(
                 "content_block_start",
-                {"type": "content_block_start", "index": index,
-                 "content_block": {"type": "text", "text": ""}},
+                {
+                    "type": "content_block_start",
+                    "index": index,
+                    "content_block": {"type": "text", "text": ""},
+                },
             )
             text = block["text"]
             step = 64
             for start in range(0, max(len(text), 1), step):
                 yield sse(
                     "content_block_delta",
-                    {"type": "content_block_delta", "index": index,
-                     "delta": {"type": "text_delta", "text": text[start:start + step]}},
+                    {
+                        "type": "content_block_delta",
+                        "index": index,
+                        "delta": {"type": "text_delta", "text": text[start : start + step]},
+                    },
                 )
         elif block["type"] == "tool_use":
             yield sse(
                 "content_block_start",
-                {"type": "content_block_start", "index": index,
-                 "content_block": {"type": "tool_use", "id": block["id"],
-                                   "name": block["name"], "input": {}}},
+                {
+                    "type": "content_block_start",
+                    "index": index,
+                    "content_block": {
+                        "type": "tool_use",
+                        "id": block["id"],
+                        "name": block["name"],
+                        "input": {},
+                    },
+                },
             )
             raw = json.dumps(block["input"])
             half = len(raw) // 2
             for piece in (raw[:half], raw[half:]):
                 yield sse(
                     "content_block_delta",
-                    {"type": "content_block_delta", "index": index,
-                     "delta": {"type": "input_json_delta", "partial_json": piece}},
+                    {
+                        "type": "content_block_delta",
+                        "index": index,
+                        "delta": {"type": "input_json_delta", "partial_json": piece},
+                    },
                 )
         else:  # pragma: no cover - policies only produce text and tool_use
             raise ValueError(f"unsupported block type {block['type']!r}")
         yield sse("content_block_stop", {"type": "content_block_stop", "index": index})
     yield sse(
         "message_delta",
-        {"type": "message_delta",
-         "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
-         "usage": {"output_tokens": message["usage"]["output_tokens"]}},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
+            "usage": {"output_tokens": message["usage"]["output_tokens"]},
+        },
     )
     yield sse("message_stop", {"type": "message_stop"})
 
@@ -341,7 +371,9 @@ class FakeAnthropic(RecordingServer[Reply]):
         ``on_request`` is called for each ``/v1/messages`` request as it arrives,
         before it is answered (e.g. to snapshot files the hooks write)."""
         super().__init__(policy, record_dir=record_dir, input_tokens=input_tokens, on_request=on_request)
-        self.usage = usage  # the usage block for a prompt of N tokens (cached_usage: as a cached conversation)
+        self.usage = (
+            usage  # the usage block for a prompt of N tokens (cached_usage: as a cached conversation)
+        )
 
     def on_post(self, exchange: Exchange, record: Recorded) -> None:
         body = record.body
@@ -353,9 +385,12 @@ class FakeAnthropic(RecordingServer[Reply]):
             record.kind = "other"
             exchange.send_json(200, {})
             return
-        reply = self.consult(record, classify,
-                             lambda kind, b: self.policy(b) if kind != "side" else side_call_reply(b),
-                             Reply.text)
+        reply = self.consult(
+            record,
+            classify,
+            lambda kind, b: self.policy(b) if kind != "side" else side_call_reply(b),
+            Reply.text,
+        )
         message = _message(body, reply, self.input_tokens(body), self.usage)
         record.reply = message
         self.save(record)

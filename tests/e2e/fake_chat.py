@@ -34,9 +34,26 @@ from typing import Any
 
 from .harness import JSON, Exchange, Recorded, RecordingServer
 
-__all__ = ["JSON", "Event", "FakeChat", "Policy", "Recorded", "Reply", "ToolCall", "all_text", "approx_tokens",
-           "assistant_tool_calls", "content_text", "events", "last_user_text", "messages", "parse_chat_sse",
-           "system_text", "tool_names", "tool_results"]
+__all__ = [
+    "JSON",
+    "Event",
+    "FakeChat",
+    "Policy",
+    "Recorded",
+    "Reply",
+    "ToolCall",
+    "all_text",
+    "approx_tokens",
+    "assistant_tool_calls",
+    "content_text",
+    "events",
+    "last_user_text",
+    "messages",
+    "parse_chat_sse",
+    "system_text",
+    "tool_names",
+    "tool_results",
+]
 
 MODEL_NAME = "fake-model"
 
@@ -60,8 +77,11 @@ class ToolCall:
     id: str = field(default_factory=lambda: _id("call"))
 
     def as_json(self) -> JSON:
-        return {"id": self.id, "type": "function",
-                "function": {"name": self.name, "arguments": json.dumps(self.arguments)}}
+        return {
+            "id": self.id,
+            "type": "function",
+            "function": {"name": self.name, "arguments": json.dumps(self.arguments)},
+        }
 
 
 @dataclass
@@ -108,8 +128,11 @@ def content_text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(str(part.get("text", "")) for part in content
-                         if isinstance(part, dict) and part.get("type") in ("text", "input_text", None))
+        return "\n".join(
+            str(part.get("text", ""))
+            for part in content
+            if isinstance(part, dict) and part.get("type") in ("text", "input_text", None)
+        )
     return ""
 
 
@@ -120,8 +143,9 @@ def messages(body: JSON) -> list[JSON]:
 
 def system_text(body: JSON) -> str:
     """Every ``system`` (and ``developer``) message's text, joined."""
-    return "\n".join(content_text(m.get("content")) for m in messages(body)
-                     if m.get("role") in ("system", "developer"))
+    return "\n".join(
+        content_text(m.get("content")) for m in messages(body) if m.get("role") in ("system", "developer")
+    )
 
 
 def all_text(body: JSON) -> str:
@@ -164,15 +188,23 @@ def assistant_tool_calls(body: JSON) -> list[tuple[str, str, JSON]]:
                 args = json.loads(raw) if isinstance(raw, str) else raw
             except json.JSONDecodeError:
                 args = None
-            out.append((str(call.get("id", "")), str(function.get("name", "")),
-                        args if isinstance(args, dict) else {"_raw": raw}))
+            out.append(
+                (
+                    str(call.get("id", "")),
+                    str(function.get("name", "")),
+                    args if isinstance(args, dict) else {"_raw": raw},
+                )
+            )
     return out
 
 
 def tool_results(body: JSON) -> dict[str, str]:
     """Map tool_call_id -> result text for every ``tool`` message."""
-    return {str(m.get("tool_call_id", "")): content_text(m.get("content"))
-            for m in messages(body) if m.get("role") == "tool"}
+    return {
+        str(m.get("tool_call_id", "")): content_text(m.get("content"))
+        for m in messages(body)
+        if m.get("role") == "tool"
+    }
 
 
 @dataclass
@@ -198,8 +230,15 @@ def events(body: JSON) -> list[Event]:
         role = str(message.get("role", ""))
         content = message.get("content")
         if role == "tool":
-            out.append(Event(len(out), role, "tool_result", content_text(content),
-                             tool_call_id=str(message.get("tool_call_id", ""))))
+            out.append(
+                Event(
+                    len(out),
+                    role,
+                    "tool_result",
+                    content_text(content),
+                    tool_call_id=str(message.get("tool_call_id", "")),
+                )
+            )
             continue
         for part in content if isinstance(content, list) else [content]:
             text = content_text(part if isinstance(part, str) else [part])
@@ -222,8 +261,11 @@ def approx_tokens(body: JSON) -> int:
 
 
 def _usage(prompt_tokens: int, completion_tokens: int) -> JSON:
-    return {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-            "total_tokens": prompt_tokens + completion_tokens}
+    return {
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": completion_tokens,
+        "total_tokens": prompt_tokens + completion_tokens,
+    }
 
 
 def _data(payload: JSON) -> bytes:
@@ -232,16 +274,32 @@ def _data(payload: JSON) -> bytes:
 
 def _chunks(reply: Reply, head: JSON, usage: JSON, usage_apart: bool) -> Iterator[bytes]:
     def chunk(delta: JSON, finish: str | None = None, **extra: Any) -> bytes:
-        return _data(dict(head, object="chat.completion.chunk",
-                          choices=[{"index": 0, "delta": delta, "finish_reason": finish}], **extra))
+        return _data(
+            dict(
+                head,
+                object="chat.completion.chunk",
+                choices=[{"index": 0, "delta": delta, "finish_reason": finish}],
+                **extra,
+            )
+        )
 
     yield chunk({"role": "assistant", "content": ""})
     step = 64
     for start in range(0, len(reply.text), step):
-        yield chunk({"content": reply.text[start:start + step]})
+        yield chunk({"content": reply.text[start : start + step]})
     for index, call in enumerate(reply.tool_calls):
-        yield chunk({"tool_calls": [{"index": index, "id": call.id, "type": "function",
-                                     "function": {"name": call.name, "arguments": ""}}]})
+        yield chunk(
+            {
+                "tool_calls": [
+                    {
+                        "index": index,
+                        "id": call.id,
+                        "type": "function",
+                        "function": {"name": call.name, "arguments": ""},
+                    }
+                ]
+            }
+        )
         raw = json.dumps(call.arguments)
         half = len(raw) // 2
         for piece in (raw[:half], raw[half:]):
@@ -269,12 +327,18 @@ class FakeChat(RecordingServer[Reply]):
 
     thread_name = "fake-chat"
 
-    def __init__(self, policy: Policy, *, record_dir: Path | None = None,
-                 input_tokens: Callable[[JSON], int] = approx_tokens,
-                 classify: Callable[[JSON], str] | None = None,
-                 on_request: Callable[[Recorded], None] | None = None,
-                 model: str = MODEL_NAME, completion_tokens: int = 16,
-                 usage_apart: bool = True) -> None:
+    def __init__(
+        self,
+        policy: Policy,
+        *,
+        record_dir: Path | None = None,
+        input_tokens: Callable[[JSON], int] = approx_tokens,
+        classify: Callable[[JSON], str] | None = None,
+        on_request: Callable[[Recorded], None] | None = None,
+        model: str = MODEL_NAME,
+        completion_tokens: int = 16,
+        usage_apart: bool = True,
+    ) -> None:
         """``input_tokens`` decides ``usage.prompt_tokens`` for a request;
         ``on_request`` is called for each chat request as it arrives, before it
         is answered (e.g. to snapshot files the hooks write).  ``usage_apart``:
@@ -290,8 +354,13 @@ class FakeChat(RecordingServer[Reply]):
     def on_get(self, exchange: Exchange, record: Recorded) -> None:
         if exchange.path.endswith("/models"):
             record.kind = "models"
-            exchange.send_json(200, {"object": "list", "data": [
-                {"id": self.model, "object": "model", "created": 0, "owned_by": "e2e"}]})
+            exchange.send_json(
+                200,
+                {
+                    "object": "list",
+                    "data": [{"id": self.model, "object": "model", "created": 0, "owned_by": "e2e"}],
+                },
+            )
             return
         record.kind = "other"
         exchange.send_json(200, {})
@@ -305,10 +374,17 @@ class FakeChat(RecordingServer[Reply]):
             return
         reply = self.consult(record, self.classify, lambda kind, b: self.policy(b), Reply.say)
         usage = _usage(self.input_tokens(body), self.completion_tokens)
-        head: JSON = {"id": _id("chatcmpl"), "created": int(time.time()),
-                      "model": str(body.get("model") or self.model)}
-        completion = dict(head, object="chat.completion", usage=usage,
-                          choices=[{"index": 0, "message": reply.message(), "finish_reason": reply.finish_reason}])
+        head: JSON = {
+            "id": _id("chatcmpl"),
+            "created": int(time.time()),
+            "model": str(body.get("model") or self.model),
+        }
+        completion = dict(
+            head,
+            object="chat.completion",
+            usage=usage,
+            choices=[{"index": 0, "message": reply.message(), "finish_reason": reply.finish_reason}],
+        )
         record.reply = completion
         self.save(record)
         if body.get("stream"):
@@ -323,5 +399,8 @@ class FakeChat(RecordingServer[Reply]):
 
     def chat_requests(self, *kinds: str) -> list[Recorded]:
         """Recorded chat requests, optionally only of the given kinds."""
-        return [r for r in self.requests
-                if r.method == "POST" and r.kind not in ("models", "other") and (not kinds or r.kind in kinds)]
+        return [
+            r
+            for r in self.requests
+            if r.method == "POST" and r.kind not in ("models", "other") and (not kinds or r.kind in kinds)
+        ]

@@ -151,9 +151,14 @@ def approx_tokens(body: JSON) -> int:
 
 def _response(reply: Reply, prompt_tokens: int) -> JSON:
     return {
-        "candidates": [{"content": {"role": "model", "parts": reply.parts}, "finishReason": "STOP", "index": 0}],
-        "usageMetadata": {"promptTokenCount": prompt_tokens, "candidatesTokenCount": 10,
-                          "totalTokenCount": prompt_tokens + 10},
+        "candidates": [
+            {"content": {"role": "model", "parts": reply.parts}, "finishReason": "STOP", "index": 0}
+        ],
+        "usageMetadata": {
+            "promptTokenCount": prompt_tokens,
+            "candidatesTokenCount": 10,
+            "totalTokenCount": prompt_tokens + 10,
+        },
         "modelVersion": MODEL_NAME,
     }
 
@@ -170,9 +175,15 @@ class FakeGemini(RecordingServer[Reply]):
 
     thread_name = "fake-gemini"
 
-    def __init__(self, policy: Policy, *, summarise: Policy, record_dir: Path | None = None,
-                 input_tokens: Callable[[JSON], int] = approx_tokens,
-                 on_request: Callable[[Recorded], None] | None = None) -> None:
+    def __init__(
+        self,
+        policy: Policy,
+        *,
+        summarise: Policy,
+        record_dir: Path | None = None,
+        input_tokens: Callable[[JSON], int] = approx_tokens,
+        on_request: Callable[[Recorded], None] | None = None,
+    ) -> None:
         """``summarise`` answers the two summariser requests of a compression (it must
         return a ``<state_snapshot>``); ``input_tokens`` is the ``promptTokenCount``
         reported for a request: Gemini CLI compresses once it passes

@@ -26,8 +26,20 @@ from typing import Any
 
 from .harness import JSON, Exchange, Recorded, RecordingServer, sse
 
-__all__ = ["JSON", "FakeOpenAI", "Policy", "Recorded", "Reply", "all_text", "approx_tokens", "calls",
-           "input_items", "item_text", "outputs", "tool_names"]
+__all__ = [
+    "JSON",
+    "FakeOpenAI",
+    "Policy",
+    "Recorded",
+    "Reply",
+    "all_text",
+    "approx_tokens",
+    "calls",
+    "input_items",
+    "item_text",
+    "outputs",
+    "tool_names",
+]
 
 MODEL_NAME = "gpt-5.2-codex"
 
@@ -56,22 +68,43 @@ class Reply:
     def function(name: str, arguments: JSON, *, say: str | None = None) -> Reply:
         """A ``function_call`` item (e.g. ``exec_command`` / ``shell``)."""
         items = [_message_item(say)] if say else []
-        items.append({"type": "function_call", "id": _id("fc"), "call_id": _id("call"),
-                      "name": name, "arguments": json.dumps(arguments), "status": "completed"})
+        items.append(
+            {
+                "type": "function_call",
+                "id": _id("fc"),
+                "call_id": _id("call"),
+                "name": name,
+                "arguments": json.dumps(arguments),
+                "status": "completed",
+            }
+        )
         return Reply(items)
 
     @staticmethod
     def custom(name: str, text: str, *, say: str | None = None) -> Reply:
         """A ``custom_tool_call`` item (a freeform tool such as ``apply_patch``)."""
         items = [_message_item(say)] if say else []
-        items.append({"type": "custom_tool_call", "id": _id("ctc"), "call_id": _id("call"),
-                      "name": name, "input": text, "status": "completed"})
+        items.append(
+            {
+                "type": "custom_tool_call",
+                "id": _id("ctc"),
+                "call_id": _id("call"),
+                "name": name,
+                "input": text,
+                "status": "completed",
+            }
+        )
         return Reply(items)
 
 
 def _message_item(text: str) -> JSON:
-    return {"type": "message", "id": _id("msg"), "role": "assistant", "status": "completed",
-            "content": [{"type": "output_text", "text": text, "annotations": []}]}
+    return {
+        "type": "message",
+        "id": _id("msg"),
+        "role": "assistant",
+        "status": "completed",
+        "content": [{"type": "output_text", "text": text, "annotations": []}],
+    }
 
 
 Policy = Callable[[JSON], Reply]
@@ -126,14 +159,20 @@ def tool_names(body: JSON) -> set[str]:
 
 def calls(body: JSON) -> list[JSON]:
     """Every tool call item (``function_call``, ``custom_tool_call``) in ``input``."""
-    return [i for i in input_items(body) if i.get("type") in ("function_call", "custom_tool_call",
-                                                               "local_shell_call")]
+    return [
+        i
+        for i in input_items(body)
+        if i.get("type") in ("function_call", "custom_tool_call", "local_shell_call")
+    ]
 
 
 def outputs(body: JSON) -> dict[str, str]:
     """Map call_id -> output text for every tool output in ``input``."""
-    return {str(i.get("call_id")): item_text(i) for i in input_items(body)
-            if str(i.get("type", "")).endswith("_output")}
+    return {
+        str(i.get("call_id")): item_text(i)
+        for i in input_items(body)
+        if str(i.get("type", "")).endswith("_output")
+    }
 
 
 # --------------------------------------------------------------------------
@@ -154,12 +193,24 @@ def _stream(response: JSON) -> Iterator[bytes]:
     head.pop("usage", None)
     yield _sse({"type": "response.created", "response": head})
     for index, item in enumerate(response["output"]):
-        yield _sse({"type": "response.output_item.added", "output_index": index,
-                    "item": dict(item, status="in_progress")})
+        yield _sse(
+            {
+                "type": "response.output_item.added",
+                "output_index": index,
+                "item": dict(item, status="in_progress"),
+            }
+        )
         if item["type"] == "message":
             text = item["content"][0]["text"]
-            yield _sse({"type": "response.output_text.delta", "item_id": item["id"],
-                        "output_index": index, "content_index": 0, "delta": text})
+            yield _sse(
+                {
+                    "type": "response.output_text.delta",
+                    "item_id": item["id"],
+                    "output_index": index,
+                    "content_index": 0,
+                    "delta": text,
+                }
+            )
         yield _sse({"type": "response.output_item.done", "output_index": index, "item": item})
     yield _sse({"type": "response.completed", "response": response})
 
@@ -169,10 +220,15 @@ class FakeOpenAI(RecordingServer[Reply]):
 
     thread_name = "fake-openai"
 
-    def __init__(self, policy: Policy, *, record_dir: Path | None = None,
-                 input_tokens: Callable[[JSON], int] = approx_tokens,
-                 classify: Callable[[JSON], str] | None = None,
-                 on_request: Callable[[Recorded], None] | None = None) -> None:
+    def __init__(
+        self,
+        policy: Policy,
+        *,
+        record_dir: Path | None = None,
+        input_tokens: Callable[[JSON], int] = approx_tokens,
+        classify: Callable[[JSON], str] | None = None,
+        on_request: Callable[[Recorded], None] | None = None,
+    ) -> None:
         """``classify`` names a request's kind (default ``main``); ``on_request``
         is called for each ``/responses`` request as it arrives, before it is
         answered (e.g. to snapshot files the hooks write)."""
@@ -197,12 +253,19 @@ class FakeOpenAI(RecordingServer[Reply]):
         reply = self.consult(record, self.classify, lambda kind, b: self.policy(b), Reply.text)
         tokens = self.input_tokens(body)
         response = {
-            "id": _id("resp"), "object": "response", "created_at": int(time.time()),
-            "status": "completed", "model": str(body.get("model") or MODEL_NAME),
+            "id": _id("resp"),
+            "object": "response",
+            "created_at": int(time.time()),
+            "status": "completed",
+            "model": str(body.get("model") or MODEL_NAME),
             "output": reply.output,
-            "usage": {"input_tokens": tokens, "input_tokens_details": {"cached_tokens": 0},
-                      "output_tokens": 16, "output_tokens_details": {"reasoning_tokens": 0},
-                      "total_tokens": tokens + 16},
+            "usage": {
+                "input_tokens": tokens,
+                "input_tokens_details": {"cached_tokens": 0},
+                "output_tokens": 16,
+                "output_tokens_details": {"reasoning_tokens": 0},
+                "total_tokens": tokens + 16,
+            },
         }
         record.reply = response
         self.save(record)
@@ -215,5 +278,6 @@ class FakeOpenAI(RecordingServer[Reply]):
 
     def responses_requests(self, *kinds: str) -> list[Recorded]:
         """Recorded ``/responses`` requests, optionally only of the given kinds."""
-        return [r for r in self.requests
-                if r.kind not in ("models", "other") and (not kinds or r.kind in kinds)]
+        return [
+            r for r in self.requests if r.kind not in ("models", "other") and (not kinds or r.kind in kinds)
+        ]

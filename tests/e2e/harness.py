@@ -66,8 +66,15 @@ class Recorded:
     kind: str = ""
 
     def as_json(self) -> JSON:
-        return {"seq": self.seq, "method": self.method, "path": self.path, "kind": self.kind,
-                "received_at": self.received_at, "body": self.body, "reply": self.reply}
+        return {
+            "seq": self.seq,
+            "method": self.method,
+            "path": self.path,
+            "kind": self.kind,
+            "received_at": self.received_at,
+            "body": self.body,
+            "reply": self.reply,
+        }
 
 
 def sse(event: str, data: JSON) -> bytes:
@@ -87,7 +94,9 @@ class Exchange:
         """The request path without its query."""
         return self._handler.path.split("?", 1)[0]
 
-    def send(self, status: int, content_type: str, data: bytes, extra: Mapping[str, str] | None = None) -> None:
+    def send(
+        self, status: int, content_type: str, data: bytes, extra: Mapping[str, str] | None = None
+    ) -> None:
         handler = self._handler
         handler.send_response(status)
         handler.send_header("Content-Type", content_type)
@@ -120,9 +129,14 @@ class RecordingServer(Generic[ReplyT]):
     #: headers sent with every answer
     headers: Mapping[str, str] = {}
 
-    def __init__(self, policy: Callable[[JSON], ReplyT], *, record_dir: Path | None,
-                 input_tokens: Callable[[JSON], int],
-                 on_request: Callable[[Recorded], None] | None) -> None:
+    def __init__(
+        self,
+        policy: Callable[[JSON], ReplyT],
+        *,
+        record_dir: Path | None,
+        input_tokens: Callable[[JSON], int],
+        on_request: Callable[[Recorded], None] | None,
+    ) -> None:
         self.policy = policy
         self.input_tokens = input_tokens
         self.on_request = on_request
@@ -141,8 +155,13 @@ class RecordingServer(Generic[ReplyT]):
     def on_post(self, exchange: Exchange, record: Recorded) -> None:
         raise NotImplementedError
 
-    def consult(self, record: Recorded, kind: Callable[[JSON], str], answer: Callable[[str, JSON], ReplyT],
-                on_error: Callable[[str], ReplyT]) -> ReplyT:
+    def consult(
+        self,
+        record: Recorded,
+        kind: Callable[[JSON], str],
+        answer: Callable[[str, JSON], ReplyT],
+        on_error: Callable[[str], ReplyT],
+    ) -> ReplyT:
         """Name the request's kind, call ``on_request``, then ``answer(kind, body)``.
         An exception anywhere is kept in :attr:`errors` and answered with ``on_error(text)``."""
         try:
@@ -181,8 +200,10 @@ class RecordingServer(Generic[ReplyT]):
                 try:
                     body = json.loads(raw) if raw else {}
                 except (json.JSONDecodeError, UnicodeDecodeError):
-                    body = {"_raw": raw.decode("utf-8", "replace"),
-                            "_encoding": self.headers.get("Content-Encoding", "")}
+                    body = {
+                        "_raw": raw.decode("utf-8", "replace"),
+                        "_encoding": self.headers.get("Content-Encoding", ""),
+                    }
                 if not isinstance(body, dict):
                     body = {"_value": body}
                 server.on_post(Exchange(self, server.headers), server._record("POST", self.path, body))
@@ -226,7 +247,8 @@ class RecordingServer(Generic[ReplyT]):
             return
         self.record_dir.mkdir(parents=True, exist_ok=True)
         (self.record_dir / f"{record.seq:04d}-{record.kind}.json").write_text(
-            json.dumps(record.as_json(), indent=1))
+            json.dumps(record.as_json(), indent=1)
+        )
 
     @property
     def requests(self) -> list[Recorded]:
@@ -310,13 +332,21 @@ def find_binary(pinned: Pinned, home: Path, extra_env: Mapping[str, str] | None 
         pytest.skip(f"{pinned.label} binary not found at {path}; {hint}")
     env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), **(extra_env or {})}
     try:
-        done = subprocess.run([str(path), "--version"], capture_output=True, text=True, timeout=60,
-                              stdin=subprocess.DEVNULL, env=env)
+        done = subprocess.run(
+            [str(path), "--version"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+            env=env,
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         pytest.skip(f"`{path} --version` could not run: {exc!r}; {hint}")
     if done.returncode != 0:
-        pytest.skip(f"`{path} --version` failed (exit {done.returncode}): "
-                    f"{(done.stderr or done.stdout).strip()[:300]}; {hint}")
+        pytest.skip(
+            f"`{path} --version` failed (exit {done.returncode}): "
+            f"{(done.stderr or done.stdout).strip()[:300]}; {hint}"
+        )
     return Binary(path, done.stdout.strip())
 
 
@@ -348,14 +378,17 @@ def ok(project: Path, *args: str) -> str:
 def require_integration(agent: str, what: str) -> None:
     """Skip unless ``agentctl install AGENT --help`` works (``what``: the integration's name)."""
     try:
-        done = subprocess.run([*agentctl_command(), "install", agent, "--help"],
-                              capture_output=True, text=True, timeout=60)
+        done = subprocess.run(
+            [*agentctl_command(), "install", agent, "--help"], capture_output=True, text=True, timeout=60
+        )
     except OSError as exc:
         pytest.skip(f"agentctl cannot run: {exc!r}")
     if done.returncode != 0:
-        pytest.skip(f"`agentctl install {agent}` is not available yet ({what}); "
-                    f"`{' '.join(agentctl_command())} install {agent} --help` exited {done.returncode}: "
-                    f"{(done.stderr or done.stdout).strip()[:200]}")
+        pytest.skip(
+            f"`agentctl install {agent}` is not available yet ({what}); "
+            f"`{' '.join(agentctl_command())} install {agent} --help` exited {done.returncode}: "
+            f"{(done.stderr or done.stdout).strip()[:200]}"
+        )
 
 
 def clean_env(home: Path, keep: Sequence[str], first_on_path: Sequence[Path] = ()) -> dict[str, str]:
@@ -379,13 +412,22 @@ class Run:
     seconds: float
 
 
-def run_cli(binary: Binary, project: Path, env: dict[str, str], label: str, args: list[str],
-            timeout: float) -> Run:
+def run_cli(
+    binary: Binary, project: Path, env: dict[str, str], label: str, args: list[str], timeout: float
+) -> Run:
     """One CLI run, in its own process group: an npm launcher (node) may start the native
     binary as a child, which a plain kill of the launcher would orphan."""
     start = time.monotonic()
-    proc = subprocess.Popen([str(binary.path), *args], cwd=project, env=env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    proc = subprocess.Popen(
+        [str(binary.path), *args],
+        cwd=project,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -402,9 +444,11 @@ def dump_artifacts(where: Path, server: RecordingServer[Any], runs: list[Run], p
             out.write(json.dumps(record.as_json()) + "\n")
     with (where / "runs.txt").open("w") as out:
         for run in runs:
-            out.write(f"== {run.label}: {program} {' '.join(run.args)}\n"
-                      f"exit {run.returncode} in {run.seconds:.1f}s\n"
-                      f"-- stdout\n{run.stdout}\n-- stderr\n{run.stderr}\n")
+            out.write(
+                f"== {run.label}: {program} {' '.join(run.args)}\n"
+                f"exit {run.returncode} in {run.seconds:.1f}s\n"
+                f"-- stdout\n{run.stdout}\n-- stderr\n{run.stderr}\n"
+            )
 
 
 # --------------------------------------------------------------------------

@@ -58,7 +58,9 @@ RUN_TIMEOUT = 180
 
 N_FILES = 4
 OLD, NEW = "OLD_API", "NEW_API"
-LINT_BAIT = "  # TODO-LINT"  # the user's linter rejects a file with this; the model's first edit of mod03 adds it
+LINT_BAIT = (
+    "  # TODO-LINT"  # the user's linter rejects a file with this; the model's first edit of mod03 adds it
+)
 BAIT_REL = file_rel(2)
 FILES_MESSAGE = "I have *added these files to the chat*"
 FIX_MESSAGE = "# Fix any errors below"
@@ -113,11 +115,15 @@ def policy(body: JSON) -> Reply:
                 new = line[: -len(LINT_BAIT)]
             else:
                 continue
-            blocks.append(f"{path}\n```python\n<<<<<<< SEARCH\n{line}\n=======\n{new}\n>>>>>>> REPLACE\n```\n")
+            blocks.append(
+                f"{path}\n```python\n<<<<<<< SEARCH\n{line}\n=======\n{new}\n>>>>>>> REPLACE\n```\n"
+            )
     return Reply.say("\n".join(blocks) if blocks else "Nothing left to change.")
 
 
-def test_aider_edits_logged_protocol_sent_user_lint_chained(aider: Binary, agentctl_bin: Path, tmp_path: Path) -> None:
+def test_aider_edits_logged_protocol_sent_user_lint_chained(
+    aider: Binary, agentctl_bin: Path, tmp_path: Path
+) -> None:
     require_integration("aider", "the Aider integration")
     started = time.monotonic()
     project, listfile = make_project(tmp_path, N_FILES, OLD, "secrets/token.txt", "TOKEN=x\n")
@@ -125,7 +131,7 @@ def test_aider_edits_logged_protocol_sent_user_lint_chained(aider: Binary, agent
     lint_script = tmp_path / "user-lint.sh"
     lint_script.write_text(USER_LINT)
     lint_script.chmod(0o755)
-    user_config = f"# my Aider settings\nauto-commits: true\nlint-cmd:\n  - \"python: {lint_script}\"\n"
+    user_config = f'# my Aider settings\nauto-commits: true\nlint-cmd:\n  - "python: {lint_script}"\n'
     (project / ".aider.conf.yml").write_text(user_config)
     ok(project, "init")
     ok(project, "constraints", "add", "P0", "deny-write: secrets/**")
@@ -141,23 +147,47 @@ def test_aider_edits_logged_protocol_sent_user_lint_chained(aider: Binary, agent
     def snapshot(record: Recorded) -> None:
         log_seen[record.seq] = log.read_text() if log.exists() else ""
 
-    common = ["--model", "openai/fake-model", "--weak-model", "openai/fake-model", "--edit-format", "diff",
-              "--yes-always", "--no-pretty", "--no-stream", "--analytics-disable", "--no-check-update",
-              "--no-show-model-warnings", "--no-show-release-notes", "--map-tokens", "0"]
+    common = [
+        "--model",
+        "openai/fake-model",
+        "--weak-model",
+        "openai/fake-model",
+        "--edit-format",
+        "diff",
+        "--yes-always",
+        "--no-pretty",
+        "--no-stream",
+        "--analytics-disable",
+        "--no-check-update",
+        "--no-show-model-warnings",
+        "--no-show-release-notes",
+        "--map-tokens",
+        "0",
+    ]
     plan = [("two-files", files[:2]), ("lint-fix", [files[2]]), ("last", [files[3]])]
     runs: list[Run] = []
     spans: dict[str, tuple[int, int]] = {}
     with FakeChat(policy, record_dir=tmp_path / "requests", classify=classify, on_request=snapshot) as server:
         env = clean_env(home, ("LANG", "LC_ALL", "TMPDIR"), [agentctl_bin])
-        env.update(OPENAI_API_BASE=server.base_url, OPENAI_API_KEY="e2e-dummy-key", TERM="dumb",
-                   HTTPS_PROXY="http://127.0.0.1:9", HTTP_PROXY="http://127.0.0.1:9", NO_PROXY="127.0.0.1,localhost",
-                   GIT_AUTHOR_NAME="e2e", GIT_AUTHOR_EMAIL="e2e@example.invalid",
-                   GIT_COMMITTER_NAME="e2e", GIT_COMMITTER_EMAIL="e2e@example.invalid")
+        env.update(
+            OPENAI_API_BASE=server.base_url,
+            OPENAI_API_KEY="e2e-dummy-key",
+            TERM="dumb",
+            HTTPS_PROXY="http://127.0.0.1:9",
+            HTTP_PROXY="http://127.0.0.1:9",
+            NO_PROXY="127.0.0.1,localhost",
+            GIT_AUTHOR_NAME="e2e",
+            GIT_AUTHOR_EMAIL="e2e@example.invalid",
+            GIT_COMMITTER_NAME="e2e",
+            GIT_COMMITTER_EMAIL="e2e@example.invalid",
+        )
         try:
             for label, targets in plan:
                 before = len(server.chat_requests())
                 message = "Convert " + " and ".join(targets) + f" from {OLD} to {NEW}."
-                run = run_cli(aider, project, env, label, [*common, "--message", message, *targets], RUN_TIMEOUT)
+                run = run_cli(
+                    aider, project, env, label, [*common, "--message", message, *targets], RUN_TIMEOUT
+                )
                 runs.append(run)
                 spans[label] = (before, len(server.chat_requests()))
                 assert run.returncode == 0, f"{label} (artifacts in {tmp_path}): {run.stderr}{run.stdout}"
@@ -185,7 +215,9 @@ def test_aider_edits_logged_protocol_sent_user_lint_chained(aider: Binary, agent
     assert len(fix) == 1, f"Aider sent {len(fix)} lint complaints back {where}"
     complaint = last_user_text(fix[0].body)
     assert f"{BAIT_REL}:3:1: E999 USER-LINT-FAIL leftover TODO-LINT" in complaint, complaint
-    assert "agentctl hook aider lint --" in complaint and str(lint_script) in complaint  # the command Aider ran
+    assert (
+        "agentctl hook aider lint --" in complaint and str(lint_script) in complaint
+    )  # the command Aider ran
     lo, hi = spans["lint-fix"]
     assert lo <= requests.index(fix[0]) < hi
 
@@ -199,7 +231,9 @@ def test_aider_edits_logged_protocol_sent_user_lint_chained(aider: Binary, agent
         assert logged.count(("MODIFY", rel)) == 1, (rel, logged)
     after_first = [r for r in requests if requests.index(r) >= spans["lint-fix"][0]]
     assert after_first and all(f"|MODIFY|{files[0]}" in log_seen[r.seq] for r in after_first)
-    assert f"|MODIFY|{BAIT_REL}" in log_seen[fix[0].seq], "the bait edit was not logged before the fix request"
+    assert f"|MODIFY|{BAIT_REL}" in log_seen[fix[0].seq], (
+        "the bait edit was not logged before the fix request"
+    )
     assert not any(p.startswith("secrets") for _, p in logged)
     # nothing was left for `files sync` to find among the task's files
     synced = ok(project, "files", "sync")
@@ -211,4 +245,7 @@ def test_aider_edits_logged_protocol_sent_user_lint_chained(aider: Binary, agent
     assert not (project / ".aider.agentctl.md").exists()
     (tmp_path / "summary.txt").write_text(
         f"{len(requests)} model requests, {time.monotonic() - started:.1f}s\n"
-        + "".join(f"{r.label}: exit {r.returncode} {r.seconds:.1f}s\n" for r in runs) + json.dumps(logged) + "\n")
+        + "".join(f"{r.label}: exit {r.returncode} {r.seconds:.1f}s\n" for r in runs)
+        + json.dumps(logged)
+        + "\n"
+    )

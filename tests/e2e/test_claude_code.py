@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from .claudefix import agentctl_with_claude_integration, replies_tool_uses, result_for, run_claude  # noqa: F401
+from .claudefix import replies_tool_uses, result_for, run_claude
 from .conftest import Claude, claude_env
 from .fake_anthropic import (
     COMPACT_MARKER,
@@ -123,7 +123,11 @@ def test_fake_server_streams_and_records() -> None:
         message = _rebuild(parse_sse(raw))
         assert message["stop_reason"] == "tool_use"
         assert message["content"][0] == {"type": "text", "text": "ok"}
-        assert message["content"][1]["input"] == {"file_path": "/p/a.txt", "old_string": "O", "new_string": "N"}
+        assert message["content"][1]["input"] == {
+            "file_path": "/p/a.txt",
+            "old_string": "O",
+            "new_string": "N",
+        }
 
         plain = dict(main, stream=False)
         status, ctype, raw = post_json(server.port, "/v1/messages", plain)
@@ -134,7 +138,11 @@ def test_fake_server_streams_and_records() -> None:
         status, _, raw = post_json(server.port, "/v1/messages", compact)
         assert json.loads(raw)["content"][0]["text"].startswith("<analysis>")
 
-        side = {"model": "haiku", "system": "Generate a title, JSON", "messages": [{"role": "user", "content": "hi"}]}
+        side = {
+            "model": "haiku",
+            "system": "Generate a title, JSON",
+            "messages": [{"role": "user", "content": "hi"}],
+        }
         _, _, raw = post_json(server.port, "/v1/messages", side)
         assert json.loads(raw)["stop_reason"] == "end_turn"
 
@@ -164,7 +172,7 @@ def test_fake_server_reports_policy_errors() -> None:
 # --------------------------------------------------------------------------
 # the contract: real Claude Code, hand-written hooks
 
-HOOK_SCRIPT = r'''
+HOOK_SCRIPT = r"""
 import json, os, sys, time
 event = sys.argv[1]
 payload = json.load(sys.stdin)
@@ -179,7 +187,7 @@ elif event == "PreToolUse" and "/locked/" in json.dumps(payload.get("tool_input"
     print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
           "permissionDecision": "deny",
           "permissionDecisionReason": "CONTRACT-DENY rule deny-write: locked/**"}}))
-'''
+"""
 
 
 def _contract_settings(hook: Path) -> JSON:
@@ -239,7 +247,9 @@ def test_claude_code_contract(claude: Claude, tmp_path: Path) -> None:
         tools = ["--permission-mode", "acceptEdits", "--allowedTools", "Bash(echo:*)"]
         runs.append(run_claude(claude, project, env, "work", ["-p", "go", *tools, "--max-turns", "20"]))
         runs.append(run_claude(claude, project, env, "compact", ["-p", "--continue", "/compact"]))
-        runs.append(run_claude(claude, project, env, "after", ["-p", "--continue", "bye", *tools, "--max-turns", "2"]))
+        runs.append(
+            run_claude(claude, project, env, "after", ["-p", "--continue", "bye", *tools, "--max-turns", "2"])
+        )
         dump_artifacts(tmp_path, server, runs, "claude")
     where = f"(artifacts in {tmp_path})"
     assert [r.returncode for r in runs] == [0, 0, 0], where
@@ -252,7 +262,9 @@ def test_claude_code_contract(claude: Claude, tmp_path: Path) -> None:
     bash = result_for(server, uses[3]["id"])
     assert bash is not None and "contract-bash-ok" in bash.text and not bash.is_error
     denied = result_for(server, uses[5]["id"])
-    assert denied is not None and denied.is_error and "CONTRACT-DENY rule deny-write: locked/**" in denied.text
+    assert (
+        denied is not None and denied.is_error and "CONTRACT-DENY rule deny-write: locked/**" in denied.text
+    )
 
     # SessionStart context arrives as a system-role message of the first request
     first = server.messages_requests("main")[0]
@@ -277,9 +289,16 @@ def test_claude_code_contract(claude: Claude, tmp_path: Path) -> None:
         assert record["project_dir"] == str(project)
         name = path.stem.split("-", 1)[1]
         seen.setdefault(name, record["payload"])
-    for name in ("SessionStart-startup", "SessionStart-resume", "SessionStart-compact",
-                 "PreToolUse-Edit", "PostToolUse-Write", "PostToolUse-Edit", "PostToolUse-Bash",
-                 "PreCompact-manual"):
+    for name in (
+        "SessionStart-startup",
+        "SessionStart-resume",
+        "SessionStart-compact",
+        "PreToolUse-Edit",
+        "PostToolUse-Write",
+        "PostToolUse-Edit",
+        "PostToolUse-Bash",
+        "PreCompact-manual",
+    ):
         assert name in seen, f"no {name} payload; got {sorted(seen)}"
     edit = seen["PostToolUse-Edit"]
     assert edit["tool_input"]["file_path"] == str(project / "a.txt")
@@ -367,7 +386,9 @@ class ConvertPolicy:
         target_abs, secret_abs = str(root / target), str(root / SECRET_REL)
 
         def calls(name: str, match: Callable[[JSON], bool]) -> list[tuple[Event, Event | None]]:
-            return [(u, r) for u, r in acts if u.block.get("name") == name and match(u.block.get("input", {}))]
+            return [
+                (u, r) for u, r in acts if u.block.get("name") == name and match(u.block.get("input", {}))
+            ]
 
         def on(path: str) -> Callable[[JSON], bool]:
             return lambda i: i.get("file_path") == path
@@ -393,7 +414,9 @@ class ConvertPolicy:
             if result is None or result.is_error:
                 return Reply.text(f"Editing {target} failed: {result.text if result else 'no result'}")
         elif OLD in read_result.text:
-            return Reply.tool("Edit", {"file_path": target_abs, "old_string": OLD, "new_string": NEW}, say=say)
+            return Reply.tool(
+                "Edit", {"file_path": target_abs, "old_string": OLD, "new_string": NEW}, say=say
+            )
         done_cmd = f"agentctl task done {target}"
         dones = [(u, r) for u, r in acts if _command(u) == done_cmd]
         if not dones:
@@ -424,7 +447,10 @@ def context_tokens(body: JSON) -> int:
 
 
 def test_claude_code_scenario(
-    claude: Claude, agentctl_bin: Path, agentctl_with_claude_integration: None, tmp_path: Path  # noqa: F811
+    claude: Claude,
+    agentctl_bin: Path,
+    agentctl_with_claude_integration: None,
+    tmp_path: Path,
 ) -> None:
     started = time.monotonic()
     project, listfile = make_project(tmp_path, N_FILES, OLD, SECRET_REL, SECRET_TEXT)
@@ -434,8 +460,20 @@ def test_claude_code_scenario(
     ok(project, "init")
     ok(project, "constraints", "add", "P0", P0_RULE)
     ok(project, "install", "claude")
-    assert (project / ".claude" / "settings.json").exists(), "agentctl install claude wrote no .claude/settings.json"
-    ok(project, "task", "start", "--id", TASK_ID, "--desc", f"convert {OLD} to {NEW}", "--files", str(listfile))
+    assert (project / ".claude" / "settings.json").exists(), (
+        "agentctl install claude wrote no .claude/settings.json"
+    )
+    ok(
+        project,
+        "task",
+        "start",
+        "--id",
+        TASK_ID,
+        "--desc",
+        f"convert {OLD} to {NEW}",
+        "--files",
+        str(listfile),
+    )
 
     tools = ["--permission-mode", "acceptEdits", "--allowedTools", "Bash(agentctl:*)"]
     auto = {"CLAUDE_CODE_AUTO_COMPACT_WINDOW": str(AUTO_COMPACT_WINDOW)}
@@ -474,7 +512,9 @@ def test_claude_code_scenario(
                     assert run.returncode == 0, f"{where}: {run.stderr}{run.stdout}"
                     status_after[label] = parse_kv(ok(project, "task", "status")).get("NEXT", "")
                 elif run.returncode != 0:
-                    assert "Reached max turns" in run.stdout + run.stderr, f"{where}: {run.stderr}{run.stdout}"
+                    assert "Reached max turns" in run.stdout + run.stderr, (
+                        f"{where}: {run.stderr}{run.stdout}"
+                    )
                     assert label != plan[-1][0], f"{where}: the last run did not finish the task"
         finally:
             dump_artifacts(tmp_path, server, runs, "claude")
@@ -496,7 +536,9 @@ def test_claude_code_scenario(
 
     uses = replies_tool_uses(server)
     edits = Counter(u["input"]["file_path"] for u in uses if u["name"] == "Edit")
-    dones = Counter(u["input"]["command"] for u in uses if u["name"] == "Bash" and "task done" in u["input"]["command"])
+    dones = Counter(
+        u["input"]["command"] for u in uses if u["name"] == "Bash" and "task done" in u["input"]["command"]
+    )
     for rel in files:
         assert edits[str(project / rel)] == 1, (rel, edits)
         assert dones[f"agentctl task done {rel}"] == 1, (rel, dones)
@@ -552,7 +594,8 @@ def test_claude_code_scenario(
             u["input"]["command"].split()[-1]
             for r in requests[:index]
             for u in (r.reply or {}).get("content", [])
-            if u.get("type") == "tool_use" and str(u["input"].get("command", "")).startswith("agentctl task done ")
+            if u.get("type") == "tool_use"
+            and str(u["input"].get("command", "")).startswith("agentctl task done ")
         }
         want = next((rel for rel in files if rel not in done_before), None)
         expected.append(want)
@@ -571,7 +614,9 @@ def test_claude_code_scenario(
             assert set(NEXT_RE.findall(text)) == {want}, (label, want, NEXT_RE.findall(text))
     # ... and it was the SessionStart(compact) hook that said so (the transcript
     # records a hook_success entry for each SessionStart hook that printed something)
-    compact_hooks = [str(h.get("stdout", "")) for h in hook_successes(transcript_entries(home), "SessionStart:compact")]
+    compact_hooks = [
+        str(h.get("stdout", "")) for h in hook_successes(transcript_entries(home), "SessionStart:compact")
+    ]
     assert len(compact_hooks) == len(compactions), (
         f"{len(compact_hooks)} SessionStart(compact) hook outputs in the transcript for {len(compactions)} compactions"
     )
@@ -598,7 +643,10 @@ IF_OLD, IF_NEW = "getUser(id)", "getUser({ id })"
 
 
 def test_claude_code_interface_warning_reaches_the_model(
-    claude: Claude, agentctl_bin: Path, agentctl_with_claude_integration: None, tmp_path: Path  # noqa: F811
+    claude: Claude,
+    agentctl_bin: Path,
+    agentctl_with_claude_integration: None,
+    tmp_path: Path,
 ) -> None:
     """The model writes the old form of an interface recorded in the task: the pre-edit hook's warning
     and the post-edit hook's (path, line, new form) are both in what the model is sent next."""
@@ -607,7 +655,17 @@ def test_claude_code_interface_warning_reaches_the_model(
     home.mkdir()
     ok(project, "init")
     ok(project, "install", "claude")
-    ok(project, "task", "start", "--id", "e2e-iface", "--desc", "getUser takes an object", "--files", str(listfile))
+    ok(
+        project,
+        "task",
+        "start",
+        "--id",
+        "e2e-iface",
+        "--desc",
+        "getUser takes an object",
+        "--files",
+        str(listfile),
+    )
     ok(project, "interfaces", "add", "getUser", "--old", IF_OLD, "--new", IF_NEW)
     target = str(project / "src" / "page.js")
 
@@ -620,13 +678,22 @@ def test_claude_code_interface_warning_reaches_the_model(
 
     with FakeAnthropic(policy, record_dir=tmp_path / "requests") as server:
         env = claude_env(home, server.base_url, [agentctl_bin])
-        run = run_claude(claude, project, env, "iface", ["-p", "write page.js", "--permission-mode", "acceptEdits",
-                                                         "--max-turns", "4"])
+        run = run_claude(
+            claude,
+            project,
+            env,
+            "iface",
+            ["-p", "write page.js", "--permission-mode", "acceptEdits", "--max-turns", "4"],
+        )
         dump_artifacts(tmp_path, server, [run], "claude")
     where = f"(artifacts in {tmp_path})"
     assert run.returncode == 0 and server.errors == [], where
-    assert (project / "src" / "page.js").read_text() == f"const u = {IF_OLD}\n", where  # a warning, never a deny
-    after = [r for r in server.messages_requests("main") if any(e.kind == "tool_result" for e in events(r.body))]
+    assert (project / "src" / "page.js").read_text() == f"const u = {IF_OLD}\n", (
+        where
+    )  # a warning, never a deny
+    after = [
+        r for r in server.messages_requests("main") if any(e.kind == "tool_result" for e in events(r.body))
+    ]
     assert after, where
     sent = json.dumps(after[0].body)
     assert "src/page.js this write would put the OLD form of interface getUser" in sent, where  # PreToolUse
@@ -635,7 +702,10 @@ def test_claude_code_interface_warning_reaches_the_model(
 
 
 def test_claude_code_is_held_by_the_rules_committed_with_the_code(
-    claude: Claude, agentctl_bin: Path, agentctl_with_claude_integration: None, tmp_path: Path  # noqa: F811
+    claude: Claude,
+    agentctl_bin: Path,
+    agentctl_with_claude_integration: None,
+    tmp_path: Path,
 ) -> None:
     """A fresh clone of a project whose P0 rule lives in agentctl.rules (issue 35.1): the real Claude Code's
     write under it is refused (its own wall from `install claude`, or the pre-edit hook) and never lands."""
@@ -643,7 +713,11 @@ def test_claude_code_is_held_by_the_rules_committed_with_the_code(
     (origin / "config").mkdir(parents=True)
     (origin / "config" / "db.yml").write_text("host: prod\n")
     (origin / "agentctl.rules").write_text("[constraints]\nP0|deny-write: config/**\n")
-    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "x"]):
+    for args in (
+        ["init", "-q"],
+        ["add", "-A"],
+        ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "x"],
+    ):
         subprocess.run(["git", *args], cwd=origin, check=True, capture_output=True)
     project = tmp_path / "clone"
     subprocess.run(["git", "clone", "-q", str(origin), str(project)], check=True)
@@ -662,13 +736,20 @@ def test_claude_code_is_held_by_the_rules_committed_with_the_code(
 
     with FakeAnthropic(policy, record_dir=tmp_path / "requests") as server:
         env = claude_env(home, server.base_url, [agentctl_bin])
-        run = run_claude(claude, project, env, "shared", ["-p", "point the db elsewhere", "--permission-mode",
-                                                          "acceptEdits", "--max-turns", "4"])
+        run = run_claude(
+            claude,
+            project,
+            env,
+            "shared",
+            ["-p", "point the db elsewhere", "--permission-mode", "acceptEdits", "--max-turns", "4"],
+        )
         dump_artifacts(tmp_path, server, [run], "claude")
     where = f"(artifacts in {tmp_path})"
     assert run.returncode == 0 and server.errors == [], where
     assert (project / "config" / "db.yml").read_text() == "host: prod\n", where  # the write never landed
-    after = [r for r in server.messages_requests("main") if any(e.kind == "tool_result" for e in events(r.body))]
+    after = [
+        r for r in server.messages_requests("main") if any(e.kind == "tool_result" for e in events(r.body))
+    ]
     assert after, where
     sent = json.dumps(after[0].body)
     assert "deny-write: config/**" in sent or "denied by your permission settings" in sent, where

@@ -59,9 +59,14 @@ def policy(body: JSON) -> Reply:
         searched = [r for name, r in results if name == "ToolSearch"]
         if not any(RESUME in r.text and not r.is_error for r in searched):
             if len(searched) >= SEARCHES or "ToolSearch" not in tool_names(body):
-                return Reply.text(f"NO-MCP-TOOLS after {len(searched)} searches: offered {sorted(tool_names(body))}")
-            return Reply.tool("ToolSearch", {"query": f"select:{RESUME},{DONE}", "max_results": 5},
-                              say="Loading the agentctl tools.")
+                return Reply.text(
+                    f"NO-MCP-TOOLS after {len(searched)} searches: offered {sorted(tool_names(body))}"
+                )
+            return Reply.tool(
+                "ToolSearch",
+                {"query": f"select:{RESUME},{DONE}", "max_results": 5},
+                say="Loading the agentctl tools.",
+            )
     resumed = [r for name, r in results if name == RESUME]
     if not resumed:
         return Reply.tool(RESUME, {}, say="Restoring my working state first.")
@@ -90,7 +95,9 @@ def test_claude_code_calls_the_mcp_server(claude: Claude, agentctl_bin: Path, tm
     (project / "list.txt").write_text("src/a.py\nsrc/b.py\n")
     cli("task", "start", "--id", "mcp-e2e", "--desc", "convert", "--files", "list.txt")
     # What `agentctl install mcp --client claude` writes: the bare command, found on PATH.
-    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"agentctl": {"command": "agentctl", "args": ["mcp"]}}}))
+    (project / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"agentctl": {"command": "agentctl", "args": ["mcp"]}}})
+    )
 
     runs: list[Run] = []
     with FakeAnthropic(policy, record_dir=tmp_path / "requests") as server:
@@ -129,10 +136,19 @@ def test_claude_code_calls_the_mcp_server(claude: Claude, agentctl_bin: Path, tm
     assert marked is not None and not marked.is_error, where
     done = structured(marked.text)
     task = done["task"]
-    assert done["applied"] is True and isinstance(task, dict) and (task["NEXT"], task["DONE"], task["SEQ"]) == ("src/b.py", 1, 2)
+    assert (
+        done["applied"] is True
+        and isinstance(task, dict)
+        and (task["NEXT"], task["DONE"], task["SEQ"]) == ("src/b.py", 1, 2)
+    )
 
     # The state changed exactly as `agentctl task done src/a.py` changes it.
     status = dict(line.split("=", 1) for line in cli("task", "status").splitlines() if "=" in line)
     assert (status["STATE"], status["DONE"], status["TOTAL"], status["NEXT"], status["SEQ"]) == (
-        "ACTIVE", "1", "2", "src/b.py", "2")
+        "ACTIVE",
+        "1",
+        "2",
+        "src/b.py",
+        "2",
+    )
     assert "|mcp|start|" in (project / ".agent-state" / "logs" / "agent.log").read_text()

@@ -29,8 +29,12 @@ def _sandbox_reason() -> str | None:
     """Why Claude Code's sandbox cannot start on this machine (None: it can)."""
     if shutil.which("bwrap") is None or shutil.which("socat") is None:
         return "bubblewrap and socat are not installed (`apt-get install bubblewrap socat`)"
-    done = subprocess.run(["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "true"],
-                          capture_output=True, text=True, timeout=30)
+    done = subprocess.run(
+        ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "true"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     if done.returncode != 0:
         return f"bubblewrap cannot make a sandbox here: {done.stderr.strip()[:200]}"
     return None
@@ -42,8 +46,11 @@ def _project(root: Path) -> Path:
     (project / "src").mkdir()
     (project / SCHEMA).write_text("create table t (id int);\n")
     (project / "src" / "app.py").write_text("x = 1\n")
-    for args in (["init", "-q"], ["add", "."], ["-c", "user.name=e2e", "-c", "user.email=e2e@localhost",
-                                                 "commit", "-q", "-m", "init"]):
+    for args in (
+        ["init", "-q"],
+        ["add", "."],
+        ["-c", "user.name=e2e", "-c", "user.email=e2e@localhost", "commit", "-q", "-m", "init"],
+    ):
         subprocess.run(["git", *args], cwd=project, check=True)
     ok(project, "init")
     ok(project, "constraints", "add", "P0", "deny-write: db/**")
@@ -54,8 +61,10 @@ def _policy(project: Path) -> tuple[list[Reply], object]:
     steps = [
         # a write Claude Code's own reading of the command cannot see (a plain `>> db/...` it refuses by
         # its Edit deny rule before running anything): only the sandbox, or afterwards the hooks, can stop it
-        Reply.tool("Bash", {"command": f"python3 -c \"open('{SCHEMA}', 'a').write('sneaked\\n')\"",
-                            "description": "append"}),
+        Reply.tool(
+            "Bash",
+            {"command": f"python3 -c \"open('{SCHEMA}', 'a').write('sneaked\\n')\"", "description": "append"},
+        ),
         Reply.tool("Write", {"file_path": str(project / "db" / "new.sql"), "content": "x\n"}),
         Reply.tool("Bash", {"command": "echo 'y = 2' >> src/app.py", "description": "append"}),
     ]
@@ -69,12 +78,20 @@ def _policy(project: Path) -> tuple[list[Reply], object]:
     return steps, policy
 
 
-def _run(claude: Claude, project: Path, home: Path, agentctl_bin: Path, tmp: Path) -> tuple[list[Reply], FakeAnthropic, Run]:
+def _run(
+    claude: Claude, project: Path, home: Path, agentctl_bin: Path, tmp: Path
+) -> tuple[list[Reply], FakeAnthropic, Run]:
     steps, policy = _policy(project)
     with FakeAnthropic(policy, record_dir=tmp / "requests") as server:  # type: ignore[arg-type]
         env = claude_env(home, server.base_url, [agentctl_bin])
-        run = run_cli(claude, project, env, "walls", ["-p", "go", "--permission-mode", "acceptEdits",
-                                                       "--allowedTools", "Bash", "--max-turns", "8"], 150)
+        run = run_cli(
+            claude,
+            project,
+            env,
+            "walls",
+            ["-p", "go", "--permission-mode", "acceptEdits", "--allowedTools", "Bash", "--max-turns", "8"],
+            150,
+        )
         dump_artifacts(tmp, server, [run], "claude")
     return steps, server, run
 
@@ -88,13 +105,16 @@ def _result(server: FakeAnthropic, reply: Reply) -> tuple[str, bool]:
     raise AssertionError(f"no result for {tool_id}")
 
 
-def test_claude_codes_sandbox_refuses_a_bash_write_to_a_denied_path(claude: Claude, agentctl_bin: Path,
-                                                                    tmp_path: Path) -> None:
+def test_claude_codes_sandbox_refuses_a_bash_write_to_a_denied_path(
+    claude: Claude, agentctl_bin: Path, tmp_path: Path
+) -> None:
     require_integration("claude", "the hook integration")
     why = _sandbox_reason()
     if why is not None:
-        pytest.skip(f"Claude Code's sandbox cannot start on this machine: {why}; "
-                    "test_the_hooks_hold_without_the_sandbox covers the hooks alone")
+        pytest.skip(
+            f"Claude Code's sandbox cannot start on this machine: {why}; "
+            "test_the_hooks_hold_without_the_sandbox covers the hooks alone"
+        )
     project, home = _project(tmp_path), tmp_path / "claude-home"
     home.mkdir()
     ok(project, "install", "claude", "--sandbox")
@@ -121,7 +141,9 @@ def test_the_hooks_hold_without_the_sandbox(claude: Claude, agentctl_bin: Path, 
     ok(project, "install", "claude")  # the permission rules, no sandbox: Bash is the hooks' alone
     (tmp_path / "list").write_text("src/app.py\n")
     ok(project, "task", "start", "--id", "t1", "--desc", "walls", "--files", str(tmp_path / "list"))
-    subprocess.run(["git", "update-index", "--skip-worktree", SCHEMA], cwd=project, check=True)  # git looks away
+    subprocess.run(
+        ["git", "update-index", "--skip-worktree", SCHEMA], cwd=project, check=True
+    )  # git looks away
     steps, server, run = _run(claude, project, home, agentctl_bin, tmp_path)
     where = f"(artifacts in {tmp_path})"
     assert run.returncode == 0 and server.errors == [], (run.stderr[-800:], where)
@@ -131,5 +153,7 @@ def test_the_hooks_hold_without_the_sandbox(claude: Claude, agentctl_bin: Path, 
     text, error = _result(server, steps[1])
     assert error and "denied" in text, (text, where)
     assert "VIOLATION db/schema.sql" in ok(project, "resume")
-    done = subprocess.run([str(agentctl_bin / "agentctl"), "task", "stop"], cwd=project, capture_output=True, text=True)
+    done = subprocess.run(
+        [str(agentctl_bin / "agentctl"), "task", "stop"], cwd=project, capture_output=True, text=True
+    )
     assert done.returncode != 0 and "broke P0" in done.stderr

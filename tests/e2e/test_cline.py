@@ -53,15 +53,16 @@ SECRET_REL = "secrets/token.txt"
 SECRET_TEXT = "TOKEN=do-not-touch\n"
 TRIGGER_INDEX = 1
 ROTATE = "Rotate the token in secrets/token.txt as well."
-PROMPT = (f"Convert every file of the current agentctl task: replace {OLD} with {NEW}, one file at a time, "
-          "in the order agentctl gives (`agentctl task status` names the NEXT file), marking each with "
-          "`agentctl task done PATH`. Stop when the task is DONE.")
+PROMPT = (
+    f"Convert every file of the current agentctl task: replace {OLD} with {NEW}, one file at a time, "
+    "in the order agentctl gives (`agentctl task status` names the NEXT file), marking each with "
+    "`agentctl task done PATH`. Stop when the task is DONE."
+)
 
 
 @pytest.fixture(scope="session")
 def cline(tmp_path_factory: pytest.TempPathFactory) -> Binary:
     return find_binary(CLINE, tmp_path_factory.mktemp("cline-version"))
-
 
 
 def calls_in(body: JSON) -> list[tuple[int, str, str, JSON]]:
@@ -98,8 +99,11 @@ def result_text(content: object) -> str:
 
 
 def results_in(body: JSON) -> dict[str, tuple[int, str]]:
-    return {str(m.get("tool_call_id")): (i, result_text(m.get("content")))
-            for i, m in enumerate(messages(body)) if m.get("role") == "tool"}
+    return {
+        str(m.get("tool_call_id")): (i, result_text(m.get("content")))
+        for i, m in enumerate(messages(body))
+        if m.get("role") == "tool"
+    }
 
 
 def reply_body(record: Recorded) -> JSON:
@@ -118,7 +122,9 @@ class ConvertPolicy:
 
     def __call__(self, body: JSON) -> Reply:
         calls, results = calls_in(body), results_in(body)
-        first_user = next((content_text(m.get("content")) for m in messages(body) if m.get("role") == "user"), "")
+        first_user = next(
+            (content_text(m.get("content")) for m in messages(body) if m.get("role") == "user"), ""
+        )
         sources = [(i, parse_kv(text)) for _, (i, text) in results.items() if NEXT_RE.search(text)]
         sources.sort()
         if not sources:
@@ -129,14 +135,20 @@ class ConvertPolicy:
         target, start = last["NEXT"], sources[-1][0]
         acts = [(name, args, results.get(cid)) for i, cid, name, args in calls if i > start]
         secret = str(self.root / SECRET_REL)
-        if ROTATE in first_user and target == file_rel(TRIGGER_INDEX) and \
-                not any(a.get("path") == secret for _, a, _ in acts):
+        if (
+            ROTATE in first_user
+            and target == file_rel(TRIGGER_INDEX)
+            and not any(a.get("path") == secret for _, a, _ in acts)
+        ):
             return Reply.tool("editor", {"path": secret, "new_text": "TOKEN=rotated\n"})
         path = str(self.root / target)
         reads = [r for name, a, r in acts if name == "read_files" and a["files"][0]["path"] == path]
         if not reads:
             return Reply.tool("read_files", {"files": [{"path": path}]})
-        if not any(name == "editor" and a.get("path") == path for name, a, _ in acts) and OLD in (reads[-1] or (0, ""))[1]:
+        if (
+            not any(name == "editor" and a.get("path") == path for name, a, _ in acts)
+            and OLD in (reads[-1] or (0, ""))[1]
+        ):
             return Reply.tool("editor", {"path": path, "old_text": OLD, "new_text": NEW})
         return Reply.tool("run_commands", {"commands": [f"agentctl task done {target}"]})
 
@@ -195,8 +207,22 @@ def test_cline_scenario(cline: Binary, agentctl_bin: Path, daemon_reaper: list[P
     ok(project, "install", "cline")
     ok(project, "install", "agents-md")  # Cline reads AGENTS.md into its system prompt
     for name in ("PreToolUse", "PostToolUse"):
-        assert (project / ".clinerules" / "hooks" / f"{name}.sh").read_text().startswith("# agentctl hook for Cline")
-    ok(project, "task", "start", "--id", TASK_ID, "--desc", f"convert {OLD} to {NEW}", "--files", str(listfile))
+        assert (
+            (project / ".clinerules" / "hooks" / f"{name}.sh")
+            .read_text()
+            .startswith("# agentctl hook for Cline")
+        )
+    ok(
+        project,
+        "task",
+        "start",
+        "--id",
+        TASK_ID,
+        "--desc",
+        f"convert {OLD} to {NEW}",
+        "--files",
+        str(listfile),
+    )
 
     files_log = project / ".agent-state" / "services" / "files" / "status"
     seen_log: dict[int, str] = {}
@@ -209,8 +235,14 @@ def test_cline_scenario(cline: Binary, agentctl_bin: Path, daemon_reaper: list[P
         env = clean_env(home, ("LANG", "LC_ALL", "TMPDIR"), [agentctl_bin])
         env["PWD"] = str(project)
         try:
-            auth = run_cli(cline, project, env, "auth", ["auth", "-p", "openai-compatible", "-k", "dummy", "-m",
-                                                         "fake-model", "-b", server.base_url], RUN_TIMEOUT)
+            auth = run_cli(
+                cline,
+                project,
+                env,
+                "auth",
+                ["auth", "-p", "openai-compatible", "-k", "dummy", "-m", "fake-model", "-b", server.base_url],
+                RUN_TIMEOUT,
+            )
             runs.append(auth)
             assert auth.returncode == 0, auth.stderr
             for label, prompt in (("run-1", f"{PROMPT} {ROTATE}"), ("run-2", PROMPT)):
@@ -223,8 +255,16 @@ def test_cline_scenario(cline: Binary, agentctl_bin: Path, daemon_reaper: list[P
 
     # run 1 was stopped by the deny, before the write: the file is untouched, the reason logged
     secret = str(project / SECRET_REL)
-    attempts = [(r, a) for r in requests for _, cid, name, a in calls_in(reply_body(r))
-                if name == "editor" and a.get("path") == secret] if requests else []
+    attempts = (
+        [
+            (r, a)
+            for r in requests
+            for _, cid, name, a in calls_in(reply_body(r))
+            if name == "editor" and a.get("path") == secret
+        ]
+        if requests
+        else []
+    )
     assert len(attempts) == 1, (len(attempts), where)
     assert (project / SECRET_REL).read_text() == SECRET_TEXT
     run1 = runs[1]
@@ -263,5 +303,6 @@ def test_cline_scenario(cline: Binary, agentctl_bin: Path, daemon_reaper: list[P
     elapsed = time.monotonic() - started
     (tmp_path / "summary.txt").write_text(
         f"{len(requests)} model requests, {elapsed:.1f}s\n"
-        + "".join(f"{r.label}: exit {r.returncode} {r.seconds:.1f}s\n" for r in runs))
+        + "".join(f"{r.label}: exit {r.returncode} {r.seconds:.1f}s\n" for r in runs)
+    )
     assert elapsed < 240, f"the scenario took {elapsed:.0f}s"

@@ -26,17 +26,7 @@ import pytest
 
 from conftest import Result, run
 
-from .codexfix import (  # noqa: F401
-    Codex,
-    agentctl_with_codex_integration,
-    classify,
-    codex,
-    codex_env,
-    is_compaction,
-    run_codex,
-    shell,
-    write_codex_home,
-)
+from .codexfix import Codex, classify, codex_env, is_compaction, run_codex, shell, write_codex_home
 from .fake_openai import (
     JSON,
     FakeOpenAI,
@@ -79,10 +69,17 @@ def test_fake_openai_streams_and_records() -> None:
         return Reply.custom("apply_patch", "*** Begin Patch\n*** End Patch\n", say="patching")
 
     with FakeOpenAI(policy) as server:
-        status, _, raw = post_json(server.port, "/v1/responses", {"model": "m", "stream": True,
-                                                           "input": [{"type": "message", "role": "user",
-                                                                      "content": [{"type": "input_text",
-                                                                                   "text": "hi"}]}]})
+        status, _, raw = post_json(
+            server.port,
+            "/v1/responses",
+            {
+                "model": "m",
+                "stream": True,
+                "input": [
+                    {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}
+                ],
+            },
+        )
         assert status == 200
         stream = _events(raw)
         kinds = [e["type"] for e in stream]
@@ -91,8 +88,12 @@ def test_fake_openai_streams_and_records() -> None:
         assert [d["type"] for d in done] == ["message", "custom_tool_call"]
         assert done[1]["name"] == "apply_patch" and done[1]["input"].startswith("*** Begin Patch")
         assert stream[-1]["response"]["usage"]["input_tokens"] > 0
-        follow = {"input": [{"type": "custom_tool_call", "call_id": "c1", "name": "apply_patch", "input": ""},
-                            {"type": "custom_tool_call_output", "call_id": "c1", "output": "ok"}]}
+        follow = {
+            "input": [
+                {"type": "custom_tool_call", "call_id": "c1", "name": "apply_patch", "input": ""},
+                {"type": "custom_tool_call_output", "call_id": "c1", "output": "ok"},
+            ]
+        }
         _, _, raw = post_json(server.port, "/v1/responses", follow)
         final = [e["item"] for e in _events(raw) if e["type"] == "response.output_item.done"]
         assert item_text(final[0]) == "finished: ok"
@@ -124,8 +125,10 @@ SECRET_REL = "secrets/token.txt"
 SECRET_TEXT = "token=do-not-touch\n"
 P0_RULE = "deny-write: secrets/**"
 STOP_AFTER = 3  # the first run's prompt asks to stop after this many files
-PROMPT_1 = (f"Convert the files of the agentctl task from {OLD} to {NEW}. "
-            f"Stop after {STOP_AFTER} files are done; we continue later.")
+PROMPT_1 = (
+    f"Convert the files of the agentctl task from {OLD} to {NEW}. "
+    f"Stop after {STOP_AFTER} files are done; we continue later."
+)
 PROMPT_2 = "Continue the task."
 SUMMARY = "Summary: we are converting Python files; nothing else to report."
 SUMMARY_PREFIX = "Another language model started to solve this problem"  # Codex's summary message
@@ -138,8 +141,10 @@ EXIT_RE = re.compile(r"Process exited with code (\d+)")
 
 
 def patch(rel: str, old: str, new: str) -> str:
-    return (f"*** Begin Patch\n*** Update File: {rel}\n@@\n-from api import {old} as api\n"
-            f"+from api import {new} as api\n*** End Patch\n")
+    return (
+        f"*** Begin Patch\n*** Update File: {rel}\n@@\n-from api import {old} as api\n"
+        f"+from api import {new} as api\n*** End Patch\n"
+    )
 
 
 def command_of(item: JSON) -> str:
@@ -176,16 +181,24 @@ def convert_policy(body: JSON) -> Reply:
     start, target = marks[-1]
     if not target:
         return Reply.text("The agentctl task is DONE: every file is converted.")
-    prompts = [text for it in items if it.get("role") == "user" and (text := item_text(it)) in (PROMPT_1, PROMPT_2)]
+    prompts = [
+        text for it in items if it.get("role") == "user" and (text := item_text(it)) in (PROMPT_1, PROMPT_2)
+    ]
     done_count = DONE_RE.search(item_text(items[start]))
     if prompts and prompts[-1] == PROMPT_1 and done_count and int(done_count.group(1)) >= STOP_AFTER:
         return Reply.text(f"{done_count.group(1)} files are done; stopping here as asked.")
-    after = items[start + 1:]
-    results = {str(it.get("call_id")): item_text(it) for it in after if str(it.get("type", "")).endswith("_output")}
+    after = items[start + 1 :]
+    results = {
+        str(it.get("call_id")): item_text(it) for it in after if str(it.get("type", "")).endswith("_output")
+    }
     patches = [it for it in after if it.get("type") == "custom_tool_call" and it.get("name") == "apply_patch"]
     if target == file_rel(TRIGGER_INDEX) and not any(SECRET_REL in str(p.get("input")) for p in patches):
-        return Reply.custom("apply_patch", f"*** Begin Patch\n*** Update File: {SECRET_REL}\n@@\n"
-                            f"-{SECRET_TEXT}+token=rotated\n*** End Patch\n", say="Rotating the token too.")
+        return Reply.custom(
+            "apply_patch",
+            f"*** Begin Patch\n*** Update File: {SECRET_REL}\n@@\n"
+            f"-{SECRET_TEXT}+token=rotated\n*** End Patch\n",
+            say="Rotating the token too.",
+        )
     checks = [it for it in after if command_of(it) == f"agentctl files check {target}"]
     if not checks:
         return shell(f"agentctl files check {target}")
@@ -225,8 +238,12 @@ def reply_items(record: Recorded) -> list[JSON]:
     return list((record.reply or {}).get("output", []))
 
 
-def test_codex_scenario(codex: Codex, agentctl_bin: Path, agentctl_with_codex_integration: None,  # noqa: F811
-                        tmp_path: Path) -> None:
+def test_codex_scenario(
+    codex: Codex,
+    agentctl_bin: Path,
+    agentctl_with_codex_integration: None,
+    tmp_path: Path,
+) -> None:
     started = time.monotonic()
     project, listfile = make_project(tmp_path, N_FILES, OLD, SECRET_REL, SECRET_TEXT)
     files = [file_rel(i) for i in range(N_FILES)]
@@ -234,7 +251,17 @@ def test_codex_scenario(codex: Codex, agentctl_bin: Path, agentctl_with_codex_in
     ok(project, "constraints", "add", "P0", P0_RULE)
     ok(project, "install", "codex")
     assert (project / ".codex" / "hooks.json").exists(), "agentctl install codex wrote no .codex/hooks.json"
-    ok(project, "task", "start", "--id", TASK_ID, "--desc", f"convert {OLD} to {NEW}", "--files", str(listfile))
+    ok(
+        project,
+        "task",
+        "start",
+        "--id",
+        TASK_ID,
+        "--desc",
+        f"convert {OLD} to {NEW}",
+        "--files",
+        str(listfile),
+    )
 
     home, codex_home, payload_dir = tmp_path / "user-home", tmp_path / "codex-home", tmp_path / "payloads"
     for folder in (home, codex_home, payload_dir):
@@ -247,12 +274,19 @@ def test_codex_scenario(codex: Codex, agentctl_bin: Path, agentctl_with_codex_in
 
     # --dangerously-bypass-hook-trust: nobody can open /hooks to review them here
     common = ["--json", "--dangerously-bypass-hook-trust", "-s", "workspace-write"]
-    plan = [("work-1", ["exec", *common, PROMPT_1]),
-            ("work-2", ["exec", *common, "resume", "--last", PROMPT_2])]
+    plan = [
+        ("work-1", ["exec", *common, PROMPT_1]),
+        ("work-2", ["exec", *common, "resume", "--last", PROMPT_2]),
+    ]
     runs: list[Run] = []
     spans: dict[str, tuple[int, int]] = {}
-    with FakeOpenAI(convert_policy, record_dir=tmp_path / "requests", input_tokens=context_tokens,
-                    classify=classify, on_request=snapshot_log) as server:
+    with FakeOpenAI(
+        convert_policy,
+        record_dir=tmp_path / "requests",
+        input_tokens=context_tokens,
+        classify=classify,
+        on_request=snapshot_log,
+    ) as server:
         write_codex_home(codex_home, server.base_url, project, payload_dir)
         env = codex_env(home, codex_home, agentctl_bin)
         try:
@@ -262,12 +296,17 @@ def test_codex_scenario(codex: Codex, agentctl_bin: Path, agentctl_with_codex_in
                 runs.append(run)
                 spans[label] = (before, len(server.responses_requests()))
                 if not server.responses_requests():
-                    pytest.skip(f"Codex {codex.version} sent no request to the local model server "
-                                f"(exit {run.returncode}): {run.stderr.strip()[-500:]}")
+                    pytest.skip(
+                        f"Codex {codex.version} sent no request to the local model server "
+                        f"(exit {run.returncode}): {run.stderr.strip()[-500:]}"
+                    )
                 assert run.returncode == 0, f"{label} (artifacts in {tmp_path}): {run.stderr[-3000:]}"
                 if label == "work-1":
-                    status = dict(line.split("=", 1) for line in ok(project, "task", "status").splitlines()
-                                  if "=" in line)
+                    status = dict(
+                        line.split("=", 1)
+                        for line in ok(project, "task", "status").splitlines()
+                        if "=" in line
+                    )
                     assert status.get("DONE") == str(STOP_AFTER), status
         finally:
             dump_artifacts(tmp_path, server, runs, "codex")
@@ -286,8 +325,12 @@ def test_codex_scenario(codex: Codex, agentctl_bin: Path, agentctl_with_codex_in
         assert (project / rel).read_text() == file_text(i, NEW), rel
 
     made = [it for r in requests for it in reply_items(r)]
-    patched = Counter(m.group(1) for it in made if it.get("type") == "custom_tool_call"
-                      for m in re.finditer(r"^\*\*\* Update File: (.+)$", str(it.get("input")), re.MULTILINE))
+    patched = Counter(
+        m.group(1)
+        for it in made
+        if it.get("type") == "custom_tool_call"
+        for m in re.finditer(r"^\*\*\* Update File: (.+)$", str(it.get("input")), re.MULTILINE)
+    )
     commands = [command_of(it) for it in made if it.get("type") == "function_call"]
     dones = Counter(c for c in commands if c.startswith("agentctl task done "))
     for rel in files:
@@ -308,9 +351,15 @@ def test_codex_scenario(codex: Codex, agentctl_bin: Path, agentctl_with_codex_in
             m = re.search(r"^\*\*\* Update File: (src/.+)$", str(it.get("input", "")), re.MULTILINE)
             if it.get("type") == "custom_tool_call" and m:
                 seen = {line.rsplit("|", 1)[-1] for line in log_seen[requests[k + 1].seq].splitlines()}
-                assert m.group(1) in seen, f"{m.group(1)} not in the files log at request {requests[k + 1].seq}"
-    post_patch = [p for p in payloads if p["hook_event_name"] == "PostToolUse" and p["tool_name"] == "apply_patch"]
-    assert {m for p in post_patch for m in re.findall(r"Update File: (\S+)", p["tool_input"]["command"])} == set(files)
+                assert m.group(1) in seen, (
+                    f"{m.group(1)} not in the files log at request {requests[k + 1].seq}"
+                )
+    post_patch = [
+        p for p in payloads if p["hook_event_name"] == "PostToolUse" and p["tool_name"] == "apply_patch"
+    ]
+    assert {
+        m for p in post_patch for m in re.findall(r"Update File: (\S+)", p["tool_input"]["command"])
+    } == set(files)
 
     # at least once a compaction fell between a file's apply_patch and its `task done`: the model
     # then asked `agentctl files check`, which said "touched" (exit 0) from the hook's log, and it
@@ -318,19 +367,28 @@ def test_codex_scenario(codex: Codex, agentctl_bin: Path, agentctl_with_codex_in
     told = {}
     for r in requests:
         told.update(outputs(r.body))
-    saved = [c for it in made if (c := command_of(it)).startswith("agentctl files check ")
-             and (m := EXIT_RE.search(told.get(str(it.get("call_id")), ""))) and m.group(1) == "0"]
+    saved = [
+        c
+        for it in made
+        if (c := command_of(it)).startswith("agentctl files check ")
+        and (m := EXIT_RE.search(told.get(str(it.get("call_id")), "")))
+        and m.group(1) == "0"
+    ]
     assert saved, f"no compaction fell between an apply_patch and its task done {where}"
 
     # the denied patch never happened, and the model was told why
-    attempts = [it for it in made if it.get("type") == "custom_tool_call" and SECRET_REL in str(it.get("input"))]
+    attempts = [
+        it for it in made if it.get("type") == "custom_tool_call" and SECRET_REL in str(it.get("input"))
+    ]
     assert attempts, "the model never tried the denied file"
     assert (project / SECRET_REL).read_text() == SECRET_TEXT
     for attempt in attempts:
         answer = told.get(str(attempt["call_id"]), "")
         assert "secrets/**" in answer, f"the model was told {answer!r} about {attempt['call_id']}"
-    assert not any(p["hook_event_name"] == "PostToolUse" and SECRET_REL in json.dumps(p.get("tool_input"))
-                   for p in payloads), "PostToolUse fired for the denied patch"
+    assert not any(
+        p["hook_event_name"] == "PostToolUse" and SECRET_REL in json.dumps(p.get("tool_input"))
+        for p in payloads
+    ), "PostToolUse fired for the denied patch"
 
     # SessionStart(startup): the first request carries the task id, NEXT and the P0 rule
     first = "\n".join(developer_texts(requests[0].body))
@@ -339,15 +397,21 @@ def test_codex_scenario(codex: Codex, agentctl_bin: Path, agentctl_with_codex_in
     # automatic compactions in the middle of the work, each followed by SessionStart(compact)
     compactions = [k for k, r in enumerate(requests) if r.kind == "compact"]
     assert len(compactions) >= 2, f"{len(compactions)} compactions {where}"
-    events = [(p["hook_event_name"], p.get("source") or p.get("trigger") or p.get("tool_name")) for p in payloads]
+    events = [
+        (p["hook_event_name"], p.get("source") or p.get("trigger") or p.get("tool_name")) for p in payloads
+    ]
     assert events.count(("PreCompact", "auto")) == len(compactions), events
     assert events.count(("PostCompact", "auto")) == len(compactions), events
     assert events.count(("SessionStart", "compact")) == len(compactions), events
     session = (project / ".agent-state" / "session").read_text()
     assert f"COMPACTIONS={len(compactions)}\n" in session, session
     for n, k in enumerate(compactions, 1):
-        done_before = {c.split()[-1] for r in requests[:k] for it in reply_items(r)
-                       if (c := command_of(it)).startswith("agentctl task done ")}
+        done_before = {
+            c.split()[-1]
+            for r in requests[:k]
+            for it in reply_items(r)
+            if (c := command_of(it)).startswith("agentctl task done ")
+        }
         want = next((rel for rel in files if rel not in done_before), None)
         after = requests[k + 1]
         assert after.kind == "main", f"compaction {n}: the request after it is {after.kind}"
@@ -366,13 +430,16 @@ def test_codex_scenario(codex: Codex, agentctl_bin: Path, agentctl_with_codex_in
     assert ("SessionStart", "resume") in events, events
     lo, _ = spans["work-2"]
     resumed = developer_texts(requests[lo].body)
-    assert "resumed" in resumed[-1] and NEXT_RE.findall(resumed[-1]) == [files[STOP_AFTER]], resumed[-1][:1500]
+    assert "resumed" in resumed[-1] and NEXT_RE.findall(resumed[-1]) == [files[STOP_AFTER]], resumed[-1][
+        :1500
+    ]
 
     elapsed = time.monotonic() - started
     (tmp_path / "summary.txt").write_text(
         f"codex {codex.version}: {len(requests)} model requests, {len(commands)} shell calls, "
         f"{sum(patched.values()) + len(attempts)} apply_patch calls, {len(compactions)} automatic compactions, "
-        f"{elapsed:.1f}s\n" + "".join(f"{r.label}: exit {r.returncode} {r.seconds:.1f}s\n" for r in runs))
+        f"{elapsed:.1f}s\n" + "".join(f"{r.label}: exit {r.returncode} {r.seconds:.1f}s\n" for r in runs)
+    )
     assert elapsed < 120, f"the scenario took {elapsed:.0f}s"
 
 
@@ -388,7 +455,7 @@ def replay(project: Path, name: str, event: str) -> Result:
     return run("hook", "codex", event, stdin=json.dumps(payload), cwd=project, command=agentctl_command())
 
 
-def test_codex_payload_fixtures(agentctl_with_codex_integration: None, tmp_path: Path) -> None:  # noqa: F811
+def test_codex_payload_fixtures(agentctl_with_codex_integration: None, tmp_path: Path) -> None:
     """The payloads Codex really sent (tests/e2e/payloads/codex-*.json, recorded by
     test_codex_scenario) do what the scenario relies on, hook by hook."""
     project, listfile = make_project(tmp_path, N_FILES, OLD, SECRET_REL, SECRET_TEXT)
@@ -412,8 +479,12 @@ def test_codex_payload_fixtures(agentctl_with_codex_integration: None, tmp_path:
     assert allowed.code == 0 and allowed.out == "", allowed
 
     log = project / ".agent-state" / "services" / "files" / "status"
-    for name, event in (("post_tool_use_bash", "post-tool-use"), ("post_tool_use_apply_patch", "post-tool-use"),
-                        ("pre_compact_auto", "pre-compact"), ("stop", "stop")):
+    for name, event in (
+        ("post_tool_use_bash", "post-tool-use"),
+        ("post_tool_use_apply_patch", "post-tool-use"),
+        ("pre_compact_auto", "pre-compact"),
+        ("stop", "stop"),
+    ):
         done = replay(project, name, event)
         assert done.code == 0 and done.out == "", (name, done)
     logged = [line.split("|")[-2:] for line in log.read_text().splitlines()]

@@ -15,11 +15,11 @@ import json
 import subprocess
 from pathlib import Path
 
-from .claudefix import agentctl_with_claude_integration  # noqa: F401  (the fixture)
 from .conftest import Claude, claude_env
 from .fake_anthropic import (
     JSON,
     FakeAnthropic,
+    Policy,
     Reply,
     all_text,
     cached_usage,
@@ -52,14 +52,16 @@ def tokens(body: JSON) -> int:
     return seq[min(n, len(seq) - 1)] if n or compacted else 20_000
 
 
-def policy(project: Path) -> object:
+def policy(project: Path) -> Policy:
     def answer(body: JSON) -> Reply:
         if is_compaction_request(body):
             return Reply.text(SUMMARY)
         compacted, n = _since_summary(body)
         if compacted:
             if n < len(AFTER):
-                return Reply.tool("Write", {"file_path": str(project / f"src/after{n}.py"), "content": f"A = {n}\n"})
+                return Reply.tool(
+                    "Write", {"file_path": str(project / f"src/after{n}.py"), "content": f"A = {n}\n"}
+                )
             return Reply.text("done after the compaction")
         if n < len(BEFORE):
             return Reply.tool("Write", {"file_path": str(project / FILES[n]), "content": f"M = {n}\n"})
@@ -76,7 +78,10 @@ def _first_with(server: FakeAnthropic, needle: str) -> int | None:
 
 
 def test_claude_code_warns_once_per_threshold_and_the_compaction_resume_shows_the_checkpoint(
-    claude: Claude, agentctl_bin: Path, agentctl_with_claude_integration: None, tmp_path: Path  # noqa: F811
+    claude: Claude,
+    agentctl_bin: Path,
+    agentctl_with_claude_integration: None,
+    tmp_path: Path,
 ) -> None:
     project, home = tmp_path / "project", tmp_path / "claude-home"
     (project / "src").mkdir(parents=True)
@@ -90,16 +95,40 @@ def test_claude_code_warns_once_per_threshold_and_the_compaction_resume_shows_th
     ok(project, "install", "claude")
     listing = tmp_path / "files.txt"
     listing.write_text("".join(f + "\n" for f in FILES))
-    ok(project, "task", "start", "--id", "e2e-context", "--desc", "write the modules", "--files", str(listing))
+    ok(
+        project,
+        "task",
+        "start",
+        "--id",
+        "e2e-context",
+        "--desc",
+        "write the modules",
+        "--files",
+        str(listing),
+    )
     tools = ["--permission-mode", "acceptEdits", "--model", "claude-sonnet-4-6"]  # a 200,000-token window
     runs: list[Run] = []
-    with FakeAnthropic(policy(project), record_dir=tmp_path / "requests", input_tokens=tokens,  # type: ignore[arg-type]
-                       usage=cached_usage) as server:
+    with FakeAnthropic(
+        policy(project),
+        record_dir=tmp_path / "requests",
+        input_tokens=tokens,
+        usage=cached_usage,
+    ) as server:
         env = dict(claude_env(home, server.base_url, [agentctl_bin]), DISABLE_AUTO_COMPACT="1")
-        runs.append(run_cli(claude, project, env, "work", ["-p", "write the modules", *tools, "--max-turns", "20"], 150))
+        runs.append(
+            run_cli(
+                claude, project, env, "work", ["-p", "write the modules", *tools, "--max-turns", "20"], 150
+            )
+        )
         main_before = len(server.messages_requests("main"))
-        runs.append(run_cli(claude, project, env, "compact", ["-p", "--continue", "/compact", *tools[2:]], 150))
-        runs.append(run_cli(claude, project, env, "after", ["-p", "--continue", "go on", *tools, "--max-turns", "8"], 150))
+        runs.append(
+            run_cli(claude, project, env, "compact", ["-p", "--continue", "/compact", *tools[2:]], 150)
+        )
+        runs.append(
+            run_cli(
+                claude, project, env, "after", ["-p", "--continue", "go on", *tools, "--max-turns", "8"], 150
+            )
+        )
         dump_artifacts(tmp_path, server, runs, "claude")
     where = f"(artifacts in {tmp_path})"
     assert [r.returncode for r in runs] == [0, 0, 0], where
@@ -108,8 +137,11 @@ def test_claude_code_warns_once_per_threshold_and_the_compaction_resume_shows_th
 
     # Claude Code wrote the server's usage where a person's run keeps it
     transcript = next((home / ".claude" / "projects").glob("*/*.jsonl"))
-    usages = [json.loads(ln)["message"]["usage"] for ln in transcript.read_text().splitlines()
-              if '"assistant"' in ln and '"usage"' in ln and json.loads(ln).get("type") == "assistant"]
+    usages = [
+        json.loads(ln)["message"]["usage"]
+        for ln in transcript.read_text().splitlines()
+        if '"assistant"' in ln and '"usage"' in ln and json.loads(ln).get("type") == "assistant"
+    ]
     assert any(u.get("cache_read_input_tokens") == BEFORE[4] * 8 // 10 for u in usages), where
 
     # each threshold told once in the first window, in the request after the call that crossed it:

@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 
-from .claudefix import agentctl_with_claude_integration  # noqa: F401  (the fixture)
 from .conftest import Claude, claude_env
 from .fake_anthropic import FakeAnthropic, Reply, cached_usage
 from .harness import ok
@@ -26,8 +25,9 @@ KEY = "sk-ant-e2e-dummy-key"
 
 
 def _pane(sock: str) -> str:
-    return subprocess.run(["tmux", "-L", sock, "capture-pane", "-p", "-t", "c"], capture_output=True, text=True,
-                          check=False).stdout
+    return subprocess.run(
+        ["tmux", "-L", sock, "capture-pane", "-p", "-t", "c"], capture_output=True, text=True, check=False
+    ).stdout
 
 
 def _wait(sock: str, needle: str, seconds: float = 60) -> str:
@@ -43,7 +43,10 @@ def _wait(sock: str, needle: str, seconds: float = 60) -> str:
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_the_statusline_runs_in_the_real_interactive_claude_code(
-    claude: Claude, agentctl_bin: Path, agentctl_with_claude_integration: None, tmp_path: Path  # noqa: F811
+    claude: Claude,
+    agentctl_bin: Path,
+    agentctl_with_claude_integration: None,
+    tmp_path: Path,
 ) -> None:
     project, home = tmp_path / "proj", tmp_path / "claude-home"
     project.mkdir()
@@ -53,17 +56,48 @@ def test_the_statusline_runs_in_the_real_interactive_claude_code(
     (project / "list.txt").write_text("src/a.py\nsrc/b.py\n")
     ok(project, "task", "start", "--id", "tui", "--desc", "d", "--files", "list.txt")
     ok(project, "install", "claude", "--statusline")
-    (home / ".claude.json").write_text(json.dumps({
-        "hasCompletedOnboarding": True, "theme": "dark", "numStartups": 5,
-        "customApiKeyResponses": {"approved": [KEY[-20:]], "rejected": []},
-        "projects": {str(project): {"hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True}}}))
+    (home / ".claude.json").write_text(
+        json.dumps(
+            {
+                "hasCompletedOnboarding": True,
+                "theme": "dark",
+                "numStartups": 5,
+                "customApiKeyResponses": {"approved": [KEY[-20:]], "rejected": []},
+                "projects": {
+                    str(project): {"hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True}
+                },
+            }
+        )
+    )
     sock = f"agentctl-e2e-{os.getpid()}"
-    with FakeAnthropic(lambda body: Reply.text("hello from the scripted model"), input_tokens=lambda body: 124_000,
-                       usage=cached_usage) as server:
-        env = dict(claude_env(home, server.base_url, [agentctl_bin]), ANTHROPIC_API_KEY=KEY, TERM="xterm-256color")
+    with FakeAnthropic(
+        lambda body: Reply.text("hello from the scripted model"),
+        input_tokens=lambda body: 124_000,
+        usage=cached_usage,
+    ) as server:
+        env = dict(
+            claude_env(home, server.base_url, [agentctl_bin]), ANTHROPIC_API_KEY=KEY, TERM="xterm-256color"
+        )
         command = " ".join(["env", "-i", *(f"{k}={v}" for k, v in env.items()), str(claude.path)])
-        subprocess.run(["tmux", "-L", sock, "new-session", "-d", "-s", "c", "-x", "200", "-y", "50", "-c", str(project),
-                        command], check=True)
+        subprocess.run(
+            [
+                "tmux",
+                "-L",
+                sock,
+                "new-session",
+                "-d",
+                "-s",
+                "c",
+                "-x",
+                "200",
+                "-y",
+                "50",
+                "-c",
+                str(project),
+                command,
+            ],
+            check=True,
+        )
         try:
             before = _wait(sock, "agentctl: tui 0/2 NEXT src/a.py")
             assert "agentctl: tui 0/2 NEXT src/a.py | verify - | context ?" in before, before
@@ -71,6 +105,9 @@ def test_the_statusline_runs_in_the_real_interactive_claude_code(
             after = _wait(sock, "context 88% left")
         finally:
             subprocess.run(["tmux", "-L", sock, "kill-server"], check=False)
-    assert "hello from the scripted model" in after and "agentctl: tui 0/2 NEXT src/a.py | verify - | context 88% left" in after, after
+    assert (
+        "hello from the scripted model" in after
+        and "agentctl: tui 0/2 NEXT src/a.py | verify - | context 88% left" in after
+    ), after
     bridges = list((project / ".agent-state" / "context").glob("window-*"))
     assert len(bridges) == 1 and "WINDOW=1000000" in bridges[0].read_text()

@@ -30,7 +30,7 @@ from .fake_gemini import (
     contents,
     part_text,
 )
-from .geminifix import agentctl_with_gemini_integration, gemini, gemini_env, summarise  # noqa: F401
+from .geminifix import gemini_env, summarise
 from .harness import (
     NEXT_RE,
     Binary,
@@ -66,16 +66,24 @@ QUOTA_RE = re.compile(r"Convert at most (\d+) files? in this run")
 
 
 def prompt(quota: int | None) -> str:
-    how = (f"Convert at most {quota} files in this run, then stop." if quota
-           else "Continue until the task is DONE.")
-    return (f"Convert every file of the current agentctl task from {OLD} to {NEW}, one file at a time, in the "
-            f"order agentctl gives (its NEXT file): read it, replace the name, then run `agentctl task done "
-            f"PATH`. {how}")
+    how = (
+        f"Convert at most {quota} files in this run, then stop."
+        if quota
+        else "Continue until the task is DONE."
+    )
+    return (
+        f"Convert every file of the current agentctl task from {OLD} to {NEW}, one file at a time, in the "
+        f"order agentctl gives (its NEXT file): read it, replace the name, then run `agentctl task done "
+        f"PATH`. {how}"
+    )
 
 
 def says_task_done(kv: dict[str, str]) -> bool:
-    return kv.get("STATE") == "DONE" or kv.get("NEXT", "x") == "" or (
-        "DONE" in kv and kv.get("DONE") == kv.get("TOTAL"))
+    return (
+        kv.get("STATE") == "DONE"
+        or kv.get("NEXT", "x") == ""
+        or ("DONE" in kv and kv.get("DONE") == kv.get("TOTAL"))
+    )
 
 
 # --------------------------------------------------------------------------
@@ -107,13 +115,22 @@ def items(body: JSON) -> list[Item]:
                 continue
             if isinstance(part.get("functionCall"), dict):
                 call = part["functionCall"]
-                item = Item(len(out), c, role, "call", name=str(call.get("name")), args=call.get("args") or {})
+                item = Item(
+                    len(out), c, role, "call", name=str(call.get("name")), args=call.get("args") or {}
+                )
                 pending.append(item)
             elif isinstance(part.get("functionResponse"), dict):
                 resp = part["functionResponse"]
                 inner = resp.get("response")
-                item = Item(len(out), c, role, "result", part_text(part), name=str(resp.get("name")),
-                            is_error=isinstance(inner, dict) and "error" in inner)
+                item = Item(
+                    len(out),
+                    c,
+                    role,
+                    "result",
+                    part_text(part),
+                    name=str(resp.get("name")),
+                    is_error=isinstance(inner, dict) and "error" in inner,
+                )
                 match = next((p for p in pending if p.name == item.name), None)
                 if match is None:  # `--resume latest` sends each result twice: keep the first
                     continue
@@ -128,21 +145,37 @@ def items(body: JSON) -> list[Item]:
 
 
 def shell(item: Item) -> str | None:
-    return str(item.args.get("command", "")).strip() if item.kind == "call" and item.name == "run_shell_command" else None
+    return (
+        str(item.args.get("command", "")).strip()
+        if item.kind == "call" and item.name == "run_shell_command"
+        else None
+    )
 
 
 def failed(item: Item | None) -> bool:
-    return item is None or item.is_error or bool(re.search(r"Exit Code: [1-9]|^Error", item.text, re.MULTILINE))
+    return (
+        item is None or item.is_error or bool(re.search(r"Exit Code: [1-9]|^Error", item.text, re.MULTILINE))
+    )
 
 
 def prompts_after_compression(body: JSON) -> int:
     """User prompts (text contents that are not function results) after the compression ack, if any."""
     cs = contents(body)
-    start = next((n + 1 for n, c in enumerate(cs[:3]) if c.get("role") == "model"
-                  and content_text(c).strip() == COMPRESSED_ACK), 0)
-    return sum(1 for c in cs[start:] if c.get("role") == "user"
-               and not any("functionResponse" in p for p in c.get("parts") or [])
-               and any(isinstance(p.get("text"), str) for p in c.get("parts") or []))
+    start = next(
+        (
+            n + 1
+            for n, c in enumerate(cs[:3])
+            if c.get("role") == "model" and content_text(c).strip() == COMPRESSED_ACK
+        ),
+        0,
+    )
+    return sum(
+        1
+        for c in cs[start:]
+        if c.get("role") == "user"
+        and not any("functionResponse" in p for p in c.get("parts") or [])
+        and any(isinstance(p.get("text"), str) for p in c.get("parts") or [])
+    )
 
 
 def reported_tokens(body: JSON) -> int:
@@ -170,13 +203,18 @@ class ConvertPolicy:
         if not root_match:
             raise ValueError("no workspace directory in the request")
         root = Path(root_match.group(1))
-        sources = [(i.index, parse_kv(i.text)) for i in its
-                   if i.role == "user" and i.kind in ("text", "result") and NEXT_RE.search(i.text)]
+        sources = [
+            (i.index, parse_kv(i.text))
+            for i in its
+            if i.role == "user" and i.kind in ("text", "result") and NEXT_RE.search(i.text)
+        ]
         calls = [i for i in its if i.kind == "call"]
         if not sources:
             if any(shell(c) == "agentctl task status" for c in calls):
                 return Reply.text("I cannot find the next file: `agentctl task status` printed no NEXT.")
-            return Reply.call("run_shell_command", {"command": "agentctl task status", "description": "Show the task"})
+            return Reply.call(
+                "run_shell_command", {"command": "agentctl task status", "description": "Show the task"}
+            )
         last = sources[-1][1]
         if says_task_done(last):
             return Reply.text("The agentctl task is DONE: every file is converted.")
@@ -184,8 +222,13 @@ class ConvertPolicy:
         quota = QUOTA_RE.search(asked[-1].text) if asked else None  # the current prompt's, if it sets one
         if asked and quota:
             since, allowed = asked[-1].index, int(quota.group(1))
-            done = [c for c in calls if c.index > since and (shell(c) or "").startswith("agentctl task done ")
-                    and not failed(c.result)]
+            done = [
+                c
+                for c in calls
+                if c.index > since
+                and (shell(c) or "").startswith("agentctl task done ")
+                and not failed(c.result)
+            ]
             if len(done) >= allowed:
                 return Reply.text(f"Stopping after {allowed} files, as asked.")
         target = last["NEXT"]
@@ -201,27 +244,43 @@ class ConvertPolicy:
             return [c for c in acts if c.name == name and c.args.get("file_path") == path]
 
         if target == self.trigger_rel and not on("write_file", secret_abs):
-            return Reply.call("write_file", {"file_path": secret_abs, "content": "TOKEN=rotated\n"},
-                              say="Rotating the token too.")
+            return Reply.call(
+                "write_file",
+                {"file_path": secret_abs, "content": "TOKEN=rotated\n"},
+                say="Rotating the token too.",
+            )
         reads = on("read_file", target_abs)
         if not reads:
             return Reply.call("read_file", {"file_path": target_abs}, say=f"Working on {target}.")
         if failed(reads[-1].result):
-            return Reply.text(f"Reading {target} failed: {reads[-1].result.text if reads[-1].result else 'no result'}")
+            return Reply.text(
+                f"Reading {target} failed: {reads[-1].result.text if reads[-1].result else 'no result'}"
+            )
         assert reads[-1].result is not None
         edits = on("replace", target_abs)
         if edits:
             if failed(edits[-1].result):
-                return Reply.text(f"Editing {target} failed: {edits[-1].result.text if edits[-1].result else '-'}")
+                return Reply.text(
+                    f"Editing {target} failed: {edits[-1].result.text if edits[-1].result else '-'}"
+                )
         elif OLD in reads[-1].result.text:
-            return Reply.call("replace", {"file_path": target_abs, "old_string": OLD, "new_string": NEW,
-                                          "instruction": f"rename {OLD} to {NEW}"})
+            return Reply.call(
+                "replace",
+                {
+                    "file_path": target_abs,
+                    "old_string": OLD,
+                    "new_string": NEW,
+                    "instruction": f"rename {OLD} to {NEW}",
+                },
+            )
         command = f"agentctl task done {target}"
         dones = [c for c in acts if shell(c) == command]
         if not dones:
             return Reply.call("run_shell_command", {"command": command, "description": f"Mark {target} done"})
         if failed(dones[-1].result):
-            return Reply.text(f"`{command}` failed: {dones[-1].result.text if dones[-1].result else 'no result'}")
+            return Reply.text(
+                f"`{command}` failed: {dones[-1].result.text if dones[-1].result else 'no result'}"
+            )
         return Reply.text(f"Stuck: agentctl still names {target} as NEXT after it was marked done.")
 
 
@@ -232,10 +291,21 @@ class ConvertPolicy:
 def test_fake_gemini_server() -> None:
     policy = ConvertPolicy("src/mod02.py")
     with FakeGemini(policy, summarise=summarise, input_tokens=reported_tokens) as server:
-        request = {"contents": [{"role": "user", "parts": [
-            {"text": "<session_context>\n- **Workspace Directories:**\n  - /p\n</session_context>"},
-            {"text": "go"}, {"text": "<hook_context>state:\nNEXT=src/mod01.py\n</hook_context>"}]}],
-            "tools": [{"functionDeclarations": [{"name": "write_file"}]}]}
+        request = {
+            "contents": [
+                {
+                    "role": "user",
+                    "parts": [
+                        {
+                            "text": "<session_context>\n- **Workspace Directories:**\n  - /p\n</session_context>"
+                        },
+                        {"text": "go"},
+                        {"text": "<hook_context>state:\nNEXT=src/mod01.py\n</hook_context>"},
+                    ],
+                }
+            ],
+            "tools": [{"functionDeclarations": [{"name": "write_file"}]}],
+        }
         path = "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
         status, kind, raw = post_json(server.port, path, request)
         assert status == 200 and kind == "text/event-stream" and raw.endswith(b"\r\n\r\n")
@@ -243,9 +313,15 @@ def test_fake_gemini_server() -> None:
         call = event["candidates"][0]["content"]["parts"][-1]["functionCall"]
         assert call == {"name": "read_file", "args": {"file_path": "/p/src/mod01.py"}}
         assert event["usageMetadata"]["promptTokenCount"] == SMALL
-        assert post_json(server.port, path, request)[2] == raw  # memoryless: the same request, the same answer
-        asked = {"contents": [{"role": "user", "parts": [{"text": "history"}]},
-                              {"role": "user", "parts": [{"text": "Generate a new <state_snapshot> based on it"}]}]}
+        assert (
+            post_json(server.port, path, request)[2] == raw
+        )  # memoryless: the same request, the same answer
+        asked = {
+            "contents": [
+                {"role": "user", "parts": [{"text": "history"}]},
+                {"role": "user", "parts": [{"text": "Generate a new <state_snapshot> based on it"}]},
+            ]
+        }
         status, kind, raw = post_json(server.port, "/v1beta/models/gemini-2.5-flash:generateContent", asked)
         text = json.loads(raw)["candidates"][0]["content"]["parts"][0]["text"]
         assert status == 200 and "<state_snapshot>" in text and "NEXT=" not in text
@@ -268,7 +344,7 @@ def blocks(text: str) -> list[str]:
     out = []
     for match in re.finditer(re.escape(BLOCK_HEAD), text):
         end = text.find("</hook_context>", match.start())
-        out.append(text[match.start():end if end >= 0 else len(text)])
+        out.append(text[match.start() : end if end >= 0 else len(text)])
     return out
 
 
@@ -276,16 +352,23 @@ def html_unescape(text: str) -> str:
     return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
 
 
-def test_gemini_cli_scenario(gemini: Binary, agentctl_bin: Path, agentctl_with_gemini_integration: None,  # noqa: F811
-                             tmp_path: Path) -> None:
+def test_gemini_cli_scenario(
+    gemini: Binary,
+    agentctl_bin: Path,
+    agentctl_with_gemini_integration: None,
+    tmp_path: Path,
+) -> None:
     started = time.monotonic()
     project, listfile = make_project(tmp_path, N_FILES, OLD, SECRET_REL, SECRET_TEXT)
     files = [file_rel(i) for i in range(N_FILES)]
     at_file = f"{AT_DIR}/{Path(files[10]).name}"  # the 11th file, NEXT when the last run starts
     (project / AT_DIR).mkdir()
     subprocess.run(["git", "mv", files[10], at_file], cwd=project, check=True)
-    subprocess.run(["git", "-c", "user.name=e2e", "-c", "user.email=e2e@example.invalid", "commit", "-qm", "@ui"],
-                   cwd=project, check=True)
+    subprocess.run(
+        ["git", "-c", "user.name=e2e", "-c", "user.email=e2e@example.invalid", "commit", "-qm", "@ui"],
+        cwd=project,
+        check=True,
+    )
     files[10] = at_file
     listfile.write_text("".join(f + "\n" for f in files))
     home = tmp_path / "gemini-home"
@@ -293,14 +376,29 @@ def test_gemini_cli_scenario(gemini: Binary, agentctl_bin: Path, agentctl_with_g
     for rule in (DENY_RULE, AT_RULE, ODD_RULE):
         ok(project, "constraints", "add", "P0", rule)
     ok(project, "install", "gemini")
-    assert (project / ".gemini" / "settings.json").exists(), "agentctl install gemini wrote no .gemini/settings.json"
-    ok(project, "task", "start", "--id", TASK_ID, "--desc", f"convert {OLD} to {NEW}", "--files", str(listfile))
+    assert (project / ".gemini" / "settings.json").exists(), (
+        "agentctl install gemini wrote no .gemini/settings.json"
+    )
+    ok(
+        project,
+        "task",
+        "start",
+        "--id",
+        TASK_ID,
+        "--desc",
+        f"convert {OLD} to {NEW}",
+        "--files",
+        str(listfile),
+    )
 
     base = ["-m", "gemini-2.5-flash", "--approval-mode", "yolo"]
-    plan = [("run-1", [*base, "-p", prompt(3)]), ("run-2", [*base, "--resume", "latest", "-p", prompt(3)]),
-            ("run-3", [*base, "--resume", "latest", "-p", prompt(2)]),
-            ("run-4", [*base, "--resume", "latest", "-p", prompt(2)]),
-            ("run-5", [*base, "--resume", "latest", "-p", prompt(None)])]
+    plan = [
+        ("run-1", [*base, "-p", prompt(3)]),
+        ("run-2", [*base, "--resume", "latest", "-p", prompt(3)]),
+        ("run-3", [*base, "--resume", "latest", "-p", prompt(2)]),
+        ("run-4", [*base, "--resume", "latest", "-p", prompt(2)]),
+        ("run-5", [*base, "--resume", "latest", "-p", prompt(None)]),
+    ]
     runs: list[Run] = []
     spans: list[tuple[str, int, int]] = []  # run label, first and past-last request seq
     log = project / ".agent-state" / "services" / "files" / "status"
@@ -310,8 +408,13 @@ def test_gemini_cli_scenario(gemini: Binary, agentctl_bin: Path, agentctl_with_g
         log_seen[record.seq] = log.read_text() if log.exists() else ""
 
     policy = ConvertPolicy(files[TRIGGER_INDEX])
-    with FakeGemini(policy, summarise=summarise, record_dir=tmp_path / "requests", input_tokens=reported_tokens,
-                    on_request=snapshot_log) as server:
+    with FakeGemini(
+        policy,
+        summarise=summarise,
+        record_dir=tmp_path / "requests",
+        input_tokens=reported_tokens,
+        on_request=snapshot_log,
+    ) as server:
         env = gemini_env(home, server.base_url, [agentctl_bin], tmp_path / "hook-payloads")
         try:
             for label, args in plan:
@@ -319,7 +422,9 @@ def test_gemini_cli_scenario(gemini: Binary, agentctl_bin: Path, agentctl_with_g
                 run = run_cli(gemini, project, env, label, args, RUN_TIMEOUT)
                 runs.append(run)
                 spans.append((label, first, len(server.requests) + 1))
-                assert run.returncode == 0, f"{label} (artifacts in {tmp_path}): {run.stderr[-3000:]}{run.stdout}"
+                assert run.returncode == 0, (
+                    f"{label} (artifacts in {tmp_path}): {run.stderr[-3000:]}{run.stdout}"
+                )
         finally:
             dump_artifacts(tmp_path, server, runs, "gemini")
     where = f"(artifacts in {tmp_path})"
@@ -337,8 +442,12 @@ def test_gemini_cli_scenario(gemini: Binary, agentctl_bin: Path, agentctl_with_g
     for rel in files:
         text = (project / rel).read_text()
         assert text.count(NEW) == 1 and OLD not in text, (rel, text)
-    calls = [p["functionCall"] for r in main for p in (r.reply or {})["candidates"][0]["content"]["parts"]
-             if "functionCall" in p]
+    calls = [
+        p["functionCall"]
+        for r in main
+        for p in (r.reply or {})["candidates"][0]["content"]["parts"]
+        if "functionCall" in p
+    ]
     edits = Counter(c["args"]["file_path"] for c in calls if c["name"] == "replace")
     dones = Counter(c["args"]["command"] for c in calls if c["name"] == "run_shell_command")
     for rel in files:
@@ -358,11 +467,17 @@ def test_gemini_cli_scenario(gemini: Binary, agentctl_bin: Path, agentctl_with_g
 
     # the denied write was never made, and the model was told why
     secret_abs = str(project / SECRET_REL)
-    attempts = [c for c in calls if c["name"] in ("write_file", "replace") and c["args"]["file_path"] == secret_abs]
+    attempts = [
+        c for c in calls if c["name"] in ("write_file", "replace") and c["args"]["file_path"] == secret_abs
+    ]
     assert len(attempts) == 1, attempts
     assert (project / SECRET_REL).read_text() == SECRET_TEXT
-    told = [i for r in main for i in items(r.body) if i.kind == "call" and i.args.get("file_path") == secret_abs
-            and i.result is not None]
+    told = [
+        i
+        for r in main
+        for i in items(r.body)
+        if i.kind == "call" and i.args.get("file_path") == secret_abs and i.result is not None
+    ]
     assert told and told[0].result is not None
     assert told[0].result.is_error and "secrets/**" in told[0].result.text, told[0].result.text
 
@@ -378,8 +493,11 @@ def test_gemini_cli_scenario(gemini: Binary, agentctl_bin: Path, agentctl_with_g
     pre_compress = recorded(tmp_path / "hook-payloads", "PreCompress")
     assert len(pre_compress) >= len(main) - len(runs) and {p["trigger"] for p in pre_compress} == {"auto"}
     assert len(pre_compress) > 3 * len(summaries), (len(pre_compress), len(summaries))
-    session = dict(ln.split("=", 1) for ln in (project / ".agent-state" / "session").read_text().splitlines()
-                   if "=" in ln)
+    session = dict(
+        ln.split("=", 1)
+        for ln in (project / ".agent-state" / "session").read_text().splitlines()
+        if "=" in ln
+    )
     assert session.get("COMPACTIONS") == str(len(summaries)), (session, len(summaries))
 
     # the first request after each compression carries the state: task id, NEXT, every P0 rule as written
@@ -389,14 +507,22 @@ def test_gemini_cli_scenario(gemini: Binary, agentctl_bin: Path, agentctl_with_g
         firsts.append(after.seq)
         label = f"compression {n} ({run_of[summary.seq]})"
         cs = contents(after.body)
-        assert content_text(cs[1]).strip() == COMPRESSED_ACK, f"{label}: request {after.seq} is not compressed"
+        assert content_text(cs[1]).strip() == COMPRESSED_ACK, (
+            f"{label}: request {after.seq} is not compressed"
+        )
         found = [b for b in blocks(content_text(cs[0])) if AFTER_COMPRESS in b]
         assert len(found) == 1, f"{label}: {len(found)} re-injected blocks in request {after.seq}"
         block = found[0]
-        done_before = {c["args"]["command"].split()[-1] for r in main if r.seq < summary.seq
-                       for p in (r.reply or {})["candidates"][0]["content"]["parts"]
-                       for c in [p.get("functionCall")] if c and c["name"] == "run_shell_command"
-                       and c["args"]["command"].startswith("agentctl task done ")}
+        done_before = {
+            c["args"]["command"].split()[-1]
+            for r in main
+            if r.seq < summary.seq
+            for p in (r.reply or {})["candidates"][0]["content"]["parts"]
+            for c in [p.get("functionCall")]
+            if c
+            and c["name"] == "run_shell_command"
+            and c["args"]["command"].startswith("agentctl task done ")
+        }
         want = next(rel for rel in files if rel not in done_before)
         assert TASK_ID in block and f"{n} compaction" in block, (label, block[:1500])
         assert set(NEXT_RE.findall(block)) == {want}, (label, want, NEXT_RE.findall(block))
@@ -416,7 +542,9 @@ def test_gemini_cli_scenario(gemini: Binary, agentctl_bin: Path, agentctl_with_g
                 label = f"request {record.seq} content {n}"
                 assert len(found) == 1, label
                 if AFTER_COMPRESS in found[0]:
-                    assert record.seq in firsts and n == 0, f"{label}: the resume block re-sent without a compression"
+                    assert record.seq in firsts and n == 0, (
+                        f"{label}: the resume block re-sent without a compression"
+                    )
                 else:
                     assert "functionResponse" not in part and content.get("role") == "user", label
                     assert "at session start" in found[0] or "as the session resumed" in found[0], label
@@ -426,7 +554,9 @@ def test_gemini_cli_scenario(gemini: Binary, agentctl_bin: Path, agentctl_with_g
         assert EXPANDED not in json.dumps(record.body), f"request {record.seq}: Gemini inlined an @path"
 
     # rules and paths with @ (and < > &) arrived as written, or HTML-escaped where Gemini escapes
-    start_blocks = [b for r in main if r.seq in run_starts for b in blocks(all_parts(r.body)) if AFTER_COMPRESS not in b]
+    start_blocks = [
+        b for r in main if r.seq in run_starts for b in blocks(all_parts(r.body)) if AFTER_COMPRESS not in b
+    ]
     assert start_blocks
     for block in start_blocks:
         assert f"P0|{AT_RULE}" in block and f"P0|{DENY_RULE}" in block, block[:1500]
@@ -438,7 +568,8 @@ def test_gemini_cli_scenario(gemini: Binary, agentctl_bin: Path, agentctl_with_g
     (tmp_path / "summary.txt").write_text(
         f"{len(records)} requests ({len(main)} main, {len(summaries)} compressions, {len(pre_compress)} PreCompress), "
         f"{len(calls)} tool calls, "
-        f"{elapsed:.1f}s\n" + "".join(f"{r.label}: exit {r.returncode} {r.seconds:.1f}s\n" for r in runs))
+        f"{elapsed:.1f}s\n" + "".join(f"{r.label}: exit {r.returncode} {r.seconds:.1f}s\n" for r in runs)
+    )
 
 
 def all_parts(body: JSON) -> str:

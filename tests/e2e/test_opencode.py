@@ -47,7 +47,9 @@ from .harness import (
     says_task_done,
 )
 
-OPENCODE = Pinned("OpenCode", "opencode", HERE / "install_opencode.sh", "OPENCODE_VERSION", "AGENTCTL_OPENCODE_BIN")
+OPENCODE = Pinned(
+    "OpenCode", "opencode", HERE / "install_opencode.sh", "OPENCODE_VERSION", "AGENTCTL_OPENCODE_BIN"
+)
 RUN_TIMEOUT = 240  # seconds for one `opencode run`
 CONTEXT_LIMIT, OUTPUT_LIMIT = 30_000, 4_096
 TOKENS_PER_TOOL_CALL = 2_400  # OpenCode compacts past 30,000 - 4,096 tokens: after about 10 tool calls
@@ -80,11 +82,22 @@ def seed_config_dir(folder: Path, seed: Path) -> None:
 
 def opencode_config(base_url: str) -> JSON:
     return {
-        "model": "e2e/fake-model", "small_model": "e2e/fake-model", "autoupdate": False, "share": "disabled",
-        "provider": {"e2e": {"npm": "@ai-sdk/openai-compatible",
-                             "options": {"baseURL": base_url, "apiKey": "dummy"},
-                             "models": {"fake-model": {"tool_call": True,
-                                                       "limit": {"context": CONTEXT_LIMIT, "output": OUTPUT_LIMIT}}}}},
+        "model": "e2e/fake-model",
+        "small_model": "e2e/fake-model",
+        "autoupdate": False,
+        "share": "disabled",
+        "provider": {
+            "e2e": {
+                "npm": "@ai-sdk/openai-compatible",
+                "options": {"baseURL": base_url, "apiKey": "dummy"},
+                "models": {
+                    "fake-model": {
+                        "tool_call": True,
+                        "limit": {"context": CONTEXT_LIMIT, "output": OUTPUT_LIMIT},
+                    }
+                },
+            }
+        },
         "permission": {"edit": "allow", "bash": "allow", "webfetch": "deny"},
     }
 
@@ -93,8 +106,13 @@ def opencode_env(home: Path, project: Path, first_on_path: list[Path]) -> dict[s
     """A clean environment: temporary HOME and XDG folders, no update checks, PWD = the project
     (OpenCode takes its project from $PWD, not from the working directory)."""
     env = clean_env(home, ("LANG", "LC_ALL", "TMPDIR"), first_on_path)
-    env.update(PWD=str(project), XDG_CONFIG_HOME=str(home / ".config"), XDG_DATA_HOME=str(home / ".local/share"),
-               XDG_CACHE_HOME=str(home / ".cache"), XDG_STATE_HOME=str(home / ".local/state"))
+    env.update(
+        PWD=str(project),
+        XDG_CONFIG_HOME=str(home / ".config"),
+        XDG_DATA_HOME=str(home / ".local/share"),
+        XDG_CACHE_HOME=str(home / ".cache"),
+        XDG_STATE_HOME=str(home / ".local/state"),
+    )
     for name in ("AUTOUPDATE", "MODELS_FETCH", "LSP_DOWNLOAD", "SHARE", "DEFAULT_PLUGINS"):
         env[f"OPENCODE_DISABLE_{name}"] = "1"
     return env
@@ -120,7 +138,11 @@ def events(body: JSON) -> list[Event]:
     for i, m in enumerate(messages(body)):
         role = str(m.get("role"))
         if role == "tool":
-            out.append(Event(i, role, "tool_result", content_text(m.get("content")), call_id=str(m.get("tool_call_id"))))
+            out.append(
+                Event(
+                    i, role, "tool_result", content_text(m.get("content")), call_id=str(m.get("tool_call_id"))
+                )
+            )
             continue
         text = content_text(m.get("content"))
         if text:
@@ -131,7 +153,9 @@ def events(body: JSON) -> list[Event]:
                 args = json.loads(fn.get("arguments") or "{}")
             except json.JSONDecodeError:
                 args = {}
-            out.append(Event(i, role, "tool_use", name=str(fn.get("name")), args=args, call_id=str(call.get("id"))))
+            out.append(
+                Event(i, role, "tool_use", name=str(fn.get("name")), args=args, call_id=str(call.get("id")))
+            )
     return out
 
 
@@ -143,8 +167,11 @@ def classify(body: JSON) -> str:
 
 def agentctl_blocks(body: JSON) -> list[str]:
     """The system messages our plugin added."""
-    return [content_text(m.get("content")) for m in messages(body)
-            if m.get("role") == "system" and content_text(m.get("content")).startswith(BLOCK_HEAD)]
+    return [
+        content_text(m.get("content"))
+        for m in messages(body)
+        if m.get("role") == "system" and content_text(m.get("content")).startswith(BLOCK_HEAD)
+    ]
 
 
 # --------------------------------------------------------------------------
@@ -157,22 +184,29 @@ OLD, NEW = "OLD_API", "NEW_API"
 SECRET_REL = "secrets/token.txt"
 SECRET_TEXT = "TOKEN=do-not-touch\n"
 TRIGGER_INDEX = 1  # the model tries the denied write while working on the 2nd file
-SUMMARY = ("The scripted model keeps no notes of its own: convert the files of the current agentctl task "
-           "from the old API to the new one, one at a time, marking each one done. Progress is not "
-           "recorded here on purpose; the next file must come from agentctl.")
-PROMPT = (f"Convert every file of the current agentctl task: replace {OLD} with {NEW}, one file at a "
-          "time, in the order agentctl gives (its NEXT file). Read the file, edit it, then mark it "
-          "with `agentctl task done PATH`. Stop when the task is DONE.")
+SUMMARY = (
+    "The scripted model keeps no notes of its own: convert the files of the current agentctl task "
+    "from the old API to the new one, one at a time, marking each one done. Progress is not "
+    "recorded here on purpose; the next file must come from agentctl."
+)
+PROMPT = (
+    f"Convert every file of the current agentctl task: replace {OLD} with {NEW}, one file at a "
+    "time, in the order agentctl gives (its NEXT file). Read the file, edit it, then mark it "
+    "with `agentctl task done PATH`. Stop when the task is DONE."
+)
 PAUSES = [file_rel(4), file_rel(8), "none"]  # run 1 stops before the 5th file, run 2 before the 9th
 
 PAUSE_RE = re.compile(r"PAUSE-AT=([\w./-]+)")
 
 
-
-
 def pause_at(evs: list[Event]) -> str | None:
     """The last PAUSE-AT=FILE the user (or a summary) gave."""
-    found = [m for e in evs if e.role in ("user", "assistant") and e.kind == "text" for m in PAUSE_RE.findall(e.text)]
+    found = [
+        m
+        for e in evs
+        if e.role in ("user", "assistant") and e.kind == "text"
+        for m in PAUSE_RE.findall(e.text)
+    ]
     return found[-1] if found else None
 
 
@@ -201,8 +235,11 @@ class ConvertPolicy:
             return Reply.say(SUMMARY + (f"\nThe user's last instruction: PAUSE-AT={pause}" if pause else ""))
         if kind == "title":
             return Reply.say("Convert the API")
-        sources = [(e.index, parse_kv(e.text)) for e in evs
-                   if e.role in ("system", "tool") and e.kind in ("text", "tool_result") and NEXT_RE.search(e.text)]
+        sources = [
+            (e.index, parse_kv(e.text))
+            for e in evs
+            if e.role in ("system", "tool") and e.kind in ("text", "tool_result") and NEXT_RE.search(e.text)
+        ]
         results = {e.call_id: e for e in evs if e.kind == "tool_result"}
         if not sources:
             return Reply.tool("bash", {"command": "agentctl task status", "description": "Show the task"})
@@ -227,8 +264,9 @@ class ConvertPolicy:
         if target == self.trigger_rel and not calls("write", secret_abs):
             if not calls("read", secret_abs):
                 return Reply.tool("read", {"filePath": secret_abs}, say="Checking the token file first.")
-            return Reply.tool("write", {"filePath": secret_abs, "content": "TOKEN=rotated\n"},
-                              say="Rotating the token too.")
+            return Reply.tool(
+                "write", {"filePath": secret_abs, "content": "TOKEN=rotated\n"}, say="Rotating the token too."
+            )
         reads = calls("read", target_abs)
         if not reads:
             return Reply.tool("read", {"filePath": target_abs}, say=say)
@@ -291,8 +329,9 @@ def agentctl_with_opencode_integration() -> None:
     require_integration("opencode", "the OpenCode plugin integration")
 
 
-def test_opencode_scenario(opencode: OpenCode, agentctl_bin: Path, agentctl_with_opencode_integration: None,
-                           tmp_path: Path) -> None:
+def test_opencode_scenario(
+    opencode: OpenCode, agentctl_bin: Path, agentctl_with_opencode_integration: None, tmp_path: Path
+) -> None:
     started = time.monotonic()
     project, listfile = make_project(tmp_path, N_FILES, OLD, SECRET_REL, SECRET_TEXT)
     files = [file_rel(i) for i in range(N_FILES)]
@@ -307,8 +346,20 @@ def test_opencode_scenario(opencode: OpenCode, agentctl_bin: Path, agentctl_with
     ok(project, "constraints", "add", "P0", P0_RULE)
     ok(project, "install", "opencode")
     plugin = project / ".opencode" / "plugin" / "agentctl.js"
-    assert plugin.read_text().startswith("// agentctl plugin for OpenCode"), "agentctl install opencode wrote no plugin"
-    ok(project, "task", "start", "--id", TASK_ID, "--desc", f"convert {OLD} to {NEW}", "--files", str(listfile))
+    assert plugin.read_text().startswith("// agentctl plugin for OpenCode"), (
+        "agentctl install opencode wrote no plugin"
+    )
+    ok(
+        project,
+        "task",
+        "start",
+        "--id",
+        TASK_ID,
+        "--desc",
+        f"convert {OLD} to {NEW}",
+        "--files",
+        str(listfile),
+    )
 
     task_status = project / ".agent-state" / "services" / "task" / "status"
     files_log = project / ".agent-state" / "services" / "files" / "status"
@@ -322,8 +373,13 @@ def test_opencode_scenario(opencode: OpenCode, agentctl_bin: Path, agentctl_with
     runs: list[Run] = []
     spans: list[tuple[str, int, int]] = []
     policy = ConvertPolicy(project, file_rel(TRIGGER_INDEX))
-    with FakeChat(policy, record_dir=tmp_path / "requests", input_tokens=context_tokens, classify=classify,
-                  on_request=snapshot) as server:
+    with FakeChat(
+        policy,
+        record_dir=tmp_path / "requests",
+        input_tokens=context_tokens,
+        classify=classify,
+        on_request=snapshot,
+    ) as server:
         (project / "opencode.json").write_text(json.dumps(opencode_config(server.base_url), indent=1))
         env = opencode_env(home, project, [agentctl_bin])
         try:
@@ -353,8 +409,11 @@ def test_opencode_scenario(opencode: OpenCode, agentctl_bin: Path, agentctl_with
         assert text.count(NEW) == 1 and OLD not in text, (rel, text)
     # each run stopped where it was asked to (the pause survived the compactions in between)
     said = [reply_message(r)["content"] for r in mains if not reply_calls(r)]
-    assert said == [f"Pausing before {PAUSES[0]}, as asked.", f"Pausing before {PAUSES[1]}, as asked.",
-                    "The agentctl task is DONE: every file is converted."], (said, where)
+    assert said == [
+        f"Pausing before {PAUSES[0]}, as asked.",
+        f"Pausing before {PAUSES[1]}, as asked.",
+        "The agentctl task is DONE: every file is converted.",
+    ], (said, where)
 
     calls = [c for r in requests for c in reply_calls(r)]
     edits = Counter(a["filePath"] for _, name, a in calls if name == "edit")
@@ -375,11 +434,15 @@ def test_opencode_scenario(opencode: OpenCode, agentctl_bin: Path, agentctl_with
             if name == "edit":
                 rel = str(Path(a["filePath"]).relative_to(project))
                 later = {line.rsplit("|", 1)[-1] for line in seen_log[requests[k + 1].seq].splitlines()}
-                assert rel in later, f"{rel} not in the files log when request {requests[k + 1].seq} arrived {where}"
+                assert rel in later, (
+                    f"{rel} not in the files log when request {requests[k + 1].seq} arrived {where}"
+                )
 
     # the denied write never happened, and the model was told why
     secret_abs = str(project / SECRET_REL)
-    attempts = [(cid, name) for cid, name, a in calls if name in ("write", "edit") and a.get("filePath") == secret_abs]
+    attempts = [
+        (cid, name) for cid, name, a in calls if name in ("write", "edit") and a.get("filePath") == secret_abs
+    ]
     assert len(attempts) == 1, attempts
     assert (project / SECRET_REL).read_text() == SECRET_TEXT
     told = tool_result(server, attempts[0][0])
@@ -396,16 +459,22 @@ def test_opencode_scenario(opencode: OpenCode, agentctl_bin: Path, agentctl_with
     # the summariser was given the state (experimental.session.compacting)
     for i in compactions:
         text = content_text(messages(requests[i].body)[-1].get("content"))
-        assert TASK_ID in text and P0_RULE in text, f"request {requests[i].seq}: no state in the compaction prompt"
-        assert set(NEXT_RE.findall(text.rpartition(FOR_SUMMARY)[2])) == {seen_next[requests[i].seq]}, text[-2000:]
+        assert TASK_ID in text and P0_RULE in text, (
+            f"request {requests[i].seq}: no state in the compaction prompt"
+        )
+        assert set(NEXT_RE.findall(text.rpartition(FOR_SUMMARY)[2])) == {seen_next[requests[i].seq]}, text[
+            -2000:
+        ]
         # ... and only there: not also the older system block, which may name another NEXT
-        assert agentctl_blocks(requests[i].body) == [], f"request {requests[i].seq}: a system block in the summariser's"
+        assert agentctl_blocks(requests[i].body) == [], (
+            f"request {requests[i].seq}: a system block in the summariser's"
+        )
 
     # every main request carries agentctl's block; after each compaction the first request has a fresh one
     for r in mains:
         assert len(agentctl_blocks(r.body)) == 1, (r.seq, agentctl_blocks(r.body))
     for n, i in enumerate(compactions, 1):
-        first = next(r for r in requests[i + 1:] if r.kind == "main")
+        first = next(r for r in requests[i + 1 :] if r.kind == "main")
         assert run_of[requests.index(first)] == run_of[i], f"compaction {n}: no request after it in its run"
         text = agentctl_blocks(first.body)[0]
         assert "right after the conversation was compacted" in text, (n, text[:300])
@@ -426,7 +495,8 @@ def test_opencode_scenario(opencode: OpenCode, agentctl_bin: Path, agentctl_with
     (tmp_path / "summary.txt").write_text(
         f"{len(requests)} model requests, {len(calls)} tool calls, {len(compactions)} compactions "
         f"({', '.join(run_of[i] for i in compactions)}), {elapsed:.1f}s\n"
-        + "".join(f"{r.label}: exit {r.returncode} {r.seconds:.1f}s\n" for r in runs))
+        + "".join(f"{r.label}: exit {r.returncode} {r.seconds:.1f}s\n" for r in runs)
+    )
     assert elapsed < 400, f"the scenario took {elapsed:.0f}s"
 
 
@@ -436,8 +506,9 @@ def test_opencode_scenario(opencode: OpenCode, agentctl_bin: Path, agentctl_with
 SUB_PROMPT = "SUBAGENT-TASK: report the P0 rules you were given."
 
 
-def test_opencode_subagent_gets_the_brief(opencode: OpenCode, agentctl_bin: Path,
-                                          agentctl_with_opencode_integration: None, tmp_path: Path) -> None:
+def test_opencode_subagent_gets_the_brief(
+    opencode: OpenCode, agentctl_bin: Path, agentctl_with_opencode_integration: None, tmp_path: Path
+) -> None:
     project, listfile = make_project(tmp_path, 2, OLD, SECRET_REL, SECRET_TEXT)
     home = tmp_path / "opencode-home"
     home.mkdir()
@@ -451,8 +522,9 @@ def test_opencode_subagent_gets_the_brief(opencode: OpenCode, agentctl_bin: Path
     ok(project, "task", "start", "--id", TASK_ID, "--desc", "convert", "--files", str(listfile))
 
     def is_sub(body: JSON) -> bool:
-        return any(m.get("role") == "user" and SUB_PROMPT in content_text(m.get("content")) for m in messages(body)) \
-            and not any(e.kind == "tool_use" and e.name == "task" for e in events(body))
+        return any(
+            m.get("role") == "user" and SUB_PROMPT in content_text(m.get("content")) for m in messages(body)
+        ) and not any(e.kind == "tool_use" and e.name == "task" for e in events(body))
 
     def policy(body: JSON) -> Reply:
         if classify(body) != "main":
@@ -461,15 +533,25 @@ def test_opencode_subagent_gets_the_brief(opencode: OpenCode, agentctl_bin: Path
             return Reply.say("SUB-DONE")
         if any(e.kind == "tool_result" for e in events(body)):
             return Reply.say("Parent done.")
-        return Reply.tool("task", {"description": "Report rules", "prompt": SUB_PROMPT, "subagent_type": "general"})
+        return Reply.tool(
+            "task", {"description": "Report rules", "prompt": SUB_PROMPT, "subagent_type": "general"}
+        )
 
     runs: list[Run] = []
     with FakeChat(policy, record_dir=tmp_path / "requests", classify=classify) as server:
         (project / "opencode.json").write_text(json.dumps(opencode_config(server.base_url), indent=1))
         env = opencode_env(home, project, [agentctl_bin])
         try:
-            runs.append(run_cli(opencode.binary, project, env, "run", ["run", "--format", "json", "Delegate it."],
-                                RUN_TIMEOUT))
+            runs.append(
+                run_cli(
+                    opencode.binary,
+                    project,
+                    env,
+                    "run",
+                    ["run", "--format", "json", "Delegate it."],
+                    RUN_TIMEOUT,
+                )
+            )
         finally:
             dump_artifacts(tmp_path, server, runs, "opencode")
     where = f"(artifacts in {tmp_path})"
@@ -480,7 +562,10 @@ def test_opencode_subagent_gets_the_brief(opencode: OpenCode, agentctl_bin: Path
     assert subs and parents, ([r.seq for r in subs], [r.seq for r in parents], where)
     for r in subs:
         blocks = agentctl_blocks(r.body)
-        assert len(blocks) == 1 and "for this helper (brief form" in blocks[0].split("\n", 1)[0], (r.seq, blocks)
+        assert len(blocks) == 1 and "for this helper (brief form" in blocks[0].split("\n", 1)[0], (
+            r.seq,
+            blocks,
+        )
         assert P0_RULE in blocks[0] and TASK_ID in blocks[0] and len(blocks[0]) < 1000, blocks[0]
     for r in parents:
         blocks = agentctl_blocks(r.body)
@@ -498,19 +583,26 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def api(port: int, method: str, path: str, body: JSON | None = None, timeout: float = 120) -> tuple[int, bytes]:
+def api(
+    port: int, method: str, path: str, body: JSON | None = None, timeout: float = 120
+) -> tuple[int, bytes]:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     try:
-        conn.request(method, path, json.dumps(body) if body is not None else None,
-                     {"Content-Type": "application/json"} if body is not None else {})
+        conn.request(
+            method,
+            path,
+            json.dumps(body) if body is not None else None,
+            {"Content-Type": "application/json"} if body is not None else {},
+        )
         resp = conn.getresponse()
         return resp.status, resp.read()
     finally:
         conn.close()
 
 
-def test_opencode_manual_compaction_is_counted(opencode: OpenCode, agentctl_bin: Path,
-                                               agentctl_with_opencode_integration: None, tmp_path: Path) -> None:
+def test_opencode_manual_compaction_is_counted(
+    opencode: OpenCode, agentctl_bin: Path, agentctl_with_opencode_integration: None, tmp_path: Path
+) -> None:
     project, listfile = make_project(tmp_path, 3, OLD, SECRET_REL, SECRET_TEXT)
     home = tmp_path / "opencode-home"
     home.mkdir()
@@ -535,14 +627,28 @@ def test_opencode_manual_compaction_is_counted(opencode: OpenCode, agentctl_bin:
         env = opencode_env(home, project, [agentctl_bin])
         serve: subprocess.Popen[bytes] | None = None
         try:
-            runs.append(run_cli(opencode.binary, project, env, "run-1",
-                                ["run", "--format", "json", f"{PROMPT} PAUSE-AT={file_rel(1)}"], RUN_TIMEOUT))
+            runs.append(
+                run_cli(
+                    opencode.binary,
+                    project,
+                    env,
+                    "run-1",
+                    ["run", "--format", "json", f"{PROMPT} PAUSE-AT={file_rel(1)}"],
+                    RUN_TIMEOUT,
+                )
+            )
             assert runs[0].returncode == 0, runs[0].stderr[-2000:]
             sid = json.loads(runs[0].stdout.splitlines()[0])["sessionID"]
             port = free_port()
-            serve = subprocess.Popen([str(opencode.binary.path), "serve", "--hostname", "127.0.0.1", "--port", str(port)],
-                                     cwd=project, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL, start_new_session=True)
+            serve = subprocess.Popen(
+                [str(opencode.binary.path), "serve", "--hostname", "127.0.0.1", "--port", str(port)],
+                cwd=project,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
             deadline = time.monotonic() + 90
             while True:
                 try:
@@ -553,7 +659,9 @@ def test_opencode_manual_compaction_is_counted(opencode: OpenCode, agentctl_bin:
                 assert time.monotonic() < deadline and serve.poll() is None, "opencode serve did not come up"
                 time.sleep(0.5)
             before = len(server.chat_requests())
-            status, raw = api(port, "POST", f"/session/{sid}/summarize", {"providerID": "e2e", "modelID": "fake-model"})
+            status, raw = api(
+                port, "POST", f"/session/{sid}/summarize", {"providerID": "e2e", "modelID": "fake-model"}
+            )
             assert status == 200, raw[:500]
             # session.compacted reaches plugins as an event after the answer: give its hook time to count
             counted = project / ".agent-state" / "session"
@@ -570,8 +678,16 @@ def test_opencode_manual_compaction_is_counted(opencode: OpenCode, agentctl_bin:
                 except subprocess.TimeoutExpired:
                     os.killpg(serve.pid, signal.SIGKILL)
                     serve.wait()
-        runs.append(run_cli(opencode.binary, project, env, "run-2",
-                            ["run", "--format", "json", "--continue", "Continue the task. PAUSE-AT=none"], RUN_TIMEOUT))
+        runs.append(
+            run_cli(
+                opencode.binary,
+                project,
+                env,
+                "run-2",
+                ["run", "--format", "json", "--continue", "Continue the task. PAUSE-AT=none"],
+                RUN_TIMEOUT,
+            )
+        )
         dump_artifacts(tmp_path, server, runs, "opencode")
     where = f"(artifacts in {tmp_path})"
     assert runs[1].returncode == 0 and server.errors == [], (runs[1].stderr[-2000:], where)
@@ -583,7 +699,7 @@ def test_opencode_manual_compaction_is_counted(opencode: OpenCode, agentctl_bin:
     index = kinds.index("compact")
     prompt = content_text(messages(requests[index].body)[-1].get("content"))
     assert TASK_ID in prompt and P0_RULE in prompt and f"NEXT={file_rel(1)}" in prompt, prompt[-1500:]
-    first = next(r for r in requests[index + 1:] if r.kind == "main")
+    first = next(r for r in requests[index + 1 :] if r.kind == "main")
     blocks = agentctl_blocks(first.body)
     assert len(blocks) == 1 and TASK_ID in blocks[0] and P0_RULE in blocks[0], (first.seq, blocks)
     assert set(NEXT_RE.findall(blocks[0])) == {seen_next[first.seq]} == {file_rel(1)}, blocks[0][:1500]

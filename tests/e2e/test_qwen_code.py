@@ -102,14 +102,26 @@ def _rebuild(chunks: list[JSON]) -> JSON:
 def test_fake_chat_streams_calls_and_answers_plain_requests() -> None:
     def policy(body: JSON) -> Reply:
         if "go" in last_user_text(body):
-            return Reply.tools([("write_file", {"file_path": "/p/a.py", "content": "x" * 300}),
-                                ("run_shell_command", {"command": "true"})], say="two calls")
+            return Reply.tools(
+                [
+                    ("write_file", {"file_path": "/p/a.py", "content": "x" * 300}),
+                    ("run_shell_command", {"command": "true"}),
+                ],
+                say="two calls",
+            )
         return Reply.say("plain " * 40)
 
     with FakeChat(policy, input_tokens=lambda body: 170_000, classify=classify) as server:
         tools = [{"type": "function", "function": {"name": "run_shell_command"}}]
-        body = {"model": "fake-model", "stream": True, "tools": tools,
-                "messages": [{"role": "system", "content": "sys"}, {"role": "user", "content": [{"type": "text", "text": "go"}]}]}
+        body = {
+            "model": "fake-model",
+            "stream": True,
+            "tools": tools,
+            "messages": [
+                {"role": "system", "content": "sys"},
+                {"role": "user", "content": [{"type": "text", "text": "go"}]},
+            ],
+        }
         status, ctype, raw = post_json(server.port, "/v1/chat/completions", body)
         assert (status, ctype) == (200, "text/event-stream")
         assert raw.endswith(b"data: [DONE]\n\n")
@@ -134,14 +146,30 @@ def test_fake_chat_streams_calls_and_answers_plain_requests() -> None:
         assert server.errors == []
 
         # the conversation as events, the way a policy reads it
-        convo = {"messages": [
-            {"role": "system", "content": "S"}, {"role": "user", "content": "U"},
-            {"role": "assistant", "content": None, "tool_calls": [
-                {"id": "c1", "type": "function", "function": {"name": "edit", "arguments": '{"file_path": "/x"}'}}]},
-            {"role": "tool", "tool_call_id": "c1", "content": [{"type": "text", "text": "R"}]}]}
+        convo = {
+            "messages": [
+                {"role": "system", "content": "S"},
+                {"role": "user", "content": "U"},
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": "c1",
+                            "type": "function",
+                            "function": {"name": "edit", "arguments": '{"file_path": "/x"}'},
+                        }
+                    ],
+                },
+                {"role": "tool", "tool_call_id": "c1", "content": [{"type": "text", "text": "R"}]},
+            ]
+        }
         assert [(e.role, e.kind, e.text, e.name, e.tool_call_id) for e in events(convo)] == [
-            ("system", "text", "S", "", ""), ("user", "text", "U", "", ""),
-            ("assistant", "tool_use", "", "edit", "c1"), ("tool", "tool_result", "R", "", "c1")]
+            ("system", "text", "S", "", ""),
+            ("user", "text", "U", "", ""),
+            ("assistant", "tool_use", "", "edit", "c1"),
+            ("tool", "tool_result", "R", "", "c1"),
+        ]
 
 
 def test_fake_chat_reports_policy_errors() -> None:
@@ -165,16 +193,18 @@ SECRET_REL = "secrets/token.txt"
 SECRET_TEXT = "TOKEN=do-not-touch\n"
 TRIGGER_REL = file_rel(1)  # the model tries the denied edit while working on the 2nd file
 FILES_PER_RUN = 3  # the scripted model pauses after this many files in one run (unless told to finish)
-SUMMARY = ("<analysis>The scripted model keeps no notes.</analysis>\n<state_snapshot>\n<overall_goal>Convert the "
-           "files of the current agentctl task from the old API to the new one.</overall_goal>\n<next_step>Not "
-           "recorded here on purpose: the next file must come from agentctl.</next_step>\n</state_snapshot>")
+SUMMARY = (
+    "<analysis>The scripted model keeps no notes.</analysis>\n<state_snapshot>\n<overall_goal>Convert the "
+    "files of the current agentctl task from the old API to the new one.</overall_goal>\n<next_step>Not "
+    "recorded here on purpose: the next file must come from agentctl.</next_step>\n</state_snapshot>"
+)
 SUMMARY_MARK = "Not recorded here on purpose"
-PROMPT = (f"Convert every file of the current agentctl task: replace {OLD} with {NEW}, one file at a time, in the "
-          "order agentctl gives (its NEXT file). Read the file, edit it, then mark it with `agentctl task done PATH`.")
+PROMPT = (
+    f"Convert every file of the current agentctl task: replace {OLD} with {NEW}, one file at a time, in the "
+    "order agentctl gives (its NEXT file). Read the file, edit it, then mark it with `agentctl task done PATH`."
+)
 CONTINUE = "Continue the task."
 FINISH = "Continue the task and finish it."
-
-
 
 
 def _command(event: Event) -> str | None:
@@ -205,11 +235,16 @@ class ConvertPolicy:
         if not cwd:
             raise ValueError("no working directory and no project path in the request")
         root = Path(cwd.group(1))
-        sources = [(e.index, parse_kv(e.text)) for e in evs
-                   if e.kind in ("text", "tool_result") and e.role != "assistant" and NEXT_RE.search(e.text)]
+        sources = [
+            (e.index, parse_kv(e.text))
+            for e in evs
+            if e.kind in ("text", "tool_result") and e.role != "assistant" and NEXT_RE.search(e.text)
+        ]
         results = {e.tool_call_id: e for e in evs if e.kind == "tool_result"}
         if not sources:
-            return Reply.tool("run_shell_command", {"command": "agentctl task status", "description": "Show the task"})
+            return Reply.tool(
+                "run_shell_command", {"command": "agentctl task status", "description": "Show the task"}
+            )
         last = sources[-1][1]
         if last.get("STATE") == "DONE" or last.get("NEXT", "x") == "":
             return Reply.say("The agentctl task is DONE: every file is converted.")
@@ -219,11 +254,19 @@ class ConvertPolicy:
             if kv.get("NEXT") != target:
                 break
             start = index
-        prompt_at = max((e.index for e in evs if e.role == "user" and e.text.strip() in (PROMPT, CONTINUE, FINISH)),
-                        default=0)
+        prompt_at = max(
+            (e.index for e in evs if e.role == "user" and e.text.strip() in (PROMPT, CONTINUE, FINISH)),
+            default=0,
+        )
         prompt = evs[prompt_at].text.strip() if prompt_at else ""
-        done_this_prompt = [e for e in evs if e.index > prompt_at and (_command(e) or "").startswith("agentctl task done ")]
-        if prompt in (PROMPT, CONTINUE) and len(done_this_prompt) >= FILES_PER_RUN and start > done_this_prompt[-1].index:
+        done_this_prompt = [
+            e for e in evs if e.index > prompt_at and (_command(e) or "").startswith("agentctl task done ")
+        ]
+        if (
+            prompt in (PROMPT, CONTINUE)
+            and len(done_this_prompt) >= FILES_PER_RUN
+            and start > done_this_prompt[-1].index
+        ):
             return Reply.say(f"Pausing after {len(done_this_prompt)} files; NEXT is {target}.")
         acts = [(e, results.get(e.tool_call_id)) for e in evs if e.kind == "tool_use" and e.index > start]
         target_abs, secret_abs = str(root / target), str(root / SECRET_REL)
@@ -233,9 +276,14 @@ class ConvertPolicy:
 
         if target == TRIGGER_REL and not calls("edit", secret_abs):
             if not calls("read_file", secret_abs):
-                return Reply.tool("read_file", {"file_path": secret_abs}, say="Checking the token file first.")
-            return Reply.tool("edit", {"file_path": secret_abs, "old_string": "do-not-touch", "new_string": "rotated"},
-                              say="Rotating the token too.")
+                return Reply.tool(
+                    "read_file", {"file_path": secret_abs}, say="Checking the token file first."
+                )
+            return Reply.tool(
+                "edit",
+                {"file_path": secret_abs, "old_string": "do-not-touch", "new_string": "rotated"},
+                say="Rotating the token too.",
+            )
         reads = calls("read_file", target_abs)
         if not reads:
             return Reply.tool("read_file", {"file_path": target_abs}, say=f"Working on {target}.")
@@ -251,7 +299,9 @@ class ConvertPolicy:
             return Reply.tool("edit", {"file_path": target_abs, "old_string": OLD, "new_string": NEW})
         done_cmd = f"agentctl task done {target}"
         if not [u for u, _ in acts if _command(u) == done_cmd]:
-            return Reply.tool("run_shell_command", {"command": done_cmd, "description": f"Mark {target} done"})
+            return Reply.tool(
+                "run_shell_command", {"command": done_cmd, "description": f"Mark {target} done"}
+            )
         return Reply.say(f"Stuck: agentctl still names {target} as NEXT after it was marked done.")
 
 
@@ -264,9 +314,15 @@ def big_tokens(body: JSON) -> int:
 
 def qwen_env(home: Path, base_url: str, agentctl_bin: Path) -> dict[str, str]:
     env = clean_env(home, ("LANG", "LC_ALL", "TERM", "TMPDIR"), [agentctl_bin])
-    env.update(OPENAI_BASE_URL=base_url, OPENAI_API_KEY="e2e-dummy-key", OPENAI_MODEL="fake-model",
-               QWEN_CODE_SUPPRESS_YOLO_WARNING="1", HTTPS_PROXY="http://127.0.0.1:9", HTTP_PROXY="http://127.0.0.1:9",
-               NO_PROXY="127.0.0.1,localhost")
+    env.update(
+        OPENAI_BASE_URL=base_url,
+        OPENAI_API_KEY="e2e-dummy-key",
+        OPENAI_MODEL="fake-model",
+        QWEN_CODE_SUPPRESS_YOLO_WARNING="1",
+        HTTPS_PROXY="http://127.0.0.1:9",
+        HTTP_PROXY="http://127.0.0.1:9",
+        NO_PROXY="127.0.0.1,localhost",
+    )
     return env
 
 
@@ -297,14 +353,30 @@ def test_qwen_code_scenario(qwen: Binary, agentctl_bin: Path, tmp_path: Path) ->
     files = [file_rel(i) for i in range(N_FILES)]
     home = tmp_path / "qwen-home"
     (home / ".qwen").mkdir(parents=True)
-    (home / ".qwen" / "settings.json").write_text(json.dumps({
-        "security": {"auth": {"selectedType": "openai"}},
-        "privacy": {"usageStatisticsEnabled": False}, "telemetry": {"enabled": False}}))
+    (home / ".qwen" / "settings.json").write_text(
+        json.dumps(
+            {
+                "security": {"auth": {"selectedType": "openai"}},
+                "privacy": {"usageStatisticsEnabled": False},
+                "telemetry": {"enabled": False},
+            }
+        )
+    )
     ok(project, "init")
     ok(project, "constraints", "add", "P0", P0_RULE)
     ok(project, "install", "qwen")
     assert (project / ".qwen" / "settings.json").exists()
-    ok(project, "task", "start", "--id", TASK_ID, "--desc", f"convert {OLD} to {NEW}", "--files", str(listfile))
+    ok(
+        project,
+        "task",
+        "start",
+        "--id",
+        TASK_ID,
+        "--desc",
+        f"convert {OLD} to {NEW}",
+        "--files",
+        str(listfile),
+    )
 
     yolo = ["--approval-mode", "yolo"]
     plan: list[tuple[str, list[str], bool]] = [
@@ -331,8 +403,13 @@ def test_qwen_code_scenario(qwen: Binary, agentctl_bin: Path, tmp_path: Path) ->
     runs: list[Run] = []
     spans: list[tuple[str, int, int]] = []
     status_after: dict[str, str] = {}
-    with FakeChat(ConvertPolicy(), record_dir=tmp_path / "requests", input_tokens=tokens, classify=classify,
-                  on_request=snapshot_log) as server:
+    with FakeChat(
+        ConvertPolicy(),
+        record_dir=tmp_path / "requests",
+        input_tokens=tokens,
+        classify=classify,
+        on_request=snapshot_log,
+    ) as server:
         env = qwen_env(home, server.base_url, agentctl_bin)
         try:
             for label, args, large in plan:
@@ -349,8 +426,11 @@ def test_qwen_code_scenario(qwen: Binary, agentctl_bin: Path, tmp_path: Path) ->
     where = f"(artifacts in {tmp_path})"
     assert server.errors == [], where
     requests = server.chat_requests()
-    replies = [(r, c) for r in requests for c in ((r.reply or {}).get("choices") or [{}])[0].get("message", {}).get(
-        "tool_calls", []) or []]
+    replies = [
+        (r, c)
+        for r in requests
+        for c in ((r.reply or {}).get("choices") or [{}])[0].get("message", {}).get("tool_calls", []) or []
+    ]
     uses = [(r, c["function"]["name"], json.loads(c["function"]["arguments"]), c["id"]) for r, c in replies]
 
     # the task is DONE and every file converted exactly once
@@ -363,7 +443,9 @@ def test_qwen_code_scenario(qwen: Binary, agentctl_bin: Path, tmp_path: Path) ->
         text = (project / rel).read_text()
         assert text.count(NEW) == 1 and OLD not in text, (rel, text)
     edits = Counter(a["file_path"] for _, name, a, _ in uses if name == "edit")
-    dones = Counter(a["command"] for _, name, a, _ in uses if name == "run_shell_command" and "task done" in a["command"])
+    dones = Counter(
+        a["command"] for _, name, a, _ in uses if name == "run_shell_command" and "task done" in a["command"]
+    )
     for rel in files:
         assert edits[str(project / rel)] == 1, (rel, edits)
         assert dones[f"agentctl task done {rel}"] == 1, (rel, dones)
@@ -379,40 +461,63 @@ def test_qwen_code_scenario(qwen: Binary, agentctl_bin: Path, tmp_path: Path) ->
             continue
         later = [r for r in requests if r.seq > record.seq]
         rel = str(Path(args["file_path"]).relative_to(project))
-        assert later and rel in log_seen[later[0].seq], f"{rel} not logged when request {later[0].seq} arrived"
+        assert later and rel in log_seen[later[0].seq], (
+            f"{rel} not logged when request {later[0].seq} arrived"
+        )
 
     # the denied edit never happened, and the model was told why
     secret_abs = str(project / SECRET_REL)
-    attempts = [(r, a, cid) for r, name, a, cid in uses if name in ("edit", "write_file") and a["file_path"] == secret_abs]
+    attempts = [
+        (r, a, cid)
+        for r, name, a, cid in uses
+        if name in ("edit", "write_file") and a["file_path"] == secret_abs
+    ]
     assert len(attempts) == 1, attempts
     assert (project / SECRET_REL).read_text() == SECRET_TEXT
-    told = [e.text for r in requests for e in events(r.body) if e.kind == "tool_result" and e.tool_call_id == attempts[0][2]]
+    told = [
+        e.text
+        for r in requests
+        for e in events(r.body)
+        if e.kind == "tool_result" and e.tool_call_id == attempts[0][2]
+    ]
     assert told and "deny-write: secrets/**" in told[0] and "the edit was not made" in told[0], told
 
     # compactions: the two /compress runs and automatic ones, each summarised and counted once
     run_of = {i: label for label, lo, hi in spans for i in range(lo, hi)}
     compactions = [i for i, r in enumerate(requests) if r.kind == "compact"]
     for i in compactions:
-        after = [r for r in requests[i + 1:] if r.kind == "main"]
-        assert after and SUMMARY_MARK in "\n".join(e.text for e in events(after[0].body)), f"compaction {i} not applied"
+        after = [r for r in requests[i + 1 :] if r.kind == "main"]
+        assert after and SUMMARY_MARK in "\n".join(e.text for e in events(after[0].body)), (
+            f"compaction {i} not applied"
+        )
     manual = [i for i in compactions if run_of[i].startswith("compress")]
     automatic = [i for i in compactions if run_of[i].startswith("work")]
     assert sorted(run_of[i] for i in manual) == ["compress-1", "compress-2"], run_of
     assert len(automatic) >= 2, f"Qwen Code compacted by itself {len(automatic)} times {where}"
-    session = dict(ln.split("=", 1) for ln in (project / ".agent-state" / "session").read_text().splitlines() if "=" in ln)
+    session = dict(
+        ln.split("=", 1)
+        for ln in (project / ".agent-state" / "session").read_text().splitlines()
+        if "=" in ln
+    )
     assert session.get("COMPACTIONS") == str(len(compactions)), (session, len(compactions))
 
     # after each compaction: the task id, the P0 rule and the right NEXT reach the model
     ups_injections = 0
     for n, index in enumerate(compactions, 1):
-        done_before = {a["command"].split()[-1] for r, name, a, _ in uses
-                       if r.seq < requests[index].seq and name == "run_shell_command"
-                       and a["command"].startswith("agentctl task done ")}
+        done_before = {
+            a["command"].split()[-1]
+            for r, name, a, _ in uses
+            if r.seq < requests[index].seq
+            and name == "run_shell_command"
+            and a["command"].startswith("agentctl task done ")
+        }
         want = next((rel for rel in files if rel not in done_before), None)
         label = f"compaction {n} ({run_of[index]})"
-        following = [r for r in requests[index + 1:] if r.kind == "main"][:2]
+        following = [r for r in requests[index + 1 :] if r.kind == "main"][:2]
         first_ss, first_ups = state_texts(following[0])
-        assert TASK_ID in first_ss and P0_RULE in first_ss, f"{label}: no state in the first request's system prompt"
+        assert TASK_ID in first_ss and P0_RULE in first_ss, (
+            f"{label}: no state in the first request's system prompt"
+        )
         if index in manual:
             assert status_after[run_of[index]] == (want or ""), (label, status_after, want)
             assert says_next(first_ss, want), (label, want, NEXT_RE.findall(first_ss))
@@ -432,7 +537,9 @@ def test_qwen_code_scenario(qwen: Binary, agentctl_bin: Path, tmp_path: Path) ->
     elapsed = time.monotonic() - started
     (tmp_path / "summary.txt").write_text(
         f"{len(requests)} model requests, {len(uses)} tool calls, {len(manual)} manual and {len(automatic)} "
-        f"automatic compactions, {elapsed:.1f}s\n" + "".join(f"{r.label}: exit {r.returncode} {r.seconds:.1f}s\n" for r in runs))
+        f"automatic compactions, {elapsed:.1f}s\n"
+        + "".join(f"{r.label}: exit {r.returncode} {r.seconds:.1f}s\n" for r in runs)
+    )
 
 
 SUBAGENT_TASK = "SUBAGENT-TASK: list the task's files and report"
@@ -457,7 +564,9 @@ def test_qwen_code_subagent_brief(qwen: Binary, agentctl_bin: Path, tmp_path: Pa
     project, listfile = make_project(tmp_path, 2, OLD, SECRET_REL, SECRET_TEXT)
     home = tmp_path / "qwen-home"
     (home / ".qwen").mkdir(parents=True)
-    (home / ".qwen" / "settings.json").write_text(json.dumps({"security": {"auth": {"selectedType": "openai"}}}))
+    (home / ".qwen" / "settings.json").write_text(
+        json.dumps({"security": {"auth": {"selectedType": "openai"}}})
+    )
     ok(project, "init")
     ok(project, "constraints", "add", "P0", P0_RULE)
     ok(project, "install", "qwen")
@@ -473,16 +582,28 @@ def test_qwen_code_subagent_brief(qwen: Binary, agentctl_bin: Path, tmp_path: Pa
             return Reply.say("Sub-agent report: two files.")
         if any(e.kind == "tool_result" for e in events(body)):
             return Reply.say("Done: the sub-agent reported.")
-        return Reply.tool("agent", {"description": "List task files", "prompt": SUBAGENT_TASK,
-                                    "subagent_type": agent_type})
+        return Reply.tool(
+            "agent", {"description": "List task files", "prompt": SUBAGENT_TASK, "subagent_type": agent_type}
+        )
 
     runs: list[Run] = []
-    with FakeChat(sub_policy, record_dir=tmp_path / "requests",
-                  classify=lambda b: "subagent" if is_subagent(b) else classify(b)) as server:
+    with FakeChat(
+        sub_policy,
+        record_dir=tmp_path / "requests",
+        classify=lambda b: "subagent" if is_subagent(b) else classify(b),
+    ) as server:
         env = qwen_env(home, server.base_url, agentctl_bin)
         try:
-            runs.append(run_cli(qwen, project, env, "subagent", ["-p", "Use a sub-agent.", "--approval-mode", "yolo"],
-                                RUN_TIMEOUT))
+            runs.append(
+                run_cli(
+                    qwen,
+                    project,
+                    env,
+                    "subagent",
+                    ["-p", "Use a sub-agent.", "--approval-mode", "yolo"],
+                    RUN_TIMEOUT,
+                )
+            )
         finally:
             dump_artifacts(tmp_path, server, runs, "qwen")
     where = f"(artifacts in {tmp_path})"
@@ -491,7 +612,9 @@ def test_qwen_code_subagent_brief(qwen: Binary, agentctl_bin: Path, tmp_path: Pa
     assert sub, f"no sub-agent request {where}"
     text = system_text(sub[0].body) + "\n".join(e.text for e in events(sub[0].body))
     if agent_type == "task-helper":
-        assert "for this helper" in text and "brief form" in text, f"no agentctl brief in the sub-agent's request {where}"
+        assert "for this helper" in text and "brief form" in text, (
+            f"no agentctl brief in the sub-agent's request {where}"
+        )
         assert P0_RULE in text and TASK_ID in text, where
     else:  # if this fails, Qwen Code now passes SubagentStart context to built-in agents: update docs/agents/qwen.md
         assert "for this helper" not in text, where

@@ -21,7 +21,7 @@ from agentctl.integrations import yamlkeys
 from agentctl.integrations.aider import LINT, PROTOCOL, _wrap
 from agentctl.integrations.configchange import ConfigError
 from conftest import run
-from support.hooks import bindir, git, log_entries, make_git_project, start_api_task  # noqa: F401
+from support.hooks import git, log_entries, make_git_project, start_api_task
 
 CONFIG = ".aider.conf.yml"
 HERE = Path(__file__).resolve().parents[1]
@@ -49,9 +49,13 @@ AIDER_PYTHON = _aider_python()
 def aider_reads(text: str) -> dict[str, object]:
     """What Aider's own config parser makes of ``text``."""
     assert AIDER_PYTHON is not None
-    code = ("import sys, json, configargparse\n"
-            "print(json.dumps(configargparse.YAMLConfigFileParser().parse(sys.stdin)))")
-    done = subprocess.run([str(AIDER_PYTHON), "-c", code], input=text, capture_output=True, text=True, check=True)
+    code = (
+        "import sys, json, configargparse\n"
+        "print(json.dumps(configargparse.YAMLConfigFileParser().parse(sys.stdin)))"
+    )
+    done = subprocess.run(
+        [str(AIDER_PYTHON), "-c", code], input=text, capture_output=True, text=True, check=True
+    )
     return dict(json.loads(done.stdout))
 
 
@@ -66,8 +70,10 @@ ROUND_TRIPS = {
     "crlf": "model: x\r\nread: CONVENTIONS.md\r\n",
     "scalar read, comment": "read: CONVENTIONS.md # the rules\n",
     "quoted scalars": "read: 'docs/my rules.md'\nlint-cmd: \"python: flake8 --select=E9,F821\"\n",
-    "block lists": ("---\n# my settings\nread:\n  - CONVENTIONS.md\n\n  # another\n  - docs/x.md\nlint-cmd:\n"
-                    "- 'python: ruff check'\n- \"js: eslint --fix\"\nmodel: o3\n"),
+    "block lists": (
+        "---\n# my settings\nread:\n  - CONVENTIONS.md\n\n  # another\n  - docs/x.md\nlint-cmd:\n"
+        "- 'python: ruff check'\n- \"js: eslint --fix\"\nmodel: o3\n"
+    ),
     "read already names the protocol": f"read:\n  - {PROTOCOL}\n",
     "nested other keys": "model-settings:\n  name: x\n  extra:\n    - a: b\nread: A.md\n",
     # issue 26.8: the last line a key of ours with no final newline (once glued onto a comment line)
@@ -133,9 +139,11 @@ def _as_list(value: object) -> list[object]:
 
 def test_wrap_keeps_the_language_and_the_command_exactly() -> None:
     assert _wrap("python: flake8 --select=E9") == (
-        """python: sh -c 'agentctl hook aider lint -- "$@"; flake8 --select=E9 "$@"' agentctl-lint""")
+        """python: sh -c 'agentctl hook aider lint -- "$@"; flake8 --select=E9 "$@"' agentctl-lint"""
+    )
     assert _wrap("make lint && echo 'ok'") == (
-        """sh -c 'agentctl hook aider lint -- "$@"; make lint && echo '"'"'ok'"'"' "$@"' agentctl-lint""")
+        """sh -c 'agentctl hook aider lint -- "$@"; make lint && echo '"'"'ok'"'"' "$@"' agentctl-lint"""
+    )
     assert _wrap("Python: x").startswith("sh -c ")  # Aider's own rule for a language is [a-z]+:
 
 
@@ -185,7 +193,9 @@ def test_cli_install_on_a_last_line_without_newline_and_back(tmp_path: Path) -> 
         assert run("install", "aider", cwd=proj).code == 0
         written = (proj / CONFIG).read_bytes().decode()
         lints = [str(v) for v in _as_list(pytest.importorskip("yaml").safe_load(written)["lint-cmd"])]
-        assert lints == ([_wrap("python: flake8")] if "flake8" in user else [LINT])  # the user's kept, wrapped
+        assert lints == (
+            [_wrap("python: flake8")] if "flake8" in user else [LINT]
+        )  # the user's kept, wrapped
         assert not any(ln.startswith("#agentctl-was: ") and ln.count(":") > 3 for ln in written.splitlines())
         assert run("uninstall", "aider", cwd=proj).code == 0
         assert (proj / CONFIG).read_bytes() == user.encode()
@@ -226,17 +236,18 @@ def proj(tmp_path: Path) -> Path:
     return p
 
 
-def lint(project: Path, bindir: Path, command: str, *files: str) -> subprocess.CompletedProcess[str]:  # noqa: F811
+def lint(project: Path, bindir: Path, command: str, *files: str) -> subprocess.CompletedProcess[str]:
     """Run the lint command exactly as Aider does: `CMD quoted-file` through the shell, in its root."""
     import shlex
 
     env = dict(os.environ, PATH=f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}")
     line = command + "".join(" " + shlex.quote(f) for f in files)
-    return subprocess.run(line, shell=True, cwd=project, env=env, capture_output=True, text=True, timeout=60,
-                          check=False)
+    return subprocess.run(
+        line, shell=True, cwd=project, env=env, capture_output=True, text=True, timeout=60, check=False
+    )
 
 
-def test_lint_logs_each_edited_file_with_its_operation(proj: Path, bindir: Path) -> None:  # noqa: F811
+def test_lint_logs_each_edited_file_with_its_operation(proj: Path, bindir: Path) -> None:
     (proj / "src" / "app.py").write_text("from api import NEW_API\n")
     done = lint(proj, bindir, LINT, "src/app.py")
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
@@ -246,13 +257,17 @@ def test_lint_logs_each_edited_file_with_its_operation(proj: Path, bindir: Path)
     assert lint(proj, bindir, LINT, "src/added.py").returncode == 0
     (proj / "src" / "app.py").write_text("from api import NEW_API as api\n")
     assert lint(proj, bindir, LINT, "src/app.py").returncode == 0  # a second edit of the same file
-    assert log_entries(proj) == [("MODIFY", "src/app.py"), ("CREATE", "src/added.py"), ("MODIFY", "src/app.py")]
+    assert log_entries(proj) == [
+        ("MODIFY", "src/app.py"),
+        ("CREATE", "src/added.py"),
+        ("MODIFY", "src/app.py"),
+    ]
     # a name outside the project, or in the state folder: not logged, no error
     assert lint(proj, bindir, LINT, "../elsewhere.py", ".agent-state/session").returncode == 0
     assert len(log_entries(proj)) == 3
 
 
-def test_wrapped_lint_runs_the_users_command_unchanged(proj: Path, bindir: Path, tmp_path: Path) -> None:  # noqa: F811
+def test_wrapped_lint_runs_the_users_command_unchanged(proj: Path, bindir: Path, tmp_path: Path) -> None:
     script = tmp_path / "mylint.sh"
     script.write_text('#!/bin/sh\necho "MYLINT $# [$1]"\necho "complaint" >&2\nexit 7\n')
     script.chmod(0o755)
@@ -278,7 +293,7 @@ def test_wrapped_lint_runs_the_users_command_unchanged(proj: Path, bindir: Path,
     assert (failing.returncode, failing.stdout) == (1, "")
 
 
-def test_lint_without_state_still_runs_the_users_command(tmp_path: Path, bindir: Path) -> None:  # noqa: F811
+def test_lint_without_state_still_runs_the_users_command(tmp_path: Path, bindir: Path) -> None:
     bare = tmp_path / "bare"
     bare.mkdir()
     git(bare, "init", "-q")
@@ -288,7 +303,7 @@ def test_lint_without_state_still_runs_the_users_command(tmp_path: Path, bindir:
     assert not (bare / ".agent-state").exists()
 
 
-def test_lint_with_a_broken_state_folder_still_lints(proj: Path, bindir: Path) -> None:  # noqa: F811
+def test_lint_with_a_broken_state_folder_still_lints(proj: Path, bindir: Path) -> None:
     status = proj / ".agent-state" / "services" / "files" / "status"
     status.unlink()
     status.mkdir()  # the files log is now a folder: logging fails
@@ -297,13 +312,13 @@ def test_lint_with_a_broken_state_folder_still_lints(proj: Path, bindir: Path) -
     assert "Traceback" not in done.stderr
 
 
-def test_lint_usage_slip_never_fails_the_edit(proj: Path, bindir: Path) -> None:  # noqa: F811
+def test_lint_usage_slip_never_fails_the_edit(proj: Path, bindir: Path) -> None:
     for slip in ("agentctl hook aider bogus", "agentctl hook aider"):
         done = lint(proj, bindir, slip)
         assert done.returncode == 0 and "usage" in done.stderr
 
 
-def test_one_reply_editing_two_files_logs_each_once(proj: Path, bindir: Path) -> None:  # noqa: F811
+def test_one_reply_editing_two_files_logs_each_once(proj: Path, bindir: Path) -> None:
     # Aider applies every edit of a reply, commits, then lints each file in turn: the first
     # call's git sync already logs both; the second call must not log its file again.
     (proj / "src" / "app.py").write_text("from api import NEW_API\n")
@@ -313,7 +328,11 @@ def test_one_reply_editing_two_files_logs_each_once(proj: Path, bindir: Path) ->
     git(proj, "commit", "-q", "-m", "aider: two files")
     assert lint(proj, bindir, LINT, "src/app.py").returncode == 0
     assert lint(proj, bindir, LINT, "src/old_name.py").returncode == 0
-    assert sorted(log_entries(proj)) == [("CREATE", ".gitignore"), ("MODIFY", "src/app.py"), ("MODIFY", "src/old_name.py")]
+    assert sorted(log_entries(proj)) == [
+        ("CREATE", ".gitignore"),
+        ("MODIFY", "src/app.py"),
+        ("MODIFY", "src/old_name.py"),
+    ]
     # the next edit of the same file is a new edit
     (proj / "src" / "app.py").write_text("from api import NEW_API as api\n")
     assert lint(proj, bindir, LINT, "src/app.py").returncode == 0

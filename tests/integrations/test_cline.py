@@ -26,7 +26,9 @@ P0 = "deny-write: secrets/**"
 
 
 def payload(name: str, project: Path) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((FIXTURES / f"cline_{name}.json").read_text().replace("__PROJECT__", str(project)))
+    data: dict[str, Any] = json.loads(
+        (FIXTURES / f"cline_{name}.json").read_text().replace("__PROJECT__", str(project))
+    )
     return data
 
 
@@ -39,12 +41,21 @@ def proj(project: Path) -> Path:
     return project
 
 
-def fire(project: Path, event: str, data: dict[str, Any], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def fire(
+    project: Path, event: str, data: dict[str, Any], cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run the installed hook file as Cline does: ``bash FILE`` with the payload on stdin."""
     bindir = str(Path(sys.executable).parent)
     env = dict(os.environ, PATH=f"{bindir}{os.pathsep}{os.environ['PATH']}")
-    return subprocess.run(["bash", str(project / HOOKS / f"{event}.sh")], input=json.dumps(data), text=True,
-                          capture_output=True, cwd=cwd or project, env=env, timeout=60)
+    return subprocess.run(
+        ["bash", str(project / HOOKS / f"{event}.sh")],
+        input=json.dumps(data),
+        text=True,
+        capture_output=True,
+        cwd=cwd or project,
+        env=env,
+        timeout=60,
+    )
 
 
 def files_log(project: Path) -> list[str]:
@@ -90,8 +101,10 @@ def test_pre_tool_use_stops_the_task_before_a_denied_write(proj: Path) -> None:
     done = fire(proj, "PreToolUse", denied, cwd=proj / "src")
     answer = json.loads(done.stdout)
     assert done.returncode == 0 and answer["cancel"] is True
-    assert answer["errorMessage"].startswith("P0 constraint `deny-write: secrets/**` (agentctl) forbids writing "
-                                             "secrets/token.txt; the edit was not made")
+    assert answer["errorMessage"].startswith(
+        "P0 constraint `deny-write: secrets/**` (agentctl) forbids writing "
+        "secrets/token.txt; the edit was not made"
+    )
 
 
 def test_post_tool_use_logs_each_edit_once(proj: Path) -> None:
@@ -99,12 +112,18 @@ def test_post_tool_use_logs_each_edit_once(proj: Path) -> None:
     assert fire(proj, "PostToolUse", created).stdout == ""
     assert fire(proj, "PostToolUse", created).stdout == ""  # delivered twice: logged once
     edited = payload("tool_result", proj)
-    edited["tool_result"].update(id="call_2", input={"path": str(proj / "src/m.py"), "old_text": "OLD", "new_text": "NEW"},
-                                 output={"result": f"Edited {proj}/src/m.py", "success": True})
+    edited["tool_result"].update(
+        id="call_2",
+        input={"path": str(proj / "src/m.py"), "old_text": "OLD", "new_text": "NEW"},
+        output={"result": f"Edited {proj}/src/m.py", "success": True},
+    )
     fire(proj, "PostToolUse", edited)
     failed = payload("tool_result", proj)
-    failed["tool_result"].update(id="call_3", input={"path": str(proj / "src/x.py"), "new_text": "x"},
-                                 output={"result": "error", "success": False})
+    failed["tool_result"].update(
+        id="call_3",
+        input={"path": str(proj / "src/x.py"), "new_text": "x"},
+        output={"result": "error", "success": False},
+    )
     fire(proj, "PostToolUse", failed)
     assert files_log(proj) == ["CREATE|src/m.py", "MODIFY|src/m.py"]
 

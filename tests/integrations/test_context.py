@@ -30,20 +30,39 @@ class Claude:
         self.n = 0
 
     def payload(self, event: str, **extra: Any) -> str:
-        return json.dumps({"session_id": self.session, "transcript_path": str(self.path), "cwd": str(self.project),
-                           "hook_event_name": event, **extra})
+        return json.dumps(
+            {
+                "session_id": self.session,
+                "transcript_path": str(self.path),
+                "cwd": str(self.project),
+                "hook_event_name": event,
+                **extra,
+            }
+        )
 
     def tool_call(self, left_pct: float, rel: str = "src/a.ts") -> str:
         """One answer at ``left_pct`` context left calling Edit on ``rel``; what the hook added for the model."""
         self.n += 1
         tid = f"toolu_{self.n:04d}"
         with self.path.open("a") as fh:
-            fh.write(json.dumps(claude_answer(used_for(left_pct), tool=tid, path=str(self.project / rel))) + "\n")
+            fh.write(
+                json.dumps(claude_answer(used_for(left_pct), tool=tid, path=str(self.project / rel))) + "\n"
+            )
         (self.project / rel).parent.mkdir(parents=True, exist_ok=True)
         (self.project / rel).write_text(f"edit {self.n}\n")
-        r = run("hook", "claude", "post-tool-use", cwd=self.project, stdin=self.payload(
-            "PostToolUse", tool_name="Edit", tool_use_id=tid, tool_input={"file_path": str(self.project / rel)},
-            tool_response={"filePath": str(self.project / rel)}))
+        r = run(
+            "hook",
+            "claude",
+            "post-tool-use",
+            cwd=self.project,
+            stdin=self.payload(
+                "PostToolUse",
+                tool_name="Edit",
+                tool_use_id=tid,
+                tool_input={"file_path": str(self.project / rel)},
+                tool_response={"filePath": str(self.project / rel)},
+            ),
+        )
         assert r.code == 0 and r.err == "", r.err
         if not r.out:
             return ""
@@ -51,11 +70,25 @@ class Claude:
 
     def compact(self) -> str:
         """PreCompact, then the boundary Claude Code writes, then SessionStart(compact): the injected block."""
-        r = run("hook", "claude", "pre-compact", cwd=self.project, stdin=self.payload("PreCompact", trigger="auto"))
+        r = run(
+            "hook",
+            "claude",
+            "pre-compact",
+            cwd=self.project,
+            stdin=self.payload("PreCompact", trigger="auto"),
+        )
         assert r.code == 0 and r.out == "", r.err
         with self.path.open("a") as fh:
-            fh.write(json.dumps(BOUNDARY) + "\n" + json.dumps({"type": "user", "isCompactSummary": True}) + "\n")
-        r = run("hook", "claude", "session-start", cwd=self.project, stdin=self.payload("SessionStart", source="compact"))
+            fh.write(
+                json.dumps(BOUNDARY) + "\n" + json.dumps({"type": "user", "isCompactSummary": True}) + "\n"
+            )
+        r = run(
+            "hook",
+            "claude",
+            "session-start",
+            cwd=self.project,
+            stdin=self.payload("SessionStart", source="compact"),
+        )
         assert r.code == 0, r.err
         return str(json.loads(r.out)["hookSpecificOutput"]["additionalContext"])
 
@@ -95,7 +128,10 @@ def test_the_checkpoint_at_the_edge_is_what_resume_shows_first_after_the_compact
     assert "you were editing src/b.ts (Edit)" in lines[1]
     assert "src/a.ts, src/b.ts are changed but not marked done" in lines[1]
     assert "src/c.ts" in lines[1] and "verify was FAILED `false`" in lines[1]
-    assert lines[2].startswith("STATE COST of the last compaction") and "context in use before it: 167000 tokens" in lines[2]
+    assert (
+        lines[2].startswith("STATE COST of the last compaction")
+        and "context in use before it: 167000 tokens" in lines[2]
+    )
     assert "CHECKPOINT before the compaction" in injected and "STATE COST" in injected
     # a later `task done` is no longer named as not done; the next compaction shows its own checkpoint
     assert run("task", "done", "src/a.ts", cwd=project).code == 0
@@ -112,34 +148,94 @@ def test_the_checkpoint_at_the_edge_is_what_resume_shows_first_after_the_compact
 def test_the_statusline_window_is_the_one_the_hooks_measure_against(project: Path) -> None:
     start_task(project, ["src/a.ts"])
     c = Claude(project)
-    line = run("statusline", cwd=project, stdin=json.dumps({
-        "session_id": c.session, "transcript_path": str(c.path), "model": {"id": "claude-sonnet-4-5", "display_name": "Sonnet"},
-        "workspace": {"current_dir": str(project), "project_dir": str(project)},
-        "context_window": {"context_window_size": 1_000_000, "used_percentage": 14, "remaining_percentage": 86,
-                           "current_usage": {"input_tokens": 100, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}}))
+    line = run(
+        "statusline",
+        cwd=project,
+        stdin=json.dumps(
+            {
+                "session_id": c.session,
+                "transcript_path": str(c.path),
+                "model": {"id": "claude-sonnet-4-5", "display_name": "Sonnet"},
+                "workspace": {"current_dir": str(project), "project_dir": str(project)},
+                "context_window": {
+                    "context_window_size": 1_000_000,
+                    "used_percentage": 14,
+                    "remaining_percentage": 86,
+                    "current_usage": {
+                        "input_tokens": 100,
+                        "cache_creation_input_tokens": 0,
+                        "cache_read_input_tokens": 0,
+                    },
+                },
+            }
+        ),
+    )
     assert line.code == 0 and line.out == "agentctl: t1 0/1 NEXT src/a.ts | verify - | context 86% left\n"
     assert c.tool_call(30) == ""  # 140k of the 1M window the statusline reported: 86 % left, nothing to tell
-    assert "threshold 35%" in Claude(project, "other").tool_call(30)  # a session without it: the model's table
+    assert "threshold 35%" in Claude(project, "other").tool_call(
+        30
+    )  # a session without it: the model's table
 
 
 def test_codex_and_gemini_records_give_the_warning_in_their_answer(project: Path) -> None:
     rollout = project.parent / "rollout.jsonl"
-    rollout.write_text(json.dumps({"type": "turn_context", "payload": {"model": "gpt-5.1-codex"}}) + "\n"
-                       + json.dumps(codex_count(200_000, 272_000)) + "\n")
-    r = run("hook", "codex", "post-tool-use", cwd=project, stdin=json.dumps({
-        "session_id": "cx", "transcript_path": str(rollout), "cwd": str(project), "hook_event_name": "PostToolUse",
-        "tool_name": "Bash", "tool_use_id": "call_1", "tool_input": {"command": "true"}}))
+    rollout.write_text(
+        json.dumps({"type": "turn_context", "payload": {"model": "gpt-5.1-codex"}})
+        + "\n"
+        + json.dumps(codex_count(200_000, 272_000))
+        + "\n"
+    )
+    r = run(
+        "hook",
+        "codex",
+        "post-tool-use",
+        cwd=project,
+        stdin=json.dumps(
+            {
+                "session_id": "cx",
+                "transcript_path": str(rollout),
+                "cwd": str(project),
+                "hook_event_name": "PostToolUse",
+                "tool_name": "Bash",
+                "tool_use_id": "call_1",
+                "tool_input": {"command": "true"},
+            }
+        ),
+    )
     assert r.code == 0 and "26% of the context window left (200000 of 272000 tokens" in r.out
     chat = project.parent / "chat.jsonl"
-    chat.write_text(json.dumps(gemini_msg({"input": 400_000, "output": 5, "cached": 0, "thoughts": 0, "tool": 0, "total": 400_005})) + "\n")
+    chat.write_text(
+        json.dumps(
+            gemini_msg(
+                {"input": 400_000, "output": 5, "cached": 0, "thoughts": 0, "tool": 0, "total": 400_005}
+            )
+        )
+        + "\n"
+    )
     (project / "m.py").write_text("x\n")
-    r = run("hook", "gemini", "after-tool", cwd=project, stdin=json.dumps({
-        "session_id": "gm", "transcript_path": str(chat), "cwd": str(project), "hook_event_name": "AfterTool",
-        "tool_name": "write_file", "tool_input": {"file_path": str(project / "m.py"), "content": "x\n"},
-        "tool_response": {"llmContent": "Successfully created and wrote to new file"}}))
+    r = run(
+        "hook",
+        "gemini",
+        "after-tool",
+        cwd=project,
+        stdin=json.dumps(
+            {
+                "session_id": "gm",
+                "transcript_path": str(chat),
+                "cwd": str(project),
+                "hook_event_name": "AfterTool",
+                "tool_name": "write_file",
+                "tool_input": {"file_path": str(project / "m.py"), "content": "x\n"},
+                "tool_response": {"llmContent": "Successfully created and wrote to new file"},
+            }
+        ),
+    )
     assert r.code == 0
     out = json.loads(r.out)["hookSpecificOutput"]
-    assert out["hookEventName"] == "AfterTool" and "24% of the context window left (400000 of 524288 tokens" in out["additionalContext"]
+    assert (
+        out["hookEventName"] == "AfterTool"
+        and "24% of the context window left (400000 of 524288 tokens" in out["additionalContext"]
+    )
 
 
 def test_off_or_unreadable_records_cost_nothing_and_say_nothing(project: Path) -> None:
@@ -154,8 +250,18 @@ def test_off_or_unreadable_records_cost_nothing_and_say_nothing(project: Path) -
     bad = claude_answer(190_000, tool="toolu_x")
     bad["message"]["usage"]["cache_read_input_tokens"] = -5
     e.path.write_text(json.dumps(bad) + "\n")
-    r = run("hook", "claude", "post-tool-use", cwd=project, stdin=e.payload(
-        "PostToolUse", tool_name="Edit", tool_use_id="toolu_x", tool_input={"file_path": str(project / "x")}))
+    r = run(
+        "hook",
+        "claude",
+        "post-tool-use",
+        cwd=project,
+        stdin=e.payload(
+            "PostToolUse",
+            tool_name="Edit",
+            tool_use_id="toolu_x",
+            tool_input={"file_path": str(project / "x")},
+        ),
+    )
     assert r.code == 0 and r.out == "" and r.err == ""  # a figure that cannot be right: nothing said
 
 
@@ -168,7 +274,10 @@ def test_install_statusline_keeps_the_persons_own_and_uninstall_removes_only_our
     settings = project / ".claude" / "settings.json"
     assert run("install", "claude", "--statusline", cwd=project).code == 0
     doc = json.loads(settings.read_text())
-    assert doc["statusLine"] == {"type": "command", "command": "agentctl statusline", "padding": 0} and doc["hooks"]
+    assert (
+        doc["statusLine"] == {"type": "command", "command": "agentctl statusline", "padding": 0}
+        and doc["hooks"]
+    )
     assert run("uninstall", "claude", cwd=project).code == 0
     assert not settings.exists() or "statusLine" not in json.loads(settings.read_text())
     settings.parent.mkdir(exist_ok=True)

@@ -39,8 +39,13 @@ def gem(proj: Path, bindir: Path) -> Any:
 
     def go(name: str, event: str, value: str = "", data: str | None = None) -> Fired:
         cmd = command_for(proj, "gemini", event, value)
-        return fire(cmd, payload(name, proj) if data is None else data, proj / "sub" / "deeper", bindir,
-                    env_for("gemini", proj))
+        return fire(
+            cmd,
+            payload(name, proj) if data is None else data,
+            proj / "sub" / "deeper",
+            bindir,
+            env_for("gemini", proj),
+        )
 
     return go
 
@@ -64,12 +69,15 @@ def merged_request(base: list[dict[str, Any]], messages: list[dict[str, Any]]) -
             merged.append(content)
             continue
         others = [p for p in parts if not isinstance(p.get("text"), str)]
-        merged.append(dict(content, role=messages[i]["role"], parts=[{"text": messages[i]["content"]}, *others]))
+        merged.append(
+            dict(content, role=messages[i]["role"], parts=[{"text": messages[i]["content"]}, *others])
+        )
         i += 1
     return merged + [{"role": m["role"], "parts": [{"text": m["content"]}]} for m in messages[i:]]
 
 
 # -- units --------------------------------------------------------------------------------------------
+
 
 def test_compressed_history_is_recognised_only_after_a_compression(tmp_path: Path) -> None:
     def messages(name: str) -> Any:
@@ -82,14 +90,31 @@ def test_compressed_history_is_recognised_only_after_a_compression(tmp_path: Pat
     # the next run, resumed over the same compressed history (its session context rebuilt): the same identity
     assert gemini.compressed_history(messages("BeforeModel-compressed-resumed")) == first
     ack = {"role": "model", "content": gemini.ACK}
-    assert gemini.compressed_history([{"role": "user", "content": "<session_context>x</session_context>"}, ack]) is None
-    assert gemini.compressed_history([{"role": "user", "content": "<state_snapshot>s</state_snapshot>"},
-                                      {"role": "model", "content": "ok"}]) is None
-    split = [{"role": "user", "content": "<session_context>x</session_context>"},
-             {"role": "user", "content": "<state_snapshot>s</state_snapshot>"}, ack]
-    assert gemini.compressed_history(split) == "<state_snapshot>s</state_snapshot>"  # context and summary apart
-    assert gemini.compression([*split, {"role": "user", "content": "go"}]) == ("<state_snapshot>s</state_snapshot>",
-                                                                                [{"role": "user", "content": "go"}])
+    assert (
+        gemini.compressed_history([{"role": "user", "content": "<session_context>x</session_context>"}, ack])
+        is None
+    )
+    assert (
+        gemini.compressed_history(
+            [
+                {"role": "user", "content": "<state_snapshot>s</state_snapshot>"},
+                {"role": "model", "content": "ok"},
+            ]
+        )
+        is None
+    )
+    split = [
+        {"role": "user", "content": "<session_context>x</session_context>"},
+        {"role": "user", "content": "<state_snapshot>s</state_snapshot>"},
+        ack,
+    ]
+    assert (
+        gemini.compressed_history(split) == "<state_snapshot>s</state_snapshot>"
+    )  # context and summary apart
+    assert gemini.compression([*split, {"role": "user", "content": "go"}]) == (
+        "<state_snapshot>s</state_snapshot>",
+        [{"role": "user", "content": "go"}],
+    )
     for junk in (None, [], [1, 2], [{"role": "user", "content": 5}, ack], "text", [{"role": "user"}, 3, ack]):
         assert gemini.compressed_history(junk) is None
 
@@ -107,23 +132,51 @@ def test_escape_context_is_unambiguous_after_gemini_escapes() -> None:
 
 # -- through the installed hooks -----------------------------------------------------------------------
 
+
 def test_install_has_no_pre_compress_and_reinstall_drops_the_old_one(proj: Path) -> None:
     settings = proj / ".gemini" / "settings.json"
     settings.parent.mkdir()
-    old = {"hooks": {"PreCompress": [{"matcher": "*", "hooks": [
-        {"name": "agentctl-pre-compress", "type": "command", "command": "agentctl hook gemini pre-compress",
-         "timeout": 10000}]}]}}
+    old = {
+        "hooks": {
+            "PreCompress": [
+                {
+                    "matcher": "*",
+                    "hooks": [
+                        {
+                            "name": "agentctl-pre-compress",
+                            "type": "command",
+                            "command": "agentctl hook gemini pre-compress",
+                            "timeout": 10000,
+                        }
+                    ],
+                }
+            ]
+        }
+    }
     settings.write_text(json.dumps(old))  # what agentctl 0.1 installed
     assert run("install", "gemini", cwd=proj).code == 0
     doc = json.loads(settings.read_text())
-    assert set(doc["hooks"]) == {"SessionStart", "BeforeAgent", "BeforeModel", "BeforeTool", "AfterTool", "AfterAgent"}
+    assert set(doc["hooks"]) == {
+        "SessionStart",
+        "BeforeAgent",
+        "BeforeModel",
+        "BeforeTool",
+        "AfterTool",
+        "AfterAgent",
+    }
     assert all(h["timeout"] >= 1000 for g in doc["hooks"].values() for e in g for h in e["hooks"])
 
 
 def test_pre_compress_on_every_turn_counts_nothing(proj: Path, gem: Any, bindir: Path) -> None:
     for _ in range(5):  # what Gemini CLI 0.61.0 really does: PreCompress(auto) before every model turn
         for name in ("PreCompress-auto", "PreCompress-manual"):
-            r = fire("agentctl hook gemini pre-compress", payload(name, proj), proj, bindir, env_for("gemini", proj))
+            r = fire(
+                "agentctl hook gemini pre-compress",
+                payload(name, proj),
+                proj,
+                bindir,
+                env_for("gemini", proj),
+            )
             assert (r.code, r.out) == (0, "")
         r = gem("BeforeModel", "BeforeModel")
         assert (r.code, r.out) == (0, ""), r.err
@@ -132,8 +185,10 @@ def test_pre_compress_on_every_turn_counts_nothing(proj: Path, gem: Any, bindir:
 
 
 def test_start_context_comes_once_through_before_agent(proj: Path, gem: Any) -> None:
-    for name, source, why in (("SessionStart-startup", "startup", "at session start"),
-                              ("SessionStart-resume", "resume", "as the session resumed")):
+    for name, source, why in (
+        ("SessionStart-startup", "startup", "at session start"),
+        ("SessionStart-resume", "resume", "as the session resumed"),
+    ):
         r = gem(name, "SessionStart", source)
         assert (r.code, r.out) == (0, "")  # SessionStart context would be @-expanded by Gemini
         before = json.loads(payload("BeforeAgent", proj))
@@ -168,21 +223,31 @@ def test_a_real_compression_is_counted_and_reinjected_exactly_once(proj: Path, g
     r = gem("BeforeModel-compressed", "BeforeModel")
     assert r.code == 0, r.err
     out = r.json()["hookSpecificOutput"]
-    assert out["hookEventName"] == "BeforeModel" and set(out["llm_request"]) == {"messages"}  # no config: tools stay
+    assert out["hookEventName"] == "BeforeModel" and set(out["llm_request"]) == {
+        "messages"
+    }  # no config: tools stay
     messages = out["llm_request"]["messages"]
     assert len(messages) == 1 and messages[0]["role"] == "user"
     original = compressed["llm_request"]["messages"][0]["content"]
     assert messages[0]["content"].startswith(original)
-    block = messages[0]["content"][len(original):]
+    block = messages[0]["content"][len(original) :]
     assert block.startswith("\n\n<hook_context>") and block.endswith("</hook_context>")
     assert "right after the conversation history was compressed" in block and "1 compaction," in block
     assert "TASK t1 ACTIVE 0/2" in block and f"P0|{P0}" in block and "NEXT=src/app.py" in block
     assert session(proj)["COMPACTIONS"] == "1"
     # Gemini merges that one message into the first content and leaves every other one alone
-    base = [{"role": "user", "parts": [{"text": "<session_context>…</session_context>"}, {"text": "<state_snapshot>"}]},
-            {"role": "model", "parts": [{"text": gemini.ACK}]},
-            {"role": "model", "parts": [{"functionCall": {"name": "write_file", "args": {}}}]},
-            {"role": "user", "parts": [{"functionResponse": {"name": "write_file", "response": {"output": "ok"}}}]}]
+    base = [
+        {
+            "role": "user",
+            "parts": [{"text": "<session_context>…</session_context>"}, {"text": "<state_snapshot>"}],
+        },
+        {"role": "model", "parts": [{"text": gemini.ACK}]},
+        {"role": "model", "parts": [{"functionCall": {"name": "write_file", "args": {}}}]},
+        {
+            "role": "user",
+            "parts": [{"functionResponse": {"name": "write_file", "response": {"output": "ok"}}}],
+        },
+    ]
     merged = merged_request(base, messages)
     assert merged[1:] == base[1:] and merged[0]["parts"] == [{"text": messages[0]["content"]}]
 
@@ -195,7 +260,9 @@ def test_a_real_compression_is_counted_and_reinjected_exactly_once(proj: Path, g
     # a second real compression writes a new summary: counted once more
     again = json.loads(payload("BeforeModel-compressed-resumed", proj))
     again["llm_request"]["messages"][0]["content"] += "\n<state_snapshot>second</state_snapshot>"
-    text = gem("", "BeforeModel", data=json.dumps(again)).json()["hookSpecificOutput"]["llm_request"]["messages"][0]
+    text = gem("", "BeforeModel", data=json.dumps(again)).json()["hookSpecificOutput"]["llm_request"][
+        "messages"
+    ][0]
     assert "2 compactions" in text["content"] and session(proj)["COMPACTIONS"] == "2"
     assert (gem("", "BeforeModel", data=json.dumps(again)).out, session(proj)["COMPACTIONS"]) == ("", "2")
 
@@ -216,10 +283,15 @@ def test_two_compressions_with_identical_summaries_each_count_once(proj: Path, g
     first_run = [("user", "WRITE f1.py please")]
     later = [*first_run, ("model", "done"), ("user", "WRITE f2.py please")]
     second_run = [("user", "WRITE f3.py please")]
-    steps = [(first_run, 1, True), (first_run, 1, False), (later, 1, False),  # one compression, its later turns
-             (second_run, 2, True),  # a new compression, the very same summary: counted, the state given back
-             (second_run, 2, False), ([*second_run, ("model", "done"), ("user", "go on")], 2, False),
-             ([("model", "done"), ("user", "go on")], 2, False)]  # reloaded by --resume latest without the kept prompt
+    steps = [
+        (first_run, 1, True),
+        (first_run, 1, False),
+        (later, 1, False),  # one compression, its later turns
+        (second_run, 2, True),  # a new compression, the very same summary: counted, the state given back
+        (second_run, 2, False),
+        ([*second_run, ("model", "done"), ("user", "go on")], 2, False),
+        ([("model", "done"), ("user", "go on")], 2, False),
+    ]  # reloaded by --resume latest without the kept prompt
     for tail, count, injected in steps:
         r = gem("", "BeforeModel", data=with_tail(base, *tail))
         assert r.code == 0, r.err
@@ -265,7 +337,11 @@ def test_real_tool_payloads_log_and_deny(proj: Path, gem: Any, bindir: Path) -> 
     denied = json.loads(payload("BeforeTool-write_file", proj))
     denied["tool_input"]["file_path"] = str(proj / "secrets" / "key.txt")
     r = gem("", "BeforeTool", "write_file", data=json.dumps(denied))
-    assert r.json()["decision"] == "deny" and P0 in r.json()["reason"] and "secrets/key.txt" in r.json()["reason"]
+    assert (
+        r.json()["decision"] == "deny"
+        and P0 in r.json()["reason"]
+        and "secrets/key.txt" in r.json()["reason"]
+    )
     r = gem("AfterAgent", "AfterAgent")
     assert (r.code, r.out) == (0, "")
     for name in ("SessionEnd", "AfterModel", "BeforeToolSelection"):  # not installed; harmless if sent
@@ -273,9 +349,9 @@ def test_real_tool_payloads_log_and_deny(proj: Path, gem: Any, bindir: Path) -> 
         assert (r.code, r.out) == (0, "")
 
 
-
-@pytest.mark.parametrize("name", ["BeforeModel", "BeforeModel-compressed-resumed", "BeforeTool-write_file",
-                                  "AfterTool-replace"])
+@pytest.mark.parametrize(
+    "name", ["BeforeModel", "BeforeModel-compressed-resumed", "BeforeTool-write_file", "AfterTool-replace"]
+)
 def test_every_turn_hooks_import_no_json_or_re(busy: Path, name: str) -> None:
     """BeforeModel runs before every model request (with the whole history): the ordinary path
     and the path of a compression already counted stay as slim as Claude's hooks."""
@@ -304,4 +380,6 @@ def test_start_markers_no_prompt_consumed_are_cleared_after_a_day(proj: Path, ge
     assert gem("SessionStart-resume", "SessionStart", "resume").out == ""
     left = sorted(m.name for m in hooks_dir.glob("gemini-start-*"))
     resumed = json.loads(payload("SessionStart-resume", proj))["session_id"]
-    assert left == sorted(["gemini-start-quit-at-once-1", "gemini-start-quit-at-once-2", f"gemini-start-{resumed}"])
+    assert left == sorted(
+        ["gemini-start-quit-at-once-1", "gemini-start-quit-at-once-2", f"gemini-start-{resumed}"]
+    )

@@ -24,8 +24,10 @@ USER_CLAUDE: dict[str, Any] = {
     "permissions": {"allow": ["Bash(npm run lint)"], "deny": ["Read(./.env)"]},
     "hooks": {
         "PostToolUse": [
-            {"matcher": "Write|Edit", "hooks": [{"type": "command", "command": "npx prettier --write \"$FILE\"",
-                                                 "timeout": 30}]},
+            {
+                "matcher": "Write|Edit",
+                "hooks": [{"type": "command", "command": 'npx prettier --write "$FILE"', "timeout": 30}],
+            },
         ],
         "SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "echo hello"}]}],
         "Notification": [{"hooks": [{"type": "command", "command": "notify-send claude"}]}],
@@ -83,6 +85,7 @@ def home(project: Path) -> Path:
 
 # -- claude -----------------------------------------------------------------------------------------
 
+
 def test_install_claude_creates_then_is_idempotent(project: Path) -> None:
     r = run("install", "claude", cwd=project)
     assert r.code == 0, r.err
@@ -90,11 +93,19 @@ def test_install_claude_creates_then_is_idempotent(project: Path) -> None:
     first = settings.read_bytes()
     assert first.endswith(b"}\n") and b'\n  "hooks": {\n' in first  # 2-space indent, trailing newline
     doc = json.loads(first)
-    assert sorted(set(ours(doc))) == ["agentctl hook claude post-tool-use", "agentctl hook claude pre-compact",
-                                      "agentctl hook claude pre-tool-use", "agentctl hook claude session-start",
-                                      "agentctl hook claude stop", "agentctl hook claude subagent-start"]
+    assert sorted(set(ours(doc))) == [
+        "agentctl hook claude post-tool-use",
+        "agentctl hook claude pre-compact",
+        "agentctl hook claude pre-tool-use",
+        "agentctl hook claude session-start",
+        "agentctl hook claude stop",
+        "agentctl hook claude subagent-start",
+    ]
     assert doc["hooks"]["SessionStart"][0]["matcher"] == "startup|resume|clear|compact"
-    assert [g["matcher"] for g in doc["hooks"]["PostToolUse"]] == ["Write|Edit|MultiEdit|NotebookEdit", "Bash"]
+    assert [g["matcher"] for g in doc["hooks"]["PostToolUse"]] == [
+        "Write|Edit|MultiEdit|NotebookEdit",
+        "Bash",
+    ]
     assert doc["hooks"]["PreToolUse"][0]["matcher"] == "Write|Edit|MultiEdit|NotebookEdit"
     for handler in (h for groups in doc["hooks"].values() for g in groups for h in g["hooks"]):
         assert set(handler) == {"type", "command", "timeout"}  # no keys an older Claude Code might reject
@@ -134,14 +145,26 @@ def test_install_claude_keeps_the_users_hooks_and_keys(project: Path) -> None:
 def test_install_claude_refuses_invalid_json_and_touches_nothing(project: Path) -> None:
     settings = project / ".claude" / "settings.json"
     settings.parent.mkdir()
-    bad = [b'{\n  // my comment\n  "env": {}\n}\n', b'{"hooks": {},}', b'{"a": 1, "a": 2}', b"[1, 2]",
-           b'{"x": NaN}', b'{"hooks": []}', b'{"hooks": {"PostToolUse": {}}}', b"\xff\xfe{}"]
+    bad = [
+        b'{\n  // my comment\n  "env": {}\n}\n',
+        b'{"hooks": {},}',
+        b'{"a": 1, "a": 2}',
+        b"[1, 2]",
+        b'{"x": NaN}',
+        b'{"hooks": []}',
+        b'{"hooks": {"PostToolUse": {}}}',
+        b"\xff\xfe{}",
+    ]
     for raw in bad:
         settings.write_bytes(raw)
         before = snapshot(project)
         r = run("install", "claude", cwd=project)
         assert r.code == 3, (raw, r.out)
-        assert len(r.err.strip().splitlines()) == 1 and ".claude/settings.json" in r.err and "changed nothing" in r.err
+        assert (
+            len(r.err.strip().splitlines()) == 1
+            and ".claude/settings.json" in r.err
+            and "changed nothing" in r.err
+        )
         assert settings.read_bytes() == raw
         assert snapshot(project) == before  # no backup, no other file
         r = run("uninstall", "claude", cwd=project)
@@ -153,11 +176,19 @@ def test_install_claude_replaces_stale_and_duplicated_entries_of_ours(project: P
     settings = project / ".claude" / "settings.json"
     settings.parent.mkdir()
     mine = {"type": "command", "command": "agentctl hook claude session-start", "timeout": 99}
-    doc = {"hooks": {
-        "SessionStart": [{"matcher": "startup|resume|clear|compact", "hooks": [mine, dict(mine)]}],
-        "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "agentctl hook claude user-prompt-submit"},
-                                        {"type": "command", "command": "their-thing"}]}],
-    }}
+    doc = {
+        "hooks": {
+            "SessionStart": [{"matcher": "startup|resume|clear|compact", "hooks": [mine, dict(mine)]}],
+            "UserPromptSubmit": [
+                {
+                    "hooks": [
+                        {"type": "command", "command": "agentctl hook claude user-prompt-submit"},
+                        {"type": "command", "command": "their-thing"},
+                    ]
+                }
+            ],
+        }
+    }
     settings.write_text(dumped(doc))
     r = run("install", "claude", cwd=project)
     assert r.code == 0 and "2 stale removed" in r.out, r.out
@@ -189,8 +220,9 @@ def test_install_then_uninstall_leaves_the_project_as_it_was(project: Path) -> N
     for args in (("mcp", "--client", "claude"), ("mcp", "--client", "cursor")):
         assert run("uninstall", *args, cwd=project).code == 0
     after = snapshot(project)
-    assert {k: v for k, v in after.items() if not k.startswith(".agent-state")} == \
-        {k: v for k, v in before.items() if not k.startswith(".agent-state")}
+    assert {k: v for k, v in after.items() if not k.startswith(".agent-state")} == {
+        k: v for k, v in before.items() if not k.startswith(".agent-state")
+    }
     for folder in (".claude", ".codex", ".gemini", ".cursor"):
         assert not (project / folder).exists(), folder
     r = run("uninstall", "claude", cwd=project)
@@ -199,17 +231,25 @@ def test_install_then_uninstall_leaves_the_project_as_it_was(project: Path) -> N
 
 # -- codex / gemini / cursor ------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("agent,rel", [("codex", ".codex/hooks.json"), ("gemini", ".gemini/settings.json")])
 def test_install_grouped_agents_merge_and_unmerge(project: Path, agent: str, rel: str) -> None:
     path = project / rel
     path.parent.mkdir()
-    user: dict[str, Any] = {"model": {"name": "x"},
-                            "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "theirs"}]}]}}
+    user: dict[str, Any] = {
+        "model": {"name": "x"},
+        "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "theirs"}]}]},
+    }
     path.write_text(dumped(user))
     assert run("install", agent, cwd=project).code == 0
     doc = json.loads(path.read_text())
-    assert doc["hooks"]["SessionStart"][0] == user["hooks"]["SessionStart"][0] and doc["model"] == user["model"]
-    assert all(c.startswith(f"agentctl hook {agent} ") for c in ours(doc)) and len(ours(doc)) == {"codex": 5, "gemini": 6}[agent]
+    assert (
+        doc["hooks"]["SessionStart"][0] == user["hooks"]["SessionStart"][0] and doc["model"] == user["model"]
+    )
+    assert (
+        all(c.startswith(f"agentctl hook {agent} ") for c in ours(doc))
+        and len(ours(doc)) == {"codex": 5, "gemini": 6}[agent]
+    )
     once = path.read_bytes()
     assert run("install", agent, cwd=project).code == 0 and path.read_bytes() == once
     assert (project / ".agent-state" / "backups" / rel.replace("/", "__")).read_text() == dumped(user)
@@ -229,15 +269,25 @@ def test_install_codex_events(project: Path) -> None:
 def test_install_cursor_writes_hooks_and_the_rule(project: Path) -> None:
     hooks = project / ".cursor" / "hooks.json"
     hooks.parent.mkdir()
-    user: dict[str, Any] = {"version": 1, "hooks": {"afterFileEdit": [{"command": "./format.sh"}], "beforeShellExecution": [
-        {"command": "./guard.sh"}]}}
+    user: dict[str, Any] = {
+        "version": 1,
+        "hooks": {
+            "afterFileEdit": [{"command": "./format.sh"}],
+            "beforeShellExecution": [{"command": "./guard.sh"}],
+        },
+    }
     hooks.write_text(dumped(user))
     assert run("install", "cursor", cwd=project).code == 0
     doc = json.loads(hooks.read_text())
     assert doc["version"] == 1
-    assert doc["hooks"]["afterFileEdit"] == [{"command": "./format.sh"}, {"command": "agentctl hook cursor after-file-edit"}]
-    assert doc["hooks"]["beforeShellExecution"] == [*user["hooks"]["beforeShellExecution"],
-                                                    {"command": "agentctl hook cursor before-shell-execution"}]  # the user's first
+    assert doc["hooks"]["afterFileEdit"] == [
+        {"command": "./format.sh"},
+        {"command": "agentctl hook cursor after-file-edit"},
+    ]
+    assert doc["hooks"]["beforeShellExecution"] == [
+        *user["hooks"]["beforeShellExecution"],
+        {"command": "agentctl hook cursor before-shell-execution"},
+    ]  # the user's first
     assert set(doc["hooks"]) >= {"sessionStart", "afterFileEdit", "afterShellExecution", "preCompact", "stop"}
     rule = (project / ".cursor" / "rules" / "agentctl.mdc").read_text()
     assert rule.startswith("---\n") and "\nalwaysApply: true\n" in rule and "agentctl resume" in rule
@@ -258,6 +308,7 @@ def test_install_cursor_refuses_an_unknown_version_and_writes_nothing(project: P
 
 
 # -- agents-md (point 3) ---------------------------------------------------------------------------
+
 
 def test_agents_md_block_is_idempotent_and_keeps_the_users_text(project: Path) -> None:
     agents = project / "AGENTS.md"
@@ -281,8 +332,11 @@ def test_agents_md_block_is_idempotent_and_keeps_the_users_text(project: Path) -
 
 def test_agents_md_damaged_markers_are_refused(project: Path) -> None:
     agents = project / "AGENTS.md"
-    for text in ("x\n<!-- agentctl:begin v=1 -->\nhalf\n", "<!-- agentctl:end -->\n<!-- agentctl:begin v=1 -->\n",
-                 "<!-- agentctl:begin v=1 -->\n<!-- agentctl:end -->\n<!-- agentctl:begin v=1 -->\n<!-- agentctl:end -->\n"):
+    for text in (
+        "x\n<!-- agentctl:begin v=1 -->\nhalf\n",
+        "<!-- agentctl:end -->\n<!-- agentctl:begin v=1 -->\n",
+        "<!-- agentctl:begin v=1 -->\n<!-- agentctl:end -->\n<!-- agentctl:begin v=1 -->\n<!-- agentctl:end -->\n",
+    ):
         agents.write_text(text)
         r = run("install", "agents-md", cwd=project)
         assert r.code == 3 and "markers" in r.err and agents.read_text() == text
@@ -293,7 +347,9 @@ def test_agents_md_imports_into_claude_md(project: Path) -> None:
     claude_md.write_text("# Claude notes\n")
     assert run("install", "agents-md", cwd=project).code == 0
     text = claude_md.read_text()
-    assert text.startswith("# Claude notes\n\n<!-- agentctl:begin v=1 -->\n@AGENTS.md\n<!-- agentctl:end -->\n")
+    assert text.startswith(
+        "# Claude notes\n\n<!-- agentctl:begin v=1 -->\n@AGENTS.md\n<!-- agentctl:end -->\n"
+    )
     assert run("install", "agents-md", cwd=project).code == 0 and claude_md.read_text() == text
     assert run("uninstall", "agents-md", cwd=project).code == 0
     assert claude_md.read_text() == "# Claude notes\n" and not (project / "AGENTS.md").exists()
@@ -327,7 +383,9 @@ def test_agents_md_other_files(project: Path) -> None:
     crlf.write_bytes(b"line one\r\nline two\r\n")
     assert run("install", "agents-md", "--file", "NOTES.md", cwd=project).code == 0
     data = crlf.read_bytes()
-    assert data.startswith(b"line one\r\nline two\r\n\r\n<!-- agentctl:begin") and b"\n" not in data.replace(b"\r\n", b"")
+    assert data.startswith(b"line one\r\nline two\r\n\r\n<!-- agentctl:begin") and b"\n" not in data.replace(
+        b"\r\n", b""
+    )
     assert run("uninstall", "agents-md", "--file", "NOTES.md", cwd=project).code == 0
     assert crlf.read_bytes() == b"line one\r\nline two\r\n"
     for bad in ("../outside.md", "/etc/x.md", ".agent-state/x.md", "x.json"):
@@ -336,6 +394,7 @@ def test_agents_md_other_files(project: Path) -> None:
 
 
 # -- MCP config (issue 7 point 6) --------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("client,rel", [("claude", ".mcp.json"), ("cursor", ".cursor/mcp.json")])
 def test_install_mcp_merges_with_the_users_servers(project: Path, client: str, rel: str) -> None:
@@ -353,15 +412,26 @@ def test_install_mcp_merges_with_the_users_servers(project: Path, client: str, r
     doc["mcpServers"]["agentctl"]["args"] = ["old"]
     path.write_text(dumped(doc))
     assert run("install", "mcp", "--client", client, cwd=project).code == 0
-    assert json.loads(path.read_text())["mcpServers"]["agentctl"] == {"command": "agentctl", "args": ["mcp"], "env": {"X": "1"}}
+    assert json.loads(path.read_text())["mcpServers"]["agentctl"] == {
+        "command": "agentctl",
+        "args": ["mcp"],
+        "env": {"X": "1"},
+    }
     assert run("uninstall", "mcp", "--client", client, cwd=project).code == 0
     assert json.loads(path.read_text()) == user
 
 
 def test_usage_errors(project: Path) -> None:
-    for args in (("install",), ("install", "vim"), ("install", "mcp"), ("install", "mcp", "--client", "emacs"),
-                 ("install", "codex", "--local"), ("install", "claude", "--file", "X.md"),
-                 ("install", "claude", "--client", "cursor"), ("uninstall", "nothing")):
+    for args in (
+        ("install",),
+        ("install", "vim"),
+        ("install", "mcp"),
+        ("install", "mcp", "--client", "emacs"),
+        ("install", "codex", "--local"),
+        ("install", "claude", "--file", "X.md"),
+        ("install", "claude", "--client", "cursor"),
+        ("uninstall", "nothing"),
+    ):
         r = run(*args, cwd=project)
         assert r.code == 2 and len(r.err.strip().splitlines()) == 1, (args, r.err)
     assert not (project / ".claude").exists()
@@ -398,7 +468,15 @@ HAND_FORMATTED = {
 }
 
 
-TARGETS = [("claude",), ("codex",), ("gemini",), ("qwen",), ("cursor",), ("mcp", "--client", "claude"), ("agents-md",)]
+TARGETS = [
+    ("claude",),
+    ("codex",),
+    ("gemini",),
+    ("qwen",),
+    ("cursor",),
+    ("mcp", "--client", "claude"),
+    ("agents-md",),
+]
 
 
 def _project_files(project: Path) -> dict[str, bytes]:
@@ -413,8 +491,9 @@ def _clean_env(tmp: Path) -> dict[str, str]:
 
 @pytest.mark.parametrize("existing", [False, True])
 @pytest.mark.parametrize("target", TARGETS, ids=lambda t: t[0])
-def test_install_then_uninstall_leaves_every_file_byte_identical(project: Path, target: tuple[str, ...],
-                                                                   existing: bool) -> None:
+def test_install_then_uninstall_leaves_every_file_byte_identical(
+    project: Path, target: tuple[str, ...], existing: bool
+) -> None:
     if existing:
         for rel, text in HAND_FORMATTED.items():
             (project / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -422,17 +501,30 @@ def test_install_then_uninstall_leaves_every_file_byte_identical(project: Path, 
         (project / "AGENTS.md").write_text("# Notes\n\nmine\n")
         (project / "CLAUDE.md").write_text("claude notes\n")
     before = _project_files(project)
-    dirs = sorted(str(p.relative_to(project)) for p in project.rglob("*") if p.is_dir() and ".agent-state" not in p.parts)
+    dirs = sorted(
+        str(p.relative_to(project))
+        for p in project.rglob("*")
+        if p.is_dir() and ".agent-state" not in p.parts
+    )
     r = run("install", *target, cwd=project)
     assert r.code == 0, r.err
     assert _project_files(project) != before
     r = run("uninstall", *target, cwd=project / ".git")
     assert r.code == 0, r.err
     assert _project_files(project) == before
-    assert sorted(str(p.relative_to(project)) for p in project.rglob("*") if p.is_dir() and ".agent-state" not in p.parts) == dirs
+    assert (
+        sorted(
+            str(p.relative_to(project))
+            for p in project.rglob("*")
+            if p.is_dir() and ".agent-state" not in p.parts
+        )
+        == dirs
+    )
 
 
-def test_install_warns_when_agentctl_is_not_on_path_and_absolute_writes_its_path(project: Path, tmp_path: Path) -> None:
+def test_install_warns_when_agentctl_is_not_on_path_and_absolute_writes_its_path(
+    project: Path, tmp_path: Path
+) -> None:
     env = _clean_env(tmp_path)
     r = run("install", "claude", cwd=project, env=env)
     assert r.code == 0 and "`agentctl` is not on PATH" in r.err and "--absolute" in r.err
@@ -445,8 +537,14 @@ def test_install_warns_when_agentctl_is_not_on_path_and_absolute_writes_its_path
     # the hook the agent runs works without agentctl on PATH
     start = next(c for c in commands if c.endswith("session-start"))
     payload = json.dumps({"hook_event_name": "SessionStart", "source": "startup", "cwd": str(project)})
-    proc = subprocess.run(shlex.split(start), input=payload.encode(), capture_output=True, cwd=project,
-                          env={**env, "HOME": os.environ["HOME"]}, timeout=60)
+    proc = subprocess.run(
+        shlex.split(start),
+        input=payload.encode(),
+        capture_output=True,
+        cwd=project,
+        env={**env, "HOME": os.environ["HOME"]},
+        timeout=60,
+    )
     assert proc.returncode == 0 and b"agentctl state" in proc.stdout
     r = run("install", "claude", "--absolute", cwd=project, env=env)
     assert r.code == 0 and "unchanged" in r.out  # nothing twice
@@ -481,7 +579,9 @@ def test_install_then_uninstall_leaves_no_file_behind_without_a_state_folder(tmp
     settings.write_text(original)
     before = snapshot(project)
     assert run("install", "claude", cwd=project).code == 0
-    assert (project / ".claude" / "settings.json.agentctl.bak").read_text() == original  # kept while installed
+    assert (
+        project / ".claude" / "settings.json.agentctl.bak"
+    ).read_text() == original  # kept while installed
     r = run("uninstall", "claude", cwd=project)
     assert r.code == 0, r.err
     assert snapshot(project) == before  # no .agentctl.bak, nothing else

@@ -18,30 +18,24 @@ from typing import Any
 import pytest
 
 from conftest import run
-from support.hooks import (  # noqa: F401 (bindir, proj: fixtures)
-    P0,
-    agent_log,
-    bindir,
-    command_for,
-    env_for,
-    fire,
-    git,
-    install,
-    payload,
-    proj,
-)
+from support.hooks import P0, agent_log, command_for, env_for, fire, git, install, payload
 
 WAIT = 30.0  # seconds a delivery may take on a loaded machine (a bound, not a measurement)
 
 
 @pytest.fixture
-def claude(proj: Path, bindir: Path) -> Any:  # noqa: F811 (bindir: the fixture)
+def claude(proj: Path, bindir: Path) -> Any:  # (bindir: the fixture)
     """Run a Claude Code hook exactly as the agent does: the installed command, `sh -c`, the payload on stdin."""
     install(proj, "claude")
 
     def go(name: str, event: str, value: str = "") -> Any:
-        return fire(command_for(proj, "claude", event, value), payload(name, proj), proj / "sub" / "deeper", bindir,
-                    env_for("claude", proj))
+        return fire(
+            command_for(proj, "claude", event, value),
+            payload(name, proj),
+            proj / "sub" / "deeper",
+            bindir,
+            env_for("claude", proj),
+        )
 
     return go
 
@@ -55,7 +49,7 @@ def recorder(tmp_path: Path) -> Path:
     return got
 
 
-def _add(proj: Path, recorder: Path, *on: str) -> None:  # noqa: F811
+def _add(proj: Path, recorder: Path, *on: str) -> None:
     script = recorder.parent / "record.sh"
     args = [x for e in on for x in ("--on", e)]
     r = run("notify", "add", str(script), *args, cwd=proj)
@@ -74,7 +68,7 @@ def received(recorder: Path, n: int) -> list[dict[str, Any]]:
     return [json.loads(ln) for ln in lines]
 
 
-def test_violation_and_denied_through_the_installed_hooks(proj: Path, recorder: Path, claude: Any) -> None:  # noqa: F811
+def test_violation_and_denied_through_the_installed_hooks(proj: Path, recorder: Path, claude: Any) -> None:
     _add(proj, recorder, "violation", "denied")
     r = claude("pre_tool_use_write_denied_path", "PreToolUse", "Write")
     assert r.json()["hookSpecificOutput"]["permissionDecision"] == "deny"
@@ -89,7 +83,7 @@ def test_violation_and_denied_through_the_installed_hooks(proj: Path, recorder: 
     assert set(broken) == {"event", "time", "task", "count", "detail", "path", "project"}
 
 
-def test_verify_failed_and_repeat_and_a_fix_tried_again(proj: Path, recorder: Path) -> None:  # noqa: F811
+def test_verify_failed_and_repeat_and_a_fix_tried_again(proj: Path, recorder: Path) -> None:
     _add(proj, recorder, "verify-failed", "repeat")
     (proj / "check.sh").write_text("echo 'src/app.py:1: error: OLD_API is gone'\nexit 1\n")
     assert run("verify", "add", "sh check.sh", cwd=proj).code == 0
@@ -107,7 +101,7 @@ def test_verify_failed_and_repeat_and_a_fix_tried_again(proj: Path, recorder: Pa
     assert again["event"] == "repeat" and "fix tried again" in again["detail"]
 
 
-def test_task_done_and_compaction(proj: Path, recorder: Path, claude: Any) -> None:  # noqa: F811
+def test_task_done_and_compaction(proj: Path, recorder: Path, claude: Any) -> None:
     _add(proj, recorder, "task-done", "compaction")
     assert claude("session_start_compact", "SessionStart", "compact").code == 0
     comp = received(recorder, 1)[0]
@@ -118,8 +112,10 @@ def test_task_done_and_compaction(proj: Path, recorder: Path, claude: Any) -> No
     assert done["event"] == "task-done" and done["task"] == "t1" and done["detail"].startswith("2/2 done")
 
 
-def test_stalled_is_sent_once_a_stall_by_notify_check(proj: Path, recorder: Path, claude: Any) -> None:  # noqa: F811
-    r = run("notify", "add", str(recorder.parent / "record.sh"), "--on", "stalled", "--after", "300", cwd=proj)
+def test_stalled_is_sent_once_a_stall_by_notify_check(proj: Path, recorder: Path, claude: Any) -> None:
+    r = run(
+        "notify", "add", str(recorder.parent / "record.sh"), "--on", "stalled", "--after", "300", cwd=proj
+    )
     assert r.code == 0 and "notify check" in r.out
     assert claude("pre_tool_use_write", "PreToolUse", "Write").code == 0  # a tool call: noted
     last = proj / ".agent-state" / "notify" / "last-call"
@@ -139,8 +135,11 @@ def test_stalled_is_sent_once_a_stall_by_notify_check(proj: Path, recorder: Path
     assert "not stalled" in run("notify", "check", cwd=proj).out
 
 
-def test_a_slow_command_never_delays_the_hook_and_is_ended_at_its_timeout(proj: Path, tmp_path: Path,  # noqa: F811
-                                                                         claude: Any) -> None:
+def test_a_slow_command_never_delays_the_hook_and_is_ended_at_its_timeout(
+    proj: Path,
+    tmp_path: Path,
+    claude: Any,
+) -> None:
     release, finished = tmp_path / "release", tmp_path / "finished"
     slow = f'cat > /dev/null; while [ ! -e "{release}" ]; do sleep 0.05; done; echo done > "{finished}"'
     assert run("notify", "add", slow, "--on", "denied", "--timeout", "120", cwd=proj).code == 0
@@ -162,7 +161,7 @@ def test_a_slow_command_never_delays_the_hook_and_is_ended_at_its_timeout(proj: 
     assert "sleep 1000" not in ps.splitlines()  # its process group was ended
 
 
-def test_nothing_is_sent_for_an_event_no_command_wants(proj: Path, recorder: Path) -> None:  # noqa: F811
+def test_nothing_is_sent_for_an_event_no_command_wants(proj: Path, recorder: Path) -> None:
     _add(proj, recorder, "task-done")
     (proj / "check.sh").write_text("exit 1\n")
     assert run("verify", "add", "sh check.sh", cwd=proj).code == 0
@@ -173,10 +172,12 @@ def test_nothing_is_sent_for_an_event_no_command_wants(proj: Path, recorder: Pat
     assert [g["event"] for g in got] == ["task-done"] and got[0]["test"] == "1"  # no verify-failed came first
 
 
-def test_the_commands_are_local_never_synced(proj: Path, recorder: Path) -> None:  # noqa: F811
+def test_the_commands_are_local_never_synced(proj: Path, recorder: Path) -> None:
     _add(proj, recorder)
     git(proj, "add", "-A")
-    git(proj, "commit", "-q", "--allow-empty", "-m", "work")  # the state folder ignores itself: maybe nothing to add
+    git(
+        proj, "commit", "-q", "--allow-empty", "-m", "work"
+    )  # the state folder ignores itself: maybe nothing to add
     r = run("sync", "push", "--no-remote", cwd=proj)
     assert r.code == 0, r.err
     refs = git(proj, "for-each-ref", "--format=%(refname)", "refs/agentctl/").split()

@@ -27,7 +27,9 @@ P0 = "deny-write: secrets/**"
 
 
 def payload(name: str, project: Path, **extra: Any) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((FIXTURES / f"opencode_{name}.json").read_text().replace("__PROJECT__", str(project)))
+    data: dict[str, Any] = json.loads(
+        (FIXTURES / f"opencode_{name}.json").read_text().replace("__PROJECT__", str(project))
+    )
     data.update(cwd=str(project), **extra)
     return data
 
@@ -52,14 +54,18 @@ def proj(project: Path) -> Path:
 
 # -- install / uninstall ----------------------------------------------------------------------
 
+
 def test_install_writes_the_plugin_and_uninstall_removes_exactly_it(proj: Path) -> None:
     r = run("install", "opencode", cwd=proj)
     assert r.code == 0, r.err
     assert f"{PLUGIN}: created: plugin written" in r.out
     written = (proj / PLUGIN).read_bytes()
     # as packaged, but for the command recorded (the installing interpreter's, as that process names it)
-    assert opencode.unrecorded(written) == opencode.unrecorded(opencode.plugin_text()) == \
-        Path(opencode.__file__).with_name(opencode.SOURCE).read_bytes()
+    assert (
+        opencode.unrecorded(written)
+        == opencode.unrecorded(opencode.plugin_text())
+        == Path(opencode.__file__).with_name(opencode.SOURCE).read_bytes()
+    )
     assert b'const RECORDED = ["/' in written and written.startswith(opencode.MARKER.encode())
     again = run("install", "opencode", cwd=proj)
     assert f"{PLUGIN}: unchanged: plugin already up to date" in again.out
@@ -100,6 +106,7 @@ def test_install_from_a_subfolder_targets_the_project(proj: Path) -> None:
 
 # -- the hook events, with the payloads OpenCode sent ------------------------------------------
 
+
 def test_before_write_allows_and_denies_by_the_p0_rule(proj: Path) -> None:
     code, out, _ = hook(proj, "tool-execute-before", payload("tool.execute.before-write", proj))
     assert (code, json.loads(out)) == (0, {"decision": "allow"})
@@ -108,16 +115,25 @@ def test_before_write_allows_and_denies_by_the_p0_rule(proj: Path) -> None:
     code, out, _ = hook(proj, "tool-execute-before", denied, cwd=proj / "src")
     answer = json.loads(out)
     assert code == 0 and answer["decision"] == "deny"
-    assert answer["reason"] == ("P0 constraint `deny-write: secrets/**` (agentctl) forbids writing "
-                                "secrets/token.txt; the edit was not made")
-    assert "hook|deny|opencode secrets/token.txt" in (proj / ".agent-state" / "logs" / "agent.log").read_text()
+    assert answer["reason"] == (
+        "P0 constraint `deny-write: secrets/**` (agentctl) forbids writing "
+        "secrets/token.txt; the edit was not made"
+    )
+    assert (
+        "hook|deny|opencode secrets/token.txt" in (proj / ".agent-state" / "logs" / "agent.log").read_text()
+    )
 
 
 def test_before_apply_patch_denies_when_any_path_is_denied(proj: Path) -> None:
-    patch = ("*** Begin Patch\n*** Update File: src/m.py\n@@\n-a\n+b\n*** Add File: secrets/new.txt\n+x\n"
-             "*** End Patch")
-    data: dict[str, Any] = {"input": {"tool": "apply_patch", "sessionID": "s", "callID": "c1"},
-            "output": {"args": {"patchText": patch}}, "cwd": str(proj)}
+    patch = (
+        "*** Begin Patch\n*** Update File: src/m.py\n@@\n-a\n+b\n*** Add File: secrets/new.txt\n+x\n"
+        "*** End Patch"
+    )
+    data: dict[str, Any] = {
+        "input": {"tool": "apply_patch", "sessionID": "s", "callID": "c1"},
+        "output": {"args": {"patchText": patch}},
+        "cwd": str(proj),
+    }
     code, out, _ = hook(proj, "tool-execute-before", data)
     assert json.loads(out)["decision"] == "deny" and "secrets/new.txt" in json.loads(out)["reason"]
     data["output"]["args"]["patchText"] = patch.replace("secrets/new.txt", "src/new.py")
@@ -146,10 +162,15 @@ def test_after_write_over_an_existing_file_is_a_modify(proj: Path) -> None:
 
 
 def test_after_apply_patch_logs_every_file(proj: Path) -> None:
-    patch = ("*** Begin Patch\n*** Add File: src/a.py\n+x\n*** Update File: src/b.py\n*** Move to: src/c.py\n"
-             "@@\n-a\n+b\n*** Delete File: src/d.py\n*** End Patch")
-    data = {"input": {"tool": "apply_patch", "sessionID": "s", "callID": "c2", "args": {"patchText": patch}},
-            "output": {"title": "", "metadata": {}}, "cwd": str(proj)}
+    patch = (
+        "*** Begin Patch\n*** Add File: src/a.py\n+x\n*** Update File: src/b.py\n*** Move to: src/c.py\n"
+        "@@\n-a\n+b\n*** Delete File: src/d.py\n*** End Patch"
+    )
+    data = {
+        "input": {"tool": "apply_patch", "sessionID": "s", "callID": "c2", "args": {"patchText": patch}},
+        "output": {"title": "", "metadata": {}},
+        "cwd": str(proj),
+    }
     hook(proj, "tool-execute-after", data)
     assert files_log(proj) == ["CREATE|src/a.py", "DELETE|src/b.py", "CREATE|src/c.py", "DELETE|src/d.py"]
 
@@ -190,15 +211,22 @@ def test_compacting_gives_the_state_and_compacted_counts_once(proj: Path) -> Non
 
 def test_system_transform_gives_the_resume_block(proj: Path) -> None:
     start_task(proj, ["src/a.py"], task_id="t-2", desc="convert", listing=proj.parent / "t-2.txt")
-    for source, why in (("start", "as this OpenCode run began"), ("compact", "right after the conversation was compacted")):
-        code, out, _ = hook(proj, "system-transform", {"input": {"sessionID": "ses_x"}, "source": source,
-                                                       "cwd": str(proj)})
+    for source, why in (
+        ("start", "as this OpenCode run began"),
+        ("compact", "right after the conversation was compacted"),
+    ):
+        code, out, _ = hook(
+            proj, "system-transform", {"input": {"sessionID": "ses_x"}, "source": source, "cwd": str(proj)}
+        )
         text = json.loads(out)["system"]
         assert code == 0 and why in text.split("\n", 1)[0]
         assert "t-2" in text and "NEXT=src/a.py" in text and f"P0|{P0}" in text
         assert text.count("\n") > 2
-    _, out, _ = hook(proj, "system-transform", {"input": {"sessionID": "ses_child"}, "source": "subagent",
-                                                "cwd": str(proj)})
+    _, out, _ = hook(
+        proj,
+        "system-transform",
+        {"input": {"sessionID": "ses_child"}, "source": "subagent", "cwd": str(proj)},
+    )
     brief = json.loads(out)["system"]
     assert "brief form" in brief and f"P0|{P0}" in brief and "t-2" in brief and len(brief) < 1000
 
@@ -295,11 +323,22 @@ def test_plugin_applies_agentctls_answers(tmp_path: Path, proj: Path) -> None:
     assert out["context"] == ["STUB-CONTEXT"] and out["circular"] == "survived"
     # fetched at the first request, then the same text reused without asking; none in the summariser's
     # request (its prompt has the state); after session.compacted a fresh one, then reused
-    assert out["systems"] == [["base", "STUB-BLOCK-1"], ["base", "STUB-BLOCK-1"], ["base"],
-                              ["base", "STUB-BLOCK-2"], ["base", "STUB-BLOCK-2"]]
+    assert out["systems"] == [
+        ["base", "STUB-BLOCK-1"],
+        ["base", "STUB-BLOCK-1"],
+        ["base"],
+        ["base", "STUB-BLOCK-2"],
+        ["base", "STUB-BLOCK-2"],
+    ]
     events = [line.split(" ", 1)[0] for line in calls]
-    assert events == ["tool-execute-before", "tool-execute-after", "system-transform", "session-compacting",
-                      "session-compacted", "system-transform"], events  # nothing for a read
+    assert events == [
+        "tool-execute-before",
+        "tool-execute-after",
+        "system-transform",
+        "session-compacting",
+        "session-compacted",
+        "system-transform",
+    ], events  # nothing for a read
     sent = [json.loads(line.split(" ", 1)[1]) for line in calls]
     assert sent[0]["cwd"] == str(proj) and sent[0]["input"]["tool"] == "write"
     assert sent[0]["output"]["args"]["filePath"] == f"{proj}/secrets/x"
@@ -311,8 +350,9 @@ def test_plugin_applies_agentctls_answers(tmp_path: Path, proj: Path) -> None:
 @needs_node
 def test_plugin_fails_closed_only_for_a_possibly_denied_write(tmp_path: Path, proj: Path, mode: str) -> None:
     out, _ = drive_plugin(tmp_path, proj, mode)
-    assert out["before"].startswith("denied: agentctl could not check this write against the project's P0 "
-                                    "deny-write rules"), out
+    assert out["before"].startswith(
+        "denied: agentctl could not check this write against the project's P0 deny-write rules"
+    ), out
     assert out["context"] == [] and out["systems"] == [["base"]] * 5
     # without a deny-write rule nothing could be denied: the write goes ahead
     assert run("constraints", "remove", P0, cwd=proj).code == 0
@@ -327,8 +367,13 @@ def test_plugin_allows_when_agentctl_is_missing_and_there_is_no_state(tmp_path: 
     out, calls = drive_plugin(tmp_path, bare, "answer")
     assert out["before"] == "denied: STUB-REASON"  # the stub answers: applied
     driver = tmp_path / "driver-answer.mjs"
-    done = subprocess.run([str(NODE), str(driver)], capture_output=True, text=True, timeout=60,
-                          env=dict(os.environ, PATH=str(tmp_path / "empty")))  # no agentctl at all
+    done = subprocess.run(
+        [str(NODE), str(driver)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=dict(os.environ, PATH=str(tmp_path / "empty")),
+    )  # no agentctl at all
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["before"] == "allowed"
 
@@ -344,7 +389,8 @@ def test_plugin_bounds_the_time_it_waits_for_agentctl(tmp_path: Path, proj: Path
     stub.chmod(0o755)
     driver = tmp_path / "hang.mjs"
     src = Path(opencode.__file__).with_name(opencode.SOURCE)
-    driver.write_text(textwrap.dedent(f"""
+    driver.write_text(
+        textwrap.dedent(f"""
         import {{ AgentctlPlugin }} from {json.dumps(str(src))}
         const hooks = await AgentctlPlugin({{ directory: {json.dumps(str(proj))} }})
         const t = Date.now()
@@ -353,7 +399,8 @@ def test_plugin_bounds_the_time_it_waits_for_agentctl(tmp_path: Path, proj: Path
           await hooks["tool.execute.before"]({{ tool: "edit", sessionID: "s", callID: "c" }}, {{ args: {{ filePath: "src/a.py" }} }})
         }} catch (err) {{ said = err.message }}
         console.log(JSON.stringify({{ said, ms: Date.now() - t }}))
-    """))
+    """)
+    )
     env = dict(os.environ, PATH=f"{bindir}{os.pathsep}{os.environ['PATH']}")
     done = subprocess.run([str(NODE), str(driver)], capture_output=True, text=True, timeout=60, env=env)
     assert done.returncode == 0, done.stderr

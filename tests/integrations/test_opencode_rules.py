@@ -67,11 +67,15 @@ DRIVER = textwrap.dedent("""
 
 def _verdicts(tmp: Path, project: Path, plugin: Path, path_var: str) -> dict[str, str]:
     driver = tmp / f"driver-{plugin.stem}.mjs"
-    driver.write_text(DRIVER % {"plugin": json.dumps(str(plugin)), "dir": json.dumps(str(project)),
-                                "paths": json.dumps(PATHS)})
+    driver.write_text(
+        DRIVER
+        % {"plugin": json.dumps(str(plugin)), "dir": json.dumps(str(project)), "paths": json.dumps(PATHS)}
+    )
     env = dict(os.environ, PATH=path_var)
     env.pop("AGENTCTL_STATE_DIR", None)
-    done = subprocess.run([str(NODE), str(driver)], capture_output=True, text=True, timeout=120, env=env, check=False)
+    done = subprocess.run(
+        [str(NODE), str(driver)], capture_output=True, text=True, timeout=120, env=env, check=False
+    )
     assert done.returncode == 0, done.stderr
     out: dict[str, str] = json.loads(done.stdout)
     return out

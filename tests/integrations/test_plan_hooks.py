@@ -7,18 +7,26 @@ from pathlib import Path
 from typing import Any
 
 from conftest import run
-from support.hooks import bindir, claude, context_of, proj  # noqa: F401  (fixtures)
+from support.hooks import context_of
 
 
-def test_after_a_compaction_do_next_names_the_stop_and_the_next_ready_task(proj: Path, claude: Any) -> None:  # noqa: F811
+def test_after_a_compaction_do_next_names_the_stop_and_the_next_ready_task(proj: Path, claude: Any) -> None:
     assert run("task", "stop", "--force", cwd=proj).code == 0
-    (proj.parent / "plan.md").write_text("- [ ] app: convert src/app.py\n- [ ] tests: the tests (after: app)\n"
-                                         "- [ ] docs: the docs (after: tests)\n")
+    (proj.parent / "plan.md").write_text(
+        "- [ ] app: convert src/app.py\n- [ ] tests: the tests (after: app)\n"
+        "- [ ] docs: the docs (after: tests)\n"
+    )
     assert run("plan", "import", str(proj.parent / "plan.md"), cwd=proj).code == 0
     assert run("plan", "edit", "app", "--files", "-", cwd=proj, stdin="src/app.py\n").code == 0
     text = context_of(claude("session_start_compact", "SessionStart", "compact"))
-    assert "PLAN 0 of 3 done; ready: app; blocked: tests waits for app (ready); docs waits for tests (planned)" in text
-    assert "\nDO NEXT: no task is running; start the plan's next task with `agentctl plan next` (ready: app).\n" in text
+    assert (
+        "PLAN 0 of 3 done; ready: app; blocked: tests waits for app (ready); docs waits for tests (planned)"
+        in text
+    )
+    assert (
+        "\nDO NEXT: no task is running; start the plan's next task with `agentctl plan next` (ready: app).\n"
+        in text
+    )
     assert run("plan", "next", cwd=proj).code == 0
     (proj / "src" / "app.py").write_text("from api import NEW_API\n")
     assert run("files", "log", "MODIFY", "src/app.py", cwd=proj).code == 0

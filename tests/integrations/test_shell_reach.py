@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run
-from support.hooks import bindir, fire, make_git_project  # noqa: F401  (bindir: a fixture)
+from support.hooks import fire, make_git_project
 
 REACHING = [
     "git clean -fdx",
@@ -65,10 +65,22 @@ def proj(tmp_path: Path) -> Path:
     return p
 
 
-def _ask(project: Path, command: str, bindir: Path) -> str:  # noqa: F811
-    data = {"session_id": "s", "cwd": str(project), "hook_event_name": "PreToolUse", "tool_name": "Bash",
-            "tool_use_id": "t", "tool_input": {"command": command}}
-    r = fire("agentctl hook claude pre-tool-use", json.dumps(data), project, bindir, {"CLAUDE_PROJECT_DIR": str(project)})
+def _ask(project: Path, command: str, bindir: Path) -> str:
+    data = {
+        "session_id": "s",
+        "cwd": str(project),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_use_id": "t",
+        "tool_input": {"command": command},
+    }
+    r = fire(
+        "agentctl hook claude pre-tool-use",
+        json.dumps(data),
+        project,
+        bindir,
+        {"CLAUDE_PROJECT_DIR": str(project)},
+    )
     assert r.code == 0
     if not r.out.strip():
         return "allow"
@@ -78,25 +90,29 @@ def _ask(project: Path, command: str, bindir: Path) -> str:  # noqa: F811
 
 
 @pytest.mark.parametrize("command", REACHING)
-def test_a_command_reaching_what_p0_rests_on_is_asked(proj: Path, bindir: Path, command: str) -> None:  # noqa: F811
+def test_a_command_reaching_what_p0_rests_on_is_asked(proj: Path, bindir: Path, command: str) -> None:
     said = _ask(proj, command, bindir)
     assert said.startswith("ask: ") and "only a person" in said, (command, said)
 
 
 @pytest.mark.parametrize("command", PASSING)
-def test_a_command_reaching_none_of_it_goes_through(proj: Path, bindir: Path, command: str) -> None:  # noqa: F811
+def test_a_command_reaching_none_of_it_goes_through(proj: Path, bindir: Path, command: str) -> None:
     assert _ask(proj, command, bindir) == "allow", command
 
 
-def test_globs_are_resolved_against_the_real_tree(proj: Path, bindir: Path) -> None:  # noqa: F811
+def test_globs_are_resolved_against_the_real_tree(proj: Path, bindir: Path) -> None:
     assert _ask(proj, "rm -rf .agent-stat?", bindir).startswith("ask")
     assert _ask(proj, "rm -rf .agent-zz?", bindir) == "allow"  # matches nothing: the word stays as written
     assert _ask(proj, "rm -rf *", bindir) == "allow"  # the shell's * leaves dot files out, as here
 
 
-def test_the_judging_changes_nothing(proj: Path, bindir: Path) -> None:  # noqa: F811
-    kept = [proj / ".agent-state/services/constraints/status", proj / ".git/agentctl/main/p0-.agent-state",
-            proj / ".claude/settings.json", proj / "secrets/key.txt"]
+def test_the_judging_changes_nothing(proj: Path, bindir: Path) -> None:
+    kept = [
+        proj / ".agent-state/services/constraints/status",
+        proj / ".git/agentctl/main/p0-.agent-state",
+        proj / ".claude/settings.json",
+        proj / "secrets/key.txt",
+    ]
     before = [p.read_bytes() for p in kept]
     for command in REACHING:
         _ask(proj, command, bindir)

@@ -34,7 +34,9 @@ def compare(c: Copy) -> list[str]:
             out.append(f"status has no task row {row!r}")
         listed = [ln.split("|", 1)[0] for ln in c.agentctl("task", "list").lines]
         if str(len(listed)) != want["TOTAL"] or str(listed.count("done")) != want["DONE"]:
-            out.append(f"task list {len(listed)} entries, {listed.count('done')} done; task status {want['TOTAL']}/{want['DONE']}")
+            out.append(
+                f"task list {len(listed)} entries, {listed.count('done')} done; task status {want['TOTAL']}/{want['DONE']}"
+            )
         todo = c.agentctl("task", "list", "--todo").lines
         if want["NEXT"] and want["NEXT"] not in todo:
             out.append(f"NEXT={want['NEXT']} is not in task list --todo {todo}")

@@ -39,12 +39,16 @@ def compare(c: Copy, truth: t.Truth, open_classes: frozenset[str], paths: list[s
     for path in paths:
         r = c.agentctl("files", "check", path)
         if r.code != (0 if path in touched else 1):
-            out.append(f"files check {path}: exit {r.code}, truth {'touched' if path in touched else 'not touched'}")
+            out.append(
+                f"files check {path}: exit {r.code}, truth {'touched' if path in touched else 'not touched'}"
+            )
         there = truth.elsewhere(c.name, path)
         said = "changed in another copy" in r.out
         if there is not None and said != there:
-            out.append(f"files check {path}: {'says' if said else 'does not say'} it changed in another copy, not in "
-                       f"this tree; truth: {'it did' if there else 'this tree holds its last change'}")
+            out.append(
+                f"files check {path}: {'says' if said else 'does not say'} it changed in another copy, not in "
+                f"this tree; truth: {'it did' if there else 'this tree holds its last change'}"
+            )
     r = c.agentctl("task", "status")
     kv = r.kv()
     want = truth.task(c.name)
@@ -71,8 +75,10 @@ def compare(c: Copy, truth: t.Truth, open_classes: frozenset[str], paths: list[s
             out.append(f"VERIFIED={kv.get('VERIFIED')!r}, truth {verdict!r}")
         shown = any(ln.startswith(f"VIOLATION {t.SECRET}") for ln in lines)
         if shown != truth.violation():
-            out.append(f"resume: VIOLATION {t.SECRET} {'shown' if shown else 'not shown'}, truth "
-                       f"{'written' if truth.violation() else 'as the task started'}")
+            out.append(
+                f"resume: VIOLATION {t.SECRET} {'shown' if shown else 'not shown'}, truth "
+                f"{'written' if truth.violation() else 'as the task started'}"
+            )
     return out
 
 
@@ -85,7 +91,9 @@ def answers(c: Copy, paths: list[str]) -> dict[str, object]:
         out[" ".join(cmd)] = (r.code, r.lines)
     kv = c.agentctl("task", "status").kv()
     # an idle copy's TASK_ID is the last task it stopped itself (a clone that pulled the stop has none): left out
-    keys = ("STATE", "TASK_ID", "TOTAL", "DONE", "SKIPPED", "NEXT") if kv.get("STATE") != "IDLE" else ("STATE",)
+    keys = (
+        ("STATE", "TASK_ID", "TOTAL", "DONE", "SKIPPED", "NEXT") if kv.get("STATE") != "IDLE" else ("STATE",)
+    )
     out["task status"] = {k: kv.get(k, "0" if k == "SKIPPED" else "") for k in keys}  # no SKIPPED line: 0
     out["files check"] = {p: c.agentctl("files", "check", p).code for p in paths}
     out["resume task line"] = [ln for ln in c.agentctl("resume").lines if ln.startswith("TASK ")]
@@ -95,5 +103,8 @@ def answers(c: Copy, paths: list[str]) -> dict[str, object]:
 def round_trip(pushed: Copy, fresh: Copy, paths: list[str]) -> list[str]:
     """The round-trip law: a fresh clone that pulled what ``pushed`` just pushed answers as it does."""
     mine, theirs = answers(pushed, paths), answers(fresh, paths)
-    return [f"round trip {pushed.name} -> fresh clone: {key} {mine[key]!r} there, {theirs[key]!r} in the clone"
-            for key in mine if mine[key] != theirs[key]]
+    return [
+        f"round trip {pushed.name} -> fresh clone: {key} {mine[key]!r} there, {theirs[key]!r} in the clone"
+        for key in mine
+        if mine[key] != theirs[key]
+    ]

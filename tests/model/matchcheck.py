@@ -8,7 +8,9 @@ from __future__ import annotations
 from . import matchtruth as mt
 from .world import Copy
 
-FRESH = {"AGENTCTL_MATCHCOUNTS": "off"}  # the kept counts (services/files/.matchcounts) bypassed: a fresh search
+FRESH = {
+    "AGENTCTL_MATCHCOUNTS": "off"
+}  # the kept counts (services/files/.matchcounts) bypassed: a fresh search
 
 
 def paths(m: mt.MatchTruth) -> list[str]:
@@ -33,9 +35,15 @@ def compare(c: Copy, m: mt.MatchTruth, checked: list[str]) -> list[str]:
     if m.running is not None and m.running.pattern is not None:
         fresh = c.agentctl("--json", "task", "status", env=FRESH)
         again = fresh.data() if fresh.code == 0 else {}
-        if fresh.code != r.code or again.get("match") != data.get("match") or again.get("task") != data.get("task"):
-            out.append(f"task status with the kept match counts {data.get('task')} {data.get('match')}, a fresh "
-                       f"search: exit {fresh.code} {again.get('task')} {again.get('match')}")
+        if (
+            fresh.code != r.code
+            or again.get("match") != data.get("match")
+            or again.get("task") != data.get("task")
+        ):
+            out.append(
+                f"task status with the kept match counts {data.get('task')} {data.get('match')}, a fresh "
+                f"search: exit {fresh.code} {again.get('task')} {again.get('match')}"
+            )
     task = {k: str(v) for k, v in dict(data.get("task") or {}).items()}
     want = m.fields()
     for key, value in want.items():
@@ -64,7 +72,9 @@ def compare(c: Copy, m: mt.MatchTruth, checked: list[str]) -> list[str]:
         for path in checked:
             code = c.agentctl("files", "check", path).code
             if code != (0 if path in touched else 1):
-                out.append(f"files check {path}: exit {code}, truth {'touched' if path in touched else 'not touched'}")
+                out.append(
+                    f"files check {path}: exit {code}, truth {'touched' if path in touched else 'not touched'}"
+                )
     out += plan(c, m)
     return out
 

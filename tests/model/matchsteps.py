@@ -36,16 +36,23 @@ def _write(w: World, c: Copy, path: str, post: str | None, what: str) -> None:
         abs_path.write_text(post)
         w.log.append(f"m: {what} {path}: Claude Write {post!r}")
         data: dict[str, object] = {
-            "session_id": "model", "hook_event_name": "PostToolUse", "tool_name": "Write",
+            "session_id": "model",
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Write",
             "tool_input": {"file_path": str(abs_path), "content": post},
-            "tool_response": {"filePath": str(abs_path), "type": "create" if pre is None else "update", "content": post},
-            "tool_use_id": w.uid()}
+            "tool_response": {
+                "filePath": str(abs_path),
+                "type": "create" if pre is None else "update",
+                "content": post,
+            },
+            "tool_use_id": w.uid(),
+        }
         done = c.fire("claude", "PostToolUse", "Write", data)
     else:
         if post is None:
             command = f"rm {path}"
         else:
-            lines = " ".join(f"\"{ln}\"" for ln in post.splitlines())
+            lines = " ".join(f'"{ln}"' for ln in post.splitlines())
             command = f"mkdir -p {abs_path.parent.relative_to(c.root)} && printf '%s\\n' {lines} > {path}"
         return _shell(w, c, command, what, {path: post})
     if done.returncode != 0:
@@ -63,15 +70,26 @@ def match_edit(w: World, c: Copy) -> None:
     hits = m.hits(run.pattern, run.globs)
     tree = m.tree
     migrate = sorted(hits)
-    revert = [p for p in mt.EDITABLE if p not in hits and (p in run.entries or (p in tree and mt.under(p, run.globs)))]
+    revert = [
+        p
+        for p in mt.EDITABLE
+        if p not in hits and (p in run.entries or (p in tree and mt.under(p, run.globs)))
+    ]
     new = [p for p in mt.EDITABLE if p not in tree]
     delete = [p for p in mt.EDITABLE if p in tree]
-    kinds = [k for k, ok in (("migrate", migrate), ("revert", revert), ("new", new), ("delete", delete)) if ok]
+    kinds = [
+        k for k, ok in (("migrate", migrate), ("revert", revert), ("new", new), ("delete", delete)) if ok
+    ]
     kind = w.rng.choice(kinds)
     path = w.rng.choice({"migrate": migrate, "revert": revert, "new": new, "delete": delete}[kind])
-    if kind == "migrate" and w.rng.random() < 0.2:  # one sed over every src/*.ts (those it changes, while open)
-        over = {p: "".join(ln.replace("../old", "@/NEW", 1) + "\n" for ln in text.splitlines())
-                for p, text in m.tree.items() if p.startswith("src/") and p.count("/") == 1 and p.endswith(".ts")}
+    if (
+        kind == "migrate" and w.rng.random() < 0.2
+    ):  # one sed over every src/*.ts (those it changes, while open)
+        over = {
+            p: "".join(ln.replace("../old", "@/NEW", 1) + "\n" for ln in text.splitlines())
+            for p, text in m.tree.items()
+            if p.startswith("src/") and p.count("/") == 1 and p.endswith(".ts")
+        }
         if "same-content-rewrite" in w.open_classes:
             over = {p: text for p, text in over.items() if text != m.tree[p]}
         if over:
@@ -90,9 +108,14 @@ def _shell(w: World, c: Copy, command: str, what: str, changes: dict[str, str | 
     sh = c.shell(command)
     if sh.returncode != 0:
         w.problems.append(f"shell `{command}`: exit {sh.returncode}: {sh.stderr.strip()}")
-    data: dict[str, object] = {"session_id": "model", "hook_event_name": "PostToolUse", "tool_name": "Bash",
-                               "tool_input": {"command": command}, "tool_response": {"stdout": "", "stderr": ""},
-                               "tool_use_id": w.uid()}
+    data: dict[str, object] = {
+        "session_id": "model",
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_response": {"stdout": "", "stderr": ""},
+        "tool_use_id": w.uid(),
+    }
     done = c.fire("claude", "PostToolUse", "Bash", data)
     if done.returncode != 0:
         w.problems.append(f"{what} hook: exit {done.returncode}, stderr {done.stderr!r}")
@@ -112,8 +135,10 @@ def match_mark(w: World, c: Copy) -> None:
     w.log.append(f"m: task done {path}")
     r = c.agentctl("task", "done", path)
     if r.code != (1 if holds else 0):
-        w.problems.append(f"task done {path}: exit {r.code} ({r.err.strip()}), truth: "
-                          f"{'refused, it holds a match' if holds else 'done'}")
+        w.problems.append(
+            f"task done {path}: exit {r.code} ({r.err.strip()}), truth: "
+            f"{'refused, it holds a match' if holds else 'done'}"
+        )
     if not holds:
         run.done[path] = True
 
@@ -131,8 +156,10 @@ def match_start_or_stop(w: World, c: Copy) -> None:
         r = c.agentctl("task", "start", "--id", tid, "--desc", "migrate", "--match", pattern, *paths)
         ok = m.start(tid, pattern, globs)
         if r.code != (0 if ok else 1):
-            w.problems.append(f"task start --match {pattern!r}: exit {r.code} ({r.err.strip()}), truth: "
-                              f"{'started' if ok else 'refused, no file holds a match'}")
+            w.problems.append(
+                f"task start --match {pattern!r}: exit {r.code} ({r.err.strip()}), truth: "
+                f"{'started' if ok else 'refused, no file holds a match'}"
+            )
         return
     force = w.rng.random() < 0.3
     tid = run.id
@@ -140,13 +167,17 @@ def match_start_or_stop(w: World, c: Copy) -> None:
     r = c.agentctl("task", "stop", *(["--force"] if force else []))
     ok = m.stop(force)
     if r.code != (0 if ok else 1):
-        w.problems.append(f"task stop: exit {r.code} ({r.err.strip()}), truth: "
-                          f"{'stopped' if ok else f'refused, LEFT={m.left()} reverted {sorted(run.reverted)}'}")
+        w.problems.append(
+            f"task stop: exit {r.code} ({r.err.strip()}), truth: "
+            f"{'stopped' if ok else f'refused, LEFT={m.left()} reverted {sorted(run.reverted)}'}"
+        )
     if ok:
         archived = c.agentctl("history", "show", tid).kv()
         if (archived.get("FORCED") == "1") != m.forced[tid]:
-            w.problems.append(f"history show {tid}: FORCED={archived.get('FORCED')!r}, truth "
-                              f"{'forced' if m.forced[tid] else 'not forced'}")
+            w.problems.append(
+                f"history show {tid}: FORCED={archived.get('FORCED')!r}, truth "
+                f"{'forced' if m.forced[tid] else 'not forced'}"
+            )
 
 
 def plan_step(w: World, c: Copy) -> None:

@@ -25,11 +25,28 @@ PATTERNS: list[tuple[str, tuple[str, ...]]] = [
     ("OLD|old/[de]'", ("docs/**", "src/sub/**")),
 ]
 # the lines the model writes ({n}: a number); the patterns above match some of them
-LINES = ["import {{ x }} from '@/NEW/{n}';", "import {{ x }} from '@/OLD/{n}';", "import {{ y }} from '../old/y{n}';",
-         "import {{ b }} from '@/NEW/{n}';", "// header {n}", "import {{ d }} from '../../old/d';",
-         "OLD notes {n}"]
-EDITABLE = ["src/a.ts", "src/b.ts", "src/c.ts", "src/e.ts", "src/f.ts", "src/sub/d.ts", "docs/readme.md",
-            "src/n1.ts", "src/sub/n2.ts", "docs/n3.md", "lib/n4.ts"]
+LINES = [
+    "import {{ x }} from '@/NEW/{n}';",
+    "import {{ x }} from '@/OLD/{n}';",
+    "import {{ y }} from '../old/y{n}';",
+    "import {{ b }} from '@/NEW/{n}';",
+    "// header {n}",
+    "import {{ d }} from '../../old/d';",
+    "OLD notes {n}",
+]
+EDITABLE = [
+    "src/a.ts",
+    "src/b.ts",
+    "src/c.ts",
+    "src/e.ts",
+    "src/f.ts",
+    "src/sub/d.ts",
+    "docs/readme.md",
+    "src/n1.ts",
+    "src/sub/n2.ts",
+    "docs/n3.md",
+    "lib/n4.ts",
+]
 
 
 def under(path: str, globs: tuple[str, ...]) -> bool:
@@ -70,7 +87,9 @@ class PlanTask:
 @dataclass
 class MatchTruth:
     tree: dict[str, str]
-    head: dict[str, str] = field(default_factory=dict)  # the tree as committed (what `git checkout --` brings back)
+    head: dict[str, str] = field(
+        default_factory=dict
+    )  # the tree as committed (what `git checkout --` brings back)
     running: Running | None = None
     plan: dict[str, PlanTask] = field(default_factory=dict)
     forced: dict[str, bool] = field(default_factory=dict)  # stopped task id -> recorded FORCED=1
@@ -153,8 +172,13 @@ class MatchTruth:
             return {"STATE": "IDLE"}
         todo = [e for e in run.entries if not run.done[e]]
         total = len(run.entries)
-        return {"STATE": "DONE" if total and not todo else "ACTIVE", "TASK_ID": run.id, "TOTAL": str(total),
-                "DONE": str(total - len(todo)), "NEXT": todo[0] if todo else ""}
+        return {
+            "STATE": "DONE" if total and not todo else "ACTIVE",
+            "TASK_ID": run.id,
+            "TOTAL": str(total),
+            "DONE": str(total - len(todo)),
+            "NEXT": todo[0] if todo else "",
+        }
 
     def reverted(self) -> list[tuple[str, int]]:
         run = self.running
@@ -180,7 +204,9 @@ class MatchTruth:
 
     def ready(self) -> list[str]:
         found = [i for i in self.plan if self.state(i) == "ready"]
-        return sorted(found, key=lambda i: (self.plan[i].priority, len(self.plan[i].after), self.plan[i].order, i))
+        return sorted(
+            found, key=lambda i: (self.plan[i].priority, len(self.plan[i].after), self.plan[i].order, i)
+        )
 
     def cycle_with(self, tid: str, dep: str) -> bool:
         """Would ``tid`` waiting for ``dep`` close a cycle (``dep`` waits for ``tid``, through others)?"""
@@ -194,7 +220,9 @@ class MatchTruth:
                 todo += self.plan[cur].after
         return False
 
-    def plan_add(self, tid: str, after: list[str], priority: int, pattern: tuple[str, tuple[str, ...]] | None) -> int:
+    def plan_add(
+        self, tid: str, after: list[str], priority: int, pattern: tuple[str, tuple[str, ...]] | None
+    ) -> int:
         """The exit code of `plan add` (2: a duplicate id or an unknown dependency, nothing changed)."""
         if tid in self.plan or any(d not in self.plan for d in after):
             return 2

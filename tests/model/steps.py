@@ -60,8 +60,9 @@ def _edit_targets(w: World, c: Copy, exists: bool | None) -> list[str]:
 
 def hook_edit(w: World, c: Copy) -> None:
     """An edit by an agent's own tool, logged by its post-tool hook."""
-    kind = w.rng.choice(["claude_edit", "claude_write", "claude_multiedit", "codex_patch", "gemini_write",
-                         "gemini_replace"])
+    kind = w.rng.choice(
+        ["claude_edit", "claude_write", "claude_multiedit", "codex_patch", "gemini_write", "gemini_replace"]
+    )
     existing = _edit_targets(w, c, True)
     creating = kind in ("claude_write", "gemini_write") or (kind == "codex_patch" and w.rng.random() < 0.3)
     choices = editable(w, c) if creating else existing
@@ -92,8 +93,14 @@ def hook_edit(w: World, c: Copy) -> None:
             tin.update(old_string=pre, new_string=post)
         else:
             tin["edits"] = [{"old_string": pre, "new_string": post}]
-        data = {"session_id": "model", "hook_event_name": "PostToolUse", "tool_name": tool, "tool_input": tin,
-                "tool_response": resp, "tool_use_id": w.uid()}
+        data = {
+            "session_id": "model",
+            "hook_event_name": "PostToolUse",
+            "tool_name": tool,
+            "tool_input": tin,
+            "tool_response": resp,
+            "tool_use_id": w.uid(),
+        }
         done = c.fire("claude", "PostToolUse", tool, data, sub)
     elif kind.startswith("codex"):
         if post is None:
@@ -102,23 +109,45 @@ def hook_edit(w: World, c: Copy) -> None:
             patch = f"*** Begin Patch\n*** Add File: {path}\n+{post.rstrip()}\n*** End Patch\n"
         else:
             patch = f"*** Begin Patch\n*** Update File: {path}\n@@\n-{pre.rstrip()}\n+{post.rstrip()}\n*** End Patch\n"
-        data = {"session_id": "model", "hook_event_name": "PostToolUse", "tool_name": "apply_patch",
-                "tool_use_id": w.uid(), "tool_input": {"command": patch}, "tool_response": {"output": "Success."},
-                "cwd": str(c.root)}
+        data = {
+            "session_id": "model",
+            "hook_event_name": "PostToolUse",
+            "tool_name": "apply_patch",
+            "tool_use_id": w.uid(),
+            "tool_input": {"command": patch},
+            "tool_response": {"output": "Success."},
+            "cwd": str(c.root),
+        }
         done = c.fire("codex", "PostToolUse", "apply_patch", data)
     else:
         tool = "write_file" if kind == "gemini_write" else "replace"
         if tool == "write_file":
-            said = ("Successfully created and wrote to new file: " if pre is None else "Successfully overwrote file: ")
+            said = (
+                "Successfully created and wrote to new file: "
+                if pre is None
+                else "Successfully overwrote file: "
+            )
             tin = {"file_path": str(abs_path), "content": post}
         else:
             said = "Successfully modified file: "
-            tin = {"file_path": str(abs_path), "old_string": pre or "", "new_string": post, "instruction": "edit"}
-        data = {"session_id": "model", "hook_event_name": "AfterTool", "tool_name": tool, "tool_input": tin,
-                "tool_response": {"llmContent": f"{said}{abs_path}."}}
+            tin = {
+                "file_path": str(abs_path),
+                "old_string": pre or "",
+                "new_string": post,
+                "instruction": "edit",
+            }
+        data = {
+            "session_id": "model",
+            "hook_event_name": "AfterTool",
+            "tool_name": tool,
+            "tool_input": tin,
+            "tool_response": {"llmContent": f"{said}{abs_path}."},
+        }
         done = c.fire("gemini", "AfterTool", tool, data, sub)
     if done.returncode != 0 or done.stdout:
-        w.problems.append(f"{kind} hook: exit {done.returncode}, stdout {done.stdout!r}, stderr {done.stderr!r}")
+        w.problems.append(
+            f"{kind} hook: exit {done.returncode}, stdout {done.stdout!r}, stderr {done.stderr!r}"
+        )
     w.truth.change(c.name, path, post)
 
 
@@ -127,12 +156,25 @@ def _bash_hook(w: World, c: Copy, command: str, sub: str, violation: bool = Fals
     ``violation``: the command wrote the P0-denied file, which the hook must say; while that write
     stands (not restored) the hook may say it again, else never."""
     standing = c.name == "a" and w.truth.violation()
-    data: dict[str, object] = {"session_id": "model", "hook_event_name": "PostToolUse", "tool_name": "Bash",
-            "tool_input": {"command": command}, "tool_response": {"stdout": "", "stderr": ""}, "tool_use_id": w.uid()}
+    data: dict[str, object] = {
+        "session_id": "model",
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_response": {"stdout": "", "stderr": ""},
+        "tool_use_id": w.uid(),
+    }
     done = c.fire("claude", "PostToolUse", "Bash", data, sub)
     said = "P0 VIOLATION" in done.stdout
-    if done.returncode != 0 or (violation and not said) or (said and not standing) or (done.stdout and not said):
-        w.problems.append(f"Bash hook: exit {done.returncode}, stdout {done.stdout!r}, stderr {done.stderr!r}")
+    if (
+        done.returncode != 0
+        or (violation and not said)
+        or (said and not standing)
+        or (done.stdout and not said)
+    ):
+        w.problems.append(
+            f"Bash hook: exit {done.returncode}, stdout {done.stdout!r}, stderr {done.stderr!r}"
+        )
 
 
 def shell_edit(w: World, c: Copy) -> None:
@@ -146,8 +188,12 @@ def shell_edit(w: World, c: Copy) -> None:
     post = w.text()
     rel = w.rel(sub, path)
     command = f"printf '%s\\n' \"{post.rstrip()}\" > {rel}"
-    compound = path in t.MARKS[c.name] and path in w.truth.replicas[c.name].entries \
-        and w.truth.state(c.name, path) == "pending" and w.rng.random() < 0.5
+    compound = (
+        path in t.MARKS[c.name]
+        and path in w.truth.replicas[c.name].entries
+        and w.truth.state(c.name, path) == "pending"
+        and w.rng.random() < 0.5
+    )
     if compound:
         command += f" && agentctl task done {rel}"
         INVOKED.add(("task", "done"))
@@ -168,13 +214,26 @@ def shell_delete_restore_rename(w: World, c: Copy) -> None:
     tree = w.truth.trees[c.name]
     sub = w.rng.choice(SUBS)
     mine = editable(w, c)
-    restorable = [p for p in mine if p in t.BASE and tree.get(p) != t.BASE[p]
-                  and not (p in t.RENAMES and t.RENAMES[p] in tree)]
-    movable = [p for p in t.RENAMES if p in mine and t.RENAMES[p] in mine and p in tree and t.RENAMES[p] not in tree]
+    restorable = [
+        p
+        for p in mine
+        if p in t.BASE and tree.get(p) != t.BASE[p] and not (p in t.RENAMES and t.RENAMES[p] in tree)
+    ]
+    movable = [
+        p for p in t.RENAMES if p in mine and t.RENAMES[p] in mine and p in tree and t.RENAMES[p] not in tree
+    ]
     back = [p for p in t.RENAMES if p in mine and p not in tree and t.RENAMES[p] in tree]
     deletable = [p for p in mine if p in tree]
-    kinds = [k for k, ok in (("restore", restorable), ("rename", movable), ("rename_back", back),
-                             ("delete", deletable)) if ok]
+    kinds = [
+        k
+        for k, ok in (
+            ("restore", restorable),
+            ("rename", movable),
+            ("rename_back", back),
+            ("delete", deletable),
+        )
+        if ok
+    ]
     if not kinds:
         return
     kind = w.rng.choice(kinds)
@@ -217,8 +276,13 @@ def secret_write(w: World, c: Copy) -> None:
     logged and shown as a violation; sometimes it is restored."""
     path = t.SECRET
     if w.rng.random() < 0.5:
-        data: dict[str, object] = {"session_id": "model", "hook_event_name": "PreToolUse", "tool_name": "Write",
-                "tool_input": {"file_path": str(c.root / path), "content": "leak\n"}, "tool_use_id": w.uid()}
+        data: dict[str, object] = {
+            "session_id": "model",
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Write",
+            "tool_input": {"file_path": str(c.root / path), "content": "leak\n"},
+            "tool_use_id": w.uid(),
+        }
         w.log.append(f"{c.name}: Write {path} (pre-tool hook)")
         done = c.fire("claude", "PreToolUse", "Write", data, "src")
         if '"deny"' not in done.stdout:
@@ -243,10 +307,16 @@ def task_mark(w: World, c: Copy) -> None:
     rep = w.truth.replicas[c.name]
     mine = [p for p in rep.entries if p in t.MARKS[c.name]]
     addable = [p for p in t.ADDABLE if p not in rep.entries] if c.name == "a" else []
-    actions = [a for a, ok in (("done", [p for p in mine if w.truth.state(c.name, p) == "pending"]),
-                               ("skip", [p for p in mine if w.truth.state(c.name, p) == "pending"]),
-                               ("reopen", [p for p in mine if w.truth.state(c.name, p) != "pending"]),
-                               ("add", addable)) if ok]
+    actions = [
+        a
+        for a, ok in (
+            ("done", [p for p in mine if w.truth.state(c.name, p) == "pending"]),
+            ("skip", [p for p in mine if w.truth.state(c.name, p) == "pending"]),
+            ("reopen", [p for p in mine if w.truth.state(c.name, p) != "pending"]),
+            ("add", addable),
+        )
+        if ok
+    ]
     if not actions:
         return
     action = w.rng.choice(actions)
@@ -278,10 +348,19 @@ def verify(w: World, c: Copy) -> None:
 def compaction(w: World, c: Copy) -> None:
     """PreCompact then SessionStart(compact), as Claude Code fires them; the state comes back."""
     w.log.append(f"{c.name}: compaction")
-    c.fire("claude", "PreCompact", "manual", {"session_id": "model", "hook_event_name": "PreCompact",
-                                              "trigger": "manual"})
-    done = c.fire("claude", "SessionStart", "compact", {"session_id": "model", "hook_event_name": "SessionStart",
-                                                         "source": "compact"}, "src")
+    c.fire(
+        "claude",
+        "PreCompact",
+        "manual",
+        {"session_id": "model", "hook_event_name": "PreCompact", "trigger": "manual"},
+    )
+    done = c.fire(
+        "claude",
+        "SessionStart",
+        "compact",
+        {"session_id": "model", "hook_event_name": "SessionStart", "source": "compact"},
+        "src",
+    )
     w.truth.compact(c.name)
     if "additionalContext" not in done.stdout:
         w.problems.append(f"SessionStart(compact) gave no context: {done.stdout!r} {done.stderr!r}")
@@ -318,8 +397,20 @@ def join(w: World, c: Copy) -> None:
 def look(w: World, c: Copy) -> None:
     """A command that only reads: its answer checked against the truth where the truth has one, and
     never an error (`doctor` says healthy: no record any schema refuses, nothing a pull would refuse)."""
-    kind = w.rng.choice(["doctor", "status", "task list", "history", "constraints", "verify status", "sync status",
-                         "files status", "interfaces", "prompt"])
+    kind = w.rng.choice(
+        [
+            "doctor",
+            "status",
+            "task list",
+            "history",
+            "constraints",
+            "verify status",
+            "sync status",
+            "files status",
+            "interfaces",
+            "prompt",
+        ]
+    )
     w.log.append(f"{c.name}: {kind}")
     stream = ["--stream", "main"] if c.name == "w" else []
     if kind == "doctor":
@@ -342,8 +433,14 @@ def look(w: World, c: Copy) -> None:
         if r.code not in (0, 1):
             w.problems.append(f"sync status: exit {r.code}: {r.err.strip()}")
     else:
-        args = {"status": ["status"], "history": ["history"], "verify status": ["verify", "status"],
-                "files status": ["files", "status"], "interfaces": ["interfaces", "list"], "prompt": ["prompt"]}[kind]
+        args = {
+            "status": ["status"],
+            "history": ["history"],
+            "verify status": ["verify", "status"],
+            "files status": ["files", "status"],
+            "interfaces": ["interfaces", "list"],
+            "prompt": ["prompt"],
+        }[kind]
         r = c.agentctl(*args)
         if r.code not in (0, 1) or "Traceback" in r.err:
             w.problems.append(f"{kind}: exit {r.code}: {r.err.strip()}")
@@ -372,45 +469,93 @@ STEPS: list[tuple[Callable[[World, Copy], None], int, tuple[str, ...]]] = [
 # other command of the registry is excluded below with its reason. tests/model/test_coverage.py
 # fails when a registry command is in neither, and when a run invokes one not declared here.
 GENERATED = {
-    ("hook",), ("init",), ("install",), ("constraints", "add"), ("constraints", "list"), ("task", "start"),
-    ("task", "done"), ("task", "skip"), ("task", "reopen"), ("task", "add"), ("task", "status"), ("task", "list"),
-    ("verify", "add"), ("verify", "run"), ("verify", "status"), ("files", "check"), ("files", "list"),
-    ("files", "status"), ("sync",), ("gc",), ("resume",), ("status",), ("history",), ("doctor",),
-    ("interfaces", "list"), ("prompt",), ("task", "stop"), ("plan", "add"), ("plan", "edit"), ("plan", "drop"),
-    ("plan", "next"), ("plan", "ready"), ("plan", "list"),
+    ("hook",),
+    ("init",),
+    ("install",),
+    ("constraints", "add"),
+    ("constraints", "list"),
+    ("task", "start"),
+    ("task", "done"),
+    ("task", "skip"),
+    ("task", "reopen"),
+    ("task", "add"),
+    ("task", "status"),
+    ("task", "list"),
+    ("verify", "add"),
+    ("verify", "run"),
+    ("verify", "status"),
+    ("files", "check"),
+    ("files", "list"),
+    ("files", "status"),
+    ("sync",),
+    ("gc",),
+    ("resume",),
+    ("status",),
+    ("history",),
+    ("doctor",),
+    ("interfaces", "list"),
+    ("prompt",),
+    ("task", "stop"),
+    ("plan", "add"),
+    ("plan", "edit"),
+    ("plan", "drop"),
+    ("plan", "next"),
+    ("plan", "ready"),
+    ("plan", "list"),
 }
 EXCLUDED: dict[tuple[str, ...], str] = {
     ("@custom",): "user services run the project's own scripts: nothing of the model's state",
     ("completion",): "prints a shell script; answers nothing about the state",
     ("verify", "trust"): "a person's trust of agentctl.rules' checks (the model writes no shared file): "
-                         "tests/cli/test_shared_rules.py",
-    **{("plan", verb): "the plan's other views and its files: plan list and plan ready are compared instead "
-       "(tests/cli/test_plan*)" for verb in ("export", "import", "remove", "show", "status")},
-    ("context",): "the context fill an agent's transcript reports: the model drives no transcript (tests/cli for it)",
-    ("statusline",): "renders the task, verify and P0 lines the model already compares, from Claude Code's JSON",
+    "tests/cli/test_shared_rules.py",
+    **{
+        ("plan", verb): "the plan's other views and its files: plan list and plan ready are compared instead "
+        "(tests/cli/test_plan*)"
+        for verb in ("export", "import", "remove", "show", "status")
+    },
+    (
+        "context",
+    ): "the context fill an agent's transcript reports: the model drives no transcript (tests/cli for it)",
+    (
+        "statusline",
+    ): "renders the task, verify and P0 lines the model already compares, from Claude Code's JSON",
     ("demo",): "runs its own scripted project in a folder of its own",
     ("mcp",): "a server on stdio: its tools call the same operations the model runs (tests/cli/test_mcp.py)",
     ("web",): "a server: its API renders the same services' answers (tests/cli/test_web.py)",
     ("uninstall",): "removes the hooks the model drives every step with",
     ("runlevel",): "a runlevel stops services the model's truth does not follow",
     ("notify", "add"): "alerts run the person's commands: outside the state (tests/cli/test_notify*)",
-    ("notify", "check"): "alerts run the person's commands: see notify add", ("notify", "list"): "alerts run the person's commands: see notify add",
-    ("notify", "remove"): "alerts run the person's commands: see notify add", ("notify", "test"): "alerts run the person's commands: see notify add",
-    ("constraints", "ack"): "closes a violation by the person's word: the truth keeps violations by the tree only",
+    ("notify", "check"): "alerts run the person's commands: see notify add",
+    ("notify", "list"): "alerts run the person's commands: see notify add",
+    ("notify", "remove"): "alerts run the person's commands: see notify add",
+    ("notify", "test"): "alerts run the person's commands: see notify add",
+    (
+        "constraints",
+        "ack",
+    ): "closes a violation by the person's word: the truth keeps violations by the tree only",
     ("constraints", "check"): "asks about a planned edit; the pre-tool hook the model fires asks the same",
     ("constraints", "confirm-removal"): "weakening P0 is the person's act, never generated",
     ("constraints", "remove"): "weakening P0 is the person's act, never generated",
-    ("constraints", "start"): "service lifecycle: a start/stop of the rules is not part of the task the model runs",
+    (
+        "constraints",
+        "start",
+    ): "service lifecycle: a start/stop of the rules is not part of the task the model runs",
     ("constraints", "stop"): "service lifecycle: see constraints start",
     ("constraints", "status"): "the rules file as it is: constraints list is compared instead",
     ("constraints", "update"): "changes a rule's priority: the model's one P0 rule stays as written",
-    ("files", "log"): "a manual record: the model logs through the hooks and files sync, whose truth it computes",
+    (
+        "files",
+        "log",
+    ): "a manual record: the model logs through the hooks and files sync, whose truth it computes",
     ("files", "start"): "restarts the log mid-task: not something the truth follows",
     ("files", "stop"): "archives the log mid-task: see files start",
-    ("files", "scan"): "run by every Bash hook the model fires (the same operation)", ("files", "sync"): "the alias of files scan",
+    ("files", "scan"): "run by every Bash hook the model fires (the same operation)",
+    ("files", "sync"): "the alias of files scan",
     ("interfaces", "add"): "interface records: their truth lives in the interfaces tests (point 3's model)",
-    ("interfaces", "check"): "interface records: see interfaces add", ("interfaces", "remove"): "interface records: see interfaces add",
-    ("interfaces", "start"): "interface records: see interfaces add", ("interfaces", "status"): "interface records: see interfaces add",
+    ("interfaces", "check"): "interface records: see interfaces add",
+    ("interfaces", "remove"): "interface records: see interfaces add",
+    ("interfaces", "start"): "interface records: see interfaces add",
+    ("interfaces", "status"): "interface records: see interfaces add",
     ("interfaces", "stop"): "interface records: see interfaces add",
     ("task", "claim"): "leases expire by the clock: the truth has no clock",
     ("task", "update"): "sets NEXT and NOTES by hand: the truth computes NEXT from the marks",

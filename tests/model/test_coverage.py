@@ -38,8 +38,16 @@ def test_a_run_invokes_only_what_the_generator_declares(tmp_path: Path) -> None:
     world = steps.World(random.Random(5), truth, copies, frozenset(), join)
     for step in (steps.look, steps.look, steps.look, steps.task_mark, steps.sync):
         step(world, copies["a"])
-    for step in (ms.match_start_or_stop, ms.match_edit, ms.match_edit, ms.plan_step, ms.plan_step, ms.plan_step,
-                 ms.match_mark, ms.match_start_or_stop):
+    for step in (
+        ms.match_start_or_stop,
+        ms.match_edit,
+        ms.match_edit,
+        ms.plan_step,
+        ms.plan_step,
+        ms.plan_step,
+        ms.match_mark,
+        ms.match_start_or_stop,
+    ):
         step(world, copies["m"])
         assert not world.problems, world.log
     assert matchcheck.compare(copies["m"], truth.match, matchcheck.paths(truth.match)) == [], world.log
@@ -48,5 +56,9 @@ def test_a_run_invokes_only_what_the_generator_declares(tmp_path: Path) -> None:
     assert not world.problems, world.problems
     assert copies["a"].agentctl("sync", "push").code == 0
     fresh = join()
-    assert check.answers(fresh, t.UNIVERSE)["task status"] == check.answers(copies["a"], t.UNIVERSE)["task status"] != {}
+    assert (
+        check.answers(fresh, t.UNIVERSE)["task status"]
+        == check.answers(copies["a"], t.UNIVERSE)["task status"]
+        != {}
+    )
     assert check.round_trip(copies["a"], fresh, t.UNIVERSE) == []

@@ -38,12 +38,14 @@ from .world import Copy, clone, git, make_origin, worktree
 # Classes of wrong answers still open (each gates its steps: one line naming the class and the issue
 # point). The four the model was first run with (no baseline after a pull, double records after a
 # verify run, the compound-command warning, restores shown as DELETE) are fixed.
-OPEN_CLASSES: frozenset[str] = frozenset({
-    # a file dirty at task start that a command rewrites with the same bytes (`sed -i` that changes nothing in
-    # it) is logged as changed: files/baseline.py signs dirty files by size and mtime (issue 30 point 4); the
-    # model's sed names only the files it changes while this is open
-    "same-content-rewrite",
-})
+OPEN_CLASSES: frozenset[str] = frozenset(
+    {
+        # a file dirty at task start that a command rewrites with the same bytes (`sed -i` that changes nothing in
+        # it) is logged as changed: files/baseline.py signs dirty files by size and mtime (issue 30 point 4); the
+        # model's sed names only the files it changes while this is open
+        "same-content-rewrite",
+    }
+)
 
 _SEED = os.environ.get("AGENTCTL_MODEL_SEED", "")  # read at import: the hermetic fixture clears AGENTCTL_*
 _STEPS = os.environ.get("AGENTCTL_MODEL_STEPS", "")
@@ -55,8 +57,11 @@ _DRAW = random.Random(_RUN) if _RUN else random.SystemRandom()
 # checked as in the short run: many seeds in the time of a few long ones)
 _COUNT = os.environ.get("AGENTCTL_MODEL_COUNT", "")
 _FRESH = int(_COUNT) if _COUNT.isdigit() else (12 if LONG else 0)
-SEEDS = [int(_SEED)] if _SEED.isdigit() else ([_DRAW.randrange(1 << 31) for _ in range(_FRESH)] if _FRESH
-                                              else [11, 22, 33])
+SEEDS = (
+    [int(_SEED)]
+    if _SEED.isdigit()
+    else ([_DRAW.randrange(1 << 31) for _ in range(_FRESH)] if _FRESH else [11, 22, 33])
+)
 STEP_COUNT = int(_STEPS) if _STEPS.isdigit() else (200 if LONG else 10)
 
 
@@ -64,7 +69,9 @@ def setup(tmp: Path) -> tuple[dict[str, Copy], t.Truth, Path]:
     bare, a = make_origin(tmp, t.BASE)
     assert a.agentctl("constraints", "add", "P0", "deny-write: secrets/**").code == 0
     (tmp / "list.txt").write_text("".join(p + "\n" for p in t.ENTRIES))
-    r = a.agentctl("task", "start", "--id", "t1", "--desc", "convert the imports", "--files", str(tmp / "list.txt"))
+    r = a.agentctl(
+        "task", "start", "--id", "t1", "--desc", "convert the imports", "--files", str(tmp / "list.txt")
+    )
     assert r.code == 0, r.err
     assert a.agentctl("verify", "add", t.VERIFY).code == 0
     assert a.agentctl("sync", "push").code == 0
@@ -116,11 +123,17 @@ def test_every_answer_matches_the_model(tmp_path: Path, seed: int) -> None:
         last = n == STEP_COUNT - 1
         if step in (steps.sync, ms.match_sync) and world.log[-1].endswith("sync push") and not wrong:
             stream = "m" if copy.name == "m" else "main"
-            wrong += check.round_trip(copy, fresh(f"rt{n}", stream), matchcheck.paths(truth.match) if stream == "m" else t.UNIVERSE)
+            wrong += check.round_trip(
+                copy, fresh(f"rt{n}", stream), matchcheck.paths(truth.match) if stream == "m" else t.UNIVERSE
+            )
         # a step changes the answers of the copy it ran in (a push: the remote's too, seen at the next pull);
         # the short run checks that copy, files check of every path where it is cheap enough; the long run
         # and the last step check every copy, every path
-        for c in world.copies.values() if LONG or last else [world.copies["b" if step is steps.join else copy.name]]:
+        for c in (
+            world.copies.values()
+            if LONG or last
+            else [world.copies["b" if step is steps.join else copy.name]]
+        ):
             universe = matchcheck.paths(truth.match) if c.name == "m" else t.UNIVERSE
             full = LONG or (last and c.name != "m") or step is steps.sync
             paths = universe if full else sorted(world.rng.sample(universe, 3))
@@ -130,8 +143,13 @@ def test_every_answer_matches_the_model(tmp_path: Path, seed: int) -> None:
                 wrong += [f"{c.name}: {w}" for w in check.compare(c, truth, world.open_classes, paths)]
             wrong += [f"{c.name}: front ends disagree: {w}" for w in agree.compare(c)]  # issue 30 point 3
         if wrong:
-            pytest.fail(f"{replay}\nafter step {n + 1} of:\n  " + "\n  ".join(world.log) + "\nwrong:\n  "
-                        + "\n  ".join(wrong), pytrace=False)
+            pytest.fail(
+                f"{replay}\nafter step {n + 1} of:\n  "
+                + "\n  ".join(world.log)
+                + "\nwrong:\n  "
+                + "\n  ".join(wrong),
+                pytrace=False,
+            )
         if LONG:
             print(f"seed {seed}: step {n + 1} of {STEP_COUNT} agrees", flush=True)
     print(replay)

@@ -32,7 +32,11 @@ EDITS = {  # the paths each copy edits (renames: b <-> b2, e <-> e2)
     "b": ["src/c.ts", "src/e.ts", "src/e2.ts"],
     "w": ["src/f.ts", "src/g.ts"],
 }
-MARKS = {"a": ["src/a.ts", "src/b.ts", "src/sub/d.ts", "src/n1.ts", "src/g.ts"], "b": ["src/c.ts"], "w": ["src/f.ts"]}
+MARKS = {
+    "a": ["src/a.ts", "src/b.ts", "src/sub/d.ts", "src/n1.ts", "src/g.ts"],
+    "b": ["src/c.ts"],
+    "w": ["src/f.ts"],
+}
 RENAMES = {"src/b.ts": "src/b2.ts", "src/e.ts": "src/e2.ts"}
 SECRET = "secrets/key.txt"
 UNIVERSE = sorted({*BASE, *ADDABLE, *RENAMES.values()})
@@ -123,8 +127,14 @@ class Truth:
 
     # -- what happens ------------------------------------------------------------------------------
 
-    def change(self, copy: str, path: str, post: str | None, logged: bool = True,
-               allowed: frozenset[str] | None = None) -> None:
+    def change(
+        self,
+        copy: str,
+        path: str,
+        post: str | None,
+        logged: bool = True,
+        allowed: frozenset[str] | None = None,
+    ) -> None:
         """``path`` in ``copy``'s tree becomes ``post`` (None: deleted); ``logged``: agentctl records it."""
         pre = self.trees[copy].get(path)
         if post is None:
@@ -200,9 +210,13 @@ class Truth:
         rep = self.replicas[copy]
         states = [self.state(copy, p) for p in rep.entries]
         pending = [p for p, s in zip(rep.entries, states, strict=True) if s == "pending"]
-        return {"TOTAL": str(len(rep.entries)), "DONE": str(states.count("done")),
-                "SKIPPED": str(states.count("skipped")), "NEXT": pending[0] if pending else "",
-                "STATE": "ACTIVE" if pending else "DONE"}
+        return {
+            "TOTAL": str(len(rep.entries)),
+            "DONE": str(states.count("done")),
+            "SKIPPED": str(states.count("skipped")),
+            "NEXT": pending[0] if pending else "",
+            "STATE": "ACTIVE" if pending else "DONE",
+        }
 
     def verified(self) -> str | None:
         """VERIFIED's first word in copy a; None when an open class leaves it undecided."""

@@ -61,39 +61,61 @@ class Copy:
     root: Path
     hooks: dict[str, list[tuple[str, object, str]]] = field(default_factory=dict)
 
-    def agentctl(self, *args: str, sub: str = "", stdin: str | None = None, env: dict[str, str] | None = None) -> Result:
+    def agentctl(
+        self, *args: str, sub: str = "", stdin: str | None = None, env: dict[str, str] | None = None
+    ) -> Result:
         INVOKED.add(command_of(args))
         return run(*args, cwd=self.root / sub if sub else self.root, stdin=stdin, env=env)
 
     def load_hooks(self) -> None:
         for agent in AGENTS:
             doc = json.loads((self.root / CONFIGS[agent]).read_text())
-            self.hooks[agent] = [(event, entry.get("matcher"), h["command"])
-                                 for event, entries in doc["hooks"].items() for entry in entries for h in entry["hooks"]]
+            self.hooks[agent] = [
+                (event, entry.get("matcher"), h["command"])
+                for event, entries in doc["hooks"].items()
+                for entry in entries
+                for h in entry["hooks"]
+            ]
 
     def command(self, agent: str, event: str, value: str = "") -> str:
         found = {cmd for ev, m, cmd in self.hooks[agent] if ev == event and matches(m, value)}
         assert len(found) == 1, (agent, event, value, self.hooks[agent])
         return found.pop()
 
-    def fire(self, agent: str, event: str, value: str, data: dict[str, object], sub: str = "") -> subprocess.CompletedProcess[str]:
+    def fire(
+        self, agent: str, event: str, value: str, data: dict[str, object], sub: str = ""
+    ) -> subprocess.CompletedProcess[str]:
         """The installed command for (agent, event, tool or source), run as the agent runs it: `sh -c`,
         the payload as JSON on stdin, from ``sub``, with the agent's project variables."""
         env = dict(os.environ, PATH=f"{bindir()}{os.pathsep}{os.environ.get('PATH', '')}")
         env.update({var: str(self.root) for var in ENV[agent]})
         data.setdefault("cwd", str(self.root / sub) if sub else str(self.root))
         INVOKED.add(("hook",))
-        done = subprocess.run(["sh", "-c", self.command(agent, event, value)], input=json.dumps(data), text=True,
-                              cwd=self.root / sub if sub else self.root, env=env, capture_output=True, timeout=120,
-                              check=False)
+        done = subprocess.run(
+            ["sh", "-c", self.command(agent, event, value)],
+            input=json.dumps(data),
+            text=True,
+            cwd=self.root / sub if sub else self.root,
+            env=env,
+            capture_output=True,
+            timeout=120,
+            check=False,
+        )
         assert "Traceback" not in done.stderr, done.stderr
         return done
 
     def shell(self, command: str, sub: str = "") -> subprocess.CompletedProcess[str]:
         """A shell command the agent runs (its own tool), from ``sub``: `agentctl` on PATH."""
         env = dict(os.environ, PATH=f"{bindir()}{os.pathsep}{os.environ.get('PATH', '')}")
-        return subprocess.run(["sh", "-c", command], cwd=self.root / sub if sub else self.root, env=env, text=True,
-                              capture_output=True, timeout=120, check=False)
+        return subprocess.run(
+            ["sh", "-c", command],
+            cwd=self.root / sub if sub else self.root,
+            env=env,
+            text=True,
+            capture_output=True,
+            timeout=120,
+            check=False,
+        )
 
 
 def make_origin(tmp: Path, files: dict[str, str]) -> tuple[Path, Copy]:

@@ -25,7 +25,9 @@ def ctl(*args: str) -> tuple[int, dict[str, str], str]:
     return code, kv, err.getvalue()
 
 
-def spawn(fn: Callable[[], Any], result: Path, cwd: Path, gate: int | None = None, close: tuple[int, ...] = ()) -> int:
+def spawn(
+    fn: Callable[[], Any], result: Path, cwd: Path, gate: int | None = None, close: tuple[int, ...] = ()
+) -> int:
     """Fork a child that waits for ``gate`` to close, runs ``fn`` in ``cwd`` and writes its result."""
     pid = os.fork()
     if pid:

@@ -43,9 +43,22 @@ def mode() -> str:
 
 # -- the state folder ---------------------------------------------------------------------------
 
-SKIP_NAMES = re.compile(r"(^|/)(agent\.log(\.1)?|quarantine-[^/]*|\.[^/]*\.lock|\.lock|backup-format[^/]*/.*)$")
-TIME_KEYS = {"UPDATED", "STARTED", "ENDED", "DURATION", "LAST_RUN", "LAST_COMPACTION", "LAST_COMPACTION_TS",
-             "PRE_COMPACT", "PRE_COMPACT_TS", "LAST_PASS", "LAST_VERIFY"}
+SKIP_NAMES = re.compile(
+    r"(^|/)(agent\.log(\.1)?|quarantine-[^/]*|\.[^/]*\.lock|\.lock|backup-format[^/]*/.*)$"
+)
+TIME_KEYS = {
+    "UPDATED",
+    "STARTED",
+    "ENDED",
+    "DURATION",
+    "LAST_RUN",
+    "LAST_COMPACTION",
+    "LAST_COMPACTION_TS",
+    "PRE_COMPACT",
+    "PRE_COMPACT_TS",
+    "LAST_PASS",
+    "LAST_VERIFY",
+}
 STAMP = re.compile(r"\d{8}T\d{6}")
 
 
@@ -67,15 +80,21 @@ def normalised(root: Path) -> dict[str, object]:
     named = re.search(rb"(?m)^LIST=(.*)$", files.get("services/task/status", b""))
     for rel, data in files.items():
         key = STAMP.sub("TIME", rel)
-        if rel.startswith("services/task/list-") and (named is None or rel != "services/task/" + named.group(1).decode()):
+        if rel.startswith("services/task/list-") and (
+            named is None or rel != "services/task/" + named.group(1).decode()
+        ):
             continue  # a list no status names is invisible to every reader (doctor --fix removes it)
-        if re.search(r"(^|/)(status|session|runlevel|[^/]*\.done)$", rel) and not rel.endswith("files/status"):
+        if re.search(r"(^|/)(status|session|runlevel|[^/]*\.done)$", rel) and not rel.endswith(
+            "files/status"
+        ):
             try:
                 fields = codec.parse_status(data, rel)
             except Exception:  # a damaged file is its own value: it will compare unequal
                 out[key] = ("damaged", data)
                 continue
-            out[key] = {k: v for k, v in fields.items() if k not in TIME_KEYS and k != "LIST_SIG"}  # LIST_SIG: an inode
+            out[key] = {
+                k: v for k, v in fields.items() if k not in TIME_KEYS and k != "LIST_SIG"
+            }  # LIST_SIG: an inode
         elif rel == "services/constraints/p0-seen":  # the P0 rules last seen; its STATUS line is an inode
             out[key] = [ln for ln in data.split(b"\n") if not ln.startswith(b"STATUS|")]
         elif rel.endswith("files/status") or re.search(r"(^|/)logs/files-[^/]*\.log$", rel):

@@ -32,7 +32,9 @@ from .helpers import figures, log_lines_ok, mode, parse_everything, scaled, temp
 
 def _start_task(project: Path, paths: list[str]) -> None:
     (project / "storm-list.txt").write_text("\n".join(paths) + "\n")
-    code, kv, err = ctl("task", "start", "--id", "storm", "--desc", "storm", "--files", str(project / "storm-list.txt"))
+    code, kv, err = ctl(
+        "task", "start", "--id", "storm", "--desc", "storm", "--files", str(project / "storm-list.txt")
+    )
     assert code == 0, err
 
 
@@ -148,7 +150,12 @@ def test_storm(project: Path, tmp_path: Path) -> None:
     lost = len(set(range(2, total + 2)) - set(seqs))
     code, kv, err = ctl("task", "status")
     assert code == 0, err
-    assert (kv["DONE"], kv["TOTAL"], kv["SEQ"], kv["STATE"]) == (str(total), str(total), str(total + 1), "DONE")
+    assert (kv["DONE"], kv["TOTAL"], kv["SEQ"], kv["STATE"]) == (
+        str(total),
+        str(total),
+        str(total + 1),
+        "DONE",
+    )
     assert doubled == 0 and lost == 0
     import agentctl.constraints.rules
     import agentctl.task.status
@@ -208,7 +215,10 @@ def test_storm_real_binary(project: Path) -> None:
     cas_paths = [f"cas/e{k:04d}.py" for k in range(procs * n)]
     done_paths = [f"done/e{k:04d}.py" for k in range(procs * n)]
     (project / "l.txt").write_text("\n".join(cas_paths + done_paths) + "\n")
-    assert run_bytes("task", "start", "--id", "bin", "--desc", "d", "--files", "l.txt", cwd=project).returncode == 0
+    assert (
+        run_bytes("task", "start", "--id", "bin", "--desc", "d", "--files", "l.txt", cwd=project).returncode
+        == 0
+    )
     cas_results: list[tuple[int, int]] = []
     lock = threading.Lock()
 
@@ -228,12 +238,28 @@ def test_storm_real_binary(project: Path) -> None:
     outs: list[list[subprocess.CompletedProcess[bytes]]] = [[] for _ in range(3 * procs)]
     threads = [threading.Thread(target=cas) for _ in range(procs)]
     for i in range(procs):
-        threads.append(threading.Thread(target=_bin_loop, args=(
-            [["files", "log", "MODIFY", f"bin/w{i}/f{j}.py"] for j in range(n)], project, outs[i])))
-        threads.append(threading.Thread(target=_bin_loop, args=(
-            [["task", "done", done_paths[i * n + j]] for j in range(n)], project, outs[procs + i])))
-        threads.append(threading.Thread(target=_bin_loop, args=(
-            [["constraints", "add", "P2", f"bin rule {i}-{j}"] for j in range(n)], project, outs[2 * procs + i])))
+        threads.append(
+            threading.Thread(
+                target=_bin_loop,
+                args=([["files", "log", "MODIFY", f"bin/w{i}/f{j}.py"] for j in range(n)], project, outs[i]),
+            )
+        )
+        threads.append(
+            threading.Thread(
+                target=_bin_loop,
+                args=([["task", "done", done_paths[i * n + j]] for j in range(n)], project, outs[procs + i]),
+            )
+        )
+        threads.append(
+            threading.Thread(
+                target=_bin_loop,
+                args=(
+                    [["constraints", "add", "P2", f"bin rule {i}-{j}"] for j in range(n)],
+                    project,
+                    outs[2 * procs + i],
+                ),
+            )
+        )
     t0 = time.monotonic()
     for t in threads:
         t.start()
@@ -241,7 +267,9 @@ def test_storm_real_binary(project: Path) -> None:
         t.join()
     wall = time.monotonic() - t0
     calls = [r for group in outs for r in group]
-    assert all(r.returncode == 0 and b"Traceback" not in r.stderr for r in calls), [r.stderr for r in calls if r.returncode]
+    assert all(r.returncode == 0 and b"Traceback" not in r.stderr for r in calls), [
+        r.stderr for r in calls if r.returncode
+    ]
     assert len(cas_results) == procs
     status = run_bytes("task", "status", cwd=project)
     kv = dict(ln.split("=", 1) for ln in status.stdout.decode().split("\n") if "=" in ln)
@@ -252,16 +280,25 @@ def test_storm_real_binary(project: Path) -> None:
     rules = run_bytes("constraints", "list", cwd=project).stdout
     assert rules.count(b"bin rule") == procs * n
     attempts = sum(a for _, a in cas_results)
-    figures(f"A2-bin {mode()}: agentctl executable, {procs}x{n} CAS ({attempts} attempts), {procs}x{n} files log, "
-            f"{procs}x{n} task done, {procs}x{n} constraints add, {4 * procs} concurrent callers: counters exact, "
-            f"{len(calls) + attempts} processes, {wall:.1f}s")
+    figures(
+        f"A2-bin {mode()}: agentctl executable, {procs}x{n} CAS ({attempts} attempts), {procs}x{n} files log, "
+        f"{procs}x{n} task done, {procs}x{n} constraints add, {4 * procs} concurrent callers: counters exact, "
+        f"{len(calls) + attempts} processes, {wall:.1f}s"
+    )
 
 
 def test_burst(project: Path) -> None:
     """32 `agentctl files log` started in the same instant: 32 exits 0, 32 valid lines."""
     t0 = time.monotonic()
-    procs = [subprocess.Popen(AGENTCTL + ["files", "log", "CREATE", f"burst/{i}.py"], cwd=project,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE) for i in range(32)]
+    procs = [
+        subprocess.Popen(
+            AGENTCTL + ["files", "log", "CREATE", f"burst/{i}.py"],
+            cwd=project,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for i in range(32)
+    ]
     codes = [p.wait(timeout=60) for p in procs]
     for p in procs:
         assert p.stdout is not None and p.stderr is not None
@@ -287,7 +324,9 @@ def _count_updates(root: str, threads: int, per: int, locked: bool) -> int:
         for _ in range(per):
             ctx = store.lock("services/.counter.lock") if locked else _Nothing()
             with ctx:
-                value = codec.status_int(codec.parse_status(store.read("services/counter") or b"", "c"), "N", "c")
+                value = codec.status_int(
+                    codec.parse_status(store.read("services/counter") or b"", "c"), "N", "c"
+                )
                 time.sleep(0.0005)  # widen the window a lost update needs
                 store.replace("services/counter", f"N={value + 1}\n".encode())
 
@@ -316,22 +355,29 @@ def test_threads_in_one_process(project: Path) -> None:
     assert _count_updates(root, 8, per, locked=True) == 8 * per
     unlocked = _count_updates(root, 8, per, locked=False)
     assert unlocked < 8 * per, "the checker must catch lost updates when nothing locks"
-    figures(f"A6 {mode()}: 8 threads x {per} locked updates in one process: {8 * per}/{8 * per}; "
-            f"negative control without the lock: {unlocked}/{8 * per}")
+    figures(
+        f"A6 {mode()}: 8 threads x {per} locked updates in one process: {8 * per}/{8 * per}; "
+        f"negative control without the lock: {unlocked}/{8 * per}"
+    )
 
 
 def test_lock_timeout_names_the_lock_and_holder(project: Path) -> None:
     state = project / ".agent-state"
     before = (state / "services/task/status").read_bytes()
     (project / "l.txt").write_text("a.py\n")
-    assert run_bytes("task", "start", "--id", "t", "--desc", "d", "--files", "l.txt", cwd=project).returncode == 0
+    assert (
+        run_bytes("task", "start", "--id", "t", "--desc", "d", "--files", "l.txt", cwd=project).returncode
+        == 0
+    )
     before = (state / "services/task/status").read_bytes()
     fd = os.open(state / "services/task/.lock", os.O_RDWR)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         os.pwrite(fd, f"{os.getpid():<10}\n".encode(), 0)
         t0 = time.monotonic()
-        r = run_bytes("task", "update", "--done", "1", cwd=project, env={"AGENTCTL_LOCK_TIMEOUT": "1"}, timeout=30)
+        r = run_bytes(
+            "task", "update", "--done", "1", cwd=project, env={"AGENTCTL_LOCK_TIMEOUT": "1"}, timeout=30
+        )
         took = time.monotonic() - t0
     finally:
         os.close(fd)
@@ -357,7 +403,10 @@ def test_archive_while_appenders_run(project: Path, tmp_path: Path) -> None:
     assert code == 0, err
     gate_r, gate_w = os.pipe()
     outs = [results / f"a{i}.json" for i in range(appenders)]
-    pids = [spawn(functools.partial(_log_worker, i, per), outs[i], project, gate_r, close=(gate_w,)) for i in range(appenders)]
+    pids = [
+        spawn(functools.partial(_log_worker, i, per), outs[i], project, gate_r, close=(gate_w,))
+        for i in range(appenders)
+    ]
     os.close(gate_r)
     os.close(gate_w)
     stops = 0
@@ -387,8 +436,10 @@ def test_archive_while_appenders_run(project: Path, tmp_path: Path) -> None:
     assert not dup and sorted(seen) == sorted(acked)
     archives = sorted(p.name for p in logs.glob("task-arch*.done"))
     assert len(archives) == stops  # unique names, none overwritten
-    figures(f"A8 {mode()}: {appenders}x{per} appends during {stops} task stop/start archives: "
-            f"{len(seen)}/{len(acked)} lines found once, duplicates 0, {len(sources) - 1} log archives")
+    figures(
+        f"A8 {mode()}: {appenders}x{per} appends during {stops} task stop/start archives: "
+        f"{len(seen)}/{len(acked)} lines found once, duplicates 0, {len(sources) - 1} log archives"
+    )
 
 
 def test_parallel_init_is_safe(tmp_path: Path) -> None:
@@ -396,8 +447,10 @@ def test_parallel_init_is_safe(tmp_path: Path) -> None:
     proj = tmp_path / "fresh"
     proj.mkdir()
     (proj / ".git").mkdir()
-    procs = [subprocess.Popen(AGENTCTL + ["init"], cwd=proj, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-             for _ in range(8)]
+    procs = [
+        subprocess.Popen(AGENTCTL + ["init"], cwd=proj, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        for _ in range(8)
+    ]
     errs = [p.communicate(timeout=60)[1] for p in procs]
     assert [p.returncode for p in procs] == [0] * 8, errs
     parse_everything(proj / ".agent-state")
@@ -414,7 +467,9 @@ def _mixed_worker(i: int, n: int) -> dict[str, Any]:
             code, _, err = ctl("task", "stop", "--force")
             code = 0 if code in (0, 1) else code  # 1: another worker stopped it first
             if code == 0:
-                code, _, err = ctl("task", "start", "--id", f"w{i}", "--desc", "d", "--files", "l.txt", "--force")
+                code, _, err = ctl(
+                    "task", "start", "--id", f"w{i}", "--desc", "d", "--files", "l.txt", "--force"
+                )
         elif kind == 2:
             code, _, err = ctl("files", "log", "MODIFY", f"m/{i}/{j}.py")
         else:
@@ -424,7 +479,9 @@ def _mixed_worker(i: int, n: int) -> dict[str, Any]:
     return {"done": done}
 
 
-def test_multi_service_operations_never_deadlock(project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_multi_service_operations_never_deadlock(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Operations that take several locks (task stop: folder, task, files, verify; runlevel switches)
     mixed with single-service ones: every process finishes, every file parses (A9)."""
     os.chdir(project)
@@ -436,7 +493,10 @@ def test_multi_service_operations_never_deadlock(project: Path, tmp_path: Path, 
     gate_r, gate_w = os.pipe()
     outs = [tmp_path / f"m{i}.json" for i in range(procs)]
     t0 = time.monotonic()
-    pids = [spawn(functools.partial(_mixed_worker, i, n), outs[i], project, gate_r, close=(gate_w,)) for i in range(procs)]
+    pids = [
+        spawn(functools.partial(_mixed_worker, i, n), outs[i], project, gate_r, close=(gate_w,))
+        for i in range(procs)
+    ]
     os.close(gate_r)
     os.close(gate_w)
     statuses = reap(pids, timeout=300)
@@ -445,5 +505,7 @@ def test_multi_service_operations_never_deadlock(project: Path, tmp_path: Path, 
     assert sum(load(o)["done"] for o in outs) == procs * n
     parse_everything(project / ".agent-state")
     assert temp_files(project / ".agent-state") == []
-    figures(f"A9 {mode()}: {procs}x{n} mixed runlevel switches, task stop/start, files log, verify tried: "
-            f"no deadlock, {procs * n}/{procs * n} done, every file parses, {wall:.1f}s")
+    figures(
+        f"A9 {mode()}: {procs}x{n} mixed runlevel switches, task stop/start, files log, verify tried: "
+        f"no deadlock, {procs * n}/{procs * n} done, every file parses, {wall:.1f}s"
+    )

@@ -60,18 +60,42 @@ class Op:
 
 
 OPS = [
-    Op("task update --done 1 --seq", ("task", "update", "--done", "1", "--seq", "@SEQ"), "services/task/status", True),
+    Op(
+        "task update --done 1 --seq",
+        ("task", "update", "--done", "1", "--seq", "@SEQ"),
+        "services/task/status",
+        True,
+    ),
     Op("task done", ("task", "done", "c.py"), "services/task/status", True),
-    Op("task update --notes --seq", ("task", "update", "--notes", "notes | after\na crash", "--seq", "@SEQ"),
-       "services/task/status", True),
+    Op(
+        "task update --notes --seq",
+        ("task", "update", "--notes", "notes | after\na crash", "--seq", "@SEQ"),
+        "services/task/status",
+        True,
+    ),
     Op("files log", ("files", "log", "MODIFY", "src/new|file.py"), "services/files/status", False),
-    Op("constraints add", ("constraints", "add", "P1", "new rule | with a pipe"), "services/constraints/status", True),
-    Op("constraints remove", ("constraints", "remove", "P0|keep out of db/"), "services/constraints/status", False),
+    Op(
+        "constraints add",
+        ("constraints", "add", "P1", "new rule | with a pipe"),
+        "services/constraints/status",
+        True,
+    ),
+    Op(
+        "constraints remove",
+        ("constraints", "remove", "P0|keep out of db/"),
+        "services/constraints/status",
+        False,
+    ),
     Op("verify tried", ("verify", "tried", "cast the size to int"), "services/verify/status", False),
     Op("task stop", ("task", "stop", "--force"), "services/task/status", False),
     Op("runlevel idle", ("runlevel", "idle"), "runlevel", True),
-    Op("task start", ("task", "start", "--id", "t2", "--desc", "second", "--files", "list2.txt"),
-       "services/task/status", False, "idle"),
+    Op(
+        "task start",
+        ("task", "start", "--id", "t2", "--desc", "second", "--files", "list2.txt"),
+        "services/task/status",
+        False,
+        "idle",
+    ),
 ]
 
 
@@ -88,9 +112,14 @@ def templates(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     (active / "list.txt").write_text("a.py\nb.py\nc.py\nd.py\ne.py\n")
     (active / "list2.txt").write_text("x.py\ny.py\n")
     env = {"HOME": str(base)}
-    for args in (["init"], ["task", "start", "--id", "t1", "--desc", "first", "--files", "list.txt"],
-                 ["files", "log", "MODIFY", "a.py"], ["files", "log", "CREATE", "new.py"],
-                 ["constraints", "add", "P0", "keep out of db/"], ["verify", "tried", "first try"]):
+    for args in (
+        ["init"],
+        ["task", "start", "--id", "t1", "--desc", "first", "--files", "list.txt"],
+        ["files", "log", "MODIFY", "a.py"],
+        ["files", "log", "CREATE", "new.py"],
+        ["constraints", "add", "P0", "keep out of db/"],
+        ["verify", "tried", "first try"],
+    ):
         _ok(run_bytes(*args, cwd=active, env=env))
     idle = base / "idle"
     copy_folder(active, idle)
@@ -126,7 +155,13 @@ def _check_after_kill(op: Op, pre: dict[str, object], post: dict[str, object], w
     state = work / ".agent-state"
     after = normalised(state)
     for key in set(pre) | set(post) | set(after):
-        assert after.get(key) in (pre.get(key), post.get(key)), (op.name, key, after.get(key), pre.get(key), post.get(key))
+        assert after.get(key) in (pre.get(key), post.get(key)), (
+            op.name,
+            key,
+            after.get(key),
+            pre.get(key),
+            post.get(key),
+        )
     parse_everything(state)
     return after.get(op.commit) == post.get(op.commit) and pre.get(op.commit) != post.get(op.commit)
 
@@ -167,7 +202,11 @@ def test_kill_at_every_protocol_step(templates: dict[str, Path], tmp_path: Path)
         cases += [(op, step, n) for step, n in steps]
     total_cases = len(cases)
     if not LONG:  # a seeded sample that still covers every operation and every kind of step
-        must = {(op.name, step) for op, step, n in cases if n == 1 and step in ("renamed", "tmp_half_written", "log_half_written")}
+        must = {
+            (op.name, step)
+            for op, step, n in cases
+            if n == 1 and step in ("renamed", "tmp_half_written", "log_half_written")
+        }
         chosen = [c for c in cases if (c[0].name, c[1]) in must and c[2] == 1]
         rest = [c for c in cases if c not in chosen]
         chosen += r.sample(rest, max(0, min(len(rest), 50 - len(chosen))))
@@ -188,11 +227,13 @@ def test_kill_at_every_protocol_step(templates: dict[str, Path], tmp_path: Path)
         reruns += _recover_and_check(op, committed, posts[op.name], work, args)
         shutil.rmtree(work)
     KILLS["B3"] = kills
-    figures(f"B3 {mode()}: SIGKILL at {kills} protocol steps ({total_cases} reachable in {len(OPS)} operations; "
-            f"{committed_n} after the commit point): files old-or-new {kills}/{kills}, "
-            f"re-run reaches one clean run's state {reruns}/{reruns}, next command ok {kills}/{kills}, temp files left 0, "
-            f"doctor clean {kills}/{kills}, "
-            f"{time.monotonic() - t0:.1f}s")
+    figures(
+        f"B3 {mode()}: SIGKILL at {kills} protocol steps ({total_cases} reachable in {len(OPS)} operations; "
+        f"{committed_n} after the commit point): files old-or-new {kills}/{kills}, "
+        f"re-run reaches one clean run's state {reruns}/{reruns}, next command ok {kills}/{kills}, temp files left 0, "
+        f"doctor clean {kills}/{kills}, "
+        f"{time.monotonic() - t0:.1f}s"
+    )
 
 
 def test_replay_after_commit_is_a_no_op(project: Path) -> None:
@@ -298,9 +339,11 @@ def test_random_kills_library(project: Path) -> None:
     report = examine(root, fix=True)
     assert examine(root).problems == [], report
     KILLS["B1"] = kills
-    figures(f"B1/B7 {mode()}: {kills} random SIGKILLs (0-30 ms) of a process updating the task and appending 3-7.5 KB "
-            f"records: lost 0, phantom 0, torn log tails {torn} (each quarantined by the next writer, never glued), "
-            f"unparseable reads 0, {time.monotonic() - t0:.1f}s")
+    figures(
+        f"B1/B7 {mode()}: {kills} random SIGKILLs (0-30 ms) of a process updating the task and appending 3-7.5 KB "
+        f"records: lost 0, phantom 0, torn log tails {torn} (each quarantined by the next writer, never glued), "
+        f"unparseable reads 0, {time.monotonic() - t0:.1f}s"
+    )
 
 
 # -- random instants, real processes ---------------------------------------------------------------
@@ -357,9 +400,11 @@ def test_random_kills_real_processes(project: Path) -> None:
     _ok(run_bytes("task", "update", "--done", "1", cwd=project))  # the next command works
     _ok(run_bytes("files", "log", "MODIFY", "after.py", cwd=project))
     KILLS["B2"] = kills
-    figures(f"B2 {mode()}: {kills} SIGKILLs of running agentctl processes ({runs} started): acknowledged lost 0, "
-            f"applied {applied} of {acked_updates} acknowledged + {killed_updates} killed updates, "
-            f"every file parsed after every kill, next command ok, {time.monotonic() - t0:.1f}s")
+    figures(
+        f"B2 {mode()}: {kills} SIGKILLs of running agentctl processes ({runs} started): acknowledged lost 0, "
+        f"applied {applied} of {acked_updates} acknowledged + {killed_updates} killed updates, "
+        f"every file parsed after every kill, next command ok, {time.monotonic() - t0:.1f}s"
+    )
 
 
 def test_kill_totals() -> None:
@@ -368,5 +413,7 @@ def test_kill_totals() -> None:
         pytest.skip("runs after the three kill tests of this module")
     total = sum(KILLS.values())
     assert total >= (500 if LONG else 50)
-    figures(f"kills {mode()}: {total} SIGKILLs in all ({', '.join(f'{k} {v}' for k, v in sorted(KILLS.items()))}), "
-            "nothing acknowledged lost, no file ever read half-written")
+    figures(
+        f"kills {mode()}: {total} SIGKILLs in all ({', '.join(f'{k} {v}' for k, v in sorted(KILLS.items()))}), "
+        "nothing acknowledged lost, no file ever read half-written"
+    )

@@ -50,8 +50,15 @@ class Env:
         (self.outside / "precious.txt").write_text("precious\n")
         self.calls: list[subprocess.CompletedProcess[bytes]] = []
 
-    def run(self, *args: str, env: dict[str, str] | None = None, stdin: bytes | None = None, shell: str = "",
-            cwd: Path | None = None, **kw: object) -> subprocess.CompletedProcess[bytes]:
+    def run(
+        self,
+        *args: str,
+        env: dict[str, str] | None = None,
+        stdin: bytes | None = None,
+        shell: str = "",
+        cwd: Path | None = None,
+        **kw: object,
+    ) -> subprocess.CompletedProcess[bytes]:
         full = {k: v for k, v in os.environ.items() if not k.startswith("AGENTCTL_")}
         full.update(env or {})
         cmd = AGENTCTL + list(args)
@@ -60,7 +67,8 @@ class Env:
         if "stdout" not in kw:
             kw["capture_output"] = True
         r: subprocess.CompletedProcess[bytes] = subprocess.run(
-            cmd, cwd=cwd or self.project, env=full, input=stdin, timeout=30, check=False, **kw)  # type: ignore[call-overload]
+            cmd, cwd=cwd or self.project, env=full, input=stdin, timeout=30, check=False, **kw
+        )  # type: ignore[call-overload]
         self.calls.append(r)
         return r
 
@@ -80,7 +88,9 @@ class Env:
         data: dict[str, object] = doc["data"]
         return data
 
-    def rejected(self, r: subprocess.CompletedProcess[bytes], code: int, before: dict[str, bytes], *words: str) -> None:
+    def rejected(
+        self, r: subprocess.CompletedProcess[bytes], code: int, before: dict[str, bytes], *words: str
+    ) -> None:
         err = r.stderr.decode("utf-8", "replace")
         assert r.returncode == code, (r.args, r.returncode, err, r.stdout[:300])
         assert err.count("\n") == 1 and err.startswith("agentctl: "), err
@@ -180,7 +190,18 @@ rt(G, "newline + command", "a\ntouch CANARY\n")
 
 @case(G, "a list line that is a shell command is only a path", "RT")
 def _(env: Env) -> None:
-    r = env.run("task", "start", "--id", "t3", "--desc", "d", "--files", "-", "--force", stdin=b"rm -rf /tmp/x; touch CANARY\n")
+    r = env.run(
+        "task",
+        "start",
+        "--id",
+        "t3",
+        "--desc",
+        "d",
+        "--files",
+        "-",
+        "--force",
+        stdin=b"rm -rf /tmp/x; touch CANARY\n",
+    )
     assert r.returncode == 0, r.stderr
     task = env.read("task", "status")["task"]
     assert isinstance(task, dict) and task["NEXT"] == "rm -rf /tmp/x; touch CANARY"
@@ -212,9 +233,21 @@ G = "paths"
 rej(G, "../../etc/passwd", ["files", "log", "MODIFY", "../../etc/passwd"], 2, "outside the project")
 rej(G, "absolute /etc/shadow", ["files", "log", "MODIFY", "/etc/shadow"], 2, "outside the project")
 rej(G, "src/../../x", ["files", "log", "MODIFY", "src/../../x"], 2, "outside the project")
-rej(G, "/dev/stdin and /proc/self/mem", ["task", "done", "/dev/stdin", "/proc/self/mem"], 2, "outside the project")
-rej(G, "NUL in a list file line", ["task", "start", "--id", "n", "--desc", "d", "--files", "-", "--force"], 2,
-    "NUL", stdin=b"a.py\nx\x00y.py\n")
+rej(
+    G,
+    "/dev/stdin and /proc/self/mem",
+    ["task", "done", "/dev/stdin", "/proc/self/mem"],
+    2,
+    "outside the project",
+)
+rej(
+    G,
+    "NUL in a list file line",
+    ["task", "start", "--id", "n", "--desc", "d", "--files", "-", "--force"],
+    2,
+    "NUL",
+    stdin=b"a.py\nx\x00y.py\n",
+)
 rej(G, "a path of 4,097 characters", ["files", "log", "MODIFY", "p" * 4097], 2, "4096")
 rej(G, "the project root itself", ["files", "log", "MODIFY", "."], 2, "project root")
 
@@ -424,7 +457,11 @@ def _(env: Env) -> None:
 
 # -- 5. encoding and Unicode -------------------------------------------------------------------------
 G = "encoding"
-rt(G, "bytes that are not UTF-8 (from argv)", b"\xff\xfe caf\xe9 \xed\xa0\x80".decode("utf-8", "surrogateescape"))
+rt(
+    G,
+    "bytes that are not UTF-8 (from argv)",
+    b"\xff\xfe caf\xe9 \xed\xa0\x80".decode("utf-8", "surrogateescape"),
+)
 rt(G, "ANSI escapes and an OSC title", "\x1b[2J\x1b]0;pwned\x07 red")
 rt(G, "bidi controls (Trojan Source)", "access\u202e\u2066 // admin\u2069\u2067")
 rt(G, "zero-width characters", "a\u200bb\ufeffc\u200dd")
@@ -436,7 +473,9 @@ rt(G, "control characters", "".join(chr(c) for c in range(1, 32)) + "\x7f")
 @case(G, "Chinese stays readable in the file", "RT")
 def _(env: Env) -> None:
     assert env.run("constraints", "add", "P0", "禁止修改 database/migrations 目录").returncode == 0
-    assert "P0|禁止修改 database/migrations 目录\n" in (env.state / "services/constraints/status").read_text("utf-8")
+    assert "P0|禁止修改 database/migrations 目录\n" in (env.state / "services/constraints/status").read_text(
+        "utf-8"
+    )
 
 
 @case(G, "a list file that is not UTF-8, with a BOM", "RT")
@@ -468,7 +507,11 @@ def _(env: Env) -> None:
 
 @case(G, "odd locales and encodings", "RT")
 def _(env: Env) -> None:
-    for extra in ({"LC_ALL": "C", "LANG": "C"}, {"PYTHONUTF8": "0", "LC_ALL": "POSIX"}, {"PYTHONIOENCODING": "ascii"}):
+    for extra in (
+        {"LC_ALL": "C", "LANG": "C"},
+        {"PYTHONUTF8": "0", "LC_ALL": "POSIX"},
+        {"PYTHONIOENCODING": "ascii"},
+    ):
         value = "café 将 \u2028"
         r = env.run("task", "update", "--notes", value, env=extra)
         assert r.returncode == 0, (extra, r.stderr)
@@ -492,10 +535,27 @@ def _(env: Env) -> None:
 @case(G, "1 MB: argv cannot carry it; through a list file it is refused", "REJ")
 def _(env: Env) -> None:
     with pytest.raises(OSError):  # E2BIG: the kernel refuses before agentctl runs
-        subprocess.run(AGENTCTL + ["task", "update", "--notes", "x" * (1 << 20)], capture_output=True, check=False)
+        subprocess.run(
+            AGENTCTL + ["task", "update", "--notes", "x" * (1 << 20)], capture_output=True, check=False
+        )
     before = state_files(env.state)
-    env.rejected(env.run("task", "start", "--id", "big", "--desc", "d", "--files", "-", "--force",
-                         stdin=b"a.py\n" + b"b" * (1 << 20) + b"\n"), 2, before, "line 2")
+    env.rejected(
+        env.run(
+            "task",
+            "start",
+            "--id",
+            "big",
+            "--desc",
+            "d",
+            "--files",
+            "-",
+            "--force",
+            stdin=b"a.py\n" + b"b" * (1 << 20) + b"\n",
+        ),
+        2,
+        before,
+        "line 2",
+    )
 
 
 @case(G, "100 KB in one argument", "REJ")
@@ -505,7 +565,13 @@ def _(env: Env) -> None:
 
 
 rej(G, "an empty description", ["task", "start", "--id", "e", "--desc", "", "--force"], 2, "empty")
-rej(G, "a whitespace-only description", ["task", "start", "--id", "e", "--desc", " \t\n", "--force"], 2, "empty")
+rej(
+    G,
+    "a whitespace-only description",
+    ["task", "start", "--id", "e", "--desc", " \t\n", "--force"],
+    2,
+    "empty",
+)
 
 
 @case(G, "an empty note (optional)", "RT")
@@ -514,7 +580,9 @@ def _(env: Env) -> None:
     assert _texts(env)["NOTES"] == ""
 
 
-@case(G, "10,000 constraints: resume prints every P0 rule, says the budget was too small, nothing else", "SAFE")
+@case(
+    G, "10,000 constraints: resume prints every P0 rule, says the budget was too small, nothing else", "SAFE"
+)
 def _(env: Env) -> None:
     rules = "".join(f"P{i % 3}|rule number {i} " + "x" * 50 + "\n" for i in range(10_000))
     (env.state / "services/constraints/status").write_text(rules)
@@ -523,7 +591,9 @@ def _(env: Env) -> None:
     out = r.stdout.decode().splitlines()
     assert r.returncode == 0 and time.monotonic() - t0 < 5
     assert sum(1 for ln in out if ln.startswith("P0|")) == 3334  # P0 rules are never cut
-    assert any(ln.startswith("BUDGET too small") for ln in out) and not any(ln.startswith(("P1|", "P2|")) for ln in out)
+    assert any(ln.startswith("BUDGET too small") for ln in out) and not any(
+        ln.startswith(("P1|", "P2|")) for ln in out
+    )
 
 
 # -- 7. numbers -------------------------------------------------------------------------------------
@@ -558,7 +628,13 @@ G = "arguments"
 rej(G, "an unknown flag", ["task", "update", "--frobnicate", "1"], 2, "unknown option")
 rej(G, "an unknown command", ["frobnicate"], 2, "unknown command")
 rej(G, "a flag without its value", ["task", "update", "--notes"], 2, "needs a value")
-rej(G, "a value given to a flag", ["task", "start", "--force=yes", "--id", "x", "--desc", "d"], 2, "takes no value")
+rej(
+    G,
+    "a value given to a flag",
+    ["task", "start", "--force=yes", "--id", "x", "--desc", "d"],
+    2,
+    "takes no value",
+)
 rej(G, "an unknown priority", ["constraints", "add", "P9", "x"], 2, "P0, P1 or P2")
 rej(G, "an unknown files operation", ["files", "log", "RENAME", "a.py"], 2, "CREATE")
 
@@ -595,7 +671,9 @@ def _(env: Env) -> None:
 @case(G, "stdin closed", "SAFE")
 def _(env: Env) -> None:
     r = env.run("task", "start", "--id", "s", "--desc", "d", "--files", "-", "--force", shell="<&-")
-    assert r.returncode == 2 and b"holds no path" in r.stderr and b"Traceback" not in r.stderr, r.stderr  # no list
+    assert r.returncode == 2 and b"holds no path" in r.stderr and b"Traceback" not in r.stderr, (
+        r.stderr
+    )  # no list
     r = env.run("task", "start", "--id", "s", "--desc", "d", "--empty", "--force", shell="<&-")
     assert r.returncode == 0 and b"Traceback" not in r.stderr, r.stderr
     _no_stray_bytes(env)
@@ -603,8 +681,11 @@ def _(env: Env) -> None:
 
 @case(G, "stdin, stdout and stderr all closed", "SAFE")
 def _(env: Env) -> None:
-    for args in (("files", "log", "MODIFY", "closed.py"), ("task", "update", "--notes", "all closed"),
-                 ("task", "update", "--done", "bad")):
+    for args in (
+        ("files", "log", "MODIFY", "closed.py"),
+        ("task", "update", "--notes", "all closed"),
+        ("task", "update", "--done", "bad"),
+    ):
         env.run(*args, shell="<&- >&- 2>&-")
     assert _texts(env)["NOTES"] == "all closed"
     entries = env.read("files", "status")["entries"]
@@ -641,7 +722,7 @@ def _(env: Env) -> None:
 def _(env: Env) -> None:
     gone = env.project / "gone"
     gone.mkdir()
-    script = f"cd {gone} && rmdir {gone} && exec \"$@\""
+    script = f'cd {gone} && rmdir {gone} && exec "$@"'
     r = subprocess.run(["/bin/sh", "-c", script, "sh", *AGENTCTL, "status"], capture_output=True, check=False)
     assert r.returncode == 3 and b"no longer exists" in r.stderr and r.stderr.count(b"\n") == 1
 
@@ -649,8 +730,13 @@ def _(env: Env) -> None:
 @case(G, "HOME unset", "SAFE")
 def _(env: Env) -> None:
     full = {k: v for k, v in os.environ.items() if k != "HOME" and not k.startswith("AGENTCTL_")}
-    r = subprocess.run(AGENTCTL + ["files", "log", "MODIFY", "nohome.py"], cwd=env.project, env=full,
-                       capture_output=True, check=False)
+    r = subprocess.run(
+        AGENTCTL + ["files", "log", "MODIFY", "nohome.py"],
+        cwd=env.project,
+        env=full,
+        capture_output=True,
+        check=False,
+    )
     assert r.returncode == 0, r.stderr
 
 
@@ -679,8 +765,13 @@ def _(env: Env) -> None:
 def _(env: Env) -> None:
     mnt = env.root / "tiny"
     mnt.mkdir()
-    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", str(mnt)],
-                                           capture_output=True, check=False).returncode != 0:
+    if (
+        os.geteuid() != 0
+        or subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", str(mnt)], capture_output=True, check=False
+        ).returncode
+        != 0
+    ):
         pytest.skip("needs root and mount to make a real ENOSPC")
     try:
         proj = mnt / "p"
@@ -709,8 +800,12 @@ def _(env: Env) -> None:
 def _(env: Env) -> None:
     before = state_files(env.state)
     if os.geteuid() == 0:
-        if subprocess.run(["mount", "--bind", str(env.state), str(env.state)], capture_output=True,
-                          check=False).returncode != 0:
+        if (
+            subprocess.run(
+                ["mount", "--bind", str(env.state), str(env.state)], capture_output=True, check=False
+            ).returncode
+            != 0
+        ):
             pytest.skip("needs mount to make a folder read-only for root")
         subprocess.run(["mount", "-o", "remount,ro,bind", str(env.state)], check=True)
         undo = ["umount", str(env.state)]
@@ -720,7 +815,11 @@ def _(env: Env) -> None:
                 p.chmod(0o500)
         undo = ["chmod", "-R", "u+w", str(env.state)]
     try:
-        for args in (("constraints", "add", "P1", "x"), ("files", "log", "MODIFY", "a.py"), ("task", "done", "a.py")):
+        for args in (
+            ("constraints", "add", "P1", "x"),
+            ("files", "log", "MODIFY", "a.py"),
+            ("task", "done", "a.py"),
+        ):
             env.rejected(env.run(*args), 3, before)
         assert env.run("resume").returncode == 0  # reading needs no write
     finally:
@@ -739,7 +838,10 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (proj / "l.txt").write_text("a.py\nb.py\nc.py\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTCTL_")}
     for args in (["init"], ["task", "start", "--id", "t1", "--desc", "hostile", "--files", "l.txt"]):
-        assert subprocess.run(AGENTCTL + args, cwd=proj, env=env, capture_output=True, check=False).returncode == 0
+        assert (
+            subprocess.run(AGENTCTL + args, cwd=proj, env=env, capture_output=True, check=False).returncode
+            == 0
+        )
     return proj
 
 
@@ -766,9 +868,11 @@ def test_catalogue_size() -> None:
         groups[c.group] = groups.get(c.group, 0) + 1
     assert len(CASES) >= 60
     kinds = {k: sum(1 for c in CASES if c.expect == k) for k in ("RT", "REJ", "SAFE")}
-    figures(f"E1 hostile inputs: {len(CASES)} catalogue entries in {len(groups)} groups "
-            f"({', '.join(f'{g} {n}' for g, n in groups.items())}); expected outcomes RT {kinds['RT']}, "
-            f"REJ {kinds['REJ']}, SAFE {kinds['SAFE']}; nothing executed, nothing written outside .agent-state")
+    figures(
+        f"E1 hostile inputs: {len(CASES)} catalogue entries in {len(groups)} groups "
+        f"({', '.join(f'{g} {n}' for g, n in groups.items())}); expected outcomes RT {kinds['RT']}, "
+        f"REJ {kinds['REJ']}, SAFE {kinds['SAFE']}; nothing executed, nothing written outside .agent-state"
+    )
 
 
 def test_nothing_runs_a_stored_value() -> None:
@@ -779,7 +883,12 @@ def test_nothing_runs_a_stored_value() -> None:
         text = p.read_text()
         for bad in ("shell=True", "os.system(", "eval(", "exec(", "os.popen(", "pickle"):
             assert bad not in text, (p, bad)
-    runners = {p.relative_to(src).as_posix() for p in src.rglob("*.py")
-               if "subprocess." in p.read_text() and "import subprocess" in p.read_text()}
+    runners = {
+        p.relative_to(src).as_posix()
+        for p in src.rglob("*.py")
+        if "subprocess." in p.read_text() and "import subprocess" in p.read_text()
+    }
     # one process runner; the demo is a front end; notify's deliverer runs the person's own alert commands
-    assert runners <= {"ground/proc.py", "demo/scenario.py", "notify/deliver.py"}, runners  # one process runner; the demo is a front end
+    assert runners <= {"ground/proc.py", "demo/scenario.py", "notify/deliver.py"}, (
+        runners
+    )  # one process runner; the demo is a front end

@@ -33,15 +33,55 @@ from support import faults
 
 from .helpers import LONG, figures, parse_everything
 
-WEIRD = ["", " ", "a|b", "c\\d", "line\nbreak", "cr\rlf", "tab\t", "é将", "\u2028sep", "\x1b[2J", "=x=",
-         "%41", "$(touch CANARY)", "\udcff\udcfe", "P0|x", "#c", "\u202eevil", "👩‍💻"]
-TEXT = st.one_of(st.sampled_from(WEIRD), st.text(st.characters(codec="utf-8"), max_size=24),
-                 st.lists(st.sampled_from(WEIRD), min_size=1, max_size=3).map("".join))
-PATHS = ["a.py", "b|c.py", "d\\e.py", "f\ng.py", "é.py", "h=i.py", "sp ace.py", "\u2028x.py", "z\udcff.py", "-rf"]
+WEIRD = [
+    "",
+    " ",
+    "a|b",
+    "c\\d",
+    "line\nbreak",
+    "cr\rlf",
+    "tab\t",
+    "é将",
+    "\u2028sep",
+    "\x1b[2J",
+    "=x=",
+    "%41",
+    "$(touch CANARY)",
+    "\udcff\udcfe",
+    "P0|x",
+    "#c",
+    "\u202eevil",
+    "👩‍💻",
+]
+TEXT = st.one_of(
+    st.sampled_from(WEIRD),
+    st.text(st.characters(codec="utf-8"), max_size=24),
+    st.lists(st.sampled_from(WEIRD), min_size=1, max_size=3).map("".join),
+)
+PATHS = [
+    "a.py",
+    "b|c.py",
+    "d\\e.py",
+    "f\ng.py",
+    "é.py",
+    "h=i.py",
+    "sp ace.py",
+    "\u2028x.py",
+    "z\udcff.py",
+    "-rf",
+]
 PATH = st.sampled_from(PATHS)
 IDS = st.sampled_from(["t1", "t.2", "T_3-x"])
-STEPS = ["tmp_created", "tmp_half_written", "tmp_written", "tmp_fsynced", "renamed", "dir_fsynced", "lock_acquired",
-         "log_half_written"]
+STEPS = [
+    "tmp_created",
+    "tmp_half_written",
+    "tmp_written",
+    "tmp_fsynced",
+    "renamed",
+    "dir_fsynced",
+    "lock_acquired",
+    "log_half_written",
+]
 LOG_STEPS = ["lock_acquired", "log_half_written", "log_written", "log_fsynced"]
 STATS = {"steps": 0, "crashes": 0, "examples": 0}
 
@@ -148,7 +188,12 @@ class Machine(RuleBasedStateMachine):
     def mark_done(self, path: str) -> None:
         index = {e[0]: e for e in self.m.entries}
         if self.m.state == "IDLE" or path not in index:
-            self._refused(NoTask if self.m.state == "IDLE" else UsageError, agentctl.task.status.mark_done, self.store, [path])
+            self._refused(
+                NoTask if self.m.state == "IDLE" else UsageError,
+                agentctl.task.status.mark_done,
+                self.store,
+                [path],
+            )
             return
         res = agentctl.task.status.mark_done(self.store, [path])
         if index[path][1]:
@@ -193,7 +238,9 @@ class Machine(RuleBasedStateMachine):
                 self._refused(UsageError, edit.add, self.store, pri, text)
             return
         if any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 or ord(c) in (0x2028, 0x2029) for c in text.strip()):
-            self._refused(UsageError, edit.add, self.store, pri, text)  # a rule is one line of plain text (31.9)
+            self._refused(
+                UsageError, edit.add, self.store, pri, text
+            )  # a rule is one line of plain text (31.9)
             return
         added, _ = edit.add(self.store, pri, text)
         rule_ = (pri, text.strip())
@@ -270,7 +317,13 @@ class Machine(RuleBasedStateMachine):
             self.m = pre
 
     # -- checks ----------------------------------------------------------------------------------
-    def _refused(self, kind: type[AgentctlError] | tuple[type[AgentctlError], ...], fn: object, *args: object, **kw: object) -> None:
+    def _refused(
+        self,
+        kind: type[AgentctlError] | tuple[type[AgentctlError], ...],
+        fn: object,
+        *args: object,
+        **kw: object,
+    ) -> None:
         before = self._disk()
         try:
             fn(*args, **kw)  # type: ignore[operator]
@@ -282,8 +335,14 @@ class Machine(RuleBasedStateMachine):
 
     def _disk(self) -> tuple[object, ...]:
         fields = agentctl.task.status.read_status(self.store)
-        entries = [[e.path, e.done] for e in agentctl.task.status.read_entries(self.store, fields)] if fields.get("LIST") else []
-        logged = [(op, p) for _, op, p in agentctl.files.log.entries(self.store) if op in agentctl.files.log.OPS]
+        entries = (
+            [[e.path, e.done] for e in agentctl.task.status.read_entries(self.store, fields)]
+            if fields.get("LIST")
+            else []
+        )
+        logged = [
+            (op, p) for _, op, p in agentctl.files.log.entries(self.store) if op in agentctl.files.log.OPS
+        ]
         rules = [(r.priority, r.text) for r in agentctl.constraints.rules.read(self.store)]
         tried = agentctl.verify.status.tried(agentctl.verify.status.read_status(self.store))
         return (fields, entries, logged, rules, tried)
@@ -293,11 +352,20 @@ class Machine(RuleBasedStateMachine):
         assert isinstance(fields, dict)
         ok = fields["STATE"] == m.state and fields["SEQ"] == str(m.seq)
         if m.state != "IDLE":
-            ok = ok and (fields.get("TASK_ID"), fields.get("DESC"), fields.get("NOTES", "")) == (m.task_id, m.desc, m.notes)
+            ok = ok and (fields.get("TASK_ID"), fields.get("DESC"), fields.get("NOTES", "")) == (
+                m.task_id,
+                m.desc,
+                m.notes,
+            )
             done = sum(1 for e in m.entries if e[1])
             ok = ok and (fields.get("TOTAL"), fields.get("DONE")) == (str(len(m.entries)), str(done))
             ok = ok and entries == m.entries
-        return ok and logged == m.files and rules == m.rules and tried == m.tried[-agentctl.verify.status.MAX_TRIED:]
+        return (
+            ok
+            and logged == m.files
+            and rules == m.rules
+            and tried == m.tried[-agentctl.verify.status.MAX_TRIED :]
+        )
 
     @invariant()
     def disk_equals_model(self) -> None:
@@ -318,6 +386,8 @@ TestStateMachine = Machine.TestCase
 def test_stateful_figures() -> None:
     if not STATS["examples"]:
         return
-    figures(f"C4 {'long' if LONG else 'default'}: Hypothesis state machine, {STATS['examples']} runs, "
-            f"{STATS['steps']} checked steps, {STATS['crashes']} writers killed at a protocol step: "
-            "disk and model agreed after every step")
+    figures(
+        f"C4 {'long' if LONG else 'default'}: Hypothesis state machine, {STATS['examples']} runs, "
+        f"{STATS['steps']} checked steps, {STATS['crashes']} writers killed at a protocol step: "
+        "disk and model agreed after every step"
+    )

@@ -44,8 +44,10 @@ def test_verify_command_timeout_ends_the_group(project: Path) -> None:
     assert _wait_gone(int(pidfile.read_text()))
     status = run_bytes("verify", "status", cwd=project).stdout
     assert b"STATE=FAILED" in status
-    figures(f"timeouts: a verify command ignoring SIGTERM with a background child ended with its group after "
-            f"{took:.1f}s (--timeout 1)")
+    figures(
+        f"timeouts: a verify command ignoring SIGTERM with a background child ended with its group after "
+        f"{took:.1f}s (--timeout 1)"
+    )
 
 
 def test_service_script_timeout_ends_the_group(project: Path) -> None:

@@ -72,7 +72,7 @@ def test_cut_at_every_byte_of_the_last_two_records(project: Path) -> None:
     for cut in range(start, len(full) + 1):
         data = full[:cut]
         complete = data[: data.rfind(b"\n") + 1]
-        fragment = data[len(complete):]
+        fragment = data[len(complete) :]
         log.write_bytes(data)
         _clear_quarantine(state)
         expected = agentctl.files.log.entries(store, complete)
@@ -88,9 +88,11 @@ def test_cut_at_every_byte_of_the_last_two_records(project: Path) -> None:
         else:
             assert _quarantined(state) == b""
         cuts += 1
-    figures(f"B6 torn tail: files log cut at each of {cuts} byte offsets in its last two records: complete records "
-            f"kept {cuts}/{cuts}, fragments read as records 0, fragments quarantined {cuts - 2}/{cuts - 2}, "
-            f"next append readable {cuts}/{cuts}")
+    figures(
+        f"B6 torn tail: files log cut at each of {cuts} byte offsets in its last two records: complete records "
+        f"kept {cuts}/{cuts}, fragments read as records 0, fragments quarantined {cuts - 2}/{cuts - 2}, "
+        f"next append readable {cuts}/{cuts}"
+    )
 
 
 def test_agent_log_cut_and_healed(project: Path) -> None:
@@ -109,15 +111,19 @@ def test_agent_log_cut_and_healed(project: Path) -> None:
         assert data.endswith(f"|test|after|{cut}\n".encode())
 
 
-@pytest.mark.parametrize("tail", [
-    b"\x00" * 300,
-    bytes(random.Random(7).randrange(256) for _ in range(999)),
-    b"\r",
-    "é".encode()[:1],
-    b"x" * (70 << 10),
-    b"2026-11-29T18:00:00+00:00|MODIFY|src/fo",  # shaped like a record: must still never read as one
-    b"|||",
-], ids=["nuls", "random", "lone-cr", "half-utf8", "70KB", "record-shaped", "pipes"])
+@pytest.mark.parametrize(
+    "tail",
+    [
+        b"\x00" * 300,
+        bytes(random.Random(7).randrange(256) for _ in range(999)),
+        b"\r",
+        "é".encode()[:1],
+        b"x" * (70 << 10),
+        b"2026-11-29T18:00:00+00:00|MODIFY|src/fo",  # shaped like a record: must still never read as one
+        b"|||",
+    ],
+    ids=["nuls", "random", "lone-cr", "half-utf8", "70KB", "record-shaped", "pipes"],
+)
 def test_garbage_tail_is_quarantined_not_read(project: Path, tail: bytes) -> None:
     import agentctl.files.log
 
@@ -186,10 +192,18 @@ DAMAGED = [
 ]
 READERS: dict[str, list[tuple[str, ...]]] = {
     TASK: [("task", "status"), ("status",), ("resume",), ("task", "update", "--done", "1")],
-    "services/task/list-1": [("task", "update", "--done", "1"), ("task", "done", "a.py"), ("task", "update", "--notes", "n")],
+    "services/task/list-1": [
+        ("task", "update", "--done", "1"),
+        ("task", "done", "a.py"),
+        ("task", "update", "--notes", "n"),
+    ],
     "services/verify/status": [("verify", "status"), ("resume",), ("status",), ("verify", "tried", "x")],
-    "services/constraints/status": [("constraints", "list"), ("resume",), ("constraints", "check", "a.py"),
-                                    ("constraints", "add", "P1", "y")],
+    "services/constraints/status": [
+        ("constraints", "list"),
+        ("resume",),
+        ("constraints", "check", "a.py"),
+        ("constraints", "add", "P1", "y"),
+    ],
     "session": [("resume",)],
     "runlevel": [("status",), ("resume",)],
     "VERSION": [("status",), ("task", "status")],
@@ -200,7 +214,10 @@ READERS: dict[str, list[tuple[str, ...]]] = {
 def test_damaged_file_one_line_then_doctor_fixes(project: Path, rel: str, content: bytes, what: str) -> None:
     """The first reader runs as the real executable, the others through the same entry point in-process."""
     (project / "l.txt").write_text("a.py\nb.py\n")
-    assert run_bytes("task", "start", "--id", "t", "--desc", "d", "--files", "l.txt", cwd=project).returncode == 0
+    assert (
+        run_bytes("task", "start", "--id", "t", "--desc", "d", "--files", "l.txt", cwd=project).returncode
+        == 0
+    )
     state = project / ".agent-state"
     (state / rel).write_bytes(content)
     before = state_files(state)
@@ -262,19 +279,26 @@ def _doctor(*args: str) -> tuple[int, str]:
 
 
 def test_damaged_figures() -> None:
-    figures(f"C2 damaged files: {len(DAMAGED)} kinds of damage x the commands that read them "
-            f"({sum(len(READERS[r]) for r, _, _ in DAMAGED)}"
-            " runs): one line naming the file and `agentctl doctor`, exit 3, no change; doctor --fix repaired all")
+    figures(
+        f"C2 damaged files: {len(DAMAGED)} kinds of damage x the commands that read them "
+        f"({sum(len(READERS[r]) for r, _, _ in DAMAGED)}"
+        " runs): one line naming the file and `agentctl doctor`, exit 3, no change; doctor --fix repaired all"
+    )
 
 
 def test_active_task_without_its_list(project: Path) -> None:
     (project / "l.txt").write_text("a.py\n")
-    assert run_bytes("task", "start", "--id", "t", "--desc", "d", "--files", "l.txt", cwd=project).returncode == 0
+    assert (
+        run_bytes("task", "start", "--id", "t", "--desc", "d", "--files", "l.txt", cwd=project).returncode
+        == 0
+    )
     state = project / ".agent-state"
     for p in (state / "services/task").glob("list-*"):
         p.unlink()
     r = run_bytes("task", "done", "a.py", cwd=project)
-    assert r.returncode == 3 and b"is missing for the ACTIVE task" in r.stderr and b"agentctl doctor" in r.stderr
+    assert (
+        r.returncode == 3 and b"is missing for the ACTIVE task" in r.stderr and b"agentctl doctor" in r.stderr
+    )
     for args in (("doctor",), ("doctor", "--fix")):  # nothing can rebuild it: reported, not "fixed"
         d = run_bytes(*args, cwd=project)
         assert d.returncode == 1 and b"is missing for the ACTIVE task" in d.stdout, d.stdout
@@ -303,7 +327,10 @@ def test_doctor_sweeps_dead_temps_keeps_live_ones(project: Path) -> None:
 
 def test_doctor_counters_and_leftover_lists(project: Path) -> None:
     (project / "l.txt").write_text("a.py\nb.py\nc.py\n")
-    assert run_bytes("task", "start", "--id", "t", "--desc", "d", "--files", "l.txt", cwd=project).returncode == 0
+    assert (
+        run_bytes("task", "start", "--id", "t", "--desc", "d", "--files", "l.txt", cwd=project).returncode
+        == 0
+    )
     assert run_bytes("task", "done", "a.py", cwd=project).returncode == 0
     state = project / ".agent-state"
     status = state / TASK
@@ -311,9 +338,17 @@ def test_doctor_counters_and_leftover_lists(project: Path) -> None:
     (state / "services/task/list-77").write_text("todo|x\n")
     d = run_bytes("doctor", cwd=project)
     out = d.stdout.decode()
-    assert d.returncode == 1 and "DONE/TOTAL 3/3 but its list has 1/3" in out and "note: .agent-state/services/task/list-77" in out
+    assert (
+        d.returncode == 1
+        and "DONE/TOTAL 3/3 but its list has 1/3" in out
+        and "note: .agent-state/services/task/list-77" in out
+    )
     assert run_bytes("doctor", "--fix", cwd=project).returncode == 0
-    kv = dict(ln.split("=", 1) for ln in run_bytes("task", "status", cwd=project).stdout.decode().split("\n") if "=" in ln)
+    kv = dict(
+        ln.split("=", 1)
+        for ln in run_bytes("task", "status", cwd=project).stdout.decode().split("\n")
+        if "=" in ln
+    )
     assert kv["DONE"] == "1" and kv["TOTAL"] == "3"
     assert not (state / "services/task/list-77").exists()
 
@@ -340,7 +375,10 @@ def test_doctor_planted_symlinks_fifos_and_archives(project: Path, tmp_path: Pat
     assert target.read_text() == "precious\n"
     assert not (state / "services/task/.lock").is_symlink()
     assert (state / "logs/task-old.done").read_bytes() == b"garbage without equals\n"
-    assert run_bytes("task", "start", "--id", "t", "--desc", "d", "--files", "l.txt", cwd=project).returncode == 0
+    assert (
+        run_bytes("task", "start", "--id", "t", "--desc", "d", "--files", "l.txt", cwd=project).returncode
+        == 0
+    )
 
 
 def test_doctor_cannot_read_the_folder(tmp_path: Path) -> None:
@@ -368,7 +406,7 @@ def _seed_folder(project: Path) -> dict[str, bytes]:
     state = project / ".agent-state"
     files = {
         "services/task/status": "STATE=ACTIVE\nTASK_ID=refactor-imports-001\nDESC=将旧模块导入替换为路径别名 C:\\new\\x41\n"
-                                "TOTAL=3\nDONE=1\nNEXT=src/b.ts\nNOTES=utils done | hooks=ok\n".encode(),
+        "TOTAL=3\nDONE=1\nNEXT=src/b.ts\nNOTES=utils done | hooks=ok\n".encode(),
         "services/task/files.list": b"src/a.ts\nsrc/b.ts\nsrc/c.ts\n",
         "services/task/update.sh": b"#!/bin/bash\nsource status\n",
         "services/files/status": b"2025-01-15T10:23:01|MODIFY|src/a.ts\n2025-01-15T10:25:17|MODIFY|src/we|ird\\n.ts\n",
@@ -464,10 +502,20 @@ def test_newer_format_is_refused(project: Path) -> None:
     state = project / ".agent-state"
     (state / "VERSION").write_text("FORMAT=2\n")
     before = state_files(state)
-    for args in (("status",), ("task", "status"), ("files", "log", "MODIFY", "a.py"), ("doctor",), ("doctor", "--fix")):
+    for args in (
+        ("status",),
+        ("task", "status"),
+        ("files", "log", "MODIFY", "a.py"),
+        ("doctor",),
+        ("doctor", "--fix"),
+    ):
         r = run_bytes(*args, cwd=project)
         text = (r.stderr + r.stdout).decode()
-        assert r.returncode in (1, 3) and "newer than this agentctl understands" in text and "upgrade agentctl" in text
+        assert (
+            r.returncode in (1, 3)
+            and "newer than this agentctl understands" in text
+            and "upgrade agentctl" in text
+        )
     assert state_files(state) == before
 
 

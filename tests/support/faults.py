@@ -22,8 +22,21 @@ from pathlib import Path
 # passed), dir_fsynced; for an append log_sealed (a torn tail was just quarantined),
 # log_half_written (half the record is in the log), log_written, log_fsynced; archive_renamed (a
 # log was just moved into logs/); sync_committed (a sync's commit is made, the folder not yet written).
-STEPS = ("lock_acquired", "tmp_created", "tmp_half_written", "tmp_written", "tmp_fsynced", "renamed", "dir_fsynced",
-         "log_sealed", "log_half_written", "log_written", "log_fsynced", "archive_renamed", "sync_committed")
+STEPS = (
+    "lock_acquired",
+    "tmp_created",
+    "tmp_half_written",
+    "tmp_written",
+    "tmp_fsynced",
+    "renamed",
+    "dir_fsynced",
+    "log_sealed",
+    "log_half_written",
+    "log_written",
+    "log_fsynced",
+    "archive_renamed",
+    "sync_committed",
+)
 SITE = Path(__file__).resolve().parent.parent / "faults"
 
 
@@ -74,7 +87,10 @@ def install_from_env() -> None:
 
 def env(spec: str, trace: Path | None = None) -> dict[str, str]:
     """The environment that makes an ``agentctl`` subprocess install the hook for ``spec`` (``step[:n]`` or ``trace``)."""
-    out = {"AGENTCTL_FAULT": spec, "PYTHONPATH": os.pathsep.join(p for p in (str(SITE), os.environ.get("PYTHONPATH", "")) if p)}
+    out = {
+        "AGENTCTL_FAULT": spec,
+        "PYTHONPATH": os.pathsep.join(p for p in (str(SITE), os.environ.get("PYTHONPATH", "")) if p),
+    }
     if trace is not None:
         out["AGENTCTL_FAULT_TRACE"] = str(trace)
     return out

@@ -26,8 +26,13 @@ def payload(name: str, store: Store, **changes: object) -> dict[str, object]:
     return loaded
 
 
-def run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], agent: str, event: str,
-        data: Mapping[str, object]) -> tuple[int, str, str]:
+def run(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    agent: str,
+    event: str,
+    data: Mapping[str, object],
+) -> tuple[int, str, str]:
     """``agentctl hook AGENT EVENT`` with ``data`` on stdin, in this process: (exit code, stdout, stderr)."""
     feed(monkeypatch, data)
     code = hookrun.run(agent, event)
@@ -37,6 +42,7 @@ def run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], age
 
 def feed(monkeypatch: pytest.MonkeyPatch, data: Mapping[str, object]) -> None:
     """``data`` as JSON on this process's stdin, as an agent hands a payload to its hook."""
+
     class Stdin:
         buffer = io.BytesIO(json.dumps(data).encode())
 

@@ -19,8 +19,12 @@ HERE = Path(__file__).resolve().parents[1]
 REAL = HERE / "e2e" / "payloads"
 FIXTURES = HERE / "fixtures" / "payloads"
 REAL_PROJECT = "/tmp/agentctl-e2e/proj"
-CONFIGS = {"claude": ".claude/settings.json", "codex": ".codex/hooks.json", "gemini": ".gemini/settings.json",
-           "cursor": ".cursor/hooks.json"}
+CONFIGS = {
+    "claude": ".claude/settings.json",
+    "codex": ".codex/hooks.json",
+    "gemini": ".gemini/settings.json",
+    "cursor": ".cursor/hooks.json",
+}
 P0 = "deny-write: secrets/**"
 
 
@@ -38,8 +42,13 @@ def bindir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def git(project: Path, *args: str) -> str:
-    done = subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args], cwd=project,
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return done.stdout
 
 
@@ -71,8 +80,13 @@ def proj(tmp_path: Path) -> Path:
 
 def start_api_task(project: Path) -> None:
     """(Re)start task t1: its git baseline then counts everything already changed as not ours."""
-    start_task(project, ["src/app.py", "src/added.py"], "--force", desc="convert the API",
-               listing=project.parent / "list.txt")
+    start_task(
+        project,
+        ["src/app.py", "src/added.py"],
+        "--force",
+        desc="convert the API",
+        listing=project.parent / "list.txt",
+    )
 
 
 def payload(name: str, project: Path) -> str:
@@ -128,14 +142,17 @@ class Fired:
         return json.loads(self.out)
 
 
-def fire(command: str, data: str | bytes, cwd: Path, bindir: Path, env: dict[str, str] | None = None) -> Fired:
+def fire(
+    command: str, data: str | bytes, cwd: Path, bindir: Path, env: dict[str, str] | None = None
+) -> Fired:
     """Run a hook command exactly as an agent does: `sh -c COMMAND`, payload on stdin."""
     full = dict(os.environ)
     full["PATH"] = f"{bindir}{os.pathsep}{full.get('PATH', '')}"
     full.update(env or {})
     raw = data.encode() if isinstance(data, str) else data
-    proc = subprocess.run(["sh", "-c", command], input=raw, cwd=cwd, env=full, capture_output=True, timeout=60,
-                          check=False)
+    proc = subprocess.run(
+        ["sh", "-c", command], input=raw, cwd=cwd, env=full, capture_output=True, timeout=60, check=False
+    )
     assert "Traceback" not in proc.stderr.decode(), proc.stderr.decode()
     return Fired(proc)
 
@@ -150,7 +167,11 @@ def install(project: Path, agent: str, restart: bool = True) -> None:
 
 def log_entries(project: Path) -> list[tuple[str, str]]:
     lines = (project / ".agent-state" / "services" / "files" / "status").read_text().splitlines()
-    return [(ln.split("|")[1], ln.split("|")[2]) for ln in lines if ln.count("|") == 2 and "SESSION_START" not in ln]
+    return [
+        (ln.split("|")[1], ln.split("|")[2])
+        for ln in lines
+        if ln.count("|") == 2 and "SESSION_START" not in ln
+    ]
 
 
 def session(project: Path) -> dict[str, str]:
@@ -179,6 +200,7 @@ def env_for(agent: str, project: Path) -> dict[str, str]:
 
 
 # -- Claude Code -------------------------------------------------------------------------------------
+
 
 @pytest.fixture
 def claude(proj: Path, bindir: Path) -> Any:

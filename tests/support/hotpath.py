@@ -13,12 +13,40 @@ import pytest
 from conftest import run
 
 # Never on the hot path: what the issue names, and what `dataclasses` would bring with it.
-HEAVY = {"argparse", "json", "subprocess", "dataclasses", "inspect", "typing", "ast", "dis", "tokenize",
-         "asyncio", "threading", "mcp", "pydantic", "anyio", "httpx", "uuid", "tempfile", "shutil", "logging"}
+HEAVY = {
+    "argparse",
+    "json",
+    "subprocess",
+    "dataclasses",
+    "inspect",
+    "typing",
+    "ast",
+    "dis",
+    "tokenize",
+    "asyncio",
+    "threading",
+    "mcp",
+    "pydantic",
+    "anyio",
+    "httpx",
+    "uuid",
+    "tempfile",
+    "shutil",
+    "logging",
+}
 
 # What a hook may not load besides HEAVY: json (and the re it brings, with enum, functools and
 # collections: about a third of the interpreter's start-up), and importlib (with warnings).
-HOOK_HEAVY = HEAVY | {"re", "enum", "functools", "collections", "importlib", "warnings", "signal", "contextlib"}
+HOOK_HEAVY = HEAVY | {
+    "re",
+    "enum",
+    "functools",
+    "collections",
+    "importlib",
+    "warnings",
+    "signal",
+    "contextlib",
+}
 
 
 PROBE = """
@@ -39,8 +67,15 @@ sys.stderr.write("FILES=" + ",".join(sorted({m for m in set(sys.modules) - base
 def modules_loaded(project: Path, *args: str, stdin: bytes | None = None) -> set[str]:
     """Modules a fresh interpreter loads for `agentctl ARGS` beyond its own start-up."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTCTL_")}
-    proc = subprocess.run([sys.executable, "-c", PROBE, *args], cwd=project, input=stdin, capture_output=True,
-                          env=env, check=False, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, *args],
+        cwd=project,
+        input=stdin,
+        capture_output=True,
+        env=env,
+        check=False,
+        timeout=60,
+    )
     err = proc.stderr.decode("utf-8", "replace")
     line = next((ln for ln in err.splitlines() if ln.startswith("MODULES=")), None)
     assert line is not None, err

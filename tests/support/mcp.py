@@ -26,7 +26,9 @@ def server_env(**extra: str) -> dict[str, str]:
 
 @asynccontextmanager
 async def serve(cwd: Path, *args: str, mode: str = "auto", **env: str) -> AsyncIterator[Client]:
-    params = StdioServerParameters(command=AGENTCTL[0], args=AGENTCTL[1:] + ["mcp", *args], cwd=str(cwd), env=server_env(**env))
+    params = StdioServerParameters(
+        command=AGENTCTL[0], args=AGENTCTL[1:] + ["mcp", *args], cwd=str(cwd), env=server_env(**env)
+    )
     async with Client(params, mode=mode) as client:
         yield client
 

@@ -28,8 +28,15 @@ def op(ctx: Ctx, *words: str, stdin: bytes | None = None, **kwargs: object) -> R
 
 
 def start_task(ctx: Ctx, *paths: str, task_id: str = "t1") -> Result:
-    return op(ctx, "task", "start", stdin="".join(f"{p}\n" for p in paths).encode(), id=task_id, desc="a task",
-              files="-")
+    return op(
+        ctx,
+        "task",
+        "start",
+        stdin="".join(f"{p}\n" for p in paths).encode(),
+        id=task_id,
+        desc="a task",
+        files="-",
+    )
 
 
 def task_ctx(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *paths: str) -> Ctx:

@@ -12,7 +12,9 @@ GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "
 
 
 def git(*args: str, cwd: Path) -> str:
-    return subprocess.run([*GIT, *args], cwd=cwd, check=True, capture_output=True, text=True, timeout=120).stdout
+    return subprocess.run(
+        [*GIT, *args], cwd=cwd, check=True, capture_output=True, text=True, timeout=120
+    ).stdout
 
 
 def remote(base: Path) -> Path:

@@ -8,8 +8,13 @@ from pathlib import Path
 
 from conftest import run
 
-GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
-           "GIT_CONFIG_NOSYSTEM": "1"}
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@t",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@t",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
 
 
 def git(cwd: Path, *args: str, data: bytes | None = None) -> str:
@@ -60,14 +65,26 @@ def users_view(repo: Path) -> dict[str, bytes]:
         rel = p.relative_to(repo)
         if rel.parts[0] in (".agent-state",) or not p.is_file():
             continue
-        if rel.parts[0] == ".git" and len(rel.parts) > 1 and rel.parts[1] in ("objects", "logs", "refs") and not (
-                rel.parts[1] == "refs" and len(rel.parts) > 2 and rel.parts[2] in ("heads", "tags", "stash", "remotes")):
+        if (
+            rel.parts[0] == ".git"
+            and len(rel.parts) > 1
+            and rel.parts[1] in ("objects", "logs", "refs")
+            and not (
+                rel.parts[1] == "refs"
+                and len(rel.parts) > 2
+                and rel.parts[2] in ("heads", "tags", "stash", "remotes")
+            )
+        ):
             continue
-        if rel.parts[:2] == (".git", "agentctl"):  # agentctl's own ledger in git's folder (issue 31.2), not the user's
+        if rel.parts[:2] == (
+            ".git",
+            "agentctl",
+        ):  # agentctl's own ledger in git's folder (issue 31.2), not the user's
             continue
         out[str(rel)] = p.read_bytes()
-    out["show-ref(user)"] = "\n".join(ln for ln in git(repo, "show-ref").splitlines()
-                                      if " refs/agentctl" not in ln).encode()
+    out["show-ref(user)"] = "\n".join(
+        ln for ln in git(repo, "show-ref").splitlines() if " refs/agentctl" not in ln
+    ).encode()
     return out
 
 

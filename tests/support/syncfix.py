@@ -27,8 +27,20 @@ def busy(base: Path) -> Store:
     edit.add(store, "P0", "deny-write: db/**")
     (base / "list.txt").write_text("src/a.py\nsrc/b.py\nsrc/c.py\n")
     # through the CLI, as a user would: the task's operations may move between modules, the commands stay
-    assert run("task", "start", "--id", "t1", "--desc", "port it", "--files", str(base / "list.txt"),
-               cwd=store.project).code == 0
+    assert (
+        run(
+            "task",
+            "start",
+            "--id",
+            "t1",
+            "--desc",
+            "port it",
+            "--files",
+            str(base / "list.txt"),
+            cwd=store.project,
+        ).code
+        == 0
+    )
     log.log(store, "MODIFY", "src/a.py")
     log.log(store, "CREATE", "src/b.py")
     assert run("task", "done", "src/a.py", cwd=store.project).code == 0

@@ -13,7 +13,9 @@ REPLICA = "0123456789ab"
 def sample() -> tuple[Doc, str]:
     d = Doc()
     d.clock, d.seq, d.last_compaction = 7, 3, "1700000000 2023-11-14T22:13:20+00:00"
-    d.constraints = ORSet({f"2.{REPLICA}.1": "P0|deny-write: db/**", f"1.{REPLICA}.1": "P2|a b"}, {f"1.{REPLICA}.1"})
+    d.constraints = ORSet(
+        {f"2.{REPLICA}.1": "P0|deny-write: db/**", f"1.{REPLICA}.1": "P2|a b"}, {f"1.{REPLICA}.1"}
+    )
     d.compactions = {REPLICA: 2}
     d.verify = ((5, REPLICA), {"SIG_1": "sig", "STATE": "PASSED", "RUN": "r1"})
     head = {"TASK_ID": "t1", "DESC": "d", "STARTED": "2026-01-01T00:00:00+00:00"}

@@ -36,7 +36,9 @@ def _entries(ctx: Ctx, keep: Callable[[bool], bool]) -> list[Pair]:
     fields = status.read_status(store)
     if fields.get("STATE", "IDLE") == "IDLE":
         return []
-    return [(e.path, "" if not e.closed else e.mark) for e in status.read_entries(store, fields) if keep(e.closed)]
+    return [
+        (e.path, "" if not e.closed else e.mark) for e in status.read_entries(store, fields) if keep(e.closed)
+    ]
 
 
 @_quiet
@@ -84,7 +86,10 @@ def runlevels(ctx: Ctx) -> list[Pair]:
 
     store = ctx.store()
     now = current(store)
-    return [(name, " ".join(services) + (" (now)" if name == now else "")) for name, services in table(store).items()]
+    return [
+        (name, " ".join(services) + (" (now)" if name == now else ""))
+        for name, services in table(store).items()
+    ]
 
 
 @_quiet
@@ -108,7 +113,9 @@ def vanished_numbers(ctx: Ctx) -> list[Pair]:
     """The vanished P0 rules' numbers, as `constraints list` shows them (nothing written: persist off)."""
     from agentctl.constraints import lastseen
 
-    return [(str(n), f"P0|{text}") for n, (_, text) in enumerate(lastseen.vanished(ctx.store(), persist=False), 1)]
+    return [
+        (str(n), f"P0|{text}") for n, (_, text) in enumerate(lastseen.vanished(ctx.store(), persist=False), 1)
+    ]
 
 
 @_quiet
@@ -155,7 +162,11 @@ def remotes(ctx: Ctx) -> list[Pair]:
 def streams(ctx: Ctx) -> list[Pair]:
     """The sync streams this clone holds (refs/agentctl/STREAM)."""
     refs = _git_lines(ctx, ["for-each-ref", "--format=%(refname)", "refs/agentctl/"])
-    return [(ref[len("refs/agentctl/"):], "a stream this clone holds") for ref in refs if ref.startswith("refs/agentctl/")]
+    return [
+        (ref[len("refs/agentctl/") :], "a stream this clone holds")
+        for ref in refs
+        if ref.startswith("refs/agentctl/")
+    ]
 
 
 def service_pairs(ctx: Ctx) -> list[Pair]:
@@ -167,11 +178,29 @@ def service_pairs(ctx: Ctx) -> list[Pair]:
     try:
         from agentctl.userservices import folders
 
-        return found + [(s, f"your service (services/{s}/)") for s in folders.discover(ctx.store())
-                        if s not in BUILTIN_SERVICES]
+        return found + [
+            (s, f"your service (services/{s}/)")
+            for s in folders.discover(ctx.store())
+            if s not in BUILTIN_SERVICES
+        ]
     except (AgentctlError, OSError):
         return found
 
 
-__all__ = ["claimants", "closed", "entries", "history_ids", "interfaces", "notify_numbers", "plan_ids", "remaining", "rule_numbers",
-           "remotes", "runlevels", "service_pairs", "streams", "vanished_numbers", "violated"]
+__all__ = [
+    "claimants",
+    "closed",
+    "entries",
+    "history_ids",
+    "interfaces",
+    "notify_numbers",
+    "plan_ids",
+    "remaining",
+    "rule_numbers",
+    "remotes",
+    "runlevels",
+    "service_pairs",
+    "streams",
+    "vanished_numbers",
+    "violated",
+]

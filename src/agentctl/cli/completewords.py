@@ -27,10 +27,21 @@ from agentctl.operation.registry import (
 Pair = tuple[str, str]  # (the word, what it means: "" for none)
 
 SHELLS = ("bash", "zsh", "fish")
-AGENT_NAMES = {"claude": "Claude Code", "codex": "Codex CLI", "gemini": "Gemini CLI", "cursor": "Cursor",
-               "qwen": "Qwen Code", "opencode": "OpenCode", "cline": "Cline", "aider": "Aider"}
-TARGETS = {**AGENT_NAMES, "agents-md": "the startup protocol in AGENTS.md (or --file NAME)",
-           "mcp": "the MCP server in a client's config (--client claude|cursor)"}
+AGENT_NAMES = {
+    "claude": "Claude Code",
+    "codex": "Codex CLI",
+    "gemini": "Gemini CLI",
+    "cursor": "Cursor",
+    "qwen": "Qwen Code",
+    "opencode": "OpenCode",
+    "cline": "Cline",
+    "aider": "Aider",
+}
+TARGETS = {
+    **AGENT_NAMES,
+    "agents-md": "the startup protocol in AGENTS.md (or --file NAME)",
+    "mcp": "the MCP server in a client's config (--client claude|cursor)",
+}
 EVENT_MEANINGS = {
     "violation": "a write to a P0-denied path happened anyway",
     "denied": "a pre-edit hook refused a write",
@@ -50,37 +61,68 @@ VALUES: dict[str, tuple[Pair, ...]] = {
     "--priority": tuple((str(n), {0: "first", 2: "the default", 9: "last"}.get(n, "")) for n in range(10)),
     "event": EVENT_VALUES,
     "op": (("CREATE", "a new file"), ("MODIFY", "a changed file"), ("DELETE", "a removed file")),
-    "priority": (("P0", "never to be broken; deny-write: globs are enforced"), ("P1", "shown while room remains"),
-                 ("P2", "shown after P1")),
+    "priority": (
+        ("P0", "never to be broken; deny-write: globs are enforced"),
+        ("P1", "shown while room remains"),
+        ("P2", "shown after P1"),
+    ),
     "shell": tuple((s, "") for s in SHELLS),
-    "target": tuple((part.split()[0], TARGETS.get(part.split()[0], "")) for part in TARGET_USAGE.split(" | ")),
+    "target": tuple(
+        (part.split()[0], TARGETS.get(part.split()[0], "")) for part in TARGET_USAGE.split(" | ")
+    ),
 }
 # The values read from the state when Tab is pressed: (command, option or argument) -> what reads them.
 STATE_VALUES = {
-    (("task", "done"), "paths"): completestate.remaining, (("task", "skip"), "path"): completestate.remaining,
-    (("files", "check"), "path"): completestate.remaining, (("task", "update"), "--next"): completestate.remaining,
-    (("task", "add"), "--after"): completestate.entries, (("task", "reopen"), "path"): completestate.closed,
-    (("plan", "show"), "id"): completestate.plan_ids, (("plan", "drop"), "id"): completestate.plan_ids,
-    (("plan", "edit"), "id"): completestate.plan_ids, (("plan", "remove"), "id"): completestate.plan_ids,
-    (("plan", "add"), "--after"): completestate.plan_ids, (("plan", "edit"), "--after"): completestate.plan_ids,
-    (("runlevel",), "name"): completestate.runlevels, (("notify", "remove"), "which"): completestate.notify_numbers,
+    (("task", "done"), "paths"): completestate.remaining,
+    (("task", "skip"), "path"): completestate.remaining,
+    (("files", "check"), "path"): completestate.remaining,
+    (("task", "update"), "--next"): completestate.remaining,
+    (("task", "add"), "--after"): completestate.entries,
+    (("task", "reopen"), "path"): completestate.closed,
+    (("plan", "show"), "id"): completestate.plan_ids,
+    (("plan", "drop"), "id"): completestate.plan_ids,
+    (("plan", "edit"), "id"): completestate.plan_ids,
+    (("plan", "remove"), "id"): completestate.plan_ids,
+    (("plan", "add"), "--after"): completestate.plan_ids,
+    (("plan", "edit"), "--after"): completestate.plan_ids,
+    (("runlevel",), "name"): completestate.runlevels,
+    (("notify", "remove"), "which"): completestate.notify_numbers,
     (("constraints", "remove"), "rule"): completestate.rule_numbers,
     (("constraints", "update"), "--remove"): completestate.rule_numbers,
     (("constraints", "confirm-removal"), "rule"): completestate.vanished_numbers,
-    (("interfaces", "check"), "name"): completestate.interfaces, (("interfaces", "remove"), "name"): completestate.interfaces,
+    (("interfaces", "check"), "name"): completestate.interfaces,
+    (("interfaces", "remove"), "name"): completestate.interfaces,
     (("status",), "service"): completestate.service_pairs,
-    (("constraints", "ack"), "path"): completestate.violated, (("task", "status"), "--agent"): completestate.claimants,
-    (("sync",), "--remote"): completestate.remotes, (("sync",), "--stream"): completestate.streams,
+    (("constraints", "ack"), "path"): completestate.violated,
+    (("task", "status"), "--agent"): completestate.claimants,
+    (("sync",), "--remote"): completestate.remotes,
+    (("sync",), "--stream"): completestate.streams,
 }
-ONE_WORD = {("constraints", "ack"), ("task", "skip"), ("task", "reopen"), ("files", "check"), ("notify", "remove"), ("constraints", "remove"),
-            ("constraints", "confirm-removal"), ("interfaces", "remove")}  # a rule+ / which+ given once: no more
+ONE_WORD = {
+    ("constraints", "ack"),
+    ("task", "skip"),
+    ("task", "reopen"),
+    ("files", "check"),
+    ("notify", "remove"),
+    ("constraints", "remove"),
+    ("constraints", "confirm-removal"),
+    ("interfaces", "remove"),
+}  # a rule+ / which+ given once: no more
 # Positional values of the one-word commands whose first argument is a word from a fixed set.
 SUBWORDS: dict[tuple[str, ...], tuple[Pair, ...]] = {
-    ("sync",): (("push", "publish the state to refs/agentctl/STREAM"), ("pull", "merge the state the remote holds"),
-                ("status", "in sync, ahead, behind or diverged"), ("auto", "pull at SessionStart, push at Stop: on|off")),
+    ("sync",): (
+        ("push", "publish the state to refs/agentctl/STREAM"),
+        ("pull", "merge the state the remote holds"),
+        ("status", "in sync, ahead, behind or diverged"),
+        ("auto", "pull at SessionStart, push at Stop: on|off"),
+    ),
     ("history",): (("show", "one archived task"), ("search", "the archived tasks whose text matches")),
 }
-SERVICE_ACTIONS = (("start", "run its start.sh"), ("stop", "run its stop.sh"), ("status", "run its status.sh"))
+SERVICE_ACTIONS = (
+    ("start", "run its start.sh"),
+    ("stop", "run its stop.sh"),
+    ("status", "run its status.sh"),
+)
 
 
 def described(before: list[str], current: str, keep_newlines: bool = False) -> list[Pair] | None:
@@ -118,7 +160,11 @@ def _options(words: list[str], cmd: Command | None) -> list[Pair]:
     found = [(o, option_help(cmd.key, o) or "") for o in cmd.options] if cmd is not None else []
     found += [("--quiet", QUIET_HELP), ("-q", QUIET_HELP)] if cmd is not None and cmd.key in QUIET else []
     found += [(o, COMMON[o]) for o in ("--json", "--state-dir", "--help")]
-    found += [("--man", "print the man page, wherever agentctl is installed (| man -l - shows it)")] if words == ["help"] else []
+    found += (
+        [("--man", "print the man page, wherever agentctl is installed (| man -l - shows it)")]
+        if words == ["help"]
+        else []
+    )
     return found + ([] if words else [("--version", COMMON["--version"]), ("-V", COMMON["--version"])])
 
 
@@ -126,7 +172,8 @@ def _top(services: list[Pair]) -> list[Pair]:
     names = sorted({k[0] for k in COMMANDS if not k[0].startswith("@")} | {"help", "version"})
     said = {"help": "the help of a command or service", "version": "print agentctl's version"}
     return [(n, GROUPS.get(n) or said.get(n) or COMMANDS[(n,)].summary) for n in names] + [
-        p for p in services if p[0] not in BUILTIN_SERVICES]
+        p for p in services if p[0] not in BUILTIN_SERVICES
+    ]
 
 
 def _positional(words: list[str], cmd: Command | None, ctx: Ctx) -> list[Pair] | None:
@@ -139,8 +186,11 @@ def _positional(words: list[str], cmd: Command | None, ctx: Ctx) -> list[Pair] |
     if len(words) == 1:
         first = words[0]
         if first in BUILTIN_SERVICES:
-            return sorted((k[1], c.summary) for k, c in COMMANDS.items()
-                          if len(k) == 2 and k[0] == first and k not in ALIASES)  # an alias: accepted, not offered
+            return sorted(
+                (k[1], c.summary)
+                for k, c in COMMANDS.items()
+                if len(k) == 2 and k[0] == first and k not in ALIASES
+            )  # an alias: accepted, not offered
         if first in services:
             return list(SERVICE_ACTIONS)
         if first in ACTION_WORDS and (first,) not in COMMANDS:
@@ -148,7 +198,7 @@ def _positional(words: list[str], cmd: Command | None, ctx: Ctx) -> list[Pair] |
     if cmd is None:
         return None
     key = cmd.key
-    given = words[len(key):] if key != ("@custom",) else words[2:]
+    given = words[len(key) :] if key != ("@custom",) else words[2:]
     if key in SUBWORDS:
         if not given:
             return list(SUBWORDS[key])
@@ -191,14 +241,19 @@ def _services(ctx: Ctx) -> list[str]:
 def plain(text: str, limit: int = 100) -> str:
     """A description as one printable line of at most ``limit`` characters (shown, never inserted)."""
     line = " ".join("".join(c if c.isprintable() else " " for c in text).split())
-    return line if len(line) <= limit else line[:limit - 1] + "…"
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
-def _matching(pairs: list[Pair] | tuple[Pair, ...] | None, current: str, keep_newlines: bool = False) -> list[Pair] | None:
+def _matching(
+    pairs: list[Pair] | tuple[Pair, ...] | None, current: str, keep_newlines: bool = False
+) -> list[Pair] | None:
     if pairs is None:
         return None
-    return [(w, plain(d)) for w, d in pairs
-            if w and w.startswith(current) and "\0" not in w and (keep_newlines or "\n" not in w)]
+    return [
+        (w, plain(d))
+        for w, d in pairs
+        if w and w.startswith(current) and "\0" not in w and (keep_newlines or "\n" not in w)
+    ]
 
 
 __all__ = ["SHELLS", "STATE_VALUES", "VALUES", "described", "plain"]

@@ -97,7 +97,9 @@ def completion(ctx: Ctx, *, shell: str) -> Result:
     if shell not in SCRIPTS:
         from agentctl.ground.nearest import hint
 
-        raise UsageError(f"no completion for {shell[:20]!r}{hint(shell, SHELLS)} (give one of {', '.join(SHELLS)})")
+        raise UsageError(
+            f"no completion for {shell[:20]!r}{hint(shell, SHELLS)} (give one of {', '.join(SHELLS)})"
+        )
     return Result(SCRIPTS[shell].rstrip("\n").split("\n"), {"shell": shell, "script": SCRIPTS[shell]})
 
 
@@ -111,13 +113,20 @@ def complete(args: list[str]) -> int:
     if form:
         args = args[1:]
     try:
-        given = described(args[:-1], unquote(args[-1]) if args else "",
-                          keep_newlines=form in ("--nul", "--quote=bash", "--zsh", "--bash"))
+        given = described(
+            args[:-1],
+            unquote(args[-1]) if args else "",
+            keep_newlines=form in ("--nul", "--quote=bash", "--zsh", "--bash"),
+        )
     except (AgentctlError, OSError, ValueError):
         given = None  # as an open word: the shell's own file names
     found = given or []
     # the new forms' first line (zsh: record) says "a closed set: no file names"; none: the shell's file names
-    head = [] if given is None or form not in FORMS[:3] else ["-l" if form == "--zsh" and any(d for _, d in found) else "-"]
+    head = (
+        []
+        if given is None or form not in FORMS[:3]
+        else ["-l" if form == "--zsh" and any(d for _, d in found) else "-"]
+    )
     if form in ("--nul", "--zsh"):
         fields = [w for w, _ in found] if form == "--nul" else head + _zsh_fields(found)
         sys.stdout.buffer.write(b"".join(f.encode("utf-8", "surrogateescape") + b"\0" for f in fields))
@@ -146,8 +155,12 @@ def shown(word: str) -> str:
     """``word`` as a line to display: a control character escaped (``\\n``, ``\\x1b``), the rest as it is."""
     if all(c.isprintable() for c in word):
         return word
-    return "".join(c if c.isprintable() else {"\n": "\\n", "\t": "\\t"}.get(c, f"\\x{ord(c):02x}" if ord(c) < 0x100
-                                                                     else f"\\U{ord(c):08x}") for c in word)
+    return "".join(
+        c
+        if c.isprintable()
+        else {"\n": "\\n", "\t": "\\t"}.get(c, f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\U{ord(c):08x}")
+        for c in word
+    )
 
 
 SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./-_")
@@ -191,15 +204,15 @@ def unquote(word: str) -> str:
             i += 2
         elif c == "'":
             end = word.find("'", i + 1)
-            out.append(word[i + 1:] if end < 0 else word[i + 1:end])
+            out.append(word[i + 1 :] if end < 0 else word[i + 1 : end])
             i = n if end < 0 else end + 1
-        elif c == "$" and word[i + 1:i + 2] == "'":
+        elif c == "$" and word[i + 1 : i + 2] == "'":
             j = i + 2
             while j < n and word[j] != "'":
                 if word[j] == "\\" and j + 1 < n:
                     nxt = word[j + 1]
                     size = {"x": 2, "U": 8}.get(nxt, 0)
-                    digits = word[j + 2:j + 2 + size]
+                    digits = word[j + 2 : j + 2 + size]
                     if size and len(digits) == size and all(d in "0123456789abcdefABCDEF" for d in digits):
                         out.append(chr(int(digits, 16)))
                         j += 2 + size

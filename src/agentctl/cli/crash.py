@@ -31,8 +31,20 @@ def internal(ctx: Ctx, exc: BaseException) -> str:
 # The I/O failures a person fixes outside agentctl (free space, a device, a permission, a limit): named
 # as such with the state's own wording (ground/errors.py ``os_error``), exit 3 like every state or
 # environment error (docs/reference.md), never "internal error".
-IO_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS, errno.EACCES, errno.EPERM,
-                       errno.EMFILE, errno.ENFILE, errno.ENOMEM})
+IO_ERRNOS = frozenset(
+    {
+        errno.ENOSPC,
+        errno.EDQUOT,
+        errno.EFBIG,
+        errno.EIO,
+        errno.EROFS,
+        errno.EACCES,
+        errno.EPERM,
+        errno.EMFILE,
+        errno.ENFILE,
+        errno.ENOMEM,
+    }
+)
 
 
 def io_error(ctx: Ctx, exc: BaseException) -> StateError | None:

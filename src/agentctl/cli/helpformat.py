@@ -91,7 +91,10 @@ def group_help(group: str, members: list[tuple[tuple[str, ...], Command]]) -> st
     lines = [f"usage: agentctl {group} ACTION [OPTIONS]", "", GROUPS.get(group, f"the {group} commands"), ""]
     lines += ["actions:"] + _rows([(key[1], cmd.summary) for key, cmd in members]) + [""]
     lines += _global_rows()
-    lines += ["", f"One action's options: `agentctl help {group} ACTION` (or `agentctl {group} ACTION --help`)."]
+    lines += [
+        "",
+        f"One action's options: `agentctl help {group} ACTION` (or `agentctl {group} ACTION --help`).",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -108,8 +111,11 @@ def top_help() -> str:
     lines += _rows([(name_of(key), cmd.summary) for key, cmd in visible()])
     lines += [""] + _global_rows(top=True) + ["", "exit codes:"]
     lines += _rows([(str(code), text) for code, text in EXIT_CODES])
-    lines += ["", "One command's options: `agentctl help COMMAND` (or `agentctl COMMAND --help`).",
-              "The man page: `man agentctl`, or wherever agentctl is installed `agentctl help --man | man -l -`."]
+    lines += [
+        "",
+        "One command's options: `agentctl help COMMAND` (or `agentctl COMMAND --help`).",
+        "The man page: `man agentctl`, or wherever agentctl is installed `agentctl help --man | man -l -`.",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -121,9 +127,15 @@ def help_for(words: list[str], resolve: Callable[[list[str]], tuple[str, ...]]) 
     if not words:
         return top_help()
     members = groups().get(words[0]) or (
-        groups().get(words[1]) if len(words) > 1 and words[0] in ACTION_WORDS else None)
-    if members and (len(words) == 1 or (words[0], words[1]) not in COMMANDS and (words[1], words[0]) not in COMMANDS
-                    and words[1] not in groups() and words[0] not in ACTION_WORDS):
+        groups().get(words[1]) if len(words) > 1 and words[0] in ACTION_WORDS else None
+    )
+    if members and (
+        len(words) == 1
+        or (words[0], words[1]) not in COMMANDS
+        and (words[1], words[0]) not in COMMANDS
+        and words[1] not in groups()
+        and words[0] not in ACTION_WORDS
+    ):
         if len(words) > 1:
             resolve(words[:2])  # an unknown action: the same answer as without --help (exit 2)
         return group_help(words[0], members)

@@ -48,8 +48,10 @@ def _parse(cmd: Command, key: tuple[str, ...], tokens: list[str]) -> dict[str, A
             from agentctl.cli.suggest import option_hint
 
             known = ", ".join(sorted(cmd.options)) or "none"
-            raise UsageError(f"unknown option {opt[:40]!r} for `agentctl {name}`{option_hint(opt, cmd.options)} "
-                             f"(options: {known}); see `agentctl {name} --help`")
+            raise UsageError(
+                f"unknown option {opt[:40]!r} for `agentctl {name}`{option_hint(opt, cmd.options)} "
+                f"(options: {known}); see `agentctl {name} --help`"
+            )
         if kind == "flag":
             if eq:
                 raise UsageError(f"{opt} takes no value")
@@ -78,8 +80,11 @@ def _parse(cmd: Command, key: tuple[str, ...], tokens: list[str]) -> dict[str, A
             opts[dest(opt)] = value
     if len(pos) < cmd.min_pos or (cmd.max_pos is not None and len(pos) > cmd.max_pos):
         least = "at least " if cmd.max_pos is None else ""
-        why = f"{name} needs {least}{cmd.min_pos} argument{'s' if cmd.min_pos != 1 else ''}" if len(pos) < cmd.min_pos \
+        why = (
+            f"{name} needs {least}{cmd.min_pos} argument{'s' if cmd.min_pos != 1 else ''}"
+            if len(pos) < cmd.min_pos
             else f"{name} takes {cmd.max_pos or 'no'} argument{'s' if cmd.max_pos != 1 else ''}, got {len(pos)}"
+        )
         raise UsageError(f"{why}; usage: agentctl {cmd.usage}")
     opts.update(cmd.arguments(pos))
     return opts
@@ -129,8 +134,13 @@ def _resolve(words: list[str], ctx: Ctx) -> tuple[tuple[str, ...], list[str]]:
         actions = sorted(k[1] for k in COMMANDS if len(k) == 2 and k[0] == group)
         if action is None:
             raise UsageError(f"`agentctl {group}` needs an action: {', '.join(actions)}")
-        raise UsageError(refusal(f"unknown action {action[:30]!r} for {group}", hint(action, actions),
-                                 f"actions: {', '.join(actions)}"))
+        raise UsageError(
+            refusal(
+                f"unknown action {action[:30]!r} for {group}",
+                hint(action, actions),
+                f"actions: {', '.join(actions)}",
+            )
+        )
     from agentctl.cli.suggest import hint, refusal, top_words
 
     if second is not None and second in ACTION_WORDS or first in ACTION_WORDS:
@@ -140,7 +150,9 @@ def _resolve(words: list[str], ctx: Ctx) -> tuple[tuple[str, ...], list[str]]:
 
             valid_name(svc)
             known = _all_services(ctx)
-            raise UsageError(refusal(f"no service {svc!r}", hint(svc, known), f"services: {', '.join(known)}"))
+            raise UsageError(
+                refusal(f"no service {svc!r}", hint(svc, known), f"services: {', '.join(known)}")
+            )
     near = hint(first, top_words() + _all_services(ctx))
     raise UsageError(refusal(f"unknown command {first[:40]!r}", near, "see `agentctl --help`"))
 
@@ -150,6 +162,7 @@ def _is_service(name: str, ctx: Ctx) -> bool:
         return True
     try:
         from agentctl.userservices import folders
+
         folders.valid_name(name)
         return folders.is_service(ctx.store(), name)
     except AgentctlError:
@@ -159,6 +172,7 @@ def _is_service(name: str, ctx: Ctx) -> bool:
 def _all_services(ctx: Ctx) -> list[str]:
     try:
         from agentctl.userservices import folders
+
         return list(BUILTIN_SERVICES) + folders.discover(ctx.store())
     except AgentctlError:
         return list(BUILTIN_SERVICES)
@@ -237,6 +251,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _main(run, args)
         except OSError as exc:  # a full disk, a failing device, a limit: named, exit 3 (cli/crash.py)
             from agentctl.cli.crash import io_error
+
             raise (io_error(run.ctx, exc) or exc) from None
     except AgentctlError as exc:
         warnings = list(run.ctx.warnings)
@@ -344,8 +359,11 @@ def _main(run: _Run, args: list[str]) -> int:
         ctx.partial = run.partial  # a terminal sees a check start; an agent's pipe gets whole lines
     from agentctl.operation.contract import run as call
 
-    if not run.json and key[0] not in ("hook", "mcp", "web") and sys.stderr.isatty():  # a person: a note past 1 s
+    if (
+        not run.json and key[0] not in ("hook", "mcp", "web") and sys.stderr.isatty()
+    ):  # a person: a note past 1 s
         from agentctl.cli import progressnote
+
         call = progressnote.caller(run.command)  # type: ignore[assignment]  # the same call, with the note
     result = call(cmd.operation(), ctx, kwargs)
     _show(run, result, quiet)
@@ -385,7 +403,9 @@ def _print_help(ctx: Ctx, words: list[str]) -> int:
     """`agentctl help [COMMAND]` and `--help` at every level, exit 0 only for a real command; `help --man`: the page."""
     from agentctl.cli import helpformat, manpage
 
-    sys.stdout.write(manpage.render() if words == ["--man"] else helpformat.help_for(words, lambda w: _resolve(w, ctx)[0]))
+    sys.stdout.write(
+        manpage.render() if words == ["--man"] else helpformat.help_for(words, lambda w: _resolve(w, ctx)[0])
+    )
     return EXIT_OK
 
 

@@ -58,8 +58,11 @@ def _options(key: tuple[str, ...], cmd: Command) -> list[str]:
     lines: list[str] = []
     for opt in cmd.options:
         value = helpformat.metavar(cmd, opt)
-        lines += [".TP", f"\\fB{esc(opt)}\\fR" + (f" \\fI{esc(value)}\\fR" if value else ""),
-                  esc(option_help(key, opt) or "")]
+        lines += [
+            ".TP",
+            f"\\fB{esc(opt)}\\fR" + (f" \\fI{esc(value)}\\fR" if value else ""),
+            esc(option_help(key, opt) or ""),
+        ]
     if key in QUIET:
         lines += [".TP", f"\\fB{esc('-q')}\\fR, \\fB{esc('--quiet')}\\fR", esc(QUIET_HELP)]
     return lines
@@ -87,8 +90,11 @@ def render() -> str:
             lines += _command(key, cmd)
     lines += [".SH OPTIONS"]
     for flag, value in helpformat.GLOBALS:
-        lines += [".TP", f"\\fB{esc(flag)}\\fR" + (f" \\fI{value}\\fR" if value else ""),
-                  esc(COMMON["--help" if "help" in flag else flag])]
+        lines += [
+            ".TP",
+            f"\\fB{esc(flag)}\\fR" + (f" \\fI{value}\\fR" if value else ""),
+            esc(COMMON["--help" if "help" in flag else flag]),
+        ]
     lines += [".TP", "\\fB\\-V\\fR, \\fB\\-\\-version\\fR", esc(COMMON["--version"])]
     lines += [".SH EXIT STATUS"]
     for code, text in EXIT_CODES:

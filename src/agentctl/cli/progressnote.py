@@ -74,9 +74,11 @@ class Note:
 
     def before(self, fn: Callable[[str], None]) -> Callable[[str], None]:
         """``fn``, erasing the note (and silencing it) before it writes."""
+
         def wrapped(text: str) -> None:
             self.quiet()
             fn(text)
+
         return wrapped
 
     def _erase(self) -> None:
@@ -125,6 +127,7 @@ def caller(command: str) -> Callable[[Callable[..., Result], Ctx, dict[str, Any]
         finally:
             if note is not None:
                 note.end()
+
     return call
 
 

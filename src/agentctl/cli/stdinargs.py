@@ -35,12 +35,16 @@ def expand(cmd: Command, kwargs: dict[str, Any], read: Callable[[], bytes]) -> N
     if cmd.stdin == "lines":
         items = [ln.strip() for ln in text.split("\n") if ln.strip()]
         if not items:
-            raise UsageError(f"`agentctl {' '.join(cmd.key)} -` read no path from standard input; give one path a line")
+            raise UsageError(
+                f"`agentctl {' '.join(cmd.key)} -` read no path from standard input; give one path a line"
+            )
         kwargs[name] = items
     else:
         body = text.rstrip("\r\n")
         if not body.strip():
-            raise UsageError(f"`agentctl {' '.join(cmd.key)} -` read no text from standard input; give the text there")
+            raise UsageError(
+                f"`agentctl {' '.join(cmd.key)} -` read no text from standard input; give the text there"
+            )
         kwargs[name] = [body]
 
 

@@ -1,4 +1,4 @@
-""""Did you mean": the closest known word to a mistyped command, action, service or option.
+""" "Did you mean": the closest known word to a mistyped command, action, service or option.
 
 Loaded only on the error path (``difflib`` is never imported by a command that works).
 """
@@ -38,14 +38,19 @@ def refusal(head: str, near: str, rest: str) -> str:
 
 def top_words() -> list[str]:
     """Every word a command line may start with: the commands, the services, `help`."""
-    return sorted({k[0] for k in COMMANDS if not k[0].startswith("@")} | set(BUILTIN_SERVICES) | {"help", "version"})
+    return sorted(
+        {k[0] for k in COMMANDS if not k[0].startswith("@")} | set(BUILTIN_SERVICES) | {"help", "version"}
+    )
 
 
 def unknown_global(option: str) -> str:
     """The refusal of an option given before any command (`agentctl --josn status`)."""
     near = hint(option.partition("=")[0], GLOBAL_OPTIONS)
-    return refusal(f"unknown option {option[:40]}", near, f"before the command: {', '.join(GLOBAL_OPTIONS)}; "
-                   "see `agentctl --help`")
+    return refusal(
+        f"unknown option {option[:40]}",
+        near,
+        f"before the command: {', '.join(GLOBAL_OPTIONS)}; see `agentctl --help`",
+    )
 
 
 __all__ = ["GLOBAL_OPTIONS", "closest", "hint", "option_hint", "refusal", "top_words", "unknown_global"]

@@ -36,9 +36,17 @@ def add(ctx: Ctx, *, priority: str, text: list[str], shared: bool = False) -> Re
     if added and priority.upper() == "P0":
         _walls(ctx)
     lines, data = _listed(rules, ctx)  # numbered as `constraints list` numbers them (what `remove N` takes)
-    return Result([("added" + (" to agentctl.rules (commit it: every copy reads it)" if shared else "")
-                    if added else "already present, nothing changed")] + lines,
-                  {"added": added, "constraints": data})
+    return Result(
+        [
+            (
+                "added" + (" to agentctl.rules (commit it: every copy reads it)" if shared else "")
+                if added
+                else "already present, nothing changed"
+            )
+        ]
+        + lines,
+        {"added": added, "constraints": data},
+    )
 
 
 def remove(ctx: Ctx, *, rule: list[str], keep_p0: bool = False) -> Result:
@@ -50,8 +58,13 @@ def remove(ctx: Ctx, *, rule: list[str], keep_p0: bool = False) -> Result:
     if gone.priority == "P0":
         _walls(ctx)
     shared = gone in was_shared
-    return Result([f"removed {gone.line()}" + (" from agentctl.rules (commit it: every copy reads it)" if shared else "")],
-                  {"removed": {"priority": gone.priority, "text": gone.text, "shared": shared}})
+    return Result(
+        [
+            f"removed {gone.line()}"
+            + (" from agentctl.rules (commit it: every copy reads it)" if shared else "")
+        ],
+        {"removed": {"priority": gone.priority, "text": gone.text, "shared": shared}},
+    )
 
 
 def listing(ctx: Ctx) -> Result:
@@ -64,11 +77,16 @@ def listing(ctx: Ctx) -> Result:
     for line in agentctl.constraints.rules.problem_lines(store, broken):
         ctx.warn(line)  # a line not read as written is never listed silently
     gone = lastseen.vanished(store)
-    shown = [f"vanished {n}. P0|{codec.encode(t)} (left the file at {w} without `constraints remove`; still enforced "
-             f"until a person runs `agentctl constraints confirm-removal {n}`)" for n, (w, t) in enumerate(gone, 1)]
+    shown = [
+        f"vanished {n}. P0|{codec.encode(t)} (left the file at {w} without `constraints remove`; still enforced "
+        f"until a person runs `agentctl constraints confirm-removal {n}`)"
+        for n, (w, t) in enumerate(gone, 1)
+    ]
     lines, data = _listed(found, ctx)
-    return Result(lines + shown, {"constraints": data,
-                                          "vanished": [{"priority": "P0", "text": t, "since": w} for w, t in gone]})
+    return Result(
+        lines + shown,
+        {"constraints": data, "vanished": [{"priority": "P0", "text": t, "since": w} for w, t in gone]},
+    )
 
 
 def confirm_removal(ctx: Ctx, *, rule: list[str]) -> Result:
@@ -77,8 +95,10 @@ def confirm_removal(ctx: Ctx, *, rule: list[str]) -> Result:
     text = lastseen.confirm(ctx.store(), " ".join(rule))
     lastseen.acknowledge_folder(ctx.store())  # a person has looked: this state folder is the one compared now
     _walls(ctx)
-    return Result([f"confirmed: P0|{text} is removed and no longer enforced"],
-                  {"confirmed": {"priority": "P0", "text": text}})
+    return Result(
+        [f"confirmed: P0|{text} is removed and no longer enforced"],
+        {"confirmed": {"priority": "P0", "text": text}},
+    )
 
 
 def update(ctx: Ctx, *, add: list[str] | None = None, remove: list[str] | None = None) -> Result:
@@ -130,7 +150,9 @@ def ack(ctx: Ctx, *, path: str) -> Result:
 
 
 def stop(ctx: Ctx) -> Result:
-    raise UsageError("constraints outlive every task and are never stopped; remove a rule with `agentctl constraints remove`")
+    raise UsageError(
+        "constraints outlive every task and are never stopped; remove a rule with `agentctl constraints remove`"
+    )
 
 
 __all__ = ["ack", "add", "check", "confirm_removal", "listing", "remove", "stop", "update"]

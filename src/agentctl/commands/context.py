@@ -57,8 +57,10 @@ def context(ctx: Ctx) -> Result:
 
     store = ctx.store()
     s = windows.settings(store)
-    lines = [f"context warnings: {'on' if s.on else 'off'}, thresholds of context left: "
-             + ", ".join(f"{t}%" for t in s.thresholds)]
+    lines = [
+        f"context warnings: {'on' if s.on else 'off'}, thresholds of context left: "
+        + ", ".join(f"{t}%" for t in s.thresholds)
+    ]
     bad = windows.problems(store)
     if bad:
         lines.append("not understood in .agent-state/config (ignored): " + "; ".join(bad))
@@ -73,16 +75,36 @@ def context(ctx: Ctx) -> Result:
                 f = codec.parse_status(store.read(f"context/{name}") or b"", name)
             except Exception:
                 continue
-            sessions.append({"session": name[5:], "used": f.get("USED", ""), "window": f.get("WINDOW", ""),
-                             "left": f.get("LEFT", ""), "warned": f.get("WARNED", "")})
-            lines.append(f"session {name[5:]}: {f.get('LEFT', '?')}% left ({f.get('USED', '?')} of {f.get('WINDOW', '?')} "
-                         f"tokens), told at {f.get('WARNED', '') or 'none'}")
+            sessions.append(
+                {
+                    "session": name[5:],
+                    "used": f.get("USED", ""),
+                    "window": f.get("WINDOW", ""),
+                    "left": f.get("LEFT", ""),
+                    "warned": f.get("WARNED", ""),
+                }
+            )
+            lines.append(
+                f"session {name[5:]}: {f.get('LEFT', '?')}% left ({f.get('USED', '?')} of {f.get('WINDOW', '?')} "
+                f"tokens), told at {f.get('WARNED', '') or 'none'}"
+            )
     cp = checkpoint.read(store)
     if cp:
-        lines.append(f"checkpoint {cp.get('AT', '')}: {cp.get('WHY', '')}" + (f", editing {cp['PATH']}" if cp.get("PATH") else ""))
+        lines.append(
+            f"checkpoint {cp.get('AT', '')}: {cp.get('WHY', '')}"
+            + (f", editing {cp['PATH']}" if cp.get("PATH") else "")
+        )
     hist = cost.history(store)
     for h in hist[-5:]:
-        lines.append(cost.line([h["at"], h["agent"], h["before"], h["after"], h["state_chars"], h["state_tokens"]]))
-    data = {"on": s.on, "thresholds": list(s.thresholds), "sessions": sessions, "checkpoint": cp, "compactions": hist,
-            "config_problems": bad}
+        lines.append(
+            cost.line([h["at"], h["agent"], h["before"], h["after"], h["state_chars"], h["state_tokens"]])
+        )
+    data = {
+        "on": s.on,
+        "thresholds": list(s.thresholds),
+        "sessions": sessions,
+        "checkpoint": cp,
+        "compactions": hist,
+        "config_problems": bad,
+    }
     return Result(lines, data)

@@ -22,11 +22,21 @@ def doctor(ctx: Ctx, *, fix: bool = False) -> Result:
     lines += [f"note: {t}" for t in report.notes]
     if report.problems:
         hint = "" if report.fix else "; `agentctl doctor --fix` repairs what is safe"
-        lines.append(f"{shown}: {len(report.problems)} problem{'s' if len(report.problems) != 1 else ''}{hint}")
+        lines.append(
+            f"{shown}: {len(report.problems)} problem{'s' if len(report.problems) != 1 else ''}{hint}"
+        )
     else:
         lines.append(f"{shown}: healthy" + (f" ({len(report.fixed)} fixed)" if report.fixed else ""))
-    return Result(lines, {"healthy": not report.problems, "problems": report.problems, "fixed": report.fixed,
-                          "notes": report.notes}, EXIT_NO if report.problems else EXIT_OK)
+    return Result(
+        lines,
+        {
+            "healthy": not report.problems,
+            "problems": report.problems,
+            "fixed": report.fixed,
+            "notes": report.notes,
+        },
+        EXIT_NO if report.problems else EXIT_OK,
+    )
 
 
 __all__ = ["doctor"]

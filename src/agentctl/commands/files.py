@@ -22,7 +22,9 @@ def log(ctx: Ctx, *, op: str, path: str) -> Result:
     line = agentctl.files.log.log(store, kind, rel)
     from agentctl.constraints import violations
 
-    said = violations.tell(store, violations.note(store, [rel]))  # a denied path written: said at once, as the hooks do
+    said = violations.tell(
+        store, violations.note(store, [rel])
+    )  # a denied path written: said at once, as the hooks do
     if said:
         ctx.warn(said)
     return Result([line], {"entry": line})
@@ -35,10 +37,16 @@ def check(ctx: Ctx, *, path: str) -> Result:
 
     store = ctx.store()
     shown, real = resolve_arg(store, path, ctx.warn)
-    found = agentctl.files.log.check(store, real) + (agentctl.files.log.check(store, shown) if real != shown else [])
-    if not found:  # a change git shows that no hook logged (a background job, a shell the hooks missed): logged now
+    found = agentctl.files.log.check(store, real) + (
+        agentctl.files.log.check(store, shown) if real != shown else []
+    )
+    if (
+        not found
+    ):  # a change git shows that no hook logged (a background job, a shell the hooks missed): logged now
         found = _from_git(ctx, store, real, shown)
-    lines = ["|".join(codec.encode(x) for x in e) for e in found] or [f"{codec.encode(shown)}: not touched in this task"]
+    lines = ["|".join(codec.encode(x) for x in e) for e in found] or [
+        f"{codec.encode(shown)}: not touched in this task"
+    ]
     other = False
     if found:
         from agentctl.files import foreign
@@ -46,11 +54,15 @@ def check(ctx: Ctx, *, path: str) -> Result:
         last = agentctl.files.log.ordered(found)
         other = bool(last) and foreign.elsewhere(store, agentctl.files.log.LOG, last[-1][2], last[-1][1])
         if other:
-            lines.append(f"{codec.encode(shown)}: changed in another copy of this project, not in this tree "
-                         "(`agentctl sync pull` brings the state, git brings the code)")
-    return Result(lines, {"path": shown, "touched": bool(found), "entries": [list(e) for e in found],
-                          "elsewhere": other},
-                  EXIT_OK if found else EXIT_NO)
+            lines.append(
+                f"{codec.encode(shown)}: changed in another copy of this project, not in this tree "
+                "(`agentctl sync pull` brings the state, git brings the code)"
+            )
+    return Result(
+        lines,
+        {"path": shown, "touched": bool(found), "entries": [list(e) for e in found], "elsewhere": other},
+        EXIT_OK if found else EXIT_NO,
+    )
 
 
 def _from_git(ctx: Ctx, store: Store, real: str, shown: str) -> list[tuple[str, str, str]]:
@@ -70,9 +82,13 @@ def _from_git(ctx: Ctx, store: Store, real: str, shown: str) -> list[tuple[str, 
         return []
     if not result.logged:
         return []
-    found = agentctl.files.log.check(store, real) + (agentctl.files.log.check(store, shown) if real != shown else [])
+    found = agentctl.files.log.check(store, real) + (
+        agentctl.files.log.check(store, shown) if real != shown else []
+    )
     if found:
-        ctx.warn(f"{shown} changed with no hook to log it; logged now from what git shows (`agentctl files scan`)")
+        ctx.warn(
+            f"{shown} changed with no hook to log it; logged now from what git shows (`agentctl files scan`)"
+        )
     return found
 
 
@@ -81,8 +97,10 @@ def touched(ctx: Ctx) -> Result:
     from agentctl.ground import codec
 
     rows = agentctl.files.log.touched(ctx.store())
-    return Result([f"{op}|{codec.encode(p)}" for p, op, _ in rows],
-                  {"files": [{"path": p, "op": op, "count": n} for p, op, n in rows]})
+    return Result(
+        [f"{op}|{codec.encode(p)}" for p, op, _ in rows],
+        {"files": [{"path": p, "op": op, "count": n} for p, op, n in rows]},
+    )
 
 
 def status(ctx: Ctx) -> Result:
@@ -90,7 +108,9 @@ def status(ctx: Ctx) -> Result:
     from agentctl.ground import codec
 
     found = agentctl.files.log.entries(ctx.store())
-    return Result(["|".join(codec.encode(x) for x in e) for e in found], {"entries": [list(e) for e in found]})
+    return Result(
+        ["|".join(codec.encode(x) for x in e) for e in found], {"entries": [list(e) for e in found]}
+    )
 
 
 def start(ctx: Ctx) -> Result:
@@ -99,8 +119,10 @@ def start(ctx: Ctx) -> Result:
 
     store = ctx.store()
     archived = agentctl.files.log.start(store, agentctl.task.status.read_status(store).get("TASK_ID", ""))
-    return Result([f"files log started{f'; previous log archived to {archived}' if archived else ''}"],
-                  {"archived": archived})
+    return Result(
+        [f"files log started{f'; previous log archived to {archived}' if archived else ''}"],
+        {"archived": archived},
+    )
 
 
 def stop(ctx: Ctx) -> Result:
@@ -112,7 +134,9 @@ def stop(ctx: Ctx) -> Result:
     store = ctx.store()
     rel = agentctl.files.log.archive(store, f"files-{time.strftime('%Y%m%dT%H%M%S')}")
     keep_empty(store)
-    return Result([f"files log archived to {rel}" if rel else "files log was empty; nothing archived"], {"archive": rel})
+    return Result(
+        [f"files log archived to {rel}" if rel else "files log was empty; nothing archived"], {"archive": rel}
+    )
 
 
 def scan(ctx: Ctx) -> Result:
@@ -127,9 +151,14 @@ def scan(ctx: Ctx) -> Result:
         raise NoTask(result.message)
     if result.violations:
         ctx.warn(violations.tell(store, result.violations))
-    return Result([f"{op}|{path}" for op, path in result.logged] + [result.message],
-                  {"git": result.git, "logged": [{"op": op, "path": p} for op, p in result.logged],
-                   "message": result.message})
+    return Result(
+        [f"{op}|{path}" for op, path in result.logged] + [result.message],
+        {
+            "git": result.git,
+            "logged": [{"op": op, "path": p} for op, p in result.logged],
+            "message": result.message,
+        },
+    )
 
 
 __all__ = ["check", "log", "scan", "start", "status", "stop", "touched"]

@@ -31,13 +31,21 @@ def history(ctx: Ctx, *, words: list[str] | None = None, limit: int | None = Non
         text = " ".join(rest)
         codec.check_text(text, "the search text", limit=500)
         hits, more = search(store, text, count)
-        lines = [f"{codec.encode(r['ID'])} (ended {r['ENDED']}, {r['ARCHIVE']}): matched {'; '.join(m)}" for r, m in hits]
+        lines = [
+            f"{codec.encode(r['ID'])} (ended {r['ENDED']}, {r['ARCHIVE']}): matched {'; '.join(m)}"
+            for r, m in hits
+        ]
         lines = lines or [f"no archived task matches {codec.encode(text)[:80]!r}"]
         if more:
             lines.append("(searched the newest tasks only; older ones are in logs/index)")
-        return Result(lines, {"query": text, "matches": [{"task": shaped(r.fields), "matched": m} for r, m in hits]},
-                      EXIT_OK if hits else EXIT_NO)
-    raise UsageError(f"unknown history action {action[:30]!r}; use `agentctl history`, `history show ID` or `history search TEXT`")
+        return Result(
+            lines,
+            {"query": text, "matches": [{"task": shaped(r.fields), "matched": m} for r, m in hits]},
+            EXIT_OK if hits else EXIT_NO,
+        )
+    raise UsageError(
+        f"unknown history action {action[:30]!r}; use `agentctl history`, `history show ID` or `history search TEXT`"
+    )
 
 
 __all__ = ["history"]

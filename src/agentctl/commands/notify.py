@@ -13,18 +13,31 @@ from agentctl.operation.contract import Ctx, Result
 STALLED_MARK = "notify/stalled"  # the last-call time a `stalled` was sent for (once per stall)
 
 
-def add(ctx: Ctx, *, command: list[str], on: list[str] | None = None, after: int | None = None,
-        timeout: float | None = None) -> Result:
+def add(
+    ctx: Ctx,
+    *,
+    command: list[str],
+    on: list[str] | None = None,
+    after: int | None = None,
+    timeout: float | None = None,
+) -> Result:
     events = config.check_events(on or [])
     if after is not None and "stalled" not in (events or config.EVENTS):
         raise UsageError("--after is the time without a tool call that makes `stalled`; add --on stalled")
     text = " ".join(command)
-    entry = config.add(ctx.store(), text, events, config.STALLED_AFTER if after is None else max(1, after),
-                       config.TIMEOUT if timeout is None else timeout)
+    entry = config.add(
+        ctx.store(),
+        text,
+        events,
+        config.STALLED_AFTER if after is None else max(1, after),
+        config.TIMEOUT if timeout is None else timeout,
+    )
     lines = [f"added {entry.line()}", f"(kept in your configuration: {config.shown(ctx.store())})"]
     lines += config.adoption(ctx.store())
     if entry.wants("stalled"):
-        lines.append("stalled is checked by `agentctl notify check` (run it from cron or `watch`; docs/notify.md)")
+        lines.append(
+            "stalled is checked by `agentctl notify check` (run it from cron or `watch`; docs/notify.md)"
+        )
     return Result(lines, {"command": entry.as_dict()})
 
 
@@ -48,7 +61,10 @@ def listing(ctx: Ctx) -> Result:
         lines = ["no notify command (add one: agentctl notify add COMMAND [--on EVENT])"]
     legacy = config.adoption(store)
     lines += legacy
-    return Result(lines, {"commands": rows, "file": config.path(store), "legacy": config.legacy(store) if legacy else []})
+    return Result(
+        lines,
+        {"commands": rows, "file": config.path(store), "legacy": config.legacy(store) if legacy else []},
+    )
 
 
 def remove(ctx: Ctx, *, which: list[str]) -> Result:
@@ -63,7 +79,9 @@ def test(ctx: Ctx, *, event: str) -> Result:
     if event not in config.EVENTS:
         from agentctl.ground.nearest import hint
 
-        raise UsageError(f"no event {event[:30]!r}{hint(event, config.EVENTS)} (events: {', '.join(config.EVENTS)})")
+        raise UsageError(
+            f"no event {event[:30]!r}{hint(event, config.EVENTS)} (events: {', '.join(config.EVENTS)})"
+        )
     store = ctx.store()
     data = deliver.payload(store, event, f"a test of `agentctl notify` ({event})", "", None)
     data["test"] = "1"
@@ -71,7 +89,10 @@ def test(ctx: Ctx, *, event: str) -> Result:
     if not results:
         return Result([f"no notify command wants {event}"], {"event": event, "sent": []}, code=1)
     lines = [f"#{e.number} `{e.command}`: {problem or 'ok'}" for e, problem in results]
-    sent = [{"number": e.number, "command": e.command, "ok": not problem, "problem": problem} for e, problem in results]
+    sent = [
+        {"number": e.number, "command": e.command, "ok": not problem, "problem": problem}
+        for e, problem in results
+    ]
     return Result(lines, {"event": event, "sent": sent}, code=1 if any(p for _, p in results) else 0)
 
 
@@ -85,7 +106,10 @@ def check(ctx: Ctx) -> Result:
         return Result(["no notify command wants stalled"], {"stalled": False, "sent": 0})
     fields = status.read_status(store)
     if fields.get("STATE") != "ACTIVE":
-        return Result([f"no ACTIVE task ({fields.get('STATE', 'IDLE')}): nothing can stall"], {"stalled": False, "sent": 0})
+        return Result(
+            [f"no ACTIVE task ({fields.get('STATE', 'IDLE')}): nothing can stall"],
+            {"stalled": False, "sent": 0},
+        )
     last = _last_activity(store)
     idle = max(0.0, time.time() - last)
     due = [e for e in entries if idle >= e.after]
@@ -104,8 +128,11 @@ def check(ctx: Ctx) -> Result:
     os.makedirs(store.path(config.FOLDER), mode=0o700, exist_ok=True)
     store.replace(STALLED_MARK, (mark + "\n").encode())
     data["sent"] = len(results)
-    return Result([f"stalled for {int(idle)} s: notified {len(results)} command(s)"], data,
-                  code=1 if any(p for _, p in results) else 0)
+    return Result(
+        [f"stalled for {int(idle)} s: notified {len(results)} command(s)"],
+        data,
+        code=1 if any(p for _, p in results) else 0,
+    )
 
 
 def _last_activity(store: Store) -> float:

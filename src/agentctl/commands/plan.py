@@ -6,8 +6,15 @@ from agentctl.ground.errors import UsageError
 from agentctl.operation.contract import Ctx, Result
 
 
-def _spec(ctx: Ctx, desc: str | None, after: list[str] | None, files: str | None, match: str | None,
-          paths: list[str] | None, priority: int | None) -> object:
+def _spec(
+    ctx: Ctx,
+    desc: str | None,
+    after: list[str] | None,
+    files: str | None,
+    match: str | None,
+    paths: list[str] | None,
+    priority: int | None,
+) -> object:
     from agentctl.plan.edit import Spec
 
     listed = None
@@ -27,12 +34,23 @@ def _view(ctx: Ctx) -> object:
     return graph.View(records.read_all(ctx.store()))
 
 
-def add(ctx: Ctx, *, id: str, desc: str | None = None, after: list[str] | None = None, files: str | None = None,
-        match: str | None = None, paths: list[str] | None = None, priority: int | None = None) -> Result:
+def add(
+    ctx: Ctx,
+    *,
+    id: str,
+    desc: str | None = None,
+    after: list[str] | None = None,
+    files: str | None = None,
+    match: str | None = None,
+    paths: list[str] | None = None,
+    priority: int | None = None,
+) -> Result:
     from agentctl.plan import edit, graph, records, report
 
     if desc is None:
-        raise UsageError("plan add needs --desc TEXT; usage: agentctl plan add ID --desc TEXT [--after ID]...")
+        raise UsageError(
+            "plan add needs --desc TEXT; usage: agentctl plan add ID --desc TEXT [--after ID]..."
+        )
     spec = _spec(ctx, desc, after, files, match, paths, priority)
     assert isinstance(spec, edit.Spec)
     t = edit.add_many(ctx.store(), [(id, spec)])[0]
@@ -46,11 +64,18 @@ def listing(ctx: Ctx) -> Result:
     view = _view(ctx)
     assert isinstance(view, graph.View)
     if not view.tasks:
-        return Result(["the plan is empty; add a task with `agentctl plan add ID --desc TEXT`"],
-                      {"tasks": [], "counts": view.counts(), "ready": []})
-    return Result([report.head(view)] + [report.line(view, t) for t in view.tasks],
-                  {"tasks": [report.data(view, t) for t in view.tasks], "counts": view.counts(),
-                   "ready": [t.ID for t in view.ready()]})
+        return Result(
+            ["the plan is empty; add a task with `agentctl plan add ID --desc TEXT`"],
+            {"tasks": [], "counts": view.counts(), "ready": []},
+        )
+    return Result(
+        [report.head(view)] + [report.line(view, t) for t in view.tasks],
+        {
+            "tasks": [report.data(view, t) for t in view.tasks],
+            "counts": view.counts(),
+            "ready": [t.ID for t in view.ready()],
+        },
+    )
 
 
 def ready(ctx: Ctx) -> Result:
@@ -60,8 +85,10 @@ def ready(ctx: Ctx) -> Result:
     assert isinstance(view, graph.View)
     queue = view.ready()
     lines = [report.line(view, t) for t in queue]
-    return Result(lines or ["nothing is ready" + (f": {_waiting(view)}" if view.tasks else " (the plan is empty)")],
-                  {"ready": [report.data(view, t) for t in queue]})
+    return Result(
+        lines or ["nothing is ready" + (f": {_waiting(view)}" if view.tasks else " (the plan is empty)")],
+        {"ready": [report.data(view, t) for t in queue]},
+    )
 
 
 def _waiting(view: object) -> str:
@@ -77,12 +104,20 @@ def show(ctx: Ctx, *, id: str) -> Result:
     assert isinstance(view, graph.View)
     edit.get(ctx.store(), id)
     t = view.all[id]
-    lines = [f"ID={t.ID}", f"STATE={report.state_words(view, t)}", f"PRIORITY={t.PRIORITY}",
-             f"AFTER={','.join(t.after)}", f"DESC={report._v(t.DESC, 2000)}"]
+    lines = [
+        f"ID={t.ID}",
+        f"STATE={report.state_words(view, t)}",
+        f"PRIORITY={t.PRIORITY}",
+        f"AFTER={','.join(t.after)}",
+        f"DESC={report._v(t.DESC, 2000)}",
+    ]
     if t.MATCH:
         lines += [f"MATCH={report._v(t.MATCH)}"] + [f"PATHS={report._v(g)}" for g in t.globs]
     else:
-        lines.append(f"FILES={len(t.files)}" + (": " + ", ".join(report._v(f, 100) for f in t.files[:10]) if t.files else ""))
+        lines.append(
+            f"FILES={len(t.files)}"
+            + (": " + ", ".join(report._v(f, 100) for f in t.files[:10]) if t.files else "")
+        )
         if len(t.files) > 10:
             lines.append(f"  ... {len(t.files) - 10} more")
     blocks = [r.ID for r in view.tasks if t.ID in r.after]
@@ -90,8 +125,17 @@ def show(ctx: Ctx, *, id: str) -> Result:
     return Result(lines, {"task": {**report.data(view, t), "blocks": blocks}})
 
 
-def edit_op(ctx: Ctx, *, id: str, desc: str | None = None, after: list[str] | None = None, files: str | None = None,
-            match: str | None = None, paths: list[str] | None = None, priority: int | None = None) -> Result:
+def edit_op(
+    ctx: Ctx,
+    *,
+    id: str,
+    desc: str | None = None,
+    after: list[str] | None = None,
+    files: str | None = None,
+    match: str | None = None,
+    paths: list[str] | None = None,
+    priority: int | None = None,
+) -> Result:
     from agentctl.plan import edit, graph, records, report
 
     spec = _spec(ctx, desc, after, files, match, paths, priority)
@@ -108,17 +152,30 @@ def edit_op(ctx: Ctx, *, id: str, desc: str | None = None, after: list[str] | No
 def drop(ctx: Ctx, *, id: str) -> Result:
     from agentctl.plan import edit, graph, records, report
 
-    t = edit.set_state(ctx.store(), id, "dropped", allowed=("planned",),
-                       why="only a task not started yet can be dropped (a running one ends with `agentctl task stop`)")
+    t = edit.set_state(
+        ctx.store(),
+        id,
+        "dropped",
+        allowed=("planned",),
+        why="only a task not started yet can be dropped (a running one ends with `agentctl task stop`)",
+    )
     view = graph.View(records.read_all(ctx.store()))
-    return Result([f"dropped {t.ID}; tasks after it no longer wait for it", report.head(view)], {"task": report.data(view, t)})
+    return Result(
+        [f"dropped {t.ID}; tasks after it no longer wait for it", report.head(view)],
+        {"task": report.data(view, t)},
+    )
 
 
 def remove(ctx: Ctx, *, id: str) -> Result:
     from agentctl.plan import edit
 
-    t = edit.set_state(ctx.store(), id, "removed", allowed=("planned", "dropped"),
-                       why="only a task not started yet can be removed (its id stays taken)")
+    t = edit.set_state(
+        ctx.store(),
+        id,
+        "removed",
+        allowed=("planned", "dropped"),
+        why="only a task not started yet can be removed (its id stays taken)",
+    )
     return Result([f"removed {t.ID} from the plan"], {"removed": t.ID})
 
 
@@ -145,8 +202,10 @@ def next_task(ctx: Ctx, *, agent: str | None = None, lease: int | None = None) -
     def busy() -> None:
         f = status.read_status(store)
         if f.get("STATE") in ("ACTIVE", "PAUSED"):
-            raise UsageError(f"task {f.get('TASK_ID')} is {f['STATE']} here; finish it with `agentctl task stop` "
-                             "before `agentctl plan next` (one task at a time in a working copy)")
+            raise UsageError(
+                f"task {f.get('TASK_ID')} is {f['STATE']} here; finish it with `agentctl task stop` "
+                "before `agentctl plan next` (one task at a time in a working copy)"
+            )
 
     def start(t: PlanTask) -> str:
         paths, settings = t.files, {}
@@ -172,9 +231,17 @@ def next_task(ctx: Ctx, *, agent: str | None = None, lease: int | None = None) -
     if skipped:
         lines.append(f"plan: skipped {', '.join(skipped[:5])}: claimed by other agents under live leases")
     lines += begun[0].lines if begun else []
-    lines.append(f"DO: work through {t.ID}'s entries (`agentctl resume`); `agentctl task stop` then marks it done in the plan")
-    return Result(lines, {"started": report.data(view, view.all[t.ID]), "skipped": skipped,
-                          "task": begun[0].data.get("task") if begun else None})
+    lines.append(
+        f"DO: work through {t.ID}'s entries (`agentctl resume`); `agentctl task stop` then marks it done in the plan"
+    )
+    return Result(
+        lines,
+        {
+            "started": report.data(view, view.all[t.ID]),
+            "skipped": skipped,
+            "task": begun[0].data.get("task") if begun else None,
+        },
+    )
 
 
 def import_op(ctx: Ctx, *, file: str) -> Result:
@@ -186,8 +253,10 @@ def import_op(ctx: Ctx, *, file: str) -> Result:
     view = graph.View(records.read_all(store))
     from agentctl.plan import report
 
-    return Result([f"imported {len(added)} tasks from {file}: {', '.join(t.ID for t in added)}", report.head(view)],
-                  {"imported": [t.ID for t in added], "counts": view.counts()})
+    return Result(
+        [f"imported {len(added)} tasks from {file}: {', '.join(t.ID for t in added)}", report.head(view)],
+        {"imported": [t.ID for t in added], "counts": view.counts()},
+    )
 
 
 def export(ctx: Ctx, *, markdown: bool = False) -> Result:

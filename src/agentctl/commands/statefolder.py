@@ -23,8 +23,10 @@ def init(ctx: Ctx, *, no_pull: bool = False, nested: bool = False) -> Result:
     project = os.path.dirname(found) if found else (ctx.cwd or os.getcwd())
     outer = above(project)
     if outer and not nested and not os.path.lexists(os.path.join(project, STATE_DIRNAME)):
-        raise UsageError(f"{project} is inside the project governed by {outer[0]}, whose rules keep applying here; "
-                         "a nested state folder only adds rules: `agentctl init --nested` makes one anyway")
+        raise UsageError(
+            f"{project} is inside the project governed by {outer[0]}, whose rules keep applying here; "
+            "a nested state folder only adds rules: `agentctl init --nested` makes one anyway"
+        )
     store, created = make(project)
     what = f"created {', '.join(created)}" if created else "already initialised; existing state kept"
     lines = [f"{store.root}: {what}", "next: `agentctl constraints add P0 TEXT`, then `agentctl task start`"]
@@ -38,8 +40,10 @@ def init(ctx: Ctx, *, no_pull: bool = False, nested: bool = False) -> Result:
             lines.insert(1, pulled)
     lines[1:1] = _shared_note(ctx, store)
     if created and root is not None and root != project:
-        ctx.warn(f"this is a subfolder of the git repository {root}: commands run outside {project} will not "
-                 "find this state (fine for one project of a monorepo; else run `agentctl init` at the root)")
+        ctx.warn(
+            f"this is a subfolder of the git repository {root}: commands run outside {project} will not "
+            "find this state (fine for one project of a monorepo; else run `agentctl init` at the root)"
+        )
     return Result(lines, {"state_dir": store.root, "created": created, "pulled": pulled or None})
 
 
@@ -51,13 +55,17 @@ def _shared_note(ctx: Ctx, store: Any) -> list[str]:
     from agentctl.constraints import lastseen
     from agentctl.ground import sharedfile
 
-    lastseen.vanished(store)  # the P0 rules this copy starts with, recorded in the ledger: one that leaves is vanished
+    lastseen.vanished(
+        store
+    )  # the P0 rules this copy starts with, recorded in the ledger: one that leaves is vanished
     shared = agentctl.constraints.listing.shared_rules(store)
     lines = []
     if shared:
         p0 = sum(r.priority == "P0" for r in shared)
-        lines.append(f"{sharedfile.FILE}: {len(shared)} shared rule{'s' if len(shared) > 1 else ''} ({p0} P0), "
-                     "enforced here as this copy's own (`agentctl constraints list`)")
+        lines.append(
+            f"{sharedfile.FILE}: {len(shared)} shared rule{'s' if len(shared) > 1 else ''} ({p0} P0), "
+            "enforced here as this copy's own (`agentctl constraints list`)"
+        )
     waiting = agentctl.verify.status.shared_commands(store)[1]
     if waiting:
         from agentctl.verify import trust
@@ -99,26 +107,57 @@ def status(ctx: Ctx, *, service: str | None = None) -> Result:
     rules = agentctl.constraints.rules.read(store)
     touched = log.touched(store)
     rows: list[dict[str, Any]] = [
-        {"service": "task", "state": t.get("STATE", "IDLE"),
-         "detail": f"{t.get('TASK_ID', '')} {t.get('DONE', '0')}/{t.get('TOTAL', '0')} NEXT={t.get('NEXT', '')}" if t.get("STATE") != "IDLE" else ""},
-        {"service": "files", "state": "RUNNING" if "files" in active else "STOPPED", "detail": f"{len(touched)} files touched"},
-        {"service": "constraints", "state": "RUNNING",
-         "detail": " ".join(f"{p}:{sum(1 for r in rules if r.priority == p)}" for p in ("P0", "P1", "P2"))},
-        {"service": "verify", "state": v.get("STATE", "IDLE"),
-         "detail": f"last run {v.get('LAST_RUN', 'never')}" + (f", attempts {v.get('ATTEMPTS')}" if v.get("STATE") == "FAILED" else "")},
+        {
+            "service": "task",
+            "state": t.get("STATE", "IDLE"),
+            "detail": f"{t.get('TASK_ID', '')} {t.get('DONE', '0')}/{t.get('TOTAL', '0')} NEXT={t.get('NEXT', '')}"
+            if t.get("STATE") != "IDLE"
+            else "",
+        },
+        {
+            "service": "files",
+            "state": "RUNNING" if "files" in active else "STOPPED",
+            "detail": f"{len(touched)} files touched",
+        },
+        {
+            "service": "constraints",
+            "state": "RUNNING",
+            "detail": " ".join(f"{p}:{sum(1 for r in rules if r.priority == p)}" for p in ("P0", "P1", "P2")),
+        },
+        {
+            "service": "verify",
+            "state": v.get("STATE", "IDLE"),
+            "detail": f"last run {v.get('LAST_RUN', 'never')}"
+            + (f", attempts {v.get('ATTEMPTS')}" if v.get("STATE") == "FAILED" else ""),
+        },
     ]
     from agentctl.interfaces import records
 
     named = records.read(store)  # what is recorded; `interfaces list` searches the tree
-    rows.append({"service": "interfaces", "state": "RUNNING" if named else "IDLE", "detail": f"{len(named)} recorded"})
+    rows.append(
+        {"service": "interfaces", "state": "RUNNING" if named else "IDLE", "detail": f"{len(named)} recorded"}
+    )
     import agentctl.plan.graph
     import agentctl.plan.records
 
     pv = agentctl.plan.graph.View(agentctl.plan.records.read_all(store))
-    rows.append({"service": "plan", "state": "RUNNING" if pv.tasks else "IDLE",
-                 "detail": f"{pv.counts()['done']} of {len(pv.tasks)} done, {len(pv.ready())} ready" if pv.tasks else "no task planned"})
+    rows.append(
+        {
+            "service": "plan",
+            "state": "RUNNING" if pv.tasks else "IDLE",
+            "detail": f"{pv.counts()['done']} of {len(pv.tasks)} done, {len(pv.ready())} ready"
+            if pv.tasks
+            else "no task planned",
+        }
+    )
     for name in folders.discover(store):
-        rows.append({"service": name, "state": "IN-RUNLEVEL" if name in active else "STOPPED", "detail": "user service"})
+        rows.append(
+            {
+                "service": name,
+                "state": "IN-RUNLEVEL" if name in active else "STOPPED",
+                "detail": "user service",
+            }
+        )
     for row in rows:
         row["in_runlevel"] = row["service"] in active
     lines = [f"runlevel {level}: {' '.join(active)}"]
@@ -126,7 +165,9 @@ def status(ctx: Ctx, *, service: str | None = None) -> Result:
     return Result(lines, {"runlevel": level, "services": rows})
 
 
-def resume(ctx: Ctx, *, max_chars: int | None = None, agent: str | None = None, brief: bool = False) -> Result:
+def resume(
+    ctx: Ctx, *, max_chars: int | None = None, agent: str | None = None, brief: bool = False
+) -> Result:
     import agentctl.workflow.resume
 
     budget = agentctl.workflow.resume.DEFAULT_BUDGET if max_chars is None else max_chars
@@ -147,11 +188,15 @@ def runlevel(ctx: Ctx, *, name: str | None = None) -> Result:
     if name is None:
         level = runlevels.current(store)
         table = runlevels.table(store)
-        lines = [f"RUNLEVEL={level}"] + [f"{'*' if k == level else ' '} {k}={' '.join(v)}" for k, v in table.items()]
+        lines = [f"RUNLEVEL={level}"] + [
+            f"{'*' if k == level else ' '} {k}={' '.join(v)}" for k, v in table.items()
+        ]
         return Result(lines, {"runlevel": level, "levels": table})
     result = runlevels.switch(store, name, ctx.say)
-    return Result([f"RUNLEVEL={result.new} (was {result.old})"],
-                  {"runlevel": result.new, "previous": result.old, "steps": result.steps})
+    return Result(
+        [f"RUNLEVEL={result.new} (was {result.old})"],
+        {"runlevel": result.new, "previous": result.old, "steps": result.steps},
+    )
 
 
 __all__ = ["init", "prompt", "resume", "runlevel", "status"]

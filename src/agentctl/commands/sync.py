@@ -28,8 +28,15 @@ def _project_store(ctx: Ctx, create: bool) -> Store:
     return ctx.store()
 
 
-def sync(ctx: Ctx, *, action: str, value: str | None = None, remote: str | None = None, stream: str | None = None,
-         no_remote: bool = False) -> Result:
+def sync(
+    ctx: Ctx,
+    *,
+    action: str,
+    value: str | None = None,
+    remote: str | None = None,
+    stream: str | None = None,
+    no_remote: bool = False,
+) -> Result:
     """`agentctl sync push|pull|status|auto`."""
     if action == "auto":
         if value not in ("on", "off"):
@@ -38,7 +45,9 @@ def sync(ctx: Ctx, *, action: str, value: str | None = None, remote: str | None 
         write_config(store, {"AUTO": value})
         return Result([f"auto sync {value}"], {"auto": value})
     if value is not None or action not in ("push", "pull", "status"):
-        raise UsageError("usage: agentctl sync push|pull|status [--remote NAME | --no-remote] [--stream NAME]")
+        raise UsageError(
+            "usage: agentctl sync push|pull|status [--remote NAME | --no-remote] [--stream NAME]"
+        )
     store = _project_store(ctx, create=action == "pull")
     t = target(store, stream=stream, remote=remote, no_remote=no_remote, remember=action in ("pull", "push"))
     if action == "status":
@@ -48,8 +57,10 @@ def sync(ctx: Ctx, *, action: str, value: str | None = None, remote: str | None 
         got = fetch(t)
         absent = _absent(t) if got == "absent" else ""
         if absent and not t.repo.rev(t.ref):
-            raise StateError(f"{absent}; nothing was pulled (the local state is unchanged): pull one of those with "
-                             "`agentctl sync pull --stream NAME`, or publish this one with `agentctl sync push`")
+            raise StateError(
+                f"{absent}; nothing was pulled (the local state is unchanged): pull one of those with "
+                "`agentctl sync pull --stream NAME`, or publish this one with `agentctl sync push`"
+            )
         ctx.note("merging the pulled state")
         outcome = engine.sync_round(store, t.repo, t.stream, t.upstreams(), ref=t.ref)
     else:
@@ -59,7 +70,9 @@ def sync(ctx: Ctx, *, action: str, value: str | None = None, remote: str | None 
     if action == "pull":
         from agentctl.constraints import lastseen
 
-        lastseen.vanished(store)  # a pulled rules file without a P0 rule: still enforced, said (operation.run)
+        lastseen.vanished(
+            store
+        )  # a pulled rules file without a P0 rule: still enforced, said (operation.run)
     lines = []
     if got == "offline":
         lines.append(f"{t.remote} unreachable: the local state and {t.ref} were used")
@@ -67,28 +80,49 @@ def sync(ctx: Ctx, *, action: str, value: str | None = None, remote: str | None 
         lines.append(f"{absent}; synced with the local {t.ref} only")
     if outcome.kept is not None:
         mine, theirs, path = outcome.kept
-        lines.append(f"task {mine} kept here: a P0 violation is open ({codec.encode(path)}); the task {theirs} started "
-                     "elsewhere is shown once it is restored or acknowledged (`agentctl resume` says how), then sync again")
+        lines.append(
+            f"task {mine} kept here: a P0 violation is open ({codec.encode(path)}); the task {theirs} started "
+            "elsewhere is shown once it is restored or acknowledged (`agentctl resume` says how), then sync again"
+        )
     for path in outcome.unchanged_done[:3]:
-        ctx.warn(f"{path} was marked done elsewhere but no copy of this task logged a change to it: if it was "
-                 f"edited, record it with `agentctl files log MODIFY {path}`; if marked by mistake, "
-                 f"`agentctl task reopen {path} --reason TEXT`")
+        ctx.warn(
+            f"{path} was marked done elsewhere but no copy of this task logged a change to it: if it was "
+            f"edited, record it with `agentctl files log MODIFY {path}`; if marked by mistake, "
+            f"`agentctl task reopen {path} --reason TEXT`"
+        )
     if len(outcome.unchanged_done) > 3:
-        ctx.warn(f"{len(outcome.unchanged_done) - 3} more entries marked done elsewhere were never changed in this task")
-    lines += [f"claim of {codec.encode(path)} by {agent} given up: {'done elsewhere' if holder == 'done' else f'{holder} holds it (its lease ends first)'}"
-              for path, agent, holder in outcome.lost]
+        ctx.warn(
+            f"{len(outcome.unchanged_done) - 3} more entries marked done elsewhere were never changed in this task"
+        )
+    lines += [
+        f"claim of {codec.encode(path)} by {agent} given up: {'done elsewhere' if holder == 'done' else f'{holder} holds it (its lease ends first)'}"
+        for path, agent, holder in outcome.lost
+    ]
     if outcome.replaced:
         lines.append(f"task {outcome.replaced} was archived as replaced by the task started later elsewhere")
     head = t.repo.rev(t.ref) or ""
     verb = "pushed to" if action == "push" and got == "ok" else "synced with"
     lines.append(f"{action}: {verb} {where(t)} at {head[:12]} ({outcome.objects} new objects)")
     if got in ("rejected", "error"):
-        raise StateError(f"could not push to {where(t)} (the remote refused it); the merged state is kept "
-                         "here; check your access to the remote, then `agentctl sync push` again")
-    return Result(lines, {"action": action, "stream": t.stream, "remote": t.remote, "ref": t.ref, "commit": head,
-                          "remote_state": got, "objects": outcome.objects, "replaced": outcome.replaced or None,
-                          "lost_claims": [{"path": p, "agent": a, "holder": h} for p, a, h in outcome.lost],
-                          "kept_task": outcome.kept[0] if outcome.kept else None})
+        raise StateError(
+            f"could not push to {where(t)} (the remote refused it); the merged state is kept "
+            "here; check your access to the remote, then `agentctl sync push` again"
+        )
+    return Result(
+        lines,
+        {
+            "action": action,
+            "stream": t.stream,
+            "remote": t.remote,
+            "ref": t.ref,
+            "commit": head,
+            "remote_state": got,
+            "objects": outcome.objects,
+            "replaced": outcome.replaced or None,
+            "lost_claims": [{"path": p, "agent": a, "holder": h} for p, a, h in outcome.lost],
+            "kept_task": outcome.kept[0] if outcome.kept else None,
+        },
+    )
 
 
 def _absent(t: Target) -> str:
@@ -97,7 +131,9 @@ def _absent(t: Target) -> str:
     if held is None:
         return f"{t.remote} holds no {t.ref}"
     names = ", ".join(held[:20]) + (f" and {len(held) - 20} more" if len(held) > 20 else "")
-    return f"{t.remote} holds no stream {t.stream} ({t.ref}); " + (f"it holds: {names}" if held else "it holds no agentctl stream at all")
+    return f"{t.remote} holds no stream {t.stream} ({t.ref}); " + (
+        f"it holds: {names}" if held else "it holds no agentctl stream at all"
+    )
 
 
 def _status(ctx: Ctx, store: Store, t: Target) -> Result:
@@ -128,14 +164,31 @@ def _status(ctx: Ctx, store: Store, t: Target) -> Result:
             rel = "behind"
         else:
             ahead, behind = t.repo.counts(held, theirs)
-            rel = ("in sync" if not ahead and not behind else "ahead" if not behind else "behind" if not ahead
-                   else "diverged")
+            rel = (
+                "in sync"
+                if not ahead and not behind
+                else "ahead"
+                if not behind
+                else "behind"
+                if not ahead
+                else "diverged"
+            )
             if ahead or behind:
                 rel += f" ({ahead} ahead, {behind} behind)"
         lines.append(f"{t.remote}: {rel}")
-    return Result(lines, {"stream": t.stream, "ref": t.ref, "remote": t.remote, "commit": local_head or "",
-                          "local_changes": pending, "relation": rel.split(" (")[0], "remote_state": got},
-                  EXIT_OK if not pending and rel in ("in sync", "local") else EXIT_NO)
+    return Result(
+        lines,
+        {
+            "stream": t.stream,
+            "ref": t.ref,
+            "remote": t.remote,
+            "commit": local_head or "",
+            "local_changes": pending,
+            "relation": rel.split(" (")[0],
+            "remote_state": got,
+        },
+        EXIT_OK if not pending and rel in ("in sync", "local") else EXIT_NO,
+    )
 
 
 __all__ = ["sync"]

@@ -14,7 +14,9 @@ if TYPE_CHECKING:
     from agentctl.task.status import UpdateResult
 
 
-def seq_lines(applied: bool, fields: dict[str, str], message: str = "", store: Store | None = None) -> list[str]:
+def seq_lines(
+    applied: bool, fields: dict[str, str], message: str = "", store: Store | None = None
+) -> list[str]:
     """The KEY=VALUE answer of a task write: APPLIED, SEQ, STATE, DONE, TOTAL, NEXT (and NOTE)."""
     from agentctl.ground.codec import encode
 
@@ -36,18 +38,35 @@ def write_result(result: UpdateResult, store: Store | None = None, skipped: bool
     lines = seq_lines(result.applied, fields, result.message, store)
     if skipped and fields.get("SKIPPED", "0") != "0":
         lines.insert(5, f"SKIPPED={fields['SKIPPED']}")
-    return Result(lines, {"applied": result.applied, "seq": int(fields.get("SEQ", "0")), "message": result.message,
-                          "changed": result.changed, "task": shaped(fields)})
+    return Result(
+        lines,
+        {
+            "applied": result.applied,
+            "seq": int(fields.get("SEQ", "0")),
+            "message": result.message,
+            "changed": result.changed,
+            "task": shaped(fields),
+        },
+    )
 
 
-def update(ctx: Ctx, *, done: int | None = None, next: str | None = None, notes: str | None = None,
-           state: str | None = None, seq: int | None = None) -> Result:
+def update(
+    ctx: Ctx,
+    *,
+    done: int | None = None,
+    next: str | None = None,
+    notes: str | None = None,
+    state: str | None = None,
+    seq: int | None = None,
+) -> Result:
     import agentctl.task.status
     from agentctl.task.agentpaths import resolve_arg
 
     store = ctx.store()
     nxt = resolve_arg(store, next, ctx.warn)[0] if next is not None else None
-    return write_result(agentctl.task.status.update(store, done=done, next_path=nxt, notes=notes, state=state, seq=seq), store)
+    return write_result(
+        agentctl.task.status.update(store, done=done, next_path=nxt, notes=notes, state=state, seq=seq), store
+    )
 
 
 def done(ctx: Ctx, *, paths: list[str]) -> Result:
@@ -86,8 +105,10 @@ def _warn_untouched(ctx: Ctx, store: Store, marked: list[str]) -> None:
             untouched = [p for p in untouched if not log.check(store, p)]
     for p in untouched[:3]:
         gone = "" if os.path.lexists(os.path.join(store.project, p)) else " (and it does not exist)"
-        ctx.warn(f"{p} was marked done but this task never changed it{gone}: if you did edit it, record it with "
-                 f"`agentctl files log MODIFY {p}`; if it was marked by mistake, `agentctl task reopen {p} --reason TEXT`")
+        ctx.warn(
+            f"{p} was marked done but this task never changed it{gone}: if you did edit it, record it with "
+            f"`agentctl files log MODIFY {p}`; if it was marked by mistake, `agentctl task reopen {p} --reason TEXT`"
+        )
     if len(untouched) > 3:
         ctx.warn(f"{len(untouched) - 3} more entries marked done were never changed in this task")
 
@@ -113,8 +134,17 @@ def stop(ctx: Ctx, *, force: bool = False) -> Result:
     lines = [f"task {result.task_id} archived to {result.archive}; STATE=IDLE", result.evidence]
     if result.plan:
         lines.append(result.plan)
-    return Result(lines, {"task_id": result.task_id, "archive": result.archive, "warning": result.warning or None,
-                          "forced": result.forced, "evidence": result.evidence, "plan": result.plan or None})
+    return Result(
+        lines,
+        {
+            "task_id": result.task_id,
+            "archive": result.archive,
+            "warning": result.warning or None,
+            "forced": result.forced,
+            "evidence": result.evidence,
+            "plan": result.plan or None,
+        },
+    )
 
 
 def claim(ctx: Ctx, *, agent: str | None = None, lease: int | None = None) -> Result:
@@ -126,16 +156,31 @@ def claim(ctx: Ctx, *, agent: str | None = None, lease: int | None = None) -> Re
         raise UsageError("usage: agentctl task claim --agent NAME [--lease SECONDS]")
     store = ctx.store()
     seconds = claims.DEFAULT_LEASE if lease is None else lease
-    if store.exists("sync/config"):  # a worktree that joined a stream claims through its shared ref (docs/sync.md)
+    if store.exists(
+        "sync/config"
+    ):  # a worktree that joined a stream claims through its shared ref (docs/sync.md)
         from agentctl.sync.claims import through_ref
 
         r = through_ref(store, lambda: claims.claim(store, agent, seconds))
     else:
         r = claims.claim(store, agent, seconds)
-    lines = [f"CLAIMED={encode(r.path)}", f"AGENT={r.agent}", f"EXPIRES={now_iso(r.expires)}", f"SEQ={r.fields.get('SEQ', '')}",
-             f"DO: work on {encode(r.path)}, then `agentctl task done {encode(r.path)}` (releases the claim)"]
-    return Result(lines, {"claimed": r.path, "agent": r.agent, "expires": r.expires, "expires_iso": now_iso(r.expires),
-                          "seq": int(r.fields.get("SEQ", "0"))})
+    lines = [
+        f"CLAIMED={encode(r.path)}",
+        f"AGENT={r.agent}",
+        f"EXPIRES={now_iso(r.expires)}",
+        f"SEQ={r.fields.get('SEQ', '')}",
+        f"DO: work on {encode(r.path)}, then `agentctl task done {encode(r.path)}` (releases the claim)",
+    ]
+    return Result(
+        lines,
+        {
+            "claimed": r.path,
+            "agent": r.agent,
+            "expires": r.expires,
+            "expires_iso": now_iso(r.expires),
+            "seq": int(r.fields.get("SEQ", "0")),
+        },
+    )
 
 
 def status(ctx: Ctx, *, agent: str | None = None) -> Result:

@@ -13,9 +13,18 @@ from agentctl.operation.contract import Ctx, Result
 from agentctl.operation.numbers import fields as shaped
 
 
-def start(ctx: Ctx, *, id: str | None = None, desc: str | None = None, files: str | None = None, force: bool = False,
-          empty: bool = False, auto_stop: bool = False, match: str | None = None,
-          paths: list[str] | None = None) -> Result:
+def start(
+    ctx: Ctx,
+    *,
+    id: str | None = None,
+    desc: str | None = None,
+    files: str | None = None,
+    force: bool = False,
+    empty: bool = False,
+    auto_stop: bool = False,
+    match: str | None = None,
+    paths: list[str] | None = None,
+) -> Result:
     from agentctl.operation.registry import TASK_START_USAGE
     from agentctl.task import listcheck, listinput, status
     from agentctl.workflow import taskflow
@@ -42,22 +51,36 @@ def start(ctx: Ctx, *, id: str | None = None, desc: str | None = None, files: st
         paths = listinput.read_list_file(store, files, ctx.stdin() if files == "-" else None, ctx.cwd)
         code, why = listcheck.is_code(paths)
         if code and not force:
-            raise UsageError(f"the list {files[:80]!r} looks like a source file: {why}; give a file with one "
-                             "path a line, or --force to use these lines as paths anyway")
+            raise UsageError(
+                f"the list {files[:80]!r} looks like a source file: {why}; give a file with one "
+                "path a line, or --force to use these lines as paths anyway"
+            )
         if not paths and not empty:
-            raise UsageError(f"the list {files[:80]!r} holds no path; give a file with one path a line, "
-                             "or --empty to start a task without a list")
+            raise UsageError(
+                f"the list {files[:80]!r} holds no path; give a file with one path a line, "
+                "or --empty to start a task without a list"
+            )
     if not paths and not empty:
         busy = status.read_status(store)
         if busy.get("STATE") in ("ACTIVE", "PAUSED") and not force:
             raise taskflow.busy(busy)
-        raise UsageError("a task needs its list of files: give --files LIST (one path a line, - for stdin), "
-                         "or --empty to start a task without a list on purpose")
+        raise UsageError(
+            "a task needs its list of files: give --files LIST (one path a line, - for stdin), "
+            "or --empty to start a task without a list on purpose"
+        )
     return begin(ctx, id, desc, paths, force=force, auto_stop=auto_stop, settings=settings)
 
 
-def begin(ctx: Ctx, id: str, desc: str, paths: list[str], *, force: bool = False, auto_stop: bool = False,
-          settings: dict[str, str] | None = None) -> Result:
+def begin(
+    ctx: Ctx,
+    id: str,
+    desc: str,
+    paths: list[str],
+    *,
+    force: bool = False,
+    auto_stop: bool = False,
+    settings: dict[str, str] | None = None,
+) -> Result:
     """Start the task over ``paths`` (already read and checked) and answer as `task start` does: what
     `task start` and `plan next` (a plan entry's list) share."""
     from agentctl.task import status
@@ -65,16 +88,25 @@ def begin(ctx: Ctx, id: str, desc: str, paths: list[str], *, force: bool = False
 
     store = ctx.store()
     replaced: list[taskflow.StopResult] = []
-    fields = taskflow.start(store, id, desc, paths, force=force, replaced=replaced,
-                            settings={**autostop.start_settings(store, auto_stop), **(settings or {})})
+    fields = taskflow.start(
+        store,
+        id,
+        desc,
+        paths,
+        force=force,
+        replaced=replaced,
+        settings={**autostop.start_settings(store, auto_stop), **(settings or {})},
+    )
     for old in replaced:
         ctx.warn(f"--force: task {old.task_id} was archived first to {old.archive} (not discarded)")
     for warning in pathanswers.start_warnings(store, paths):
         ctx.warn(warning)
     missing = [p for p in paths if not os.path.lexists(os.path.join(store.project, p))]
     if missing:
-        ctx.warn(f"{len(missing)} of {len(paths)} entries do not exist yet (first: {missing[0]}); "
-                 "fine for files the task creates, otherwise check the list's paths (relative to where you ran this)")
+        ctx.warn(
+            f"{len(missing)} of {len(paths)} entries do not exist yet (first: {missing[0]}); "
+            "fine for files the task creates, otherwise check the list's paths (relative to where you ran this)"
+        )
     lines = [f"task {fields['TASK_ID']} started: {fields['TOTAL']} entries"] + status.status_lines(fields)
     return Result(lines, {"task": shaped(fields), "replaced": [old.task_id for old in replaced]})
 
@@ -92,7 +124,9 @@ def add(ctx: Ctx, *, paths: list[str], after: str | None = None) -> Result:
     result = corrections.add(store, entries, where)
     missing = [p for p in result.changed if not os.path.lexists(os.path.join(store.project, p))]
     if missing:
-        ctx.warn(f"{len(missing)} of the added entries do not exist yet (first: {missing[0]}); fine for files the task creates")
+        ctx.warn(
+            f"{len(missing)} of the added entries do not exist yet (first: {missing[0]}); fine for files the task creates"
+        )
     return write_result(result, skipped=True)
 
 
@@ -129,7 +163,9 @@ def listing(ctx: Ctx, *, todo: bool = False, done: bool = False, skipped: bool =
     fields = status.read_status(store)
     wanted = [mark for flag, mark in ((todo, "todo"), (done, "done"), (skipped, "skip")) if flag]
     if fields.get("STATE", "IDLE") == "IDLE":
-        ctx.warn("no task is running; start one with `agentctl task start` (`agentctl history` lists the archived ones)")
+        ctx.warn(
+            "no task is running; start one with `agentctl task start` (`agentctl history` lists the archived ones)"
+        )
         return Result([], {"task_id": None, "state": "IDLE", "filter": wanted, "entries": []})
     listed = status.read_entries(store, fields)
     if fields.get("MATCH"):  # a --match task: the marks as the tree shows them (task.progress; no write)
@@ -140,8 +176,15 @@ def listing(ctx: Ctx, *, todo: bool = False, done: bool = False, skipped: bool =
             fields, listed = found.fields, found.entries
     entries = [e for e in listed if not wanted or e.mark in wanted]
     lines = [encode(e.path) if wanted else f"{e.mark}|{encode(e.path)}" for e in entries]
-    return Result(lines, {"task_id": fields.get("TASK_ID", ""), "state": fields.get("STATE", ""), "filter": wanted,
-                          "entries": [{"path": e.path, "mark": e.mark} for e in entries]})
+    return Result(
+        lines,
+        {
+            "task_id": fields.get("TASK_ID", ""),
+            "state": fields.get("STATE", ""),
+            "filter": wanted,
+            "entries": [{"path": e.path, "mark": e.mark} for e in entries],
+        },
+    )
 
 
 __all__ = ["add", "begin", "listing", "reopen", "skip", "start"]

@@ -15,8 +15,17 @@ def run(ctx: Ctx, *, service: str, action: str, timeout: float | None = None) ->
     out = result.output.rstrip("\n")
     ended = "timed out, process group ended" if result.timed_out else f"exit {result.code}"
     lines = ([out] if out else []) + [f"{service} {action}: {ended}"]
-    return Result(lines, {"service": service, "action": action, "exit": result.code, "timed_out": result.timed_out,
-                          "output": result.output}, EXIT_OK if result.code == 0 else EXIT_NO)
+    return Result(
+        lines,
+        {
+            "service": service,
+            "action": action,
+            "exit": result.code,
+            "timed_out": result.timed_out,
+            "output": result.output,
+        },
+        EXIT_OK if result.code == 0 else EXIT_NO,
+    )
 
 
 __all__ = ["run"]

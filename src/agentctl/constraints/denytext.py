@@ -31,7 +31,7 @@ def meant_glob(text: str) -> str | None:
     at = low.find("deny")
     if at < 0 or low.find("writ", at) < 0:
         return None
-    rest = text[low.find("writ", at) + 4:]
+    rest = text[low.find("writ", at) + 4 :]
     i = 0
     while i < len(rest) and rest[i].isalpha():
         i += 1

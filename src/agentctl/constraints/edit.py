@@ -47,7 +47,7 @@ def parse_spec(spec: str) -> tuple[str, str]:
     """``P0|text`` as given to ``update constraints --add``."""
     pri, sep, text = spec.partition("|")
     if not sep or pri.upper() not in PRIORITIES:
-        raise UsageError(f"{spec[:60]!r} is not PRIORITY|TEXT; write it as \"P0|never touch migrations\"")
+        raise UsageError(f'{spec[:60]!r} is not PRIORITY|TEXT; write it as "P0|never touch migrations"')
     return pri.upper(), text
 
 
@@ -59,16 +59,22 @@ def add(store: Store, priority: str, text: str, shared: bool = False) -> tuple[b
         raise UsageError(f"priority {priority[:10]!r} is not P0, P1 or P2")
     codec.check_text(text, "the constraint text", limit=2000)
     text = text.strip()
-    bad = next((c for c in text if ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 or ord(c) in (0x2028, 0x2029)), None)
+    bad = next(
+        (c for c in text if ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 or ord(c) in (0x2028, 0x2029)), None
+    )
     if bad is not None:
-        raise UsageError(f"the constraint text holds a control character (U+{ord(bad):04X}); a rule is one line of "
-                         "plain text: give it without tabs, line breaks or escapes")
+        raise UsageError(
+            f"the constraint text holds a control character (U+{ord(bad):04X}); a rule is one line of "
+            "plain text: give it without tabs, line breaks or escapes"
+        )
     from agentctl.constraints import together
 
     together.check_new(text)  # a together rule's sides are globs, checked now; a near miss is refused
     near = near_miss(text)
     if near:
-        raise UsageError(f"{text[:60]!r} is not a deny-write rule and would never be enforced; write it as {near!r}")
+        raise UsageError(
+            f"{text[:60]!r} is not a deny-write rule and would never be enforced; write it as {near!r}"
+        )
     pattern = deny_pattern(text)
     if pattern is not None:
         check_glob(pattern)  # refuse a pattern git would read otherwise than meant now, not in a hook
@@ -76,7 +82,9 @@ def add(store: Store, priority: str, text: str, shared: bool = False) -> tuple[b
     from agentctl.constraints import lastseen
 
     with store.lock(LOCK):
-        lastseen.before_edit(store)  # a P0 rule that left the file by hand stays vanished, not lost in this rewrite
+        lastseen.before_edit(
+            store
+        )  # a P0 rule that left the file by hand stays vanished, not lost in this rewrite
         rules = read(store)
         if len(rules) >= MAX_RULES:
             raise UsageError(f"there are already {MAX_RULES} constraints; remove some first")
@@ -84,8 +92,10 @@ def add(store: Store, priority: str, text: str, shared: bool = False) -> tuple[b
             from agentctl.ground import sharedfile
 
             if " #" in text or "\t#" in text:
-                raise UsageError(f"{text[:60]!r} holds ` #`, which starts a comment in {sharedfile.FILE}; write the "
-                                 "rule without it (a comment goes on a line of its own)")
+                raise UsageError(
+                    f"{text[:60]!r} holds ` #`, which starts a comment in {sharedfile.FILE}; write the "
+                    "rule without it (a comment goes on a line of its own)"
+                )
 
             if not sharedfile.add_line(store, "constraints", Rule(priority, text).line()):
                 return False, rules
@@ -103,8 +113,10 @@ def add(store: Store, priority: str, text: str, shared: bool = False) -> tuple[b
 def warning(priority: str, text: str) -> str:
     """What to tell the user about a rule as added ("" if nothing): a deny-write below P0 is not enforced."""
     if deny_pattern(text) is not None and priority.strip().upper() != "P0":
-        return (f"`{text.strip()[:80]}` at {priority.strip().upper()} is a reminder only: the hooks and "
-                f"`constraints check` enforce deny-write rules at P0 (add it as P0 to enforce it)")
+        return (
+            f"`{text.strip()[:80]}` at {priority.strip().upper()} is a reminder only: the hooks and "
+            f"`constraints check` enforce deny-write rules at P0 (add it as P0 to enforce it)"
+        )
     return ""
 
 
@@ -114,11 +126,15 @@ def _project_relative(store: Store, pattern: str) -> None:
 
     project = store.project.rstrip("/") + "/"
     if pattern.startswith(project) or pattern.startswith(os.path.realpath(store.project) + "/"):
-        right = pattern[len(project):] if pattern.startswith(project) else pattern.split("/", 1)[-1]
-        raise UsageError(f"deny-write globs are relative to the project root; write it as 'deny-write: {right}'")
+        right = pattern[len(project) :] if pattern.startswith(project) else pattern.split("/", 1)[-1]
+        raise UsageError(
+            f"deny-write globs are relative to the project root; write it as 'deny-write: {right}'"
+        )
     if pattern.startswith("../") or "/../" in pattern:
-        raise UsageError(f"deny-write glob {pattern!r} leads outside the project, so it would never match; "
-                         "give a glob relative to the project root")
+        raise UsageError(
+            f"deny-write glob {pattern!r} leads outside the project, so it would never match; "
+            "give a glob relative to the project root"
+        )
 
 
 def near_miss(text: str) -> str:
@@ -155,7 +171,9 @@ def remove(store: Store, what: str, keep_p0: bool = False) -> Rule:
         if what.isascii() and what.isdigit():
             n = int(what)
             if not 1 <= n <= len(rules):
-                raise UsageError(f"there is no constraint number {n}; `agentctl constraints list` shows the numbers")
+                raise UsageError(
+                    f"there is no constraint number {n}; `agentctl constraints list` shows the numbers"
+                )
             target = rules[n - 1]
         else:
             pri, sep, text = what.partition("|")
@@ -166,19 +184,25 @@ def remove(store: Store, what: str, keep_p0: bool = False) -> Rule:
         if target is None:
             bare = what[3:] if what[:3].upper() == "P0|" else what
             if any(t == bare for _, t in lastseen.vanished(store, persist=False)):  # compared just above
-                raise UsageError(f"P0 `{bare[:80]}` already left the rules file without `constraints remove` and is "
-                                 "still enforced; a person confirms its removal with `agentctl constraints confirm-removal`")
+                raise UsageError(
+                    f"P0 `{bare[:80]}` already left the rules file without `constraints remove` and is "
+                    "still enforced; a person confirms its removal with `agentctl constraints confirm-removal`"
+                )
             raise UsageError(f"no constraint reads {what[:80]!r}; `agentctl constraints list` shows them")
         if keep_p0 and target.priority == "P0":
-            raise UsageError(f"P0 `{target.text[:80]}` is removed only by a person: ask the user to remove it "
-                             "(`agentctl constraints remove` in their terminal); an agent cannot")
+            raise UsageError(
+                f"P0 `{target.text[:80]}` is removed only by a person: ask the user to remove it "
+                "(`agentctl constraints remove` in their terminal); an agent cannot"
+            )
         from agentctl.ground import sharedfile
 
         mine = read_local(store)
         if target in mine:
             mine.remove(target)
             _write(store, mine)
-        sharedfile.remove_line(store, lambda line: _reads_as(line, target))  # a shared rule: its line goes too
+        sharedfile.remove_line(
+            store, lambda line: _reads_as(line, target)
+        )  # a shared rule: its line goes too
         lastseen.edited(store, target.text if target.priority == "P0" else None)
     store.log_change("constraints", "remove", f"{target.priority}|{target.text}")
     return target

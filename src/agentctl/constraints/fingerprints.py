@@ -31,7 +31,9 @@ if TYPE_CHECKING:
 LOCAL = "services/constraints/prints"
 MAX_WALK = 50_000
 EMPTY_DIR = "dir"  # the signature of an empty folder (``PATH/``): made or removed, never modified
-MAX_HASH = 256 << 20  # bytes hashed of one file; a bigger file is judged by its first MAX_HASH bytes and its size
+MAX_HASH = (
+    256 << 20
+)  # bytes hashed of one file; a bigger file is judged by its first MAX_HASH bytes and its size
 
 
 def _where(store: Store) -> str:
@@ -43,7 +45,11 @@ def _where(store: Store) -> str:
 def _p0(store: Store) -> list[Rule]:
     from agentctl.constraints import lastseen
 
-    return [r for r in lastseen.enforced(store, persist=False) if r.priority == "P0" and agentctl.constraints.denytext.deny_pattern(r.text)]
+    return [
+        r
+        for r in lastseen.enforced(store, persist=False)
+        if r.priority == "P0" and agentctl.constraints.denytext.deny_pattern(r.text)
+    ]
 
 
 def walk(store: Store, rules: list[Rule]) -> dict[str, str]:
@@ -151,7 +157,9 @@ def _save(store: Store, prints: dict[str, tuple[str, str]], task: str | None = N
     from agentctl.constraints import ledger
 
     head = task if task is not None else _HEAD.get(store.root, "")
-    data = codec.record("PRINTS", head) + b"".join(codec.record("FILE", p, s, d) for p, (s, d) in sorted(prints.items()))
+    data = codec.record("PRINTS", head) + b"".join(
+        codec.record("FILE", p, s, d) for p, (s, d) in sorted(prints.items())
+    )
     file = _where(store)
     if file != LOCAL and ledger.write(store, file, data):
         return
@@ -184,7 +192,11 @@ def refresh(store: Store, rel: str) -> None:
 
 def task_key(fields: dict[str, str]) -> str:
     """The running task as the fingerprints name it (its id and start time; "" when none runs)."""
-    return "" if fields.get("STATE", "IDLE") == "IDLE" else f"{fields.get('TASK_ID', '')}@{fields.get('STARTED', '')}"
+    return (
+        ""
+        if fields.get("STATE", "IDLE") == "IDLE"
+        else f"{fields.get('TASK_ID', '')}@{fields.get('STARTED', '')}"
+    )
 
 
 def changed(store: Store, task: str) -> dict[str, str]:
@@ -220,7 +232,9 @@ def changed(store: Store, task: str) -> dict[str, str]:
                 from agentctl.constraints import protect
 
                 fold = protect.case_insensitive(store)
-            if agentctl.constraints.rules.match(rules, path, fold) is not None:  # still protected (a rule let go: forgotten)
+            if (
+                agentctl.constraints.rules.match(rules, path, fold) is not None
+            ):  # still protected (a rule let go: forgotten)
                 out[path] = "DELETE"
     if moved:
         try:

@@ -71,7 +71,7 @@ def _wild(p: bytes, pi: int, t: bytes, ti: int, fold: bool) -> int:
                 prev = pi - 2
                 while pi < np and p[pi] == 42:
                     pi += 1
-                if (prev < 0 or p[prev] == 47) and (pi >= np or p[pi] == 47 or p[pi:pi + 2] == b"\\/"):
+                if (prev < 0 or p[prev] == 47) and (pi >= np or p[pi] == 47 or p[pi : pi + 2] == b"\\/"):
                     if pi < np and p[pi] == 47 and _wild(p, pi + 1, t, ti, fold) == _MATCH:
                         return _MATCH
                     slash = True
@@ -161,7 +161,7 @@ def _klass(p: bytes, pi: int, tc: int, fold: bool) -> tuple[bool | None, int]:
                 if tc == 91:
                     matched = True
             else:
-                inside = _cls(p[s:end - 1], tc, fold)
+                inside = _cls(p[s : end - 1], tc, fold)
                 if inside is None:
                     return None, end
                 matched = matched or inside
@@ -205,7 +205,7 @@ class Glob:
                 return False
             stop = len(t) if last else end
             if self.basename:
-                if _wild(p, 0, t[t.rfind(b"/", 0, stop) + 1:stop], 0, fold) == _MATCH:
+                if _wild(p, 0, t[t.rfind(b"/", 0, stop) + 1 : stop], 0, fold) == _MATCH:
                     return True
             elif t.startswith(p[:n]) and n <= stop:
                 # git's match_pathname: the literal head compared, the rest matched on its own
@@ -240,8 +240,10 @@ def problem(pattern: str) -> str:
         return "starts with '#', a comment in .gitignore (write `\\#` for a name starting with '#')"
     braces = _braces(pattern)
     if braces:
-        return "braces are not .gitignore syntax (they would match a literal '{'); add one rule each: " + \
-               " and ".join(f"`deny-write: {b}`" for b in braces)
+        return (
+            "braces are not .gitignore syntax (they would match a literal '{'); add one rule each: "
+            + " and ".join(f"`deny-write: {b}`" for b in braces)
+        )
     if _escaped_end(pattern + "x"):
         return "ends in a lone '\\' (write `\\\\` for a backslash)"
     b = pattern.encode("utf-8", "surrogateescape")
@@ -262,15 +264,21 @@ def problem(pattern: str) -> str:
 
 def _class_problem(b: bytes, i: int) -> tuple[str, int]:
     ok, end = _klass(b, i, 0, False)
-    shown = b[i:end + 1].decode("utf-8", "replace")
+    shown = b[i : end + 1].decode("utf-8", "replace")
     if ok is None:
         if end >= len(b):
-            return "has an unclosed '[' (write `\\[` for a bracket itself; a ']' first in a class is itself, as in `[]a]`)", end
+            return (
+                "has an unclosed '[' (write `\\[` for a bracket itself; a ']' first in a class is itself, as in `[]a]`)",
+                end,
+            )
         close = b.find(b"]", end + 1)
         end = close if close >= 0 else end
-        shown = b[i:end + 1].decode("utf-8", "replace")
-        return f"has an unknown character class in {shown!r} (the classes are [:alnum:], [:alpha:], [:digit:], " \
-               "[:lower:], [:upper:], [:space:], [:blank:], [:punct:], [:print:], [:graph:], [:cntrl:], [:xdigit:])", end
+        shown = b[i : end + 1].decode("utf-8", "replace")
+        return (
+            f"has an unknown character class in {shown!r} (the classes are [:alnum:], [:alpha:], [:digit:], "
+            "[:lower:], [:upper:], [:space:], [:blank:], [:punct:], [:print:], [:graph:], [:cntrl:], [:xdigit:])",
+            end,
+        )
     j = i + 1
     if j < end and b[j] in (33, 94):
         j += 1
@@ -286,7 +294,10 @@ def _class_problem(b: bytes, i: int) -> tuple[str, int]:
         if c == 45 and prev and not first and j + 1 < end:
             hi = b[j + 2] if b[j + 1] == 92 and j + 2 < end else b[j + 1]
             if hi < prev:
-                return f"has a range backwards in {shown!r} ({chr(prev)}-{chr(hi)} holds nothing; write {chr(hi)}-{chr(prev)})", end
+                return (
+                    f"has a range backwards in {shown!r} ({chr(prev)}-{chr(hi)} holds nothing; write {chr(hi)}-{chr(prev)})",
+                    end,
+                )
             j += 3 if b[j + 1] == 92 else 2
             prev = 0
             continue
@@ -332,7 +343,7 @@ def _braces(pattern: str) -> list[str]:
                 for cut in cuts + [j]:
                     parts.append(pattern[start:cut])
                     start = cut + 1
-                head, tail = pattern[:i], pattern[j + 1:]
+                head, tail = pattern[:i], pattern[j + 1 :]
                 out: list[str] = []
                 for part in parts:
                     whole = head + part + tail
@@ -367,7 +378,7 @@ def _mend(pattern: str) -> str:
     while i < len(b):
         c = b[i]
         if c == 92:
-            out += b[i:i + 2]
+            out += b[i : i + 2]
             i += 2
             continue
         if c == 91:
@@ -381,7 +392,7 @@ def _mend(pattern: str) -> str:
                     out += b"?"
                     i = end + 1
                 continue
-            out += b[i:end + 1]
+            out += b[i : end + 1]
             i = end + 1
             continue
         out.append(c)

@@ -27,22 +27,29 @@ from agentctl.ground.errors import StateError, UsageError
 from agentctl.ground.store import Store, now_iso
 
 SEEN = "services/constraints/p0-seen"
-NOTICED: list[tuple[str, str]] = []  # (time, text) this process found vanished (operation.run and the hooks say it)
+NOTICED: list[
+    tuple[str, str]
+] = []  # (time, text) this process found vanished (operation.run and the hooks say it)
 
 
 class Record:
     __slots__ = ("status", "seen", "gone", "folder")
 
-    def __init__(self, status: str = "", seen: list[str] | None = None, gone: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, status: str = "", seen: list[str] | None = None, gone: dict[str, str] | None = None
+    ) -> None:
         self.status = status  # the rules file's signature when last compared ("": never)
         self.seen = seen or []  # the P0 rule texts present then, in the file's order
         self.gone = gone or {}  # text -> when it was found missing, its removal not confirmed
         self.folder = ""  # the state folder's identity when last compared (ledger.folder_id; "": unknown)
 
     def data(self) -> bytes:
-        return (codec.record("STATUS", self.status) + b"".join(codec.record("SEEN", t) for t in self.seen)
-                + b"".join(codec.record("GONE", w, t) for t, w in self.gone.items())
-                + (codec.record("FOLDER", self.folder) if self.folder else b""))
+        return (
+            codec.record("STATUS", self.status)
+            + b"".join(codec.record("SEEN", t) for t in self.seen)
+            + b"".join(codec.record("GONE", w, t) for t, w in self.gone.items())
+            + (codec.record("FOLDER", self.folder) if self.folder else b"")
+        )
 
 
 def parse(data: bytes) -> tuple[Record, list[int]]:
@@ -144,7 +151,9 @@ def _compare(store: Store, rec: Record | None) -> tuple[Record, list[tuple[str, 
     now = [r.text for r in read(store) if r.priority == "P0"]
     old = rec or Record()
     here = set(now)
-    gone = {t: w for t, w in old.gone.items() if t not in here}  # a vanished rule back in the file: seen again
+    gone = {
+        t: w for t, w in old.gone.items() if t not in here
+    }  # a vanished rule back in the file: seen again
     when = now_iso()
     newly = [(when, t) for t in old.seen if t not in here and t not in gone]
     gone.update((t, w) for w, t in newly)
@@ -173,7 +182,9 @@ def vanished(store: Store, persist: bool = True) -> list[tuple[str, str]]:
                 _save(store, fresh)
             NOTICED.extend(newly)
             for _, text in newly:
-                store.log_change("constraints", "vanished", f"P0|{text} left the rules file without `constraints remove`")
+                store.log_change(
+                    "constraints", "vanished", f"P0|{text} left the rules file without `constraints remove`"
+                )
             return [(w, t) for t, w in fresh.gone.items()]
         except StateError:
             if store.lock_deadline is None:
@@ -200,10 +211,12 @@ def take_noticed() -> list[str]:
 
 
 def vanished_line(text: str, since: str, head: str = "P0 VANISHED") -> str:
-    return (f"{head}: `{text}` left the rules file at {since} without `agentctl constraints remove` (a hand "
-            "or shell edit, a pull); it is still enforced. Only a person may confirm its removal: "
-            f"`agentctl constraints confirm-removal {_sh(text)}`; or put it back: `agentctl constraints add P0 {_sh(text)}` "
-            "(with --shared where it stood in agentctl.rules)")
+    return (
+        f"{head}: `{text}` left the rules file at {since} without `agentctl constraints remove` (a hand "
+        "or shell edit, a pull); it is still enforced. Only a person may confirm its removal: "
+        f"`agentctl constraints confirm-removal {_sh(text)}`; or put it back: `agentctl constraints add P0 {_sh(text)}` "
+        "(with --shared where it stood in agentctl.rules)"
+    )
 
 
 def gone_rules(store: Store, persist: bool = True) -> list[Rule]:
@@ -221,6 +234,7 @@ def _sh(text: str) -> str:
 
 
 # -- the rules' own writers (under LOCK): a person's change is recorded, anything else compared first --
+
 
 def edited(store: Store, removed: str | None = None) -> None:
     """After ``constraints add|remove`` rewrote the rules file (under LOCK, held by the caller): a P0
@@ -260,19 +274,25 @@ def confirm(store: Store, what: str) -> str:
         rec = _load(store) or Record()
         order = list(rec.gone)
         if not order:
-            raise UsageError("no P0 rule has vanished from the rules file; `agentctl constraints list` shows the rules "
-                             "(remove one with `agentctl constraints remove`)")
+            raise UsageError(
+                "no P0 rule has vanished from the rules file; `agentctl constraints list` shows the rules "
+                "(remove one with `agentctl constraints remove`)"
+            )
         text = None
         if what.isascii() and what.isdigit():
             n = int(what)
             if not 1 <= n <= len(order):
-                raise UsageError(f"there is no vanished P0 rule number {n}; `agentctl resume` lists them (1 to {len(order)})")
+                raise UsageError(
+                    f"there is no vanished P0 rule number {n}; `agentctl resume` lists them (1 to {len(order)})"
+                )
             text = order[n - 1]
         else:
             bare = what[3:] if what[:3].upper() == "P0|" else what
             text = next((t for t in order if t in (what, bare)), None)
         if text is None:
-            raise UsageError(f"no vanished P0 rule reads {what[:80]!r}; `agentctl resume` lists them on P0 VANISHED lines")
+            raise UsageError(
+                f"no vanished P0 rule reads {what[:80]!r}; `agentctl resume` lists them on P0 VANISHED lines"
+            )
         del rec.gone[text]
         _save(store, rec)
     store.log_change("constraints", "confirm-removal", f"P0|{text}")

@@ -135,6 +135,8 @@ def folder_note(store: Store, recorded: str) -> str:
     "" when it is (or nothing was recorded)."""
     if not recorded or recorded == folder_id(store.root):
         return ""
-    return (f"STATE FOLDER REPLACED: {os.path.basename(store.root)} is not the folder agentctl last saw (it was "
-            f"removed or recreated); the P0 rules kept in the ledger ({shown(store.root)}) still hold; a rule that "
-            "is not in the rules file now shows as vanished until a person confirms its removal")
+    return (
+        f"STATE FOLDER REPLACED: {os.path.basename(store.root)} is not the folder agentctl last saw (it was "
+        f"removed or recreated); the P0 rules kept in the ledger ({shown(store.root)}) still hold; a rule that "
+        "is not in the rules file now shows as vanished until a person confirms its removal"
+    )

@@ -20,8 +20,10 @@ def listed(store: Store, rules: list[Rule]) -> tuple[list[str], list[dict[str, o
     one: what ``remove N`` takes) and as rows, the shared file read once for both."""
     shared = set(shared_rules(store))
     order = agentctl.constraints.rules.by_priority(rules)
-    return ([f"{i}. {r.line()}" + ("  (agentctl.rules)" if r in shared else "") for i, r in enumerate(order, 1)],
-            [{"priority": r.priority, "text": r.text, "shared": r in shared} for r in order])
+    return (
+        [f"{i}. {r.line()}" + ("  (agentctl.rules)" if r in shared else "") for i, r in enumerate(order, 1)],
+        [{"priority": r.priority, "text": r.text, "shared": r in shared} for r in order],
+    )
 
 
 def as_data(store: Store) -> list[dict[str, object]]:

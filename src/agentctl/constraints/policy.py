@@ -53,7 +53,11 @@ class Policy:
         """The P0 rule that denies ``path`` as spelled (cheap: no other name of the file looked up)."""
         from agentctl.constraints import protect
 
-        return agentctl.constraints.rules.match(self.p0, path, protect.case_insensitive(self.store)) if self.p0 else None
+        return (
+            agentctl.constraints.rules.match(self.p0, path, protect.case_insensitive(self.store))
+            if self.p0
+            else None
+        )
 
     def vanished(self, rule: Rule) -> bool:
         """Is ``rule`` enforced only because it left the rules file without a person?"""
@@ -77,15 +81,25 @@ def of(store: Store, persist: bool = True) -> Policy:
     from agentctl.ground import sharedfile
 
     key = (store.root, persist)
-    sig = (_sig(store.path(agentctl.constraints.rules.STATUS)), _sig(store.path(lastseen.SEEN)), sharedfile.signature(store))
+    sig = (
+        _sig(store.path(agentctl.constraints.rules.STATUS)),
+        _sig(store.path(lastseen.SEEN)),
+        sharedfile.signature(store),
+    )
     kept = _KEPT.get(key)
     if kept is not None and kept[0] == sig:
         return kept[1]
     written, broken = agentctl.constraints.rules.read_checked(store)
     enforced = lastseen.enforced(store, written, persist=persist)
     policy = Policy(store, written, broken, enforced)
-    _KEPT[key] = ((_sig(store.path(agentctl.constraints.rules.STATUS)), _sig(store.path(lastseen.SEEN)),
-                   sharedfile.signature(store)), policy)
+    _KEPT[key] = (
+        (
+            _sig(store.path(agentctl.constraints.rules.STATUS)),
+            _sig(store.path(lastseen.SEEN)),
+            sharedfile.signature(store),
+        ),
+        policy,
+    )
     return policy
 
 

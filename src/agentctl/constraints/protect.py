@@ -20,8 +20,13 @@ if TYPE_CHECKING:
     from agentctl.constraints.rules import Broken
 
 
-def judge(store: Store, rules: list[Rule], spelled: str | None, target: str | None,
-          broken: list[Broken] | tuple[()] = ()) -> tuple[Rule, str] | None:
+def judge(
+    store: Store,
+    rules: list[Rule],
+    spelled: str | None,
+    target: str | None,
+    broken: list[Broken] | tuple[()] = (),
+) -> tuple[Rule, str] | None:
     """(rule, the path it matched) if a P0 deny-write rule forbids a write; one identity per file.
 
     A write is judged by every name of the file it changes: the path as spelled, its resolved
@@ -37,7 +42,9 @@ def judge(store: Store, rules: list[Rule], spelled: str | None, target: str | No
     fold = case_insensitive(store)
 
     def hit(rel: str) -> Rule | None:
-        return agentctl.constraints.rules.match(rules, rel, fold) or (agentctl.constraints.rules.match_broken(wide, rel, fold) if wide else None)
+        return agentctl.constraints.rules.match(rules, rel, fold) or (
+            agentctl.constraints.rules.match_broken(wide, rel, fold) if wide else None
+        )
 
     for rel in (spelled, target):
         if rel is not None:
@@ -52,8 +59,9 @@ def judge(store: Store, rules: list[Rule], spelled: str | None, target: str | No
         return None
     if st.st_nlink < 2 or not stat.S_ISREG(st.st_mode):
         return None
-    for alias in _links(store, rules + [Rule("P0", "deny-write: " + w) for b in wide for w in b.wide],
-                        (st.st_dev, st.st_ino)):
+    for alias in _links(
+        store, rules + [Rule("P0", "deny-write: " + w) for b in wide for w in b.wide], (st.st_dev, st.st_ino)
+    ):
         rule = hit(alias)
         if rule is not None:
             return rule, alias
@@ -95,8 +103,9 @@ def deny_roots(store: Store, rules: list[Rule]) -> set[str]:
     return roots
 
 
-def _scan_links(store: Store, stack: list[str], skip: set[str], budget: int, key: tuple[int, int],
-                found: list[str]) -> list[str]:
+def _scan_links(
+    store: Store, stack: list[str], skip: set[str], budget: int, key: tuple[int, int], found: list[str]
+) -> list[str]:
     while stack and budget > 0:
         rel = stack.pop()
         try:

@@ -83,8 +83,10 @@ def read_split(store: Store) -> tuple[list[Rule], list[str]]:
         p0, others = split_p0(_parsed(lines))
         return p0, [f"{r[0]}|{r[1]}" for r in others]
     new = tuple.__new__
-    return ([new(Rule, (ln[:2], ln[3:])) for ln in lines if ln.startswith("P0|")],
-            [ln for ln in lines if not ln.startswith("P0|")])
+    return (
+        [new(Rule, (ln[:2], ln[3:])) for ln in lines if ln.startswith("P0|")],
+        [ln for ln in lines if not ln.startswith("P0|")],
+    )
 
 
 class Broken(Rule):
@@ -230,8 +232,10 @@ def short_note(store: Store, broken: list[Broken]) -> str:
     """The hooks' short note about broken rule lines ("" if none): the other rules still apply."""
     if not broken:
         return ""
-    return (f"agentctl: {len(broken)} line{'s' if len(broken) > 1 else ''} of the rules file cannot be taken as written "
-            f"(the other rules still apply): {problem_lines(store, broken, 1)[0][:300]}")
+    return (
+        f"agentctl: {len(broken)} line{'s' if len(broken) > 1 else ''} of the rules file cannot be taken as written "
+        f"(the other rules still apply): {problem_lines(store, broken, 1)[0][:300]}"
+    )
 
 
 def problem_lines(store: Store, broken: list[Broken], limit: int = 3) -> list[str]:
@@ -239,16 +243,23 @@ def problem_lines(store: Store, broken: list[Broken], limit: int = 3) -> list[st
     out = []
     for b in broken[:limit]:
         what = "".join(c if c.isprintable() else "?" for c in b[1][:80])
-        cover = (f"; writes to what it may mean ({', '.join(b.wide[:3])}) are refused until it is mended"
-                 if b.wide else "")
+        cover = (
+            f"; writes to what it may mean ({', '.join(b.wide[:3])}) are refused until it is mended"
+            if b.wide
+            else ""
+        )
         if b.where and not b.lineno:
             out.append(f"{b.where} {b.why}")
         elif b.where:
-            out.append(f"{b.where} line {b.lineno} `{what}` {b.why}{cover}; fix the line in {b.where} (it is committed "
-                       "with the code: the fix is a commit)")
+            out.append(
+                f"{b.where} line {b.lineno} `{what}` {b.why}{cover}; fix the line in {b.where} (it is committed "
+                "with the code: the fix is a commit)"
+            )
         else:
-            out.append(f"{store.shown(STATUS)} line {b.lineno} `{what}` {b.why}{cover}; "
-                       "fix the line by hand, or `agentctl doctor --fix` moves it to logs/quarantine-*")
+            out.append(
+                f"{store.shown(STATUS)} line {b.lineno} `{what}` {b.why}{cover}; "
+                "fix the line by hand, or `agentctl doctor --fix` moves it to logs/quarantine-*"
+            )
     if len(broken) > limit:
         out.append(f"and {len(broken) - limit} more unreadable rule lines (`agentctl doctor` lists them)")
     return out
@@ -261,8 +272,12 @@ def _plain(text: str, n: int) -> bool:
     if any(c in text for c in _SLOW) or " \n" in text or text.endswith(" "):
         return False
     t = "\n" + text
-    return (t.count("\nP0|") + t.count("\nP1|") + t.count("\nP2|") == n
-            and "\nP0| " not in t and "\nP1| " not in t and "\nP2| " not in t)
+    return (
+        t.count("\nP0|") + t.count("\nP1|") + t.count("\nP2|") == n
+        and "\nP0| " not in t
+        and "\nP1| " not in t
+        and "\nP2| " not in t
+    )
 
 
 def parse_line(line: str, first: bool = False) -> Rule | None:

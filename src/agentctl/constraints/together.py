@@ -66,7 +66,9 @@ def check_new(text: str) -> None:
     """Refuse, at `constraints add`, a together rule that is malformed or a near miss of one."""
     near = near_miss(text)
     if near:
-        raise UsageError(f"{text.strip()[:80]!r} is not a together rule and would never be checked; write it as {near!r}")
+        raise UsageError(
+            f"{text.strip()[:80]!r} is not a together rule and would never be checked; write it as {near!r}"
+        )
     both = sides(text)
     if both is None:
         return
@@ -75,7 +77,9 @@ def check_new(text: str) -> None:
         if why:
             raise UsageError(f"together glob {glob!r} {why}")
     if both[0] == both[1]:
-        raise UsageError(f"together: {both[0]} -> {both[1]} names one side twice; give the file that must change with it")
+        raise UsageError(
+            f"together: {both[0]} -> {both[1]} names one side twice; give the file that must change with it"
+        )
 
 
 def near_miss(text: str) -> str:
@@ -84,11 +88,17 @@ def near_miss(text: str) -> str:
 
     if sides(text) is not None:
         return ""
-    m = re.match(r"\s*(?:together|co-?change[sd]?|change[sd]?[\s_-]*together)\b\s*[:=]*\s*(.*)$", text,
-                 re.IGNORECASE | re.DOTALL)
+    m = re.match(
+        r"\s*(?:together|co-?change[sd]?|change[sd]?[\s_-]*together)\b\s*[:=]*\s*(.*)$",
+        text,
+        re.IGNORECASE | re.DOTALL,
+    )
     if m is None:
         return ""
-    parts = [p.strip() for p in re.split(r"\s*(?:=>|-->|→|->|>|\bwith\b|\brequires\b|,)\s*", m.group(1), maxsplit=1)]
+    parts = [
+        p.strip()
+        for p in re.split(r"\s*(?:=>|-->|→|->|>|\bwith\b|\brequires\b|,)\s*", m.group(1), maxsplit=1)
+    ]
     left = parts[0] if parts and parts[0] else "GLOB"
     right = parts[1] if len(parts) > 1 and parts[1] else "GLOB"
     return f"together: {left} -> {right}"

@@ -36,7 +36,9 @@ CLOSING = ("RESTORED", "ACKED", "FORCED")
 def _records(store: Store) -> list[list[str]]:
     from agentctl.ground import lateappends
 
-    data = (store.read(LOG, cap=8 << 20) or b"") + b"".join(line + b"\n" for line in lateappends.lines(store, LOG))
+    data = (store.read(LOG, cap=8 << 20) or b"") + b"".join(
+        line + b"\n" for line in lateappends.lines(store, LOG)
+    )
     if not data:
         return []
     out = []
@@ -113,7 +115,9 @@ def note(store: Store, paths: list[str], changed: Iterable[str] = ()) -> list[tu
 
     if not paths and not changed:
         return []
-    policy = agentctl.constraints.policy.of(store)  # the one P0 policy: a rule that vanished without a person's confirmation too
+    policy = agentctl.constraints.policy.of(
+        store
+    )  # the one P0 policy: a rule that vanished without a person's confirmation too
     if not policy.broken and not policy.p0:
         return []
     hits: dict[str, str] = {}
@@ -132,7 +136,10 @@ def note(store: Store, paths: list[str], changed: Iterable[str] = ()) -> list[tu
         return []
     new = [(p, r) for p, r in hits.items() if p not in already]
     sigs = {p: signature(store, p) for p in hits}
-    _append(store, [("OPEN", p, r) for p, r in new] + [("JUDGED", p, s) for p, s in sigs.items() if s != judged.get(p)])
+    _append(
+        store,
+        [("OPEN", p, r) for p, r in new] + [("JUDGED", p, s) for p, s in sigs.items() if s != judged.get(p)],
+    )
     for p, r in new:
         store.log_change("constraints", "violation", f"{p} by P0|{r}")
     if new and store.alerts():  # one stat when no alert is configured (a hook)
@@ -179,7 +186,8 @@ def stop_check(store: Store, task_id: str, force: bool) -> dict[str, tuple[str, 
         raise CheckFailed(
             f"task {task_id} broke P0 `{rule}`: {codec.encode(path)} was written ({len(broken)} open violation"
             f"{'s' if len(broken) > 1 else ''}); {restore_hint(store, path)}; or stop anyway with "
-            "`agentctl task stop --force` (recorded in the archive)")
+            "`agentctl task stop --force` (recorded in the archive)"
+        )
     return broken
 
 
@@ -210,8 +218,10 @@ def restore_hint(store: Store, path: str) -> str:
     if path.endswith("/"):
         how = f"`rmdir {q}` from the project root (an empty folder made under the denied path)"
     elif git_root(store.project):
-        how = (f"`git checkout -- {q}` from the project root (from anywhere: `git -C {_sh(store.project)} checkout -- {q}`)"
-               " (a file git never tracked: delete it)")
+        how = (
+            f"`git checkout -- {q}` from the project root (from anywhere: `git -C {_sh(store.project)} checkout -- {q}`)"
+            " (a file git never tracked: delete it)"
+        )
     else:
         how = "your saved copy (the project is not in git)"
     return f"restore it with {how}, or, if the user allowed it, `agentctl constraints ack {q}`"
@@ -242,8 +252,10 @@ def tell(store: Store, hits: list[tuple[str, str]]) -> str:
     """The message for the agent, at once, about writes that broke a P0 rule ("" if none)."""
     if not hits:
         return ""
-    parts = [f"P0 VIOLATION: {codec.encode(p)} was written although P0 `{r}` forbids it; {restore_hint(store, p)}"
-             for p, r in hits[:5]]
+    parts = [
+        f"P0 VIOLATION: {codec.encode(p)} was written although P0 `{r}` forbids it; {restore_hint(store, p)}"
+        for p, r in hits[:5]
+    ]
     if len(hits) > 5:
         parts.append(f"and {len(hits) - 5} more (`agentctl resume` lists them)")
     return " | ".join(parts)
@@ -264,13 +276,18 @@ def lines(store: Store) -> list[str]:
     if len(found) <= FOLD:
         for path, (when, rule) in found.items():
             q = _sh(path)
-            out.append(f"VIOLATION {codec.encode(path)} written {when[:19]} against P0 `{codec.encode(rule)[:200]}`: "
-                       f"{_undo(store, q)}, or, if the user allowed it, `agentctl constraints ack {q}`")
+            out.append(
+                f"VIOLATION {codec.encode(path)} written {when[:19]} against P0 `{codec.encode(rule)[:200]}`: "
+                f"{_undo(store, q)}, or, if the user allowed it, `agentctl constraints ack {q}`"
+            )
     else:
         rules = list(dict.fromkeys(rule for _, rule in found.values()))
-        head = (f"VIOLATION {len(found)} open (denied paths written) against P0 "
-                + ", ".join(f"`{codec.encode(r)[:120]}`" for r in rules[:2]) + (f" and {len(rules) - 2} more rules" if len(rules) > 2 else "")
-                + f"; {_undo(store, 'PATH')} for each, or, if the user allowed it, `agentctl constraints ack PATH`: ")
+        head = (
+            f"VIOLATION {len(found)} open (denied paths written) against P0 "
+            + ", ".join(f"`{codec.encode(r)[:120]}`" for r in rules[:2])
+            + (f" and {len(rules) - 2} more rules" if len(rules) > 2 else "")
+            + f"; {_undo(store, 'PATH')} for each, or, if the user allowed it, `agentctl constraints ack PATH`: "
+        )
         named: list[str] = []
         used = len(head) + 40
         for path in found:
@@ -284,8 +301,10 @@ def lines(store: Store) -> list[str]:
     from agentctl.ground.ancestors import git_root
 
     if git_root(store.project):
-        out.append(f"VIOLATIONS: these commands run from the project root; from another folder "
-                   f"`git -C {_sh(store.project)} checkout -- PATH`; a file git never tracked: delete it instead")
+        out.append(
+            f"VIOLATIONS: these commands run from the project root; from another folder "
+            f"`git -C {_sh(store.project)} checkout -- PATH`; a file git never tracked: delete it instead"
+        )
     return out
 
 
@@ -294,4 +313,8 @@ def _undo(store: Store, q: str) -> str:
 
     if q.rstrip("'").endswith("/"):
         return f"remove it with `rmdir {q}`"
-    return f"restore it with `git checkout -- {q}`" if git_root(store.project) else "restore it from your saved copy"
+    return (
+        f"restore it with `git checkout -- {q}`"
+        if git_root(store.project)
+        else "restore it from your saved copy"
+    )

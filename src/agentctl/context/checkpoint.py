@@ -16,12 +16,32 @@ from agentctl.ground import codec
 from agentctl.ground.store import Store, now_iso
 
 FILE = "context/checkpoint"
-KEYS = ("AT", "AT_TS", "WHY", "AGENT", "TOOL", "PATH", "NOT_DONE", "UNLOGGED", "VERIFY", "FILL", "COMPACTIONS")
+KEYS = (
+    "AT",
+    "AT_TS",
+    "WHY",
+    "AGENT",
+    "TOOL",
+    "PATH",
+    "NOT_DONE",
+    "UNLOGGED",
+    "VERIFY",
+    "FILL",
+    "COMPACTIONS",
+)
 MAX_PATHS = 20
 
 
-def record(store: Store, why: str, agent: str, *, tool: str = "", path: str = "", unlogged: list[str] | None = None,
-           fill: str = "") -> dict[str, str]:
+def record(
+    store: Store,
+    why: str,
+    agent: str,
+    *,
+    tool: str = "",
+    path: str = "",
+    unlogged: list[str] | None = None,
+    fill: str = "",
+) -> dict[str, str]:
     """Write the checkpoint now (never raises on the hook path: a checkpoint that cannot be taken is skipped)."""
     from agentctl.context import inflight
     from agentctl.session import compactions
@@ -35,10 +55,19 @@ def record(store: Store, why: str, agent: str, *, tool: str = "", path: str = ""
         rel = os.path.relpath(path, store.project)
         path = rel if not rel.startswith("..") else path
     t = time.time()
-    fields = {"AT": now_iso(t), "AT_TS": f"{t:.3f}", "WHY": why[:120], "AGENT": agent[:20], "TOOL": tool[:80],
-              "PATH": path[:400], "NOT_DONE": "\n".join(now.not_done[:MAX_PATHS]),
-              "UNLOGGED": "\n".join((unlogged or [])[:MAX_PATHS]), "VERIFY": now.verify[:160], "FILL": fill[:80],
-              "COMPACTIONS": count}
+    fields = {
+        "AT": now_iso(t),
+        "AT_TS": f"{t:.3f}",
+        "WHY": why[:120],
+        "AGENT": agent[:20],
+        "TOOL": tool[:80],
+        "PATH": path[:400],
+        "NOT_DONE": "\n".join(now.not_done[:MAX_PATHS]),
+        "UNLOGGED": "\n".join((unlogged or [])[:MAX_PATHS]),
+        "VERIFY": now.verify[:160],
+        "FILL": fill[:80],
+        "COMPACTIONS": count,
+    }
     os.makedirs(store.path("context"), mode=0o700, exist_ok=True)
     store.replace(FILE, codec.format_status(fields))
     store.log_change("context", "checkpoint", f"{why[:60]}: {len(now.not_done)} not marked done")
@@ -61,7 +90,11 @@ def resume_lines(store: Store, compactions: str, last_ts: float | None) -> list[
     if not cp or last_ts is None:
         return []
     try:
-        taken_at, taken_n, now_n = float(cp.get("AT_TS", "0")), int(cp.get("COMPACTIONS", "0")), int(compactions or "0")
+        taken_at, taken_n, now_n = (
+            float(cp.get("AT_TS", "0")),
+            int(cp.get("COMPACTIONS", "0")),
+            int(compactions or "0"),
+        )
     except ValueError:
         return []
     if last_ts < taken_at or now_n != taken_n + 1:
@@ -71,17 +104,27 @@ def resume_lines(store: Store, compactions: str, last_ts: float | None) -> list[
     still = set(inflight.read(store).not_done)  # what is still not done now (a `task done` since clears it)
     parts = []
     if cp.get("PATH"):
-        parts.append(f"you were editing {codec.encode(cp['PATH'])}" + (f" ({cp['TOOL']})" if cp.get("TOOL") else ""))
+        parts.append(
+            f"you were editing {codec.encode(cp['PATH'])}" + (f" ({cp['TOOL']})" if cp.get("TOOL") else "")
+        )
     elif cp.get("TOOL"):
         parts.append(f"your last tool call was {cp['TOOL']}")
     pending = [p for p in cp.get("NOT_DONE", "").split("\n") if p and p in still]
     if pending:
-        parts.append(", ".join(codec.encode(p) for p in pending[:6]) + (f" and {len(pending) - 6} more" if len(pending) > 6 else "")
-                     + (" is" if len(pending) == 1 else " are") + " changed but not marked done (`agentctl task done "
-                     + " ".join(inflight.quoted(p) for p in pending[:6]) + "` once finished)")
+        parts.append(
+            ", ".join(codec.encode(p) for p in pending[:6])
+            + (f" and {len(pending) - 6} more" if len(pending) > 6 else "")
+            + (" is" if len(pending) == 1 else " are")
+            + " changed but not marked done (`agentctl task done "
+            + " ".join(inflight.quoted(p) for p in pending[:6])
+            + "` once finished)"
+        )
     unlogged = [p for p in cp.get("UNLOGGED", "").split("\n") if p]
     if unlogged:
-        parts.append("changed outside the edit tools (logged at the checkpoint): " + ", ".join(codec.encode(p) for p in unlogged[:6]))
+        parts.append(
+            "changed outside the edit tools (logged at the checkpoint): "
+            + ", ".join(codec.encode(p) for p in unlogged[:6])
+        )
     if cp.get("VERIFY"):
         parts.append(f"verify was {cp['VERIFY']}")
     if not parts:
@@ -99,6 +142,8 @@ def resume_section(store: Store, sess: dict[str, str]) -> list[str]:
     from agentctl.session import compactions
 
     try:
-        return resume_lines(store, sess["COMPACTIONS"], compactions.last_compaction_ts(sess)) + cost.resume_line(store)
+        return resume_lines(
+            store, sess["COMPACTIONS"], compactions.last_compaction_ts(sess)
+        ) + cost.resume_line(store)
     except Exception:  # a damaged checkpoint never costs the agent its resume
         return []

@@ -27,13 +27,19 @@ def after_compaction(store: Store, agent: str, transcript_path: object, block: s
 
         before, after = transcript.before_compaction(agent, transcript_path)
         chars = len(block)
-        rec = codec.record(now_iso(), agent[:20], "" if before is None else str(before), "" if after is None else str(after),
-                           str(chars), str(estimate(chars)))
+        rec = codec.record(
+            now_iso(),
+            agent[:20],
+            "" if before is None else str(before),
+            "" if after is None else str(after),
+            str(chars),
+            str(estimate(chars)),
+        )
         os.makedirs(store.path("context"), mode=0o700, exist_ok=True)
         data = store.read(LOG, cap=1 << 20) or b""
         lines = data.split(b"\n")[:-1]
         if len(lines) >= KEEP:
-            store.replace(LOG, b"\n".join(lines[-(KEEP // 2):]) + b"\n" + rec)
+            store.replace(LOG, b"\n".join(lines[-(KEEP // 2) :]) + b"\n" + rec)
         else:
             store.append(LOG, rec, sync=False)
         return line(rec.decode("utf-8").rstrip("\n").split("|"))
@@ -55,10 +61,19 @@ def history(store: Store, last: int = 20) -> list[dict[str, str]]:
     """The last compactions' figures, oldest first."""
     data = store.read(LOG, cap=1 << 20) or b""
     out = []
-    for raw in data.decode("utf-8", "replace").split("\n")[-(last + 1):]:
+    for raw in data.decode("utf-8", "replace").split("\n")[-(last + 1) :]:
         f = raw.split("|")
         if len(f) >= 6:
-            out.append({"at": f[0], "agent": f[1], "before": f[2], "after": f[3], "state_chars": f[4], "state_tokens": f[5]})
+            out.append(
+                {
+                    "at": f[0],
+                    "agent": f[1],
+                    "before": f[2],
+                    "after": f[3],
+                    "state_chars": f[4],
+                    "state_tokens": f[5],
+                }
+            )
     return out[-last:]
 
 

@@ -32,7 +32,11 @@ def record_window(store: Store, session: str, window: int, used_pct: float | Non
     if not key or window <= 0:
         return
     rel = BRIDGE + key
-    fields = {"WINDOW": str(window), "USED_PCT": "" if used_pct is None else f"{used_pct:.1f}", "UPDATED": f"{time.time():.0f}"}
+    fields = {
+        "WINDOW": str(window),
+        "USED_PCT": "" if used_pct is None else f"{used_pct:.1f}",
+        "UPDATED": f"{time.time():.0f}",
+    }
     old = _read(store, rel)
     if old.get("WINDOW") == fields["WINDOW"] and old.get("USED_PCT") == fields["USED_PCT"]:
         return
@@ -112,8 +116,12 @@ def line(store: Store, stdin: dict[str, object]) -> str:
         used = cw.get("used_percentage")
         rem = cw.get("remaining_percentage")
         if type(size) is int and size > 0:
-            record_window(store, str(stdin.get("session_id") or ""), size,
-                          float(used) if isinstance(used, (int, float)) and not isinstance(used, bool) else None)
+            record_window(
+                store,
+                str(stdin.get("session_id") or ""),
+                size,
+                float(used) if isinstance(used, (int, float)) and not isinstance(used, bool) else None,
+            )
         if isinstance(rem, (int, float)) and not isinstance(rem, bool):
             left = float(rem)
     parts.append(f"context {left:.0f}% left" if left is not None else "context ?")

@@ -118,7 +118,10 @@ def _tool_of(content: object) -> tuple[str, str] | None:
             tin = block.get("input")
             path = ""
             if isinstance(tin, dict):
-                path = next((tin[k] for k in ("file_path", "notebook_path", "path") if isinstance(tin.get(k), str)), "")
+                path = next(
+                    (tin[k] for k in ("file_path", "notebook_path", "path") if isinstance(tin.get(k), str)),
+                    "",
+                )
             return block["name"][:80], path[:400]
     return None
 
@@ -145,11 +148,19 @@ def claude(lines: list[str]) -> Fill | None:
         usage = msg.get("usage")
         if not isinstance(usage, dict):
             continue
-        parts = [_int(usage.get(k, 0)) for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")]
+        parts = [
+            _int(usage.get(k, 0))
+            for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+        ]
         if any(p is None for p in parts) or "input_tokens" not in usage:
             return None  # malformed: nothing rather than a wrong figure
         model = msg.get("model")
-        fill = Fill(sum(p for p in parts if p is not None), None, model if isinstance(model, str) else "", "claude transcript")
+        fill = Fill(
+            sum(p for p in parts if p is not None),
+            None,
+            model if isinstance(model, str) else "",
+            "claude transcript",
+        )
         if tool is None:  # the last answer was text: its last tool call is further back, after the boundary
             tool = _last_claude_tool(lines[: lines.index(line)])
         if tool is not None:
@@ -188,7 +199,11 @@ def codex(lines: list[str]) -> Fill | None:
             continue
         if used is None and '"token_usage_record"' in line:
             rec = _loads(line)
-            payload = rec.get("payload") if isinstance(rec, dict) and rec.get("type") == "token_usage_record" else None
+            payload = (
+                rec.get("payload")
+                if isinstance(rec, dict) and rec.get("type") == "token_usage_record"
+                else None
+            )
             usage = payload.get("usage") if isinstance(payload, dict) else None
             if isinstance(usage, dict):
                 used = _int(usage.get("total_tokens"))
@@ -217,7 +232,9 @@ def codex(lines: list[str]) -> Fill | None:
                 tool = str(payload.get("name", ""))[:80]
         if not model and '"turn_context"' in line:
             rec = _loads(line)
-            payload = rec.get("payload") if isinstance(rec, dict) and rec.get("type") == "turn_context" else None
+            payload = (
+                rec.get("payload") if isinstance(rec, dict) and rec.get("type") == "turn_context" else None
+            )
             if isinstance(payload, dict) and isinstance(payload.get("model"), str):
                 model = payload["model"][:80]
         if used is not None and window is not None and model:
@@ -252,7 +269,9 @@ def gemini(lines: list[str]) -> Fill | None:
             args = calls[-1].get("args")
             fill.last_tool = str(calls[-1].get("name", ""))[:80]
             if isinstance(args, dict):
-                fill.last_path = next((str(args[k])[:400] for k in ("file_path", "path") if isinstance(args.get(k), str)), "")
+                fill.last_path = next(
+                    (str(args[k])[:400] for k in ("file_path", "path") if isinstance(args.get(k), str)), ""
+                )
         return fill
     return None
 
@@ -278,8 +297,6 @@ def parse(agent: str, lines: list[str]) -> Fill | None:
         return reader(lines)
     except Exception:  # a record of a shape never seen: no figure, never an error on the hook path
         return None
-
-
 
 
 def before_compaction(agent: str, path: object, cap: int = TAIL) -> tuple[int | None, int | None]:

@@ -94,8 +94,9 @@ def after_tool(store: Store, agent: str, payload: dict[str, Any], tool: str = ""
         return ""
 
 
-def _crossed(store: Store, agent: str, payload: dict[str, Any], s: windows.Settings, r: Reading, tool: str,
-             path: str) -> str:
+def _crossed(
+    store: Store, agent: str, payload: dict[str, Any], s: windows.Settings, r: Reading, tool: str, path: str
+) -> str:
     key = statusline.session_key(payload.get("session_id")) or agent
     rel = FILL + key
     old = _read(store, rel)
@@ -115,9 +116,13 @@ def _crossed(store: Store, agent: str, payload: dict[str, Any], s: windows.Setti
             due = [t for t in s.thresholds if r.left <= t and t not in warned]
             if not old:
                 statusline._prune(store.path("context"), "fill-")
-            fields = {"WARNED": ",".join(str(t) for t in sorted(warned | set(due), reverse=True)),
-                      "USED": str(r.fill.used), "WINDOW": str(r.window), "LEFT": f"{r.left:.1f}",
-                      "UPDATED": f"{time.time():.0f}"}
+            fields = {
+                "WARNED": ",".join(str(t) for t in sorted(warned | set(due), reverse=True)),
+                "USED": str(r.fill.used),
+                "WINDOW": str(r.window),
+                "LEFT": f"{r.left:.1f}",
+                "UPDATED": f"{time.time():.0f}",
+            }
             store.replace(rel, codec.format_status(fields))
     except StateError:
         return ""  # the lock was not free in time: the next tool call tells it
@@ -138,16 +143,23 @@ def message(store: Store, r: Reading, threshold: int, checkpointed: bool) -> str
     from agentctl.context import inflight
 
     now = inflight.read(store)
-    head = (f"agentctl: {r.left:.0f}% of the context window left ({r.fill.used} of {r.window} tokens; "
-            f"threshold {threshold}%): a compaction is coming. Checkpoint now:")
+    head = (
+        f"agentctl: {r.left:.0f}% of the context window left ({r.fill.used} of {r.window} tokens; "
+        f"threshold {threshold}%): a compaction is coming. Checkpoint now:"
+    )
     steps = []
     if now.not_done:
         named = " ".join(inflight.quoted(p) for p in now.not_done[:5])
-        steps.append(f"`agentctl task done {named}` for those you finished (changed, not marked done"
-                     + (f"; {len(now.not_done) - 5} more: `agentctl task status`" if len(now.not_done) > 5 else "") + ")")
+        steps.append(
+            f"`agentctl task done {named}` for those you finished (changed, not marked done"
+            + (f"; {len(now.not_done) - 5} more: `agentctl task status`" if len(now.not_done) > 5 else "")
+            + ")"
+        )
     if now.failed_untried:
-        steps.append(f"`agentctl verify tried \"WHAT YOU TRIED\"` (verify {now.verify}, no failed fix recorded)")
-    steps.append("`agentctl task update --notes \"WHAT YOU ARE IN THE MIDDLE OF\"`")
+        steps.append(
+            f'`agentctl verify tried "WHAT YOU TRIED"` (verify {now.verify}, no failed fix recorded)'
+        )
+    steps.append('`agentctl task update --notes "WHAT YOU ARE IN THE MIDDLE OF"`')
     text = head + " " + "; ".join(f"{i}) {x}" for i, x in enumerate(steps, 1)) + "."
     if checkpointed:
         text += " (agentctl recorded a checkpoint of what is in flight: `agentctl resume` shows it after the compaction.)"

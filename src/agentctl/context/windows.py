@@ -103,7 +103,7 @@ def _lines(data: bytes) -> list[tuple[str, str]]:
     for raw in data.decode("utf-8", "replace").lstrip("\ufeff").split("\n"):
         line = raw.strip()
         if line.startswith(PREFIX):
-            key, _, value = line[len(PREFIX):].partition("=")
+            key, _, value = line[len(PREFIX) :].partition("=")
             out.append((key.strip(), value.strip()))
     return out
 

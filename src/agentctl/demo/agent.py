@@ -33,7 +33,9 @@ def agent_life(project: str, steps: int, crash_mid_edit: bool) -> list[str]:
     code, text = ctl("resume")
     nxt = next((ln[5:] for ln in text.split("\n") if ln.startswith("NEXT=")), "")
     task_line = next((ln for ln in text.split("\n") if ln.startswith("TASK ")), "")
-    said.append(f"woke up; `agentctl resume` says: {task_line.split(':')[0]}" + (f", NEXT={nxt}" if nxt else ""))
+    said.append(
+        f"woke up; `agentctl resume` says: {task_line.split(':')[0]}" + (f", NEXT={nxt}" if nxt else "")
+    )
     for step in range(steps):
         code, text = ctl("task", "status")
         fields = dict(ln.split("=", 1) for ln in text.split("\n") if "=" in ln)

@@ -68,20 +68,37 @@ def run_demo(keep: bool = False, quiet: bool = False, say: Callable[[str], None]
             ("constraints", "add", "P0", "deny-write: database/migrations/**"),
             ("constraints", "add", "P0", "API route changes must also update types/api.d.ts"),
             ("constraints", "add", "P1", "run the checks before finishing"),
-            ("verify", "add", f"{shlex.quote(sys.executable)} check_imports.py"),  # a venv path may hold a space
-            ("task", "start", "--id", "refactor-imports-001", "--desc", "replace old relative imports with the @/ alias",
-             "--files", "files.txt"),
+            (
+                "verify",
+                "add",
+                f"{shlex.quote(sys.executable)} check_imports.py",
+            ),  # a venv path may hold a space
+            (
+                "task",
+                "start",
+                "--id",
+                "refactor-imports-001",
+                "--desc",
+                "replace old relative imports with the @/ alias",
+                "--files",
+                "files.txt",
+            ),
         ):
             code, text = ctl(*args)
             if code:
                 out(f"setup failed: agentctl {' '.join(args)}: {text.strip()}")
                 return 1
-        out("set up: agentctl init; 2 P0 rules, 1 P1 rule; a verify command; task refactor-imports-001 over 120 files\n")
+        out(
+            "set up: agentctl init; 2 P0 rules, 1 P1 rule; a verify command; task refactor-imports-001 over 120 files\n"
+        )
         finished = False
         for n, (steps, crash) in enumerate(LIVES, 1):
             proc = subprocess.run(
                 [sys.executable, "-m", "agentctl.demo.agent", root, str(steps), "1" if crash else "0"],
-                capture_output=True, text=True, env=env, check=False,
+                capture_output=True,
+                text=True,
+                env=env,
+                check=False,
             )
             lines = [ln for ln in proc.stdout.split("\n") if ln]
             if proc.returncode != 0:
@@ -124,8 +141,10 @@ def _report(root: str, finished: bool, say: Callable[[str], None]) -> int:
                 contents_ok += 1
     once = sum(1 for v in edits.values() if v == 1)
     say("")
-    say(f"result: task finished={'yes' if finished else 'no'}; files converted {contents_ok}/{N_FILES}; "
-        f"edited exactly once {once}/{N_FILES} (files log); edited twice {sum(1 for v in edits.values() if v > 1)}")
+    say(
+        f"result: task finished={'yes' if finished else 'no'}; files converted {contents_ok}/{N_FILES}; "
+        f"edited exactly once {once}/{N_FILES} (files log); edited twice {sum(1 for v in edits.values() if v > 1)}"
+    )
     ok = finished and contents_ok == N_FILES and once == N_FILES and len(edits) == N_FILES
     say("demo OK: every file changed exactly once across the memory losses" if ok else "demo FAILED")
     return 0 if ok else 1

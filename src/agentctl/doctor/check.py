@@ -50,10 +50,24 @@ from agentctl.ground.store import Store
 
 # The checks in the order they run (each named in "NAME check could not finish").
 STEPS: list[tuple[str, Callable[[Store, Report], None]]] = [
-    ("layout", layout), ("planted", planted), ("temps", temps), ("locks", locks), ("task", check_task),
-    ("files_log", files_log), ("history_index", history_index), ("verify_journal", verify_journal), ("agent_log", agent_log), ("constraints", check_constraints), ("p0_seen", check_p0_seen),
-    ("verify", check_verify), ("interfaces", check_interfaces), ("plan", check_plan),
-    ("session", check_session), ("runlevels", check_runlevels), ("archives", archives), ("walls", check_walls),
+    ("layout", layout),
+    ("planted", planted),
+    ("temps", temps),
+    ("locks", locks),
+    ("task", check_task),
+    ("files_log", files_log),
+    ("history_index", history_index),
+    ("verify_journal", verify_journal),
+    ("agent_log", agent_log),
+    ("constraints", check_constraints),
+    ("p0_seen", check_p0_seen),
+    ("verify", check_verify),
+    ("interfaces", check_interfaces),
+    ("plan", check_plan),
+    ("session", check_session),
+    ("runlevels", check_runlevels),
+    ("archives", archives),
+    ("walls", check_walls),
 ]
 
 
@@ -62,7 +76,9 @@ def examine(root: str, fix: bool = False) -> Report:
     try:
         st = os.lstat(root)
     except OSError as exc:
-        raise StateError(f"cannot read the state folder {root}: {exc.strerror}; run `agentctl init`") from None
+        raise StateError(
+            f"cannot read the state folder {root}: {exc.strerror}; run `agentctl init`"
+        ) from None
     if stat.S_ISLNK(st.st_mode):
         raise StateError(f"{root} is a symlink; agentctl refuses to follow it, use the real folder")
     if not stat.S_ISDIR(st.st_mode):
@@ -70,7 +86,9 @@ def examine(root: str, fix: bool = False) -> Report:
     try:
         os.listdir(root)
     except OSError as exc:
-        raise StateError(f"cannot read the state folder {root}: {exc.strerror}; check its permissions") from None
+        raise StateError(
+            f"cannot read the state folder {root}: {exc.strerror}; check its permissions"
+        ) from None
     store = Store(root)
     report = Report(fix)
     if st.st_mode & 0o002:

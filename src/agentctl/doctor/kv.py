@@ -12,7 +12,9 @@ from agentctl.ground.quarantine import keep_copy
 from agentctl.ground.store import Store
 
 
-def salvage_kv(store: Store, rel: str, keys: tuple[str, ...] | None) -> tuple[dict[str, str], list[tuple[int, bytes]]]:
+def salvage_kv(
+    store: Store, rel: str, keys: tuple[str, ...] | None
+) -> tuple[dict[str, str], list[tuple[int, bytes]]]:
     """The KEY=VALUE lines of ``rel`` that still parse, and the (offset, line) of the others."""
     data = store.read(rel) or b""
     good: dict[str, str] = {}
@@ -33,18 +35,30 @@ def salvage_kv(store: Store, rel: str, keys: tuple[str, ...] | None) -> tuple[di
     return good, bad
 
 
-def rewrite_kv(store: Store, rel: str, fields: dict[str, str], bad: list[tuple[int, bytes]], report: Report,
-               what: str) -> None:
+def rewrite_kv(
+    store: Store, rel: str, fields: dict[str, str], bad: list[tuple[int, bytes]], report: Report, what: str
+) -> None:
     keep_copy(store, rel, f"rewritten by doctor --fix: {what}")
     for off, raw in bad:
         store.quarantine(rel, off, raw, why="damaged line")
     store.replace(rel, codec.format_status(fields))
-    moved = f"; {len(bad)} damaged line{'s' if len(bad) != 1 else ''} moved to logs/quarantine-*.log" if bad else ""
+    moved = (
+        f"; {len(bad)} damaged line{'s' if len(bad) != 1 else ''} moved to logs/quarantine-*.log"
+        if bad
+        else ""
+    )
     report.repaired(f"{store.shown(rel)}: {what}{moved}")
 
 
-def kv_service(store: Store, rel: str, lock: str, reader: Callable[[Store], object], keys: tuple[str, ...],
-               fixup: Callable[[dict[str, str]], None], report: Report) -> None:
+def kv_service(
+    store: Store,
+    rel: str,
+    lock: str,
+    reader: Callable[[Store], object],
+    keys: tuple[str, ...],
+    fixup: Callable[[dict[str, str]], None],
+    report: Report,
+) -> None:
     """Check a service's status file with its own reader; ``--fix`` salvages it and lets ``fixup`` mend values."""
     if not store.exists(rel):
         return

@@ -35,7 +35,9 @@ def version(store: Store, report: Report) -> bool:
             assert data is not None
             keep_copy(store, "VERSION", "damaged VERSION, replaced")
             store.replace("VERSION", f"FORMAT={FORMAT_VERSION}\n".encode())
-            report.repaired(f"VERSION was damaged ({text!r}); set to FORMAT={FORMAT_VERSION} (old content quarantined)")
+            report.repaired(
+                f"VERSION was damaged ({text!r}); set to FORMAT={FORMAT_VERSION} (old content quarantined)"
+            )
         else:
             report.problem(f"{store.shown('VERSION')} is damaged ({text!r})")
         return True
@@ -50,17 +52,32 @@ def version(store: Store, report: Report) -> bool:
         if report.fix:
             report.repaired(migrate(store, found))
         else:
-            report.problem(f"{store.root} {what}; `agentctl doctor --fix` migrates it to format {FORMAT_VERSION}, keeping a backup")
+            report.problem(
+                f"{store.root} {what}; `agentctl doctor --fix` migrates it to format {FORMAT_VERSION}, keeping a backup"
+            )
     return True
 
 
 def layout(store: Store, report: Report) -> None:
     from agentctl.statefolder.migrations import fill_layout
 
-    missing = [rel for rel in ("services", "logs", "services/task", "services/files", "services/constraints",
-                               "services/verify") if not os.path.isdir(store.path(rel))]
-    missing += [rel for rel in ("runlevels", "runlevel", "services/task/status", "services/verify/commands", ".gitignore")
-                if not os.path.lexists(store.path(rel))]
+    missing = [
+        rel
+        for rel in (
+            "services",
+            "logs",
+            "services/task",
+            "services/files",
+            "services/constraints",
+            "services/verify",
+        )
+        if not os.path.isdir(store.path(rel))
+    ]
+    missing += [
+        rel
+        for rel in ("runlevels", "runlevel", "services/task/status", "services/verify/commands", ".gitignore")
+        if not os.path.lexists(store.path(rel))
+    ]
     if not missing:
         return
     if report.fix:
@@ -68,7 +85,9 @@ def layout(store: Store, report: Report) -> None:
         report.repaired(f"recreated missing {', '.join(made) or ', '.join(missing)}")
     else:
         why = " (without .gitignore, `git status` shows the state folder)" if ".gitignore" in missing else ""
-        report.problem(f"missing {', '.join(missing)}{why} (`agentctl doctor --fix` or `agentctl init` recreates them)")
+        report.problem(
+            f"missing {', '.join(missing)}{why} (`agentctl doctor --fix` or `agentctl init` recreates them)"
+        )
 
 
 def inner_links(store: Store, report: Report) -> bool:
@@ -81,10 +100,14 @@ def inner_links(store: Store, report: Report) -> bool:
         target = os.readlink(store.path(rel))[:80]
         if report.fix:
             dest = move_aside(store, rel, report)
-            report.repaired(f"{store.shown(rel)} was a symlink (to {target}); moved to {store.shown(dest)} (its target untouched)")
+            report.repaired(
+                f"{store.shown(rel)} was a symlink (to {target}); moved to {store.shown(dest)} (its target untouched)"
+            )
         else:
-            report.problem(f"{store.shown(rel)} is a symlink (to {target}); agentctl never writes through it "
-                           "(`--fix` moves it aside; nothing else was checked)")
+            report.problem(
+                f"{store.shown(rel)} is a symlink (to {target}); agentctl never writes through it "
+                "(`--fix` moves it aside; nothing else was checked)"
+            )
     return report.fix or not found
 
 

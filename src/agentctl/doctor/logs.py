@@ -15,8 +15,16 @@ from agentctl.ground.store import Store
 MAX_LOG = 256 << 20
 
 
-def check_log(store: Store, rel: str, fields: int, ok_ops: tuple[str, ...] | None, lock: str, report: Report,
-              table: Schema | None = None, comments: bool = False) -> None:
+def check_log(
+    store: Store,
+    rel: str,
+    fields: int,
+    ok_ops: tuple[str, ...] | None,
+    lock: str,
+    report: Report,
+    table: Schema | None = None,
+    comments: bool = False,
+) -> None:
     """A ``|`` record log: every line well formed (and, given its service's schema ``table``, one that
     schema takes: what a sync pull would take), ending in a newline; --fix quarantines the rest."""
     with store.lock(lock) if report.fix else nolock():
@@ -51,7 +59,9 @@ def check_log(store: Store, rel: str, fields: int, ok_ops: tuple[str, ...] | Non
         torn = " (its last line is cut short)" if tail else ""
         text = f"{store.shown(rel)} has {len(bad)} malformed line{'s' if len(bad) != 1 else ''}{torn}{first}"
         if not report.fix and tail and len(bad) == 1:  # what a kill mid-append leaves: the log's next append
-            report.notes.append(text + " (the next append moves it to logs/quarantine-*.log)")  # quarantines it
+            report.notes.append(
+                text + " (the next append moves it to logs/quarantine-*.log)"
+            )  # quarantines it
             return
         if not report.fix:
             report.problem(text + " (`--fix` moves them to logs/quarantine-*.log)")
@@ -130,9 +140,13 @@ def archives(store: Store, report: Report) -> None:
                 tail = lines.pop()
                 bad = sum(1 for ln in lines if not record_ok(ln, 3, None)) + (1 if tail else 0)
                 if bad:
-                    report.problem(f"{store.shown(rel)} has {bad} malformed lines (an archive: left as it is)")
+                    report.problem(
+                        f"{store.shown(rel)} has {bad} malformed lines (an archive: left as it is)"
+                    )
         except StateError as exc:
-            report.problem(exc.message.replace("; run `agentctl doctor`", "") + " (an archive: left as it is)")
+            report.problem(
+                exc.message.replace("; run `agentctl doctor`", "") + " (an archive: left as it is)"
+            )
 
 
 def _list_ok(store: Store, rel: str) -> None:
@@ -145,4 +159,13 @@ def _list_ok(store: Store, rel: str) -> None:
             raise StateError(f"{store.shown(rel)} line {lineno} is not MARK|PATH")
 
 
-__all__ = ["MAX_LOG", "agent_log", "archives", "check_log", "files_log", "history_index", "record_ok", "verify_journal"]
+__all__ = [
+    "MAX_LOG",
+    "agent_log",
+    "archives",
+    "check_log",
+    "files_log",
+    "history_index",
+    "record_ok",
+    "verify_journal",
+]

@@ -37,11 +37,15 @@ def check_plan(store: Store, report: Report) -> None:
             return
         first = f"line at byte {bad[0][0]}: {bad[0][2]}"
         if not report.fix:
-            report.problem(f"{store.shown(records.STATUS)}: {len(bad)} unreadable plan lines ({first}); "
-                           "`agentctl doctor --fix` moves them to quarantine")
+            report.problem(
+                f"{store.shown(records.STATUS)}: {len(bad)} unreadable plan lines ({first}); "
+                "`agentctl doctor --fix` moves them to quarantine"
+            )
             return
         keep_copy(store, records.STATUS, "plan file rewritten")
         for off, raw, why in bad:
             store.quarantine(records.STATUS, off, raw, why=f"unreadable plan line ({why})")
         records.write(store, keep)
-        report.repaired(f"{store.shown(records.STATUS)}: kept {len(keep)} plan tasks, quarantined {len(bad)} lines")
+        report.repaired(
+            f"{store.shown(records.STATUS)}: kept {len(keep)} plan tasks, quarantined {len(bad)} lines"
+        )

@@ -27,18 +27,32 @@ def planted(store: Store, report: Report) -> None:
         elif not stat.S_ISREG(st.st_mode) and not stat.S_ISDIR(st.st_mode):
             kind = "a FIFO" if stat.S_ISFIFO(st.st_mode) else "a special file"
         elif stat.S_ISREG(st.st_mode) and st.st_nlink > 1 and not rel.startswith("logs/"):
-            report.notes.append(f"{store.shown(rel)} has {st.st_nlink} hard links; a rewrite detaches it (the others keep their content)")
+            report.notes.append(
+                f"{store.shown(rel)} has {st.st_nlink} hard links; a rewrite detaches it (the others keep their content)"
+            )
         if not kind:
             continue
         if report.fix:
             dest = move_aside(store, rel, report)
-            report.repaired(f"{store.shown(rel)} was {kind}; moved to {store.shown(dest)} (its target untouched)")
+            report.repaired(
+                f"{store.shown(rel)} was {kind}; moved to {store.shown(dest)} (its target untouched)"
+            )
             if rel == "services/task/status":  # a fresh status must not reuse an old SEQ
                 store.replace(rel, f"STATE=IDLE\nSEQ={seq_floor(store) + 1}\n".encode())
         else:
-            report.problem(f"{store.shown(rel)} is {kind}; agentctl never follows it (`--fix` moves it into logs/)")
-    for rel in ("services/task/status", "services/constraints/status", "services/verify/status", "services/files/status",
-                "runlevel", "runlevels", "session", "VERSION"):
+            report.problem(
+                f"{store.shown(rel)} is {kind}; agentctl never follows it (`--fix` moves it into logs/)"
+            )
+    for rel in (
+        "services/task/status",
+        "services/constraints/status",
+        "services/verify/status",
+        "services/files/status",
+        "runlevel",
+        "runlevels",
+        "session",
+        "VERSION",
+    ):
         if os.path.isdir(store.path(rel)) and not os.path.islink(store.path(rel)):
             if report.fix:
                 dest = move_aside(store, rel, report)
@@ -70,7 +84,9 @@ def temps(store: Store, report: Report) -> None:
             dest = move_aside(store, rel, report, why="temporary file left by a killed agentctl")
             report.repaired(f"moved the stale temporary file {store.shown(rel)} to {store.shown(dest)}")
         else:
-            report.problem(f"{store.shown(rel)} is a temporary file left by a killed agentctl (`--fix` moves it to logs/)")
+            report.problem(
+                f"{store.shown(rel)} is a temporary file left by a killed agentctl (`--fix` moves it to logs/)"
+            )
 
 
 def locks(store: Store, report: Report) -> None:
@@ -86,7 +102,9 @@ def locks(store: Store, report: Report) -> None:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 holder = os.pread(fd, 11, 0).decode("ascii", "replace").strip()
-                report.notes.append(f"{store.shown(rel)} is held{f' by PID {holder}' if holder.isdigit() else ''} right now")
+                report.notes.append(
+                    f"{store.shown(rel)} is held{f' by PID {holder}' if holder.isdigit() else ''} right now"
+                )
         finally:
             os.close(fd)  # releases it if we took it
 

@@ -38,8 +38,10 @@ def check_constraints(store: Store, report: Report) -> None:
         for off, raw in bad:
             store.quarantine(rules.STATUS, off, raw, why="rule line that cannot be taken as written")
         store.replace(rules.STATUS, b"".join(keep))
-        report.repaired(f"{store.shown(rules.STATUS)}: kept {len(keep)} lines, moved {len(bad)} unreadable "
-                        "lines to logs/quarantine-*.log (nothing deleted)")
+        report.repaired(
+            f"{store.shown(rules.STATUS)}: kept {len(keep)} lines, moved {len(bad)} unreadable "
+            "lines to logs/quarantine-*.log (nothing deleted)"
+        )
 
 
 def check_p0_seen(store: Store, report: Report) -> None:
@@ -62,8 +64,10 @@ def check_p0_seen(store: Store, report: Report) -> None:
             return
         shown = store.shown(seen)
         if not report.fix:
-            report.problem(f"{shown}: {len(bad)} damaged line{'s' if len(bad) > 1 else ''} (first: line {bad[0]}); "
-                           "`agentctl doctor --fix` moves them to quarantine and keeps the rest")
+            report.problem(
+                f"{shown}: {len(bad)} damaged line{'s' if len(bad) > 1 else ''} (first: line {bad[0]}); "
+                "`agentctl doctor --fix` moves them to quarantine and keeps the rest"
+            )
             return
         pieces = lines(data)
         for n in bad:
@@ -71,7 +75,9 @@ def check_p0_seen(store: Store, report: Report) -> None:
             store.quarantine(seen, off, raw, why="damaged line of the P0 rules last seen")
         rec.status = ""  # compared again with the rules file at the next read
         store.replace(seen, rec.data())
-        report.repaired(f"{shown}: moved {len(bad)} damaged lines to logs/quarantine-*.log; the rules seen are kept")
+        report.repaired(
+            f"{shown}: moved {len(bad)} damaged lines to logs/quarantine-*.log; the rules seen are kept"
+        )
 
 
 def _drop_bad_numbers(fields: dict[str, str], keys: tuple[str, ...]) -> None:
@@ -118,13 +124,17 @@ def check_runlevels(store: Store, report: Report) -> None:
     except StateError as exc:
         report.problem(exc.message + " (doctor never rewrites runlevels: it is yours to edit)")
         table = dict(runlevels.DEFAULTS)
-    kv_service(store, runlevels.CURRENT, runlevels.LOCK, runlevels.current, ("RUNLEVEL", "UPDATED"), fixup, report)
+    kv_service(
+        store, runlevels.CURRENT, runlevels.LOCK, runlevels.current, ("RUNLEVEL", "UPDATED"), fixup, report
+    )
     try:
         level = runlevels.current(store)
     except StateError:
         return
     if level not in table:
-        report.problem(f"{store.shown(runlevels.CURRENT)}: RUNLEVEL={level!r} is not in {store.shown(runlevels.TABLE)}")
+        report.problem(
+            f"{store.shown(runlevels.CURRENT)}: RUNLEVEL={level!r} is not in {store.shown(runlevels.TABLE)}"
+        )
 
 
 def check_interfaces(store: Store, report: Report) -> None:
@@ -159,11 +169,15 @@ def check_interfaces(store: Store, report: Report) -> None:
             return
         if not report.fix:
             if bad:
-                report.problem(f"{store.shown(records.STATUS)}: {len(bad)} unreadable interface lines; "
-                               "`agentctl doctor --fix` moves them to quarantine")
+                report.problem(
+                    f"{store.shown(records.STATUS)}: {len(bad)} unreadable interface lines; "
+                    "`agentctl doctor --fix` moves them to quarantine"
+                )
             if stray:
-                report.problem(f"{store.shown(records.STATUS)}: {len(stray)} interfaces belong to no running task "
-                               f"({stray[0].task or 'none'}); `agentctl doctor --fix` archives them")
+                report.problem(
+                    f"{store.shown(records.STATUS)}: {len(stray)} interfaces belong to no running task "
+                    f"({stray[0].task or 'none'}); `agentctl doctor --fix` archives them"
+                )
             return
         keep_copy(store, records.STATUS, "interfaces file rewritten")
         for off, raw in bad:
@@ -174,13 +188,20 @@ def check_interfaces(store: Store, report: Report) -> None:
             rel = f"logs/interfaces-orphaned-{now_iso().replace(':', '')}.list"
             store.replace(rel, b"".join(i.line() for i in stray))
         records.write(store, [i for i in keep if i not in stray])
-        report.repaired(f"{store.shown(records.STATUS)}: kept {len(keep) - len(stray)} interfaces, quarantined "
-                        f"{len(bad)} lines, archived {len(stray)} of no running task")
+        report.repaired(
+            f"{store.shown(records.STATUS)}: kept {len(keep) - len(stray)} interfaces, quarantined "
+            f"{len(bad)} lines, archived {len(stray)} of no running task"
+        )
 
 
-__all__ = ["check_constraints", "check_interfaces", "check_p0_seen", "check_runlevels", "check_session", "check_verify"]
-
-
+__all__ = [
+    "check_constraints",
+    "check_interfaces",
+    "check_p0_seen",
+    "check_runlevels",
+    "check_session",
+    "check_verify",
+]
 
 
 def check_walls(store: Store, report: Report) -> None:
@@ -198,10 +219,18 @@ def check_walls(store: Store, report: Report) -> None:
     for p in problems:
         if p.startswith("STATE FOLDER") and report.fix:
             lastseen.acknowledge_folder(store)
-            report.repaired("the state folder was replaced; the ledger now compares with this one (the P0 rules "
-                            "it kept stay enforced until a person confirms their removal)")
+            report.repaired(
+                "the state folder was replaced; the ledger now compares with this one (the P0 rules "
+                "it kept stay enforced until a person confirms their removal)"
+            )
         else:
             report.problem(p)
-    if any(w.sandbox for w in walls.load(store)) and os.uname().sysname == "Linux" and shutil.which("bwrap") is None:
-        report.problem("Claude Code's sandbox is on but bubblewrap is not installed: its Bash runs unsandboxed "
-                       "(only the hooks hold); `apt-get install bubblewrap socat`")
+    if (
+        any(w.sandbox for w in walls.load(store))
+        and os.uname().sysname == "Linux"
+        and shutil.which("bwrap") is None
+    ):
+        report.problem(
+            "Claude Code's sandbox is on but bubblewrap is not installed: its Bash runs unsandboxed "
+            "(only the hooks hold); `apt-get install bubblewrap socat`"
+        )

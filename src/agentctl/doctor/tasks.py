@@ -36,7 +36,9 @@ def _task_list(store: Store, report: Report, fields: dict[str, str]) -> None:
     state = fields.get("STATE", "IDLE")
     name = fields.get("LIST", "")
     if state != "IDLE" and not name and fields.get("TOTAL", "0") not in ("", "0"):
-        report.problem(f"{store.shown(status.STATUS)}: the {state} task names no list file; restart it with `agentctl task start --force`")
+        report.problem(
+            f"{store.shown(status.STATUS)}: the {state} task names no list file; restart it with `agentctl task start --force`"
+        )
     if name and not store.exists(f"services/task/{name}") and state != "IDLE":
         name = adopt_list(store, report, fields, name)
     if name:
@@ -60,15 +62,19 @@ def _task_list(store: Store, report: Report, fields: dict[str, str]) -> None:
                 total = len(entries)
                 done = sum(1 for e in entries if e.done)
                 if (fields.get("TOTAL"), fields.get("DONE")) != (str(total), str(done)):
-                    text = (f"{store.shown(status.STATUS)} says DONE/TOTAL {fields.get('DONE')}/{fields.get('TOTAL')} "
-                            f"but its list has {done}/{total}")
+                    text = (
+                        f"{store.shown(status.STATUS)} says DONE/TOTAL {fields.get('DONE')}/{fields.get('TOTAL')} "
+                        f"but its list has {done}/{total}"
+                    )
                     if report.fix:
                         new = dict(fields)
                         agentctl.task.entries.refresh(new, entries)
                         new["SEQ"] = str(int(fields.get("SEQ", "0")) + 1)
                         new["UPDATED"] = now_iso()
                         keep_copy(store, status.STATUS, "DONE/TOTAL recomputed from the list")
-                        store.replace(status.STATUS, codec.format_status({k: new[k] for k in status.KEYS if k in new}))
+                        store.replace(
+                            status.STATUS, codec.format_status({k: new[k] for k in status.KEYS if k in new})
+                        )
                         report.repaired(text + "; recomputed from the list")
                     else:
                         report.problem(text)
@@ -83,8 +89,10 @@ def _task_list(store: Store, report: Report, fields: dict[str, str]) -> None:
                 dest = move_aside(store, rel, report, why="a list no status names (left by a killed update)")
                 report.repaired(f"moved {store.shown(rel)}, a list no status names, to {store.shown(dest)}")
             else:  # harmless: readers follow the status, never a stray list
-                report.notes.append(f"{store.shown(rel)} is a list no status names (left by a killed update; "
-                                    "`--fix` moves it to logs/)")
+                report.notes.append(
+                    f"{store.shown(rel)} is a list no status names (left by a killed update; "
+                    "`--fix` moves it to logs/)"
+                )
 
 
 __all__ = ["check_task"]

@@ -30,7 +30,9 @@ def salvage_task(store: Store, report: Report) -> dict[str, str]:
     if good.get("STATE") not in status.STATES:
         if "STATE" in good:
             dropped.append(f"STATE={good['STATE'][:20]!r}")
-        good["STATE"] = "PAUSED" if good.get("LIST") else "IDLE"  # PAUSED: `task update --state ACTIVE` resumes
+        good["STATE"] = (
+            "PAUSED" if good.get("LIST") else "IDLE"
+        )  # PAUSED: `task update --state ACTIVE` resumes
     if good["STATE"] != "IDLE" and not good.get("TASK_ID"):
         good.update(_identity(store, good))
     if "SEQ" not in good:
@@ -99,8 +101,10 @@ def salvage_list(store: Store, report: Report, fields: dict[str, str]) -> None:
     for off, raw in bad:
         store.quarantine(rel, off, raw, why="damaged entry")
     store.replace(rel, b"".join(out))
-    report.repaired(f"{store.shown(rel)}: {len(out)} entries kept ({recoded} with bytes that are not UTF-8 kept as "
-                    f"\\uDCxx escapes), {len(bad)} damaged lines moved to logs/quarantine-*.log")
+    report.repaired(
+        f"{store.shown(rel)}: {len(out)} entries kept ({recoded} with bytes that are not UTF-8 kept as "
+        f"\\uDCxx escapes), {len(bad)} damaged lines moved to logs/quarantine-*.log"
+    )
 
 
 __all__ = ["salvage_list", "salvage_task"]
@@ -116,8 +120,10 @@ def adopt_list(store: Store, report: Report, fields: dict[str, str], name: str) 
     if not others:
         return name
     newest = others[-1]
-    text = (f"{store.shown(status.STATUS)} names {name}, which is missing, while {store.shown('services/task/' + newest)} "
-            "holds the entries")
+    text = (
+        f"{store.shown(status.STATUS)} names {name}, which is missing, while {store.shown('services/task/' + newest)} "
+        "holds the entries"
+    )
     if not report.fix:
         report.problem(text + " (`--fix` points the status at it)")
         return name

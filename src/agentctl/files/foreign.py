@@ -67,10 +67,19 @@ def not_here(store: Store, path: str, op: str) -> bool:
         return False
     try:  # the file as the task's start commit holds it: the change (a MODIFY, or a file deleted and made
         # anew there: a CREATE) lives in the other copy's tree. A CREATE of a file the commit lacks: not known
-        if op == "CREATE" and not git.run(store.project, ["ls-tree", "--name-only", base.commit, "--", path],
-                                          timeout=10.0, check=False).out.strip():
+        if (
+            op == "CREATE"
+            and not git.run(
+                store.project, ["ls-tree", "--name-only", base.commit, "--", path], timeout=10.0, check=False
+            ).out.strip()
+        ):
             return False
-        return git.run(store.project, ["diff", "--quiet", base.commit, "--", path], timeout=10.0, check=False).code == 0
+        return (
+            git.run(
+                store.project, ["diff", "--quiet", base.commit, "--", path], timeout=10.0, check=False
+            ).code
+            == 0
+        )
     except Exception:  # noqa: BLE001 - git unavailable: not known, so not said
         return False
 

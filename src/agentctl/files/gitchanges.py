@@ -27,14 +27,19 @@ class _Git:
     __slots__ = ("pid", "out", "err", "what")
 
     def __init__(self, project: str, args: list[str], literal: bool = True) -> None:
-        env = dict(os.environ, GIT_OPTIONAL_LOCKS="0", LC_ALL="C", GIT_TERMINAL_PROMPT="0", GIT_LITERAL_PATHSPECS="1")
+        env = dict(
+            os.environ, GIT_OPTIONAL_LOCKS="0", LC_ALL="C", GIT_TERMINAL_PROMPT="0", GIT_LITERAL_PATHSPECS="1"
+        )
         if not literal:  # pathspec magic (`:(glob)`, `:(exclude)`) read as git reads it
             del env["GIT_LITERAL_PATHSPECS"]
         self.what = args[0]
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
-        actions = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
-                   (os.POSIX_SPAWN_DUP2, out_w, 1), (os.POSIX_SPAWN_DUP2, err_w, 2)]
+        actions = [
+            (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+            (os.POSIX_SPAWN_DUP2, out_w, 1),
+            (os.POSIX_SPAWN_DUP2, err_w, 2),
+        ]
         try:
             self.pid = os.posix_spawnp("git", ["git", "-C", project, *args], env, file_actions=actions)
         except FileNotFoundError:
@@ -135,8 +140,14 @@ def start_status(project: str, root: str | None = None) -> _Git:
     return _Git(project, STATUS + (["--", "."] if prefix_of(project, root) else []))
 
 
-def scan(project: str, base: str | None, timeout: float, skip: str = "", started: _Git | None = None,
-         root: str | None = None) -> Scan:
+def scan(
+    project: str,
+    base: str | None,
+    timeout: float,
+    skip: str = "",
+    started: _Git | None = None,
+    root: str | None = None,
+) -> Scan:
     """Every path whose working-tree state differs from ``base`` (HEAD when None), project-relative.
 
     ``root`` is the work tree's top folder when the project is below it (None: the project is the top).
@@ -163,7 +174,7 @@ def scan(project: str, base: str | None, timeout: float, skip: str = "", started
                 head = EMPTY_TREE if oid == "(initial)" else oid
             continue
         if kind == b"?":
-            untracked.append(_fsdecode(rec[2 + cut:]).rstrip("/"))  # "dir/" = a nested repository
+            untracked.append(_fsdecode(rec[2 + cut :]).rstrip("/"))  # "dir/" = a nested repository
             continue
         if kind == b"1" or kind == b"2":
             fields = rec.split(b" ", 9 if kind == b"2" else 8)

@@ -21,11 +21,33 @@ if TYPE_CHECKING:
     from agentctl.constraints.globs import Glob
 
 FILE = "ignore"
-DEFAULT_DIRS = frozenset((
-    "__pycache__", "node_modules", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis", "dist", "build",
-    "target", ".next", ".nuxt", ".turbo", ".parcel-cache", ".svelte-kit", "coverage", "htmlcov", ".nyc_output",
-    ".tox", ".nox", ".venv", ".gradle", ".cache", ".eggs",
-))
+DEFAULT_DIRS = frozenset(
+    (
+        "__pycache__",
+        "node_modules",
+        ".pytest_cache",
+        ".mypy_cache",
+        ".ruff_cache",
+        ".hypothesis",
+        "dist",
+        "build",
+        "target",
+        ".next",
+        ".nuxt",
+        ".turbo",
+        ".parcel-cache",
+        ".svelte-kit",
+        "coverage",
+        "htmlcov",
+        ".nyc_output",
+        ".tox",
+        ".nox",
+        ".venv",
+        ".gradle",
+        ".cache",
+        ".eggs",
+    )
+)
 DEFAULT_SUFFIXES = (".pyc", ".pyo", ".tsbuildinfo")
 DEFAULT_DIR_SUFFIXES = (".egg-info",)
 DEFAULT_NAMES = frozenset((".coverage", ".DS_Store"))
@@ -33,8 +55,14 @@ DEFAULT_NAMES = frozenset((".coverage", ".DS_Store"))
 
 def defaults_text() -> str:
     """The default list as gitignore patterns, for the docs and `--help`."""
-    return " ".join([*(d + "/" for d in sorted(DEFAULT_DIRS)), *("*" + s for s in DEFAULT_SUFFIXES),
-                     *("*" + s + "/" for s in DEFAULT_DIR_SUFFIXES), *sorted(DEFAULT_NAMES)])
+    return " ".join(
+        [
+            *(d + "/" for d in sorted(DEFAULT_DIRS)),
+            *("*" + s for s in DEFAULT_SUFFIXES),
+            *("*" + s + "/" for s in DEFAULT_DIR_SUFFIXES),
+            *sorted(DEFAULT_NAMES),
+        ]
+    )
 
 
 def by_default(path: str) -> bool:

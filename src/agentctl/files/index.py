@@ -76,22 +76,32 @@ def valid(idx: int, log: int, total: int, magic: bytes = _MAGIC) -> tuple[int, i
     head = os.pread(idx, 1024, 0)
     cut = head.find(b"\n")
     parts = head[:cut].split(b" ")
-    if cut < 0 or len(parts) != 8 or b" ".join(parts[:2]) != magic or not all(p.isdigit() for p in parts[2:6]):
+    if (
+        cut < 0
+        or len(parts) != 8
+        or b" ".join(parts[:2]) != magic
+        or not all(p.isdigit() for p in parts[2:6])
+    ):
         return None
     ino, covered, length, keys = int(parts[2]), int(parts[3]), int(parts[4]), int(parts[5])
     try:
         first, last = bytes.fromhex(parts[6].decode()), bytes.fromhex(parts[7].decode())
     except ValueError:
         return None
-    if (os.fstat(log).st_ino != ino or not max(len(first), len(last)) <= covered <= total
-            or os.fstat(idx).st_size != cut + 1 + length
-            or os.pread(log, len(first), 0) != first or os.pread(log, len(last), covered - len(last)) != last):
+    if (
+        os.fstat(log).st_ino != ino
+        or not max(len(first), len(last)) <= covered <= total
+        or os.fstat(idx).st_size != cut + 1 + length
+        or os.pread(log, len(first), 0) != first
+        or os.pread(log, len(last), covered - len(last)) != last
+    ):
         return None
     return covered, cut + 1, cut + 1 + length, keys
 
 
-def build(store: Store, idx: int, log: int, old: tuple[int, int, int, int] | None,
-          min_size: int) -> tuple[int, list[bytes], int]:
+def build(
+    store: Store, idx: int, log: int, old: tuple[int, int, int, int] | None, min_size: int
+) -> tuple[int, list[bytes], int]:
     """Index the log's complete lines (adding to ``old``'s rows); write the index when the log holds
     at least ``min_size`` bytes; (COVERED, sorted rows, distinct paths)."""
     offset = 0
@@ -118,8 +128,15 @@ def header(log: int, covered: int, length: int, number: int, magic: bytes = _MAG
     """The header line of a cache of the log's first ``covered`` bytes whose body is ``length`` bytes:
     what :func:`valid` checks (``number``: the index's count of distinct paths, or another cache's own)."""
     first, last = os.pread(log, 64, 0), os.pread(log, min(64, covered), max(0, covered - 64))
-    return b"%s %d %d %d %d %s %s\n" % (magic, os.fstat(log).st_ino, covered, length, number,
-                                        first.hex().encode(), last.hex().encode())
+    return b"%s %d %d %d %d %s %s\n" % (
+        magic,
+        os.fstat(log).st_ino,
+        covered,
+        length,
+        number,
+        first.hex().encode(),
+        last.hex().encode(),
+    )
 
 
 def rows_of(data: bytes, offset: int) -> list[bytes]:

@@ -18,7 +18,9 @@ from agentctl.ground.store import Store, fault, fsync_dir, now_iso
 
 LOG = "services/files/status"
 LOCK = lockorder.FILES
-OPS = schema.OPS  # declared once, in files/schema.py: the readers, doctor and the sync boundary take them from there
+OPS = (
+    schema.OPS
+)  # declared once, in files/schema.py: the readers, doctor and the sync boundary take them from there
 MAX_LOG_BYTES = 256 << 20
 
 
@@ -44,7 +46,9 @@ def entries(store: Store, data: bytes | None = None) -> list[tuple[str, str, str
     lines.pop()  # the piece after the last newline: empty, or a fragment being written
     if "\\" not in text:  # no escapes anywhere (the usual log): every field is its own decoded form
         kept = schema.KEPT
-        return [(f[0], f[1], f[2]) for f in (line.split("|") for line in lines) if len(f) == 3 and f[1] in kept]
+        return [
+            (f[0], f[1], f[2]) for f in (line.split("|") for line in lines) if len(f) == 3 and f[1] in kept
+        ]
     out = []
     for line in lines:
         rec = codec.split_record(line, 3)
@@ -68,7 +72,9 @@ def check(store: Store, path: str) -> list[tuple[str, str, str]]:
     try:
         total = os.fstat(fd).st_size
         if total > MAX_LOG_BYTES:
-            raise StateError(f"{store.shown(LOG)} is {total} bytes, over the {MAX_LOG_BYTES}-byte limit; run `agentctl doctor`")
+            raise StateError(
+                f"{store.shown(LOG)} is {total} bytes, over the {MAX_LOG_BYTES}-byte limit; run `agentctl doctor`"
+            )
         key = codec.encode(path).encode("utf-8", "surrogateescape")
         found: list[tuple[str, str, str]] = []
         start = 0
@@ -96,7 +102,9 @@ def _open(store: Store, rel: str) -> int | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise StateError(f"{store.shown(rel)}: {os.strerror(exc.errno or 0)}; run `agentctl doctor`") from None
+        raise StateError(
+            f"{store.shown(rel)}: {os.strerror(exc.errno or 0)}; run `agentctl doctor`"
+        ) from None
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
         raise StateError(f"{store.shown(rel)} is not a regular file; run `agentctl doctor`")
@@ -141,7 +149,9 @@ def _search(fd: int, needle: bytes, path: str, offset: int, found: list[tuple[st
 
 
 CHECK_CHUNK = 256 << 10  # how much of the log `files check` reads at once
-INDEX_MIN = 1 << 20  # a log up to this size is simply searched (well under a millisecond); a longer one has an index
+INDEX_MIN = (
+    1 << 20
+)  # a log up to this size is simply searched (well under a millisecond); a longer one has an index
 
 
 RECENT_WINDOW = 32 << 10  # what `resume` reads of the log: about 600 entries
@@ -187,9 +197,22 @@ def ordered(found: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
 
 def _instant(stamp: str) -> int:
     """Epoch seconds of ``YYYY-MM-DDTHH:MM:SS+HH:MM`` (now_iso's form; no datetime import); 0 for anything else."""
-    if len(stamp) != 25 or stamp[4] != "-" or stamp[10] != "T" or stamp[19] not in "+-" or not (
-            stamp[:4] + stamp[5:7] + stamp[8:10] + stamp[11:13] + stamp[14:16] + stamp[17:19] + stamp[20:22]
-            + stamp[23:25]).isdigit():
+    if (
+        len(stamp) != 25
+        or stamp[4] != "-"
+        or stamp[10] != "T"
+        or stamp[19] not in "+-"
+        or not (
+            stamp[:4]
+            + stamp[5:7]
+            + stamp[8:10]
+            + stamp[11:13]
+            + stamp[14:16]
+            + stamp[17:19]
+            + stamp[20:22]
+            + stamp[23:25]
+        ).isdigit()
+    ):
         return 0
     y, m, d = int(stamp[:4]), int(stamp[5:7]), int(stamp[8:10])
     y -= m <= 2  # days from the civil date (H. Hinnant's algorithm)
@@ -248,7 +271,9 @@ def _archive_locked(store: Store, stem: str) -> str | None:
     try:
         os.rename(store.path(LOG), store.path(rel))
     except OSError as exc:
-        raise StateError(f"cannot archive {store.shown(LOG)}: {exc.strerror}; run `agentctl doctor`") from None
+        raise StateError(
+            f"cannot archive {store.shown(LOG)}: {exc.strerror}; run `agentctl doctor`"
+        ) from None
     fault("archive_renamed")
     fsync_dir(store.path("logs"))  # both names durable: the archive's and the log's absence
     fsync_dir(os.path.dirname(store.path(LOG)))
@@ -300,5 +325,7 @@ def _paths(store: Store, data: bytes) -> list[str]:
     if "\\" not in text:  # as in entries(): every field is its own decoded form (600 lines in 0.1 ms)
         lines = text.split("\n")
         lines.pop()
-        return list(dict.fromkeys(f[2] for f in (line.split("|") for line in lines) if len(f) == 3 and f[1] in OPS))
+        return list(
+            dict.fromkeys(f[2] for f in (line.split("|") for line in lines) if len(f) == 3 and f[1] in OPS)
+        )
     return list(dict.fromkeys(path for _, op, path in entries(store, data) if op in OPS))

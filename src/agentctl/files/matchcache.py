@@ -60,8 +60,13 @@ def parse(head: str, body: bytes) -> Cache:
         f = rec.split(b"\0")
         tag = f[0]
         if tag == b"P":
-            cache.patterns.append(Pattern(f[1].decode(), f[2].decode("utf-8", "surrogateescape"),
-                                          tuple(g.decode("utf-8", "surrogateescape") for g in f[3:])))
+            cache.patterns.append(
+                Pattern(
+                    f[1].decode(),
+                    f[2].decode("utf-8", "surrogateescape"),
+                    tuple(g.decode("utf-8", "surrogateescape") for g in f[3:]),
+                )
+            )
             continue
         path = f[1].decode("utf-8", "surrogateescape")
         if tag == b"U":
@@ -84,7 +89,11 @@ def save(store: Store, cache: Cache) -> None:
     out: list[bytes] = []
     bad = "\n" in cache.head or any("\n" in p or "\0" in p for p in (*cache.u, *cache.h, *cache.w))
     for p in cache.patterns:
-        out.append(b"\0".join([b"P", p.kind.encode(), *(x.encode("utf-8", "surrogateescape") for x in (p.text, *p.globs))]))
+        out.append(
+            b"\0".join(
+                [b"P", p.kind.encode(), *(x.encode("utf-8", "surrogateescape") for x in (p.text, *p.globs))]
+            )
+        )
     for path in sorted(cache.u):
         out.append(b"U\0" + path.encode("utf-8", "surrogateescape"))
     for path, entry in cache.h.items():
@@ -98,7 +107,11 @@ def save(store: Store, cache: Cache) -> None:
         bad = bad or any(b"\0" in t or b"\n" in t for _, _, t in entry)
     body = b"\n".join(out) + b"\n"
     target = store.path(CACHE)
-    if bad or len(body) > MAX_BYTES or any("\0" in x or "\n" in x for p in cache.patterns for x in (p.text, *p.globs)):
+    if (
+        bad
+        or len(body) > MAX_BYTES
+        or any("\0" in x or "\n" in x for p in cache.patterns for x in (p.text, *p.globs))
+    ):
         try:
             os.unlink(target)
         except OSError:

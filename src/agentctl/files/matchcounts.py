@@ -73,7 +73,9 @@ def _pathspecs(store: Store, patterns: list[Pattern]) -> list[str]:
             globs = ["."]
             break
         globs += [g.lstrip("/") or "." for g in p.globs]
-    specs = [f":(glob){g}" if g != "." else "." for g in dict.fromkeys(globs)] + [":(exclude,glob).agent-state/**"]
+    specs = [f":(glob){g}" if g != "." else "." for g in dict.fromkeys(globs)] + [
+        ":(exclude,glob).agent-state/**"
+    ]
     state = _state_rel(store)
     if state and state != ".agent-state":
         specs.append(f":(exclude,literal){state}")
@@ -90,7 +92,9 @@ def _grep_once(store: Store, patterns: list[Pattern], paths: list[str] | None) -
         args, _ = git_args(patterns, mode)
         code, out, err = _spawn(store, mode, args, paths, patterns)
     if code > 1:
-        raise StateError(f"`git grep` could not search: {err.strip().splitlines()[-1][:200] if err.strip() else code}")
+        raise StateError(
+            f"`git grep` could not search: {err.strip().splitlines()[-1][:200] if err.strip() else code}"
+        )
     found: list[Hits] = [{} for _ in patterns]
     state = _state_rel(store)
     for rec in out.split(b"\n"):
@@ -109,10 +113,26 @@ def _grep_once(store: Store, patterns: list[Pattern], paths: list[str] | None) -
     return found
 
 
-def _spawn(store: Store, mode: str, args: list[str], paths: list[str] | None,
-           patterns: list[Pattern]) -> tuple[int, bytes, str]:
-    cmd = ["-c", "grep.fullName=false", "-c", "grep.column=false", "-c", "grep.fallbackToNoIndex=false",
-           "grep", "--no-color", "-n", "-z", "-I", "--untracked", mode, *args, "--"]
+def _spawn(
+    store: Store, mode: str, args: list[str], paths: list[str] | None, patterns: list[Pattern]
+) -> tuple[int, bytes, str]:
+    cmd = [
+        "-c",
+        "grep.fullName=false",
+        "-c",
+        "grep.column=false",
+        "-c",
+        "grep.fallbackToNoIndex=false",
+        "grep",
+        "--no-color",
+        "-n",
+        "-z",
+        "-I",
+        "--untracked",
+        mode,
+        *args,
+        "--",
+    ]
     if paths is None:
         run = _Git(store.project, cmd + _pathspecs(store, patterns), literal=False)
     else:
@@ -158,7 +178,7 @@ def _status(store: Store, root: str, running: _Git | None = None) -> tuple[str, 
             if rec.startswith(b"# branch.oid "):
                 head = rec[13:].decode("ascii", "replace")
         elif kind == b"?":
-            paths.add(os.fsdecode(rec[2 + cut:]).rstrip("/"))
+            paths.add(os.fsdecode(rec[2 + cut :]).rstrip("/"))
         elif kind in (b"1", b"2", b"u"):
             fields = rec.split(b" ", {b"1": 8, b"2": 9, b"u": 10}[kind])
             if kind == b"2" and i < len(parts):
@@ -203,13 +223,17 @@ def _changed_since(full: str, ns: int) -> bool:
         st = os.stat(full)
     except OSError:
         return True
-    return max(st.st_mtime_ns, st.st_ctime_ns) >= ns - (0 if st.st_mtime_ns % 1_000_000_000 else 2_000_000_000)
+    return max(st.st_mtime_ns, st.st_ctime_ns) >= ns - (
+        0 if st.st_mtime_ns % 1_000_000_000 else 2_000_000_000
+    )
 
 
 def _diff(store: Store, old: str, new: str) -> set[str] | None:
     """The paths two commits hold differently (None: git cannot tell, e.g. the old one is gone)."""
     try:
-        code, out, _ = _Git(store.project, ["diff", "--name-only", "-z", "--no-renames", "--relative", old, new]).finish(TIMEOUT)
+        code, out, _ = _Git(
+            store.project, ["diff", "--name-only", "-z", "--no-renames", "--relative", old, new]
+        ).finish(TIMEOUT)
     except GitUnavailable:
         return None
     return {os.fsdecode(p) for p in out.split(b"\0") if p} if code == 0 else None
@@ -287,8 +311,13 @@ def after_writes(store: Store, wanted: list[Pattern], written: list[str]) -> Vie
 
     cache = None if os.environ.get("AGENTCTL_MATCHCOUNTS") == "off" or not written else load(store)
     dirs = gitdir.find(store.project) if cache is not None else None
-    if cache is None or dirs is None or not all(p in cache.patterns for p in wanted) \
-            or not cache.head or gitdir.head_commit(dirs) != cache.head:
+    if (
+        cache is None
+        or dirs is None
+        or not all(p in cache.patterns for p in wanted)
+        or not cache.head
+        or gitdir.head_commit(dirs) != cache.head
+    ):
         return view(store, wanted)
     state = _state_rel(store)
     keys = {}

@@ -26,9 +26,20 @@ ERE = "E"
 LITERAL = "F"
 PYTHON = "R"
 _ERE_SPECIAL = ".[]()*+?{}|^$\\"
-_CLASSES = {"alpha": "A-Za-z", "digit": "0-9", "alnum": "0-9A-Za-z", "upper": "A-Z", "lower": "a-z",
-            "space": "\\x20\\x09-\\x0d", "blank": "\\x20\\x09", "xdigit": "0-9A-Fa-f", "cntrl": "\\x00-\\x1f\\x7f",
-            "print": "\\x20-\\x7e", "graph": "\\x21-\\x7e", "punct": "\\x21-\\x2f\\x3a-\\x40\\x5b-\\x60\\x7b-\\x7e"}
+_CLASSES = {
+    "alpha": "A-Za-z",
+    "digit": "0-9",
+    "alnum": "0-9A-Za-z",
+    "upper": "A-Z",
+    "lower": "a-z",
+    "space": "\\x20\\x09-\\x0d",
+    "blank": "\\x20\\x09",
+    "xdigit": "0-9A-Fa-f",
+    "cntrl": "\\x00-\\x1f\\x7f",
+    "print": "\\x20-\\x7e",
+    "graph": "\\x21-\\x7e",
+    "punct": "\\x21-\\x2f\\x3a-\\x40\\x5b-\\x60\\x7b-\\x7e",
+}
 
 
 def _seg(pat: str, name: str) -> bool:
@@ -56,7 +67,7 @@ def _seg(pat: str, name: str) -> bool:
                 else:
                     hit = hit or body[i] == name[0]
                     i += 1
-            return hit != neg and _seg(pat[end + 1:], name[1:])
+            return hit != neg and _seg(pat[end + 1 :], name[1:])
     return c == name[0] and _seg(pat[1:], name[1:])
 
 
@@ -77,7 +88,6 @@ def glob_match(glob: str, rel: str) -> bool:
     if pat and pat[-1] == "**" and len(pat) > 1:
         pat = pat[:-1]
     return _parts(pat, path) if len(pat) <= len(path) or "**" in pat else False
-
 
 
 class Pattern(tuple[str, str, tuple[str, ...]]):
@@ -120,9 +130,9 @@ def _bracket(s: str, i: int) -> tuple[str, int] | None:
         first = False
         if ch == "[" and j + 1 < n and s[j + 1] in ":.=":
             end = s.find(":]", j + 2)
-            if s[j + 1] != ":" or end < 0 or s[j + 2:end] not in _CLASSES:
+            if s[j + 1] != ":" or end < 0 or s[j + 2 : end] not in _CLASSES:
                 return None
-            items.append(_CLASSES[s[j + 2:end]])
+            items.append(_CLASSES[s[j + 2 : end]])
             j = end + 2
             continue
         if j + 2 < n and s[j + 1] == "-" and s[j + 2] != "]":
@@ -184,7 +194,7 @@ def ere_python(s: str) -> str | None:
             token, is_rep = m.group(0), True
             i += len(token)
         elif c == "(":
-            if s[i + 1:i + 2] in ("*", "+", "?", "{"):
+            if s[i + 1 : i + 2] in ("*", "+", "?", "{"):
                 return None
             token, is_atom = "(", False
             i += 1
@@ -218,7 +228,9 @@ def mode_of(patterns: list[Pattern]) -> str:
     return "-F" if kinds == {LITERAL} else ("-P" if PYTHON in kinds else "-E")
 
 
-def compile_pattern(p: Pattern, mode: str, judge: bool = True) -> tuple[str | None, Callable[[bytes], bool] | None]:
+def compile_pattern(
+    p: Pattern, mode: str, judge: bool = True
+) -> tuple[str | None, Callable[[bytes], bool] | None]:
     """What git grep is given for ``p`` in ``mode`` (None: it cannot be searched so), and the test of
     one line's bytes (None: git's own answer is the only one, so ``p`` is searched alone; also
     without ``judge``, for a pattern searched alone in its own syntax: then nothing is compiled)."""
@@ -235,7 +247,9 @@ def compile_pattern(p: Pattern, mode: str, judge: bool = True) -> tuple[str | No
 
     if p.kind == PYTHON:
         search = re.compile(p.text).search
-        return (p.text if mode != "-F" else None), (lambda line: search(line.decode("utf-8", "surrogateescape")) is not None)
+        return (p.text if mode != "-F" else None), (
+            lambda line: search(line.decode("utf-8", "surrogateescape")) is not None
+        )
     py = ere_python(p.text)
     test = None if py is None else re.compile(py.encode("ascii")).search
     given = p.text if mode == "-E" else (py if mode == "-P" else None)

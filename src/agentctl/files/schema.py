@@ -14,10 +14,13 @@ OPS = ("CREATE", "MODIFY", "DELETE", "RESTORE")
 OPENER = "SESSION_START"
 KEPT = (*OPS, OPENER)  # every operation a log line may hold
 
-LOG_RECORD = Schema("files log record", (
-    Field("TIME", "time"),
-    Field("OP", "choice", values=KEPT),
-    Field("PATH", "path", unless=("OP", (OPENER,))),
-))
+LOG_RECORD = Schema(
+    "files log record",
+    (
+        Field("TIME", "time"),
+        Field("OP", "choice", values=KEPT),
+        Field("PATH", "path", unless=("OP", (OPENER,))),
+    ),
+)
 
 __all__ = ["KEPT", "OPENER", "LOG_RECORD", "OPS"]

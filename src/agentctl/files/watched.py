@@ -31,4 +31,3 @@ def unseen(store: Store, paths: list[str], timeout: float = 30.0) -> list[str]:
     by_git = {p.decode("utf-8", "surrogateescape") for p in res.out.split(b"\0") if p}
     patterns = ignore.read(store)
     return [p for p in paths if p in by_git or ignore.ignored(p, False, patterns)]
-

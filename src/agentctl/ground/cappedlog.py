@@ -33,7 +33,7 @@ class CappedLog:
             first = data[: self.head_left]
             os.write(self.fd, first)
             self.head_left -= len(first)
-            data = data[len(first):]
+            data = data[len(first) :]
         if data:
             self.tail += data
             if len(self.tail) > 2 * self.tail_max:
@@ -47,8 +47,11 @@ class CappedLog:
             self.cut += drop
             del self.tail[:drop]
         if self.cut:
-            os.write(self.fd, b"\n[agentctl: %d bytes of output cut here; the first and the last %d are kept]\n"
-                     % (self.cut, self.tail_max))
+            os.write(
+                self.fd,
+                b"\n[agentctl: %d bytes of output cut here; the first and the last %d are kept]\n"
+                % (self.cut, self.tail_max),
+            )
         if self.tail:
             os.write(self.fd, bytes(self.tail))
         self.tail = bytearray()

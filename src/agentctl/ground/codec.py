@@ -32,6 +32,7 @@ if TYPE_CHECKING:
         def __get__(self, obj: object | None, owner: Any) -> _T | field[_T]: ...
         def __set__(self, obj: object, value: NoReturn) -> None: ...  # read-only: no value fits
 else:
+
     def field(index):
         """A named field of a record kept as a tuple (no ``dataclasses`` or ``collections`` on the hot path):
         ``text: field[str] = field(1)`` in the class makes ``record.text`` read ``record[1]``."""
@@ -132,7 +133,9 @@ def lines_of(data: bytes, name: str, comments: bool = True) -> list[tuple[int, s
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise StateError(f"{name} is not valid UTF-8 (byte {exc.start}); run `agentctl doctor`") from None
-    return [(n, line) for n, line in enumerate(text.split("\n"), 1) if line and not (comments and line[0] == "#")]
+    return [
+        (n, line) for n, line in enumerate(text.split("\n"), 1) if line and not (comments and line[0] == "#")
+    ]
 
 
 def parse_status(data: bytes, name: str, keys: tuple[str, ...] | None = None) -> dict[str, str]:
@@ -145,7 +148,13 @@ def parse_status(data: bytes, name: str, keys: tuple[str, ...] | None = None) ->
     result: dict[str, str] = {}
     for lineno, line in lines_of(data, name):
         key, sep, raw = line.partition("=")
-        if not sep or not key or not key.replace("_", "").isalnum() or not key.isascii() or key != key.upper():
+        if (
+            not sep
+            or not key
+            or not key.replace("_", "").isalnum()
+            or not key.isascii()
+            or key != key.upper()
+        ):
             raise StateError(f"{name} line {lineno} is not KEY=VALUE; run `agentctl doctor`")
         if keys is not None and key not in keys and not key.startswith("TRIED_"):
             raise StateError(f"{name} line {lineno} has unknown key {key}; run `agentctl doctor`")
@@ -181,8 +190,12 @@ def split_record(line: str, count: int) -> list[str] | None:
 
 def parse_uint(raw: str, what: str, *, minimum: int = 0, maximum: int = 999_999_999) -> int:
     """A plain decimal number: ASCII digits only (no sign, spaces, underscores or other scripts)."""
-    if not raw or not raw.isascii() or not raw.isdigit():  # the range is the command's to say (`--port` 65535)
-        raise UsageError(f"{what} must be a whole number{f' of at least {minimum}' if minimum else ''}, got {raw[:40]!r}")
+    if (
+        not raw or not raw.isascii() or not raw.isdigit()
+    ):  # the range is the command's to say (`--port` 65535)
+        raise UsageError(
+            f"{what} must be a whole number{f' of at least {minimum}' if minimum else ''}, got {raw[:40]!r}"
+        )
     if len(raw) > 9:
         raise UsageError(f"{what} must be a whole number up to {maximum}, got {raw[:40]!r}")
     return check_uint(int(raw), what, minimum=minimum, maximum=maximum)

@@ -44,7 +44,10 @@ class CheckFailed(AgentctlError):
 class NoTask(CheckFailed):
     """No task is running: the same exit code (1) for every command that needs one (docs/reference.md)."""
 
-    def __init__(self, message: str = "no task is running; start one with `agentctl task start --id ID --desc TEXT --files LIST`") -> None:
+    def __init__(
+        self,
+        message: str = "no task is running; start one with `agentctl task start --id ID --desc TEXT --files LIST`",
+    ) -> None:
         super().__init__(message)
 
 

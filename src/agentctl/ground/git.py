@@ -56,8 +56,15 @@ def git_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-def run(cwd: str, args: list[str], *, data: bytes | None = None, timeout: float = DEFAULT_TIMEOUT,
-        check: bool = True, env: dict[str, str] | None = None) -> Result:
+def run(
+    cwd: str,
+    args: list[str],
+    *,
+    data: bytes | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    check: bool = True,
+    env: dict[str, str] | None = None,
+) -> Result:
     """Run ``git ARGS`` in ``cwd``; with ``check`` a non-zero exit raises GitError (one line)."""
     cmd = ["git", *IDENTITY, *args]
     try:
@@ -65,7 +72,9 @@ def run(cwd: str, args: list[str], *, data: bytes | None = None, timeout: float 
     except FileNotFoundError:
         raise GitError("git is not installed or not on PATH; install git", -1) from None
     except proc.Timeout:
-        raise GitError(f"`git {args[0]}` did not finish within {timeout:g}s; check the remote or retry", -2) from None
+        raise GitError(
+            f"`git {args[0]}` did not finish within {timeout:g}s; check the remote or retry", -2
+        ) from None
     except OSError as exc:
         raise GitError(f"cannot run git: {exc.strerror}", -1) from None
     if check and res.code != 0:

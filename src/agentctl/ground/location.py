@@ -39,12 +39,21 @@ def current_dir() -> str:
     try:
         return os.getcwd()
     except FileNotFoundError:
-        raise StateError("the current folder no longer exists; cd into the project and run the command again") from None
+        raise StateError(
+            "the current folder no longer exists; cd into the project and run the command again"
+        ) from None
 
 
 # Folders inside the state folder that agentctl writes into: a symlink planted at one of them
 # would carry writes outside .agent-state, so it is refused (O_NOFOLLOW guards the last component).
-_INNER_DIRS = ("logs", "services", "services/task", "services/files", "services/constraints", "services/verify")
+_INNER_DIRS = (
+    "logs",
+    "services",
+    "services/task",
+    "services/files",
+    "services/constraints",
+    "services/verify",
+)
 
 
 def open_checked(start: str | None = None, explicit: str | None = None) -> tuple[Store, int]:
@@ -65,7 +74,9 @@ def open_checked(start: str | None = None, explicit: str | None = None) -> tuple
         raise StateError(f"{root} is writable by every user; run `chmod o-w {root}`")
     if not os.path.isdir(os.path.join(root, "services")):
         if os.path.isdir(os.path.join(root, STATE_DIRNAME)):
-            raise StateError(f"{root} is a project, not its state folder; point --state-dir at {os.path.join(root, STATE_DIRNAME)}")
+            raise StateError(
+                f"{root} is a project, not its state folder; point --state-dir at {os.path.join(root, STATE_DIRNAME)}"
+            )
         raise StateError(f"{root} is not an agentctl state folder (no services/); run `agentctl init`")
     for rel in _INNER_DIRS:
         if os.path.islink(os.path.join(root, rel)):
@@ -94,7 +105,9 @@ def check_version(store: Store) -> int:
     return version
 
 
-def project_path(store: Store, raw: str, cwd: str | None = None, real_dirs: dict[str, str] | None = None) -> str:
+def project_path(
+    store: Store, raw: str, cwd: str | None = None, real_dirs: dict[str, str] | None = None
+) -> str:
     """Make ``raw`` a path relative to the project root; refuse one outside it.
 
     Nothing is expanded (``~`` and ``$HOME`` stay literal) and the file is never
@@ -119,8 +132,11 @@ def project_path(store: Store, raw: str, cwd: str | None = None, real_dirs: dict
             # Spelled through a symlink that leads into the project (a symlinked checkout, /tmp ->
             # /private/tmp, a link outside pointing in): its folders resolved, then the file itself.
             folder, name = os.path.split(full)
-            inside = [p for p in (os.path.join(os.path.realpath(folder), name), os.path.realpath(full))
-                      if p != real_project and os.path.commonpath([p, real_project]) == real_project]
+            inside = [
+                p
+                for p in (os.path.join(os.path.realpath(folder), name), os.path.realpath(full))
+                if p != real_project and os.path.commonpath([p, real_project]) == real_project
+            ]
             if not inside:
                 raise UsageError(f"{raw!r} is outside the project {project}; give a path inside it")
             full = inside[0]
@@ -148,8 +164,13 @@ def project_path(store: Store, raw: str, cwd: str | None = None, real_dirs: dict
 #   one wins and the answer says so (``note``).
 
 
-def resolve_path(store: Store, raw: str, cwd: str | None = None, known: Callable[[str], bool] | None = None,
-                 real_dirs: dict[str, str] | None = None) -> tuple[str, str]:
+def resolve_path(
+    store: Store,
+    raw: str,
+    cwd: str | None = None,
+    known: Callable[[str], bool] | None = None,
+    real_dirs: dict[str, str] | None = None,
+) -> tuple[str, str]:
     """(project path, note) for ``raw`` by the rule above; ``note`` is "" unless a reading was chosen.
     ``known``: is a reading a path agentctl knows (default: it exists; ``task.listinput.known_in``:
     exists, logged or an entry); ``real_dirs``: see project_path."""
@@ -158,8 +179,9 @@ def resolve_path(store: Store, raw: str, cwd: str | None = None, known: Callable
     return rel, note
 
 
-def resolve_reading(store: Store, raw: str, base: str, known: Callable[[str], bool] | None,
-             real_dirs: dict[str, str] | None) -> tuple[str, str, str]:
+def resolve_reading(
+    store: Store, raw: str, base: str, known: Callable[[str], bool] | None, real_dirs: dict[str, str] | None
+) -> tuple[str, str, str]:
     """(project path, the folder it was read from, note)."""
     if raw.startswith(":/"):
         return project_path(store, raw[2:] or ".", store.project, real_dirs), store.project, ""
@@ -182,8 +204,14 @@ def resolve_reading(store: Store, raw: str, base: str, known: Callable[[str], bo
     test = known or exists_in(store)
     here_known, root_known = test(here), test(root)
     if here_known and root_known:
-        return here, base, (f"read {raw!r} as {here} (relative to this folder); the project-root reading {root} "
-                            f"also exists: give :/{root} for it")
+        return (
+            here,
+            base,
+            (
+                f"read {raw!r} as {here} (relative to this folder); the project-root reading {root} "
+                f"also exists: give :/{root} for it"
+            ),
+        )
     if not here_known and root_known:
         return root, store.project, ""  # the spelling agentctl prints, pasted from a subfolder: no note
     return here, base, ""
@@ -226,8 +254,10 @@ def refuse_state(store: Store, *paths: str | None) -> None:
     """Refuse (UsageError) a path argument that names the state folder or a file in it."""
     state = in_state(store, *paths)
     if state is not None:
-        raise UsageError(f"{state} is in agentctl's state folder, not a project file; change state through agentctl "
-                         "(`agentctl task|files|constraints ...`), not as a path")
+        raise UsageError(
+            f"{state} is in agentctl's state folder, not a project file; change state through agentctl "
+            "(`agentctl task|files|constraints ...`), not as a path"
+        )
 
 
 def in_state_dir(store: Store, rel: str) -> bool:

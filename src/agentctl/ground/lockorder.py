@@ -35,5 +35,18 @@ def in_order(names: tuple[str, ...] | list[str]) -> tuple[str, ...]:
     return tuple(n for n in ORDER if n in names)
 
 
-__all__ = ["CONSTRAINTS", "FILES", "FOLDER", "INDEX", "INTERFACES", "ORDER", "PLAN", "SESSION", "SYNC", "TASK",
-           "UNDER_SYNC", "VERIFY", "in_order"]
+__all__ = [
+    "CONSTRAINTS",
+    "FILES",
+    "FOLDER",
+    "INDEX",
+    "INTERFACES",
+    "ORDER",
+    "PLAN",
+    "SESSION",
+    "SYNC",
+    "TASK",
+    "UNDER_SYNC",
+    "VERIFY",
+    "in_order",
+]

@@ -23,8 +23,9 @@ if TYPE_CHECKING:
 HOOK_LOCK_BOUND, HOOK_LOCK_TOTAL = 2.0, 3.0
 
 
-def hold(path: str, shown: str, timeout: float | None, hook_deadline: float | None,
-         fault: Callable[[str], None]) -> Generator[None, None, None]:
+def hold(
+    path: str, shown: str, timeout: float | None, hook_deadline: float | None, fault: Callable[[str], None]
+) -> Generator[None, None, None]:
     """Hold the lock file at ``path`` (``shown`` in messages) while the generator is suspended.
 
     ``hook_deadline`` (monotonic) bounds the wait in a hook; ``fault`` is the write protocol's
@@ -50,8 +51,10 @@ def hold(path: str, shown: str, timeout: float | None, hook_deadline: float | No
                     break
                 except BlockingIOError:
                     if time.monotonic() > deadline:
-                        raise StateError(f"{shown} is still locked after {timeout:g}s by another agentctl"
-                                         f"{holder(fd)}; retry, or raise AGENTCTL_LOCK_TIMEOUT") from None
+                        raise StateError(
+                            f"{shown} is still locked after {timeout:g}s by another agentctl"
+                            f"{holder(fd)}; retry, or raise AGENTCTL_LOCK_TIMEOUT"
+                        ) from None
                     time.sleep(delay)
                     delay = min(delay * 2, 0.02)
             a = os.fstat(fd)

@@ -111,7 +111,11 @@ def _live(store: Store, items: list[Item], status: dict[str, str]) -> set[str]:
         task = {}
     tid = task.get("TASK_ID", "") if task.get("STATE", "IDLE") != "IDLE" else ""
     if tid:
-        keep.update(it.rel for it in items if it.rel[5:].startswith((f"files-{tid}.", f"verify-{tid}.", f"task-{tid}.")))
+        keep.update(
+            it.rel
+            for it in items
+            if it.rel[5:].startswith((f"files-{tid}.", f"verify-{tid}.", f"task-{tid}."))
+        )
     keep.discard("")
     return keep
 
@@ -123,7 +127,9 @@ def plan(store: Store) -> tuple[list[Item], list[Item]]:
     status = codec.parse_status(store.read("services/verify/status") or b"", "verify status")
     keep = _live(store, items, status)
     items.sort(key=lambda it: _age_key(it))  # oldest first by what the names say, not by file times
-    runs = [it.rel for it in items if it.rel.startswith("logs/verify-") and it.rel.endswith(".log")]  # may be cut
+    runs = [
+        it.rel for it in items if it.rel.startswith("logs/verify-") and it.rel.endswith(".log")
+    ]  # may be cut
 
     def group(pred: Any) -> list[Item]:
         return [it for it in items if pred(it.rel[5:]) and it.rel not in keep]
@@ -133,22 +139,42 @@ def plan(store: Store) -> tuple[list[Item], list[Item]]:
 
     settled = time.time() - 900  # a log written in the last 15 minutes may belong to a run still going
     running = _running(items, status)
-    cut = [it for it in items if it.rel in runs and it.size > pol["verify_log_max"] + 4096 and it.mtime < settled
-           and it.rel not in running]
+    cut = [
+        it
+        for it in items
+        if it.rel in runs
+        and it.size > pol["verify_log_max"] + 4096
+        and it.mtime < settled
+        and it.rel not in running
+    ]
     for it in cut:
         it.why = f"over {mib(pol['verify_log_max'])} ({PREFIX}verify_log_max)"
     sized = [Item(it.rel, min(it.size, pol["verify_log_max"]), it.mtime) for it in vlogs]
     held = sum(it.size for it in items if it.rel in keep)  # counted in the total, never removed
-    remove = _over(sized, pol["verify_logs_total"] - held, f"verify logs over {mib(pol['verify_logs_total'])}",
-                   keep_newest=0)
+    remove = _over(
+        sized,
+        pol["verify_logs_total"] - held,
+        f"verify logs over {mib(pol['verify_logs_total'])}",
+        keep_newest=0,
+    )
     gone = {it.rel for it in remove}
     cut = [it for it in cut if it.rel not in gone]
-    remove += _over(group(lambda n: n.startswith("verify-") and n.endswith(".journal")), pol["journals_total"],
-                    f"journals over {mib(pol['journals_total'])}")
-    remove += _over(group(lambda n: n.startswith("files-") and n.endswith(".log")), pol["task_logs_total"],
-                    f"archived files logs over {mib(pol['task_logs_total'])}")
-    remove += _over(group(lambda n: n.startswith("quarantine-")), pol["quarantine_total"],
-                    f"quarantine over {mib(pol['quarantine_total'])}", keep_newest=0)
+    remove += _over(
+        group(lambda n: n.startswith("verify-") and n.endswith(".journal")),
+        pol["journals_total"],
+        f"journals over {mib(pol['journals_total'])}",
+    )
+    remove += _over(
+        group(lambda n: n.startswith("files-") and n.endswith(".log")),
+        pol["task_logs_total"],
+        f"archived files logs over {mib(pol['task_logs_total'])}",
+    )
+    remove += _over(
+        group(lambda n: n.startswith("quarantine-")),
+        pol["quarantine_total"],
+        f"quarantine over {mib(pol['quarantine_total'])}",
+        keep_newest=0,
+    )
     backups = group(lambda n: n.startswith("backup-format") and os.path.isdir(store.path("logs/" + n)))
     for it in backups[: max(0, len(backups) - pol["backups_keep"])]:
         it.why = f"more than {pol['backups_keep']} backups"
@@ -200,8 +226,10 @@ def gc(store: Store, dry_run: bool = False) -> tuple[list[str], int, int]:
                 except FileNotFoundError:
                     pass
         for it in cut:
-            lines.append(f"{'would cut' if dry_run else 'cut'} {it.rel} from {mib(it.size)} to "
-                         f"{mib(pol['verify_log_max'])}: {it.why}")
+            lines.append(
+                f"{'would cut' if dry_run else 'cut'} {it.rel} from {mib(it.size)} to "
+                f"{mib(pol['verify_log_max'])}: {it.why}"
+            )
             freed += max(0, it.size - pol["verify_log_max"])
             if not dry_run:
                 _cut_in_place(store, it.rel, pol["verify_log_max"])

@@ -53,8 +53,9 @@ class _Parser:
         self.text, self.i, self.unbounded = text, 0, 0
 
     def fail(self, why: str) -> UsageError:
-        return UsageError(f"--match {self.text[:60]!r}: {why} (the one dialect git grep and the hooks read "
-                          f"alike: {DOC})")
+        return UsageError(
+            f"--match {self.text[:60]!r}: {why} (the one dialect git grep and the hooks read alike: {DOC})"
+        )
 
     def peek(self) -> str:
         return self.text[self.i] if self.i < len(self.text) else ""
@@ -89,8 +90,9 @@ class _Parser:
                 if self.unbounded > MAX_UNBOUNDED:
                     raise self.fail(f"more than {MAX_UNBOUNDED} unbounded repetitions (* + {{m,}})")
             if group and q != "?" and (inner_reps or inner_bars):
-                raise self.fail("a repeated group holds a repetition or a | of its own (it can take "
-                                "exponential time)")
+                raise self.fail(
+                    "a repeated group holds a repetition or a | of its own (it can take exponential time)"
+                )
         return reps
 
     def atom(self, depth: int) -> tuple[bool, bool, bool]:
@@ -110,7 +112,7 @@ class _Parser:
         if c == "[":
             self.bracket()
         elif c == "\\":
-            nxt = self.text[self.i + 1:self.i + 2]
+            nxt = self.text[self.i + 1 : self.i + 2]
             if not nxt:
                 raise self.fail("a \\ at the end")
             if nxt not in ESCAPABLE:
@@ -150,8 +152,10 @@ class _Parser:
         for k in range(1, len(body) - 1):
             if body[k] == "-":
                 lo, hi = body[k - 1], body[k + 1]
-                same = any(lo in r and hi in r for r in ("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
-                                                          "0123456789"))
+                same = any(
+                    lo in r and hi in r
+                    for r in ("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "0123456789")
+                )
                 if not same or lo > hi:
                     raise self.fail(f"the range {lo}-{hi} (ranges within a-z, A-Z or 0-9 only)")
 
@@ -162,9 +166,14 @@ class _Parser:
             q = c
         elif c == "{":
             end = self.text.find("}", self.i)
-            body = self.text[self.i + 1:end] if end > 0 else ""
+            body = self.text[self.i + 1 : end] if end > 0 else ""
             lo, comma, hi = body.partition(",")
-            if end < 0 or not lo.isdigit() or not lo.isascii() or (hi and (not hi.isdigit() or not hi.isascii())):
+            if (
+                end < 0
+                or not lo.isdigit()
+                or not lo.isascii()
+                or (hi and (not hi.isdigit() or not hi.isascii()))
+            ):
                 raise self.fail("a { that is not {m}, {m,} or {m,n}; write \\{ for the character")
             if int(lo) > MAX_COUNT or (hi and (int(hi) > MAX_COUNT or int(hi) < int(lo))):
                 raise self.fail(f"a count over {MAX_COUNT} or {{m,n}} with n < m")
@@ -182,7 +191,7 @@ class _Parser:
 def check(pattern: str) -> str:
     """``pattern`` if it is in the dialect (see the module), else a UsageError naming what is not."""
     if not isinstance(pattern, str) or not pattern:
-        raise UsageError("--match needs a pattern, for example --match \"from '(\\.\\./)+\"")
+        raise UsageError('--match needs a pattern, for example --match "from \'(\\.\\./)+"')
     if len(pattern) > MAX_LENGTH:
         raise UsageError(f"--match is {len(pattern)} characters; {MAX_LENGTH} at most")
     if "\n" in pattern or "\r" in pattern or "\0" in pattern:
@@ -240,4 +249,13 @@ def within(seconds: float, fn: Callable[..., T], *args: object) -> T:
             signal.setitimer(signal.ITIMER_REAL, max(0.001, outer - (time.monotonic() - began)))
 
 
-__all__ = ["HOOK_BUDGET", "MAX_LENGTH", "SEARCH_BUDGET", "OverBudget", "check", "compile", "problem", "within"]
+__all__ = [
+    "HOOK_BUDGET",
+    "MAX_LENGTH",
+    "SEARCH_BUDGET",
+    "OverBudget",
+    "check",
+    "compile",
+    "problem",
+    "within",
+]

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     class Sink(Protocol):
         def pump(self, rfd: int, exited: Callable[[], bool], deadline: float) -> bool: ...
 
+
 TIMED_OUT = -1000  # what piped() returns for a child ended by its timeout (never a real exit status)
 TERM_GRACE = 2.0  # seconds between TERM and KILL for the process group
 
@@ -70,8 +71,9 @@ def piped(argv: list[str], cwd: str, sink: Sink, timeout: float) -> int:
 
     out_r, out_w = os.pipe()
     try:
-        child = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w,
-                                 start_new_session=True)
+        child = subprocess.Popen(
+            argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w, start_new_session=True
+        )
     finally:
         os.close(out_w)
     previous = terminate_on_signals()
@@ -93,14 +95,21 @@ def piped(argv: list[str], cwd: str, sink: Sink, timeout: float) -> int:
             signal.signal(sig, handler)
 
 
-def to_file(argv: list[str], cwd: str, env: dict[str, str], fd: int, timeout: float,
-            tick: Callable[[], None] = lambda: None) -> tuple[int, bool]:
+def to_file(
+    argv: list[str],
+    cwd: str,
+    env: dict[str, str],
+    fd: int,
+    timeout: float,
+    tick: Callable[[], None] = lambda: None,
+) -> tuple[int, bool]:
     """Run ``argv`` with stdout and stderr on ``fd``, calling ``tick`` every 50 ms while it runs;
     (its exit status, False), or (124, True) when the timeout passed and its process group was ended."""
     import subprocess
 
-    child = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=fd, stderr=fd,
-                             start_new_session=True)
+    child = subprocess.Popen(
+        argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=fd, stderr=fd, start_new_session=True
+    )
     deadline = time.monotonic() + timeout
     while True:
         try:
@@ -112,7 +121,9 @@ def to_file(argv: list[str], cwd: str, env: dict[str, str], fd: int, timeout: fl
                 return 124, True
 
 
-def capture(argv: list[str], cwd: str, data: bytes, timeout: float, env: dict[str, str]) -> tuple[int, bytes, bytes]:
+def capture(
+    argv: list[str], cwd: str, data: bytes, timeout: float, env: dict[str, str]
+) -> tuple[int, bytes, bytes]:
     """Run ``argv`` with ``data`` on stdin; (exit status, stdout, stderr). Raises Timeout (the child
     killed), FileNotFoundError (no such program) or OSError (it could not start)."""
     import subprocess
@@ -130,8 +141,14 @@ def detached(argv: list[str], cwd: str) -> bool:
     import subprocess
 
     try:
-        subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL, start_new_session=True)
+        subprocess.Popen(
+            argv,
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
     except OSError:
         return False
     return True

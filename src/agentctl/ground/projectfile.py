@@ -22,17 +22,25 @@ def read_project_file(store: Store, raw: str, what: str) -> bytes:
     try:
         rel = project_path(store, raw, store.project)
     except UsageError:
-        raise UsageError(f"{what} {shown!r} is not a file of the project {store.project}: MCP tools read only "
-                         "inside the project; give a project path, or pass the paths as entries") from None
+        raise UsageError(
+            f"{what} {shown!r} is not a file of the project {store.project}: MCP tools read only "
+            "inside the project; give a project path, or pass the paths as entries"
+        ) from None
     real_project = os.path.realpath(store.project)
     try:
-        fd = os.open(os.path.join(store.project, rel), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = os.open(
+            os.path.join(store.project, rel), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+        )
     except OSError as exc:
-        raise UsageError(f"cannot read the list file {raw!r}: {os.strerror(exc.errno or 0)}; "
-                         "give a readable file of paths") from None  # the CLI's words
+        raise UsageError(
+            f"cannot read the list file {raw!r}: {os.strerror(exc.errno or 0)}; give a readable file of paths"
+        ) from None  # the CLI's words
     try:
-        where = os.path.realpath(f"/proc/self/fd/{fd}") if os.path.isdir("/proc/self/fd") else os.path.realpath(
-            os.path.join(store.project, rel))
+        where = (
+            os.path.realpath(f"/proc/self/fd/{fd}")
+            if os.path.isdir("/proc/self/fd")
+            else os.path.realpath(os.path.join(store.project, rel))
+        )
         if os.path.commonpath([where, real_project]) != real_project:
             raise UsageError(f"{what} {shown!r} leads outside the project; give a project path")
         if not stat.S_ISREG(os.fstat(fd).st_mode):

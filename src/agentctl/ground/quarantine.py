@@ -62,6 +62,7 @@ def keep_copy(store: Store, rel: str, why: str) -> str | None:
 
 # -- the task list: never remove the only one -------------------------------------------------
 
+
 def seq_floor(store: Store) -> int:
     """The highest SEQ any trace of the task shows (list file names, archives), so SEQ never goes back."""
     best = 0

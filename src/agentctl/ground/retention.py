@@ -57,20 +57,30 @@ def policy(store: Store) -> dict[str, int]:
         line = raw.strip()
         if not line or line.startswith("#") or not line.startswith(PREFIX):
             continue
-        key, eq, value = line[len(PREFIX):].partition("=")
+        key, eq, value = line[len(PREFIX) :].partition("=")
         key = key.strip()
         if not eq:
-            raise StateError(f"{shown} line {n}: {line[:60]!r} is not key=value; write for example {PREFIX}verify_log_max=1M")
+            raise StateError(
+                f"{shown} line {n}: {line[:60]!r} is not key=value; write for example {PREFIX}verify_log_max=1M"
+            )
         if key not in DEFAULTS:
-            raise StateError(f"{shown} line {n}: unknown setting {PREFIX}{key[:40]}; known: "
-                             + ", ".join(PREFIX + k for k in DEFAULTS))
+            raise StateError(
+                f"{shown} line {n}: unknown setting {PREFIX}{key[:40]}; known: "
+                + ", ".join(PREFIX + k for k in DEFAULTS)
+            )
         got = value.strip()
         num = int(got) if key in COUNTS and got.isdigit() else (None if key in COUNTS else _size(got))
         if num is None:
-            what = "a whole number" if key in COUNTS else "a size (bytes, or a number with K, M or G, e.g. 1M)"
-            raise StateError(f"{shown} line {n}: {PREFIX}{key}={got[:40]!r} is not {what}; fix it or remove the line")
+            what = (
+                "a whole number" if key in COUNTS else "a size (bytes, or a number with K, M or G, e.g. 1M)"
+            )
+            raise StateError(
+                f"{shown} line {n}: {PREFIX}{key}={got[:40]!r} is not {what}; fix it or remove the line"
+            )
         if key == "verify_log_max" and num < MIN_LOG:
-            raise StateError(f"{shown} line {n}: {PREFIX}verify_log_max must be at least 64K; fix it or remove the line")
+            raise StateError(
+                f"{shown} line {n}: {PREFIX}verify_log_max must be at least 64K; fix it or remove the line"
+            )
         out[key] = num
     return out
 

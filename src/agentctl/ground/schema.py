@@ -56,9 +56,17 @@ class Limits:
 class Field:
     __slots__ = ("name", "kind", "values", "top", "size", "unless", "test")
 
-    def __init__(self, name: str, kind: str = "text", *, values: tuple[str, ...] = (), top: int = MAX_COUNT,
-                 size: int = 8192, unless: tuple[str, tuple[str, ...]] | None = None,
-                 test: Callable[[str], str] | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        kind: str = "text",
+        *,
+        values: tuple[str, ...] = (),
+        top: int = MAX_COUNT,
+        size: int = 8192,
+        unless: tuple[str, tuple[str, ...]] | None = None,
+        test: Callable[[str], str] | None = None,
+    ) -> None:
         if kind not in KINDS and test is None:
             raise ValueError(f"unknown field kind {kind!r}")
         self.name = name
@@ -128,6 +136,7 @@ class Schema:
 
 
 # -- the kinds ---------------------------------------------------------------------------------------
+
 
 def odd_digits(raw: str) -> bool:
     """Does ``raw`` hold a digit that is not ASCII (a ``²`` where agentctl writes ``2``)?"""
@@ -222,12 +231,19 @@ def _time(f: Field, v: str, lim: Limits) -> str:
 
 
 def _path(f: Field, v: str, lim: Limits) -> str:
-    return "" if path_ok(v, lim.state) else \
-        f"path {v[:80]!r} is not a project file (outside the project, in .git/ or in the state folder)"
+    return (
+        ""
+        if path_ok(v, lim.state)
+        else f"path {v[:80]!r} is not a project file (outside the project, in .git/ or in the state folder)"
+    )
 
 
 def _archive(f: Field, v: str, lim: Limits) -> str:
-    return "" if v.startswith("logs/") and archive_name_ok(v[5:]) else f"{v[:60]!r} is not a logs/ archive agentctl writes"
+    return (
+        ""
+        if v.startswith("logs/") and archive_name_ok(v[5:])
+        else f"{v[:60]!r} is not a logs/ archive agentctl writes"
+    )
 
 
 def _id(f: Field, v: str, lim: Limits) -> str:
@@ -235,9 +251,29 @@ def _id(f: Field, v: str, lim: Limits) -> str:
 
 
 KINDS: dict[str, Callable[[Field, str, Limits], str]] = {
-    "text": _text, "word": _word, "uint": _uint, "run": _run, "choice": _choice, "time": _time, "path": _path,
-    "archive": _archive, "id": _id,
+    "text": _text,
+    "word": _word,
+    "uint": _uint,
+    "run": _run,
+    "choice": _choice,
+    "time": _time,
+    "path": _path,
+    "archive": _archive,
+    "id": _id,
 }
 
-__all__ = ["KINDS", "MAX_COUNT", "SKEW", "Field", "Invalid", "Limits", "Schema", "archive_name_ok", "id_ok", "odd_digits",
-           "path_ok", "time_problem", "uint_problem"]
+__all__ = [
+    "KINDS",
+    "MAX_COUNT",
+    "SKEW",
+    "Field",
+    "Invalid",
+    "Limits",
+    "Schema",
+    "archive_name_ok",
+    "id_ok",
+    "odd_digits",
+    "path_ok",
+    "time_problem",
+    "uint_problem",
+]

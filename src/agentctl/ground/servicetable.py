@@ -49,20 +49,44 @@ VERIFY_COMMANDS = b"""\
 """
 
 SERVICES: dict[str, Service] = {
-    "task": Service("task", "the current task: STATE, NEXT, DONE/TOTAL, NOTES, SEQ",
-                    {"status": b"STATE=IDLE\nSEQ=0\n"}, "agentctl.task.pause:on_runlevel_stop",
-                    "agentctl.task.pause:on_runlevel_start"),
-    "files": Service("files", "every file touched in this task: TIME|OP|PATH", {"status": b""},
-                     "log kept", "logging"),
-    "constraints": Service("constraints", "the project's hard rules: P0|text, P1|text, P2|text", {"status": b""},
-                           "state kept", "loaded"),
-    "verify": Service("verify", "the checks (commands, one a line) and the last result with the fixes tried",
-                      {"status": b"STATE=IDLE\n", "commands": VERIFY_COMMANDS}, "agentctl.verify.run:on_runlevel_stop",
-                      "agentctl.verify.run:on_runlevel_start"),
-    "interfaces": Service("interfaces", "the task's interface changes: NAME|OLD|NEW|MATCH|PATHS|TASK|ADDED",
-                          {"status": b""}, "state kept (stops with the task)", "tracking"),
-    "plan": Service("plan", "the plan: ID|ORDER|PRIORITY|AFTER|DESC|...|STATE|AGENT|UNTIL|STARTED|NOTE|SREV, one task a line",
-                    {"status": b""}, "state kept", "loaded"),
+    "task": Service(
+        "task",
+        "the current task: STATE, NEXT, DONE/TOTAL, NOTES, SEQ",
+        {"status": b"STATE=IDLE\nSEQ=0\n"},
+        "agentctl.task.pause:on_runlevel_stop",
+        "agentctl.task.pause:on_runlevel_start",
+    ),
+    "files": Service(
+        "files", "every file touched in this task: TIME|OP|PATH", {"status": b""}, "log kept", "logging"
+    ),
+    "constraints": Service(
+        "constraints",
+        "the project's hard rules: P0|text, P1|text, P2|text",
+        {"status": b""},
+        "state kept",
+        "loaded",
+    ),
+    "verify": Service(
+        "verify",
+        "the checks (commands, one a line) and the last result with the fixes tried",
+        {"status": b"STATE=IDLE\n", "commands": VERIFY_COMMANDS},
+        "agentctl.verify.run:on_runlevel_stop",
+        "agentctl.verify.run:on_runlevel_start",
+    ),
+    "interfaces": Service(
+        "interfaces",
+        "the task's interface changes: NAME|OLD|NEW|MATCH|PATHS|TASK|ADDED",
+        {"status": b""},
+        "state kept (stops with the task)",
+        "tracking",
+    ),
+    "plan": Service(
+        "plan",
+        "the plan: ID|ORDER|PRIORITY|AFTER|DESC|...|STATE|AGENT|UNTIL|STARTED|NOTE|SREV, one task a line",
+        {"status": b""},
+        "state kept",
+        "loaded",
+    ),
 }
 
 NAMES: tuple[str, ...] = tuple(SERVICES)

@@ -43,9 +43,11 @@ if TYPE_CHECKING:
 FILE = "agentctl.rules"
 SECTIONS = ("constraints", "verify")
 MAX_BYTES = 1 << 20
-HEADER = ("# agentctl.rules: the rules every copy of this project shares, committed with the code (agentctl's "
-          "docs/rules.md).\n# [constraints]: one rule a line, PRIORITY|TEXT, as `agentctl constraints add` takes "
-          "it; [verify]: one check a line.\n")
+HEADER = (
+    "# agentctl.rules: the rules every copy of this project shares, committed with the code (agentctl's "
+    "docs/rules.md).\n# [constraints]: one rule a line, PRIORITY|TEXT, as `agentctl constraints add` takes "
+    "it; [verify]: one check a line.\n"
+)
 
 
 class Parsed:
@@ -100,9 +102,20 @@ def _read(full: str) -> tuple[bytes | None, str]:
         return kept[1], kept[2]
     out: tuple[bytes | None, str]
     if not stat.S_ISREG(st.st_mode):
-        kind = "a symlink" if stat.S_ISLNK(st.st_mode) else "a folder" if stat.S_ISDIR(st.st_mode) else "no regular file"
-        out = None, (f"is {kind}, so it is not read (a committed link could show what lies outside the project); "
-                     f"make {FILE} a plain file")
+        kind = (
+            "a symlink"
+            if stat.S_ISLNK(st.st_mode)
+            else "a folder"
+            if stat.S_ISDIR(st.st_mode)
+            else "no regular file"
+        )
+        out = (
+            None,
+            (
+                f"is {kind}, so it is not read (a committed link could show what lies outside the project); "
+                f"make {FILE} a plain file"
+            ),
+        )
     else:
         try:
             fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -115,8 +128,15 @@ def _read(full: str) -> tuple[bytes | None, str]:
         finally:
             os.close(fd)
         big = len(data) > MAX_BYTES
-        out = data[:MAX_BYTES], (f"is larger than {MAX_BYTES >> 20} MiB: only its first MiB is read, and a rule "
-                                 "past it is not; keep it small" if big else "")
+        out = (
+            data[:MAX_BYTES],
+            (
+                f"is larger than {MAX_BYTES >> 20} MiB: only its first MiB is read, and a rule "
+                "past it is not; keep it small"
+                if big
+                else ""
+            ),
+        )
     _KEPT[full] = (sig, *out)
     return out
 
@@ -169,6 +189,7 @@ def verify_commands(store: Store) -> list[str]:
 
 # -- writing (a person's `constraints add --shared`, `constraints remove`, `verify add --shared`) --
 
+
 def _write(store: Store, data: bytes) -> None:
     store.replace(path(store), data)
 
@@ -206,7 +227,9 @@ def remove_line(store: Store, matches: Callable[[str], bool]) -> bool:
     drop = {n for n, line in parsed.rules if matches(line)}
     if not drop:
         return False
-    kept = [ln for n, ln in enumerate(data.decode("utf-8", "surrogateescape").split("\n"), 1) if n not in drop]
+    kept = [
+        ln for n, ln in enumerate(data.decode("utf-8", "surrogateescape").split("\n"), 1) if n not in drop
+    ]
     _write(store, "\n".join(kept).encode("utf-8", "surrogateescape"))
     return True
 

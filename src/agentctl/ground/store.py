@@ -108,14 +108,20 @@ class Store:
             return None
         except OSError as exc:
             if exc.errno == errno.ELOOP:
-                raise StateError(f"{self.shown(rel)} is a symlink; remove it or run `agentctl doctor --fix`") from None
+                raise StateError(
+                    f"{self.shown(rel)} is a symlink; remove it or run `agentctl doctor --fix`"
+                ) from None
             if exc.errno == errno.EISDIR:
-                raise StateError(f"{self.shown(rel)} is a directory; remove it or run `agentctl doctor`") from None
+                raise StateError(
+                    f"{self.shown(rel)} is a directory; remove it or run `agentctl doctor`"
+                ) from None
             raise os_error(exc, self.shown(rel)) from None
         try:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):
-                raise StateError(f"{self.shown(rel)} is not a regular file; remove it or run `agentctl doctor`")
+                raise StateError(
+                    f"{self.shown(rel)} is not a regular file; remove it or run `agentctl doctor`"
+                )
         except BaseException:
             os.close(fd)
             raise
@@ -129,7 +135,9 @@ class Store:
         fd, size = opened
         try:
             if size > cap:
-                raise StateError(f"{self.shown(rel)} is {size} bytes, over the {cap}-byte limit; run `agentctl doctor`")
+                raise StateError(
+                    f"{self.shown(rel)} is {size} bytes, over the {cap}-byte limit; run `agentctl doctor`"
+                )
             chunks = []
             remaining = cap + 1
             while remaining > 0:
@@ -346,7 +354,9 @@ class Store:
 
             text = exc.message if isinstance(exc, StateError) else str(exc)
             try:
-                sys.stderr.write(f"agentctl: warning: the change was made but not recorded in logs/agent.log: {text}\n")
+                sys.stderr.write(
+                    f"agentctl: warning: the change was made but not recorded in logs/agent.log: {text}\n"
+                )
             except (OSError, ValueError, AttributeError):
                 pass
 

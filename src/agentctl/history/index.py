@@ -36,16 +36,18 @@ class Row:
 
     def line(self) -> str:
         forced = "  FORCED" if self["FORCED"] == "forced" else ""
-        return (f"{codec.encode(self['ID'])}  ended {self['ENDED']}  {self['DURATION'] or '?'}  {self['ENTRIES']} done  "
-                f"{self['FILES']} files  verify {self['LAST_VERIFY']} (verified={self['VERIFIED']}){forced}  "
-                f"{codec.encode(self['DESC'])[:120]}")
+        return (
+            f"{codec.encode(self['ID'])}  ended {self['ENDED']}  {self['DURATION'] or '?'}  {self['ENTRIES']} done  "
+            f"{self['FILES']} files  verify {self['LAST_VERIFY']} (verified={self['VERIFIED']}){forced}  "
+            f"{codec.encode(self['DESC'])[:120]}"
+        )
 
 
 def append_index(store: Store, archived: dict[str, str], archive_rel: str) -> None:
     """Add the task just archived to logs/index (once, even if a stop is retried)."""
     rec = codec.record(
         archived.get("TASK_ID", ""),
-        archived.get("DESC", "")[:schema.MAX_DESC],
+        archived.get("DESC", "")[: schema.MAX_DESC],
         archived.get("STARTED", ""),
         archived.get("ENDED", ""),
         archived.get("DURATION", ""),
@@ -93,7 +95,20 @@ def find(store: Store, task_id: str) -> Row:
     for row in rows:
         if row["ARCHIVE"] == f"logs/task-{task_id}.done":
             return row
-    raise UsageError(f"no archived task {task_id[:70]!r} in {store.shown(INDEX)}; `agentctl history` lists them")
+    raise UsageError(
+        f"no archived task {task_id[:70]!r} in {store.shown(INDEX)}; `agentctl history` lists them"
+    )
 
 
-__all__ = ["DEFAULT_LIMIT", "FIELDS", "HEADER", "INDEX", "LOCK", "SEARCH_BYTES", "Row", "append_index", "find", "read_index"]
+__all__ = [
+    "DEFAULT_LIMIT",
+    "FIELDS",
+    "HEADER",
+    "INDEX",
+    "LOCK",
+    "SEARCH_BYTES",
+    "Row",
+    "append_index",
+    "find",
+    "read_index",
+]

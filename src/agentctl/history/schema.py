@@ -28,23 +28,30 @@ def entries_problem(value: str) -> str:
     why = uint_problem(done) or uint_problem(total)
     if not why and space:
         n = skipped.removeprefix("(").removesuffix(" SKIPPED)")
-        why = uint_problem(n) if skipped == f"({n} SKIPPED)" else f"{value[:30]!r} is not DONE/TOTAL (N SKIPPED)"
+        why = (
+            uint_problem(n)
+            if skipped == f"({n} SKIPPED)"
+            else f"{value[:30]!r} is not DONE/TOTAL (N SKIPPED)"
+        )
     return why
 
 
-ROW = Schema("history index row", (
-    Field("ID", "id"),
-    Field("DESC", "text", size=MAX_DESC),
-    Field("STARTED", "time"),
-    Field("ENDED", "time"),
-    Field("DURATION", "word"),
-    Field("ENTRIES", test=entries_problem),
-    Field("FILES", "uint"),
-    Field("LAST_VERIFY", "word"),
-    Field("VERIFIED", "text"),
-    Field("FORCED", "choice", values=FORCED),
-    Field("ARCHIVE", "archive"),
-))
+ROW = Schema(
+    "history index row",
+    (
+        Field("ID", "id"),
+        Field("DESC", "text", size=MAX_DESC),
+        Field("STARTED", "time"),
+        Field("ENDED", "time"),
+        Field("DURATION", "word"),
+        Field("ENTRIES", test=entries_problem),
+        Field("FILES", "uint"),
+        Field("LAST_VERIFY", "word"),
+        Field("VERIFIED", "text"),
+        Field("FORCED", "choice", values=FORCED),
+        Field("ARCHIVE", "archive"),
+    ),
+)
 FIELDS = ROW.names
 
 __all__ = ["FIELDS", "FORCED", "MAX_DESC", "ROW", "entries", "entries_problem"]

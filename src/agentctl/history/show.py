@@ -20,10 +20,14 @@ SHOW_LINES = 40
 def _archived(store: Store, row: Row) -> dict[str, str]:
     rel = row["ARCHIVE"]
     if not rel.startswith("logs/task-") or "/" in rel[5:] or ".." in rel:
-        raise StateError(f"{store.shown(INDEX)}: archive name {rel[:80]!r} is not a task archive; run `agentctl doctor`")
+        raise StateError(
+            f"{store.shown(INDEX)}: archive name {rel[:80]!r} is not a task archive; run `agentctl doctor`"
+        )
     data = store.read(rel)
     if data is None:
-        raise StateError(f"{store.shown(rel)} is missing (listed in {store.shown(INDEX)}); run `agentctl doctor`")
+        raise StateError(
+            f"{store.shown(rel)} is missing (listed in {store.shown(INDEX)}); run `agentctl doctor`"
+        )
     return codec.parse_status(data, store.shown(rel))
 
 
@@ -59,7 +63,9 @@ def show_lines(store: Store, row: Row) -> tuple[list[str], dict[str, Any]]:
     lines = [f"{k}={codec.encode(v)}" for k, v in done.items()]
     touched = _touched(store, done)
     lines.append(f"FILES {len(touched)} touched:")
-    lines += [f"  {op}|{codec.encode(p)}" + (f" ({n}x)" if n > 1 else "") for p, op, n in touched[:SHOW_LINES]]
+    lines += [
+        f"  {op}|{codec.encode(p)}" + (f" ({n}x)" if n > 1 else "") for p, op, n in touched[:SHOW_LINES]
+    ]
     if len(touched) > SHOW_LINES:
         lines.append(f"  ... {len(touched) - SHOW_LINES} more in {done.get('FILES_LOG')}")
     journal = _journal(store, done)
@@ -70,13 +76,19 @@ def show_lines(store: Store, row: Row) -> tuple[list[str], dict[str, Any]]:
     lines.append(f"VERIFY {passes} passed, {fails} failed runs, {len(repeats)} repeated failures")
     lines += [f"  TRIED {codec.encode(r[5])}" for r in tried[:SHOW_LINES]]
     lines += [f"  REPEAT run {r[2]}: {codec.encode(r[5])}" for r in repeats[:10]]
-    ended = [done[f"INTERFACE_{i}"] for i in range(1, 201) if f"INTERFACE_{i}" in done]  # NAME: OLD -> NEW: how it ended
+    ended = [
+        done[f"INTERFACE_{i}"] for i in range(1, 201) if f"INTERFACE_{i}" in done
+    ]  # NAME: OLD -> NEW: how it ended
     if ended:
         lines.append(f"INTERFACES {len(ended)} changed in this task:")
         lines += [f"  {codec.encode(e)[:600]}" for e in ended]
-    data = {"task": done, "files": [{"path": p, "op": op, "count": n} for p, op, n in touched],
-            "tried": [r[5] for r in tried], "runs": {"passed": passes, "failed": fails, "repeated": len(repeats)},
-            "interfaces": ended}
+    data = {
+        "task": done,
+        "files": [{"path": p, "op": op, "count": n} for p, op, n in touched],
+        "tried": [r[5] for r in tried],
+        "runs": {"passed": passes, "failed": fails, "repeated": len(repeats)},
+        "interfaces": ended,
+    }
     return lines, data
 
 
@@ -99,7 +111,11 @@ def search(store: Store, text: str, limit: int) -> tuple[list[tuple[Row, list[st
         found += [f'tried fix "{codec.encode(t)[:100]}"' for t in tried[:3]]
         paths = [p for p, _, _ in _touched(store, done) if needle in p.casefold()]
         if paths:
-            found.append("touched " + ", ".join(codec.encode(p) for p in paths[:3]) + (f" (+{len(paths) - 3} more)" if len(paths) > 3 else ""))
+            found.append(
+                "touched "
+                + ", ".join(codec.encode(p) for p in paths[:3])
+                + (f" (+{len(paths) - 3} more)" if len(paths) > 3 else "")
+            )
         if found:
             hits.append((row, found))
             if len(hits) >= limit:

@@ -69,7 +69,9 @@ def plan_block(project: str, rel: str, body: str, what: str = "startup protocol 
     new = upsert(text, body, rel).encode("utf-8")
     if raw == new:
         return Change(project, rel, raw, raw, f"{what} already up to date", backup=False)
-    return Change(project, rel, raw, new, f"{what} {'created' if raw is None else 'written'}{note}", backup=False)
+    return Change(
+        project, rel, raw, new, f"{what} {'created' if raw is None else 'written'}{note}", backup=False
+    )
 
 
 def plan_unblock(project: str, rel: str) -> Change:
@@ -81,14 +83,18 @@ def plan_unblock(project: str, rel: str) -> Change:
     if rest == text:
         return Change(project, rel, raw, raw, "no agentctl block", backup=False)
     if not rest or (rel.endswith(".mdc") and rest.replace("\r\n", "\n") == MDC_FRONT):
-        return Change(project, rel, raw, None, "removed (the file held only the agentctl block)", backup=False)
+        return Change(
+            project, rel, raw, None, "removed (the file held only the agentctl block)", backup=False
+        )
     return Change(project, rel, raw, rest.encode("utf-8"), "agentctl block removed", backup=False)
 
 
 def imports_agents_md(project: str) -> bool:
     """Does CLAUDE.md already bring AGENTS.md in (an ``@AGENTS.md`` line, or a symlink to it)?"""
     claude_md = os.path.join(project, "CLAUDE.md")
-    if os.path.islink(claude_md) and os.path.realpath(claude_md) == os.path.realpath(os.path.join(project, "AGENTS.md")):
+    if os.path.islink(claude_md) and os.path.realpath(claude_md) == os.path.realpath(
+        os.path.join(project, "AGENTS.md")
+    ):
         return True
     raw = _read(project, "CLAUDE.md")
     if raw is None:
@@ -132,4 +138,4 @@ def block_body(project: str, rel: str) -> str | None:
         return None
     if span is None:
         return None
-    return "\n".join(lines[span[0] + 1:span[1]]).strip()
+    return "\n".join(lines[span[0] + 1 : span[1]]).strip()

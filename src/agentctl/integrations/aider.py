@@ -102,8 +102,12 @@ def _config_change(project: str, install: bool) -> Change:
 def plan_install(project: str) -> list[Change]:
     from agentctl.integrations import agentsmd
 
-    return [_config_change(project, True),
-            agentsmd.plan_block(project, PROTOCOL, agentsmd.protocol(), "startup protocol for Aider (read: in every request)")]
+    return [
+        _config_change(project, True),
+        agentsmd.plan_block(
+            project, PROTOCOL, agentsmd.protocol(), "startup protocol for Aider (read: in every request)"
+        ),
+    ]
 
 
 def plan_uninstall(project: str) -> list[Change]:
@@ -115,8 +119,11 @@ def plan_uninstall(project: str) -> list[Change]:
 def notes(project: str) -> list[str]:
     out = list(NOTES)
     if auto_lint_off(project):
-        out.insert(0, f"{CONFIG} sets auto-lint off: Aider will not run the lint command, so no edit is logged as it "
-                      "happens (agentctl left your setting alone); `agentctl files scan` logs them from git")
+        out.insert(
+            0,
+            f"{CONFIG} sets auto-lint off: Aider will not run the lint command, so no edit is logged as it "
+            "happens (agentctl left your setting alone); `agentctl files scan` logs them from git",
+        )
     return out
 
 

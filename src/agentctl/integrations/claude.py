@@ -147,8 +147,15 @@ def pre_tool_use(h: Hook) -> Result | None:
     if h.cursor:  # Cursor's own permission shape, and exit 2 (its Claude-compatible block)
         out = emit({"permission": "deny", "user_message": reason, "agent_message": reason})
         return Result(out.stdout, 2, reason)
-    return emit({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                        "permissionDecisionReason": reason}})
+    return emit(
+        {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": reason,
+            }
+        }
+    )
 
 
 def new_texts(tin: dict[str, Any], path: object) -> list[tuple[object, str, str]]:
@@ -192,16 +199,26 @@ def shell_gate(h: Hook) -> Result | None:
         text = shellguard.refused(why)
         out = emit({"permission": "deny", "user_message": text, "agent_message": text})
         return Result(out.stdout, 2, text)
-    return emit({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask",
-                                        "permissionDecisionReason": shellguard.asked(why)}})
+    return emit(
+        {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "ask",
+                "permissionDecisionReason": shellguard.asked(why),
+            }
+        }
+    )
 
 
 def pre_compact(h: Hook) -> Result | None:
     from agentctl.session import compactions
+
     compactions.record_pre_compact(h.store)
     from agentctl.integrations import hookact
 
-    hookact.compaction_checkpoint(h, h.sync())  # the files log complete, and what is in flight, before the cut
+    hookact.compaction_checkpoint(
+        h, h.sync()
+    )  # the files log complete, and what is in flight, before the cut
     h.auto_sync("push")  # `agentctl sync auto on`: in the background; nothing when off
     return None
 
@@ -223,8 +240,10 @@ def subagent_start(h: Hook) -> Result | None:
     from agentctl.workflow import resume
 
     name = helper_name(h.text("agent_id")) or helper_name(h.text("agent_type"))
-    text = (f"agentctl working state of this project, read from {h.store.shown('')[:-1]} for this helper "
-            "(brief form; `agentctl resume` prints all of it):\n" + resume.build_brief(h.store, name))
+    text = (
+        f"agentctl working state of this project, read from {h.store.shown('')[:-1]} for this helper "
+        "(brief form; `agentctl resume` prints all of it):\n" + resume.build_brief(h.store, name)
+    )
     return emit({"hookSpecificOutput": {"hookEventName": "SubagentStart", "additionalContext": text}})
 
 

@@ -47,8 +47,10 @@ def install(project: str, change: Change, *, user: bool, sandbox: bool, notes: l
 
     store = _store(project)
     if store is None:
-        notes.append("no state folder yet: the agent's wall (permission rules, sandbox paths) is written by "
-                     "`agentctl install claude` once `agentctl init` ran and the P0 rules are there")
+        notes.append(
+            "no state folder yet: the agent's wall (permission rules, sandbox paths) is written by "
+            "`agentctl install claude` once `agentctl init` ran and the P0 rules are there"
+        )
         return change
     file = os.path.join(change.project, change.rel)
     wall = walls.find(store, file) or wallmerge.Wall("claude", file, sandbox)
@@ -60,20 +62,31 @@ def install(project: str, change: Change, *, user: bool, sandbox: bool, notes: l
         raise ConfigError(f"{change.rel}: {exc}; agentctl changed nothing. Fix it, then run again") from None
     new = jsonmerge.dump(doc)
     if left:
-        notes.append(f"{left} files under the P0 globs are past the {walls.MAX_FILES} sandbox paths listed: the "
-                     "hooks judge them (Linux's sandbox reads no glob)")
+        notes.append(
+            f"{left} files under the P0 globs are past the {walls.MAX_FILES} sandbox paths listed: the "
+            "hooks judge them (Linux's sandbox reads no glob)"
+        )
     if wall.sandbox:
         import shutil
 
         if shutil.which("bwrap") is None and os.uname().sysname == "Linux":
-            notes.append("Claude Code's sandbox needs bubblewrap and socat on Linux (`apt-get install bubblewrap "
-                         "socat`); without them its Bash runs unsandboxed and only the hooks hold")
+            notes.append(
+                "Claude Code's sandbox needs bubblewrap and socat on Linux (`apt-get install bubblewrap "
+                "socat`); without them its Bash runs unsandboxed and only the hooks hold"
+            )
     else:
-        notes.append("Claude Code's sandbox is off: the permission rules hold for its file tools; `agentctl install "
-                     "claude --sandbox` makes its Bash commands unable to write the denied paths too")
+        notes.append(
+            "Claude Code's sandbox is off: the permission rules hold for its file tools; `agentctl install "
+            "claude --sandbox` makes its Bash commands unable to write the denied paths too"
+        )
     walls.record_planned(store, wall, new)
-    out = Change(change.project, change.rel, change.old, new if new != change.old else change.old,
-                 f"{change.summary}; {summary}")
+    out = Change(
+        change.project,
+        change.rel,
+        change.old,
+        new if new != change.old else change.old,
+        f"{change.summary}; {summary}",
+    )
     return out
 
 
@@ -96,4 +109,6 @@ def uninstall(project: str, change: Change) -> Change:
         new: bytes | None = None
     else:
         new = jsonmerge.dump(doc)
-    return hookconfig.restored(Change(change.project, change.rel, change.old, new, f"{change.summary}; {summary}"))
+    return hookconfig.restored(
+        Change(change.project, change.rel, change.old, new, f"{change.summary}; {summary}")
+    )

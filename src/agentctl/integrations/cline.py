@@ -43,17 +43,22 @@ HOOKS: list[tuple[str, str]] = [
 
 
 def script(event: str) -> bytes:
-    return (f"{MARKER} -- written by `agentctl install cline`; `agentctl uninstall cline` removes it.\n"
-            f"# Cline runs it as `bash {HOOK_DIR}/FILE` with the event's JSON on stdin.\n"
-            f"exec agentctl hook cline {event}\n").encode()
+    return (
+        f"{MARKER} -- written by `agentctl install cline`; `agentctl uninstall cline` removes it.\n"
+        f"# Cline runs it as `bash {HOOK_DIR}/FILE` with the event's JSON on stdin.\n"
+        f"exec agentctl hook cline {event}\n"
+    ).encode()
 
 
 def _call(h: Hook, key: str) -> tuple[str, dict[str, Any], dict[str, Any]]:
     """(tool name, its input, its output) of a ``tool_call`` / ``tool_result`` payload."""
     call = h.obj(key)
     name, tin, out = call.get("name"), call.get("input"), call.get("output")
-    return (name if isinstance(name, str) else ""), (tin if isinstance(tin, dict) else {}), \
-        (out if isinstance(out, dict) else {})
+    return (
+        (name if isinstance(name, str) else ""),
+        (tin if isinstance(tin, dict) else {}),
+        (out if isinstance(out, dict) else {}),
+    )
 
 
 def edits(tool: str, tool_input: dict[str, Any], output: dict[str, Any]) -> list[tuple[object, str | None]]:
@@ -94,7 +99,9 @@ def pre_tool_use(h: Hook) -> Result | None:
         from agentctl.integrations import shellguard
 
         h.later(h.store.log_change, "hook", "deny", f"cline shell command that weakens P0: {why[:200]}")
-        return emit({"cancel": True, "errorMessage": shellguard.refused(why) + "; Cline stopped the task before it"})
+        return emit(
+            {"cancel": True, "errorMessage": shellguard.refused(why) + "; Cline stopped the task before it"}
+        )
     if tool not in EDIT_TOOLS:
         return None
     reason = h.deny_reason(lambda: _pre_paths(h, tool))
@@ -129,5 +136,7 @@ EVENTS: dict[str, Handler] = {
 def plan_hooks(project: str, install: bool) -> list[Change]:
     from agentctl.integrations.ownfile import plan_file
 
-    return [plan_file(project, f"{HOOK_DIR}/{name}.sh", script(event), MARKER, install, "hook", "cline")
-            for name, event in HOOKS]
+    return [
+        plan_file(project, f"{HOOK_DIR}/{name}.sh", script(event), MARKER, install, "hook", "cline")
+        for name, event in HOOKS
+    ]

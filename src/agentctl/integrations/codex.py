@@ -38,8 +38,12 @@ SHELL_TOOLS = frozenset(("Bash", "shell", "exec_command", "local_shell"))
 # trailing whitespace is dropped. The same lines, and paths, as
 # ^[^\S\n]*\*\*\* (Add File|Update File|Delete File|Move to): (.+?)\s*$ in MULTILINE mode finds
 # (tests/test_perf_guard.py holds the two to each other).
-_HEADS = (("*** Add File: ", "CREATE"), ("*** Update File: ", "MODIFY"), ("*** Delete File: ", "DELETE"),
-          ("*** Move to: ", "MOVE"))
+_HEADS = (
+    ("*** Add File: ", "CREATE"),
+    ("*** Update File: ", "MODIFY"),
+    ("*** Delete File: ", "DELETE"),
+    ("*** Move to: ", "MOVE"),
+)
 
 WHY = {
     "startup": "at session start",
@@ -144,15 +148,24 @@ def post_tool_use(h: Hook) -> Result | None:
 
 
 def pre_tool_use(h: Hook) -> Result | None:
-    if h.text("tool_name") in SHELL_TOOLS:  # Codex has no ask (an unknown decision lets the call run): refused
+    if (
+        h.text("tool_name") in SHELL_TOOLS
+    ):  # Codex has no ask (an unknown decision lets the call run): refused
         return shell_refusal(h, h.obj("tool_input").get("command"))
     if h.text("tool_name") not in PATCH_TOOLS:
         return None
     reason = h.deny_reason(lambda: pre_paths(h.payload))
     if reason is None:
         return _warn_before(h, h.note())
-    return emit({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                        "permissionDecisionReason": reason}})
+    return emit(
+        {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": reason,
+            }
+        }
+    )
 
 
 def patch_texts(tool_input: Any) -> list[tuple[object, str, str]]:
@@ -171,8 +184,8 @@ def patch_texts(tool_input: Any) -> list[tuple[object, str, str]]:
                     out.append((path, "\n".join(new), "\n".join(old)))
                 path, new, old = None, [], []
                 for prefix in ("*** Add File: ", "*** Update File: ", "*** Move to: "):
-                    if head.startswith(prefix) and head[len(prefix):].strip():
-                        path = head[len(prefix):].rstrip()
+                    if head.startswith(prefix) and head[len(prefix) :].strip():
+                        path = head[len(prefix) :].rstrip()
             elif path is not None and line.startswith("+"):
                 new.append(line[1:])
             elif path is not None and line.startswith("-"):
@@ -185,8 +198,14 @@ def _warn_before(h: Hook, note: str = "") -> Result | None:
     deny; ``additionalContext``, which Codex's PreToolUse takes, and the PostToolUse answer in the same turn)."""
     from agentctl.integrations import hookact
 
-    text = "\n".join(x for x in (note, hookact.before_write(h, patch_texts(h.payload.get("tool_input")))) if x)
-    return emit({"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": text}}) if text else None
+    text = "\n".join(
+        x for x in (note, hookact.before_write(h, patch_texts(h.payload.get("tool_input")))) if x
+    )
+    return (
+        emit({"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": text}})
+        if text
+        else None
+    )
 
 
 def shell_refusal(h: Hook, command: object) -> Result | None:
@@ -197,16 +216,26 @@ def shell_refusal(h: Hook, command: object) -> Result | None:
     from agentctl.integrations import shellguard
 
     h.later(h.store.log_change, "hook", "deny", f"{h.agent} shell command that weakens P0: {why[:200]}")
-    return emit({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                        "permissionDecisionReason": shellguard.refused(why)}})
+    return emit(
+        {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": shellguard.refused(why),
+            }
+        }
+    )
 
 
 def pre_compact(h: Hook) -> Result | None:
     from agentctl.session import compactions
+
     compactions.record_pre_compact(h.store)
     from agentctl.integrations import hookact
 
-    hookact.compaction_checkpoint(h, h.sync())  # the files log complete, and what is in flight, before the cut
+    hookact.compaction_checkpoint(
+        h, h.sync()
+    )  # the files log complete, and what is in flight, before the cut
     h.auto_sync("push")  # `agentctl sync auto on`: in the background; nothing when off
     return None
 

@@ -18,6 +18,7 @@ from agentctl.ground.errors import StateError
 
 BACKUP_SUFFIX = ".agentctl.bak"
 
+
 class ConfigError(StateError):
     """A config file we must not rewrite (invalid JSON, unexpected shape)."""
 
@@ -41,6 +42,7 @@ class Change:
     def changed(self) -> bool:
         return self.old != self.new
 
+
 def atomic_write(path: str, data: bytes) -> None:
     """Replace ``path`` (through a symlink, to its target) atomically, keeping its mode."""
     import tempfile
@@ -58,7 +60,7 @@ def atomic_write(path: str, data: bytes) -> None:
     try:
         view = memoryview(data)
         while view:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
         os.fchmod(fd, mode)
         os.fsync(fd)
     except BaseException:
@@ -99,7 +101,9 @@ def apply(change: Change, beside: bool = True) -> str | None:
                 atomic_write(full, change.old)
             atomic_write(change.path, change.new)
     except OSError as exc:
-        raise StateError(f"cannot write {change.rel}: {exc.strerror}; check the folder's permissions") from None
+        raise StateError(
+            f"cannot write {change.rel}: {exc.strerror}; check the folder's permissions"
+        ) from None
     return backup
 
 

@@ -18,7 +18,6 @@ from agentctl.integrations.hookrun import Hook, Result, emit
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-
     from agentctl.integrations.hookrun import Handler
 
 CONFIG = ".cursor/hooks.json"
@@ -47,8 +46,10 @@ def after_file_edit(h: Hook) -> Result | None:
         path = tin.get("file_path")
     edits = h.payload.get("edits")
     op: str | None = "MODIFY"
-    if isinstance(edits, list) and edits and all(
-        isinstance(e, dict) and e.get("old_string") in ("", None) for e in edits
+    if (
+        isinstance(edits, list)
+        and edits
+        and all(isinstance(e, dict) and e.get("old_string") in ("", None) for e in edits)
     ):
         op = None  # every edit inserts into nothing: a new file, unless this task logged it
     h.log_writes([(path, op)], h.dedup_key(path))
@@ -85,6 +86,7 @@ def _told(h: Hook) -> Result | None:
 
 def pre_compact(h: Hook) -> Result | None:
     from agentctl.session import compactions
+
     # Observe-only, and Cursor has no later "compacted" signal: count it here.
     compactions.record_pre_compact(h.store)
     compactions.record_compaction(h.store)

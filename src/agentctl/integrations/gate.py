@@ -20,8 +20,10 @@ if TYPE_CHECKING:
     from agentctl.ground.store import Store
 
 DOCTOR_FIX = "run `agentctl doctor` to see and fix the problem, then retry"
-PAYLOAD_FIX = ("retry the edit; if this keeps happening, the agent sends its hook input in a form this "
-               "agentctl does not know: update agentctl")
+PAYLOAD_FIX = (
+    "retry the edit; if this keeps happening, the agent sends its hook input in a form this "
+    "agentctl does not know: update agentctl"
+)
 
 
 class PayloadError(ValueError):
@@ -49,8 +51,15 @@ def tool_input(value: object, what: str = "tool_input") -> dict[str, Any]:
 
 
 def _kind(value: object) -> str:
-    return {"list": "an array", "dict": "an object", "str": "a string", "int": "a number", "float": "a number",
-            "bool": "a boolean", "NoneType": "null"}.get(type(value).__name__, type(value).__name__)
+    return {
+        "list": "an array",
+        "dict": "an object",
+        "str": "a string",
+        "int": "a number",
+        "float": "a number",
+        "bool": "a boolean",
+        "NoneType": "null",
+    }.get(type(value).__name__, type(value).__name__)
 
 
 def unjudged(why: str, fix: str = DOCTOR_FIX) -> str:
@@ -66,13 +75,27 @@ def refuse(agent: str, reason: str) -> Result:
     if agent == "gemini":
         out = emit({"decision": "deny", "reason": reason})
     else:
-        out = emit({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-                                            "permissionDecisionReason": reason}})
+        out = emit(
+            {
+                "hookSpecificOutput": {
+                    "hookEventName": "PreToolUse",
+                    "permissionDecision": "deny",
+                    "permissionDecisionReason": reason,
+                }
+            }
+        )
     return Result(out.stdout, 2, reason)
 
 
-def deny_reason(store: Store, cwd: str, agent: str, raws: list[object],
-                later: Callable[..., None], notes: list[str] | None = None, outer: bool = True) -> str | None:
+def deny_reason(
+    store: Store,
+    cwd: str,
+    agent: str,
+    raws: list[object],
+    later: Callable[..., None],
+    notes: list[str] | None = None,
+    outer: bool = True,
+) -> str | None:
     """The reason to refuse writing any of ``raws``, or None; raises when it cannot judge.
 
     Decided before anything is written: the log line is handed to ``later`` (after the answer).
@@ -103,8 +126,10 @@ def deny_reason(store: Store, cwd: str, agent: str, raws: list[object],
         state = in_state(store, spelled, target)
         if state is not None:
             later(store.log_change, "hook", "deny", f"{agent} {state} (state folder)")
-            return (f"{state} is agentctl's state folder; change state through agentctl "
-                    "(`agentctl task|files|constraints ...`), not by editing its files; the edit was not made")
+            return (
+                f"{state} is agentctl's state folder; change state through agentctl "
+                "(`agentctl task|files|constraints ...`), not by editing its files; the edit was not made"
+            )
         if policy is None:  # the one P0 policy, the vanished rules in it: decided, nothing written
             policy = agentctl.constraints.policy.of(store, persist=False)
             if policy.broken and notes is not None:
@@ -117,19 +142,32 @@ def deny_reason(store: Store, cwd: str, agent: str, raws: list[object],
             if isinstance(rule, agentctl.constraints.rules.Broken):
                 later(store.log_change, "hook", "deny", f"{agent} {via} by broken rules line {rule.lineno}")
                 meant = " or ".join(f"`deny-write: {w}`" for w in rule.wide[:3])
-                return (f"line {rule.lineno} of the rules file, `{rule.text[:120]}`, {rule.why[:160]}; read as the P0 "
-                        f"{meant} it may mean, it forbids writing {via}{also} until a person mends "
-                        "it (fix the line, or `agentctl doctor --fix` moves it aside); the edit was not made")
+                return (
+                    f"line {rule.lineno} of the rules file, `{rule.text[:120]}`, {rule.why[:160]}; read as the P0 "
+                    f"{meant} it may mean, it forbids writing {via}{also} until a person mends "
+                    "it (fix the line, or `agentctl doctor --fix` moves it aside); the edit was not made"
+                )
             later(store.log_change, "hook", "deny", f"{agent} {via} by P0|{rule.text}")
-            gone = "" if not policy.vanished(rule) else (
-                " (the rule left the rules file without `agentctl constraints remove` and stays enforced until a "
-                "person confirms its removal with `agentctl constraints confirm-removal`)")
+            gone = (
+                ""
+                if not policy.vanished(rule)
+                else (
+                    " (the rule left the rules file without `agentctl constraints remove` and stays enforced until a "
+                    "person confirms its removal with `agentctl constraints confirm-removal`)"
+                )
+            )
             return f"P0 constraint `{rule.text}` (agentctl) forbids writing {via}{also}{gone}; the edit was not made"
     return _governing_reason(store, cwd, agent, raws, later, notes) if outer else None
 
 
-def _governing_reason(store: Store, cwd: str, agent: str, raws: list[object], later: Callable[..., None],
-                      notes: list[str] | None) -> str | None:
+def _governing_reason(
+    store: Store,
+    cwd: str,
+    agent: str,
+    raws: list[object],
+    later: Callable[..., None],
+    notes: list[str] | None,
+) -> str | None:
     """The reason another state folder governing one of ``raws`` refuses it (ground.governing), or None."""
     import os
 

@@ -169,7 +169,7 @@ def compression(messages: object) -> tuple[str, list[object]] | None:
                 return None
             text = text.rpartition("</session_context>")[2].strip()
             # an older Gemini CLI greeted a fresh session with the same words
-            return (text, messages[k + 1:]) if text else None
+            return (text, messages[k + 1 :]) if text else None
     return None
 
 
@@ -186,7 +186,9 @@ def _tail_digest(tail: list[object]) -> str:
     parts = []
     for m in tail:
         role, content = (m.get("role"), m.get("content")) if isinstance(m, dict) else ("", "")
-        parts.append(f"{role if isinstance(role, str) else ''}\x00{content if isinstance(content, str) else ''}")
+        parts.append(
+            f"{role if isinstance(role, str) else ''}\x00{content if isinstance(content, str) else ''}"
+        )
     return _digest("\x01".join(parts))
 
 
@@ -234,7 +236,7 @@ def first_sighting(h: Hook, identity: str, tail: list[object] | None = None) -> 
         if seen:
             return False
         entry = f"{token} {len(shape)} {_tail_digest(shape)}"
-        kept = [ln for ln in lines if ln.strip()][-(MAX_HANDLED - 1):]
+        kept = [ln for ln in lines if ln.strip()][-(MAX_HANDLED - 1) :]
         h.store.replace(HANDLED, ("\n".join([*kept, entry]) + "\n").encode("ascii"))
     return True
 
@@ -256,7 +258,9 @@ def before_model(h: Hook) -> Result | None:
     block = f"\n\n<hook_context>{h.context(AFTER_COMPRESS)}</hook_context>"
     first = {"role": str(head.get("role") or "user"), "content": head["content"] + block}
     # One message: Gemini merges it into the first content and keeps every other one as it was.
-    return emit({"hookSpecificOutput": {"hookEventName": "BeforeModel", "llm_request": {"messages": [first]}}})
+    return emit(
+        {"hookSpecificOutput": {"hookEventName": "BeforeModel", "llm_request": {"messages": [first]}}}
+    )
 
 
 def after_tool(h: Hook) -> Result | None:
@@ -297,7 +301,11 @@ def _warn_before(h: Hook, note: str = "") -> Result | None:
     old = tin.get("old_string")
     from agentctl.integrations import hookact
 
-    said = hookact.before_write(h, [(target_path(tin), new, old if isinstance(old, str) else "")]) if isinstance(new, str) else ""
+    said = (
+        hookact.before_write(h, [(target_path(tin), new, old if isinstance(old, str) else "")])
+        if isinstance(new, str)
+        else ""
+    )
     text = "\n".join(x for x in (note, said) if x)
     return emit({"systemMessage": text}) if text else None
 

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
         def auto_sync(self, action: str) -> str: ...
 
+
 CONTEXT_BUDGET = 8000  # resume budget for injected context (Claude Code caps a hook string at 10,000)
 MAX_CONTEXT = 9000
 HOOK_GIT_TIMEOUT = 8.0
@@ -67,7 +68,7 @@ def seen(h: Hook, key: str | None) -> bool:
             if token in lines:
                 return True
             if len(lines) >= MAX_SEEN:
-                keep = lines[-(MAX_SEEN // 2):] + [token]
+                keep = lines[-(MAX_SEEN // 2) :] + [token]
                 h.store.replace(SEEN, ("\n".join(keep) + "\n").encode("utf-8"))
             else:
                 h.store.append(SEEN, (token + "\n").encode("utf-8"), sync=False)
@@ -100,7 +101,7 @@ def log_writes(h: Hook, items: list[tuple[object, str | None]], key: str | None)
             from agentctl.ground import codec
             from agentctl.ground.store import now_iso
 
-            rest = [(o or "MODIFY", r) for r, o in [(rel, op)] + resolved[i + 1:]]
+            rest = [(o or "MODIFY", r) for r, o in [(rel, op)] + resolved[i + 1 :]]
             lateappends.defer(h.store, log.LOG, b"".join(codec.record(now_iso(), o, r) for o, r in rest))
             what = f"deferred {len(rest)} files-log records: {exc.message}"
             h.later(note, h.store, h.agent, h.event, what)
@@ -252,8 +253,18 @@ def reply(h: Hook, event_name: str, block: bool = False) -> Result | None:
 def _tool_and_path(h: Hook) -> tuple[str, str]:
     tool = h.payload.get("tool_name")
     tin = h.payload.get("tool_input")
-    path = next((tin[k] for k in ("file_path", "notebook_path", "absolute_path", "path") if isinstance(tin.get(k), str)),
-                "") if isinstance(tin, dict) else ""
+    path = (
+        next(
+            (
+                tin[k]
+                for k in ("file_path", "notebook_path", "absolute_path", "path")
+                if isinstance(tin.get(k), str)
+            ),
+            "",
+        )
+        if isinstance(tin, dict)
+        else ""
+    )
     return (tool if isinstance(tool, str) else ""), path
 
 
@@ -274,9 +285,15 @@ def compaction_checkpoint(h: Hook, unlogged: list[str]) -> None:
 
         fill = transcript.read(h.agent, h.payload.get("transcript_path"))
         trigger = h.payload.get("trigger")
-        checkpoint.record(h.store, f"at PreCompact ({trigger if isinstance(trigger, str) else 'compaction'})", h.agent,
-                          tool=fill.last_tool if fill else "", path=fill.last_path if fill else "", unlogged=unlogged,
-                          fill=f"{fill.used} tokens in use" if fill else "")
+        checkpoint.record(
+            h.store,
+            f"at PreCompact ({trigger if isinstance(trigger, str) else 'compaction'})",
+            h.agent,
+            tool=fill.last_tool if fill else "",
+            path=fill.last_path if fill else "",
+            unlogged=unlogged,
+            fill=f"{fill.used} tokens in use" if fill else "",
+        )
     except Exception as exc:  # the checkpoint is a help, never a failed hook
         h.later(note, h.store, h.agent, h.event, f"no checkpoint: {type(exc).__name__}: {str(exc)[:120]}")
 
@@ -284,6 +301,7 @@ def compaction_checkpoint(h: Hook, unlogged: list[str]) -> None:
 def context(h: Hook, why: str) -> str:
     """The resume block as plain facts, prefixed with one line saying where it comes from."""
     from agentctl.workflow import resume
+
     pulled = h.auto_sync("pull")  # `agentctl sync auto on`: pull first (bounded); "" when off
     from agentctl.constraints import lastseen
     from agentctl.ground.errors import StateError
@@ -293,7 +311,9 @@ def context(h: Hook, why: str) -> str:
     except StateError:
         pass  # the rules cannot be read: resume says so
     body = resume.build(h.store, CONTEXT_BUDGET)
-    head = f"agentctl working state of this project, read from {h.store.shown('')[:-1]} {why}:" + (f"\n{pulled}" if pulled else "")
+    head = f"agentctl working state of this project, read from {h.store.shown('')[:-1]} {why}:" + (
+        f"\n{pulled}" if pulled else ""
+    )
     return (head + "\n" + body)[:MAX_CONTEXT]
 
 
@@ -313,7 +333,9 @@ def sync(h: Hook) -> list[str]:
         from agentctl.constraints import violations
 
         h.told = "agentctl: " + violations.tell(h.store, result.violations)
-    written = [p for op, p in result.logged]  # what this shell command changed, as git shows it: the edit tools' feedback
+    written = [
+        p for op, p in result.logged
+    ]  # what this shell command changed, as git shows it: the edit tools' feedback
     if written:
         from agentctl.ground.errors import AgentctlError
 

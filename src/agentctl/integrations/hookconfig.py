@@ -18,8 +18,12 @@ from agentctl.integrations.configchange import Change
 
 def _handler(agent: str, command: str, timeout: int | None) -> dict[str, Any]:
     if agent == "gemini":
-        return {"name": "agentctl-" + command.rsplit(" ", 1)[-1], "type": "command", "command": command,
-                "timeout": timeout}
+        return {
+            "name": "agentctl-" + command.rsplit(" ", 1)[-1],
+            "type": "command",
+            "command": command,
+            "timeout": timeout,
+        }
     out: dict[str, Any] = {"type": "command", "command": command}
     if timeout is not None:
         out["timeout"] = timeout
@@ -36,8 +40,10 @@ def running_agentctl() -> str:
     beside = os.path.join(os.path.dirname(sys.executable), "agentctl")
     if os.path.isfile(beside) and os.access(beside, os.X_OK):
         return beside
-    raise UsageError("--absolute: cannot tell where this agentctl is installed (run as a module?); "
-                     "run the `agentctl` console script by its full path")
+    raise UsageError(
+        "--absolute: cannot tell where this agentctl is installed (run as a module?); "
+        "run the `agentctl` console script by its full path"
+    )
 
 
 def _spelled(cmd: str, agentctl: str) -> str:
@@ -46,14 +52,17 @@ def _spelled(cmd: str, agentctl: str) -> str:
         return cmd
     import shlex
 
-    return shlex.quote(agentctl) + cmd[len("agentctl"):]
+    return shlex.quote(agentctl) + cmd[len("agentctl") :]
 
 
 def _grouped(agent: str, agentctl: str = "agentctl") -> hookmerge.Grouped:
     import importlib
 
     module = importlib.import_module(f"agentctl.integrations.{agent}")
-    return [(event, matcher, _handler(agent, _spelled(cmd, agentctl), t)) for event, matcher, cmd, t in module.HOOKS]
+    return [
+        (event, matcher, _handler(agent, _spelled(cmd, agentctl), t))
+        for event, matcher, cmd, t in module.HOOKS
+    ]
 
 
 def hooks_change(project: str, rel: str, agent: str, install: bool, agentctl: str = "agentctl") -> Change:
@@ -63,13 +72,25 @@ def hooks_change(project: str, rel: str, agent: str, install: bool, agentctl: st
         flat = [(event, {"command": _spelled(cmd, agentctl)}) for event, cmd in cursor.HOOKS]
         if install:
             return jsonmerge.plan(project, rel, lambda d: "hooks: " + hookmerge.merge_flat(d, flat, rel))
-        return restored(jsonmerge.plan(project, rel, lambda d: "hooks: " + hookmerge.unmerge_flat(d, rel),
-                                       empty_ok=hookmerge.only_scaffolding))
+        return restored(
+            jsonmerge.plan(
+                project,
+                rel,
+                lambda d: "hooks: " + hookmerge.unmerge_flat(d, rel),
+                empty_ok=hookmerge.only_scaffolding,
+            )
+        )
     wanted = _grouped(agent, agentctl)
     if install:
         return jsonmerge.plan(project, rel, lambda d: "hooks: " + hookmerge.merge_grouped(d, wanted, rel))
-    return restored(jsonmerge.plan(project, rel, lambda d: "hooks: " + hookmerge.unmerge_grouped(d, rel),
-                                   empty_ok=hookmerge.only_scaffolding))
+    return restored(
+        jsonmerge.plan(
+            project,
+            rel,
+            lambda d: "hooks: " + hookmerge.unmerge_grouped(d, rel),
+            empty_ok=hookmerge.only_scaffolding,
+        )
+    )
 
 
 def restored(change: Change) -> Change:
@@ -81,7 +102,9 @@ def restored(change: Change) -> Change:
     if not change.changed or change.old is None:
         return change
     try:
-        with open(os.path.join(change.project, configchange.backup_rel(change.project, change.rel)), "rb") as fh:
+        with open(
+            os.path.join(change.project, configchange.backup_rel(change.project, change.rel)), "rb"
+        ) as fh:
             data = fh.read(16 << 20)
         text = data.decode("utf-8-sig")
         old = json.loads(text) if text.strip() else {}
@@ -96,8 +119,14 @@ def restored(change: Change) -> Change:
 
     if bare(now) != bare(old):
         return change
-    return Change(change.project, change.rel, change.old, data, change.summary + " (its bytes from before install restored)",
-                  backup=False)
+    return Change(
+        change.project,
+        change.rel,
+        change.old,
+        data,
+        change.summary + " (its bytes from before install restored)",
+        backup=False,
+    )
 
 
 def claude_installed(project: str) -> bool:

@@ -25,7 +25,11 @@ def is_ours(handler: object) -> bool:
         return False
     cmd = cmd.strip()
     path = cmd.split(" hook", 1)[0].strip("'\"") if " hook" in cmd else ""
-    return cmd == HOOK_PREFIX or cmd.startswith(HOOK_PREFIX + " ") or (path.startswith("/") and path.endswith("/agentctl"))
+    return (
+        cmd == HOOK_PREFIX
+        or cmd.startswith(HOOK_PREFIX + " ")
+        or (path.startswith("/") and path.endswith("/agentctl"))
+    )
 
 
 # -- grouped hooks: {"hooks": {Event: [{"matcher": M, "hooks": [handler, ...]}]}} -----------------
@@ -51,7 +55,9 @@ def merge_grouped(doc: Doc, wanted: Grouped, rel: str) -> str:
         groups.append(group)
         kept.add(key)
         added += 1
-    return f"{added} added, {len(wanted) - added} already there" + (f", {removed} stale removed" if removed else "")
+    return f"{added} added, {len(wanted) - added} already there" + (
+        f", {removed} stale removed" if removed else ""
+    )
 
 
 def unmerge_grouped(doc: Doc, rel: str) -> str:
@@ -70,8 +76,12 @@ def _unmerge(doc: Doc, rel: str, sweep: Callable[[Doc], int]) -> str:
     return f"{removed} removed"
 
 
-def _sweep_grouped(hooks: Doc, rel: str, keys: dict[tuple[str, str | None, str], dict[str, Any]],
-                   kept: set[tuple[str, str | None, str]]) -> int:
+def _sweep_grouped(
+    hooks: Doc,
+    rel: str,
+    keys: dict[tuple[str, str | None, str], dict[str, Any]],
+    kept: set[tuple[str, str | None, str]],
+) -> int:
     """Update our wanted handlers in place, drop our other ones; returns how many were dropped."""
     removed = 0
     for event in list(hooks):
@@ -105,11 +115,14 @@ def _sweep_grouped(hooks: Doc, rel: str, keys: dict[tuple[str, str | None, str],
 
 # -- flat hooks (Cursor): {"version": 1, "hooks": {event: [{"command": ...}]}} -------------------
 
+
 def merge_flat(doc: Doc, wanted: list[tuple[str, dict[str, Any]]], rel: str) -> str:
     version = doc.setdefault("version", 1)
     if version != 1:
-        raise ConfigError(f"{rel} has \"version\": {json.dumps(version)[:20]}; agentctl knows only version 1 "
-                          "and changed nothing. Add its hooks by hand (see the README)")
+        raise ConfigError(
+            f'{rel} has "version": {json.dumps(version)[:20]}; agentctl knows only version 1 '
+            "and changed nothing. Add its hooks by hand (see the README)"
+        )
     hooks = doc.setdefault("hooks", {})
     shape(hooks, dict, '"hooks"', rel)
     keys = {(event, h["command"]): h for event, h in wanted}
@@ -124,14 +137,18 @@ def merge_flat(doc: Doc, wanted: list[tuple[str, dict[str, Any]]], rel: str) -> 
         handlers.append(dict(handler))
         kept.add((event, handler["command"]))
         added += 1
-    return f"{added} added, {len(wanted) - added} already there" + (f", {removed} stale removed" if removed else "")
+    return f"{added} added, {len(wanted) - added} already there" + (
+        f", {removed} stale removed" if removed else ""
+    )
 
 
 def unmerge_flat(doc: Doc, rel: str) -> str:
     return _unmerge(doc, rel, lambda hooks: _sweep_flat(hooks, rel, {}, set()))
 
 
-def _sweep_flat(hooks: Doc, rel: str, keys: dict[tuple[str, str], dict[str, Any]], kept: set[tuple[str, str]]) -> int:
+def _sweep_flat(
+    hooks: Doc, rel: str, keys: dict[tuple[str, str], dict[str, Any]], kept: set[tuple[str, str]]
+) -> int:
     removed = 0
     for event in list(hooks):
         handlers = hooks[event]
@@ -147,8 +164,9 @@ def _sweep_flat(hooks: Doc, rel: str, keys: dict[tuple[str, str], dict[str, Any]
     return removed
 
 
-def _sweep_handlers(handlers: list[Any], where: tuple[str | None, ...], keys: dict[Any, dict[str, Any]],
-                    kept: set[Any]) -> list[Any]:
+def _sweep_handlers(
+    handlers: list[Any], where: tuple[str | None, ...], keys: dict[Any, dict[str, Any]], kept: set[Any]
+) -> list[Any]:
     """``handlers`` without our stale or duplicated ones; each wanted one of ours (its key: ``where``
     and its command) updated in place, once."""
     out = []

@@ -50,12 +50,31 @@ if TYPE_CHECKING:
 
 # The hooks that decide whether an edit happens: they never fail open.
 # (OpenCode's plugin fails closed on its own side when the hook gives no verdict.)
-PRE_EDIT = frozenset((("claude", "pretooluse"), ("codex", "pretooluse"), ("gemini", "beforetool"),
-                      ("cline", "pretooluse"), ("qwen", "pretooluse")))
+PRE_EDIT = frozenset(
+    (
+        ("claude", "pretooluse"),
+        ("codex", "pretooluse"),
+        ("gemini", "beforetool"),
+        ("cline", "pretooluse"),
+        ("qwen", "pretooluse"),
+    )
+)
 # The shell tools' names in every agent: their pre-tool call only judges a command that would weaken
 # P0 (shellguard) and fails open (a shell the agent cannot use could not even run `agentctl doctor`).
-SHELL_TOOLS = frozenset(("Bash", "PowerShell", "Shell", "run_terminal_cmd", "shell", "exec_command", "local_shell",
-                         "run_shell_command", "run_commands", "execute_command"))
+SHELL_TOOLS = frozenset(
+    (
+        "Bash",
+        "PowerShell",
+        "Shell",
+        "run_terminal_cmd",
+        "shell",
+        "exec_command",
+        "local_shell",
+        "run_shell_command",
+        "run_commands",
+        "execute_command",
+    )
+)
 
 
 class Hook:
@@ -166,7 +185,9 @@ class Hook:
             if isinstance(exc, gate.PayloadError):
                 why = str(exc)[:200]
             self.later(hookio.note, self.store, self.agent, self.event, f"denied, cannot judge: {why}", False)
-            why = gate.unjudged(why, gate.PAYLOAD_FIX if isinstance(exc, gate.PayloadError) else gate.DOCTOR_FIX)
+            why = gate.unjudged(
+                why, gate.PAYLOAD_FIX if isinstance(exc, gate.PayloadError) else gate.DOCTOR_FIX
+            )
         if why is not None and self.store.alerts():
             self.later(_notify_denied, self, paths, why)  # once the answer is out: the deny never waits
         return why
@@ -239,11 +260,15 @@ def run(agent: str, event: str) -> int:
                 return 0  # nothing is written while the folder is gone
             missing = ledgerhook.missing_line(store)[:400]
         if payload is None:
-            hookio.note(store, agent, event, problem, stderr=not gate)  # a gate says it in its deny (stderr too)
+            hookio.note(
+                store, agent, event, problem, stderr=not gate
+            )  # a gate says it in its deny (stderr too)
             return hookio.answer(_refuse(agent, problem, payload=True)) if gate else 0
         handler = handler_for(agent, event)
         if handler is None:
-            hookio.note(store, agent, event, "unknown agent or event; reinstall with `agentctl install AGENT`")
+            hookio.note(
+                store, agent, event, "unknown agent or event; reinstall with `agentctl install AGENT`"
+            )
             return 0
         hook = Hook(agent, event, payload, store)
         if missing:

@@ -21,6 +21,7 @@ from agentctl.integrations.configchange import Change, ConfigError
 
 Doc = dict[str, Any]
 
+
 def _no_dupes(pairs: list[tuple[str, Any]]) -> Doc:
     out: Doc = {}
     for key, value in pairs:
@@ -43,13 +44,17 @@ def read(project: str, rel: str) -> tuple[Doc, bytes | None]:
     except FileNotFoundError:
         return {}, None
     except IsADirectoryError:
-        raise ConfigError(f"{rel} is a folder, not a JSON file; move it away and run the command again") from None
+        raise ConfigError(
+            f"{rel} is a folder, not a JSON file; move it away and run the command again"
+        ) from None
     except OSError as exc:
         raise ConfigError(f"cannot read {rel}: {exc.strerror}; check its permissions") from None
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise ConfigError(f"{rel} is not UTF-8 text; agentctl changed nothing. Fix it, then run the command again") from None
+        raise ConfigError(
+            f"{rel} is not UTF-8 text; agentctl changed nothing. Fix it, then run the command again"
+        ) from None
     if not text.strip():
         return {}, raw
     try:
@@ -60,11 +65,15 @@ def read(project: str, rel: str) -> tuple[Doc, bytes | None]:
             "Fix the file (strict JSON: no comments or trailing commas), then run the command again"
         ) from None
     except (ValueError, RecursionError) as exc:
-        raise ConfigError(f"{rel} is not valid JSON ({str(exc)[:80]}); agentctl changed nothing. "
-                          "Fix the file, then run the command again") from None
+        raise ConfigError(
+            f"{rel} is not valid JSON ({str(exc)[:80]}); agentctl changed nothing. "
+            "Fix the file, then run the command again"
+        ) from None
     if not isinstance(doc, dict):
-        raise ConfigError(f"{rel} holds a JSON {type(doc).__name__}, not an object; agentctl changed nothing. "
-                          "Fix the file, then run the command again")
+        raise ConfigError(
+            f"{rel} holds a JSON {type(doc).__name__}, not an object; agentctl changed nothing. "
+            "Fix the file, then run the command again"
+        )
     return doc, raw
 
 
@@ -72,7 +81,9 @@ def dump(doc: Doc) -> bytes:
     return (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def plan(project: str, rel: str, mutate: Callable[[Doc], str], *, empty_ok: Callable[[Doc], bool] | None = None) -> Change:
+def plan(
+    project: str, rel: str, mutate: Callable[[Doc], str], *, empty_ok: Callable[[Doc], bool] | None = None
+) -> Change:
     """Read ``rel``, apply ``mutate`` (which returns a summary), and say what would be written.
 
     When the document is unchanged the file is left exactly as it is. When
@@ -91,11 +102,14 @@ def plan(project: str, rel: str, mutate: Callable[[Doc], str], *, empty_ok: Call
 
 def shape(value: object, kind: type, what: str, rel: str) -> None:
     if not isinstance(value, kind):
-        raise ConfigError(f"{rel}: {what} is a JSON {type(value).__name__}, expected "
-                          f"{'an object' if kind is dict else 'a list'}; agentctl changed nothing. Fix it, then run again")
+        raise ConfigError(
+            f"{rel}: {what} is a JSON {type(value).__name__}, expected "
+            f"{'an object' if kind is dict else 'a list'}; agentctl changed nothing. Fix it, then run again"
+        )
 
 
 # -- MCP servers: {"mcpServers": {"agentctl": {...}}} ---------------------------------------------
+
 
 def merge_server(doc: Doc, name: str, spec: dict[str, Any], rel: str) -> str:
     servers = doc.setdefault("mcpServers", {})

@@ -55,14 +55,18 @@ def missing_line(store: Store) -> str:
     rules = ledger.missing_state_rules(store.root)
     if not rules:  # never made here: a clone of a project whose rules are committed (docs/rules.md)
         shown = "; ".join(f"P0|{t[:200]}" for t in _shared_p0(store)[:20])
-        return (f"NO STATE FOLDER YET: this copy has agentctl.rules but no {STATE_DIRNAME}/; agentctl's hooks enforce "
-                f"its P0 rules meanwhile: {shown}. Ask the user to run `agentctl init` here (the task, the files log "
-                "and every other rule start then)")
+        return (
+            f"NO STATE FOLDER YET: this copy has agentctl.rules but no {STATE_DIRNAME}/; agentctl's hooks enforce "
+            f"its P0 rules meanwhile: {shown}. Ask the user to run `agentctl init` here (the task, the files log "
+            "and every other rule start then)"
+        )
     shown = "; ".join(f"P0|{t[:200]}" for t in rules[:20])
-    return (f"STATE FOLDER MISSING: {store.root} is gone (removed: `rm -rf`, `git clean -fdx`?); agentctl's hooks "
-            f"still enforce the P0 rules its ledger ({ledger.shown(store.root)}) keeps: {shown}. Ask the user to "
-            "restore it (`git checkout -- .agent-state`, or `agentctl init` and the rules again); only a person "
-            "lets a P0 rule go (`agentctl constraints confirm-removal`)")
+    return (
+        f"STATE FOLDER MISSING: {store.root} is gone (removed: `rm -rf`, `git clean -fdx`?); agentctl's hooks "
+        f"still enforce the P0 rules its ledger ({ledger.shown(store.root)}) keeps: {shown}. Ask the user to "
+        "restore it (`git checkout -- .agent-state`, or `agentctl init` and the rules again); only a person "
+        "lets a P0 rule go (`agentctl constraints confirm-removal`)"
+    )
 
 
 def session_start(agent: str, store: Store) -> Result | None:
@@ -71,4 +75,6 @@ def session_start(agent: str, store: Store) -> Result | None:
 
     if agent not in ("claude", "codex", "qwen"):
         return None
-    return emit({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": missing_line(store)}})
+    return emit(
+        {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": missing_line(store)}}
+    )

@@ -20,7 +20,9 @@ END = "<!-- agentctl:end -->"
 
 
 def find_span(lines: list[str], rel: str) -> tuple[int, int] | None:
-    begins = [i for i, ln in enumerate(lines) if ln.strip().startswith(BEGIN_PREFIX) and ln.strip().endswith("-->")]
+    begins = [
+        i for i, ln in enumerate(lines) if ln.strip().startswith(BEGIN_PREFIX) and ln.strip().endswith("-->")
+    ]
     ends = [i for i, ln in enumerate(lines) if ln.strip() == END]
     if not begins and not ends:
         return None
@@ -43,8 +45,8 @@ def upsert(text: str, body: str, rel: str) -> str:
             return block + nl
         return text + ("" if text.endswith("\n") else nl) + nl + block + nl
     b, e = span
-    ending = lines[e][len(lines[e].rstrip("\r\n")):]
-    return "".join(lines[:b]) + block + ending + "".join(lines[e + 1:])
+    ending = lines[e][len(lines[e].rstrip("\r\n")) :]
+    return "".join(lines[:b]) + block + ending + "".join(lines[e + 1 :])
 
 
 def remove(text: str, rel: str) -> str:
@@ -54,7 +56,7 @@ def remove(text: str, rel: str) -> str:
     if span is None:
         return text
     b, e = span
-    before, after = lines[:b], lines[e + 1:]
+    before, after = lines[:b], lines[e + 1 :]
     if before and not before[-1].strip():
         before = before[:-1]
     elif after and not after[0].strip():

@@ -47,8 +47,9 @@ WHY = {
     "start": "as this OpenCode run began (a new session, or --continue)",
     "compact": "right after the conversation was compacted (COMPACTIONS counts them)",
 }
-FOR_SUMMARY = ("for this compaction: keep the task id, NEXT and every P0 rule below in the summary, "
-               "word for word")
+FOR_SUMMARY = (
+    "for this compaction: keep the task id, NEXT and every P0 rule below in the summary, word for word"
+)
 
 
 def _call(h: Hook) -> tuple[str, dict[str, Any]]:
@@ -94,7 +95,12 @@ def tool_before(h: Hook) -> Result | None:
         from agentctl.integrations import gate
 
         raw = h.obj("output").get("args") if "args" not in h.obj("input") else h.obj("input").get("args")
-        return [p for p, _ in edits(tool, gate.tool_input(raw, "the tool's args") if isinstance(raw, str) else args, {})]
+        return [
+            p
+            for p, _ in edits(
+                tool, gate.tool_input(raw, "the tool's args") if isinstance(raw, str) else args, {}
+            )
+        ]
 
     reason = h.deny_reason(paths)
     if reason is None:
@@ -118,6 +124,7 @@ def tool_after(h: Hook) -> Result | None:
 
 def session_compacting(h: Hook) -> Result | None:
     from agentctl.session import compactions
+
     compactions.record_pre_compact(h.store)
     h.sync()  # the files log is complete before the history is cut
     h.auto_sync("push")  # `agentctl sync auto on`: in the background; nothing when off
@@ -143,8 +150,10 @@ def system_transform(h: Hook) -> Result | None:
 
         sid = h.obj("input").get("sessionID")
         name = helper_name(sid) if isinstance(sid, str) else None
-        text = (f"agentctl working state of this project, read from {h.store.shown('')[:-1]} for this helper "
-                "(brief form; `agentctl resume` prints all of it):\n" + resume.build_brief(h.store, name))
+        text = (
+            f"agentctl working state of this project, read from {h.store.shown('')[:-1]} for this helper "
+            "(brief form; `agentctl resume` prints all of it):\n" + resume.build_brief(h.store, name)
+        )
         return emit({"system": text})
     return emit({"system": h.context(WHY.get(source, WHY["start"]))})
 
@@ -183,7 +192,7 @@ def unrecorded(text: bytes) -> bytes:
         return text
     end = text.find(b"\n", start)
     comment = text.find(b" //", start, end)
-    return text[:start] + RECORDED + text[comment if comment >= 0 else end:]
+    return text[:start] + RECORDED + text[comment if comment >= 0 else end :]
 
 
 def plan_plugin(project: str, install: bool) -> Change:

@@ -57,7 +57,9 @@ LOOKAHEAD = 1000  # tokens: the margin left for the message being sent
 TRANSCRIPT_TAIL = 256 << 10
 # Qwen Code 0.24.4's automatic threshold: min(pct * window, window - SUMMARY_RESERVE - AUTOCOMPACT_BUFFER)
 DEFAULT_THRESHOLD = 0.85
-DEFAULT_WINDOW = 200_000  # Qwen Code's window for a model it has no figure for; the first Stop tells the real one
+DEFAULT_WINDOW = (
+    200_000  # Qwen Code's window for a model it has no figure for; the first Stop tells the real one
+)
 RESERVE = 20_000 + 13_000
 WRITE_TOOLS = frozenset(("write_file", "edit", "notebook_edit"))
 SHELL_TOOLS = frozenset(("run_shell_command",))
@@ -71,7 +73,12 @@ HOOKS: list[tuple[str, str | None, str, int]] = [
     ("UserPromptSubmit", None, "agentctl hook qwen user-prompt-submit", 20),
     ("PreToolUse", EDIT_MATCHER, "agentctl hook qwen pre-tool-use", 10),
     ("PreToolUse", "^run_shell_command$", "agentctl hook qwen pre-tool-use", 10),
-    ("PostToolUse", "^(write_file|edit|notebook_edit|run_shell_command)$", "agentctl hook qwen post-tool-use", 20),
+    (
+        "PostToolUse",
+        "^(write_file|edit|notebook_edit|run_shell_command)$",
+        "agentctl hook qwen post-tool-use",
+        20,
+    ),
     ("PreCompact", "manual|auto", "agentctl hook qwen pre-compact", 20),
     ("PostCompact", "manual|auto", "agentctl hook qwen post-compact", 20),
     ("Stop", None, "agentctl hook qwen stop", 20),
@@ -79,8 +86,10 @@ HOOKS: list[tuple[str, str | None, str, int]] = [
 ]
 
 AFTER_AUTO = "right after Qwen Code compacted the conversation by itself (COMPACTIONS counts them)"
-AHEAD_OF_AUTO = ("because Qwen Code is about to compact the conversation by itself (this copy survives it; "
-                 "COMPACTIONS counts them)")
+AHEAD_OF_AUTO = (
+    "because Qwen Code is about to compact the conversation by itself (this copy survives it; "
+    "COMPACTIONS counts them)"
+)
 WHY = dict(claude.WHY, compact="right after the conversation was compacted (COMPACTIONS counts them)")
 
 
@@ -127,7 +136,7 @@ def _number_after(text: str, key: str, at: int) -> int | None:
     if start < 0:
         return None
     digits = ""
-    for ch in text[start + len(key):start + len(key) + 20]:
+    for ch in text[start + len(key) : start + len(key) + 20]:
         if not ch.isdigit():
             break
         digits += ch
@@ -147,7 +156,9 @@ def last_usage(transcript: str) -> int | None:
         info = os.fstat(fd)
         if info.st_mode & 0o170000 != 0o100000:  # a regular file only (never a FIFO or a device)
             return None
-        tail = os.pread(fd, TRANSCRIPT_TAIL, max(0, info.st_size - TRANSCRIPT_TAIL)).decode("utf-8", "replace")
+        tail = os.pread(fd, TRANSCRIPT_TAIL, max(0, info.st_size - TRANSCRIPT_TAIL)).decode(
+            "utf-8", "replace"
+        )
     except OSError:
         return None
     finally:

@@ -29,10 +29,52 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from agentctl.ground.store import Store
 
-READ_ONLY = frozenset(("cat", "head", "tail", "less", "more", "grep", "egrep", "fgrep", "rg", "wc", "ls", "stat",
-                       "file", "diff", "cmp", "md5sum", "sha1sum", "sha256sum", "xxd", "od", "hexdump", "cd", "pwd",
-                       "echo", "printf", "test", "[", "true", "false", "agentctl", "sort", "uniq", "cut", "nl", "jq",
-                       "column", "realpath", "readlink", "basename", "dirname", "du", "tree"))
+READ_ONLY = frozenset(
+    (
+        "cat",
+        "head",
+        "tail",
+        "less",
+        "more",
+        "grep",
+        "egrep",
+        "fgrep",
+        "rg",
+        "wc",
+        "ls",
+        "stat",
+        "file",
+        "diff",
+        "cmp",
+        "md5sum",
+        "sha1sum",
+        "sha256sum",
+        "xxd",
+        "od",
+        "hexdump",
+        "cd",
+        "pwd",
+        "echo",
+        "printf",
+        "test",
+        "[",
+        "true",
+        "false",
+        "agentctl",
+        "sort",
+        "uniq",
+        "cut",
+        "nl",
+        "jq",
+        "column",
+        "realpath",
+        "readlink",
+        "basename",
+        "dirname",
+        "du",
+        "tree",
+    )
+)
 SEPARATORS = frozenset((";", "&&", "||", "|", "&", "\n", "(", ")", "|&", ";;"))
 SAFE_REDIRECT = ("/dev/null", "&")
 WRAPPERS = frozenset(("sudo", "env", "command", "nice", "time", "nohup", "exec"))
@@ -54,7 +96,9 @@ def reason(store: Store, command: object, cwd: str | None = None) -> str | None:
 def _reason(store: Store, command: str, cwd: str | None, depth: int) -> str | None:
     state = os.path.basename(store.root)
     flat = command.replace("\\", "")  # `tru\st` is `trust` to the shell: the quick tests read it so
-    if "notify" in flat or "trust" in flat or ("verify" in flat and _expands(flat)):  # the person's alert and shared
+    if (
+        "notify" in flat or "trust" in flat or ("verify" in flat and _expands(flat))
+    ):  # the person's alert and shared
         # verify commands, run outside the agent's shell (an action the shell fills in may be one)
         alerts = _alerts(_split(command), state)
         if alerts is not None:
@@ -65,7 +109,9 @@ def _reason(store: Store, command: str, cwd: str | None, depth: int) -> str | No
     if not reach and "constraints" not in flat and "p0-seen" not in flat:
         return None  # nearly every command: nothing more is loaded
     words = _split(command)
-    for inner in _inner(words) if depth < 3 else []:  # `sh -c '...'`, `eval ...`: the command they run, judged too
+    for inner in (
+        _inner(words) if depth < 3 else []
+    ):  # `sh -c '...'`, `eval ...`: the command they run, judged too
         found = _reason(store, inner, cwd, depth + 1)
         if found is not None:
             return found
@@ -74,13 +120,19 @@ def _reason(store: Store, command: str, cwd: str | None, depth: int) -> str | No
         found = shellreach.reason(store, words, _commands(words), cwd or store.project, READ_ONLY)
     if found is None:
         return None
-    return (f"this command would remove or weaken a P0 rule ({found}); only a person may do that. "
-            "agentctl keeps the rule enforced until the person confirms")
+    return (
+        f"this command would remove or weaken a P0 rule ({found}); only a person may do that. "
+        "agentctl keeps the rule enforced until the person confirms"
+    )
 
 
 SHELLS = frozenset(("sh", "bash", "zsh", "dash", "ksh", "fish", "busybox"))
-PERSONS = {"notify": ("add", "remove"), "verify": ("trust",), "constraints": ("remove", "confirm-removal", "update"),
-           "update": ("constraints",)}  # SERVICE: the actions only a person takes (either word order)
+PERSONS = {
+    "notify": ("add", "remove"),
+    "verify": ("trust",),
+    "constraints": ("remove", "confirm-removal", "update"),
+    "update": ("constraints",),
+}  # SERVICE: the actions only a person takes (either word order)
 
 
 def _inner(words: list[str]) -> list[str]:
@@ -91,7 +143,7 @@ def _inner(words: list[str]) -> list[str]:
         if names and names[0] == "eval":
             out.append(" ".join(cmd[1:]))
         for i, name in enumerate(names):
-            if name in SHELLS and "-c" in cmd[i + 1:]:
+            if name in SHELLS and "-c" in cmd[i + 1 :]:
                 at = cmd.index("-c", i + 1)
                 if at + 1 < len(cmd):
                     out.append(cmd[at + 1])
@@ -108,8 +160,10 @@ def _agentctl_at(cmd: list[str]) -> int | None:
     for i, w in enumerate(cmd):
         if os.path.basename(w) in ("agentctl", "agentctl.exe"):
             return i
-        if _expands(w) and any(x in PERSONS for x in cmd[i + 1:i + 3]):
-            return i if cmd[i + 1] in PERSONS else i + 1  # `` `which agentctl` ``: two words, then the service
+        if _expands(w) and any(x in PERSONS for x in cmd[i + 1 : i + 3]):
+            return (
+                i if cmd[i + 1] in PERSONS else i + 1
+            )  # `` `which agentctl` ``: two words, then the service
     if cmd[:1] and cmd[0] in PERSONS:  # `$(echo agentctl) verify trust`: the name was in the parentheses
         return -1
     return None
@@ -117,15 +171,17 @@ def _agentctl_at(cmd: list[str]) -> int | None:
 
 def _via_xargs(cmd: list[str], at: int) -> bool:
     """Does ``xargs`` hand agentctl (at ``at``) words the text does not show?"""
-    return "xargs" in [os.path.basename(w) for w in cmd[:max(at, 0)]]
+    return "xargs" in [os.path.basename(w) for w in cmd[: max(at, 0)]]
 
 
 def _hidden_person(plain: list[str]) -> str | None:
     """A person's call the text cannot rule out: a service of :data:`PERSONS` whose action the shell
     expands, or that reads its words from elsewhere (``xargs``)."""
     if plain[:1] and plain[0] in PERSONS and plain[1:2] and _expands(plain[1]):
-        return (f"`agentctl {plain[0]} {' '.join(plain[1:2])}`, whose action the shell fills in (it may be "
-                f"{' or '.join(PERSONS[plain[0]])}, which only a person may run)")
+        return (
+            f"`agentctl {plain[0]} {' '.join(plain[1:2])}`, whose action the shell fills in (it may be "
+            f"{' or '.join(PERSONS[plain[0]])}, which only a person may run)"
+        )
     return None
 
 
@@ -138,8 +194,10 @@ def _alerts(words: list[str], state: str) -> str | None:
         if at is None:
             continue
         if _via_xargs(cmd, at):
-            return "`xargs agentctl ...` takes its words from elsewhere; it may be a call only a person may make"
-        rest, plain, i = cmd[at + 1:], [], 0
+            return (
+                "`xargs agentctl ...` takes its words from elsewhere; it may be a call only a person may make"
+            )
+        rest, plain, i = cmd[at + 1 :], [], 0
         while i < len(rest):
             if rest[i] == "--state-dir":
                 i += 2
@@ -148,17 +206,25 @@ def _alerts(words: list[str], state: str) -> str | None:
                 plain.append(rest[i])
             i += 1
         if plain[:1] == ["notify"] and plain[1:2] and plain[1] in ("add", "remove"):
-            return (f"`agentctl notify {plain[1]}` changes the person's alert commands, which agentctl runs outside "
-                    "the agent's shell; only a person may do that")
+            return (
+                f"`agentctl notify {plain[1]}` changes the person's alert commands, which agentctl runs outside "
+                "the agent's shell; only a person may do that"
+            )
         if set(plain[:2]) == {"verify", "trust"}:
-            return ("`agentctl verify trust` lets the verify commands of agentctl.rules (they come with the code) run "
-                    "outside the agent's sandbox; only a person may do that, after reading them")
+            return (
+                "`agentctl verify trust` lets the verify commands of agentctl.rules (they come with the code) run "
+                "outside the agent's sandbox; only a person may do that, after reading them"
+            )
         hidden = _hidden_person(plain)
-        if hidden is not None and plain[0] != "constraints":  # constraints: judged by its rule (_agentctl_removal)
+        if (
+            hidden is not None and plain[0] != "constraints"
+        ):  # constraints: judged by its rule (_agentctl_removal)
             return hidden
     named = next((w for w in words if "agentctl/notify" in w), None)
-    into = any(">" in w and not w.strip("<>&|") and "agentctl/notify" in (words[i + 1] if i + 1 < len(words) else "")
-               for i, w in enumerate(words))
+    into = any(
+        ">" in w and not w.strip("<>&|") and "agentctl/notify" in (words[i + 1] if i + 1 < len(words) else "")
+        for i, w in enumerate(words)
+    )
     if named is not None and (into or not _only_reads(words, state)):
         return f"it writes {named[:120]}, the person's alert commands; only a person may change them"
     return None
@@ -196,7 +262,7 @@ def _agentctl_removal(store: Store, words: list[str]) -> str | None:
             continue
         if _via_xargs(cmd, at) and "constraints" in cmd:
             return "`xargs agentctl constraints ...` takes its words from elsewhere: which rule it removes cannot be told"
-        rest, i = cmd[at + 1:], 0
+        rest, i = cmd[at + 1 :], 0
         plain: list[str] = []
         removes: list[str] = []
         while i < len(rest):
@@ -207,7 +273,7 @@ def _agentctl_removal(store: Store, words: list[str]) -> str | None:
                 i += 2
                 continue
             if w.startswith("--remove="):
-                removes.append(w[len("--remove="):])
+                removes.append(w[len("--remove=") :])
             elif not w.startswith("-"):
                 plain.append(w)
             i += 1
@@ -215,7 +281,9 @@ def _agentctl_removal(store: Store, words: list[str]) -> str | None:
         if "constraints" not in head:
             continue
         if any(_expands(w) for w in plain[:2]):
-            return f"`agentctl {' '.join(plain[:2])}`, whose action the shell fills in (it may remove a P0 rule)"
+            return (
+                f"`agentctl {' '.join(plain[:2])}`, whose action the shell fills in (it may remove a P0 rule)"
+            )
         if "confirm-removal" in head:
             return f"`agentctl constraints confirm-removal {' '.join(plain[2:])[:80]}` lets a vanished P0 rule go"
         if "remove" in head:
@@ -248,7 +316,14 @@ def _p0_target(store: Store, targets: list[str]) -> str | None:
             rule = rules[n - 1] if 1 <= n <= len(rules) else None
         else:
             pri, sep, text = what.partition("|")
-            rule = next((r for r in rules if r.text == what or (sep and r.priority == pri.upper() and r.text == text)), None)
+            rule = next(
+                (
+                    r
+                    for r in rules
+                    if r.text == what or (sep and r.priority == pri.upper() and r.text == text)
+                ),
+                None,
+            )
             if rule is None and (what in gone or (sep and pri.upper() == "P0" and text in gone)):
                 return f"`constraints remove {what[:80]}` names a vanished P0 rule"
         if rule is not None and rule.priority == "P0":
@@ -278,8 +353,10 @@ def _rules_path(word: str, state: str) -> bool:
     if any(c in rest for c in "*?[{"):
         from fnmatch import fnmatchcase
 
-        return any(fnmatchcase(p, rest) or fnmatchcase(p, rest.split("/", 1)[0])
-                   for p in ("services", "services/constraints", "services/constraints/status"))
+        return any(
+            fnmatchcase(p, rest) or fnmatchcase(p, rest.split("/", 1)[0])
+            for p in ("services", "services/constraints", "services/constraints/status")
+        )
     return False
 
 
@@ -296,10 +373,12 @@ def _only_reads(words: list[str], state: str) -> bool:
                 return False
     for cmd in _commands(words):
         i = 0
-        while i < len(cmd) and ("=" in cmd[i] and cmd[i].split("=", 1)[0].isidentifier() or cmd[i] in WRAPPERS):
+        while i < len(cmd) and (
+            "=" in cmd[i] and cmd[i].split("=", 1)[0].isidentifier() or cmd[i] in WRAPPERS
+        ):
             i += 1  # NAME=VALUE before the command, `sudo`, `env`, `command`...
         first = os.path.basename(cmd[i]) if i < len(cmd) else ""
-        if cmd[i:i + 1] and cmd[i].isdigit() and i + 1 < len(cmd):
+        if cmd[i : i + 1] and cmd[i].isdigit() and i + 1 < len(cmd):
             continue  # `2` of `2>&1`: an fd before a redirection, split off by the lexer
         if first == "git" and len(cmd) > i + 1 and cmd[i + 1] in GIT_READS:
             continue
@@ -315,5 +394,7 @@ def asked(why: str) -> str:
 
 def refused(why: str) -> str:
     """The reason given to an agent whose pre-tool hook cannot ask: it is to ask the person."""
-    return (f"agentctl: {why}; the command was not run. Ask the user: a person who wants it runs the command "
-            "themselves, in their own terminal")
+    return (
+        f"agentctl: {why}; the command was not run. Ask the user: a person who wants it runs the command "
+        "themselves, in their own terminal"
+    )

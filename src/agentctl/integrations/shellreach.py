@@ -24,11 +24,43 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from agentctl.ground.store import Store
 
-HOOK_CONFIGS = (".claude/settings.json", ".claude/settings.local.json", ".codex/hooks.json", ".cursor/hooks.json",
-                ".gemini/settings.json", ".qwen/settings.json", ".opencode/plugin/agentctl.js", ".aider.conf.yml")
-REMOVERS = frozenset(("rm", "rmdir", "mv", "shred", "unlink", "srm", "trash", "trash-put", "rsync", "find", "wipe"))
-TRIGGERS = ("*", "?", "[", "$", "`", "~", "..", ".git", ".claude", ".codex", ".cursor", ".gemini", ".qwen", ".opencode",
-            ".aider", "clean", "update-index", "find", "rm ", "mv ", "-delete", "agentctl")
+HOOK_CONFIGS = (
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".codex/hooks.json",
+    ".cursor/hooks.json",
+    ".gemini/settings.json",
+    ".qwen/settings.json",
+    ".opencode/plugin/agentctl.js",
+    ".aider.conf.yml",
+)
+REMOVERS = frozenset(
+    ("rm", "rmdir", "mv", "shred", "unlink", "srm", "trash", "trash-put", "rsync", "find", "wipe")
+)
+TRIGGERS = (
+    "*",
+    "?",
+    "[",
+    "$",
+    "`",
+    "~",
+    "..",
+    ".git",
+    ".claude",
+    ".codex",
+    ".cursor",
+    ".gemini",
+    ".qwen",
+    ".opencode",
+    ".aider",
+    "clean",
+    "update-index",
+    "find",
+    "rm ",
+    "mv ",
+    "-delete",
+    "agentctl",
+)
 INDEX_FLAGS = ("--skip-worktree", "--assume-unchanged", "--no-skip-worktree", "--no-assume-unchanged")
 
 
@@ -42,8 +74,11 @@ def protected(store: Store) -> list[str]:
     from agentctl.constraints import ledger
 
     # the state folder by what P0 needs of it (removing it removes them; its logs are no one's business here)
-    out = [os.path.join(store.root, "services", "constraints"), os.path.join(store.root, "notify"),
-           os.path.join(store.project, ".git")]
+    out = [
+        os.path.join(store.root, "services", "constraints"),
+        os.path.join(store.root, "notify"),
+        os.path.join(store.project, ".git"),
+    ]
     found = ledger.place(store.root)
     if found is not None:
         out.append(os.path.dirname(found[0]))
@@ -72,7 +107,9 @@ def _touches(path: str, guarded: list[str], remover: bool) -> str | None:
     return None
 
 
-def reason(store: Store, words: list[str], commands: list[list[str]], cwd: str, read_only: frozenset[str]) -> str | None:
+def reason(
+    store: Store, words: list[str], commands: list[list[str]], cwd: str, read_only: frozenset[str]
+) -> str | None:
     guarded = protected(store)
     moved = "cd" in words or "pushd" in words
     for i, w in enumerate(words):  # output redirections into them
@@ -86,14 +123,17 @@ def reason(store: Store, words: list[str], commands: list[list[str]], cwd: str, 
                     return f"it writes into {_shown(store, hit)}"
     for cmd in commands:
         i = 0
-        while i < len(cmd) and ("=" in cmd[i] and cmd[i].split("=", 1)[0].isidentifier() or
-                                cmd[i] in ("sudo", "env", "command", "nice", "time", "nohup", "exec", "xargs")
-                                or (i and cmd[i].startswith("-") and os.path.basename(cmd[0]) in ("xargs", "sudo", "env"))):
+        while i < len(cmd) and (
+            "=" in cmd[i]
+            and cmd[i].split("=", 1)[0].isidentifier()
+            or cmd[i] in ("sudo", "env", "command", "nice", "time", "nohup", "exec", "xargs")
+            or (i and cmd[i].startswith("-") and os.path.basename(cmd[0]) in ("xargs", "sudo", "env"))
+        ):
             i += 1
         if i >= len(cmd):
             continue
         name = os.path.basename(cmd[i])
-        args = cmd[i + 1:]
+        args = cmd[i + 1 :]
         if name == "git":
             found = _git(store, args, cwd, guarded)
             if found:
@@ -122,7 +162,11 @@ def _shown(store: Store, path: str) -> str:
     rel = os.path.relpath(path, store.project)
     what = {".git": "git's folder, which holds agentctl's ledger"}.get(rel)
     if path.startswith(store.root + os.sep):
-        what = "agentctl's state folder: its rules" if path.endswith("constraints") else "agentctl's state folder"
+        what = (
+            "agentctl's state folder: its rules"
+            if path.endswith("constraints")
+            else "agentctl's state folder"
+        )
     elif "agentctl" in os.path.basename(path) and os.path.dirname(path).endswith(".git"):
         what = "agentctl's ledger"
     elif rel in HOOK_CONFIGS or path.endswith(os.path.join(".claude", "settings.json")):
@@ -165,7 +209,11 @@ def _find_match(kind: str, pat: str, path: str, base: str, start: str) -> bool:
         return False
     fold = kind.startswith("-i")
     shown = os.path.join(start, os.path.relpath(path, base)) if path != base else start
-    subject = os.path.basename(path) if kind.endswith("name") and "path" not in kind and "whole" not in kind else shown
+    subject = (
+        os.path.basename(path)
+        if kind.endswith("name") and "path" not in kind and "whole" not in kind
+        else shown
+    )
     return fnmatch.fnmatchcase(subject.lower(), pat.lower()) if fold else fnmatch.fnmatchcase(subject, pat)
 
 
@@ -191,17 +239,22 @@ def _git(store: Store, args: list[str], cwd: str, guarded: list[str]) -> str | N
     j = 0
     while j < len(args) and args[j].startswith("-"):
         j += 2 if args[j] in ("-C", "-c") else 1
-    sub, rest = (args[j], args[j + 1:]) if j < len(args) else ("", [])
+    sub, rest = (args[j], args[j + 1 :]) if j < len(args) else ("", [])
     if sub == "clean":
-        if any(a in ("-n", "--dry-run") or (a.startswith("-") and not a.startswith("--") and "n" in a) for a in rest):
+        if any(
+            a in ("-n", "--dry-run") or (a.startswith("-") and not a.startswith("--") and "n" in a)
+            for a in rest
+        ):
             return None
         paths = [a for a in rest if not a.startswith("-")]
         if "--" in rest:
-            paths = rest[rest.index("--") + 1:]
+            paths = rest[rest.index("--") + 1 :]
         if paths and not any(_touches(p, guarded, True) for a in paths for p in _expand(a, cwd)):
             return None
-        return ("`git clean` removes untracked and (with -x) ignored files: agentctl's state folder and an untracked "
-                "hook configuration (.claude/settings.json), so every hook, with them")
+        return (
+            "`git clean` removes untracked and (with -x) ignored files: agentctl's state folder and an untracked "
+            "hook configuration (.claude/settings.json), so every hook, with them"
+        )
     if sub == "update-index" and any(a in INDEX_FLAGS for a in rest):
         paths = [a for a in rest if not a.startswith("-")]
         if not paths or "--stdin" in rest or any(c in a for a in paths for c in "*?[$`"):

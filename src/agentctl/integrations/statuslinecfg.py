@@ -21,7 +21,9 @@ def ours(value: object) -> bool:
     if not isinstance(value, dict):
         return False
     cmd = value.get("command")
-    return isinstance(cmd, str) and cmd.split(" ")[-1:] == [COMMAND] and cmd.split(" ")[0].endswith("agentctl")
+    return (
+        isinstance(cmd, str) and cmd.split(" ")[-1:] == [COMMAND] and cmd.split(" ")[0].endswith("agentctl")
+    )
 
 
 def _doc(raw: bytes | None) -> dict[str, object]:
@@ -37,13 +39,17 @@ def chain(change: Change, install: bool, agentctl: str = "agentctl") -> tuple[Ch
     current = doc.get("statusLine")
     if install:
         if current is not None and not ours(current):
-            return change, ("your statusLine is kept as it is; to show agentctl's line too, run `agentctl statusline` "
-                            "from it with the same stdin (it also records the exact context window for the warnings)")
+            return change, (
+                "your statusLine is kept as it is; to show agentctl's line too, run `agentctl statusline` "
+                "from it with the same stdin (it also records the exact context window for the warnings)"
+            )
         wanted = {"type": "command", "command": f"{agentctl} {COMMAND}", "padding": 0}
         if current == wanted:
             return change, ""
         doc["statusLine"] = wanted
-        return Change(change.project, change.rel, change.old, dump(doc), change.summary + "; statusLine set"), ""
+        return Change(
+            change.project, change.rel, change.old, dump(doc), change.summary + "; statusLine set"
+        ), ""
     if change.new is None or not ours(current):
         return change, ""
     del doc["statusLine"]

@@ -33,7 +33,7 @@ def remove(text: str) -> str:
         if line.rstrip().endswith(MARK):
             continue
         if line.startswith(WAS):
-            out.append(line[len(WAS):] + full[len(line):])
+            out.append(line[len(WAS) :] + full[len(line) :])
             continue
         out.append(full)
     result = "".join(out)
@@ -80,8 +80,12 @@ def edit(text: str, rel: str, appends: dict[str, str], rewrites: dict[str, tuple
         else:
             _, token = entry.items[0]
             if value_of(token, rel) != value:
-                before[entry.line] = [was(entry.line), mark(f"{key}:"), mark(f"  - {token}"),
-                                      mark(f"  - {quoted(value)}")]
+                before[entry.line] = [
+                    was(entry.line),
+                    mark(f"{key}:"),
+                    mark(f"  - {token}"),
+                    mark(f"  - {quoted(value)}"),
+                ]
     for key, (rewrite, default) in rewrites.items():
         entry = entries.get(key)
         if entry is None:

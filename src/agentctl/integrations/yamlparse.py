@@ -54,22 +54,26 @@ def scalar_token(raw: str, where: str) -> str:
                 i += 2
                 continue
             if raw[i] == quote:
-                if quote == "'" and raw[i + 1:i + 2] == "'":
+                if quote == "'" and raw[i + 1 : i + 2] == "'":
                     i += 2
                     continue
-                rest = raw[i + 1:].strip()
+                rest = raw[i + 1 :].strip()
                 if rest and not rest.startswith("#"):
                     raise ConfigError(f"{where}: text after the closing quote{FIX}")
-                return raw[:i + 1]
+                return raw[: i + 1]
             i += 1
         raise ConfigError(f"{where}: a quoted value that does not end on its line{FIX}")
     token = _strip_comment(raw)
     if token.startswith(("[", "{")):
-        raise ConfigError(f"{where}: a flow collection ({token[:30]}); agentctl edits block lists only: write it as "
-                          "`key:` then one `  - value` line each (the same YAML), then run again; agentctl changed nothing")
+        raise ConfigError(
+            f"{where}: a flow collection ({token[:30]}); agentctl edits block lists only: write it as "
+            "`key:` then one `  - value` line each (the same YAML), then run again; agentctl changed nothing"
+        )
     if token.startswith(("|", ">")):
-        raise ConfigError(f"{where}: a block scalar ({token[:10]}); agentctl edits one-line values only: write the value "
-                          "on the key's line (quoted if need be), then run again; agentctl changed nothing")
+        raise ConfigError(
+            f"{where}: a block scalar ({token[:10]}); agentctl edits one-line values only: write the value "
+            "on the key's line (quoted if need be), then run again; agentctl changed nothing"
+        )
     if not token or token.startswith(_PLAIN_BAD_START) or ": " in token or token.endswith(":"):
         raise ConfigError(f"{where}: {token[:40]!r} is not a plain one-line value (put it in quotes){FIX}")
     return token
@@ -104,8 +108,10 @@ def parse(text: str, rel: str, keys: tuple[str, ...]) -> dict[str, Entry]:
     for n, full in enumerate(lines):
         line = full.rstrip("\r\n")
         where = f"{rel} line {n + 1}"
-        if "\t" in line[:len(line) - len(line.lstrip())]:
-            raise ConfigError(f"{where}: a tab in the indentation; agentctl changed nothing. Use spaces, then run again")
+        if "\t" in line[: len(line) - len(line.lstrip())]:
+            raise ConfigError(
+                f"{where}: a tab in the indentation; agentctl changed nothing. Use spaces, then run again"
+            )
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         if n == 0 and line.rstrip() == "---":
@@ -127,7 +133,9 @@ def parse(text: str, rel: str, keys: tuple[str, ...]) -> dict[str, Entry]:
                 current = None
                 continue
             if key in found:
-                raise ConfigError(f"{where}: {key!r} appears twice; agentctl changed nothing. Keep one, then run again")
+                raise ConfigError(
+                    f"{where}: {key!r} appears twice; agentctl changed nothing. Keep one, then run again"
+                )
             bare = _strip_comment(rest) if not rest.lstrip().startswith(("'", '"')) else rest
             if bare.strip():
                 found[key] = Entry(key, n, False, [(n, scalar_token(rest, f"{where} ({key})"))])
@@ -141,7 +149,9 @@ def parse(text: str, rel: str, keys: tuple[str, ...]) -> dict[str, Entry]:
             continue  # a continuation of a key we do not touch
         item = _ITEM.fullmatch(line)
         if item is None or (current.items and item.group(1) != current.indent):
-            raise ConfigError(f"{where}: {current.key!r} holds something other than a list of one-line values{FIX}")
+            raise ConfigError(
+                f"{where}: {current.key!r} holds something other than a list of one-line values{FIX}"
+            )
         if not current.items:
             current.indent = item.group(1)
         current.items.append((n, scalar_token(item.group(2), f"{where} ({current.key})")))

@@ -14,7 +14,6 @@ from agentctl.interfaces.records import Iface, any_recorded, matcher, read
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-
     from agentctl.ground.store import Store
 
 READ_CAP = 4 << 20  # bytes of the edited file read (a larger file is judged by its first 4 MiB)
@@ -85,7 +84,7 @@ def introduced(store: Store, rel: str, new_text: str, old_text: str = "") -> lis
         for item in {h[0] for h in found}:
             mine = [h for h in found if h[0] is item]
             extra = len(mine) - sum(1 for h in before if h[0] == item)
-            keep += mine[:max(0, extra)]
+            keep += mine[: max(0, extra)]
         found = keep
     return found if found and not _ignored(store, rel) else []
 
@@ -100,8 +99,10 @@ def tell(rel: str, found: list[tuple[Iface, int, str]], before: bool = False) ->
     parts = []
     for item, n, _ in found[:SHOWN]:
         at = "" if before else f":{n}"
-        parts.append(f"{codec.encode(rel)}{at} {where} the OLD form of interface {codec.encode(item.name)} "
-                     f"`{codec.encode(item.old)[:200]}`; it changed in this task to `{codec.encode(item.new)[:200]}`: use that")
+        parts.append(
+            f"{codec.encode(rel)}{at} {where} the OLD form of interface {codec.encode(item.name)} "
+            f"`{codec.encode(item.old)[:200]}`; it changed in this task to `{codec.encode(item.new)[:200]}`: use that"
+        )
     if len(found) > SHOWN:
         parts.append(f"and {len(found) - SHOWN} more (`agentctl interfaces check`)")
     return "agentctl: INTERFACE " + " | ".join(parts)

@@ -53,12 +53,17 @@ def stop_check(store: Store, task_id: str, force: bool) -> Ending:
         first = pending[0]
         hits = found[first.name]
         places = ", ".join(f"{codec.encode(p)}:{n}" for p, n, _ in hits[:5])
-        others = f" (and {len(pending) - 1} more interface{'s' if len(pending) > 2 else ''} pending)" if len(pending) > 1 else ""
+        others = (
+            f" (and {len(pending) - 1} more interface{'s' if len(pending) > 2 else ''} pending)"
+            if len(pending) > 1
+            else ""
+        )
         raise CheckFailed(
             f"task {task_id} changed interface {codec.encode(first.name)} to `{codec.encode(first.new)[:120]}` but "
             f"{len(hits)} old use{'s' if len(hits) != 1 else ''} of `{codec.encode(first.old)[:120]}` remain: "
             f"{places}{', ...' if len(hits) > 5 else ''}{others}; migrate them (`agentctl interfaces check` lists "
-            "every one), or stop anyway with `agentctl task stop --force` (recorded in the archive)")
+            "every one), or stop anyway with `agentctl task stop --force` (recorded in the archive)"
+        )
     return Ending(items, found, bool(pending))
 
 
@@ -85,4 +90,6 @@ def on_task_start(store: Store, task_id: str) -> None:
     store.replace(f"logs/interfaces-orphaned-{stamp}.list", data)
     with store.lock(LOCK):
         write(store, [])
-    store.log_change("interfaces", "orphaned", f"kept in logs/interfaces-orphaned-{stamp}.list before {task_id}")
+    store.log_change(
+        "interfaces", "orphaned", f"kept in logs/interfaces-orphaned-{stamp}.list before {task_id}"
+    )

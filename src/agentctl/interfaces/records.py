@@ -28,8 +28,9 @@ class Iface(tuple[str, str, str, str, str, str, str]):
 
     __slots__ = ()
 
-    def __new__(cls, name: str, old: str, new: str, match: str = "", paths: str = "", task: str = "",
-                added: str = "") -> Iface:
+    def __new__(
+        cls, name: str, old: str, new: str, match: str = "", paths: str = "", task: str = "", added: str = ""
+    ) -> Iface:
         return tuple.__new__(cls, (name, old, new, match, paths, task, added))
 
     name: codec.field[str] = codec.field(0)
@@ -77,7 +78,9 @@ def parse(data: bytes, name: str) -> list[Iface]:
     for lineno, line in codec.lines_of(data, name):
         rec = codec.split_record(line, FIELDS)
         if rec is None or not rec[0] or not rec[1]:
-            raise StateError(f"{name} line {lineno} is not NAME|OLD|NEW|MATCH|PATHS|TASK|ADDED; run `agentctl doctor`")
+            raise StateError(
+                f"{name} line {lineno} is not NAME|OLD|NEW|MATCH|PATHS|TASK|ADDED; run `agentctl doctor`"
+            )
         out.append(Iface(*rec))
     return out
 
@@ -94,7 +97,9 @@ def line_ok(line: str) -> bool:
     if rec is None or len(line) > 16384:
         return False
     try:
-        made = make(rec[0], rec[1], rec[2], rec[3] or None, rec[4].split("\n") if rec[4] else None, rec[5], rec[6])
+        made = make(
+            rec[0], rec[1], rec[2], rec[3] or None, rec[4].split("\n") if rec[4] else None, rec[5], rec[6]
+        )
     except (UsageError, StateError):
         return False
     return made[:5] == tuple(rec[:5])
@@ -120,11 +125,17 @@ def check_glob(glob: str) -> str:
     while g.startswith("./"):
         g = g[2:]
     if g.startswith(":"):
-        raise UsageError(f"--paths {glob[:60]!r} starts with ':' (git pathspec magic); give a plain glob such as 'src/**/*.ts'")
+        raise UsageError(
+            f"--paths {glob[:60]!r} starts with ':' (git pathspec magic); give a plain glob such as 'src/**/*.ts'"
+        )
     if g.startswith("/") or os.path.isabs(g):
-        raise UsageError(f"--paths {glob[:60]!r} is absolute; give a glob relative to the project root, such as 'src/**'")
+        raise UsageError(
+            f"--paths {glob[:60]!r} is absolute; give a glob relative to the project root, such as 'src/**'"
+        )
     if ".." in g.split("/"):
-        raise UsageError(f"--paths {glob[:60]!r} leads outside the project; give a glob relative to the project root")
+        raise UsageError(
+            f"--paths {glob[:60]!r} leads outside the project; give a glob relative to the project root"
+        )
     from agentctl.constraints.globs import problem
 
     why = problem(g) if g else ""  # what `constraints add` refuses in a glob, refused here too
@@ -139,16 +150,22 @@ def check_regex(pattern: str) -> str:
     check_one_line(pattern, "--match", 500)
     import agentctl.ground.pattern
 
-    agentctl.ground.pattern.check(pattern)  # the one dialect: git grep and the hooks read it alike, in bounded time
+    agentctl.ground.pattern.check(
+        pattern
+    )  # the one dialect: git grep and the hooks read it alike, in bounded time
     try:
         re.compile(pattern)
     except re.error as exc:
-        raise UsageError(f"--match {pattern[:60]!r} is not a valid regular expression ({exc}); fix it or leave "
-                         "--match out to search for the old form as literal text") from None
+        raise UsageError(
+            f"--match {pattern[:60]!r} is not a valid regular expression ({exc}); fix it or leave "
+            "--match out to search for the old form as literal text"
+        ) from None
     return pattern
 
 
-def make(name: str, old: str, new: str, match: str | None, globs: list[str] | None, task: str, added: str) -> Iface:
+def make(
+    name: str, old: str, new: str, match: str | None, globs: list[str] | None, task: str, added: str
+) -> Iface:
     """A checked record: one-line fields, a valid regex, project-relative globs, and a NEW form that
     is not itself an old use (it would never stop counting)."""
     check_one_line(name, "the interface name", NAME_LIMIT)
@@ -165,8 +182,10 @@ def make(name: str, old: str, new: str, match: str | None, globs: list[str] | No
     item = Iface(name, old, new, match or "", "\n".join(dict.fromkeys(paths)), task, added)
     if matcher(item)(new):
         how = f"--match {match!r}" if match else f"the old form {old!r}"
-        raise UsageError(f"the new form {new[:80]!r} is itself matched by {how[:100]}, so every new use would count "
-                         "as an old one; give --match REGEX that matches only the old form")
+        raise UsageError(
+            f"the new form {new[:80]!r} is itself matched by {how[:100]}, so every new use would count "
+            "as an old one; give --match REGEX that matches only the old form"
+        )
     return item
 
 

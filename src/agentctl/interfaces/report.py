@@ -37,11 +37,22 @@ def state_line(hits: list[Hit]) -> str:
 
 
 def data(item: Iface, hits: list[Hit] | None) -> dict[str, Any]:
-    out: dict[str, Any] = {"name": item.name, "old": item.old, "new": item.new, "match": item.match or None,
-                           "paths": item.globs, "task": item.task, "added": item.added}
+    out: dict[str, Any] = {
+        "name": item.name,
+        "old": item.old,
+        "new": item.new,
+        "match": item.match or None,
+        "paths": item.globs,
+        "task": item.task,
+        "added": item.added,
+    }
     if hits is not None:
-        out.update(migrated=not hits, old_uses=len(hits), files=files_of(hits),
-                   uses=[{"path": p, "line": n, "text": t} for p, n, t in hits])
+        out.update(
+            migrated=not hits,
+            old_uses=len(hits),
+            files=files_of(hits),
+            uses=[{"path": p, "line": n, "text": t} for p, n, t in hits],
+        )
     return out
 
 

@@ -31,7 +31,9 @@ def _walk(store: Store, items: list[Iface]) -> list[Hit]:
     hits: list[Hit] = []
     seen = 0
     for folder, dirs, names in os.walk(store.project):
-        dirs[:] = sorted(d for d in dirs if d != ".git" and os.path.realpath(os.path.join(folder, d)) != state)
+        dirs[:] = sorted(
+            d for d in dirs if d != ".git" and os.path.realpath(os.path.join(folder, d)) != state
+        )
         for name in sorted(names):
             seen += 1
             if seen > WALK_FILES:
@@ -73,15 +75,20 @@ def old_uses(store: Store, items: list[Iface]) -> dict[str, list[Hit]]:
         seen = None
     except StateError as exc:
         if "not a git repository" not in exc.message:
-            raise StateError(f"`git grep` could not search for the old uses: {exc.message}; check the --match "
-                             "pattern (`agentctl interfaces list`) or run `agentctl doctor`") from None
+            raise StateError(
+                f"`git grep` could not search for the old uses: {exc.message}; check the --match "
+                "pattern (`agentctl interfaces list`) or run `agentctl doctor`"
+            ) from None
         seen = None
     if seen is None:
         return _walked(store, items)
     out: dict[str, list[Hit]] = {}
     for item, p in zip(items, pats, strict=True):
-        out[item.name] = [(path, n, t.decode("utf-8", "surrogateescape"))
-                          for path, lines in seen.hits(p).items() for n, t in lines]
+        out[item.name] = [
+            (path, n, t.decode("utf-8", "surrogateescape"))
+            for path, lines in seen.hits(p).items()
+            for n, t in lines
+        ]
     return out
 
 
@@ -103,6 +110,8 @@ def check_pattern(store: Store, item: Iface) -> list[Hit]:
         return old_uses(store, [item])[item.name]
     except StateError as exc:
         if item.match:
-            raise UsageError(f"--match {item.match[:60]!r} cannot be searched by git grep ({exc.message[:160]}); "
-                             "simplify the pattern") from None
+            raise UsageError(
+                f"--match {item.match[:60]!r} cannot be searched by git grep ({exc.message[:160]}); "
+                "simplify the pattern"
+            ) from None
         raise

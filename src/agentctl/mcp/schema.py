@@ -23,7 +23,12 @@ def compact_schema(node: Any) -> Any:
         else:
             out[key] = compact_schema(value)
     options = out.get("anyOf")
-    if isinstance(options, list) and len(options) == 2 and {"type": "null"} in options and out.get("default", 0) is None:
+    if (
+        isinstance(options, list)
+        and len(options) == 2
+        and {"type": "null"} in options
+        and out.get("default", 0) is None
+    ):
         other = next(o for o in options if o != {"type": "null"})
         del out["anyOf"], out["default"]
         out = {**other, **out}

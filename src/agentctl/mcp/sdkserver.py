@@ -46,7 +46,10 @@ def build_server(profile: str = "full", state_dir: str | None = None) -> MCPServ
     for name in PROFILES[profile]:
         fn = getattr(tools, name)
         tool = Tool.from_function(
-            _answer(fn), name=name, description=describe(fn), structured_output=False,
+            _answer(fn),
+            name=name,
+            description=describe(fn),
+            structured_output=False,
             annotations=ToolAnnotations(read_only_hint=True) if name in READ_ONLY else None,
         )
         tool.parameters = compact_schema(tool.parameters)
@@ -60,7 +63,9 @@ def build_server(profile: str = "full", state_dir: str | None = None) -> MCPServ
             unknown = sorted(set(arguments) - allowed.get(name, set(arguments)))
             if unknown:
                 known = ", ".join(sorted(allowed[name])) or "none"
-                raise ToolError(f"usage error (exit 2): unknown argument {unknown[0][:40]!r} for {name} (arguments: {known})")
+                raise ToolError(
+                    f"usage error (exit 2): unknown argument {unknown[0][:40]!r} for {name} (arguments: {known})"
+                )
             try:
                 return await super().call_tool(name, arguments, context)
             except ToolError as exc:
@@ -75,23 +80,34 @@ def build_server(profile: str = "full", state_dir: str | None = None) -> MCPServ
 
     from agentctl import __version__
 
-    server: MCPServer[Any] = Server("agentctl", version=__version__, instructions=INSTRUCTIONS, tools=registered)
+    server: MCPServer[Any] = Server(
+        "agentctl", version=__version__, instructions=INSTRUCTIONS, tools=registered
+    )
 
-    @server.resource(RESUME_URI, name="resume", mime_type="text/plain",
-                     description="The agentctl resume block: the working state to continue from.")
+    @server.resource(
+        RESUME_URI,
+        name="resume",
+        mime_type="text/plain",
+        description="The agentctl resume block: the working state to continue from.",
+    )
     def resume_resource() -> str:
         try:
             return tools.resume_text()
         except AgentctlError as exc:
             raise ResourceError(error_text(exc)) from None
 
-    @server.prompt(name="resume", description="Continue from the working state kept by agentctl (the resume block).")
+    @server.prompt(
+        name="resume", description="Continue from the working state kept by agentctl (the resume block)."
+    )
     def resume_prompt() -> str:
         try:
             text = tools.resume_text()
         except AgentctlError as exc:
             raise MCPError(INTERNAL_ERROR, error_text(exc)) from None
-        return "Continue from this working state (agentctl resume); do not rely on memory of earlier turns.\n\n" + text
+        return (
+            "Continue from this working state (agentctl resume); do not rely on memory of earlier turns.\n\n"
+            + text
+        )
 
     return server
 
@@ -145,7 +161,9 @@ async def _serve_stdio(server: MCPServer[Any]) -> None:
                         if isinstance(item, Exception):
                             code, text = malformed(item)
                             log.warning("malformed input line: %s", text)
-                            reply = JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(code=code, message=text))
+                            reply = JSONRPCError(
+                                jsonrpc="2.0", id=None, error=ErrorData(code=code, message=text)
+                            )
                             await write_stream.send(SessionMessage(reply))
                         else:
                             root = getattr(item.message, "root", item.message)
@@ -187,7 +205,9 @@ def _answer(fn: Callable[..., Result]) -> Callable[..., Any]:
     @functools.wraps(fn)
     def tool(*args: Any, **kwargs: Any) -> CallToolResult:
         result = fn(*args, **kwargs)
-        return CallToolResult(content=[TextContent(type="text", text=as_text(result))], structured_content=result.data)
+        return CallToolResult(
+            content=[TextContent(type="text", text=as_text(result))], structured_content=result.data
+        )
 
     return tool
 
@@ -202,7 +222,9 @@ def _internal(tools: Tools, name: str, exc: BaseException) -> str:
         store = tools.store()
         frames = "".join(traceback.format_tb(exc.__traceback__)).replace("\n", " | ")
         # The error first, then the innermost frames: agent.log keeps 500 characters of a detail.
-        store.log_change("mcp", "internal-error", f"{name}: {type(exc).__name__}: {str(exc)[:200]} at {frames[-250:]}")
+        store.log_change(
+            "mcp", "internal-error", f"{name}: {type(exc).__name__}: {str(exc)[:200]} at {frames[-250:]}"
+        )
         where = f" (details in {store.shown('logs/agent.log')})"
     except Exception:
         pass

@@ -27,20 +27,28 @@ from agentctl.operation.contract import Ctx, Result
 
 log = logging.getLogger("agentctl.mcp")
 
-INSTALL_HINT = (f"pip install '{DISTRIBUTION}[mcp]' (pipx: pipx install --force '{DISTRIBUTION}[mcp]'; "
-                f"uv: uv tool install '{DISTRIBUTION}[mcp]')")
+INSTALL_HINT = (
+    f"pip install '{DISTRIBUTION}[mcp]' (pipx: pipx install --force '{DISTRIBUTION}[mcp]'; "
+    f"uv: uv tool install '{DISTRIBUTION}[mcp]')"
+)
+
+
 def serve(ctx: Ctx, *, tools: str = "full") -> Result:
     """`agentctl mcp`: serve until stdin closes or a signal ends it."""
     profile = tools
     if profile not in PROFILES:
         from agentctl.ground.nearest import hint
 
-        raise UsageError(f"--tools must be core or full, got {profile[:20]!r}{hint(profile, ('core', 'full'))}")
+        raise UsageError(
+            f"--tools must be core or full, got {profile[:20]!r}{hint(profile, ('core', 'full'))}"
+        )
     _setup_logging()
     try:
         server = build_server(profile, ctx.state_dir)
     except ImportError as exc:
-        raise StateError(f"`agentctl mcp` needs the MCP SDK 2.x ({exc}); install it with {INSTALL_HINT}") from None
+        raise StateError(
+            f"`agentctl mcp` needs the MCP SDK 2.x ({exc}); install it with {INSTALL_HINT}"
+        ) from None
     _note(ctx.state_dir, "start", f"profile={profile} pid={os.getpid()}")
     log.info("serving %d tools (profile %s) on stdio", len(PROFILES[profile]), profile)
     _stop_on_signals(ctx.state_dir)

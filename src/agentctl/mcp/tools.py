@@ -53,7 +53,17 @@ FULL = (
     "plan_ready",
     "plan_next",
 )
-CORE = ("resume", "task_update", "task_done", "files_log", "verify_run", "verify_tried", "plan_ready", "plan_next", "plan_list")
+CORE = (
+    "resume",
+    "task_update",
+    "task_done",
+    "files_log",
+    "verify_run",
+    "verify_tried",
+    "plan_ready",
+    "plan_next",
+    "plan_list",
+)
 PROFILES: dict[str, tuple[str, ...]] = {"core": CORE, "full": FULL}
 READ_ONLY = frozenset({"resume", "task_status", "files_check", "constraints_list", "plan_list", "plan_ready"})
 
@@ -85,8 +95,9 @@ class Tools:
         """Found again on every call: another process may have created, moved or changed it."""
         return open_store(explicit=self.state_dir)
 
-    def call(self, key: tuple[str, ...], stdin: bytes | None = None, cwd: str | None = None,
-             **kwargs: Any) -> Result:
+    def call(
+        self, key: tuple[str, ...], stdin: bytes | None = None, cwd: str | None = None, **kwargs: Any
+    ) -> Result:
         """Run command ``key``'s operation with these keyword arguments; its result.
 
         Arguments whose value is None are left out, as if not given on the command line.
@@ -117,15 +128,31 @@ class Tools:
         return self.call(("task", "status"))
 
     # -- task ----------------------------------------------------------------------------
-    def task_start(self, id: str, desc: str, entries: list[str] | None = None, list_file: str | None = None,
-                   force: bool = False, empty: bool = False, auto_stop: bool = False) -> Result:
+    def task_start(
+        self,
+        id: str,
+        desc: str,
+        entries: list[str] | None = None,
+        list_file: str | None = None,
+        force: bool = False,
+        empty: bool = False,
+        auto_stop: bool = False,
+    ) -> Result:
         """Start a task over entries, or list_file (a project file of paths). Needs empty
         without a list, force over a running task; auto_stop: archive it once verified."""
         if entries is not None and list_file is not None:
             raise UsageError("give entries or list_file, not both")
         if list_file == "-":
-            raise UsageError("list_file '-' (standard input) is not available over MCP; pass the paths as entries")
-        opts: dict[str, Any] = {"id": id, "desc": desc, "force": force, "empty": empty, "auto_stop": auto_stop}
+            raise UsageError(
+                "list_file '-' (standard input) is not available over MCP; pass the paths as entries"
+            )
+        opts: dict[str, Any] = {
+            "id": id,
+            "desc": desc,
+            "force": force,
+            "empty": empty,
+            "auto_stop": auto_stop,
+        }
         if entries is None and list_file is None:
             return self.call(("task", "start"), **opts)
         if entries is None:
@@ -139,8 +166,14 @@ class Tools:
             data = "\n".join(entries).encode("utf-8", "surrogateescape")
         return self.call(("task", "start"), stdin=data, cwd=self.store().project, files="-", **opts)
 
-    def task_update(self, done: int | None = None, next: str | None = None, notes: str | None = None,
-                    state: Literal["ACTIVE", "PAUSED"] | None = None, seq: int | None = None) -> Result:
+    def task_update(
+        self,
+        done: int | None = None,
+        next: str | None = None,
+        notes: str | None = None,
+        state: Literal["ACTIVE", "PAUSED"] | None = None,
+        seq: int | None = None,
+    ) -> Result:
         """Record progress. done: mark the next N entries done; next: pin NEXT to a listed
         path; notes: replace NOTES; state: pause or resume. With seq it applies only while SEQ
         equals seq, so a replay is a no-op. Returns APPLIED=1|0 and the new SEQ."""

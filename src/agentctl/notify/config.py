@@ -33,7 +33,9 @@ class Entry:
 
     __slots__ = ("number", "events", "after", "timeout", "command")
 
-    def __init__(self, number: int, events: tuple[str, ...], after: int, timeout: float, command: str) -> None:
+    def __init__(
+        self, number: int, events: tuple[str, ...], after: int, timeout: float, command: str
+    ) -> None:
         self.number = number
         self.events = events  # () means every event
         self.after = after
@@ -44,8 +46,13 @@ class Entry:
         return not self.events or event in self.events
 
     def as_dict(self) -> dict[str, object]:
-        return {"number": self.number, "events": list(self.events) or list(EVENTS), "command": self.command,
-                "stalled_after": self.after, "timeout": self.timeout}
+        return {
+            "number": self.number,
+            "events": list(self.events) or list(EVENTS),
+            "command": self.command,
+            "stalled_after": self.after,
+            "timeout": self.timeout,
+        }
 
     def line(self) -> str:
         events = ",".join(self.events) if self.events else "every event"
@@ -61,7 +68,7 @@ def path(store: Store) -> str:
 def shown(store: Store) -> str:
     home = os.path.expanduser("~")
     where = path(store)
-    return "~" + where[len(home):] if home != "/" and where.startswith(home + "/") else where
+    return "~" + where[len(home) :] if home != "/" and where.startswith(home + "/") else where
 
 
 def _read_file(store: Store) -> bytes:
@@ -84,8 +91,10 @@ def read(store: Store) -> list[Entry]:
         parts = codec.split_record(raw, 4)
         entry = _entry(len(out) + 1, parts) if parts else None
         if entry is None:
-            raise StateError(f"{shown(store)} line {n} is not EVENTS|AFTER|TIMEOUT|COMMAND; "
-                             "fix or delete it (`agentctl notify remove N` rewrites the file)")
+            raise StateError(
+                f"{shown(store)} line {n} is not EVENTS|AFTER|TIMEOUT|COMMAND; "
+                "fix or delete it (`agentctl notify remove N` rewrites the file)"
+            )
         out.append(entry)
     return out
 
@@ -112,7 +121,9 @@ def check_events(events: list[str]) -> tuple[str, ...]:
             if e not in EVENTS:
                 from agentctl.ground.nearest import hint
 
-                raise UsageError(f"--on must name an event, got {e[:30]!r}{hint(e, EVENTS)} (events: {', '.join(EVENTS)})")
+                raise UsageError(
+                    f"--on must name an event, got {e[:30]!r}{hint(e, EVENTS)} (events: {', '.join(EVENTS)})"
+                )
             if e not in out:
                 out.append(e)
     return tuple(out)
@@ -120,9 +131,13 @@ def check_events(events: list[str]) -> tuple[str, ...]:
 
 def write(store: Store, entries: list[Entry]) -> None:
     project = os.path.realpath(store.project).replace("\n", "\\n")
-    head = (f"# agentctl notify for {project}: EVENTS|AFTER|TIMEOUT|COMMAND (yours: the project, its state "
-            "folder and a sync never write here)\n").encode("utf-8", "surrogateescape")
-    body = b"".join(codec.record(",".join(e.events) or "*", str(e.after), f"{e.timeout:g}", e.command) for e in entries)
+    head = (
+        f"# agentctl notify for {project}: EVENTS|AFTER|TIMEOUT|COMMAND (yours: the project, its state "
+        "folder and a sync never write here)\n"
+    ).encode("utf-8", "surrogateescape")
+    body = b"".join(
+        codec.record(",".join(e.events) or "*", str(e.after), f"{e.timeout:g}", e.command) for e in entries
+    )
     if entries:
         personal.write_file(path(store), head + body)
     else:
@@ -157,8 +172,10 @@ def adoption(store: Store) -> list[str]:
     lines = legacy(store)
     if not lines and not store.exists(LEGACY):
         return []
-    out = [f"{store.shown(LEGACY)} is not run: alert commands are yours now ({shown(store)}), where the agent "
-           "cannot write. Read each line; to keep one, run yourself:"]
+    out = [
+        f"{store.shown(LEGACY)} is not run: alert commands are yours now ({shown(store)}), where the agent "
+        "cannot write. Read each line; to keep one, run yourself:"
+    ]
     for raw in lines:
         parts = codec.split_record(raw, 4)
         entry = _entry(0, parts) if parts else None
@@ -180,7 +197,9 @@ def add(store: Store, command: str, events: tuple[str, ...], after: int, timeout
     with _lock(store):
         entries = read(store)
         if len(entries) >= MAX_COMMANDS:
-            raise UsageError(f"{MAX_COMMANDS} notify commands already; remove one first (`agentctl notify remove N`)")
+            raise UsageError(
+                f"{MAX_COMMANDS} notify commands already; remove one first (`agentctl notify remove N`)"
+            )
         entry = Entry(len(entries) + 1, events, after, timeout, command.strip())
         write(store, entries + [entry])
     store.log_change("notify", "add", f"[{','.join(events) or '*'}] {command}"[:400])
@@ -191,11 +210,20 @@ def remove(store: Store, which: str) -> Entry:
     """Remove the command numbered ``which`` (as `notify list` shows), or whose text is ``which``."""
     with _lock(store):
         entries = read(store)
-        gone = next((e for e in entries if (which.isascii() and which.isdigit() and e.number == int(which))
-                     or e.command == which.strip()), None)
+        gone = next(
+            (
+                e
+                for e in entries
+                if (which.isascii() and which.isdigit() and e.number == int(which))
+                or e.command == which.strip()
+            ),
+            None,
+        )
         if gone is None:
             known = f"1 to {len(entries)}" if entries else "none is configured"
-            raise UsageError(f"no notify command {which[:60]!r} (give its number from `agentctl notify list`: {known})")
+            raise UsageError(
+                f"no notify command {which[:60]!r} (give its number from `agentctl notify list`: {known})"
+            )
         rest = [e for e in entries if e is not gone]
         for i, e in enumerate(rest, 1):
             e.number = i
@@ -204,5 +232,18 @@ def remove(store: Store, which: str) -> Entry:
     return gone
 
 
-__all__ = ["EVENTS", "FOLDER", "LEGACY", "STALLED_AFTER", "TIMEOUT", "Entry", "add", "adoption", "check_events", "legacy", "path",
-           "read", "remove"]
+__all__ = [
+    "EVENTS",
+    "FOLDER",
+    "LEGACY",
+    "STALLED_AFTER",
+    "TIMEOUT",
+    "Entry",
+    "add",
+    "adoption",
+    "check_events",
+    "legacy",
+    "path",
+    "read",
+    "remove",
+]

@@ -44,12 +44,25 @@ OUTCOMES = "notify/outcomes"
 STDERR_MAX = 4096  # bytes of a command's stderr read (its first line is kept, at most 200 characters)
 
 
-def payload(store: Store, event: str, detail: str, path: str, task: str | None, count: int = 1,
-            at: float | None = None) -> dict[str, object]:
+def payload(
+    store: Store,
+    event: str,
+    detail: str,
+    path: str,
+    task: str | None,
+    count: int = 1,
+    at: float | None = None,
+) -> dict[str, object]:
     if task is None:
         task = _task_id(store)
-    out: dict[str, object] = {"event": event, "time": now_iso(at), "task": task, "count": count, "detail": detail,
-                              "project": store.project}
+    out: dict[str, object] = {
+        "event": event,
+        "time": now_iso(at),
+        "task": task,
+        "count": count,
+        "detail": detail,
+        "project": store.project,
+    }
     if path:
         out["path"] = path
     return out
@@ -71,15 +84,23 @@ def _first_line(data: bytes) -> str:
     return ""
 
 
-def _start(store: Store, entry: config.Entry, body: bytes,
-           env: dict[str, str]) -> tuple[Popen[bytes] | None, IO[bytes] | None, float, str]:
+def _start(
+    store: Store, entry: config.Entry, body: bytes, env: dict[str, str]
+) -> tuple[Popen[bytes] | None, IO[bytes] | None, float, str]:
     import subprocess
     import tempfile
 
     err = tempfile.TemporaryFile()
     try:
-        child = subprocess.Popen(["/bin/sh", "-c", entry.command], cwd=store.project, env=env, stdin=subprocess.PIPE,
-                                 stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
+        child = subprocess.Popen(
+            ["/bin/sh", "-c", entry.command],
+            cwd=store.project,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            start_new_session=True,
+        )
     except OSError as exc:
         err.close()
         return None, None, 0.0, f"could not start: {exc.strerror or exc}"
@@ -122,8 +143,13 @@ def _once(store: Store, event: str, body: bytes, entries: list[config.Entry]) ->
     return out
 
 
-def run(store: Store, event: str, data: dict[str, object], entries: list[config.Entry] | None = None,
-        retry: bool = True) -> list[tuple[config.Entry, str]]:
+def run(
+    store: Store,
+    event: str,
+    data: dict[str, object],
+    entries: list[config.Entry] | None = None,
+    retry: bool = True,
+) -> list[tuple[config.Entry, str]]:
     """Run every command that wants ``event``, each bounded by its timeout, a failed one once more;
     (entry, outcome) each, logged and kept for ``notify list``."""
     body = (json.dumps(data, ensure_ascii=False) + "\n").encode("utf-8", "surrogateescape")
@@ -207,7 +233,11 @@ class Burst:
         for key in keys[MAX_ALERTS:]:
             rest[key[0]] = rest.get(key[0], 0) + int(self.counts[key][0])
         for event, n in rest.items():
-            out.append(payload(store, event, f"{n} more {event} events in this burst (see logs/agent.log)", "", None, n))
+            out.append(
+                payload(
+                    store, event, f"{n} more {event} events in this burst (see logs/agent.log)", "", None, n
+                )
+            )
         if self.overflow and out:
             out[-1]["detail"] = f"{out[-1]['detail']}; the alert queue was full: later events were not kept"
         return out

@@ -69,9 +69,19 @@ def _queue(root: str, name: str, detail: str, path: str, task: str | None) -> bo
     from agentctl.ground import codec
 
     os.makedirs(os.path.join(root, "notify"), mode=0o700, exist_ok=True)
-    line = codec.record(f"{time.time():.3f}", name, "1" if task is not None else "0", task or "",
-                        detail[:DETAIL_MAX], path[:DETAIL_MAX])
-    fd = os.open(os.path.join(root, QUEUE), os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    line = codec.record(
+        f"{time.time():.3f}",
+        name,
+        "1" if task is not None else "0",
+        task or "",
+        detail[:DETAIL_MAX],
+        path[:DETAIL_MAX],
+    )
+    fd = os.open(
+        os.path.join(root, QUEUE),
+        os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
+        0o600,
+    )
     try:
         if os.fstat(fd).st_size + len(line) > QUEUE_MAX:
             return True  # full: dropped (the deliverer, already started, says the queue overflowed)
@@ -86,7 +96,9 @@ def _start(root: str) -> bool:
     import fcntl
 
     _reap()
-    fd = os.open(os.path.join(root, DELIVER_LOCK), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    fd = os.open(
+        os.path.join(root, DELIVER_LOCK), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600
+    )
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -99,10 +111,16 @@ def _start(root: str) -> bool:
         env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTCTL_NOTIFY_")}
         env.update(AGENTCTL_NOTIFY_ROOT=root, AGENTCTL_NOTIFY_PID=str(os.getpid()))
         devnull = os.devnull
-        actions = [(os.POSIX_SPAWN_OPEN, 0, devnull, os.O_RDONLY, 0), (os.POSIX_SPAWN_OPEN, 1, devnull, os.O_WRONLY, 0),
-                   (os.POSIX_SPAWN_OPEN, 2, devnull, os.O_WRONLY, 0), (os.POSIX_SPAWN_DUP2, fd, 3)]
+        actions = [
+            (os.POSIX_SPAWN_OPEN, 0, devnull, os.O_RDONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 1, devnull, os.O_WRONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 2, devnull, os.O_WRONLY, 0),
+            (os.POSIX_SPAWN_DUP2, fd, 3),
+        ]
         exe = sys.executable or "/usr/bin/python3"
-        pid = os.posix_spawn(exe, [exe, "-m", "agentctl.notify.deliver"], env, file_actions=actions, setsid=True)
+        pid = os.posix_spawn(
+            exe, [exe, "-m", "agentctl.notify.deliver"], env, file_actions=actions, setsid=True
+        )
         _children.append(pid)
         return True
     finally:

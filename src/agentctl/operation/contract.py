@@ -29,8 +29,13 @@ class Result:
 
     __slots__ = ("lines", "data", "code", "warnings")
 
-    def __init__(self, lines: list[str] | None = None, data: dict[str, Any] | None = None, code: int = 0,
-                 warnings: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        lines: list[str] | None = None,
+        data: dict[str, Any] | None = None,
+        code: int = 0,
+        warnings: list[str] | None = None,
+    ) -> None:
         self.lines: list[str] = [] if lines is None else lines
         self.data: dict[str, Any] = {} if data is None else data
         self.code = code
@@ -53,10 +58,17 @@ class Ctx:
 
     __slots__ = ("state_dir", "cwd", "_stdin", "progress", "partial", "notify", "warnings", "_store", "noter")
 
-    def __init__(self, state_dir: str | None = None, *, cwd: str | None = None,
-                 stdin: bytes | Callable[[], bytes] | None = None, progress: Callable[[str], None] | None = None,
-                 partial: Callable[[str], None] | None = None, notify: Callable[[str], None] | None = None,
-                 store: Store | None = None) -> None:
+    def __init__(
+        self,
+        state_dir: str | None = None,
+        *,
+        cwd: str | None = None,
+        stdin: bytes | Callable[[], bytes] | None = None,
+        progress: Callable[[str], None] | None = None,
+        partial: Callable[[str], None] | None = None,
+        notify: Callable[[str], None] | None = None,
+        store: Store | None = None,
+    ) -> None:
         self.state_dir = state_dir
         self.cwd = cwd  # None: the process's working folder
         self._stdin = stdin
@@ -65,7 +77,9 @@ class Ctx:
         self.notify = notify  # set: warnings are shown at once (a person at a terminal) instead of carried
         self.warnings: list[str] = []
         self._store = store
-        self.noter: Callable[[str], None] | None = None  # set only for a person at a terminal (cli.progressnote)
+        self.noter: Callable[[str], None] | None = (
+            None  # set only for a person at a terminal (cli.progressnote)
+        )
 
     def __repr__(self) -> str:
         return f"Ctx(state_dir={self.state_dir!r}, cwd={self.cwd!r})"
@@ -119,16 +133,34 @@ def run(fn: Callable[..., Result], ctx: Ctx, kwargs: dict[str, Any]) -> Result:
     return result
 
 
-def envelope(command: str, result: Result | None = None, error: Exception | None = None,
-             warnings: list[str] | None = None) -> dict[str, Any]:
+def envelope(
+    command: str,
+    result: Result | None = None,
+    error: Exception | None = None,
+    warnings: list[str] | None = None,
+) -> dict[str, Any]:
     """The one JSON shape of every command (docs/json.md)."""
     if result is not None:
-        return {"format": FORMAT, "ok": result.code == 0, "command": command, "exit": result.code,
-                "data": result.data, "warnings": list(result.warnings), "error": None}
+        return {
+            "format": FORMAT,
+            "ok": result.code == 0,
+            "command": command,
+            "exit": result.code,
+            "data": result.data,
+            "warnings": list(result.warnings),
+            "error": None,
+        }
     code = getattr(error, "code", 3)
     message = getattr(error, "message", str(error))
-    return {"format": FORMAT, "ok": False, "command": command, "exit": code, "data": None,
-            "warnings": list(warnings or []), "error": {"message": message, "kind": _KINDS.get(code, "error")}}
+    return {
+        "format": FORMAT,
+        "ok": False,
+        "command": command,
+        "exit": code,
+        "data": None,
+        "warnings": list(warnings or []),
+        "error": {"message": message, "kind": _KINDS.get(code, "error")},
+    }
 
 
 _KINDS = {1: "no", 2: "usage", 3: "state"}

@@ -7,9 +7,28 @@ if TYPE_CHECKING:
     from typing import Any
 
 # Fields that always hold a count or a number (in task/status, verify/status and archived tasks).
-NUMERIC = frozenset({"TOTAL", "DONE", "SKIPPED", "SEQ", "CLAIMS", "ATTEMPTS", "EXIT_CODE", "ERROR_COUNT", "RUN",
-                     "RESULT_RUN", "RUN_POS", "LAST_PASS_POS", "FILES_TOUCHED", "COMPACTIONS", "DURATION", "FORCED",
-                     "VERIFIED", "AUTO_STOP"})
+NUMERIC = frozenset(
+    {
+        "TOTAL",
+        "DONE",
+        "SKIPPED",
+        "SEQ",
+        "CLAIMS",
+        "ATTEMPTS",
+        "EXIT_CODE",
+        "ERROR_COUNT",
+        "RUN",
+        "RESULT_RUN",
+        "RUN_POS",
+        "LAST_PASS_POS",
+        "FILES_TOUCHED",
+        "COMPACTIONS",
+        "DURATION",
+        "FORCED",
+        "VERIFIED",
+        "AUTO_STOP",
+    }
+)
 # Fields of the task status that are internal bookkeeping, not the task's state.
 PRIVATE = frozenset({"LIST", "NEXT_PINNED", "LIST_SIG", "LAST_PASS_CHECKS"})
 

@@ -16,8 +16,15 @@ class Spec:
 
     __slots__ = ("desc", "after", "files", "match", "paths", "priority")
 
-    def __init__(self, desc: str | None = None, after: list[str] | None = None, files: list[str] | None = None,
-                 match: str | None = None, paths: list[str] | None = None, priority: int | None = None) -> None:
+    def __init__(
+        self,
+        desc: str | None = None,
+        after: list[str] | None = None,
+        files: list[str] | None = None,
+        match: str | None = None,
+        paths: list[str] | None = None,
+        priority: int | None = None,
+    ) -> None:
         self.desc = desc
         self.after = after
         self.files = files
@@ -33,13 +40,17 @@ def check_match(regex: str, globs: list[str]) -> None:
     try:
         re.compile(regex)
     except re.error as exc:
-        raise UsageError(f"--match {regex[:60]!r} is not a valid regular expression ({exc}); fix it") from None
+        raise UsageError(
+            f"--match {regex[:60]!r} is not a valid regular expression ({exc}); fix it"
+        ) from None
     if len(globs) > MAX_GLOBS:
         raise UsageError(f"{len(globs)} --paths given, at most {MAX_GLOBS}; use a wider glob")
     for g in globs:
         codec.check_text(g, "--paths", 500)
         if g.startswith(("/", ":")) or ".." in g.split("/") or "\n" in g:
-            raise UsageError(f"--paths {g[:60]!r} is not a glob relative to the project root, such as 'src/**'")
+            raise UsageError(
+                f"--paths {g[:60]!r} is not a glob relative to the project root, such as 'src/**'"
+            )
 
 
 def _apply(t: PlanTask, spec: Spec) -> None:
@@ -69,15 +80,19 @@ def _deps(known: dict[str, PlanTask], task_id: str, after: list[str]) -> list[st
     for dep in deps:
         d = known.get(dep)
         if d is None or d.STATE == "removed":
-            raise UsageError(f"unknown dependency {dep[:70]!r}: no task {dep[:70]!r} in the plan; add it first "
-                             "(`agentctl plan add ID --desc TEXT`) or fix the id (`agentctl plan list`)")
+            raise UsageError(
+                f"unknown dependency {dep[:70]!r}: no task {dep[:70]!r} in the plan; add it first "
+                "(`agentctl plan add ID --desc TEXT`) or fix the id (`agentctl plan list`)"
+            )
     return deps
 
 
 def _cycle(known: dict[str, PlanTask], task_id: str, deps: list[str]) -> None:
     found = graph.would_cycle(known, task_id, deps)
     if found:
-        raise UsageError(f"refused: a cycle {' -> '.join(found)}; a task cannot wait for itself, even through others")
+        raise UsageError(
+            f"refused: a cycle {' -> '.join(found)}; a task cannot wait for itself, even through others"
+        )
 
 
 def add_many(store: Store, items: list[tuple[str, Spec]]) -> list[PlanTask]:
@@ -91,8 +106,10 @@ def add_many(store: Store, items: list[tuple[str, Spec]]) -> list[PlanTask]:
             valid_id(task_id)
             if task_id in known:
                 was = " (it was removed; its id is not reused)" if known[task_id].STATE == "removed" else ""
-                raise UsageError(f"duplicate id {task_id!r}: the plan already has a task {task_id!r}{was}; "
-                                 "choose another id, or change it with `agentctl plan edit`")
+                raise UsageError(
+                    f"duplicate id {task_id!r}: the plan already has a task {task_id!r}{was}; "
+                    "choose another id, or change it with `agentctl plan edit`"
+                )
             if spec.desc is None:
                 raise UsageError(f"task {task_id!r} needs --desc TEXT")
             order += 1
@@ -143,8 +160,18 @@ def edit(store: Store, task_id: str, spec: Spec) -> PlanTask:
     return new
 
 
-def set_state(store: Store, task_id: str, state: str, *, allowed: tuple[str, ...], why: str,
-              agent: str = "", until: int = 0, started: str = "", note: str = "") -> PlanTask:
+def set_state(
+    store: Store,
+    task_id: str,
+    state: str,
+    *,
+    allowed: tuple[str, ...],
+    why: str,
+    agent: str = "",
+    until: int = 0,
+    started: str = "",
+    note: str = "",
+) -> PlanTask:
     """Move a task to ``state`` (from one of ``allowed``), raising SREV; refused otherwise with ``why``."""
     with store.lock(LOCK):
         records = read_all(store)
@@ -152,10 +179,14 @@ def set_state(store: Store, task_id: str, state: str, *, allowed: tuple[str, ...
         if t.STATE not in allowed:
             raise UsageError(f"task {task_id} is {t.STATE}; {why}")
         if state == "removed":
-            users = [r.ID for r in records if task_id in r.after and r.STATE not in ("removed", "done", "dropped")]
+            users = [
+                r.ID for r in records if task_id in r.after and r.STATE not in ("removed", "done", "dropped")
+            ]
             if users:
-                raise UsageError(f"task {task_id} cannot be removed: {', '.join(users[:5])} wait for it; "
-                                 "remove or drop those first, or drop this one (`agentctl plan drop`)")
+                raise UsageError(
+                    f"task {task_id} cannot be removed: {', '.join(users[:5])} wait for it; "
+                    "remove or drop those first, or drop this one (`agentctl plan drop`)"
+                )
         new = t.copy()
         new.STATE, new.AGENT, new.UNTIL, new.STARTED, new.NOTE = state, agent, str(until), started, note
         new.SREV = str(int(t.SREV) + 1)

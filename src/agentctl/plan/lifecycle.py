@@ -21,10 +21,14 @@ def nothing_ready(view: graph.View, agent: str | None) -> CheckFailed:
     """Why `plan next` has nothing to start, in one line."""
     left = [t for t in view.tasks if view.state(t) in ("planned", "active")]
     if not view.tasks:
-        return CheckFailed("the plan is empty; add tasks with `agentctl plan add ID --desc TEXT` or `agentctl plan import FILE`")
+        return CheckFailed(
+            "the plan is empty; add tasks with `agentctl plan add ID --desc TEXT` or `agentctl plan import FILE`"
+        )
     if not left:
         c = view.counts()
-        return CheckFailed(f"every task of the plan is finished ({c['done']} done, {c['dropped']} dropped); nothing to start")
+        return CheckFailed(
+            f"every task of the plan is finished ({c['done']} done, {c['dropped']} dropped); nothing to start"
+        )
     return CheckFailed("nothing is ready: " + waiting_words(view, 6))
 
 
@@ -34,15 +38,19 @@ def waiting_words(view: graph.View, most: int) -> str:
     for t in view.tasks:
         st = view.state(t)
         if st == "active":
-            parts.append(f"{t.ID} is active" + (f" ({t.AGENT}, lease until {now_iso(t.until)[11:19]})" if t.AGENT else ""))
+            parts.append(
+                f"{t.ID} is active"
+                + (f" ({t.AGENT}, lease until {now_iso(t.until)[11:19]})" if t.AGENT else "")
+            )
         elif st == "planned":
             parts.append(f"{t.ID} waits for {view.why_waiting(t)}")
     more = f"; and {len(parts) - most} more" if len(parts) > most else ""
     return "; ".join(parts[:most]) + more
 
 
-def claim_next(store: Store, agent: str, lease: int, start: Callable[[PlanTask], str],
-               busy: Callable[[], None]) -> tuple[PlanTask, list[str]]:
+def claim_next(
+    store: Store, agent: str, lease: int, start: Callable[[PlanTask], str], busy: Callable[[], None]
+) -> tuple[PlanTask, list[str]]:
     """Under the plan's lock: the first ready task (one another agent's live lease holds is not ready),
     started by ``start`` (which returns the task's STARTED), then recorded as active; (it, ids skipped)."""
     with store.lock(LOCK):
@@ -91,8 +99,11 @@ def archive_fields(store: Store, old: dict[str, str]) -> dict[str, str]:
         return {}
     if t is None:
         return {}
-    return {"PLAN": t.ID, "PLAN_POSITION": f"{int(t.ORDER)} of {len(view.tasks)} ({position(view, t.ID)})",
-            "PLAN_AFTER": ",".join(t.after)}
+    return {
+        "PLAN": t.ID,
+        "PLAN_POSITION": f"{int(t.ORDER)} of {len(view.tasks)} ({position(view, t.ID)})",
+        "PLAN_AFTER": ",".join(t.after),
+    }
 
 
 def on_task_stop(store: Store, old: dict[str, str], archive: str, forced: bool) -> str:
@@ -113,8 +124,10 @@ def _mark_done(store: Store, old: dict[str, str], archive: str, forced: bool) ->
             return ""
         t = mine[0]
         if t.STARTED != old.get("STARTED"):
-            return (f"plan: task {t.ID} of the plan is held by another run ({t.AGENT or 'another copy'}, started "
-                    f"{t.STARTED}); the plan is unchanged")
+            return (
+                f"plan: task {t.ID} of the plan is held by another run ({t.AGENT or 'another copy'}, started "
+                f"{t.STARTED}); the plan is unchanged"
+            )
         new = t.copy()
         new.STATE = "done"
         new.NOTE = ("forced: " if forced else "") + archive

@@ -50,12 +50,14 @@ def _lines(limit: int) -> object:
     def ok(v: str) -> bool:
         parts = v.split("\n") if v else []
         return len(parts) <= limit and all(p and len(p) <= 4096 and "\r" not in p for p in parts)
+
     return ok
 
 
 def _text(limit: int, required: bool = False) -> object:
     def ok(v: str) -> bool:
         return len(v) <= limit and (bool(v.strip()) or not required) and "\n" not in v and "\r" not in v
+
     return ok
 
 
@@ -71,7 +73,13 @@ SCHEMA: tuple[tuple[str, object], ...] = (
     ("PATHS", _lines(MAX_GLOBS)),
     ("DREV", _uint),
     ("STATE", lambda v: v in STATES),
-    ("AGENT", lambda v: not v or (len(v) <= 64 and v.isascii() and v[0].isalnum() and all(c.isalnum() or c in "._-" for c in v))),
+    (
+        "AGENT",
+        lambda v: (
+            not v
+            or (len(v) <= 64 and v.isascii() and v[0].isalnum() and all(c.isalnum() or c in "._-" for c in v))
+        ),
+    ),
     ("UNTIL", _uint),
     ("STARTED", _text(40)),
     ("NOTE", _text(500)),
@@ -109,7 +117,25 @@ class PlanTask:
 
     @classmethod
     def new(cls, task_id: str, order: int, desc: str) -> PlanTask:
-        return cls([task_id, str(order), str(DEFAULT_PRIORITY), "", desc, "", "", "", "0", "planned", "", "0", "", "", "0"])
+        return cls(
+            [
+                task_id,
+                str(order),
+                str(DEFAULT_PRIORITY),
+                "",
+                desc,
+                "",
+                "",
+                "",
+                "0",
+                "planned",
+                "",
+                "0",
+                "",
+                "",
+                "0",
+            ]
+        )
 
     def values(self) -> list[str]:
         return [getattr(self, f) for f in FIELDS]
@@ -185,8 +211,13 @@ def parse(data: bytes, name: str) -> list[PlanTask]:
         rec = codec.split_record(line, COUNT)
         bad = "the record" if rec is None else bad_field(rec)
         if rec is None or bad is not None or rec[0] in seen:
-            why = ("not " + "|".join(FIELDS[:3]) + "|..." if rec is None else
-                   "a second record of the same id" if bad is None else f"field {bad} is malformed")
+            why = (
+                "not " + "|".join(FIELDS[:3]) + "|..."
+                if rec is None
+                else "a second record of the same id"
+                if bad is None
+                else f"field {bad} is malformed"
+            )
             raise StateError(f"{name} line {lineno} is not a plan record ({why}); run `agentctl doctor`")
         seen.add(rec[0])
         out.append(PlanTask(rec))
@@ -209,7 +240,9 @@ def write(store: Store, items: list[PlanTask]) -> None:
     """Rewrite the file (the caller holds LOCK): the header, then the records by ORDER then id."""
     os.makedirs(store.path("services/plan"), mode=0o700, exist_ok=True)
     ordered = sorted(items, key=lambda t: (int(t.ORDER), t.ID))
-    store.replace(STATUS, (HEADER + "".join(t.line() + "\n" for t in ordered)).encode("utf-8", "surrogatepass"))
+    store.replace(
+        STATUS, (HEADER + "".join(t.line() + "\n" for t in ordered)).encode("utf-8", "surrogatepass")
+    )
 
 
 def check_desc(desc: str) -> str:

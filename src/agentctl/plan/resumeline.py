@@ -42,14 +42,21 @@ def lines(store: Store, fields: dict[str, str]) -> list[str]:
         parts.append(f"running here: {mine.ID}" + (f" ({mine.AGENT})" if mine.AGENT else ""))
     others = [t for t in view.tasks if view.state(t) == "active" and (mine is None or t.ID != mine.ID)]
     if others:
-        parts.append("active elsewhere: " + ", ".join(t.ID + (f" ({t.AGENT})" if t.AGENT else "") for t in others[:4]))
+        parts.append(
+            "active elsewhere: " + ", ".join(t.ID + (f" ({t.AGENT})" if t.AGENT else "") for t in others[:4])
+        )
     queue = view.ready()
     if queue:
-        parts.append("ready: " + ", ".join(t.ID for t in queue[:4]) + (f" +{len(queue) - 4}" if len(queue) > 4 else ""))
+        parts.append(
+            "ready: " + ", ".join(t.ID for t in queue[:4]) + (f" +{len(queue) - 4}" if len(queue) > 4 else "")
+        )
     blocked = [t for t in view.tasks if view.state(t) == "planned"]
     if blocked:
-        parts.append("blocked: " + "; ".join(f"{t.ID} waits for {view.why_waiting(t)}" for t in blocked[:3])
-                     + (f"; +{len(blocked) - 3} more" if len(blocked) > 3 else ""))
+        parts.append(
+            "blocked: "
+            + "; ".join(f"{t.ID} waits for {view.why_waiting(t)}" for t in blocked[:3])
+            + (f"; +{len(blocked) - 3} more" if len(blocked) > 3 else "")
+        )
     return [_cap("; ".join(parts))]
 
 
@@ -82,6 +89,9 @@ def step(store: Store, fields: dict[str, str], final: str) -> str:
     if queue:
         return f"DO NEXT: no task is running; start the plan's next task with `agentctl plan next` (ready: {', '.join(t.ID for t in queue[:3])})."
     if any(view.state(t) in ("planned", "active") for t in view.tasks):
-        return _cap(f"DO NEXT: no task is running and nothing in the plan is ready: {waiting_words(view, 3)}; wait for it, "
-                    "or ask the user.", 600)
+        return _cap(
+            f"DO NEXT: no task is running and nothing in the plan is ready: {waiting_words(view, 3)}; wait for it, "
+            "or ask the user.",
+            600,
+        )
     return final

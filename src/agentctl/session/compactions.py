@@ -74,8 +74,11 @@ def _defer(store: Store) -> None:
     import os
 
     os.makedirs(store.path("hooks"), mode=0o700, exist_ok=True)
-    fd = os.open(store.path(f"{PENDING}{os.getpid()}-{os.urandom(4).hex()}"),
-                 os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    fd = os.open(
+        store.path(f"{PENDING}{os.getpid()}-{os.urandom(4).hex()}"),
+        os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+        0o600,
+    )
     os.close(fd)
 
 

@@ -31,7 +31,9 @@ FOLDERS = ("services", "logs", *servicetable.FOLDERS)
 # every clone, worktree and sandbox without a line in .gitignore or .git/info/exclude. (The state
 # travels through git refs, `agentctl sync`, never through the branch.)
 GITIGNORE = ".gitignore"
-GITIGNORE_TEXT = b"# written by agentctl init: this folder stays out of git (the state travels by `agentctl sync`)\n*\n"
+GITIGNORE_TEXT = (
+    b"# written by agentctl init: this folder stays out of git (the state travels by `agentctl sync`)\n*\n"
+)
 
 
 def default_files() -> dict[str, bytes]:
@@ -61,7 +63,9 @@ def init(project: str) -> tuple[Store, list[str]]:
                 try:
                     os.makedirs(path, exist_ok=True)
                 except OSError as exc:
-                    raise StateError(f"cannot create {path}: {exc.strerror}; check the folder's permissions") from None
+                    raise StateError(
+                        f"cannot create {path}: {exc.strerror}; check the folder's permissions"
+                    ) from None
                 created.append(rel or ".")
         store = Store(root)
         files_to_make = {"VERSION": f"FORMAT={FORMAT_VERSION}\n".encode(), **default_files()}

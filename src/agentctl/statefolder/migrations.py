@@ -83,7 +83,12 @@ def _make_backup(store: Store, version: int) -> str:
         dirs[:] = [d for d in dirs if not (rel_folder == "." and d == "logs")]
         for fname in files:
             src = os.path.join(folder, fname)
-            if os.path.islink(src) or not os.path.isfile(src) or fname.endswith(".lock") or fname.endswith(".tmp"):
+            if (
+                os.path.islink(src)
+                or not os.path.isfile(src)
+                or fname.endswith(".lock")
+                or fname.endswith(".tmp")
+            ):
                 continue
             dst = os.path.join(tmp, rel_folder, fname)
             os.makedirs(os.path.dirname(dst), mode=0o700, exist_ok=True)
@@ -212,7 +217,10 @@ def _migrate_constraints(store: Store, backup: str) -> None:
             if rule not in rules:
                 rules.append(rule)
     ordered = sorted(rules, key=lambda r: agentctl.constraints.rules.PRIORITIES.index(r.priority))
-    store.replace(agentctl.constraints.rules.STATUS, "".join(r.line() + "\n" for r in ordered).encode("utf-8", "surrogateescape"))
+    store.replace(
+        agentctl.constraints.rules.STATUS,
+        "".join(r.line() + "\n" for r in ordered).encode("utf-8", "surrogateescape"),
+    )
 
 
 def _migrate_verify(store: Store, backup: str) -> None:
@@ -233,7 +241,12 @@ def _migrate_verify(store: Store, backup: str) -> None:
     for key in ("RUN", "ATTEMPTS", "LAST_PASS_POS", "EXIT_CODE", "ERROR_COUNT"):
         if key in new:
             new[key] = _num(new[key]) if key != "EXIT_CODE" else new[key].strip()
-    tried = [old[k] for k in sorted((k for k in old if k.startswith("TRIED_") and k[6:].isdigit()), key=lambda k: int(k[6:]))]
+    tried = [
+        old[k]
+        for k in sorted(
+            (k for k in old if k.startswith("TRIED_") and k[6:].isdigit()), key=lambda k: int(k[6:])
+        )
+    ]
     new["UPDATED"] = now_iso()
     for i, text in enumerate(tried[-agentctl.verify.status.MAX_TRIED :], 1):
         new[f"TRIED_{i}"] = text
@@ -270,7 +283,9 @@ def migrate(store: Store, version: int) -> str:
     if version >= FORMAT_VERSION:
         return ""
     if version != 0:
-        raise StateError(f"{store.root} has state format {version}, which this agentctl cannot migrate; run `agentctl doctor`")
+        raise StateError(
+            f"{store.root} has state format {version}, which this agentctl cannot migrate; run `agentctl doctor`"
+        )
     try:
         with store.lock(lockorder.FOLDER):
             again = read_version(store)

@@ -47,7 +47,9 @@ def run(store: Store, action: str) -> str:
         proc.detached(_cmd(store, "push"), store.project)
         return ""
     try:
-        code, out, err_bytes = proc.capture(_cmd(store, "pull"), store.project, b"", _timeout(), dict(os.environ))
+        code, out, err_bytes = proc.capture(
+            _cmd(store, "pull"), store.project, b"", _timeout(), dict(os.environ)
+        )
     except proc.Timeout:
         return f"auto sync: the pull did not finish within {_timeout():g}s; this is the local state"
     except OSError as exc:

@@ -59,7 +59,9 @@ def join_log(a: Log, b: Log) -> Log:
     return out
 
 
-def join_lww(a: tuple[Stamp, dict[str, str]] | None, b: tuple[Stamp, dict[str, str]] | None) -> tuple[Stamp, dict[str, str]] | None:
+def join_lww(
+    a: tuple[Stamp, dict[str, str]] | None, b: tuple[Stamp, dict[str, str]] | None
+) -> tuple[Stamp, dict[str, str]] | None:
     if a is None or b is None:
         return a if b is None else b
     return max(a, b, key=lambda x: (x[0], sorted(x[1].items())))

@@ -23,8 +23,21 @@ from agentctl.sync.epoch import Epoch, started_ts
 
 
 class Doc:
-    __slots__ = ("clock", "seq", "constraints", "interfaces", "tried", "compactions", "last_compaction", "verify",
-                 "epochs", "stopped", "archives", "index", "plan")
+    __slots__ = (
+        "clock",
+        "seq",
+        "constraints",
+        "interfaces",
+        "tried",
+        "compactions",
+        "last_compaction",
+        "verify",
+        "epochs",
+        "stopped",
+        "archives",
+        "index",
+        "plan",
+    )
 
     def __init__(self) -> None:
         self.clock = 0
@@ -42,11 +55,24 @@ class Doc:
         self.plan: dict[str, PlanTask] = {}  # the plan's records by id (tombstones included)
 
     def key(self) -> tuple[object, ...]:
-        return (self.clock, self.seq, self.constraints.adds, sorted(self.constraints.removed), self.tried.adds,
-                sorted(self.tried.removed), self.interfaces.adds, sorted(self.interfaces.removed), sorted(self.compactions.items()), self.last_compaction, self.verify,
-                sorted((k, e.key()) for k, e in self.epochs.items()), sorted(self.stopped),
-                sorted((n, sorted(v.items())) for n, v in self.archives.items()), sorted(self.index),
-                sorted((k, t.values()) for k, t in self.plan.items()))
+        return (
+            self.clock,
+            self.seq,
+            self.constraints.adds,
+            sorted(self.constraints.removed),
+            self.tried.adds,
+            sorted(self.tried.removed),
+            self.interfaces.adds,
+            sorted(self.interfaces.removed),
+            sorted(self.compactions.items()),
+            self.last_compaction,
+            self.verify,
+            sorted((k, e.key()) for k, e in self.epochs.items()),
+            sorted(self.stopped),
+            sorted((n, sorted(v.items())) for n, v in self.archives.items()),
+            sorted(self.index),
+            sorted((k, t.values()) for k, t in self.plan.items()),
+        )
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Doc) and self.key() == other.key()
@@ -93,7 +119,6 @@ class Doc:
         out.index = self.index | other.index
         out.plan = {t.ID: t for t in merge.join(list(self.plan.values()), list(other.plan.values()))}
         return out
-
 
 
 def _lc_key(value: str) -> tuple[float, str]:

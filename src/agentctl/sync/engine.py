@@ -42,7 +42,9 @@ def load_state(store: Store) -> dict[str, Any]:
     try:
         data = json.loads(raw)
     except ValueError:
-        raise StateError(f"{store.shown(STATE)} is damaged; remove it (the next sync starts over, nothing is lost)") from None
+        raise StateError(
+            f"{store.shown(STATE)} is damaged; remove it (the next sync starts over, nothing is lost)"
+        ) from None
     return data if isinstance(data, dict) else {}
 
 
@@ -69,7 +71,9 @@ def read_doc(repo: Repo, commit: str, what: str, state: str) -> Doc:
         doc = treedecode.decode(repo.read_files(commit))
         treecheck.check(doc, state)
     except treeformat.Refused as exc:
-        raise treeformat.Refused(f"{what} ({commit[:12]}) refused: {exc.message}; the local state is unchanged") from None
+        raise treeformat.Refused(
+            f"{what} ({commit[:12]}) refused: {exc.message}; the local state is unchanged"
+        ) from None
     _DOCS[commit] = doc
     return doc
 
@@ -81,16 +85,22 @@ def publishable(files_map: dict[str, bytes], state: str) -> None:
     try:
         treecheck.check(treedecode.decode(files_map), state)
     except treeformat.Refused as exc:
-        raise treeformat.Refused(f"this copy's state holds what a pull would refuse ({exc.message}); nothing was "
-                                 "committed or published, the local state is unchanged; `agentctl doctor` names the record") from None
+        raise treeformat.Refused(
+            f"this copy's state holds what a pull would refuse ({exc.message}); nothing was "
+            "committed or published, the local state is unchanged; `agentctl doctor` names the record"
+        ) from None
 
 
 class Outcome:
     __slots__ = ("commit", "objects", "changed_local", "replaced", "lost", "kept", "unchanged_done")
 
     def __init__(self) -> None:
-        self.kept: tuple[str, str, str] | None = None  # (local task, the later one elsewhere, an open violation's path)
-        self.unchanged_done: list[str] = []  # entries marked done elsewhere that no copy of the task logged changed
+        self.kept: tuple[str, str, str] | None = (
+            None  # (local task, the later one elsewhere, an open violation's path)
+        )
+        self.unchanged_done: list[
+            str
+        ] = []  # entries marked done elsewhere that no copy of the task logged changed
         self.lost: list[tuple[str, str, str]] = []
         self.commit = ""
         self.objects = 0
@@ -125,7 +135,9 @@ def _round(store: Store, repo: Repo, stream: str, upstreams: list[str], ref: str
         replica = replica_id(store, st)
         old = repo.rev(ref)  # what the compare-and-swap expects: the ref as this round read it
         heads = [h for h in dict.fromkeys(repo.rev(u) for u in upstreams) if h]
-        theirs = [read_doc(repo, h, u, _state_rel(store)) for h, u in zip(heads, upstreams, strict=False)]  # refused before anything is written
+        theirs = [
+            read_doc(repo, h, u, _state_rel(store)) for h, u in zip(heads, upstreams, strict=False)
+        ]  # refused before anything is written
         loser = _loser(store, st, theirs, repo, replica, out)
         if loser:
             out.replaced = loser  # archived as replaced, as `task start --force` does; then merge again
@@ -158,7 +170,9 @@ def _base(repo: Repo, st: dict[str, Any], store: Store) -> Doc:
     return Doc()
 
 
-def _loser(store: Store, st: dict[str, Any], theirs: list[Doc], repo: Repo, replica: str, out: Outcome) -> str:
+def _loser(
+    store: Store, st: dict[str, Any], theirs: list[Doc], repo: Repo, replica: str, out: Outcome
+) -> str:
     """Stop the local task (forced, REPLACED_BY) if the merge shows another task started later; never while
     a P0 violation is open here (a pulled task does not close, force or hide a local fact: ``out.kept``)."""
     view = View(store)
@@ -197,8 +211,15 @@ def _recover_memo(store: Store, st: dict[str, Any]) -> dict[str, Any]:
     return memo
 
 
-def _round_locked(store: Store, repo: Repo, st: dict[str, Any], replica: str, heads: list[str],
-                  theirs: list[Doc], out: Outcome) -> None:
+def _round_locked(
+    store: Store,
+    repo: Repo,
+    st: dict[str, Any],
+    replica: str,
+    heads: list[str],
+    theirs: list[Doc],
+    out: Outcome,
+) -> None:
     base = _base(repo, st, store)
     doc = Doc().join(base)
     view = View(store)
@@ -211,23 +232,37 @@ def _round_locked(store: Store, repo: Repo, st: dict[str, Any], replica: str, he
     files_map = treeencode.encode(merged)
     publishable(files_map, _state_rel(store))
     tree, out.objects = repo.write_tree(files_map)
-    same = [h for h in heads if repo.git(["rev-parse", f"{h}^{{tree}}"]).text.strip() == tree
-            and all(o == h or repo.is_ancestor(o, h) for o in heads)]
+    same = [
+        h
+        for h in heads
+        if repo.git(["rev-parse", f"{h}^{{tree}}"]).text.strip() == tree
+        and all(o == h or repo.is_ancestor(o, h) for o in heads)
+    ]
     if same:
         commit = same[0]  # nothing new here: fast-forward to what the upstream has
     else:
         parents = list(heads)
-        if st.get("base") and repo.rev(st["base"]) and all(not repo.is_ancestor(st["base"], h) for h in heads):
+        if (
+            st.get("base")
+            and repo.rev(st["base"])
+            and all(not repo.is_ancestor(st["base"], h) for h in heads)
+        ):
             parents.append(st["base"])
         commit = repo.commit(tree, parents, "agentctl sync")
     out.commit = commit
     pending = {k: v[2] for k, v in p.logs.items()}
-    save_state(store, {"replica": replica, "stream": st.get("stream"), "base": commit, "memo": memo, "pending": pending})
+    save_state(
+        store,
+        {"replica": replica, "stream": st.get("stream"), "base": commit, "memo": memo, "pending": pending},
+    )
     fault("sync_committed")
     new_memo = render(merged, view, memo, store, replica, p)
     out.changed_local = bool(p.task or any(v[0] for v in p.logs.values()))
     out.lost += p.lost
-    save_state(store, {"replica": replica, "stream": st.get("stream"), "base": commit, "memo": new_memo, "pending": {}})
+    save_state(
+        store,
+        {"replica": replica, "stream": st.get("stream"), "base": commit, "memo": new_memo, "pending": {}},
+    )
 
 
 def _unchanged_done(doc: Doc, view: View, p: Any) -> list[str]:

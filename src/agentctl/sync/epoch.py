@@ -14,7 +14,13 @@ from __future__ import annotations
 
 from agentctl.sync.crdt import Log, Stamp, join_log
 
-HEAD_KEYS = ("TASK_ID", "DESC", "STARTED", "MATCH", "MATCH_PATHS")  # fixed at the start; MATCH and MATCH_PATHS
+HEAD_KEYS = (
+    "TASK_ID",
+    "DESC",
+    "STARTED",
+    "MATCH",
+    "MATCH_PATHS",
+)  # fixed at the start; MATCH and MATCH_PATHS
 # (a --match task's pattern and paths, task.matched) travel with it but are not hashed into the id
 
 
@@ -23,20 +29,31 @@ class Epoch:
 
     def __init__(self, eid: str, head: dict[str, str], paths: list[str]) -> None:
         self.id = eid
-        self.head = head  # HEAD_KEYS: TASK_ID, DESC, STARTED fixed by the id; a --match task's MATCH, MATCH_PATHS
+        self.head = (
+            head  # HEAD_KEYS: TASK_ID, DESC, STARTED fixed by the id; a --match task's MATCH, MATCH_PATHS
+        )
         self.paths = paths
         self.done: set[int] = set()  # what an older stream marked done (by index); marks win over it
         self.marks: dict[str, tuple[Stamp, str, str]] = {}  # path -> (stamp, todo|done|skip, note fields)
         self.claims: dict[int, dict[str, int]] = {}
-        self.fields: dict[str, tuple[Stamp, str]] = {}  # STATE (ACTIVE/PAUSED), NOTES, NEXT (pinned; "" if not)
+        self.fields: dict[
+            str, tuple[Stamp, str]
+        ] = {}  # STATE (ACTIVE/PAUSED), NOTES, NEXT (pinned; "" if not)
         self.files: Log = {}
         self.journal: Log = {}
 
     def key(self) -> tuple[object, ...]:
-        return (self.id, sorted(self.head.items()), self.paths, sorted(self.done), sorted(self.marks.items()),
-                sorted((i, sorted(c.items())) for i, c in self.claims.items() if c), sorted(self.fields.items()),
-                sorted((r, sorted(c.items())) for r, c in self.files.items() if c),
-                sorted((r, sorted(c.items())) for r, c in self.journal.items() if c))
+        return (
+            self.id,
+            sorted(self.head.items()),
+            self.paths,
+            sorted(self.done),
+            sorted(self.marks.items()),
+            sorted((i, sorted(c.items())) for i, c in self.claims.items() if c),
+            sorted(self.fields.items()),
+            sorted((r, sorted(c.items())) for r, c in self.files.items() if c),
+            sorted((r, sorted(c.items())) for r, c in self.journal.items() if c),
+        )
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Epoch) and self.key() == other.key()
@@ -45,8 +62,14 @@ class Epoch:
         return f"Epoch({self.id!r}, {self.head.get('TASK_ID')!r})"
 
     def join(self, other: Epoch) -> Epoch:
-        first, second = (self.head, other.head) if sorted(self.head.items()) <= sorted(other.head.items()) else (other.head, self.head)
-        out = Epoch(self.id, {**second, **first}, grown(self.paths, other.paths))  # a key one side lacks (MATCH) is kept
+        first, second = (
+            (self.head, other.head)
+            if sorted(self.head.items()) <= sorted(other.head.items())
+            else (other.head, self.head)
+        )
+        out = Epoch(
+            self.id, {**second, **first}, grown(self.paths, other.paths)
+        )  # a key one side lacks (MATCH) is kept
         out.done = self.done | other.done
         out.marks = dict(self.marks)
         for path, mark in other.marks.items():

@@ -22,7 +22,18 @@ Memo = dict[str, Any]
 class View:
     """What the state folder holds now (the parts that travel)."""
 
-    __slots__ = ("rules", "interfaces", "tfields", "entries", "epoch", "flog", "journal", "vfields", "session", "plan")
+    __slots__ = (
+        "rules",
+        "interfaces",
+        "tfields",
+        "entries",
+        "epoch",
+        "flog",
+        "journal",
+        "vfields",
+        "session",
+        "plan",
+    )
 
     def __init__(self, store: Any) -> None:
         self.rules = [r.line() for r in rules.read_local(store)]  # the shared file travels with the code
@@ -32,8 +43,9 @@ class View:
         self.entries = status.read_entries(store, self.tfields) if self.tfields.get("STATE") != "IDLE" else []
         self.epoch = ""
         if self.tfields.get("STATE") != "IDLE":
-            self.epoch = epoch_id(self.tfields.get("TASK_ID", ""), self.tfields.get("STARTED", ""),
-                                  self.tfields.get("DESC", ""))
+            self.epoch = epoch_id(
+                self.tfields.get("TASK_ID", ""), self.tfields.get("STARTED", ""), self.tfields.get("DESC", "")
+            )
         self.flog = _complete(store.read(log.LOG, cap=256 << 20) or b"")
         self.journal = _complete(store.read(agentctl.verify.status.JOURNAL, cap=256 << 20) or b"")
         self.vfields = agentctl.verify.status.read_status(store)

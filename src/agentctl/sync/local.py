@@ -31,7 +31,9 @@ def _sha(data: bytes) -> str:
     return hashlib.sha1(data).hexdigest()
 
 
-def _observe_log(log: Log, data: bytes, memo: dict[str, Any], epoch: str, replica: str, count: int) -> dict[str, Any]:
+def _observe_log(
+    log: Log, data: bytes, memo: dict[str, Any], epoch: str, replica: str, count: int
+) -> dict[str, Any]:
     """New lines of an append-only log become records of this replica; returns the log's new memo."""
     known_len = memo.get("len", 0)
     same = memo.get("epoch") == epoch and len(data) >= known_len and _sha(data[:known_len]) == memo.get("sha")
@@ -84,8 +86,9 @@ def observe(doc: Doc, memo: Memo, view: View, store: Any, replica: str) -> Memo:
         e = doc.epochs.get(eid)
         if e is None:
             f = view.tfields
-            e = doc.epochs[eid] = Epoch(eid, {k: f[k] for k in HEAD_KEYS if k in f},
-                                         [x.path for x in view.entries])
+            e = doc.epochs[eid] = Epoch(
+                eid, {k: f[k] for k in HEAD_KEYS if k in f}, [x.path for x in view.entries]
+            )
         seen = memo.get("fields", {}) if old_epoch == eid else {}
         for k, v in view.task_fields().items():
             if (seen.get(k) != v or k not in e.fields) and (k not in e.fields or e.fields[k][1] != v):
@@ -111,7 +114,9 @@ def observe(doc: Doc, memo: Memo, view: View, store: Any, replica: str) -> Memo:
 
     run = view.run_fields()
     current = doc.verify[1] if doc.verify is not None else {"STATE": "IDLE"}
-    if run != memo.get("verify", {}) and run != current and run:  # a value the document already has is no change
+    if (
+        run != memo.get("verify", {}) and run != current and run
+    ):  # a value the document already has is no change
         doc.verify = (doc.stamp(replica), run)
     new["verify"] = run
 

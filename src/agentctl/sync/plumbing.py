@@ -45,7 +45,9 @@ class Repo:
         if res.code != 0 or len(parts) != 3:
             return None
         if parts[1] != "commit":
-            raise Refused(f"{ref} names a {parts[1][:10]}, not a commit: refused; the local state is unchanged")
+            raise Refused(
+                f"{ref} names a {parts[1][:10]}, not a commit: refused; the local state is unchanged"
+            )
         return parts[0]
 
     def cas(self, ref: str, new: str, old: str | None) -> bool:
@@ -58,7 +60,9 @@ class Repo:
 
     def counts(self, a: str, b: str) -> tuple[int, int]:
         """(commits only in a, commits only in b)."""
-        left, _, right = self.git(["rev-list", "--left-right", "--count", f"{a}...{b}"]).text.strip().partition("\t")
+        left, _, right = (
+            self.git(["rev-list", "--left-right", "--count", f"{a}...{b}"]).text.strip().partition("\t")
+        )
         return int(left or 0), int(right or 0)
 
     def is_ancestor(self, a: str, b: str) -> bool:
@@ -80,7 +84,9 @@ class Repo:
             parts = meta.split()
             path = path_b.decode("utf-8", "replace")
             if len(parts) != 4 or parts[0] != b"100644" or parts[1] != b"blob":
-                raise Refused(f"{path[:80]!r} is not a plain file (mode {parts[0].decode('ascii', 'replace') if parts else '?'})")
+                raise Refused(
+                    f"{path[:80]!r} is not a plain file (mode {parts[0].decode('ascii', 'replace') if parts else '?'})"
+                )
             size = int(parts[3]) if parts[3].isdigit() else -1
             if size < 0 or size > max_file():
                 raise Refused(f"{path[:80]!r} is {size} bytes, over the {max_file()}-byte limit per file")
@@ -114,7 +120,9 @@ class Repo:
     def missing(self, shas: list[str]) -> set[str]:
         if not shas:
             return set()
-        res = self.git(["cat-file", "--batch-check=%(objectname)"], data=("\n".join(shas) + "\n").encode(), timeout=300)
+        res = self.git(
+            ["cat-file", "--batch-check=%(objectname)"], data=("\n".join(shas) + "\n").encode(), timeout=300
+        )
         return {ln.split()[0] for ln in res.text.splitlines() if ln.endswith(" missing")}
 
     def write_tree(self, files: dict[str, bytes]) -> tuple[str, int]:
@@ -131,8 +139,10 @@ class Repo:
             if folder:
                 parent, _, name = folder.rpartition("/")
             entries = trees[folder]
-            data = b"".join(f"{m} {n}".encode() + b"\0" + bytes.fromhex(i)
-                            for m, n, i in sorted(entries, key=lambda e: e[1] + ("/" if e[0] == "40000" else "")))
+            data = b"".join(
+                f"{m} {n}".encode() + b"\0" + bytes.fromhex(i)
+                for m, n, i in sorted(entries, key=lambda e: e[1] + ("/" if e[0] == "40000" else ""))
+            )
             tree_ids[folder] = _obj_id(b"tree", data, self.algo)
             tree_data[folder] = data
             if folder:
@@ -144,9 +154,13 @@ class Repo:
         order = [f for f in sorted(trees, key=lambda f: -f.count("/") if f else 1) if tree_ids[f] in need]
         if order:
             batch = "\n".join(_mktree_text(trees[f]) for f in order) + "\n"
-            got = self.git(["mktree", "--batch"], data=batch.encode("utf-8", "surrogateescape"), timeout=300).text.split()
+            got = self.git(
+                ["mktree", "--batch"], data=batch.encode("utf-8", "surrogateescape"), timeout=300
+            ).text.split()
             if got != [tree_ids[f] for f in order]:
-                raise agentctl.ground.git.GitError("git mktree computed other tree ids than agentctl; report this")
+                raise agentctl.ground.git.GitError(
+                    "git mktree computed other tree ids than agentctl; report this"
+                )
         return tree_ids[""], len(new_blobs) + len(order)
 
     def _write_blobs(self, blobs: dict[str, bytes]) -> None:
@@ -159,10 +173,15 @@ class Repo:
                 with open(name, "wb") as fh:
                     fh.write(data)
                 names.append((sha, name))
-            got = self.git(["hash-object", "-w", "--no-filters", "--stdin-paths"],
-                           data=("\n".join(n for _, n in names) + "\n").encode(), timeout=300).text.split()
+            got = self.git(
+                ["hash-object", "-w", "--no-filters", "--stdin-paths"],
+                data=("\n".join(n for _, n in names) + "\n").encode(),
+                timeout=300,
+            ).text.split()
             if got != [s for s, _ in names]:
-                raise agentctl.ground.git.GitError("git hash-object computed other blob ids than agentctl; report this")
+                raise agentctl.ground.git.GitError(
+                    "git hash-object computed other blob ids than agentctl; report this"
+                )
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
@@ -178,8 +197,11 @@ class Repo:
 
     def fetch(self, remote: str, ref: str, mirror: str, timeout: float) -> str:
         """Fetch the remote's ``ref`` into ``mirror``: 'ok', 'absent' (the remote has none) or 'offline'."""
-        res = self.git(["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", remote, f"+{ref}:{mirror}"],
-                       check=False, timeout=timeout)
+        res = self.git(
+            ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", remote, f"+{ref}:{mirror}"],
+            check=False,
+            timeout=timeout,
+        )
         if res.code == 0:
             return "ok"
         err = res.err.decode("utf-8", "replace").lower()
@@ -190,16 +212,29 @@ class Repo:
         res = self.git(["ls-remote", "--refs", remote, "refs/agentctl/*"], check=False, timeout=timeout)
         if res.code != 0:
             return None
-        return sorted(ln.split("\t", 1)[1].removeprefix("refs/agentctl/") for ln in res.text.splitlines() if "\t" in ln)
+        return sorted(
+            ln.split("\t", 1)[1].removeprefix("refs/agentctl/") for ln in res.text.splitlines() if "\t" in ln
+        )
 
     def push(self, remote: str, ref: str, timeout: float) -> str:
         """Push ``ref`` (fast-forward only): 'ok', 'rejected' or 'offline'."""
-        res = self.git(["push", "--quiet", "--porcelain", "--no-verify", remote, f"{ref}:{ref}"], check=False, timeout=timeout)
+        res = self.git(
+            ["push", "--quiet", "--porcelain", "--no-verify", remote, f"{ref}:{ref}"],
+            check=False,
+            timeout=timeout,
+        )
         if res.code == 0:
             return "ok"
         text = (res.out + res.err).decode("utf-8", "replace")
-        raced = ("[rejected]", "non-fast-forward", "fetch first", "[remote rejected]", "cannot lock ref",
-                 "failed to update ref", "stale info")
+        raced = (
+            "[rejected]",
+            "non-fast-forward",
+            "fetch first",
+            "[remote rejected]",
+            "cannot lock ref",
+            "failed to update ref",
+            "stale info",
+        )
         return "rejected" if any(r in text for r in raced) else "offline"
 
 
@@ -215,13 +250,25 @@ def _ensure(trees: dict[str, list[tuple[str, str, str]]], folder: str) -> None:
 
 
 def _mktree_text(entries: list[tuple[str, str, str]]) -> str:
-    return "".join(f"{'040000' if m == '40000' else m} {'tree' if m == '40000' else 'blob'} {i}\t{n}\n" for m, n, i in entries)
+    return "".join(
+        f"{'040000' if m == '40000' else m} {'tree' if m == '40000' else 'blob'} {i}\t{n}\n"
+        for m, n, i in entries
+    )
 
 
 def open_repo(start: str) -> Repo | None:
     """The repository holding ``start`` (top folder and common git dir), or None outside one."""
-    res = agentctl.ground.git.run(start, ["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir",
-                             "--show-object-format"], check=False)
+    res = agentctl.ground.git.run(
+        start,
+        [
+            "rev-parse",
+            "--path-format=absolute",
+            "--show-toplevel",
+            "--git-common-dir",
+            "--show-object-format",
+        ],
+        check=False,
+    )
     if res.code != 0:
         return None
     top, common, algo = (res.text.strip().split("\n") + ["", ""])[:3]

@@ -30,12 +30,24 @@ from agentctl.task import status
 
 def render(doc: Doc, view: View, memo: Memo, store: Store, replica: str, p: Plan) -> Memo:
     """Make the folder show ``doc`` as planned; ``memo`` covers ``view``. Returns the memo of the folder afterwards."""
-    rules = sorted(doc.constraints.values(), key=lambda v: agentctl.constraints.rules.PRIORITIES.index(v[:2]) if v[:2] in agentctl.constraints.rules.PRIORITIES else 9)
+    rules = sorted(
+        doc.constraints.values(),
+        key=lambda v: (
+            agentctl.constraints.rules.PRIORITIES.index(v[:2])
+            if v[:2] in agentctl.constraints.rules.PRIORITIES
+            else 9
+        ),
+    )
     if rules != view.rules:
-        store.replace(agentctl.constraints.rules.STATUS, "".join(f"{r}\n" for r in rules).encode("utf-8", "surrogateescape"))
+        store.replace(
+            agentctl.constraints.rules.STATUS,
+            "".join(f"{r}\n" for r in rules).encode("utf-8", "surrogateescape"),
+        )
     ifaces = doc.interfaces.values()
     if ifaces != view.interfaces:
-        records.write(store, [records.Iface(*r) for r in (codec.split_record(v, records.FIELDS) for v in ifaces) if r])
+        records.write(
+            store, [records.Iface(*r) for r in (codec.split_record(v, records.FIELDS) for v in ifaces) if r]
+        )
     if sorted(doc.plan) != sorted(t.ID for t in view.plan) or any(doc.plan[t.ID] != t for t in view.plan):
         agentctl.plan.records.write(store, list(doc.plan.values()))
     _render_verify(doc, view, store, replica)
@@ -56,16 +68,26 @@ def render(doc: Doc, view: View, memo: Memo, store: Store, replica: str, p: Plan
             if key == "files" and (payload or move):
                 foreign.note(store, payload, fresh=move)  # `files scan` judges this tree by its own records
             logs[key] = after
-    missing = [(f"logs/{n}", v[min(v)]) for n, v in sorted(doc.archives.items()) if not store.exists(f"logs/{n}")]
+    missing = [
+        (f"logs/{n}", v[min(v)]) for n, v in sorted(doc.archives.items()) if not store.exists(f"logs/{n}")
+    ]
     _create_all(store, missing)  # of two contents under one name the smallest id is shown; all are kept
     _render_index(doc, store)
     after_view = View(store)
     out = dict(memo)
     out.update(logs)
-    out.update(constraints=after_view.rules, interfaces=after_view.interfaces, tried=agentctl.verify.status.tried(after_view.vfields), epoch=after_view.epoch,
-               fields=after_view.task_fields(), verify=after_view.run_fields(),
-               compactions=codec.status_int(after_view.session, "COMPACTIONS", "session") if after_view.session else 0,
-               archives=_observe_archives(doc, memo.get("archives", {}), store))
+    out.update(
+        constraints=after_view.rules,
+        interfaces=after_view.interfaces,
+        tried=agentctl.verify.status.tried(after_view.vfields),
+        epoch=after_view.epoch,
+        fields=after_view.task_fields(),
+        verify=after_view.run_fields(),
+        compactions=codec.status_int(after_view.session, "COMPACTIONS", "session")
+        if after_view.session
+        else 0,
+        archives=_observe_archives(doc, memo.get("archives", {}), store),
+    )
     return out
 
 
@@ -81,7 +103,7 @@ def _create_all(store: Store, items: list[tuple[str, bytes]]) -> None:
         try:
             view = memoryview(data)
             while view:
-                view = view[os.write(fd, view):]
+                view = view[os.write(fd, view) :]
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -119,7 +141,7 @@ def _go_idle(store: Store, view: View) -> None:
 
 
 def _render_verify(doc: Doc, view: View, store: Store, replica: str) -> None:
-    tried = doc.tried.values()[-agentctl.verify.status.MAX_TRIED:]
+    tried = doc.tried.values()[-agentctl.verify.status.MAX_TRIED :]
     run = doc.verify[1] if doc.verify is not None else view.run_fields()
     if run == view.run_fields() and tried == agentctl.verify.status.tried(view.vfields):
         return
@@ -146,7 +168,9 @@ def _render_session(doc: Doc, view: View, store: Store) -> None:
         return
     fields.update(want)
     fields["UPDATED"] = now_iso()
-    store.replace(compactions.STATUS, codec.format_status({k: fields[k] for k in compactions.KEYS if k in fields}))
+    store.replace(
+        compactions.STATUS, codec.format_status({k: fields[k] for k in compactions.KEYS if k in fields})
+    )
 
 
 def _render_index(doc: Doc, store: Store) -> None:
@@ -154,5 +178,9 @@ def _render_index(doc: Doc, store: Store) -> None:
     have = {ln for ln in data.decode("utf-8", "surrogateescape").split("\n") if ln and not ln.startswith("#")}
     if doc.index <= have:
         return
-    rows = sorted(have | doc.index, key=lambda ln: (started_ts(ln.split("|")[3]) if ln.count("|") >= 3 else 0.0, ln))
-    store.replace(index.INDEX, (index.HEADER + "".join(f"{r}\n" for r in rows)).encode("utf-8", "surrogateescape"))
+    rows = sorted(
+        have | doc.index, key=lambda ln: (started_ts(ln.split("|")[3]) if ln.count("|") >= 3 else 0.0, ln)
+    )
+    store.replace(
+        index.INDEX, (index.HEADER + "".join(f"{r}\n" for r in rows)).encode("utf-8", "surrogateescape")
+    )

@@ -26,9 +26,15 @@ class Plan:
     __slots__ = ("task", "logs", "idle", "lost")
 
     def __init__(self) -> None:
-        self.lost: list[tuple[str, str, str]] = []  # (path, agent, new holder or "done") of live claims given up
-        self.task: tuple[dict[str, str], dict[str, str], list[agentctl.task.entries.Entry]] | None = None  # (old, new, entries)
-        self.logs: dict[str, tuple[bytes, bool, dict[str, Any]]] = {}  # key -> (payload, move the old log away, memo after)
+        self.lost: list[
+            tuple[str, str, str]
+        ] = []  # (path, agent, new holder or "done") of live claims given up
+        self.task: tuple[dict[str, str], dict[str, str], list[agentctl.task.entries.Entry]] | None = (
+            None  # (old, new, entries)
+        )
+        self.logs: dict[
+            str, tuple[bytes, bool, dict[str, Any]]
+        ] = {}  # key -> (payload, move the old log away, memo after)
         self.idle = False
 
 
@@ -57,12 +63,17 @@ def plan(doc: Doc, view: View, memo: Memo, store: Store) -> Plan:
         if move:
             data = b""
         have = set(ids)
-        missing = sorted(((r, n) for r, recs in log.items() for n in recs if (r, n) not in have),
-                         key=lambda rn: _order(log[rn[0]][rn[1]], rn, now))
+        missing = sorted(
+            ((r, n) for r, recs in log.items() for n in recs if (r, n) not in have),
+            key=lambda rn: _order(log[rn[0]][rn[1]], rn, now),
+        )
         payload = "".join(log[r][n] + "\n" for r, n in missing).encode("utf-8", "surrogateescape")
         full = data + payload
-        p.logs[key] = (payload, move and bool(view.flog if key == "files" else view.journal),
-                       {"epoch": cur.id, "len": len(full), "sha": _sha(full), "ids": compress(ids + missing)})
+        p.logs[key] = (
+            payload,
+            move and bool(view.flog if key == "files" else view.journal),
+            {"epoch": cur.id, "len": len(full), "sha": _sha(full), "ids": compress(ids + missing)},
+        )
     return p
 
 
@@ -80,20 +91,31 @@ def _order(line: str, rn: tuple[str, int], now: float | None = None) -> tuple[in
     return (first, min(started_ts(parts[0]), time.time() if now is None else now), rn[0], rn[1])
 
 
-def _plan_task(doc: Doc, e: Epoch, store: Store, view: View, now: float) -> tuple[dict[str, str], dict[str, str], list[agentctl.task.entries.Entry]] | None:
+def _plan_task(
+    doc: Doc, e: Epoch, store: Store, view: View, now: float
+) -> tuple[dict[str, str], dict[str, str], list[agentctl.task.entries.Entry]] | None:
     old = view.tfields
     entries = []
     for i, path in enumerate(e.paths):
         mark, note = e.mark(i)
-        entry = agentctl.task.entries.Entry(mark, path, [codec.decode(f) for f in note.split("|")] if note else [])
+        entry = agentctl.task.entries.Entry(
+            mark, path, [codec.decode(f) for f in note.split("|")] if note else []
+        )
         held = e.holder(i, now)
         if held is not None:
             entry.extra += ["claim", held[0], str(held[1])]
         entries.append(entry)
     values = {k: v for k, (_, v) in e.fields.items()}
-    new = {"STATE": values.get("STATE", "ACTIVE"), **{k: e.head.get(k, "") for k in ("TASK_ID", "DESC")},
-           "NOTES": values.get("NOTES", ""), "STARTED": e.head.get("STARTED", "")}
-    for k in ("MATCH", "MATCH_PATHS"):  # a --match task's pattern: from the head, else as this copy started it
+    new = {
+        "STATE": values.get("STATE", "ACTIVE"),
+        **{k: e.head.get(k, "") for k in ("TASK_ID", "DESC")},
+        "NOTES": values.get("NOTES", ""),
+        "STARTED": e.head.get("STARTED", ""),
+    }
+    for k in (
+        "MATCH",
+        "MATCH_PATHS",
+    ):  # a --match task's pattern: from the head, else as this copy started it
         if k in e.head or (k in old and view.epoch == e.id):
             new[k] = e.head[k] if k in e.head else old[k]
     pin = values.get("NEXT", "")
@@ -104,9 +126,24 @@ def _plan_task(doc: Doc, e: Epoch, store: Store, view: View, now: float) -> tupl
     if "STOPPED_BY" in old and view.epoch == e.id:
         new["STOPPED_BY"] = old["STOPPED_BY"]
     agentctl.task.entries.refresh(new, entries)
-    same = view.epoch == e.id and view.entries == entries and all(
-        old.get(k, "") == new.get(k, "") for k in ("STATE", "TASK_ID", "DESC", "NOTES", "STARTED", "NEXT", "NEXT_PINNED",
-                                                                            "MATCH", "MATCH_PATHS"))
+    same = (
+        view.epoch == e.id
+        and view.entries == entries
+        and all(
+            old.get(k, "") == new.get(k, "")
+            for k in (
+                "STATE",
+                "TASK_ID",
+                "DESC",
+                "NOTES",
+                "STARTED",
+                "NEXT",
+                "NEXT_PINNED",
+                "MATCH",
+                "MATCH_PATHS",
+            )
+        )
+    )
     mine = codec.status_int(old, "SEQ", store.shown(status.STATUS))
     if same and mine >= doc.seq:
         return None

@@ -15,7 +15,9 @@ _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}(/[A-Za-z0-9][A-Za-z0-9._-]{
 
 def valid_name(name: str, what: str) -> str:
     if not _NAME.match(name) or ".." in name or name.endswith((".lock", ".")) or "@{" in name:
-        raise UsageError(f"{what} {name[:60]!r} is not allowed; use letters, digits, '.', '_', '-' and '/' between parts")
+        raise UsageError(
+            f"{what} {name[:60]!r} is not allowed; use letters, digits, '.', '_', '-' and '/' between parts"
+        )
     return name
 
 
@@ -38,13 +40,21 @@ class Target:
         return [self.ref] + ([self.mirror] if self.mirror else [])
 
 
-def target(store: Store, *, stream: str | None = None, remote: str | None = None, no_remote: bool = False,
-           remember: bool = False) -> Target:
+def target(
+    store: Store,
+    *,
+    stream: str | None = None,
+    remote: str | None = None,
+    no_remote: bool = False,
+    remember: bool = False,
+) -> Target:
     """Where a sync of ``store`` goes: ``stream`` / ``remote`` as given (``--stream``, ``--remote``), else as
     remembered in the sync config, else the current branch and ``origin``; ``remember`` keeps what was given."""
     repo = open_repo(store.project)
     if repo is None:
-        raise StateError(f"{store.project} is not inside a git repository; `agentctl sync` keeps the state in git refs")
+        raise StateError(
+            f"{store.project} is not inside a git repository; `agentctl sync` keeps the state in git refs"
+        )
     cfg = read_config(store)
     name = stream or cfg.get("STREAM") or ""
     if not name:
@@ -59,7 +69,9 @@ def target(store: Store, *, stream: str | None = None, remote: str | None = None
     if where:
         valid_name(where, "remote")
         if where not in remotes:
-            raise UsageError(f"there is no git remote {where!r}; add it with `git remote add` or use --no-remote")
+            raise UsageError(
+                f"there is no git remote {where!r}; add it with `git remote add` or use --no-remote"
+            )
     if remember:
         changes = {k: v for k, v in (("STREAM", stream), ("REMOTE", remote)) if v}
         if no_remote:
@@ -71,8 +83,6 @@ def target(store: Store, *, stream: str | None = None, remote: str | None = None
 
 def where(t: Target) -> str:
     return f"{t.ref} on {t.remote}" if t.remote else f"{t.ref} (local, shared by every worktree)"
-
-
 
 
 __all__ = ["Target", "target", "valid_name", "where"]

@@ -38,7 +38,10 @@ def push(store: Store, t: Target) -> tuple[str, engine.Outcome]:
                 t.repo.set_ref(t.mirror, head)
             return "ok", outcome
         if res == "offline":
-            return "error", outcome  # reachable a moment ago (the fetch worked): refused, e.g. no write access
+            return (
+                "error",
+                outcome,
+            )  # reachable a moment ago (the fetch worked): refused, e.g. no write access
         got, outcome = pull(store, t)  # rejected: theirs moved; fetch, merge, try again
     return "rejected", outcome
 

@@ -61,7 +61,10 @@ path_ok = schema.path_ok  # a project path as agentctl records one (declared in 
 
 def _path(where: str, rel: str, state: str) -> None:
     if not path_ok(rel, state):
-        raise _no(where, f"path {rel[:80]!r} is not a project file (outside the project, in .git/ or in the state folder)")
+        raise _no(
+            where,
+            f"path {rel[:80]!r} is not a project file (outside the project, in .git/ or in the state folder)",
+        )
 
 
 def _by(where: str, table: schema.Schema, why: str) -> None:
@@ -78,7 +81,9 @@ def _rule(where: str, value: str) -> None:
             raise ValueError("is not as agentctl writes a rule")
         rules.deny_write_rules([r])  # its glob must compile as the hooks would compile it
     except Exception as exc:  # noqa: BLE001 - whatever the rules reader says, the line is not one it takes
-        raise _no(where, f"rule {value[:60]!r} {exc}" if str(exc) else f"rule {value[:60]!r} does not parse") from None
+        raise _no(
+            where, f"rule {value[:60]!r} {exc}" if str(exc) else f"rule {value[:60]!r} does not parse"
+        ) from None
 
 
 def _stamp(where: str, clock: int) -> None:
@@ -178,7 +183,9 @@ def _epoch(p: str, e: Epoch, state: str, now: float) -> None:
     for i, held in e.claims.items():
         for agent, exp in held.items():
             if exp > limit:
-                raise _no(f"{p}/claims", f"{agent}'s lease on entry {i} ends at {exp}, past the longest lease")
+                raise _no(
+                    f"{p}/claims", f"{agent}'s lease on entry {i} ends at {exp}, past the longest lease"
+                )
     from agentctl.ground import pattern
 
     for key, value in [(k, v) for k, v in e.head.items()] + [(k, v[1]) for k, v in e.fields.items()]:

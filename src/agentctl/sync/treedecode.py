@@ -54,7 +54,11 @@ def _orset_dec(path: str, data: bytes) -> ORSet:
     for ln in _text(path, data):
         kind, _, rest = ln.partition("|")
         tag, sep, val = rest.partition("|")
-        if not re.fullmatch(r"[0-9]{1,18}\.[0-9a-f]{12}\.[0-9]{1,9}", tag) or kind not in ("A", "R") or (kind == "A") != bool(sep):
+        if (
+            not re.fullmatch(r"[0-9]{1,18}\.[0-9a-f]{12}\.[0-9]{1,9}", tag)
+            or kind not in ("A", "R")
+            or (kind == "A") != bool(sep)
+        ):
             raise Refused(f"{path}: malformed line {ln[:40]!r}")
         if tag in (s.adds if kind == "A" else s.removed):
             raise Refused(f"{path}: tag {tag} is given twice")
@@ -119,14 +123,18 @@ def decode(files: dict[str, bytes]) -> Doc:
     for ln in _text("plan", files.get("plan", b"")):
         prec = codec.split_record(ln, agentctl.plan.records.COUNT)
         if prec is None or not agentctl.plan.records.line_ok(ln) or prec[0] in doc.plan:
-            raise Refused(f"plan: {ln[:40]!r} is not a plan record `plan add` would write (or an id given twice)")
+            raise Refused(
+                f"plan: {ln[:40]!r} is not a plan record `plan add` would write (or an id given twice)"
+            )
         doc.plan[prec[0]] = agentctl.plan.records.PlanTask(prec)
     for ln in _text("counters", files.get("counters", b"")):
         r, _, n = ln.partition("|")
         if not REPLICA.match(r) or r in doc.compactions:
             raise Refused(f"counters: malformed line {ln[:40]!r} (or a replica given twice)")
         doc.compactions[r] = _int("counters", n)
-    doc.verify = _stamped_dec("verify", files.get("verify", b""), VERIFY_KEYS + tuple(f"SIG_{i}" for i in range(1, 101)))
+    doc.verify = _stamped_dec(
+        "verify", files.get("verify", b""), VERIFY_KEYS + tuple(f"SIG_{i}" for i in range(1, 101))
+    )
     for ln in _text("stopped", files.get("stopped", b"")):
         if not HEX16.match(ln):
             raise Refused(f"stopped: malformed id {ln[:40]!r}")
@@ -168,8 +176,10 @@ def _epoch(eid: str, files: dict[str, bytes]) -> Epoch:
 
     head = _status(f"{p}/head", files[f"{p}/head"], HEAD_KEYS)
     paths = [_value(f"{p}/list", ln) for ln in _text(f"{p}/list", files.get(f"{p}/list", b""))]
-    if eid not in (epoch_id(head.get("TASK_ID", ""), head.get("STARTED", ""), head.get("DESC", "")),
-                   epoch_id(head.get("TASK_ID", ""), head.get("STARTED", ""), head.get("DESC", ""), paths)):
+    if eid not in (
+        epoch_id(head.get("TASK_ID", ""), head.get("STARTED", ""), head.get("DESC", "")),
+        epoch_id(head.get("TASK_ID", ""), head.get("STARTED", ""), head.get("DESC", ""), paths),
+    ):
         raise Refused(f"{p}: the task does not match its id")
     from agentctl.task.ids import valid_id
 

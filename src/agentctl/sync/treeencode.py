@@ -14,7 +14,9 @@ def _lines(items: list[str]) -> bytes:
 
 
 def _orset(s: ORSet) -> bytes:
-    rows = [f"A|{t}|{codec.encode(v)}" for t, v in sorted(s.adds.items())] + [f"R|{t}" for t in sorted(s.removed)]
+    rows = [f"A|{t}|{codec.encode(v)}" for t, v in sorted(s.adds.items())] + [
+        f"R|{t}" for t in sorted(s.removed)
+    ]
     return _lines(rows)
 
 
@@ -41,7 +43,9 @@ def _log_files(prefix: str, log: Log) -> dict[str, bytes]:
 def encode(doc: Doc) -> dict[str, bytes]:
     files = {
         "FORMAT": FORMAT_LINE % FORMAT,
-        "meta": codec.format_status({"CLOCK": str(doc.clock), "SEQ": str(doc.seq), "LAST_COMPACTION": doc.last_compaction}),
+        "meta": codec.format_status(
+            {"CLOCK": str(doc.clock), "SEQ": str(doc.seq), "LAST_COMPACTION": doc.last_compaction}
+        ),
         "constraints": _orset(doc.constraints),
         "tried": _orset(doc.tried),
         "interfaces": _orset(doc.interfaces),
@@ -56,10 +60,18 @@ def encode(doc: Doc) -> dict[str, bytes]:
         files[f"{p}/head"] = codec.format_status({k: e.head[k] for k in HEAD_KEYS if k in e.head})
         files[f"{p}/list"] = _lines([codec.encode(x) for x in e.paths])
         files[f"{p}/done"] = _lines([str(i) for i in sorted(e.done)])
-        files[f"{p}/marks"] = _lines([f"{c}.{r}|{m}|{codec.encode(path)}|{codec.encode(note)}"
-                                      for path, ((c, r), m, note) in sorted(e.marks.items())])
-        files[f"{p}/claims"] = _lines([f"{i}|{a}|{x}" for i in sorted(e.claims) for a, x in sorted(e.claims[i].items())])
-        files[f"{p}/state"] = _lines([f"{k}|{c}.{r}|{codec.encode(v)}" for k, ((c, r), v) in sorted(e.fields.items())])
+        files[f"{p}/marks"] = _lines(
+            [
+                f"{c}.{r}|{m}|{codec.encode(path)}|{codec.encode(note)}"
+                for path, ((c, r), m, note) in sorted(e.marks.items())
+            ]
+        )
+        files[f"{p}/claims"] = _lines(
+            [f"{i}|{a}|{x}" for i in sorted(e.claims) for a, x in sorted(e.claims[i].items())]
+        )
+        files[f"{p}/state"] = _lines(
+            [f"{k}|{c}.{r}|{codec.encode(v)}" for k, ((c, r), v) in sorted(e.fields.items())]
+        )
         files.update(_log_files(f"{p}/files", e.files))
         files.update(_log_files(f"{p}/journal", e.journal))
     for name, versions in doc.archives.items():

@@ -29,15 +29,40 @@ from agentctl.task.schema import SYNCED_STATES
 FORMAT = 1
 FORMAT_LINE = b"agentctl-sync %d\n"
 CHUNK_SIZE = 1000
-TOP_FILES = ("FORMAT", "meta", "constraints", "interfaces", "tried", "counters", "verify", "stopped", "index", "plan")
+TOP_FILES = (
+    "FORMAT",
+    "meta",
+    "constraints",
+    "interfaces",
+    "tried",
+    "counters",
+    "verify",
+    "stopped",
+    "index",
+    "plan",
+)
 EPOCH_FILES = ("head", "list", "done", "marks", "claims", "state")
 HEX16 = re.compile(r"[0-9a-f]{16}\Z")
 REPLICA = re.compile(r"[0-9a-f]{12}\Z")
 CHUNK = re.compile(r"[0-9]{6}\Z")
 BLOB = re.compile(r"[0-9a-f]{40}\Z")
-ARCHIVE = re.compile(r"(task|files|verify|interfaces)-[A-Za-z0-9][A-Za-z0-9._-]{0,120}\.(done|list|log|journal)\Z")
-VERIFY_KEYS = ("STATE", "RUN", "LAST_RUN", "COMMAND", "EXIT_CODE", "ERROR_COUNT", "ERRORS", "ATTEMPTS",
-               "LAST_PASS", "REPEAT", "SAME_ERROR", "UPDATED")
+ARCHIVE = re.compile(
+    r"(task|files|verify|interfaces)-[A-Za-z0-9][A-Za-z0-9._-]{0,120}\.(done|list|log|journal)\Z"
+)
+VERIFY_KEYS = (
+    "STATE",
+    "RUN",
+    "LAST_RUN",
+    "COMMAND",
+    "EXIT_CODE",
+    "ERROR_COUNT",
+    "ERRORS",
+    "ATTEMPTS",
+    "LAST_PASS",
+    "REPEAT",
+    "SAME_ERROR",
+    "UPDATED",
+)
 STATE_KEYS = ("STATE", "NOTES", "NEXT")
 TASK_STATES = SYNCED_STATES  # declared in task/schema.py
 
@@ -71,5 +96,9 @@ def path_ok(path: str) -> bool:
         return False
     if len(parts) == 3:
         return parts[2] in EPOCH_FILES
-    return (len(parts) == 5 and parts[2] in ("files", "journal") and bool(REPLICA.match(parts[3]))
-            and bool(CHUNK.match(parts[4])))
+    return (
+        len(parts) == 5
+        and parts[2] in ("files", "journal")
+        and bool(REPLICA.match(parts[3]))
+        and bool(CHUNK.match(parts[4]))
+    )

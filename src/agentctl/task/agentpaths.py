@@ -40,7 +40,6 @@ def known_in(store: Store) -> Callable[[str], bool]:
         from agentctl.files import log  # only when a path has two readings
         from agentctl.task import status
 
-
         if os.path.lexists(os.path.join(store.project, rel)) or log.check(store, rel):
             return True
         if not entries:

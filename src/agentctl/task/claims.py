@@ -22,9 +22,16 @@ MAX_LEASE = 7 * 86400
 
 
 def valid_agent(agent: str) -> str:
-    ok = 0 < len(agent) <= 64 and agent.isascii() and agent[0].isalnum() and all(c.isalnum() or c in "._-" for c in agent)
+    ok = (
+        0 < len(agent) <= 64
+        and agent.isascii()
+        and agent[0].isalnum()
+        and all(c.isalnum() or c in "._-" for c in agent)
+    )
     if not ok:
-        raise UsageError(f"agent name {agent[:70]!r} is not allowed; use 1-64 letters, digits, '.', '_' or '-'")
+        raise UsageError(
+            f"agent name {agent[:70]!r} is not allowed; use 1-64 letters, digits, '.', '_' or '-'"
+        )
     return agent
 
 
@@ -49,15 +56,27 @@ def claim(store: Store, agent: str, lease: int = DEFAULT_LEASE) -> ClaimResult:
         if state == "IDLE":
             raise NoTask()
         if state == "PAUSED":
-            raise UsageError(f"task {old.get('TASK_ID')} is PAUSED; resume it with `agentctl task update --state ACTIVE` first")
+            raise UsageError(
+                f"task {old.get('TASK_ID')} is PAUSED; resume it with `agentctl task update --state ACTIVE` first"
+            )
         entries = status.read_entries(store, old)
         now = time.time()
-        target = next((e for e in entries if not e.closed and live_claim(e, now) is None  # never a protected one
-                       and not agentctl.constraints.policy.denied_entries(store, [e.path])), None)
+        target = next(
+            (
+                e
+                for e in entries
+                if not e.closed
+                and live_claim(e, now) is None  # never a protected one
+                and not agentctl.constraints.policy.denied_entries(store, [e.path])
+            ),
+            None,
+        )
         if target is None:
             live = [c for c in (live_claim(e, now) for e in entries) if c is not None]
             if not live:
-                raise CheckFailed(f"task {old.get('TASK_ID')} has no entry left to claim: {old.get('DONE', '0')}/{old.get('TOTAL', '0')} done")
+                raise CheckFailed(
+                    f"task {old.get('TASK_ID')} has no entry left to claim: {old.get('DONE', '0')}/{old.get('TOTAL', '0')} done"
+                )
             who = sorted({a for a, _ in live})
             raise CheckFailed(
                 f"no entry left to claim: {old.get('DONE', '0')}/{old.get('TOTAL', '0')} done, {len(live)} claimed under live leases "
@@ -89,4 +108,6 @@ def claims(store: Store, fields: dict[str, str], agent: str | None = None) -> li
 
 def claims_lines(found: list[tuple[str, str, int]]) -> list[str]:
     """``CLAIM_n=PATH|AGENT|UNTIL`` lines (fields escaped as in every record)."""
-    return [f"CLAIM_{i}={codec.encode(p)}|{codec.encode(a)}|{now_iso(x)}" for i, (p, a, x) in enumerate(found, 1)]
+    return [
+        f"CLAIM_{i}={codec.encode(p)}|{codec.encode(a)}|{now_iso(x)}" for i, (p, a, x) in enumerate(found, 1)
+    ]

@@ -34,7 +34,9 @@ def _set_note(e: agentctl.task.entries.Entry, key: str, reason: str) -> None:
     e.extra += [key, reason]
 
 
-def _commit(store: Store, old: dict[str, str], entries: list[agentctl.task.entries.Entry], reopen: bool) -> dict[str, str]:
+def _commit(
+    store: Store, old: dict[str, str], entries: list[agentctl.task.entries.Entry], reopen: bool
+) -> dict[str, str]:
     new = dict(old)
     if reopen and new.get("STATE") == "DONE":
         new["STATE"] = "ACTIVE"  # open work again: the task is no longer DONE
@@ -60,12 +62,16 @@ def add(store: Store, paths: list[str], after: str | None = None) -> status.Upda
         if not fresh:
             return status.UpdateResult(False, old, "already entries of the task; nothing changed")
         if len(entries) + len(fresh) > agentctl.task.entries.MAX_ENTRIES:
-            raise UsageError(f"the list would have over {agentctl.task.entries.MAX_ENTRIES} entries; split the task")
+            raise UsageError(
+                f"the list would have over {agentctl.task.entries.MAX_ENTRIES} entries; split the task"
+            )
         at = len(entries)
         if after is not None:
             where = [i for i, e in enumerate(entries) if e.path == after]
             if not where:
-                raise UsageError(f"--after {after!r} is not an entry of task {old.get('TASK_ID')}; give a listed path")
+                raise UsageError(
+                    f"--after {after!r} is not an entry of task {old.get('TASK_ID')}; give a listed path"
+                )
             at = where[-1] + 1
         entries[at:at] = [agentctl.task.entries.Entry("todo", p) for p in fresh]
         new = _commit(store, old, entries, reopen=True)
@@ -95,7 +101,9 @@ def _one(store: Store, path: str, reason: str, verb: str) -> status.UpdateResult
             if e.mark == "skip":
                 return status.UpdateResult(False, old, f"{path} is already skipped; nothing changed")
             if e.mark == "done":
-                raise UsageError(f"{path} is done; to set it aside, first `agentctl task reopen {path} --reason TEXT`")
+                raise UsageError(
+                    f"{path} is done; to set it aside, first `agentctl task reopen {path} --reason TEXT`"
+                )
             agentctl.task.entries.release(e)  # a helper's claim ends with the entry
             e.mark = "skip"
             _set_note(e, "skipped", reason)

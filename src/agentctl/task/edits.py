@@ -39,7 +39,9 @@ def pin_next(entries: list[Entry], next_path: str, task_id: str | None) -> None:
     if target is None:
         raise UsageError(f"--next {next_path!r} is not an entry of task {task_id}; give a listed path")
     if target.closed:
-        raise UsageError(f"--next {next_path!r} is already {'done' if target.done else 'skipped'}; give an entry not yet done")
+        raise UsageError(
+            f"--next {next_path!r} is already {'done' if target.done else 'skipped'}; give an entry not yet done"
+        )
 
 
 def done_in_order(entries: list[Entry], count: int, first: str | None, task_id: str | None) -> list[str]:

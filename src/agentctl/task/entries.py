@@ -72,6 +72,7 @@ def format_entries(entries: list[Entry]) -> bytes:
 
 # -- claims: `todo|PATH|claim|AGENT|EXPIRY_EPOCH` -----------------------------------------------
 
+
 def claim_of(e: Entry) -> tuple[str, int] | None:
     """(agent, expiry epoch) of the entry's claim, live or expired; None if unclaimed."""
     ex = e.extra
@@ -137,8 +138,11 @@ SKIPPED_NAMED = 5  # skipped entries a SKIPPED line names (the rest counted)
 
 def skipped(entries: list[Entry]) -> list[tuple[str, str]]:
     """(path, reason) of each entry set aside by `task skip`, in list order."""
-    return [(e.path, e.extra[e.extra.index("skipped") + 1] if "skipped" in e.extra[:-1] else "")
-            for e in entries if e.mark == "skip"]
+    return [
+        (e.path, e.extra[e.extra.index("skipped") + 1] if "skipped" in e.extra[:-1] else "")
+        for e in entries
+        if e.mark == "skip"
+    ]
 
 
 def skipped_line(entries: list[Entry], limit: int = 600, most: int = SKIPPED_NAMED) -> str:

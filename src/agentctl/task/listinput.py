@@ -12,7 +12,9 @@ if TYPE_CHECKING:
     pass
 
 
-def read_list_file(store: Store, source: str, stdin_data: bytes | None = None, cwd: str | None = None) -> list[str]:
+def read_list_file(
+    store: Store, source: str, stdin_data: bytes | None = None, cwd: str | None = None
+) -> list[str]:
     """Read a list of paths (a file, or ``-`` for stdin): one a line, blank lines ignored."""
     if source == "-":
         data = stdin_data if stdin_data is not None else b""
@@ -21,7 +23,9 @@ def read_list_file(store: Store, source: str, stdin_data: bytes | None = None, c
             with open(source, "rb") as fh:
                 data = fh.read(status.MAX_LIST_BYTES + 1)
         except OSError as exc:
-            raise UsageError(f"cannot read the list file {source!r}: {exc.strerror}; give a readable file of paths") from None
+            raise UsageError(
+                f"cannot read the list file {source!r}: {exc.strerror}; give a readable file of paths"
+            ) from None
     if len(data) > status.MAX_LIST_BYTES:
         raise UsageError(f"the list is over {status.MAX_LIST_BYTES} bytes; split the task")
     if data.startswith(b"\xef\xbb\xbf"):
@@ -46,5 +50,7 @@ def list_paths(store: Store, lines: list[str], cwd: str | None = None) -> list[s
             seen.add(rel)
             paths.append(rel)
     if len(paths) > entries.MAX_ENTRIES:
-        raise UsageError(f"the list has {len(paths)} entries, over the limit of {entries.MAX_ENTRIES}; split the task")
+        raise UsageError(
+            f"the list has {len(paths)} entries, over the limit of {entries.MAX_ENTRIES}; split the task"
+        )
     return paths

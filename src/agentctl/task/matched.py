@@ -45,14 +45,15 @@ def globs_of(fields: dict[str, str]) -> list[str]:
 
 def check_regex(regex: str) -> None:
     if not regex or "\n" in regex or "\0" in regex:
-        raise UsageError("--match needs one regex on one line, for example --match \"from '(\\.\\./)+\"")
+        raise UsageError('--match needs one regex on one line, for example --match "from \'(\\.\\./)+"')
     from agentctl.ground import pattern
 
     pattern.check(regex)  # the one dialect: git grep and the hooks read it alike, in bounded time
 
 
-def grep(store: Store, regex: str, globs: list[str], only: list[str] | None = None,
-         after: list[str] | None = None) -> dict[str, Hit]:
+def grep(
+    store: Store, regex: str, globs: list[str], only: list[str] | None = None, after: list[str] | None = None
+) -> dict[str, Hit]:
     """The first match of ``regex`` in each file under ``globs`` (or in the files ``only``), by path;
     ``after``: the whole tree's answer once an edit hook wrote those paths (files.matchcounts.after_writes)."""
     from agentctl.ground import git
@@ -65,8 +66,12 @@ def grep(store: Store, regex: str, globs: list[str], only: list[str] | None = No
     specs = [f":(literal){p}" for p in only]
     if not only:
         return {}
-    res = git.run(store.project, ["grep", "-z", "-n", "-I", "-m", "1", "--untracked", "-E", "-e", regex, "--", *specs],
-                  timeout=GREP_TIMEOUT, check=False)
+    res = git.run(
+        store.project,
+        ["grep", "-z", "-n", "-I", "-m", "1", "--untracked", "-E", "-e", regex, "--", *specs],
+        timeout=GREP_TIMEOUT,
+        check=False,
+    )
     if res.code == 1:
         return {}
     if res.code != 0:
@@ -87,12 +92,20 @@ def _counted(store: Store, regex: str, globs: list[str], after: list[str] | None
 
     pattern = Pattern(ERE, regex, tuple(globs))
     try:
-        seen = matchcounts.view(store, [pattern]) if after is None else matchcounts.after_writes(store, [pattern], after)
+        seen = (
+            matchcounts.view(store, [pattern])
+            if after is None
+            else matchcounts.after_writes(store, [pattern], after)
+        )
     except (StateError, matchcounts.NotInGit) as exc:
         why = exc.message if isinstance(exc, StateError) else "not a git repository"
-        raise UsageError(f"--match {regex[:80]!r}: git grep refused it ({why}); give an extended regex") from None
-    return {p: Hit(p, lines[0][0], lines[0][1].decode("utf-8", "surrogateescape")[:200])
-            for p, lines in seen.hits(pattern).items()}
+        raise UsageError(
+            f"--match {regex[:80]!r}: git grep refused it ({why}); give an extended regex"
+        ) from None
+    return {
+        p: Hit(p, lines[0][0], lines[0][1].decode("utf-8", "surrogateescape")[:200])
+        for p, lines in seen.hits(pattern).items()
+    }
 
 
 def start_list(store: Store, regex: str, globs: list[str]) -> list[str]:
@@ -117,5 +130,7 @@ def refuse_done(store: Store, fields: dict[str, str], paths: list[str]) -> None:
     hits = grep(store, regex, [], only=[p for p in paths if os.path.isfile(os.path.join(store.project, p))])
     if hits:
         shown = ", ".join(f"{h.where()} `{h[2].strip()[:80]}`" for h in list(hits.values())[:5])
-        raise CheckFailed(f"{len(hits)} of these files still hold a match of {regex[:80]!r}: {shown}; "
-                          "finish them first (nothing was marked)")
+        raise CheckFailed(
+            f"{len(hits)} of these files still hold a match of {regex[:80]!r}: {shown}; "
+            "finish them first (nothing was marked)"
+        )

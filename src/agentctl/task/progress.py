@@ -35,8 +35,16 @@ class Progress:
 
     __slots__ = ("fields", "entries", "left", "reverted", "migrated", "joined", "stored")
 
-    def __init__(self, fields: dict[str, str], entries: list[agentctl.task.entries.Entry], left: int,
-                 reverted: list[tuple[str, int]], migrated: list[str], joined: list[str], stored: bool) -> None:
+    def __init__(
+        self,
+        fields: dict[str, str],
+        entries: list[agentctl.task.entries.Entry],
+        left: int,
+        reverted: list[tuple[str, int]],
+        migrated: list[str],
+        joined: list[str],
+        stored: bool,
+    ) -> None:
         self.fields = fields
         self.entries = entries
         self.left = left
@@ -49,18 +57,26 @@ class Progress:
         """LEFT, REVERTED, MIGRATED and ADDED: each one short line, paths from the project root."""
         out = [f"LEFT={self.left} (files still holding the old form, counted from the tree)"]
         if self.reverted:
-            out.append(f"REVERTED {len(self.reverted)} (marked done, the old form is back; todo again): "
-                       + _names([f"{p}:{n}" for p, n in self.reverted], limit))
+            out.append(
+                f"REVERTED {len(self.reverted)} (marked done, the old form is back; todo again): "
+                + _names([f"{p}:{n}" for p, n in self.reverted], limit)
+            )
         if self.migrated:
-            out.append(f"MIGRATED {len(self.migrated)} (no old form left in the tree: counted done, NEXT skips them): "
-                       + _names(self.migrated, limit))
+            out.append(
+                f"MIGRATED {len(self.migrated)} (no old form left in the tree: counted done, NEXT skips them): "
+                + _names(self.migrated, limit)
+            )
         if self.joined:
             out.append(f"ADDED {len(self.joined)} to the list (a new match): " + _names(self.joined, limit))
         return out
 
     def as_dict(self) -> dict[str, object]:
-        return {"left": self.left, "reverted": [{"path": p, "line": n} for p, n in self.reverted],
-                "migrated": list(self.migrated), "added": list(self.joined)}
+        return {
+            "left": self.left,
+            "reverted": [{"path": p, "line": n} for p, n in self.reverted],
+            "migrated": list(self.migrated),
+            "added": list(self.joined),
+        }
 
 
 def _names(paths: list[str], limit: int) -> str:
@@ -80,12 +96,14 @@ def _set(e: agentctl.task.entries.Entry, key: str, value: str) -> None:
     for k in (REVERTED, MIGRATED):
         if k in e.extra[:-1]:
             i = e.extra.index(k)
-            del e.extra[i: i + 2]
+            del e.extra[i : i + 2]
     if key:
         e.extra += [key, value]
 
 
-def view(fields: dict[str, str], stored: list[agentctl.task.entries.Entry], hits: dict[str, matched.Hit]) -> Progress:
+def view(
+    fields: dict[str, str], stored: list[agentctl.task.entries.Entry], hits: dict[str, matched.Hit]
+) -> Progress:
     """The task as ``hits`` (the first match in each file, by path) show it; ``fields`` and ``stored`` are not changed."""
     entries: list[agentctl.task.entries.Entry] = []
     reverted: list[tuple[str, int]] = []
@@ -130,7 +148,9 @@ def view(fields: dict[str, str], stored: list[agentctl.task.entries.Entry], hits
     return Progress(new, entries, left, reverted, migrated, joined, same and not joined)
 
 
-def of_task(store: Store, fields: dict[str, str] | None = None, written: list[str] | None = None) -> Progress | None:
+def of_task(
+    store: Store, fields: dict[str, str] | None = None, written: list[str] | None = None
+) -> Progress | None:
     """The running ``--match`` task as the tree shows it (one git grep, no write); None for any other task,
     or when the tree cannot be searched (then the list's own marks are the answer). ``written``: an edit
     hook's paths, the only ones searched again (matched.grep)."""
@@ -189,9 +209,12 @@ def stop_check(store: Store, fields: dict[str, str], force: bool) -> Progress | 
         return found
     from agentctl.ground.errors import CheckFailed
 
-    where = _names([f"{p}:{n}" for p, n in found.reverted] or
-                   [e.path for e in found.entries if e.mark == "todo"], 3)
-    raise CheckFailed(f"task {fields.get('TASK_ID', '')} is not finished: LEFT={found.left} files still hold the old form "
-                      f"{fields.get(matched.MATCH, '')[:80]!r} ({where})"
-                      + (f", {len(found.reverted)} reverted" if found.reverted else "")
-                      + "; migrate them, or stop anyway with `agentctl task stop --force` (recorded as FORCED=1)")
+    where = _names(
+        [f"{p}:{n}" for p, n in found.reverted] or [e.path for e in found.entries if e.mark == "todo"], 3
+    )
+    raise CheckFailed(
+        f"task {fields.get('TASK_ID', '')} is not finished: LEFT={found.left} files still hold the old form "
+        f"{fields.get(matched.MATCH, '')[:80]!r} ({where})"
+        + (f", {len(found.reverted)} reverted" if found.reverted else "")
+        + "; migrate them, or stop anyway with `agentctl task stop --force` (recorded as FORCED=1)"
+    )

@@ -13,10 +13,13 @@ from agentctl.ground.schema import Field, Schema
 MARKS = ("todo", "done", "skip")
 SYNCED_STATES = ("ACTIVE", "PAUSED")
 
-DONE_ARCHIVE = Schema("archived task", (
-    *(Field(k, "uint") for k in ("SEQ", "TOTAL", "DONE", "SKIPPED", "FILES_TOUCHED", "FORCED")),
-    *(Field(k, "time") for k in ("STARTED", "ENDED")),
-    *(Field(k, "archive") for k in ("FILES_LIST", "FILES_LOG", "VERIFY_JOURNAL")),
-))
+DONE_ARCHIVE = Schema(
+    "archived task",
+    (
+        *(Field(k, "uint") for k in ("SEQ", "TOTAL", "DONE", "SKIPPED", "FILES_TOUCHED", "FORCED")),
+        *(Field(k, "time") for k in ("STARTED", "ENDED")),
+        *(Field(k, "archive") for k in ("FILES_LIST", "FILES_LOG", "VERIFY_JOURNAL")),
+    ),
+)
 
 __all__ = ["DONE_ARCHIVE", "MARKS", "SYNCED_STATES"]

@@ -30,8 +30,27 @@ if TYPE_CHECKING:
 STATUS = "services/task/status"
 LOCK = lockorder.TASK
 STATES = ("IDLE", "ACTIVE", "PAUSED", "DONE")
-KEYS = ("STATE", "TASK_ID", "DESC", "TOTAL", "DONE", "NEXT", "NOTES", "STARTED", "UPDATED", "SEQ", "NEXT_PINNED", "LIST",
-        "STOPPED_BY", "CLAIMS", "SKIPPED", "AUTO_STOP", "LIST_SIG", "MATCH", "MATCH_PATHS")
+KEYS = (
+    "STATE",
+    "TASK_ID",
+    "DESC",
+    "TOTAL",
+    "DONE",
+    "NEXT",
+    "NOTES",
+    "STARTED",
+    "UPDATED",
+    "SEQ",
+    "NEXT_PINNED",
+    "LIST",
+    "STOPPED_BY",
+    "CLAIMS",
+    "SKIPPED",
+    "AUTO_STOP",
+    "LIST_SIG",
+    "MATCH",
+    "MATCH_PATHS",
+)
 MAX_LIST_BYTES = 64 << 20
 
 
@@ -42,7 +61,9 @@ def read_status(store: Store) -> dict[str, str]:
     fields = codec.parse_status(data, store.shown(STATUS), KEYS)
     state = fields.get("STATE", "")
     if state not in STATES:
-        raise StateError(f"{store.shown(STATUS)}: STATE={state[:20]!r} is not one of {'/'.join(STATES)}; run `agentctl doctor`")
+        raise StateError(
+            f"{store.shown(STATUS)}: STATE={state[:20]!r} is not one of {'/'.join(STATES)}; run `agentctl doctor`"
+        )
     for key in ("TOTAL", "DONE", "SEQ"):
         codec.status_int(fields, key, store.shown(STATUS))
     if "SEQ" not in fields:  # without it SEQ would restart at 0 and a replayed --seq could apply twice
@@ -55,7 +76,9 @@ def read_entries(store: Store, fields: dict[str, str]) -> list[Entry]:
     if not name:
         return []
     if "/" in name or not name.startswith("list-"):
-        raise StateError(f"{store.shown(STATUS)}: LIST={name!r} is not a list file name; run `agentctl doctor`")
+        raise StateError(
+            f"{store.shown(STATUS)}: LIST={name!r} is not a list file name; run `agentctl doctor`"
+        )
     rel = f"services/task/{name}"
     data = store.read(rel, cap=MAX_LIST_BYTES)
     for _ in range(100):
@@ -65,7 +88,11 @@ def read_entries(store: Store, fields: dict[str, str]) -> list[Entry]:
         # list since ``fields`` was read. Follow the status to the list it names now, and
         # bring ``fields`` along so the caller keeps a matching pair.
         fresh = read_status(store)
-        if fresh.get("LIST", "") in ("", name) or "/" in fresh["LIST"] or not fresh["LIST"].startswith("list-"):
+        if (
+            fresh.get("LIST", "") in ("", name)
+            or "/" in fresh["LIST"]
+            or not fresh["LIST"].startswith("list-")
+        ):
             break
         fields.clear()
         fields.update(fresh)
@@ -73,14 +100,22 @@ def read_entries(store: Store, fields: dict[str, str]) -> list[Entry]:
         rel = f"services/task/{name}"
         data = store.read(rel, cap=MAX_LIST_BYTES)
     if data is None:
-        raise StateError(f"{store.shown(rel)} is missing for the {fields.get('STATE')} task; run `agentctl doctor`")
+        raise StateError(
+            f"{store.shown(rel)} is missing for the {fields.get('STATE')} task; run `agentctl doctor`"
+        )
     from agentctl.task.entries import parse
 
     return parse(data, store.shown(rel))
 
 
-def commit(store: Store, old: dict[str, str], new: dict[str, str], entries: list[Entry] | None,
-           list_data: bytes | None = None, plain: bool = False) -> None:
+def commit(
+    store: Store,
+    old: dict[str, str],
+    new: dict[str, str],
+    entries: list[Entry] | None,
+    list_data: bytes | None = None,
+    plain: bool = False,
+) -> None:
     """Write the list (when it changed: ``entries``, or its bytes) and then the status; remove the old list.
     ``plain``: ``list_data`` is a plain list whose TOTAL and DONE are ``new``'s (see _plain_list)."""
     old_list = old.get("LIST", "")
@@ -106,8 +141,12 @@ def commit(store: Store, old: dict[str, str], new: dict[str, str], entries: list
     if new.get("STATE") == "DONE" and old.get("STATE") != "DONE" and store.alerts():
         from agentctl.notify import fire  # one stat above when nothing is configured (the hot path)
 
-        fire.event(store, "task-done", detail=f"{new.get('DONE', '')}/{new.get('TOTAL', '')} done: {new.get('DESC', '')}",
-                   task=new.get("TASK_ID", ""))
+        fire.event(
+            store,
+            "task-done",
+            detail=f"{new.get('DONE', '')}/{new.get('TOTAL', '')} done: {new.get('DESC', '')}",
+            task=new.get("TASK_ID", ""),
+        )
 
 
 def next_seq(store: Store, old: dict[str, str]) -> str:
@@ -118,13 +157,19 @@ def next_seq(store: Store, old: dict[str, str]) -> str:
 def status_lines(fields: dict[str, str]) -> list[str]:
     """The status as printed: KEY=VALUE in the file's escaped form, internal keys hidden."""
     order = [k for k in KEYS if k in fields] + [k for k in fields if k not in KEYS]
-    return [f"{k}={codec.encode(fields[k])}" for k in order if k not in ("LIST", "NEXT_PINNED", "CLAIMS", "LIST_SIG")]
+    return [
+        f"{k}={codec.encode(fields[k])}"
+        for k in order
+        if k not in ("LIST", "NEXT_PINNED", "CLAIMS", "LIST_SIG")
+    ]
 
 
 class UpdateResult:
     __slots__ = ("applied", "fields", "message", "changed")
 
-    def __init__(self, applied: bool, fields: dict[str, str], message: str = "", changed: list[str] | None = None) -> None:
+    def __init__(
+        self, applied: bool, fields: dict[str, str], message: str = "", changed: list[str] | None = None
+    ) -> None:
         self.applied = applied
         self.fields = fields
         self.message = message
@@ -204,14 +249,27 @@ def _plain_list(store: Store, fields: dict[str, str]) -> _PlainList | None:
     is read without the five scans that check it (a millisecond on 10,000 entries). A list written
     otherwise, changed since (a hand edit, a pull), or a status whose counts changed, is checked whole."""
     name = fields.get("LIST", "")
-    if not _PLAIN or not name or "/" in name or not name.startswith("list-") or fields.get("CLAIMS", "0") != "0":
+    if (
+        not _PLAIN
+        or not name
+        or "/" in name
+        or not name.startswith("list-")
+        or fields.get("CLAIMS", "0") != "0"
+    ):
         return None
     rel = f"services/task/{name}"
     sig = fields.get("LIST_SIG", "")
     counts = f":{fields.get('TOTAL', '')}:{fields.get('DONE', '')}"
-    signed = bool(sig) and fields.get("TOTAL", "").isdigit() and fields.get("DONE", "").isdigit() and _sig_of(store, rel) + counts == sig
+    signed = (
+        bool(sig)
+        and fields.get("TOTAL", "").isdigit()
+        and fields.get("DONE", "").isdigit()
+        and _sig_of(store, rel) + counts == sig
+    )
     data = store.read(rel, cap=MAX_LIST_BYTES)
-    if signed and data and _sig_of(store, rel) + counts == sig and len(data) == int(sig.split(":", 1)[0]):  # unchanged meanwhile
+    if (
+        signed and data and _sig_of(store, rel) + counts == sig and len(data) == int(sig.split(":", 1)[0])
+    ):  # unchanged meanwhile
         try:
             return _PlainList(data.decode("utf-8"), int(fields["TOTAL"]), int(fields["DONE"]))
         except UnicodeDecodeError:
@@ -285,7 +343,9 @@ def _mark_done_plain(store: Store, paths: list[str]) -> UpdateResult | None:
     return UpdateResult(True, new, "", changed)
 
 
-def _update_plain(store: Store, done: int, notes: str | None, state: str | None, seq: int | None) -> UpdateResult | None:
+def _update_plain(
+    store: Store, done: int, notes: str | None, state: str | None, seq: int | None
+) -> UpdateResult | None:
     """update(done=N) on a plain list; None to take the general path."""
     with store.lock(LOCK):
         old = read_status(store)
@@ -321,7 +381,9 @@ def update(
     seq: int | None = None,
 ) -> UpdateResult:
     if done is None and next_path is None and notes is None and state is None:
-        raise UsageError("nothing to update; give --done N, --next PATH, --notes TEXT or --state ACTIVE|PAUSED")
+        raise UsageError(
+            "nothing to update; give --done N, --next PATH, --notes TEXT or --state ACTIVE|PAUSED"
+        )
     if state is not None and state not in ("ACTIVE", "PAUSED"):
         raise UsageError(f"--state must be ACTIVE or PAUSED, got {state[:20]!r}")
     if done is not None:
@@ -341,7 +403,9 @@ def update(
             raise NoTask()
         if seq is not None and seq != cur_seq:
             return UpdateResult(
-                False, old, f"not applied: SEQ is {cur_seq}, not {seq} (already applied, or read a newer state); nothing changed"
+                False,
+                old,
+                f"not applied: SEQ is {cur_seq}, not {seq} (already applied, or read a newer state); nothing changed",
             )
         import agentctl.task.entries
         from agentctl.task import edits  # a replay above loads neither: the hot path

@@ -91,8 +91,10 @@ def switch(store: Store, name: str, say: Callable[[str], None] | None = None) ->
     if name not in levels:
         from agentctl.ground.nearest import hint
 
-        raise UsageError(f"no runlevel {name[:40]!r}{hint(name, levels)} (known: {', '.join(levels)}; "
-                         f"edit {store.shown(TABLE)} to add one)")
+        raise UsageError(
+            f"no runlevel {name[:40]!r}{hint(name, levels)} (known: {', '.join(levels)}; "
+            f"edit {store.shown(TABLE)} to add one)"
+        )
     old = current(store)
     old_services = levels.get(old, [])
     new_services = levels[name]

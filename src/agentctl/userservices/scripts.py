@@ -77,9 +77,15 @@ def run(store: Store, name: str, action: str, timeout: float | None = None) -> S
     env["AGENTCTL_SERVICE"] = name
     rel = log_rel(name, action)
     with store.lock(f"services/{name}/.lock"):
-        fd = os.open(store.path(rel), os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        fd = os.open(
+            store.path(rel),
+            os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC,
+            0o600,
+        )
         try:
-            code, timed_out = proc.to_file([path], os.path.dirname(path), env, fd, limit, lambda: _cap(fd, running=True))
+            code, timed_out = proc.to_file(
+                [path], os.path.dirname(path), env, fd, limit, lambda: _cap(fd, running=True)
+            )
             _cap(fd)
             result = ScriptResult(code, _shown(store, rel, fd), timed_out)
         finally:
@@ -111,7 +117,11 @@ def _cap(fd: int, running: bool = False) -> None:
     tail = os.pread(fd, tail_len, size - tail_len)
     cut = size - LOG_HEAD - len(tail)
     os.ftruncate(fd, LOG_HEAD)
-    os.write(fd, f"\n[agentctl: {cut} bytes of output cut here to keep this log under {LOG_CAP} bytes]\n".encode() + tail)
+    os.write(
+        fd,
+        f"\n[agentctl: {cut} bytes of output cut here to keep this log under {LOG_CAP} bytes]\n".encode()
+        + tail,
+    )
 
 
 def _punch(fd: int, offset: int, length: int) -> bool:
@@ -134,6 +144,10 @@ def _shown(store: Store, rel: str, fd: int) -> str:
     if size <= 2 * SHOWN:
         data = os.pread(fd, size, 0)
     else:
-        data = (os.pread(fd, SHOWN, 0) + f"\n[... {size - 2 * SHOWN} bytes not shown; the whole output is in "
-                f"{store.shown(rel)}]\n".encode() + os.pread(fd, SHOWN, size - SHOWN))
+        data = (
+            os.pread(fd, SHOWN, 0)
+            + f"\n[... {size - 2 * SHOWN} bytes not shown; the whole output is in "
+            f"{store.shown(rel)}]\n".encode()
+            + os.pread(fd, SHOWN, size - SHOWN)
+        )
     return data.decode("utf-8", "replace")

@@ -36,17 +36,34 @@ WINDOW = 32 << 10  # what check() reads of the log past the pass: about 600 entr
 
 class Evidence:
     # A plain class: `resume` and `task status` use it, and `dataclasses` is too dear for them.
-    __slots__ = ("verdict", "_changed", "last_pass", "failed", "shown_commands", "_head", "_since", "no_task",
-                 "checks_changed")
+    __slots__ = (
+        "verdict",
+        "_changed",
+        "last_pass",
+        "failed",
+        "shown_commands",
+        "_head",
+        "_since",
+        "no_task",
+        "checks_changed",
+    )
 
-    def __init__(self, verdict: str, changed: list[str] | None = None, last_pass: str = "", failed: bool = False,
-                 shown_commands: str = "") -> None:
+    def __init__(
+        self,
+        verdict: str,
+        changed: list[str] | None = None,
+        last_pass: str = "",
+        failed: bool = False,
+        shown_commands: str = "",
+    ) -> None:
         self.verdict = verdict  # yes | no | never | none
         self._changed: list[str] | None = [] if changed is None else changed
         self.last_pass = last_pass
         self.failed = failed  # the latest run (in this task's log) failed
         self.shown_commands = shown_commands
-        self._head: list[str] = self._changed or []  # the first changed paths, all of them when _changed is known
+        self._head: list[str] = (
+            self._changed or []
+        )  # the first changed paths, all of them when _changed is known
         self._since: tuple[Store, int] | None = None  # where the whole list is read from when asked for
         self.no_task = False  # no task's files log: nothing is logged, so a pass covers nothing in particular
         self.checks_changed = False  # the checks are not those the last pass ran: it covers nothing
@@ -89,19 +106,26 @@ class Evidence:
         n, exact = self._count()
         files_word = f"{n} file{'s' if n != 1 else ''}" if exact else f"{n}+ files"
         if self.verdict == "none" and self.shown_commands == "agentctl.rules":
-            return ("the verify commands of agentctl.rules wait for a person's `agentctl verify trust` in this copy; "
-                    "nothing is claimed")
+            return (
+                "the verify commands of agentctl.rules wait for a person's `agentctl verify trust` in this copy; "
+                "nothing is claimed"
+            )
         if self.verdict == "none":
             return f"no verify commands configured (add them with `agentctl verify add COMMAND` to {self.shown_commands}); nothing is claimed"
         if self.checks_changed and not self.failed:  # a failure after the pass says more
-            return (f"the checks changed since the last pass ({self.last_pass}), which did not run them"
-                    + (f"; {files_word} changed: {self.names()}" if n else ""))
+            return f"the checks changed since the last pass ({self.last_pass}), which did not run them" + (
+                f"; {files_word} changed: {self.names()}" if n else ""
+            )
         scope = " (no task is running)" if self.no_task else " in this task"
         if self.verdict == "yes":
             return f"the last pass ({self.last_pass}) covers every change logged{scope}"
         if self.verdict == "never":
             if self.no_task:
-                base = "no passing run covers the changes logged with no task running" if n else "no passing run yet (no task is running)"
+                base = (
+                    "no passing run covers the changes logged with no task running"
+                    if n
+                    else "no passing run yet (no task is running)"
+                )
             else:
                 base = "no passing run in this task yet"
             return base + (f"; {files_word} changed: {self.names()}" if n else "")
@@ -117,8 +141,14 @@ class Evidence:
 
     def as_dict(self) -> dict[str, object]:
         changed = self.changed  # the whole list (so detail() below counts exactly too)
-        return {"verdict": self.verdict, "changed": changed, "changed_count": len(changed),
-                "last_pass": self.last_pass, "latest_run_failed": self.failed, "detail": self.detail()}
+        return {
+            "verdict": self.verdict,
+            "changed": changed,
+            "changed_count": len(changed),
+            "last_pass": self.last_pass,
+            "latest_run_failed": self.failed,
+            "detail": self.detail(),
+        }
 
 
 def log_identity(store: Store) -> str:
@@ -151,7 +181,10 @@ def as_this_task(store: Store, vfields: dict[str, str]) -> tuple[dict[str, str],
         return vfields, ""
     shown = dict(vfields, STATE="IDLE")
     whose = f"task {other}" if other else "an earlier task"
-    return shown, f"no verify run in this task yet; the last one ({vfields['STATE']} {vfields.get('LAST_RUN', '')}) was in {whose}"
+    return (
+        shown,
+        f"no verify run in this task yet; the last one ({vfields['STATE']} {vfields.get('LAST_RUN', '')}) was in {whose}",
+    )
 
 
 def mark(store: Store) -> tuple[str, int]:
@@ -181,8 +214,9 @@ def check(store: Store, vfields: dict[str, str] | None = None) -> Evidence:
     no_task = ident.split(" ")[1:2] != ["SESSION_START"]  # a task's log opens with TIME SESSION_START TASK
     # A pass counts for the log it ran against; with no task running, one that ran before there was
     # any log counts for the log begun since (its edits all came after it).
-    if vfields.get("LAST_PASS") and (vfields.get("LAST_PASS_LOG", "\0") == ident
-                                     or (no_task and vfields.get("LAST_PASS_LOG", "\0") == "")):
+    if vfields.get("LAST_PASS") and (
+        vfields.get("LAST_PASS_LOG", "\0") == ident or (no_task and vfields.get("LAST_PASS_LOG", "\0") == "")
+    ):
         pos = codec.status_int(vfields, "LAST_PASS_POS", store.shown(status.STATUS))
         if pos <= size:
             pass_pos = pos

@@ -97,7 +97,9 @@ _OTHER = re.compile(
 # A path or FILE:LINE location: what a keyword found inside it says nothing (`operators/timeout.ts`).
 _PATHISH = re.compile(r"\S*[/\\]\S*|\b[\w-]+\.[A-Za-z]\w{0,5}\b(:\d+)*:?")
 # After a location, what states an error (`x.py:6: SomeError`, `a.c:3:1: fatal error`), not code that mentions one.
-_STATED = re.compile(r"^\W*(\w*(Error|Exception|Failure)\b|(error|fatal|failed|failure|panic)\b)", re.IGNORECASE)
+_STATED = re.compile(
+    r"^\W*(\w*(Error|Exception|Failure)\b|(error|fatal|failed|failure|panic)\b)", re.IGNORECASE
+)
 _LOCATION = re.compile(r"^.*?[\w./-]+\.\w+[:(]\d+[\d,:)]*\s*(- )?")
 _NOISE = re.compile(
     r"^[=_!~⎯─━\-]{3,}.*$"  # rulers with or without a title

@@ -19,8 +19,15 @@ from agentctl.verify.repeat import match, sigs
 class RunResult:
     __slots__ = ("state", "fields", "message", "repeat", "same_error", "superseded")
 
-    def __init__(self, state: str, fields: dict[str, str], message: str, repeat: str = "", same_error: str = "",
-                 superseded: int = 0) -> None:
+    def __init__(
+        self,
+        state: str,
+        fields: dict[str, str],
+        message: str,
+        repeat: str = "",
+        same_error: str = "",
+        superseded: int = 0,
+    ) -> None:
         self.superseded = superseded  # a newer run's number when its result was recorded first and stands
         self.state = state
         self.fields = fields
@@ -29,8 +36,19 @@ class RunResult:
         self.same_error = same_error  # the error of an earlier run, though the files differ
 
 
-def record(store: Store, run_no: int, failed: tuple[str, int, list[str], int] | None, *, log_rel: str, log_id: str,
-           pos: int, files_sig: str, err_sig: str, timeout: float, checks: str | None = None) -> RunResult:
+def record(
+    store: Store,
+    run_no: int,
+    failed: tuple[str, int, list[str], int] | None,
+    *,
+    log_rel: str,
+    log_id: str,
+    pos: int,
+    files_sig: str,
+    err_sig: str,
+    timeout: float,
+    checks: str | None = None,
+) -> RunResult:
     """Record run ``run_no``: ``failed`` is None for a pass, else (command, exit code, error lines, error count);
     ``log_id``/``pos`` where the files log stood when it started (see evidence)."""
     with store.lock(status.LOCK):
@@ -38,9 +56,16 @@ def record(store: Store, run_no: int, failed: tuple[str, int, list[str], int] | 
         stood = int(fields["RESULT_RUN"]) if fields.get("RESULT_RUN", "").isdigit() else 0
         if stood > run_no:  # a newer run recorded its result first: that result stands, not this one
             state = fields.get("STATE", "IDLE")
-            word = "PASSED" if state == "PASSED" else f"{state} ({fields.get('REASON', '')})".replace(" ()", "")
-            return RunResult(state, fields, f"run {run_no} was overtaken: the newer run {stood} finished first and its "
-                             f"result stands: {word}", superseded=stood)
+            word = (
+                "PASSED" if state == "PASSED" else f"{state} ({fields.get('REASON', '')})".replace(" ()", "")
+            )
+            return RunResult(
+                state,
+                fields,
+                f"run {run_no} was overtaken: the newer run {stood} finished first and its "
+                f"result stands: {word}",
+                superseded=stood,
+            )
         fields["RESULT_RUN"] = str(run_no)
         fields.pop("INTERRUPTED", None)
         fields["LAST_RUN"] = now_iso()
@@ -52,7 +77,9 @@ def record(store: Store, run_no: int, failed: tuple[str, int, list[str], int] | 
         prev_tried = status.tried(fields)
         sig_list = sigs(fields)
         if failed is None:
-            fields.update(STATE="PASSED", COMMAND="", EXIT_CODE="0", ERROR_COUNT="0", ERRORS="", ATTEMPTS="0", REASON="")
+            fields.update(
+                STATE="PASSED", COMMAND="", EXIT_CODE="0", ERROR_COUNT="0", ERRORS="", ATTEMPTS="0", REASON=""
+            )
             fields["LAST_PASS"] = fields["LAST_RUN"]
             fields["LAST_PASS_POS"] = str(pos)
             fields["LAST_PASS_LOG"] = log_id
@@ -73,7 +100,14 @@ def record(store: Store, run_no: int, failed: tuple[str, int, list[str], int] | 
                 ATTEMPTS=str(attempts),
             )
             match(fields, sig_list, str(run_no), err_sig, files_sig)
-            status.journal(store, "FAIL", str(run_no), err_sig, files_sig, f"`{cmd}` {fields['REASON']}: {lines[0] if lines else ''}")
+            status.journal(
+                store,
+                "FAIL",
+                str(run_no),
+                err_sig,
+                files_sig,
+                f"`{cmd}` {fields['REASON']}: {lines[0] if lines else ''}",
+            )
             if fields.get("REPEAT"):
                 status.journal(store, "REPEAT", str(run_no), err_sig, files_sig, fields["REPEAT"])
         status.write(store, fields, prev_tried, sig_list)
@@ -90,8 +124,10 @@ def record(store: Store, run_no: int, failed: tuple[str, int, list[str], int] | 
         msg = f"FAILED: `{failed[0]}` exited {failed[1]}"
     msg += f"; full output in {store.shown(log_rel)}" if failed is not None else ""
     if fields.get("REPEAT"):
-        msg += (f"; REPEATED: identical to {fields['REPEAT']} (same error from the same file contents)"
-                " - that attempt already failed, do not try it again")
+        msg += (
+            f"; REPEATED: identical to {fields['REPEAT']} (same error from the same file contents)"
+            " - that attempt already failed, do not try it again"
+        )
     elif fields.get("SAME_ERROR"):
         msg += f"; the same error as {fields['SAME_ERROR']}, though the files changed"
     return RunResult(fields["STATE"], fields, msg, fields.get("REPEAT", ""), fields.get("SAME_ERROR", ""))
@@ -102,12 +138,18 @@ def _tell(store: Store, fields: dict[str, str], run_no: int) -> None:
     from agentctl.notify import fire
 
     first = fields.get("ERRORS", "").split("\n", 1)[0]
-    fire.event(store, "verify-failed", detail=f"run {run_no}: `{fields.get('COMMAND', '')}` {fields.get('REASON', '')}"
-               + (f": {first}" if first else ""))
+    fire.event(
+        store,
+        "verify-failed",
+        detail=f"run {run_no}: `{fields.get('COMMAND', '')}` {fields.get('REASON', '')}"
+        + (f": {first}" if first else ""),
+    )
     again = fields.get("REPEAT") or fields.get("SAME_ERROR")
     if again:
         word = "identical to" if fields.get("REPEAT") else "the same error as"
-        fire.event(store, "repeat", detail=f"run {run_no} failed {word} {again}" + (f": {first}" if first else ""))
+        fire.event(
+            store, "repeat", detail=f"run {run_no} failed {word} {again}" + (f": {first}" if first else "")
+        )
 
 
 def interrupted(store: Store, run_no: int, log_fd: int, log_rel: str, signum: int) -> None:
@@ -122,7 +164,9 @@ def interrupted(store: Store, run_no: int, log_fd: int, log_rel: str, signum: in
             fields = status.read_status(store)
             stood = int(fields["RESULT_RUN"]) if fields.get("RESULT_RUN", "").isdigit() else 0
             if stood < run_no:
-                fields["INTERRUPTED"] = f"run {run_no} by {name} at {now_iso()} (output so far in {store.shown(log_rel)})"
+                fields["INTERRUPTED"] = (
+                    f"run {run_no} by {name} at {now_iso()} (output so far in {store.shown(log_rel)})"
+                )
                 status.write(store, fields, status.tried(fields))
                 status.journal(store, "INTERRUPTED", str(run_no), "-", "-", name)
         store.log_change("verify", "interrupted", f"run={run_no} {name}")

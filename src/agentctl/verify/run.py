@@ -44,8 +44,14 @@ def run(
         if waiting:
             from agentctl.verify import trust
 
-            return result.RunResult("NONE", status.read_status(store), f"nothing run: {trust.waiting_line(waiting)}")
-        return result.RunResult("NONE", status.read_status(store), f"no verify commands configured; add them to {store.shown(status.COMMANDS)}")
+            return result.RunResult(
+                "NONE", status.read_status(store), f"nothing run: {trust.waiting_line(waiting)}"
+            )
+        return result.RunResult(
+            "NONE",
+            status.read_status(store),
+            f"no verify commands configured; add them to {store.shown(status.COMMANDS)}",
+        )
     log_cap = retention.policy(store)["verify_log_max"]  # a wrong setting stops the run before it starts
     with store.lock(status.LOCK):
         fields = status.read_status(store)
@@ -57,7 +63,9 @@ def run(
     err_sig = "-"
     stamp = time.strftime("%Y%m%dT%H%M%S")
     log_rel = f"logs/verify-{stamp}-{run_no}.log"
-    log_fd = os.open(store.path(log_rel), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    log_fd = os.open(
+        store.path(log_rel), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600
+    )
     failed: tuple[str, int, list[str], int] | None = None
     try:
         for i, cmd in enumerate(cmds, 1):
@@ -69,8 +77,12 @@ def run(
             code = _run_one(cmd, store.project, log_fd, timeout, cappedlog.run_budget(log_cap, log_fd))
             took = time.monotonic() - t0
             word = "ok" if code == 0 else reason(code, timeout)
-            os.write(log_fd, f"# exit {code} after {took:.1f}s\n".encode() if code != TIMED_OUT
-                     else f"# exit timeout: {word}\n".encode())
+            os.write(
+                log_fd,
+                f"# exit {code} after {took:.1f}s\n".encode()
+                if code != TIMED_OUT
+                else f"# exit timeout: {word}\n".encode(),
+            )
             if progress:
                 progress(f"[{i}/{len(cmds)}] {cmd} ... {word} ({took:.1f}s)")
             if code != 0:
@@ -82,13 +94,25 @@ def run(
                 failed = (cmd, code, lines, count)
                 break
     except (KeyboardInterrupt, SystemExit) as exc:
-        signum = 2 if isinstance(exc, KeyboardInterrupt) else (exc.code - 128 if isinstance(exc.code, int) else 15)
+        signum = (
+            2 if isinstance(exc, KeyboardInterrupt) else (exc.code - 128 if isinstance(exc.code, int) else 15)
+        )
         result.interrupted(store, run_no, log_fd, log_rel, signum)
         raise
     finally:
         os.close(log_fd)
-    return result.record(store, run_no, failed, log_rel=log_rel, log_id=log_id, pos=pos, files_sig=files_sig,
-                               err_sig=err_sig, timeout=timeout, checks="\n".join(cmds))
+    return result.record(
+        store,
+        run_no,
+        failed,
+        log_rel=log_rel,
+        log_id=log_id,
+        pos=pos,
+        files_sig=files_sig,
+        err_sig=err_sig,
+        timeout=timeout,
+        checks="\n".join(cmds),
+    )
 
 
 def _run_one(cmd: str, cwd: str, log_fd: int, timeout: float, cap: int = 1 << 62) -> int:

@@ -13,14 +13,17 @@ STATES = ("IDLE", "RUNNING", "PASSED", "FAILED")
 EVENTS = ("PASS", "FAIL", "REPEAT", "TRIED", "INTERRUPTED")
 MAX_TEXT = 1000
 
-JOURNAL_RECORD = Schema("verify journal record", (
-    Field("TIME", "time"),
-    Field("EVENT", "choice", values=EVENTS),
-    Field("RUN", "run"),
-    Field("ERRSIG", "word"),
-    Field("FILESIG", "word"),
-    Field("TEXT", "text", size=MAX_TEXT + 8),
-))
+JOURNAL_RECORD = Schema(
+    "verify journal record",
+    (
+        Field("TIME", "time"),
+        Field("EVENT", "choice", values=EVENTS),
+        Field("RUN", "run"),
+        Field("ERRSIG", "word"),
+        Field("FILESIG", "word"),
+        Field("TEXT", "text", size=MAX_TEXT + 8),
+    ),
+)
 
 
 def _exit_code(value: str) -> str:
@@ -32,13 +35,19 @@ def _exit_code(value: str) -> str:
     return ""
 
 
-RESULT = Schema("verify result", (
-    Field("STATE", "choice", values=STATES),
-    *(Field(k, "uint") for k in ("RUN", "ATTEMPTS", "ERROR_COUNT", "RESULT_RUN")),
-    *(Field(k, "time") for k in ("LAST_RUN", "LAST_PASS", "UPDATED")),
-    *(Field(k, "text") for k in ("COMMAND", "ERRORS", "SAME_ERROR", "REPEAT", "REASON", "LAST_PASS_CHECKS")),
-    Field("EXIT_CODE", test=_exit_code),
-))
+RESULT = Schema(
+    "verify result",
+    (
+        Field("STATE", "choice", values=STATES),
+        *(Field(k, "uint") for k in ("RUN", "ATTEMPTS", "ERROR_COUNT", "RESULT_RUN")),
+        *(Field(k, "time") for k in ("LAST_RUN", "LAST_PASS", "UPDATED")),
+        *(
+            Field(k, "text")
+            for k in ("COMMAND", "ERRORS", "SAME_ERROR", "REPEAT", "REASON", "LAST_PASS_CHECKS")
+        ),
+        Field("EXIT_CODE", test=_exit_code),
+    ),
+)
 FREE = {f.name for f in RESULT.fields if f.kind == "text"}
 
 __all__ = ["EVENTS", "FREE", "JOURNAL_RECORD", "MAX_TEXT", "RESULT", "STATES"]

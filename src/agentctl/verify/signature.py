@@ -12,7 +12,9 @@ import os
 
 from agentctl.ground.store import Store
 
-TYPE_CHECKING = False  # imported by `verify`, which `resume` and the session hooks import: no typing at run time
+TYPE_CHECKING = (
+    False  # imported by `verify`, which `resume` and the session hooks import: no typing at run time
+)
 if TYPE_CHECKING:
     import re
 
@@ -63,7 +65,7 @@ def normalise(line: str, project: str = "") -> str:
 
 def error_signature(cmd: str, output: bytes, project: str = "") -> str:
     """Hash of the failing command and its normalised error lines, the lines naming where an error is
-included (the same message at another file or line is another error); 16 hex digits."""
+    included (the same message at another file or line is another error); 16 hex digits."""
     import hashlib
 
     text = output.decode("utf-8", "replace")

@@ -62,7 +62,9 @@ def read_status(store: Store) -> dict[str, str]:
         if key not in KEYS and not (prefix in ("TRIED", "SIG") and num.isdigit()):
             raise StateError(f"{store.shown(STATUS)} has unknown key {key}; run `agentctl doctor`")
     if fields.get("STATE", "IDLE") not in STATES:
-        raise StateError(f"{store.shown(STATUS)}: STATE={fields.get('STATE', '')[:20]!r} is unknown; run `agentctl doctor`")
+        raise StateError(
+            f"{store.shown(STATUS)}: STATE={fields.get('STATE', '')[:20]!r} is unknown; run `agentctl doctor`"
+        )
     for key in ("RUN", "ATTEMPTS", "LAST_PASS_POS"):
         codec.status_int(fields, key, store.shown(STATUS))
     return fields
@@ -73,7 +75,9 @@ def tried(fields: dict[str, str]) -> list[str]:
     return [fields[f"TRIED_{n}"] for n in nums]
 
 
-def write(store: Store, fields: dict[str, str], tried_list: list[str], sig_list: list[Sig] | None = None) -> None:
+def write(
+    store: Store, fields: dict[str, str], tried_list: list[str], sig_list: list[Sig] | None = None
+) -> None:
     """Replace the status file: the known keys of ``fields``, then TRIED_n and SIG_n; the caller holds LOCK."""
     from agentctl.verify.repeat import sigs  # loaded by what writes the status, never by resume
 
@@ -90,7 +94,9 @@ def journal(store: Store, event: str, run: str, err: str, files_sig: str, text: 
     """Append to the task's verify journal (a record of verify/schema.py's JOURNAL); the caller holds the verify lock."""
     if event not in schema.EVENTS:
         raise ValueError(f"verify journal event {event!r} is not declared in verify/schema.py")
-    store.append(JOURNAL, codec.record(now_iso(), event, run, err, files_sig, text[:schema.MAX_TEXT]), sync=False)
+    store.append(
+        JOURNAL, codec.record(now_iso(), event, run, err, files_sig, text[: schema.MAX_TEXT]), sync=False
+    )
 
 
 def commands(store: Store) -> list[str]:
@@ -150,7 +156,9 @@ def archive_task(store: Store, stem: str) -> str | None:
             try:
                 os.rename(store.path(JOURNAL), store.path(rel))
             except OSError as exc:
-                raise StateError(f"cannot archive {store.shown(JOURNAL)}: {exc.strerror}; run `agentctl doctor`") from None
+                raise StateError(
+                    f"cannot archive {store.shown(JOURNAL)}: {exc.strerror}; run `agentctl doctor`"
+                ) from None
         from agentctl.verify.repeat import sigs
 
         if sigs(fields) or "REPEAT" in fields or "SAME_ERROR" in fields:
@@ -168,8 +176,10 @@ def configure(store: Store, command: str, shared: bool = False) -> bool:
         raise UsageError("a verify command is one line; add several commands one by one")
     command = command.strip()
     if not command or command.startswith("#") or (command.startswith("[") and command.endswith("]")):
-        raise UsageError(f"{command[:60]!r} is not a command (empty, a comment or a section header); give the shell "
-                         "command to run, for example `agentctl verify add pytest -q`")
+        raise UsageError(
+            f"{command[:60]!r} is not a command (empty, a comment or a section header); give the shell "
+            "command to run, for example `agentctl verify add pytest -q`"
+        )
     if shared:
         from agentctl.ground import sharedfile
 
@@ -189,5 +199,3 @@ def configure(store: Store, command: str, shared: bool = False) -> bool:
 
 def status_lines(fields: dict[str, str]) -> list[str]:
     return [f"{k}={codec.encode(v)}" for k, v in fields.items() if k != "LAST_PASS_CHECKS"]
-
-

@@ -87,12 +87,14 @@ def record_tried(store: Store, text: str) -> TriedResult:
         elif not any(similar(text, part) for part in target.text.split(" / ")):
             target.text = (target.text + " / " + text)[:1000]
         status.write(store, fields, items, sig_list)
-        status.journal(store, "TRIED", target.run if target else "-", target.err if target else "-", files_sig, text)
+        status.journal(
+            store, "TRIED", target.run if target else "-", target.err if target else "-", files_sig, text
+        )
     store.log_change("verify", "tried", text[:200])
     if similar_text:
         from agentctl.notify import fire
 
-        fire.event(store, "repeat", detail=f"fix tried again: {text!r} says the same as {ref} ({similar_text!r})")
+        fire.event(
+            store, "repeat", detail=f"fix tried again: {text!r} says the same as {ref} ({similar_text!r})"
+        )
     return TriedResult(min(len(items), status.MAX_TRIED), status.read_status(store), similar_text, ref)
-
-

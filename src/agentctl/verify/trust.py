@@ -57,8 +57,10 @@ def trust(store: Store) -> list[str]:
 
     cmds = sharedfile.verify_commands(store)
     if not cmds:
-        raise UsageError(f"{sharedfile.FILE} holds no [verify] commands to trust; add one with "
-                         "`agentctl verify add --shared COMMAND`")
+        raise UsageError(
+            f"{sharedfile.FILE} holds no [verify] commands to trust; add one with "
+            "`agentctl verify add --shared COMMAND`"
+        )
     data = (digest(cmds) + "\n").encode("ascii")
     file = _where(store)
     if file == TRUSTED or not ledger.write(store, file, data):
@@ -70,7 +72,9 @@ def trust(store: Store) -> list[str]:
 def waiting_line(cmds: list[str]) -> str:
     """What a copy says while the shared checks wait: where to read them whole (never an excerpt, which
     could hide the part that matters)."""
-    return (f"{len(cmds)} verify command{'s' if len(cmds) > 1 else ''} in {sharedfile.FILE} not run: not trusted in this "
-            f"copy (they came with the code, or the set changed since it was trusted); a person reads them whole in "
-            f"{sharedfile.FILE} ([verify]; `git log -p {sharedfile.FILE}` shows who changed them) and runs `agentctl "
-            "verify trust`")
+    return (
+        f"{len(cmds)} verify command{'s' if len(cmds) > 1 else ''} in {sharedfile.FILE} not run: not trusted in this "
+        f"copy (they came with the code, or the set changed since it was trusted); a person reads them whole in "
+        f"{sharedfile.FILE} ([verify]; `git log -p {sharedfile.FILE}` shows who changed them) and runs `agentctl "
+        "verify trust`"
+    )

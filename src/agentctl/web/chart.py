@@ -32,7 +32,9 @@ def downsample(points: list[list[float]], most: int = MAX_POINTS) -> list[list[f
     return [points[0], *kept.values()]
 
 
-def chart(fields: dict[str, str], progress: dict[str, Any], agents: AgentLog, journal: Journal, now: float) -> dict[str, Any]:
+def chart(
+    fields: dict[str, str], progress: dict[str, Any], agents: AgentLog, journal: Journal, now: float
+) -> dict[str, Any]:
     """The chart's data, or {"task": None} when no task is running."""
     started = epoch(fields.get("STARTED", ""))
     if fields.get("STATE", "IDLE") == "IDLE" or started is None:
@@ -42,12 +44,23 @@ def chart(fields: dict[str, str], progress: dict[str, Any], agents: AgentLog, jo
     points = [[started, 0.0, steps[0][2] if steps else total]]
     points += [p for p in steps if started <= p[0] <= now]
     points.append([max(now, points[-1][0]), done, total])
-    runs = [{"t": e["t"], "ok": e["event"] == "PASS", "run": e["run"]}
-            for e in getattr(journal, "events", []) if e["event"] in ("PASS", "FAIL")
-            and isinstance(e["t"], float) and started <= e["t"] <= now]
+    runs = [
+        {"t": e["t"], "ok": e["event"] == "PASS", "run": e["run"]}
+        for e in getattr(journal, "events", [])
+        if e["event"] in ("PASS", "FAIL") and isinstance(e["t"], float) and started <= e["t"] <= now
+    ]
     finish = None
     if done >= 2 and progress.get("eta") is not None:
         finish = {"t": now + float(progress["eta"]), "rate": progress["rate"]}
-    return {"task": fields.get("TASK_ID", ""), "start": started, "now": now, "done": done, "total": total,
-            "points": downsample(points), "compactions": [t for t in getattr(agents, "compactions", []) if started <= t <= now],
-            "runs": runs[-MAX_POINTS:], "finish": finish, "note": "" if finish else NO_PROJECTION if done < 2 else TOO_SOON}
+    return {
+        "task": fields.get("TASK_ID", ""),
+        "start": started,
+        "now": now,
+        "done": done,
+        "total": total,
+        "points": downsample(points),
+        "compactions": [t for t in getattr(agents, "compactions", []) if started <= t <= now],
+        "runs": runs[-MAX_POINTS:],
+        "finish": finish,
+        "note": "" if finish else NO_PROJECTION if done < 2 else TOO_SOON,
+    }

@@ -35,9 +35,22 @@ from agentctl.web.history import BARS, HISTORY_SHOWN, RUNS_SHOWN
 from agentctl.web.times import epoch
 from agentctl.workflow import resume
 
-WATCH = (status.STATUS, agentctl.files.log.LOG, agentctl.verify.status.STATUS, agentctl.verify.status.JOURNAL, agentctl.verify.status.COMMANDS, rules.STATUS, compactions.STATUS,
-         runlevels.CURRENT, runlevels.TABLE, "logs/index", "logs/agent.log", violations.LOG,
-         "services/interfaces/status", "services/plan/status")  # logs/index: history.INDEX
+WATCH = (
+    status.STATUS,
+    agentctl.files.log.LOG,
+    agentctl.verify.status.STATUS,
+    agentctl.verify.status.JOURNAL,
+    agentctl.verify.status.COMMANDS,
+    rules.STATUS,
+    compactions.STATUS,
+    runlevels.CURRENT,
+    runlevels.TABLE,
+    "logs/index",
+    "logs/agent.log",
+    violations.LOG,
+    "services/interfaces/status",
+    "services/plan/status",
+)  # logs/index: history.INDEX
 FILES_SHOWN = 200  # the most recently touched paths in the state; the rest through files()
 
 
@@ -97,7 +110,9 @@ class View:
         from agentctl.files import matchcounts
 
         matchcounts.forget()  # the old uses as the tree is now (interfaces, resume), not as at the first build
-        fields: dict[str, str] = part("task", lambda: progress.shown(store)[0], {"STATE": "IDLE"})  # a --match task as the tree shows it
+        fields: dict[str, str] = part(
+            "task", lambda: progress.shown(store)[0], {"STATE": "IDLE"}
+        )  # a --match task as the tree shows it
         now = time.time()
         data: dict[str, Any] = {
             "project": store.project,
@@ -107,19 +122,31 @@ class View:
             "session": part("session", lambda: compactions.read(store), {}),
             "task": shaped(fields),  # as `task status --json`: counts as numbers
             "progress": _progress(fields, now),
-            "claims": part("claims", lambda: [{"path": p, "agent": a, "expires": x, "until": now_iso(x)}
-                                              for p, a, x in agentctl.task.claims.claims(store, fields)], []),
+            "claims": part(
+                "claims",
+                lambda: [
+                    {"path": p, "agent": a, "expires": x, "until": now_iso(x)}
+                    for p, a, x in agentctl.task.claims.claims(store, fields)
+                ],
+                [],
+            ),
             "verify": part("verify", lambda: self._verify(fields), {}),
             "constraints": part("constraints", lambda: agentctl.constraints.listing.as_data(store), []),
-            "interfaces": part("interfaces", lambda: _interfaces(store), []),  # their old uses: in the resume block
+            "interfaces": part(
+                "interfaces", lambda: _interfaces(store), []
+            ),  # their old uses: in the resume block
             "plan": part("plan", lambda: _plan(store, fields), {"tasks": [], "head": ""}),
             "files": self._files(),
             "last": self._last(),
             "violations": part("violations", lambda: open_violations(store), []),
-            "vanished": part("vanished", lambda: _vanished(store), []),  # P0 rules whose removal a person must confirm
+            "vanished": part(
+                "vanished", lambda: _vanished(store), []
+            ),  # P0 rules whose removal a person must confirm
             "timeline": self._timeline(fields, now),
             "history": part("history", lambda: self._history(), {"tasks": [], "more": False}),
-            "context": part("context", lambda: _compaction_costs(store), []),  # what the state took of each new window
+            "context": part(
+                "context", lambda: _compaction_costs(store), []
+            ),  # what the state took of each new window
             "resume": part("resume", lambda: resume.build(store), ""),
             "brief": part("brief", lambda: resume.build_brief(store), ""),
         }
@@ -154,7 +181,9 @@ class View:
         if fields.get("STATE", "IDLE") != "IDLE":
             from agentctl.verify import evidence
 
-            v, earlier = evidence.as_this_task(store, v)  # the badge never shows an earlier task's run as this one's
+            v, earlier = evidence.as_this_task(
+                store, v
+            )  # the badge never shows an earlier task's run as this one's
         out: dict[str, Any] = {k: v[k] for k in agentctl.verify.status.KEYS if k in v and k != "ERRORS"}
         out["earlier_run"] = earlier or None
         out["errors"] = v["ERRORS"].split("\n") if v.get("ERRORS") and not earlier else []
@@ -175,8 +204,12 @@ class View:
         if not log.ready:
             return {"count": 0, "lines": 0, "shown": []}
         newest = sorted(log.paths.items(), key=lambda kv: kv[1].seq, reverse=True)[:FILES_SHOWN]
-        return {"count": len(log.paths), "lines": log.lines, "session": log.session,
-                "shown": [info.as_dict(p) for p, info in newest]}
+        return {
+            "count": len(log.paths),
+            "lines": log.lines,
+            "session": log.session,
+            "shown": [info.as_dict(p) for p, info in newest],
+        }
 
     def _last(self) -> dict[str, Any] | None:
         """The last thing the agent did, and when: the newer of the files log's last entry and agent.log's
@@ -200,7 +233,10 @@ class View:
 
     def file_entries(self, path: str) -> dict[str, Any]:
         """Every entry (time, operation) for one path in the current files log, as `files check` lists them."""
-        return {"path": path, "entries": [list(e) for e in entries_of(self.store, agentctl.files.log.LOG, path)]}
+        return {
+            "path": path,
+            "entries": [list(e) for e in entries_of(self.store, agentctl.files.log.LOG, path)],
+        }
 
     def _timeline(self, fields: dict[str, str], now: float) -> dict[str, Any]:
         log = self.files_log
@@ -211,13 +247,23 @@ class View:
             start = min(start, log.first_t)
         end = max(now, start + 60)
         width, edits = log.hist.bars(start, end, BARS)
-        runs = [{"t": e["t"], "ok": e["event"] == "PASS", "run": e["run"], "text": e["text"]}
-                for e in self.journal.events if e["event"] in ("PASS", "FAIL") and e["t"] is not None]
+        runs = [
+            {"t": e["t"], "ok": e["event"] == "PASS", "run": e["run"], "text": e["text"]}
+            for e in self.journal.events
+            if e["event"] in ("PASS", "FAIL") and e["t"] is not None
+        ]
         agents = self.agent_log
         comps = [t for t in getattr(agents, "compactions", []) if start <= t <= end]
         claims = {a: [t for t in ts if start <= t <= end] for a, ts in getattr(agents, "claims", {}).items()}
-        return {"start": start, "end": end, "bar": width, "edits": edits, "runs": runs, "compactions": comps,
-                "claims": {a: ts for a, ts in claims.items() if ts}}
+        return {
+            "start": start,
+            "end": end,
+            "bar": width,
+            "edits": edits,
+            "runs": runs,
+            "compactions": comps,
+            "claims": {a: ts for a, ts in claims.items() if ts},
+        }
 
     def _history(self) -> dict[str, Any]:
         return history.summary(self.store)
@@ -240,16 +286,20 @@ def _compaction_costs(store: Store) -> list[dict[str, str]]:
 def open_violations(store: Store) -> list[dict[str, Any]]:
     """The open P0 violations (a write to a denied path that happened anyway), oldest first, each with
     the rule it broke and how to restore the file."""
-    return [{"path": path, "rule": rule, "time": when, "restore": violations.restore_hint(store, path)}
-            for path, (when, rule) in violations.open_ones(store).items()]
+    return [
+        {"path": path, "rule": rule, "time": when, "restore": violations.restore_hint(store, path)}
+        for path, (when, rule) in violations.open_ones(store).items()
+    ]
 
 
 def _vanished(store: Store) -> list[dict[str, str]]:
     """The P0 rules that left the rules file without `constraints remove` (still enforced), with resume's line."""
     from agentctl.constraints import lastseen
 
-    return [{"rule": text, "since": since, "line": lastseen.vanished_line(text, since)}
-            for since, text in lastseen.vanished(store, persist=False)]
+    return [
+        {"rule": text, "since": since, "line": lastseen.vanished_line(text, since)}
+        for since, text in lastseen.vanished(store, persist=False)
+    ]
 
 
 def _progress(fields: dict[str, str], now: float) -> dict[str, Any]:
@@ -258,8 +308,14 @@ def _progress(fields: dict[str, str], now: float) -> dict[str, Any]:
         done, total = int(fields.get("DONE", "0")), int(fields.get("TOTAL", "0"))
     except ValueError:
         done, total = 0, 0
-    out: dict[str, Any] = {"done": done, "total": total, "percent": (100.0 * done / total) if total else 0.0,
-                           "rate": None, "eta": None, "elapsed": None}
+    out: dict[str, Any] = {
+        "done": done,
+        "total": total,
+        "percent": (100.0 * done / total) if total else 0.0,
+        "rate": None,
+        "eta": None,
+        "elapsed": None,
+    }
     started = epoch(fields.get("STARTED", ""))
     if started is not None and fields.get("STATE") in ("ACTIVE", "PAUSED", "DONE"):
         elapsed = max(0.0, now - started)
@@ -282,7 +338,11 @@ def _interfaces(store: Store) -> list[dict[str, Any]]:
     out = []
     for i in items:
         hits = found.get(i.name, [])
-        one = {k: v for k, v in report.data(i, hits).items() if k in ("name", "old", "new", "migrated", "old_uses", "files")}
+        one = {
+            k: v
+            for k, v in report.data(i, hits).items()
+            if k in ("name", "old", "new", "migrated", "old_uses", "files")
+        }
         one["state"] = report.state_line(hits)
         out.append(one)
     return out
@@ -296,5 +356,8 @@ def _plan(store: Store, fields: dict[str, str]) -> dict[str, Any]:
     if not view.tasks:
         return {"tasks": [], "head": ""}
     mine = lifecycle.running(store, fields)
-    return {"head": report.head(view), "running": mine.ID if mine is not None else None,
-            "tasks": [report.data(view, t) for t in view.tasks]}
+    return {
+        "head": report.head(view),
+        "running": mine.ID if mine is not None else None,
+        "tasks": [report.data(view, t) for t in view.tasks],
+    }

@@ -41,7 +41,9 @@ def checked(store: Store, path: str) -> str:
     root = os.path.realpath(store.project)
     real = os.path.realpath(os.path.join(root, path))
     if real != root and not real.startswith(root.rstrip(os.sep) + os.sep):
-        raise UsageError(f"{path[:200]!r} is a link that leads out of the project; only files inside it are shown")
+        raise UsageError(
+            f"{path[:200]!r} is a link that leads out of the project; only files inside it are shown"
+        )
     if real == root or os.path.isdir(real):
         raise UsageError(f"{path[:200]!r} is a folder; give a file")
     return path
@@ -68,32 +70,58 @@ def file_diff(store: Store, path: str) -> dict[str, Any]:
         out["note"] = "the project is not in git: no diff to show"
         return out
     base = read_baseline(store)
-    commit = base.commit if base is not None else "HEAD"  # no task started here in git: against the last commit
+    commit = (
+        base.commit if base is not None else "HEAD"
+    )  # no task started here in git: against the last commit
     out["base"] = commit or None
     full = os.path.join(store.project, rel)
-    tracked = bool(commit) and git.run(store.project, [*GIT, "cat-file", "-e", f"{commit}:./{rel}"],
-                                       timeout=TIMEOUT, check=False).code == 0
+    tracked = (
+        bool(commit)
+        and git.run(
+            store.project, [*GIT, "cat-file", "-e", f"{commit}:./{rel}"], timeout=TIMEOUT, check=False
+        ).code
+        == 0
+    )
     if not tracked:
-        tracked = git.run(store.project, [*GIT, "ls-files", "--error-unmatch", "--", rel],
-                          timeout=TIMEOUT, check=False).code == 0
+        tracked = (
+            git.run(
+                store.project, [*GIT, "ls-files", "--error-unmatch", "--", rel], timeout=TIMEOUT, check=False
+            ).code
+            == 0
+        )
     out["tracked"] = tracked
     if tracked and commit:
         res = git.run(store.project, [*GIT, *DIFF, commit, "--", rel], timeout=TIMEOUT, check=False)
     elif not os.path.lexists(full):
         out["note"] = "not tracked by git, and not in the tree now"
         return out
-    elif (ignored := git.run(store.project, [*GIT[:4], "check-ignore", "-q", "--no-index", "--", rel],
-                             timeout=TIMEOUT, check=False).code) != 1:  # check-ignore takes paths, not patterns
-        out["note"] = ("not tracked by git, and ignored by it (.gitignore): not shown" if ignored == 0
-                       else "not tracked by git, and git cannot say whether it ignores it: not shown")
+    elif (
+        ignored := git.run(
+            store.project,
+            [*GIT[:4], "check-ignore", "-q", "--no-index", "--", rel],
+            timeout=TIMEOUT,
+            check=False,
+        ).code
+    ) != 1:  # check-ignore takes paths, not patterns
+        out["note"] = (
+            "not tracked by git, and ignored by it (.gitignore): not shown"
+            if ignored == 0
+            else "not tracked by git, and git cannot say whether it ignores it: not shown"
+        )
         return out
     else:
         size = os.lstat(full).st_size
         if size > MAX_NEW:
             out["note"] = f"not tracked by git: a new file of {size} bytes, too large to show"
             return out
-        res = git.run(store.project, [*GIT, *DIFF, "--no-index", "--", os.devnull, rel], timeout=TIMEOUT, check=False)
-        out["note"] = "not tracked by git: shown as all new" if commit else "no commit when the task started: shown as all new"
+        res = git.run(
+            store.project, [*GIT, *DIFF, "--no-index", "--", os.devnull, rel], timeout=TIMEOUT, check=False
+        )
+        out["note"] = (
+            "not tracked by git: shown as all new"
+            if commit
+            else "no commit when the task started: shown as all new"
+        )
     if base is None and not out["note"]:
         out["note"] = "no task baseline recorded: against HEAD"
     if res.code not in (0, 1):

@@ -24,7 +24,14 @@ class PathInfo:
         self.ops: dict[str, int] = {}
 
     def as_dict(self, path: str) -> dict[str, object]:
-        return {"path": path, "count": self.count, "op": self.op, "ops": self.ops, "first": self.first, "last": self.last}
+        return {
+            "path": path,
+            "count": self.count,
+            "op": self.op,
+            "ops": self.ops,
+            "first": self.first,
+            "last": self.last,
+        }
 
 
 class FilesLog(Follower):

@@ -15,8 +15,10 @@ HEADER_TIMEOUT = 10.0  # seconds a connection has to send its request line and h
 MAX_PENDING = 512  # connections whose request head is still being read (one thread reads them all)
 HEAD_MAX = 16384  # bytes of a request head
 _BUSY_BODY = b"agentctl web: too many connections at once; retry\n"
-BUSY = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n"
-        b"Retry-After: 5\r\nContent-Length: " + str(len(_BUSY_BODY)).encode() + b"\r\n\r\n" + _BUSY_BODY)
+BUSY = (
+    b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n"
+    b"Retry-After: 5\r\nContent-Length: " + str(len(_BUSY_BODY)).encode() + b"\r\n\r\n" + _BUSY_BODY
+)
 
 
 def busy(request: Any) -> None:
@@ -43,7 +45,7 @@ def has_token(head: bytes, server: Any) -> bool:
             for part in line[7:].split(b";"):
                 part = part.strip()
                 if part.startswith(name):
-                    found.append(part[len(name):])
+                    found.append(part[len(name) :])
     return any(hmac.compare_digest(f, token) for f in found)
 
 

@@ -34,13 +34,23 @@ def search(store: Store, query: str, limit: int = HISTORY_SHOWN) -> dict[str, An
 
     if not query:
         rows, more = index.read_index(store, 1 << 20)
-        return {"query": "", "more": more, "tasks": [{"task": shaped(r.fields), "matched": []} for r in rows[:limit]]}
+        return {
+            "query": "",
+            "more": more,
+            "tasks": [{"task": shaped(r.fields), "matched": []} for r in rows[:limit]],
+        }
     codec.check_text(query, "the search text", limit=500)
     hits, more = show.search(store, query, limit)
-    return {"query": query, "more": more, "tasks": [{"task": shaped(r.fields), "matched": m} for r, m in hits]}
+    return {
+        "query": query,
+        "more": more,
+        "tasks": [{"task": shaped(r.fields), "matched": m} for r, m in hits],
+    }
 
 
-def archived(store: Store, task_id: str, cache: dict[str, tuple[tuple[int, int], dict[str, Any]]]) -> dict[str, Any]:
+def archived(
+    store: Store, task_id: str, cache: dict[str, tuple[tuple[int, int], dict[str, Any]]]
+) -> dict[str, Any]:
     """One archived task as `agentctl history show` gives it, plus its timeline and runs (cached by index state)."""
     from agentctl.history import index, show
 
@@ -63,17 +73,28 @@ def archived(store: Store, task_id: str, cache: dict[str, tuple[tuple[int, int],
     if log_rel.startswith("logs/") and "/" not in log_rel[5:]:
         flog = files.FilesLog(log_rel)
         flog.poll(store)
-        journal = logs.Journal(journal_rel if journal_rel.startswith("logs/") and "/" not in journal_rel[5:]
-                                 else "logs/-")
+        journal = logs.Journal(
+            journal_rel if journal_rel.startswith("logs/") and "/" not in journal_rel[5:] else "logs/-"
+        )
         journal.poll(store)
         start = times.epoch(done.get("STARTED", "")) or flog.first_t
         end = times.epoch(done.get("ENDED", "")) or time.time()
         if start is not None:
             width, edits = flog.hist.bars(start, max(end, start + 60), BARS)
-            runs = [{"t": e["t"], "ok": e["event"] == "PASS", "run": e["run"], "text": e["text"]}
-                    for e in journal.events if e["event"] in ("PASS", "FAIL") and e["t"] is not None]
-            detail["timeline"] = {"start": start, "end": max(end, start + 60), "bar": width, "edits": edits,
-                                  "runs": runs, "compactions": [], "claims": {}}
+            runs = [
+                {"t": e["t"], "ok": e["event"] == "PASS", "run": e["run"], "text": e["text"]}
+                for e in journal.events
+                if e["event"] in ("PASS", "FAIL") and e["t"] is not None
+            ]
+            detail["timeline"] = {
+                "start": start,
+                "end": max(end, start + 60),
+                "bar": width,
+                "edits": edits,
+                "runs": runs,
+                "compactions": [],
+                "claims": {},
+            }
         detail["runs_list"] = journal.events[-RUNS_SHOWN:]
         detail["files"] = [i.as_dict(p) for p, i in list(flog.paths.items())[:2000]]
         detail["files_count"] = len(flog.paths)

@@ -44,7 +44,11 @@ class Follower:
             return True
         ident = (st.st_dev, st.st_ino)
         changed = False
-        if self.head and st.st_size != self.offset and store.read_from(self.rel, 0, cap=len(self.head)) != self.head:
+        if (
+            self.head
+            and st.st_size != self.offset
+            and store.read_from(self.rel, 0, cap=len(self.head)) != self.head
+        ):
             self.ident = None
         if ident != self.ident or st.st_size < self.offset or not self.ready:
             self.ident, self.offset, self.ready, self.head = ident, 0, True, b""
@@ -83,7 +87,9 @@ class Journal(Follower):
             rec = codec.split_record(line, 6)
             if rec is None:
                 continue
-            self.events.append({"time": rec[0], "t": epoch(rec[0]), "event": rec[1], "run": rec[2], "text": rec[5]})
+            self.events.append(
+                {"time": rec[0], "t": epoch(rec[0]), "event": rec[1], "run": rec[2], "text": rec[5]}
+            )
         if len(self.events) > MAX_EVENTS:
             del self.events[: len(self.events) - MAX_EVENTS]
 
@@ -95,7 +101,9 @@ class AgentLog(Follower):
         self.compactions: list[float] = []
         self.claims: dict[str, list[float]] = {}
         self.last: dict[str, object] | None = None  # the newest change an agentctl command or hook recorded
-        self.task = ""  # the task the newest `task start` line names, and its DONE/TOTAL over time (web.chart)
+        self.task = (
+            ""  # the task the newest `task start` line names, and its DONE/TOTAL over time (web.chart)
+        )
         self.steps: list[list[float]] = []
         older = store.read(self.rel + ".1", cap=CHUNK) or b""  # the rotated half: the earlier lines
         self.feed(store, older[: older.rfind(b"\n") + 1])
@@ -107,7 +115,12 @@ class AgentLog(Follower):
                 continue
             service, action = rec[1], rec[2]
             if service not in QUIET:
-                self.last = {"time": rec[0], "t": epoch(rec[0]), "what": f"{service} {action}", "detail": rec[3][:200]}
+                self.last = {
+                    "time": rec[0],
+                    "t": epoch(rec[0]),
+                    "what": f"{service} {action}",
+                    "detail": rec[3][:200],
+                }
             if service == "session" and action == "compact":
                 t = epoch(rec[0])
                 if t is not None:

@@ -21,8 +21,10 @@ from agentctl.operation.contract import Ctx, Result
 from agentctl.web.server import make_server, netloc
 
 LOOPBACK = "127.0.0.1"
-RISK = ("serving on {host}: anyone who can reach that address and learns the URL can read this project's state "
-        "(task, paths, errors, rules) over plain HTTP; prefer the default 127.0.0.1 with `ssh -L` (docs/web.md)")
+RISK = (
+    "serving on {host}: anyone who can reach that address and learns the URL can read this project's state "
+    "(task, paths, errors, rules) over plain HTTP; prefer the default 127.0.0.1 with `ssh -L` (docs/web.md)"
+)
 
 
 def web(ctx: Ctx, *, port: int = 0, no_open: bool = False, host: str = "127.0.0.1") -> Result:
@@ -63,15 +65,19 @@ def _open_browser(url: str, opener: str) -> None:
     ``file://`` address of a page only this user can read (mode 0600, in the state folder) that
     redirects to the token URL; the server removes that page at the token's first use and at its stop.
     """
-    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+    if sys.platform.startswith("linux") and not (
+        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    ):
         return
     import html
     import threading
     import webbrowser
 
-    body = (f'<!doctype html><meta charset="utf-8"><meta name="referrer" content="no-referrer">'
-            f'<meta http-equiv="refresh" content="0;url={html.escape(url)}"><title>agentctl web</title>'
-            f'<p>Opening agentctl web...</p>\n')
+    body = (
+        f'<!doctype html><meta charset="utf-8"><meta name="referrer" content="no-referrer">'
+        f'<meta http-equiv="refresh" content="0;url={html.escape(url)}"><title>agentctl web</title>'
+        f"<p>Opening agentctl web...</p>\n"
+    )
     try:
         fd = os.open(opener, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:

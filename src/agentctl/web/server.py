@@ -25,8 +25,10 @@ STATIC = {
     "/static/web.js": ("web.js", "text/javascript; charset=utf-8"),
     "/static/web.css": ("web.css", "text/css; charset=utf-8"),
 }
-CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-       "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
 HEADERS = (
     ("Content-Security-Policy", CSP),
     ("X-Content-Type-Options", "nosniff"),
@@ -45,6 +47,7 @@ BACKLOG = 64  # connections the kernel queues before accept
 def limits() -> tuple[int, float]:
     """(connections at once, idle timeout in seconds): the defaults, or AGENTCTL_WEB_MAX_CONNECTIONS and
     AGENTCTL_WEB_IDLE_TIMEOUT when they hold a positive number."""
+
     def env(name: str, default: float) -> float:
         try:
             value = float(os.environ.get(name, ""))
@@ -52,7 +55,9 @@ def limits() -> tuple[int, float]:
             return default
         return value if 0 < value < 1e6 else default
 
-    return int(env("AGENTCTL_WEB_MAX_CONNECTIONS", MAX_CONNECTIONS)), env("AGENTCTL_WEB_IDLE_TIMEOUT", IDLE_TIMEOUT)
+    return int(env("AGENTCTL_WEB_MAX_CONNECTIONS", MAX_CONNECTIONS)), env(
+        "AGENTCTL_WEB_IDLE_TIMEOUT", IDLE_TIMEOUT
+    )
 
 
 def netloc(host: str, port: int) -> str:
@@ -127,8 +132,10 @@ def make_server(view: View, host: str, port: int, token: str | None = None) -> T
     try:
         server = Server((host, port), handler)
     except OSError as exc:
-        raise StateError(f"cannot listen on {netloc(host, port)}: {exc.strerror or exc}; "
-                         "give another --port (0 picks a free one)") from None
+        raise StateError(
+            f"cannot listen on {netloc(host, port)}: {exc.strerror or exc}; "
+            "give another --port (0 picks a free one)"
+        ) from None
     server.token = token or secrets.token_urlsafe(24)  # type: ignore[attr-defined]
     server.heads = {}  # type: ignore[attr-defined]
     server.hosts = allowed_hosts(host, server.server_port)  # type: ignore[attr-defined]
@@ -160,8 +167,13 @@ def _handler(view: View) -> type[BaseHTTPRequestHandler]:
             if os.environ.get("AGENTCTL_LOG", "").lower() == "debug":
                 sys.stderr.write("agentctl web: " + (format % args) + "\n")
 
-        def _send(self, code: int, body: bytes, ctype: str = "text/plain; charset=utf-8",
-                  extra: tuple[tuple[str, str], ...] = ()) -> None:
+        def _send(
+            self,
+            code: int,
+            body: bytes,
+            ctype: str = "text/plain; charset=utf-8",
+            extra: tuple[tuple[str, str], ...] = (),
+        ) -> None:
             self.send_response(code)
             for name, value in HEADERS + extra:
                 self.send_header(name, value)
@@ -207,7 +219,9 @@ def _handler(view: View) -> type[BaseHTTPRequestHandler]:
             if not ok:
                 self._send(403, b"agentctl web: missing or wrong token (open the URL the server printed)\n")
                 return
-            if fresh and parts.path == "/":  # the token leaves the address bar: a cookie carries it from now on
+            if (
+                fresh and parts.path == "/"
+            ):  # the token leaves the address bar: a cookie carries it from now on
                 cookie = f"{self._cookie_name()}={self.server.token}; HttpOnly; SameSite=Strict; Path=/"  # type: ignore[attr-defined]
                 self._send(303, b"", extra=(("Location", parts.path or "/"), ("Set-Cookie", cookie)))
                 return
@@ -263,4 +277,18 @@ def _handler(view: View) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-__all__ = ["BACKLOG", "BUSY", "CSP", "HEADER_TIMEOUT", "RESERVE", "HEADERS", "IDLE_TIMEOUT", "MAX_CONNECTIONS", "STATIC", "allowed_hosts", "limits", "make_server", "netloc"]
+__all__ = [
+    "BACKLOG",
+    "BUSY",
+    "CSP",
+    "HEADER_TIMEOUT",
+    "RESERVE",
+    "HEADERS",
+    "IDLE_TIMEOUT",
+    "MAX_CONNECTIONS",
+    "STATIC",
+    "allowed_hosts",
+    "limits",
+    "make_server",
+    "netloc",
+]

@@ -52,9 +52,13 @@ def after_pass(store: Store) -> list[str]:
     ev = evidence.check(store)
     if ev.verdict not in ("yes", "none"):
         return [f"auto-stop: task {fields.get('TASK_ID')} not archived: {ev.detail()}"]
-    lines = [f"auto-stop: last reminder, P1|{rule.text}" for rule in rules.read(store) if rule.priority == "P1"]
+    lines = [
+        f"auto-stop: last reminder, P1|{rule.text}" for rule in rules.read(store) if rule.priority == "P1"
+    ]
     try:
         result = taskflow.stop(store)
     except AgentctlError as exc:
         return lines + [f"auto-stop: task {fields.get('TASK_ID')} not archived: {exc.message}"]
-    return lines + [f"auto-stop: task {result.task_id} is DONE and verified; archived to {result.archive}; STATE=IDLE"]
+    return lines + [
+        f"auto-stop: task {result.task_id} is DONE and verified; archived to {result.archive}; STATE=IDLE"
+    ]

@@ -37,4 +37,5 @@ def after_edit(store: Store, rules: list[Rule], paths: list[str]) -> str:
         return ""
     return "agentctl: " + "; ".join(
         f"{p.rule.priority} rule `{p.rule.text}`: you changed {p.left_path}, so change {p.right} in this task too"
-        for p in hits[:3])
+        for p in hits[:3]
+    )

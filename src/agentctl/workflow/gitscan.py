@@ -41,10 +41,13 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+
 class SyncResult:
     __slots__ = ("logged", "message", "git", "scan", "violations", "no_task")
 
-    def __init__(self, logged: list[tuple[str, str]] | None = None, message: str = "", git: bool = True) -> None:
+    def __init__(
+        self, logged: list[tuple[str, str]] | None = None, message: str = "", git: bool = True
+    ) -> None:
         self.logged: list[tuple[str, str]] = logged or []  # (op, path)
         self.message = message
         self.git = git  # False: not a git repository, or git failed
@@ -93,7 +96,11 @@ def ensure_baseline(store: Store, timeout: float = 30.0) -> str:
         if fields.get("STATE", "IDLE") == "IDLE" or not in_git(store.project):
             return ""
         base = read_baseline(store)
-        if base is not None and base.task_id == fields.get("TASK_ID", "") and base.started == fields.get("STARTED", ""):
+        if (
+            base is not None
+            and base.task_id == fields.get("TASK_ID", "")
+            and base.started == fields.get("STARTED", "")
+        ):
             return ""
         return record_baseline(store, fields, timeout)
     except Exception:
@@ -115,8 +122,13 @@ def _record(store: Store, fields: dict[str, str], timeout: float) -> str:
     from agentctl.task import status
 
     try:
-        watch = agentctl.files.watched.unseen(store, [e.path for e in status.read_entries(store, fields)], timeout)
-    except (agentctl.ground.git.GitError, StateError):  # the baseline stands without it: entries are then seen as git sees them
+        watch = agentctl.files.watched.unseen(
+            store, [e.path for e in status.read_entries(store, fields)], timeout
+        )
+    except (
+        agentctl.ground.git.GitError,
+        StateError,
+    ):  # the baseline stands without it: entries are then seen as git sees them
         watch = []
     lines += [codec.record("WATCH", p, signature(store, p)) for p in watch]
     store.replace(BASELINE, b"".join(lines))
@@ -128,7 +140,9 @@ def _record(store: Store, fields: dict[str, str], timeout: float) -> str:
 def sync(store: Store, timeout: float = 60.0) -> SyncResult:
     """Log what git shows changed since the task started and the log does not hold yet."""
     if not in_git(store.project):
-        return SyncResult(message=f"{store.project} is not in a git repository; nothing to reconcile", git=False)
+        return SyncResult(
+            message=f"{store.project} is not in a git repository; nothing to reconcile", git=False
+        )
     try:
         running = start_status(store.project, _root(store))  # git works while the state is read and loaded
     except GitUnavailable as exc:
@@ -154,7 +168,9 @@ def sync(store: Store, timeout: float = 60.0) -> SyncResult:
             note = _record(store, fields, timeout)
         except GitUnavailable as exc:
             return SyncResult(message=f"{exc}; nothing reconciled", git=False)
-        return SyncResult(message=f"this task had no git baseline: {note} now; changes made before are not attributed to it")
+        return SyncResult(
+            message=f"this task had no git baseline: {note} now; changes made before are not attributed to it"
+        )
     from agentctl.files import ignore
 
     patterns = ignore.read(store)
@@ -173,15 +189,20 @@ def sync(store: Store, timeout: float = 60.0) -> SyncResult:
         if now == sig:
             continue
         wanted[path] = "DELETE" if now == "-" else ("CREATE" if sig == "-" else "MODIFY")
-    printed = _printed(store, fields)  # the protected files that differ from their fingerprints, whatever git says
+    printed = _printed(
+        store, fields
+    )  # the protected files that differ from their fingerprints, whatever git says
     for path, op in printed.items():
         wanted.setdefault(path, op)
     still = set(wanted)  # what differs from the task's start, as git sees it (and the fingerprints)
-    for path in list(wanted):  # build output, caches, the project's patterns (not a task entry); what a verify run wrote
+    for path in list(
+        wanted
+    ):  # build output, caches, the project's patterns (not a task entry); what a verify run wrote
         if path in printed:
             continue  # a protected file's write: never hidden by an ignore pattern
         if (path not in base.watch and ignore.ignored(path, path in tracked, patterns)) or (
-                path in base.verify and signature(store, path) == base.verify[path]):
+            path in base.verify and signature(store, path) == base.verify[path]
+        ):
             del wanted[path]
     logged: list[tuple[str, str]] = []
     with store.lock(log.LOCK):
@@ -201,8 +222,12 @@ def sync(store: Store, timeout: float = 60.0) -> SyncResult:
         records = []
         for path, op in wanted.items():
             prev = last.get(path)
-            if prev is not None and prev != "RESTORE" and (prev == "DELETE") == (op == "DELETE") and not (
-                    prev == "CREATE" and op == "MODIFY"):  # a file the task's commit holds, made again, then
+            if (
+                prev is not None
+                and prev != "RESTORE"
+                and (prev == "DELETE") == (op == "DELETE")
+                and not (prev == "CREATE" and op == "MODIFY")
+            ):  # a file the task's commit holds, made again, then
                 continue  # changed (or restored and changed): MODIFY now, once, as git tells it against the start
             if prev == "RESTORE" and op == "RESTORE":
                 continue
@@ -217,8 +242,11 @@ def sync(store: Store, timeout: float = 60.0) -> SyncResult:
             store.append(BASELINE, b"".join(codec.record("SEEN", p, sig) for p, sig in again))
     from agentctl.constraints import violations
 
-    result = SyncResult(logged, f"logged {len(logged)} paths from git") if logged else \
-        SyncResult(message="nothing changed since the task started that the log does not hold")
+    result = (
+        SyncResult(logged, f"logged {len(logged)} paths from git")
+        if logged
+        else SyncResult(message="nothing changed since the task started that the log does not hold")
+    )
     result.scan = found
     # a shell write to a denied path, said at once; every time: a denied path git shows changed is judged
     # again whenever it differs from what it was when last judged (logged, told or acked before or not)
@@ -263,8 +291,14 @@ def _back(store: Store, base: Baseline, paths: list[str], timeout: float) -> dic
     return {p: "RESTORE" if p in found else "CREATE" for p in paths}
 
 
-def _changed_since_run(store: Store, base: Baseline, wanted: dict[str, str], last: dict[str, str],
-                       tracked: set[str], patterns: Any) -> list[tuple[str, str]]:
+def _changed_since_run(
+    store: Store,
+    base: Baseline,
+    wanted: dict[str, str],
+    last: dict[str, str],
+    tracked: set[str],
+    patterns: Any,
+) -> list[tuple[str, str]]:
     """The paths the log already holds that changed since the last verify run started: (path, signature).
 
     A path is logged once, when it first differs from the task's start; an edit after a verify
@@ -288,8 +322,13 @@ def _changed_since_run(store: Store, base: Baseline, wanted: dict[str, str], las
         now = signature(store, path)
         if now == "-" or now == base.seen.get(path, ""):
             continue
-        if path not in wanted and (base.verify.get(path) == now or (
-                path not in base.watch and ignore.ignored(path, path in tracked or path in base.seen, patterns))):
+        if path not in wanted and (
+            base.verify.get(path) == now
+            or (
+                path not in base.watch
+                and ignore.ignored(path, path in tracked or path in base.seen, patterns)
+            )
+        ):
             continue  # as a verify run left it, or build output the task does not count
         if since is None:
             since = _logged_since(store, base.snap_at)
@@ -317,8 +356,12 @@ def _note_run(store: Store, snapshot: dict[str, str]) -> None:
         if not data:
             return
         kept = [ln for ln in data.split(b"\n") if ln and not ln.startswith((b"SEEN|", b"SNAP|"))]
-        store.replace(BASELINE, b"".join(ln + b"\n" for ln in kept) + codec.record("SNAP", now_iso(), str(log.size(store)))
-                      + b"".join(codec.record("SEEN", p, sig) for p, sig in snapshot.items()))
+        store.replace(
+            BASELINE,
+            b"".join(ln + b"\n" for ln in kept)
+            + codec.record("SNAP", now_iso(), str(log.size(store)))
+            + b"".join(codec.record("SEEN", p, sig) for p, sig in snapshot.items()),
+        )
 
 
 def verify_run(store: Store, **kwargs: Any) -> Any:
@@ -344,7 +387,9 @@ def before_verify(store: Store, timeout: float = 60.0) -> dict[str, str] | None:
         if found is None:
             return None
         base = read_baseline(store)
-        watched = list(base.watch) if base is not None else []  # what git does not show, the checks may write too
+        watched = (
+            list(base.watch) if base is not None else []
+        )  # what git does not show, the checks may write too
         before = {p: signature(store, p) for p in (*(p for _, p in found.changes), *watched)}
         _note_run(store, before)
         return before
@@ -364,12 +409,18 @@ def after_verify(store: Store, before: dict[str, str] | None, timeout: float = 6
         base = read_baseline(store)
         if base is None:
             return []
-        now = {p: signature(store, p) for _, p in scan(store.project, base.commit, timeout, _state_rel(store),
-                                                          root=_root(store)).changes}
+        now = {
+            p: signature(store, p)
+            for _, p in scan(
+                store.project, base.commit, timeout, _state_rel(store), root=_root(store)
+            ).changes
+        }
         for path in before:
             if path not in now:
                 now[path] = signature(store, path)  # a path the run put back as git had it, or removed
-        written = [(p, sig) for p, sig in now.items() if before.get(p, "") != sig and base.verify.get(p) != sig]
+        written = [
+            (p, sig) for p, sig in now.items() if before.get(p, "") != sig and base.verify.get(p) != sig
+        ]
         if written:
             store.append(BASELINE, b"".join(codec.record("VERIFY", p, sig) for p, sig in written))
         return [p for p, _ in written]

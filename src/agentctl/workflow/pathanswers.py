@@ -34,7 +34,12 @@ def next_blocked(store: Store, rules: list[Rule], fields: dict[str, str]) -> tup
         from agentctl.task.entries import claim_of
 
         for e in status.read_entries(store, fields):
-            if not e.done and e.path != nxt and claim_of(e) is None and agentctl.constraints.rules.match(p0, e.path, fold) is None:
+            if (
+                not e.done
+                and e.path != nxt
+                and claim_of(e) is None
+                and agentctl.constraints.rules.match(p0, e.path, fold) is None
+            ):
                 instead = e.path
                 break
     except Exception:  # the list is judged by doctor; this is advice only
@@ -48,7 +53,9 @@ def blocked_step(nxt: str, rule: str, instead: str, arg: object) -> str:
     head = f"DO NEXT: NEXT {q} is write-protected by P0 `{rule}`: do not edit it; ask the user whether to lift the rule or drop the entry"
     if instead:
         i = arg(instead) if callable(arg) else instead
-        return head + f"; meanwhile work on {i} (`agentctl files check {i}`, edit it, `agentctl task done {i}`)."
+        return (
+            head + f"; meanwhile work on {i} (`agentctl files check {i}`, edit it, `agentctl task done {i}`)."
+        )
     return head + "."
 
 
@@ -70,8 +77,10 @@ def start_warnings(store: Store, paths: list[str]) -> list[str]:
     protected = agentctl.constraints.policy.denied_entries(store, paths)
     if not protected:
         return []
-    return [f"{len(protected)} of {len(paths)} entries are write-protected by a P0 rule (first: {protected[0][0]} by "
-            f"`{protected[0][1]}`): they cannot be edited; resume's DO NEXT skips them"]
+    return [
+        f"{len(protected)} of {len(paths)} entries are write-protected by a P0 rule (first: {protected[0][0]} by "
+        f"`{protected[0][1]}`): they cannot be edited; resume's DO NEXT skips them"
+    ]
 
 
 def check_answer(store: Store, raw: str, warn: Callable[[str], None]) -> tuple[list[str], dict[str, object]]:
@@ -79,7 +88,9 @@ def check_answer(store: Store, raw: str, warn: Callable[[str], None]) -> tuple[l
     path, real = resolve_arg(store, raw, warn)
     import agentctl.constraints.policy
 
-    policy = agentctl.constraints.policy.of(store)  # the one P0 policy: a rule that vanished without a person's confirmation too
+    policy = agentctl.constraints.policy.of(
+        store
+    )  # the one P0 policy: a rule that vanished without a person's confirmation too
     rules = policy.rules
     for line in agentctl.constraints.rules.problem_lines(store, policy.broken):
         warn(line)
@@ -89,11 +100,15 @@ def check_answer(store: Store, raw: str, warn: Callable[[str], None]) -> tuple[l
         other = other_reading(store, raw, path)
         found = protect.judge(store, rules, other, real_rel(store, other)) if other is not None else None
         if found is not None:  # a new file: say so when the other reading of the spelling is denied
-            warn(f"{path} is allowed, but {other} (the project-root reading of {raw!r}) is denied by {found[0].line()}")
+            warn(
+                f"{path} is allowed, but {other} (the project-root reading of {raw!r}) is denied by {found[0].line()}"
+            )
         return [f"{path}: allowed"] + co[0], {"path": path, "allowed": True, "together": co[1]}
     via = "" if hit[1] == path else f" (as {hit[1]})"
-    return ([f"{path}: denied by {hit[0].line()}{via}"] + co[0],
-            {"path": path, "allowed": False, "rule": hit[0].line(), "together": co[1]})
+    return (
+        [f"{path}: denied by {hit[0].line()}{via}"] + co[0],
+        {"path": path, "allowed": False, "rule": hit[0].line(), "together": co[1]},
+    )
 
 
 def _together_lines(rules: list[Rule], path: str) -> tuple[list[str], list[dict[str, str]]]:
@@ -103,8 +118,10 @@ def _together_lines(rules: list[Rule], path: str) -> tuple[list[str], list[dict[
     from agentctl.constraints import together
 
     hits = together.triggered_by(rules, path)
-    return ([f"{path}: triggers {r.line()}: change {right} in the same task" for r, right in hits],
-            [{"rule": r.line(), "with": right} for r, right in hits])
+    return (
+        [f"{path}: triggers {r.line()}: change {right} in the same task" for r, right in hits],
+        [{"rule": r.line(), "with": right} for r, right in hits],
+    )
 
 
 def ack_answer(store: Store, raw: str, warn: Callable[[str], None]) -> tuple[list[str], dict[str, object]]:
@@ -114,7 +131,11 @@ def ack_answer(store: Store, raw: str, warn: Callable[[str], None]) -> tuple[lis
     path = path if path in open_now else real
     if not violations.ack(store, path):
         shown = ", ".join(open_now) or "none"
-        return [f"{path}: no open P0 violation (open: {shown[:300]})"], {"path": path, "acked": False, "open": list(open_now)}
+        return [f"{path}: no open P0 violation (open: {shown[:300]})"], {
+            "path": path,
+            "acked": False,
+            "open": list(open_now),
+        }
     return [f"{path}: violation acknowledged; recorded in logs/agent.log"], {"path": path, "acked": True}
 
 

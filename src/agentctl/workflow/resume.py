@@ -29,7 +29,9 @@ DEFAULT_BUDGET = 2000
 BRIEF_BUDGET = 600
 MIN_BUDGET = 200
 ERROR_LINES = 6  # of the failing check's excerpt (verify keeps up to 12)
-P0_CHARS = 4200  # a P0 rule is printed whole (a rule's text is at most 2000 characters, escaped at most twice that)
+P0_CHARS = (
+    4200  # a P0 rule is printed whole (a rule's text is at most 2000 characters, escaped at most twice that)
+)
 
 
 def _v(value: str, limit: int = 300) -> str:
@@ -47,7 +49,9 @@ def _mtime(store: Store, rel: str) -> float:
         return 0.0
 
 
-def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = None, brief: bool = False) -> str:
+def build(
+    store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = None, brief: bool = False
+) -> str:
     """The recovery block. ``agent``: a helper's view (its own claims instead of NEXT);
     ``brief`` (or the ``sub`` runlevel): only P0 rules, the task line and NEXT or the claims."""
     if budget < MIN_BUDGET:
@@ -73,25 +77,39 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
     head += ")"
 
     must: list[str] = [head]
-    must += checkpoint.resume_section(store, sess)  # before the compaction: what was in flight, what the state cost
-    must += walls.resume_lines(store)  # which walls stand (issue 31), protected files against their fingerprints
+    must += checkpoint.resume_section(
+        store, sess
+    )  # before the compaction: what was in flight, what the state cost
+    must += walls.resume_lines(
+        store
+    )  # which walls stand (issue 31), protected files against their fingerprints
     must += [f"P0|{_v(r.text, P0_CHARS)}" for r in p0]  # whole, never cut
     must += violations.lines(store)  # a P0 rule broken anyway: shown until restored or acknowledged
-    must += agentctl.constraints.rules.broken_line(store)  # a rule line that cannot be taken as written: one line
-    gone = lastseen.gone_rules(store, persist=False)  # a P0 rule that left the file without a person: still enforced, said
+    must += agentctl.constraints.rules.broken_line(
+        store
+    )  # a rule line that cannot be taken as written: one line
+    gone = lastseen.gone_rules(
+        store, persist=False
+    )  # a P0 rule that left the file without a person: still enforced, said
     must += lastseen.lines(store, persist=False)  # resume writes nothing (the writers record it)
     p0 = p0 + gone
 
-    optional: list[list[str] | _Rules] = []  # each group is kept whole or dropped, in this order (the rules: each that fits)
+    optional: list[
+        list[str] | _Rules
+    ] = []  # each group is kept whole or dropped, in this order (the rules: each that fits)
     fields = status.read_status(store)
     parked = ""  # a task outside the current runlevel: named, not shown
     if "task" not in active:
         if fields.get("STATE", "IDLE") != "IDLE":
             parked = f"{_v(fields.get('TASK_ID', ''), 64)} {fields.get('STATE')}"
-            must.append(f"TASK {parked} {fields.get('DONE', '0')}/{fields.get('TOTAL', '0')} (not in runlevel {level})")
+            must.append(
+                f"TASK {parked} {fields.get('DONE', '0')}/{fields.get('TOTAL', '0')} (not in runlevel {level})"
+            )
         fields = {"STATE": "IDLE"}
     tree: list[str] = []
-    if fields.get("MATCH") and fields.get("STATE", "IDLE") != "IDLE":  # progress proven from the tree (one git grep, no write)
+    if (
+        fields.get("MATCH") and fields.get("STATE", "IDLE") != "IDLE"
+    ):  # progress proven from the tree (one git grep, no write)
         from agentctl.task import progress
 
         fields, found = progress.shown(store, fields)
@@ -111,7 +129,9 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
             group.append(_claims_line(agent, mine, 1200))
         elif nxt:
             blocked = pathanswers.next_blocked(store, p0, fields)
-            group.append(f"NEXT={_v(nxt)}" + (f" (write-protected by P0 `{_v(blocked[0], 120)}`)" if blocked else ""))
+            group.append(
+                f"NEXT={_v(nxt)}" + (f" (write-protected by P0 `{_v(blocked[0], 120)}`)" if blocked else "")
+            )
         if fields.get("SKIPPED", "0") != "0":  # named, with their reasons: after a compaction none is edited
             from agentctl.task import entries
 
@@ -142,22 +162,35 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
         group = [
             f"VERIFY FAILED `{_v(vfields.get('COMMAND', ''), 120)}` {_v(how, 80)}"
             + (f", {nerr} error lines" if nerr not in ("", "0") else "")
-            + (f", {vfields['ATTEMPTS']} failed runs in a row" if vfields.get("ATTEMPTS", "1") not in ("", "0", "1") else "")
+            + (
+                f", {vfields['ATTEMPTS']} failed runs in a row"
+                if vfields.get("ATTEMPTS", "1") not in ("", "0", "1")
+                else ""
+            )
         ]
         group += [f"  {_v(e, 160)}" for e in errs[:ERROR_LINES]]
-        if vfields.get("LOG") and os.path.isfile(store.path(vfields["LOG"])):  # named only where it is (a clone has none)
+        if vfields.get("LOG") and os.path.isfile(
+            store.path(vfields["LOG"])
+        ):  # named only where it is (a clone has none)
             group.append(f"  full output: {_v(store.shown(vfields['LOG']), 200)}")
         if vfields.get("REPEAT"):
-            group.append(f"REPEATED: this failure is identical to {_v(vfields['REPEAT'], 200)} (same error, same files); do not try that again")
+            group.append(
+                f"REPEATED: this failure is identical to {_v(vfields['REPEAT'], 200)} (same error, same files); do not try that again"
+            )
         elif vfields.get("SAME_ERROR"):
             group.append(f"SAME ERROR as {_v(vfields['SAME_ERROR'], 200)}, though the files changed")
         tried = agentctl.verify.status.tried(vfields)
         if tried:
             remind = False
-            group.append("TRIED (failed, do not repeat): " + " ".join(f"{i}) {_v(t, 120)}" for i, t in enumerate(tried, 1)))
+            group.append(
+                "TRIED (failed, do not repeat): "
+                + " ".join(f"{i}) {_v(t, 120)}" for i, t in enumerate(tried, 1))
+            )
         must += group
     if vfields.get("INTERRUPTED"):
-        must.append(f"VERIFY INTERRUPTED: {_v(vfields['INTERRUPTED'], 240)}; not a result: run `agentctl verify start` again")
+        must.append(
+            f"VERIFY INTERRUPTED: {_v(vfields['INTERRUPTED'], 240)}; not a result: run `agentctl verify start` again"
+        )
     iface = report.resume_lines(store, max(budget // 3, 1200))  # a stat when none is recorded
     must += [ln for ln in iface if resumefit.priority(ln) == 0]  # old uses left: never cut (one bounded fold)
     optional += [g for g in [[ln for ln in iface if resumefit.priority(ln) != 0]] if g]
@@ -169,14 +202,23 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
         if vstate != "FAILED":
             optional.append([_cap(ev.line(), 400)])
     elif vstate == "PASSED" or vfields.get("LAST_PASS"):
-        optional.append([f"VERIFY {'PASSED' if vstate == 'PASSED' else 'last passed'} {vfields.get('LAST_PASS', '')}"])
+        optional.append(
+            [f"VERIFY {'PASSED' if vstate == 'PASSED' else 'last passed'} {vfields.get('LAST_PASS', '')}"]
+        )
     if state != "IDLE" and agent is None and fields.get("CLAIMS", "0") != "0":
         from agentctl.task.claims import claims
 
         held = claims(store, fields)
         if held:
-            optional.append([_cap(f"CLAIMED by helpers (not yours, NEXT skips them): {len(held)} entries: "
-                                  + ", ".join(f"{codec.encode(p)} ({codec.encode(a)})" for p, a, _ in held[:5]), 400)])
+            optional.append(
+                [
+                    _cap(
+                        f"CLAIMED by helpers (not yours, NEXT skips them): {len(held)} entries: "
+                        + ", ".join(f"{codec.encode(p)} ({codec.encode(a)})" for p, a, _ in held[:5]),
+                        400,
+                    )
+                ]
+            )
     if "files" in active:
         count, exact, last = log.recent(store, 3)  # the last paths: a bounded read of the log's end
         if not exact:
@@ -191,9 +233,13 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
     if stale:
         optional.append([f"STALE (written before the last compaction, re-check): {', '.join(stale)}"])
 
-    pinned = resumesections.add(store, budget, level, fields, agent, must, optional)  # the services' own sections
+    pinned = resumesections.add(
+        store, budget, level, fields, agent, must, optional
+    )  # the services' own sections
     if parked:
-        final = f"DO NEXT: task {parked} is outside runlevel {level}; continue it with `agentctl runlevel work`."
+        final = (
+            f"DO NEXT: task {parked} is outside runlevel {level}; continue it with `agentctl runlevel work`."
+        )
     elif agent is not None and state == "ACTIVE":
         final = _agent_step(agent, mine, vstate)
     elif blocked is not None and state == "ACTIVE":
@@ -202,8 +248,10 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
         final = resumeline.step(store, fields, _next_step(state, fields, remind, ev))
     used = sum(len(x) + 1 for x in must) + len(final) + 1
     if used + 80 > budget:  # even the essentials overflow: whole lines by priority (see resumefit)
-        extra = [(4 + j, [f"{r[:3]}{_v(r[3:])}" for r in g.rules] if isinstance(g, _Rules) else g)
-                 for j, g in enumerate(optional)]
+        extra = [
+            (4 + j, [f"{r[:3]}{_v(r[3:])}" for r in g.rules] if isinstance(g, _Rules) else g)
+            for j, g in enumerate(optional)
+        ]
         flat = [(p, [ln]) for p, grp in extra for ln in grp]
         full = used + sum(len(ln) + 1 for _, grp in flat for ln in grp)
         return resumefit.fit(must, flat, final, budget, full, pinned)
@@ -240,7 +288,10 @@ def build(store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = Non
     out.append(final)
     text = "\n".join(out)
     if len(text) > budget:
-        note = "\n[CUT at the budget; `agentctl status` and `agentctl constraints list` show everything]\n" + final
+        note = (
+            "\n[CUT at the budget; `agentctl status` and `agentctl constraints list` show everything]\n"
+            + final
+        )
         text = text[: max(0, budget - len(note))] + note
         text = text[-budget:] if len(text) > budget else text
     return text
@@ -267,7 +318,10 @@ def _stale(store: Store, sess: dict[str, str], active: set[str]) -> list[str]:
     if last is None:
         return []
     out = []
-    checks = [("task", status.STATUS, "task notes/progress"), ("verify", agentctl.verify.status.STATUS, "verify result")]
+    checks = [
+        ("task", status.STATUS, "task notes/progress"),
+        ("verify", agentctl.verify.status.STATUS, "verify result"),
+    ]
     for svc, rel, label in checks:
         if svc in active or svc == "verify":
             m = _mtime(store, rel)
@@ -298,16 +352,24 @@ def _claims_line(agent: str, mine: list[tuple[str, str, int]], limit: int) -> st
         return f"YOUR CLAIMS ({agent}): none; get an entry with `agentctl task claim --agent {agent}`"
     from agentctl.ground.store import now_iso
 
-    return _cap(f"YOUR CLAIMS ({agent}): " + ", ".join(f"{codec.encode(p)} (until {now_iso(x)[11:19]})" for p, _, x in mine), limit)
+    return _cap(
+        f"YOUR CLAIMS ({agent}): "
+        + ", ".join(f"{codec.encode(p)} (until {now_iso(x)[11:19]})" for p, _, x in mine),
+        limit,
+    )
 
 
 def _agent_step(agent: str, mine: list[tuple[str, str, int]], vstate: str) -> str:
     if not mine:
-        return (f"DO NEXT: claim an entry with `agentctl task claim --agent {agent}` (exit 1: none left); "
-                "work only on entries you claimed.")
+        return (
+            f"DO NEXT: claim an entry with `agentctl task claim --agent {agent}` (exit 1: none left); "
+            "work only on entries you claimed."
+        )
     q = _arg(mine[0][0])
-    return (f"DO NEXT: work on your claim {q} (`agentctl files check {q}` first), then `agentctl task done {q}` "
-            f"(releases the claim); then claim the next with `agentctl task claim --agent {agent}`.")
+    return (
+        f"DO NEXT: work on your claim {q} (`agentctl files check {q}` first), then `agentctl task done {q}` "
+        f"(releases the claim); then claim the next with `agentctl task claim --agent {agent}`."
+    )
 
 
 def build_brief(store: Store, agent: str | None = None, budget: int = BRIEF_BUDGET) -> str:
@@ -319,15 +381,22 @@ def build_brief(store: Store, agent: str | None = None, budget: int = BRIEF_BUDG
 
         valid_agent(agent)
     budget = min(budget, BRIEF_BUDGET)
-    rules = agentctl.constraints.rules.read_split(store)[0] + lastseen.gone_rules(store, persist=False)  # the vanished P0 rules still hold
+    rules = agentctl.constraints.rules.read_split(store)[0] + lastseen.gone_rules(
+        store, persist=False
+    )  # the vanished P0 rules still hold
     fields = status.read_status(store)
     state = fields.get("STATE", "IDLE")
     body: list[str] = []
     if state == "IDLE":
         body.append("TASK none running (wait for instructions)")
     else:
-        body.append(_cap(f"TASK {_v(fields.get('TASK_ID', ''), 64)} {state} {fields.get('DONE', '0')}/{fields.get('TOTAL', '0')} "
-                         f"SEQ={fields.get('SEQ', '0')}: {_v(fields.get('DESC', ''), 120)}", 220))
+        body.append(
+            _cap(
+                f"TASK {_v(fields.get('TASK_ID', ''), 64)} {state} {fields.get('DONE', '0')}/{fields.get('TOTAL', '0')} "
+                f"SEQ={fields.get('SEQ', '0')}: {_v(fields.get('DESC', ''), 120)}",
+                220,
+            )
+        )
         if agent is not None:
             from agentctl.task.claims import claims
 
@@ -365,12 +434,18 @@ def _next_step(state: str, fields: dict[str, str], remind: bool, ev: object = No
     if state == "DONE":
         verdict = getattr(ev, "verdict", "")
         if verdict in ("yes", "none"):
-            return "DO NEXT: every entry is done" + (" and verified" if verdict == "yes" else "") + "; run `agentctl task stop` to archive the task."
+            return (
+                "DO NEXT: every entry is done"
+                + (" and verified" if verdict == "yes" else "")
+                + "; run `agentctl task stop` to archive the task."
+            )
         return "DO NEXT: every entry is done; run `agentctl verify start` until it passes, then `agentctl task stop` to archive the task."
     if not nxt:
         if fields.get("CLAIMS", "0") != "0":
-            return ("DO NEXT: every entry left is claimed by a helper; wait for their `agentctl task done`, "
-                    "or mark one by name with `agentctl task done PATH`.")
+            return (
+                "DO NEXT: every entry left is claimed by a helper; wait for their `agentctl task done`, "
+                "or mark one by name with `agentctl task done PATH`."
+            )
         return "DO NEXT: continue the task; record progress with `agentctl task update --notes TEXT`."
     q = _arg(nxt)
     fix = " Record each failed fix: `agentctl verify tried TEXT`." if remind else ""

@@ -22,12 +22,28 @@ from __future__ import annotations
 
 DEFAULT = 3
 PREFIXES: tuple[tuple[str, int], ...] = (
-    ("P0|", 0), ("P0 VANISHED", 0), ("agentctl state", 0), ("TASK ", 0), ("NEXT=", 0), ("YOUR CLAIMS", 0),
-    ("VIOLATION ", 0), ("VIOLATIONS:", 0), ("RULES BROKEN", 0), ("LEFT=", 0), ("REVERTED ", 0), ("INTERFACES ", 0),
-    ("VERIFY FAILED", 2), ("SKIPPED ", 2), ("VERIFY INTERRUPTED", 2), ("TOGETHER: ", 2), ("MIGRATED ", 2),
+    ("P0|", 0),
+    ("P0 VANISHED", 0),
+    ("agentctl state", 0),
+    ("TASK ", 0),
+    ("NEXT=", 0),
+    ("YOUR CLAIMS", 0),
+    ("VIOLATION ", 0),
+    ("VIOLATIONS:", 0),
+    ("RULES BROKEN", 0),
+    ("LEFT=", 0),
+    ("REVERTED ", 0),
+    ("INTERFACES ", 0),
+    ("VERIFY FAILED", 2),
+    ("SKIPPED ", 2),
+    ("VERIFY INTERRUPTED", 2),
+    ("TOGETHER: ", 2),
+    ("MIGRATED ", 2),
     ("ADDED ", 2),
 )
-PENDING = "INTERFACE "  # an interface line with old uses left is P0 of the task: never cut (a migrated one is 3)
+PENDING = (
+    "INTERFACE "  # an interface line with old uses left is P0 of the task: never cut (a migrated one is 3)
+)
 SHORT_STEP = "DO NEXT: the step for NEXT above (`agentctl resume` prints it whole)."
 NOTE_ROOM = 72  # the left-out line: "(+N lines left out: agentctl resume --max-chars M for all)"
 
@@ -41,22 +57,32 @@ def priority(line: str) -> int:
     return DEFAULT
 
 
-def fit(lines: list[str], extra: list[tuple[int, list[str]]], final: str, budget: int, full: int,
-        pinned: set[str] | frozenset[str] = frozenset()) -> str:
+def fit(
+    lines: list[str],
+    extra: list[tuple[int, list[str]]],
+    final: str,
+    budget: int,
+    full: int,
+    pinned: set[str] | frozenset[str] = frozenset(),
+) -> str:
     """``lines`` (the block's essentials, in order), then the ``extra`` groups (priority, lines: kept
     whole or left out), then ``final`` (DO NEXT), within ``budget`` characters: whole lines by
     priority; ``full``: the length of the block shown whole (for the left-out line's budget); ``pinned``:
     lines never cut whatever their prefix (a resume SECTIONS provider of priority 0)."""
-    items: list[tuple[int, int, list[str]]] = [(0 if ln in pinned else priority(ln), i, [ln]) for i, ln in enumerate(lines)]
+    items: list[tuple[int, int, list[str]]] = [
+        (0 if ln in pinned else priority(ln), i, [ln]) for i, ln in enumerate(lines)
+    ]
     items += [(prio, len(lines) + i, grp) for i, (prio, grp) in enumerate(extra)]
     fixed = [grp[0] for prio, _, grp in items if prio == 0]
     fixed_len = sum(len(x) + 1 for x in fixed)
     if fixed_len + len(SHORT_STEP) + 1 + NOTE_ROOM > budget:  # not even the P0 rules, a DO NEXT and the note
         n = sum(1 for x in fixed if x.startswith("P0|"))
         left = sum(len(grp) for prio, _, grp in items if prio)
-        note = (f"BUDGET too small: --max-chars {budget} cannot hold the {n} P0 rule{'s' if n != 1 else ''} "
-                f"and the lines never cut with them ({fixed_len} characters); printed whole anyway, as P0 is never cut. "
-                f"Not shown: {left} lines (`agentctl resume` shows them)")
+        note = (
+            f"BUDGET too small: --max-chars {budget} cannot hold the {n} P0 rule{'s' if n != 1 else ''} "
+            f"and the lines never cut with them ({fixed_len} characters); printed whole anyway, as P0 is never cut. "
+            f"Not shown: {left} lines (`agentctl resume` shows them)"
+        )
         return "\n".join([*fixed, note, SHORT_STEP])
     short = len(SHORT_STEP) + 1
     room = budget - fixed_len - NOTE_ROOM - short  # the short DO NEXT always has its room
@@ -79,5 +105,7 @@ def fit(lines: list[str], extra: list[tuple[int, list[str]]], final: str, budget
     out.append(step)
     if left:
         want = -(-(full + 2 * NOTE_ROOM) // 100) * 100
-        out.append(f"(+{left} line{'s' if left != 1 else ''} left out: agentctl resume --max-chars {want} for all)")
+        out.append(
+            f"(+{left} line{'s' if left != 1 else ''} left out: agentctl resume --max-chars {want} for all)"
+        )
     return "\n".join(out)

@@ -12,8 +12,7 @@ if TYPE_CHECKING:
 # the Section view below and returns its lines ([]: nothing to say); it reads, never writes. Priority 0:
 # never cut for a budget (as P0 and the task line); 1 and up: kept whole while room remains, smaller first.
 # A new section is one line here, e.g. `(2, "agentctl.task.plans:resume_lines"),` (docs/design.md).
-SECTIONS: list[tuple[int, str]] = [
-]
+SECTIONS: list[tuple[int, str]] = []
 
 
 class Section:
@@ -22,7 +21,9 @@ class Section:
 
     __slots__ = ("store", "budget", "level", "fields", "agent")
 
-    def __init__(self, store: Store, budget: int, level: str, fields: dict[str, str], agent: str | None) -> None:
+    def __init__(
+        self, store: Store, budget: int, level: str, fields: dict[str, str], agent: str | None
+    ) -> None:
         self.store = store
         self.budget = budget
         self.level = level
@@ -30,8 +31,15 @@ class Section:
         self.agent = agent
 
 
-def add(store: Store, budget: int, level: str, fields: dict[str, str], agent: str | None,
-        must: list[str], optional: list[Any]) -> set[str]:
+def add(
+    store: Store,
+    budget: int,
+    level: str,
+    fields: dict[str, str],
+    agent: str | None,
+    must: list[str],
+    optional: list[Any],
+) -> set[str]:
     """Run each provider; priority 0 lines join ``must`` (returned: never cut), others are one group of ``optional``."""
     pinned: set[str] = set()
     if not SECTIONS:

@@ -22,12 +22,22 @@ from agentctl.task.ids import valid_id
 
 
 def busy(old: dict[str, str]) -> UsageError:
-    return UsageError(f"task {old.get('TASK_ID')} is {old['STATE']}; finish it with `agentctl task stop` "
-                      "or start over it with --force")
+    return UsageError(
+        f"task {old.get('TASK_ID')} is {old['STATE']}; finish it with `agentctl task stop` "
+        "or start over it with --force"
+    )
 
 
-def start(store: Store, task_id: str, desc: str, paths: list[str], *, force: bool = False,
-          replaced: list[StopResult] | None = None, settings: dict[str, str] | None = None) -> dict[str, str]:
+def start(
+    store: Store,
+    task_id: str,
+    desc: str,
+    paths: list[str],
+    *,
+    force: bool = False,
+    replaced: list[StopResult] | None = None,
+    settings: dict[str, str] | None = None,
+) -> dict[str, str]:
     """Start a task. Over an ACTIVE or PAUSED task only with ``force``: that task is then
     archived first, as ``task stop --force`` would (nothing is discarded), and its
     StopResult appended to ``replaced``. ``settings``: extra status keys (AUTO_STOP=1)."""
@@ -67,15 +77,24 @@ def start(store: Store, task_id: str, desc: str, paths: list[str], *, force: boo
 
     log.start(store, task_id)  # a task's files log starts with it (stop archives it)
     lifecycle.on_task_start(store, task_id)  # and no interface change yet
-    gitscan.record_baseline(store, new)  # the commit and the already-dirty paths, for `files scan` (never raises)
+    gitscan.record_baseline(
+        store, new
+    )  # the commit and the already-dirty paths, for `files scan` (never raises)
     return new
 
 
 class StopResult:
     __slots__ = ("task_id", "archive", "warning", "fields", "forced", "evidence", "plan")
 
-    def __init__(self, task_id: str, archive: str, warning: str, fields: dict[str, str], forced: bool = False,
-                 evidence: str = "") -> None:
+    def __init__(
+        self,
+        task_id: str,
+        archive: str,
+        warning: str,
+        fields: dict[str, str],
+        forced: bool = False,
+        evidence: str = "",
+    ) -> None:
         self.plan = ""  # the line about the plan of a plan task (marked done), else ""
         self.task_id = task_id
         self.archive = archive
@@ -98,7 +117,9 @@ def _archive_number(store: Store, task_id: str, old: dict[str, str]) -> int:
                 prev = {}
             if all(prev.get(k) == old.get(k) for k in ("TASK_ID", "STARTED", "SEQ")):
                 return n
-        elif not store.exists(f"logs/files-{task_id}{dot}.list") and not store.exists(f"logs/files-{task_id}{dot}.log"):
+        elif not store.exists(f"logs/files-{task_id}{dot}.list") and not store.exists(
+            f"logs/files-{task_id}{dot}.log"
+        ):
             return n
         n += 1
 
@@ -134,11 +155,15 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
             )
         from agentctl.constraints import fingerprints
 
-        violations.note(store, [], fingerprints.changed(store, fingerprints.task_key(old)))  # a protected file written where git does not look
+        violations.note(
+            store, [], fingerprints.changed(store, fingerprints.task_key(old))
+        )  # a protected file written where git does not look
         broken = violations.stop_check(store, task_id, force)  # refused like an unverified change
         apart = _together_check(store, task_id, force)  # a P0 co-change not made: refused the same way
         ending = lifecycle.stop_check(store, task_id, force)  # an interface with old uses left: the same
-        tree = progress.stop_check(store, old, force)  # a --match task whose tree still holds the old form: the same
+        tree = progress.stop_check(
+            store, old, force
+        )  # a --match task whose tree still holds the old form: the same
         entries = status.read_entries(store, old)
         stored = old
         if tree is not None:  # archived as the tree shows it
@@ -159,12 +184,16 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
         if vstate in ("PASSED", "FAILED"):
             archived["LAST_VERIFY"] = f"{vstate} {vfields.get('LAST_RUN', '')}"
         else:
-            archived["LAST_VERIFY"] = f"PASSED {vfields['LAST_PASS']}" if vfields.get("LAST_PASS") else "never"
+            archived["LAST_VERIFY"] = (
+                f"PASSED {vfields['LAST_PASS']}" if vfields.get("LAST_PASS") else "never"
+            )
         archived["VERIFIED"] = ev.verdict
         archived["EVIDENCE"] = ev.detail()
         forced_apart = [p for p in apart if p.rule.priority == "P0"]
         unfinished = tree is not None and bool(tree.left or tree.reverted)
-        archived["FORCED"] = "1" if ev.blocks_stop or broken or forced_apart or ending.forced or unfinished else "0"
+        archived["FORCED"] = (
+            "1" if ev.blocks_stop or broken or forced_apart or ending.forced or unfinished else "0"
+        )
         if tree is not None:
             archived["LEFT"] = str(tree.left)
             if tree.reverted:
@@ -188,8 +217,12 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
         done_rel = f"logs/task-{task_id}{dot}.done"
         archived["FILES_LIST"] = f"logs/files-{task_id}{dot}.list"
         archived["FILES_LOG"] = f"logs/files-{task_id}{dot}.log"
-        archived["VERIFY_JOURNAL"] = f"logs/verify-{task_id}{dot}.journal" if store.exists(agentctl.verify.status.JOURNAL) else ""
-        archived.update(agentctl.plan.lifecycle.archive_fields(store, old))  # a plan task: its place in the plan
+        archived["VERIFY_JOURNAL"] = (
+            f"logs/verify-{task_id}{dot}.journal" if store.exists(agentctl.verify.status.JOURNAL) else ""
+        )
+        archived.update(
+            agentctl.plan.lifecycle.archive_fields(store, old)
+        )  # a plan task: its place in the plan
         store.replace(done_rel, codec.format_status({k: v for k, v in archived.items() if k != "LIST"}))
         store.replace(f"logs/files-{task_id}{dot}.list", agentctl.task.entries.format_entries(entries))
         seq = codec.status_int(old, "SEQ", store.shown(status.STATUS))
@@ -203,7 +236,9 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
         violations.force(store, task_id)  # a forced stop closes the open violations (recorded above)
     forced = ev.blocks_stop or bool(broken) or bool(forced_apart) or ending.forced or unfinished
     store.log_change("task", "stop", f"{task_id} -> {done_rel}" + (" FORCED" if forced else ""))
-    planned = agentctl.plan.lifecycle.on_task_stop(store, old, done_rel, forced)  # a plan task is done in the plan (after the task's locks)
+    planned = agentctl.plan.lifecycle.on_task_stop(
+        store, old, done_rel, forced
+    )  # a plan task is done in the plan (after the task's locks)
     try:
         logsgc.gc(store)  # every stop keeps logs/ within the retention policy
     except (OSError, StateError) as exc:
@@ -226,7 +261,8 @@ def _together_check(store: Store, task_id: str, force: bool) -> list[together.Pe
         raise CheckFailed(
             f"task {task_id} changed {first.left_path} but not {first.right}, which P0 `{first.rule.text}` requires "
             f"in the same task ({len(hard)} rule{'s' if len(hard) > 1 else ''}); change it, or stop anyway with "
-            "`agentctl task stop --force` (recorded in the archive)")
+            "`agentctl task stop --force` (recorded in the archive)"
+        )
     return apart
 
 

@@ -65,7 +65,9 @@ def unmerge(doc: dict[str, Any], wall: Wall) -> str:
     return f"wall: {n} entries removed"
 
 
-def _sync_list(holder: dict[str, Any], key: str, ours: list[str], want: list[str], kept: list[str]) -> list[str]:
+def _sync_list(
+    holder: dict[str, Any], key: str, ours: list[str], want: list[str], kept: list[str]
+) -> list[str]:
     """``holder[key]`` holds every ``want``; of agentctl's earlier ``ours``, those not wanted leave. What
     agentctl added (a wanted entry the person had already is theirs, and stays at uninstall)."""
     items = holder.setdefault(key, [])
@@ -114,5 +116,3 @@ def _prune(doc: dict[str, Any]) -> None:
             del perms["deny"]
         if not perms:
             del doc["permissions"]
-
-

@@ -68,8 +68,12 @@ def save(store: Store, walls: list[Wall]) -> None:
     data = b""
     for w in walls:
         data += codec.record("WALL", w.agent, w.file, "on" if w.sandbox else "off", w.sig)
-        data += b"".join(codec.record("DENY", d) for d in w.deny) + b"".join(codec.record("PATH", p) for p in w.paths)
-        data += b"".join(codec.record("SET", k) for k in w.set_keys) + b"".join(codec.record("KEPT", k) for k in w.kept)
+        data += b"".join(codec.record("DENY", d) for d in w.deny) + b"".join(
+            codec.record("PATH", p) for p in w.paths
+        )
+        data += b"".join(codec.record("SET", k) for k in w.set_keys) + b"".join(
+            codec.record("KEPT", k) for k in w.kept
+        )
     file = _where(store)
     if not data:  # no wall left: no record (an uninstall leaves the ledger as before the install)
         for f in {file, store.path(LOCAL)}:
@@ -107,6 +111,7 @@ def data_sig(data: bytes) -> str:
 
 # -- what the wall holds ------------------------------------------------------------------------
 
+
 def _perm_patterns(glob: str, prefix: str) -> list[str]:
     """An agentctl deny glob (as .gitignore reads it) as Claude Code permission patterns under ``prefix``
     (``/``: the project, in its settings; ``//ABS/`` from the person's own settings)."""
@@ -139,9 +144,13 @@ def own_files(store: Store) -> list[str]:
     from agentctl.constraints import ledger
 
     state = store.root
-    out = [os.path.join(state, "services", "constraints", "status"), os.path.join(state, "services", "constraints", "p0-seen"),
-           os.path.join(state, "services", "constraints", "prints"), os.path.join(state, "services", "constraints", "walls"),
-           os.path.join(state, "notify") + "/"]
+    out = [
+        os.path.join(state, "services", "constraints", "status"),
+        os.path.join(state, "services", "constraints", "p0-seen"),
+        os.path.join(state, "services", "constraints", "prints"),
+        os.path.join(state, "services", "constraints", "walls"),
+        os.path.join(state, "notify") + "/",
+    ]
     found = ledger.place(state)
     if found is not None:
         out.append(os.path.dirname(found[0]) + "/")  # every worktree's ledger
@@ -250,6 +259,7 @@ def record_planned(store: Store, wall: Wall, data: bytes) -> None:
 
 # -- keeping in step ------------------------------------------------------------------------------
 
+
 def refresh(store: Store) -> list[str]:
     """After the rules changed: every recorded wall rewritten with the entries wanted now; what was done.
     A settings file that is no longer strict JSON is left as it is (said; `agentctl doctor` shows it)."""
@@ -271,12 +281,16 @@ def refresh(store: Store) -> list[str]:
             wallmerge.merge(doc, wall, deny, paths, wall.sandbox)
             _write(wall.file, (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
         except (OSError, ValueError) as exc:
-            out.append(f"{wall.file}: the agent's wall could not be brought in step ({str(exc)[:100]}); "
-                       "`agentctl install claude` again after fixing it")
+            out.append(
+                f"{wall.file}: the agent's wall could not be brought in step ({str(exc)[:100]}); "
+                "`agentctl install claude` again after fixing it"
+            )
             continue
         record(store, wall)
-        out.append(f"{wall.file}: the agent's wall is in step with the P0 rules ({len(deny)} deny rules, "
-                   f"{len(paths)} sandbox paths)")
+        out.append(
+            f"{wall.file}: the agent's wall is in step with the P0 rules ({len(deny)} deny rules, "
+            f"{len(paths)} sandbox paths)"
+        )
     return out
 
 
@@ -298,8 +312,12 @@ def _write(path: str, data: bytes) -> None:
 
 def in_step(wall: Wall, deny: list[str], paths: list[str]) -> bool:
     """Does ``wall`` hold exactly the entries wanted (a wanted entry the person had already counts)?"""
-    return set(deny) <= set(wall.deny) | set(wall.kept) and set(wall.deny) <= set(deny) and \
-        set(paths) <= set(wall.paths) | set(wall.kept) and set(wall.paths) <= set(paths)
+    return (
+        set(deny) <= set(wall.deny) | set(wall.kept)
+        and set(wall.deny) <= set(deny)
+        and set(paths) <= set(wall.paths) | set(wall.kept)
+        and set(wall.paths) <= set(paths)
+    )
 
 
 def status(store: Store) -> tuple[str, list[str]]:
@@ -316,14 +334,18 @@ def status(store: Store) -> tuple[str, list[str]]:
         where = "~/.claude/settings.json" if user else os.path.relpath(w.file, store.project)
         if w.sig != file_sig(w.file):
             step = "changed since agentctl wrote it"
-            problems.append(f"{where} changed since agentctl wrote the wall into it: `agentctl install claude"
-                            f"{' --user' if user else ''}` again")
+            problems.append(
+                f"{where} changed since agentctl wrote the wall into it: `agentctl install claude"
+                f"{' --user' if user else ''}` again"
+            )
         else:
             deny, paths, _ = wanted(store, user, (w.file,))
             step = "rules in step" if in_step(w, deny, paths) else "rules NOT in step"
             if step != "rules in step":
-                problems.append(f"{where}: the permission rules are not in step with the P0 rules: "
-                                f"`agentctl install claude{' --user' if user else ''}` again")
+                problems.append(
+                    f"{where}: the permission rules are not in step with the P0 rules: "
+                    f"`agentctl install claude{' --user' if user else ''}` again"
+                )
         parts.append(f"{w.agent} {where}: sandbox {'on' if w.sandbox else 'off'}, {step}")
     if not walls:
         parts.append("hooks only (no agent sandbox)")

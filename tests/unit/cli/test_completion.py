@@ -20,12 +20,19 @@ def test_every_command_word_and_action_comes_from_the_registry() -> None:
     top = completion.candidates([], "")
     assert set(top) == {k[0] for k in COMMANDS if not k[0].startswith("@")} | {"help", "version"}
     for group in ("task", "files", "constraints", "verify"):
-        assert completion.candidates([group], "") == sorted(k[1] for k in COMMANDS if k[0] == group and len(k) == 2
-                                                            and k not in ALIASES)  # an alias is accepted, not offered
+        assert completion.candidates([group], "") == sorted(
+            k[1] for k in COMMANDS if k[0] == group and len(k) == 2 and k not in ALIASES
+        )  # an alias is accepted, not offered
 
 
 def test_options_values_and_words() -> None:
-    assert completion.candidates(["task", "claim"], "--") == ["--agent", "--lease", "--json", "--state-dir", "--help"]
+    assert completion.candidates(["task", "claim"], "--") == [
+        "--agent",
+        "--lease",
+        "--json",
+        "--state-dir",
+        "--help",
+    ]
     assert completion.candidates([], "--v") == ["--version"]
     assert completion.candidates(["--state-dir", "x", "task", "update", "--state"], "P") == ["PAUSED"]
     assert completion.candidates(["task", "start", "--files"], "") == []  # a file name: the shell's own
@@ -52,7 +59,8 @@ def test_every_command_action_and_option_has_a_description() -> None:
         assert {w for w, _ in options} >= set(cmd.options), key
         assert all(d for _, d in options), (key, [w for w, d in options if not d])
     assert dict(completewords.described(["task"], "") or []) == {
-        k[1]: c.summary for k, c in COMMANDS.items() if k[0] == "task" and len(k) == 2}
+        k[1]: c.summary for k, c in COMMANDS.items() if k[0] == "task" and len(k) == 2
+    }
 
 
 def test_closed_sets_offer_their_values_with_what_they_mean() -> None:
@@ -62,14 +70,29 @@ def test_closed_sets_offer_their_values_with_what_they_mean() -> None:
     assert set(completewords.EVENT_MEANINGS) == set(EVENTS)  # a new event needs its meaning
     targets = dict(completewords.described(["install"], "") or [])
     assert targets["claude"] == "Claude Code" and all(targets.values())
-    assert [w for w, _ in completewords.described(["plan", "add", "x", "--priority"], "") or []] == [str(n) for n in range(10)]
+    assert [w for w, _ in completewords.described(["plan", "add", "x", "--priority"], "") or []] == [
+        str(n) for n in range(10)
+    ]
     assert completewords.described(["hook"], "q") == [("qwen", "Qwen Code")]
     # read from the state: none here, and none offered (no file names either: the set is closed)
-    for words in (["history", "show"], ["runlevel"], ["notify", "remove"], ["constraints", "remove"], ["task", "reopen"],
-                  ["interfaces", "check"], ["constraints", "confirm-removal"], ["task", "update", "--next"]):
+    for words in (
+        ["history", "show"],
+        ["runlevel"],
+        ["notify", "remove"],
+        ["constraints", "remove"],
+        ["task", "reopen"],
+        ["interfaces", "check"],
+        ["constraints", "confirm-removal"],
+        ["task", "update", "--next"],
+    ):
         assert completewords.described(words, "") == [], words
     # an open word (a path, a text): None, the shell's own file names
-    for words in (["task", "start", "--files"], ["files", "log", "MODIFY"], ["history", "search"], ["verify", "add"]):
+    for words in (
+        ["task", "start", "--files"],
+        ["files", "log", "MODIFY"],
+        ["history", "search"],
+        ["verify", "add"],
+    ):
         assert completewords.described(words, "") is None, words
 
 

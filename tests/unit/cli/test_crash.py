@@ -23,7 +23,9 @@ def test_internal_logs_the_traceback(tmp_path: Path) -> None:
         line = internal(ctx, exc)
     assert line == "internal error: KeyError: 'missing' (details in .agent-state/logs/agent.log)"
     logged = (tmp_path / ".agent-state" / "logs" / "agent.log").read_text()
-    assert "internal-error" in logged and "Traceback" in logged and "test_internal_logs_the_traceback" in logged
+    assert (
+        "internal-error" in logged and "Traceback" in logged and "test_internal_logs_the_traceback" in logged
+    )
 
 
 def test_a_full_disk_is_named_with_its_path_not_an_internal_error() -> None:
@@ -35,13 +37,17 @@ def test_a_full_disk_is_named_with_its_path_not_an_internal_error() -> None:
     assert failed is not None and failed.code == 3
     assert failed.message == "/p/.agent-state/x: No space left on device; free disk space"
     big = io_error(Ctx(), OSError(errno.EFBIG, "File too large"))
-    assert big is not None and big.message == "writing the output: File too large; free disk space or raise the file-size limit"
+    assert (
+        big is not None
+        and big.message == "writing the output: File too large; free disk space or raise the file-size limit"
+    )
     assert io_error(Ctx(), OSError(errno.ENOENT, "gone", "x")) is None  # not the disk's: still a bug
     assert io_error(Ctx(), ValueError("x")) is None
 
 
-def test_main_turns_an_enospc_from_any_write_into_exit_3_with_one_line(tmp_path: Path, monkeypatch: object,
-                                                                         capsys: object) -> None:
+def test_main_turns_an_enospc_from_any_write_into_exit_3_with_one_line(
+    tmp_path: Path, monkeypatch: object, capsys: object
+) -> None:
     import errno
     import os
 

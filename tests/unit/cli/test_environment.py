@@ -23,25 +23,45 @@ def _read_names(only_reads: bool = False) -> set[str]:
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) \
-                    and isinstance(node.args[0].value, str):
+            if (
+                isinstance(node, ast.Call)
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)
+            ):
                 func = ast.unparse(node.func)
                 if func.endswith(("environ.get", "getenv")) or func == "env":
                     found.add(node.args[0].value)
                 elif func.endswith("expanduser") and node.args[0].value.startswith("~"):
                     found.add("HOME")
-            elif isinstance(node, ast.Subscript) and ast.unparse(node.value).endswith("environ") \
-                    and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+            elif (
+                isinstance(node, ast.Subscript)
+                and ast.unparse(node.value).endswith("environ")
+                and isinstance(node.slice, ast.Constant)
+                and isinstance(node.slice.value, str)
+            ):
                 found.add(node.slice.value)
-            elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            elif (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+            ):
                 name = node.targets[0].id
                 if name.endswith("_VARS") and isinstance(node.value, ast.Tuple) or name.startswith("ENV_"):
                     for c in ast.walk(node.value):
-                        if isinstance(c, ast.Constant) and isinstance(c.value, str) and ENV_NAME.match(c.value):
+                        if (
+                            isinstance(c, ast.Constant)
+                            and isinstance(c.value, str)
+                            and ENV_NAME.match(c.value)
+                        ):
                             found.add(c.value)
-            if not only_reads and isinstance(node, ast.Constant) and isinstance(node.value, str) \
-                    and node.value.startswith("AGENTCTL_") \
-                    and ENV_NAME.match(node.value):
+            if (
+                not only_reads
+                and isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and node.value.startswith("AGENTCTL_")
+                and ENV_NAME.match(node.value)
+            ):
                 found.add(node.value)
     return found
 
@@ -53,7 +73,12 @@ def _covered(name: str) -> bool:
 
 def test_the_table_names_every_environment_variable_the_code_reads() -> None:
     found = _read_names()
-    assert {"AGENTCTL_STATE_DIR", "AGENTCTL_LOCK_TIMEOUT", "CLAUDE_PROJECT_DIR", "TMPDIR"} <= found  # the scan works
+    assert {
+        "AGENTCTL_STATE_DIR",
+        "AGENTCTL_LOCK_TIMEOUT",
+        "CLAUDE_PROJECT_DIR",
+        "TMPDIR",
+    } <= found  # the scan works
     assert sorted(n for n in found if not _covered(n)) == []
 
 

@@ -22,8 +22,16 @@ def test_the_three_forms() -> None:
     top = helpformat.help_for([], _resolve)
     assert top.startswith("usage:") and "commands:" in top and "global options:" in top
     group = helpformat.help_for(["task"], _resolve)
-    assert group.startswith("usage: agentctl task ACTION") and "\nactions:\n" in group and "global options:" in group
-    names = [ln.split()[0] for ln in group.split("actions:\n")[1].splitlines() if ln.startswith("  ") and ln[2] != " "]
+    assert (
+        group.startswith("usage: agentctl task ACTION")
+        and "\nactions:\n" in group
+        and "global options:" in group
+    )
+    names = [
+        ln.split()[0]
+        for ln in group.split("actions:\n")[1].splitlines()
+        if ln.startswith("  ") and ln[2] != " "
+    ]
     assert names[:6] == ["add", "claim", "done", "list", "reopen", "skip"]
     one = helpformat.help_for(["task", "update", "--seq", "3"], _resolve)
     assert one.startswith("usage: agentctl task update") and "options:" in one and "--seq N" in one

@@ -8,7 +8,12 @@ from agentctl.operation.registry import BUILTIN_SERVICES, COMMANDS, GLOBAL_FLAGS
 
 
 def test_every_option_of_every_command_has_a_text() -> None:
-    missing = [(key, opt) for key, cmd in COMMANDS.items() for opt in cmd.options if not helptexts.option_help(key, opt)]
+    missing = [
+        (key, opt)
+        for key, cmd in COMMANDS.items()
+        for opt in cmd.options
+        if not helptexts.option_help(key, opt)
+    ]
     assert missing == []
     assert [flag for flag in GLOBAL_FLAGS if flag != "-h" and not helptexts.COMMON.get(flag)] == []
 
@@ -27,10 +32,16 @@ def test_groups_cover_the_services_and_name_only_real_groups() -> None:
 
 
 def test_no_text_for_an_option_or_command_that_does_not_exist() -> None:
-    stale = [(key, opt) for key, opt in helptexts.OPTIONS if key not in COMMANDS or opt not in COMMANDS[key].options]
+    stale = [
+        (key, opt)
+        for key, opt in helptexts.OPTIONS
+        if key not in COMMANDS or opt not in COMMANDS[key].options
+    ]
     assert stale == []
     assert [key for key in helptexts.DETAILS if key not in COMMANDS and key != ("@custom",)] == []
-    every = {opt for cmd in COMMANDS.values() for opt in cmd.options} | set(GLOBAL_FLAGS) | {"--version"}  # --version: before a command only
+    every = (
+        {opt for cmd in COMMANDS.values() for opt in cmd.options} | set(GLOBAL_FLAGS) | {"--version"}
+    )  # --version: before a command only
     assert sorted(set(helptexts.COMMON) - every) == []
 
 
@@ -41,5 +52,10 @@ def test_option_help_prefers_the_commands_own_text() -> None:
 
 
 def test_exit_codes_are_the_documented_four() -> None:
-    assert [code for code, _ in helptexts.EXIT_CODES][:4] == [errors.EXIT_OK, errors.EXIT_NO, errors.EXIT_USAGE, errors.EXIT_STATE]
+    assert [code for code, _ in helptexts.EXIT_CODES][:4] == [
+        errors.EXIT_OK,
+        errors.EXIT_NO,
+        errors.EXIT_USAGE,
+        errors.EXIT_STATE,
+    ]
     assert all(text for _, text in helptexts.EXIT_CODES)

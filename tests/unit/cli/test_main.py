@@ -18,7 +18,11 @@ def _parse(key: tuple[str, ...], *tokens: str) -> dict[str, object]:
 
 
 def test_options_and_arguments_become_keywords() -> None:
-    assert _parse(("task", "update"), "--done", "2", "--notes", "n", "--seq=7") == {"done": 2, "notes": "n", "seq": 7}
+    assert _parse(("task", "update"), "--done", "2", "--notes", "n", "--seq=7") == {
+        "done": 2,
+        "notes": "n",
+        "seq": 7,
+    }
     assert _parse(("files", "log"), "MODIFY", "src/a.ts") == {"op": "MODIFY", "path": "src/a.ts"}
     assert _parse(("task", "stop"), "--force") == {"force": True}
 
@@ -78,8 +82,9 @@ def _project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def test_main_prints_text_or_the_json_envelope(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_main_prints_text_or_the_json_envelope(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     _project(tmp_path, monkeypatch)
     capsys.readouterr()
     assert main.main(["task", "status"]) == 0
@@ -89,8 +94,9 @@ def test_main_prints_text_or_the_json_envelope(tmp_path: Path, monkeypatch: pyte
     assert doc["ok"] is True and doc["command"] == "task status" and doc["error"] is None
 
 
-def test_main_maps_a_usage_error_to_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                           capsys: pytest.CaptureFixture[str]) -> None:
+def test_main_maps_a_usage_error_to_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     _project(tmp_path, monkeypatch)
     capsys.readouterr()
     assert main.main(["task", "frob"]) == 2
@@ -101,8 +107,9 @@ def test_main_maps_a_usage_error_to_exit_2(tmp_path: Path, monkeypatch: pytest.M
     assert doc["ok"] is False and doc["exit"] == 2 and doc["error"]["kind"] == "usage"
 
 
-def test_help_exits_0_for_a_real_command_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_help_exits_0_for_a_real_command_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     _project(tmp_path, monkeypatch)
     capsys.readouterr()
     assert main.main(["help", "task", "start"]) == 0

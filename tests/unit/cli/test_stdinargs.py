@@ -26,4 +26,6 @@ def test_lines_and_text() -> None:
     with pytest.raises(UsageError, match="read no text"):
         stdinargs.expand(COMMANDS[("verify", "tried")], {"text": ["-"]}, lambda: b" \n")
     with pytest.raises(UsageError, match="over"):
-        stdinargs.expand(COMMANDS[("task", "done")], {"paths": ["-"]}, lambda: b"x" * (stdinargs.MAX_BYTES + 1))
+        stdinargs.expand(
+            COMMANDS[("task", "done")], {"paths": ["-"]}, lambda: b"x" * (stdinargs.MAX_BYTES + 1)
+        )

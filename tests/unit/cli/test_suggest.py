@@ -15,8 +15,10 @@ def test_the_closest_known_word_or_none() -> None:
 
 def test_refusal_puts_the_list_in_brackets_only_after_a_guess() -> None:
     assert suggest.refusal("no service 'x'", "", "services: task") == "no service 'x'; services: task"
-    assert suggest.refusal("no service 'tsak'", "; did you mean task?", "services: task") == \
-        "no service 'tsak'; did you mean task? (services: task)"
+    assert (
+        suggest.refusal("no service 'tsak'", "; did you mean task?", "services: task")
+        == "no service 'tsak'; did you mean task? (services: task)"
+    )
     assert suggest.unknown_global("--josn=1").startswith("unknown option --josn=1; did you mean --json? (")
 
 

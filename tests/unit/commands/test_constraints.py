@@ -24,8 +24,10 @@ def test_add_list_remove(ctx: Ctx) -> None:
     assert again.lines[0] == "already present, nothing changed" and again.data["added"] is False
     op(ctx, "constraints", "update", add=["P2|short lines"])
     listed = op(ctx, "constraints", "list")
-    assert listed.data["constraints"] == [{"priority": "P0", "text": "deny-write: db/**", "shared": False},
-                                          {"priority": "P2", "text": "short lines", "shared": False}]
+    assert listed.data["constraints"] == [
+        {"priority": "P0", "text": "deny-write: db/**", "shared": False},
+        {"priority": "P2", "text": "short lines", "shared": False},
+    ]
     gone = op(ctx, "constraints", "remove", rule=["2"])
     assert gone.data["removed"] == {"priority": "P2", "text": "short lines", "shared": False}
     assert len(op(ctx, "constraints", "status").data["constraints"]) == 1
@@ -34,8 +36,12 @@ def test_add_list_remove(ctx: Ctx) -> None:
 def test_check_answers_by_exit_code(ctx: Ctx) -> None:
     op(ctx, "constraints", "add", priority="P0", text=["deny-write: db/**"])
     denied = op(ctx, "constraints", "check", path="db/x.sql")
-    assert denied.code == 1 and denied.data == {"path": "db/x.sql", "allowed": False, "rule": "P0|deny-write: db/**",
-                                                 "together": []}
+    assert denied.code == 1 and denied.data == {
+        "path": "db/x.sql",
+        "allowed": False,
+        "rule": "P0|deny-write: db/**",
+        "together": [],
+    }
     allowed = op(ctx, "constraints", "check", path="src/x.py")
     assert allowed.code == 0 and allowed.data["allowed"] is True
 

@@ -30,7 +30,9 @@ def test_a_problem_then_fixed(ctx: Ctx, tmp_path: Path) -> None:
     assert r.code == 1 and r.data["healthy"] is False and len(r.data["problems"]) == 1
     assert r.lines[-1] == ".agent-state: 1 problem; `agentctl doctor --fix` repairs what is safe"
     fixed = op(ctx, "doctor", fix=True)
-    assert fixed.code == 0 and fixed.lines[-1] == ".agent-state: healthy (1 fixed)" and log.read_bytes() == b""
+    assert (
+        fixed.code == 0 and fixed.lines[-1] == ".agent-state: healthy (1 fixed)" and log.read_bytes() == b""
+    )
 
 
 def test_no_state_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -18,11 +18,20 @@ def ctx(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Ctx:
 
 def test_log_then_check(ctx: Ctx) -> None:
     entry = op(ctx, "files", "log", op="MODIFY", path="a.py")
-    assert entry.code == 0 and entry.lines == [entry.data["entry"]] and entry.data["entry"].endswith("|MODIFY|a.py")
+    assert (
+        entry.code == 0
+        and entry.lines == [entry.data["entry"]]
+        and entry.data["entry"].endswith("|MODIFY|a.py")
+    )
     hit = op(ctx, "files", "check", path="a.py")
     assert hit.code == 0 and hit.data["touched"] is True and hit.data["entries"][0][1:] == ["MODIFY", "a.py"]
     miss = op(ctx, "files", "check", path="b.py")
-    assert miss.code == 1 and miss.data == {"path": "b.py", "touched": False, "entries": [], "elsewhere": False}
+    assert miss.code == 1 and miss.data == {
+        "path": "b.py",
+        "touched": False,
+        "entries": [],
+        "elsewhere": False,
+    }
     assert miss.lines == ["b.py: not touched in this task"]
 
 
@@ -35,7 +44,9 @@ def test_list_and_status(ctx: Ctx) -> None:
     op(ctx, "files", "log", op="CREATE", path="n.py")
     op(ctx, "files", "log", op="MODIFY", path="n.py")
     listed = op(ctx, "files", "list")
-    assert listed.lines == ["MODIFY|n.py"] and listed.data["files"] == [{"path": "n.py", "op": "MODIFY", "count": 2}]
+    assert listed.lines == ["MODIFY|n.py"] and listed.data["files"] == [
+        {"path": "n.py", "op": "MODIFY", "count": 2}
+    ]
     raw = op(ctx, "files", "status")
     assert [e[1] for e in raw.data["entries"]] == ["SESSION_START", "CREATE", "MODIFY"]
 
@@ -46,4 +57,6 @@ def test_stop_archives_and_start_clears(ctx: Ctx) -> None:
     assert stopped.data["archive"] and stopped.data["archive"].startswith("logs/")
     assert op(ctx, "files", "check", path="a.py").code == 1
     started = op(ctx, "files", "start")
-    assert started.code == 0 and [e[1] for e in op(ctx, "files", "status").data["entries"]] == ["SESSION_START"]
+    assert started.code == 0 and [e[1] for e in op(ctx, "files", "status").data["entries"]] == [
+        "SESSION_START"
+    ]

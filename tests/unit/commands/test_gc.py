@@ -21,7 +21,9 @@ def test_dry_run_changes_nothing_and_reports_the_policy(ctx: Ctx, tmp_path: Path
     before = snapshot(state)
     r = op(ctx, "gc", dry_run=True)
     assert r.code == 0 and r.data["dry_run"] is True and r.data["changes"] == [] and r.data["freed"] == 0
-    assert r.data["policy"]["retention.backups_keep"] >= 1 and r.lines[-1].startswith("gc (dry run): 0 changes")
+    assert r.data["policy"]["retention.backups_keep"] >= 1 and r.lines[-1].startswith(
+        "gc (dry run): 0 changes"
+    )
     assert snapshot(state) == before  # every file byte for byte (locks and agent.log aside)
 
 

@@ -29,7 +29,9 @@ def test_list_is_newest_first(ctx: Ctx) -> None:
 
 def test_show_one(ctx: Ctx) -> None:
     r = op(ctx, "history", words=["show", "t1"])
-    assert r.data["task"]["TASK_ID"] == "t1" and r.data["files"] == [{"path": "src/m1.py", "op": "MODIFY", "count": 1}]
+    assert r.data["task"]["TASK_ID"] == "t1" and r.data["files"] == [
+        {"path": "src/m1.py", "op": "MODIFY", "count": 1}
+    ]
     assert "FILES 1 touched:" in r.lines
     with pytest.raises(UsageError, match="no archived task 'nope'"):
         op(ctx, "history", words=["show", "nope"])

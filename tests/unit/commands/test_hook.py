@@ -33,16 +33,23 @@ def test_install_then_again_then_uninstall(ctx: Ctx, tmp_path: Path) -> None:
     assert r.code == 0 and r.lines[0] == ".claude/settings.json: created: " + HOOKS_AND_WALL
     assert all(line.startswith("note: ") for line in r.lines[1:]) and ctx.warnings == []
     assert r.data["target"] == "claude" and r.data["project"] == str(tmp_path)
-    assert r.data["files"] == [{"file": ".claude/settings.json", "action": "created",
-                                "summary": HOOKS_AND_WALL, "backup": None}]
+    assert r.data["files"] == [
+        {"file": ".claude/settings.json", "action": "created", "summary": HOOKS_AND_WALL, "backup": None}
+    ]
     hooks = json.loads((tmp_path / ".claude" / "settings.json").read_text())["hooks"]
     assert "agentctl hook claude pre-tool-use" in json.dumps(hooks["PreToolUse"])
     again = hook.install(ctx, target="claude")
     assert again.lines[0] == ".claude/settings.json: unchanged: hooks: 0 added, 8 already there" + WALL
     gone = hook.uninstall(ctx, target="claude")
-    assert gone.code == 0 and gone.lines == [".claude/settings.json: removed: hooks: 8 removed; wall: 10 entries removed"] and gone.data["notes"] == []
+    assert (
+        gone.code == 0
+        and gone.lines == [".claude/settings.json: removed: hooks: 8 removed; wall: 10 entries removed"]
+        and gone.data["notes"] == []
+    )
     log = agent_log(ctx.store())
-    assert log.count("|integrations|install|claude: .claude/settings.json") == 1  # the unchanged install is not logged
+    assert (
+        log.count("|integrations|install|claude: .claude/settings.json") == 1
+    )  # the unchanged install is not logged
     assert "|integrations|uninstall|claude: .claude/settings.json" in log
 
 
@@ -59,7 +66,10 @@ def test_install_without_a_state_folder_says_init(tmp_path: Path, monkeypatch: p
     monkeypatch.chdir(tmp_path / "sub")
     r = hook.install(Ctx(cwd=str(tmp_path / "sub")), target="codex")  # the git root, not the subfolder
     assert r.data["project"] == str(tmp_path) and (tmp_path / ".codex" / "hooks.json").is_file()
-    assert r.data["notes"][0] == f"no .agent-state in {tmp_path} yet: run `agentctl init` there; the hooks do nothing until then"
+    assert (
+        r.data["notes"][0]
+        == f"no .agent-state in {tmp_path} yet: run `agentctl init` there; the hooks do nothing until then"
+    )
 
 
 def test_absolute_is_refused_where_it_cannot_apply(ctx: Ctx, tmp_path: Path) -> None:
@@ -75,8 +85,9 @@ def test_install_absolute_writes_this_agentctl(ctx: Ctx, tmp_path: Path) -> None
     assert running_agentctl() in (tmp_path / ".claude" / "settings.json").read_text()
 
 
-def test_hook_runs_the_agents_handler(ctx: Ctx, monkeypatch: pytest.MonkeyPatch,
-                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_hook_runs_the_agents_handler(
+    ctx: Ctx, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     store = ctx.store()
     data = payload("post_tool_use_write.json", store)
     hookfix.feed(monkeypatch, data)
@@ -85,12 +96,17 @@ def test_hook_runs_the_agents_handler(ctx: Ctx, monkeypatch: pytest.MonkeyPatch,
     assert [e[1] for e in agentctl.files.log.check(store, "a.txt")] == ["CREATE"]
 
 
-def test_hook_denies_with_the_agents_exit_code(ctx: Ctx, monkeypatch: pytest.MonkeyPatch,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_hook_denies_with_the_agents_exit_code(
+    ctx: Ctx, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     store = ctx.store()
     hookfix.deny_secrets(store)
-    data = {"cwd": store.project, "cursor_version": "1", "tool_name": "Write",
-            "tool_input": {"file_path": str(Path(store.project) / "secrets" / "x")}}
+    data = {
+        "cwd": store.project,
+        "cursor_version": "1",
+        "tool_name": "Write",
+        "tool_input": {"file_path": str(Path(store.project) / "secrets" / "x")},
+    }
     hookfix.feed(monkeypatch, data)
     assert hook.hook(ctx, words=["claude", "pre-tool-use"]).code == 2  # Cursor's block is exit 2
     assert json.loads(capsys.readouterr().out)["permission"] == "deny"

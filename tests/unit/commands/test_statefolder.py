@@ -29,7 +29,9 @@ def ctx(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Ctx:
 def test_status_of_all_and_of_one(ctx: Ctx) -> None:
     every = op(ctx, "status")
     rows = {row["service"]: row for row in every.data["services"]}
-    assert every.data["runlevel"] == "work" and rows["task"]["state"] == "ACTIVE" and rows["task"]["in_runlevel"]
+    assert (
+        every.data["runlevel"] == "work" and rows["task"]["state"] == "ACTIVE" and rows["task"]["in_runlevel"]
+    )
     assert every.lines[0].startswith("runlevel work:")
     one = op(ctx, "status", service="task")
     assert "STATE=ACTIVE" in one.lines and one.data["task"]["TOTAL"] == 2
@@ -44,7 +46,11 @@ def test_resume_keeps_to_its_budget(ctx: Ctx) -> None:
 def test_prompt_and_runlevel(ctx: Ctx) -> None:
     assert "agentctl resume" in op(ctx, "prompt").data["prompt"]
     shown = op(ctx, "runlevel")
-    assert shown.data["runlevel"] == "work" and "work" in shown.data["levels"] and shown.lines[0] == "RUNLEVEL=work"
+    assert (
+        shown.data["runlevel"] == "work"
+        and "work" in shown.data["levels"]
+        and shown.lines[0] == "RUNLEVEL=work"
+    )
     switched = op(ctx, "runlevel", name="idle")
     assert switched.lines[0] == "RUNLEVEL=idle (was work)"
     assert op(ctx, "task", "status").data["task"]["STATE"] == "PAUSED"  # stopped by the switch, never lost

@@ -23,7 +23,20 @@ def _ctx(store: Store, monkeypatch: pytest.MonkeyPatch) -> Ctx:
 
 def _task(base: Path, store: Store) -> str:
     (base / "list.txt").write_text("src/a.py\nsrc/b.py\n")
-    assert run("task", "start", "--id", "t1", "--desc", "port", "--files", str(base / "list.txt"), cwd=store.project).code == 0
+    assert (
+        run(
+            "task",
+            "start",
+            "--id",
+            "t1",
+            "--desc",
+            "port",
+            "--files",
+            str(base / "list.txt"),
+            cwd=store.project,
+        ).code
+        == 0
+    )
     assert run("task", "done", "src/a.py", cwd=store.project).code == 0
     return _status(store)
 
@@ -39,14 +52,18 @@ def test_push_then_pull_in_a_second_clone(tmp_path: Path, monkeypatch: pytest.Mo
     status = _task(tmp_path, a)
     r = sync(_ctx(a, monkeypatch), action="push")
     head = git("rev-parse", "refs/agentctl/main", cwd=Path(a.project)).strip()
-    assert r.code == EXIT_OK and r.lines[-1].startswith(f"push: pushed to refs/agentctl/main on origin at {head[:12]} (")
+    assert r.code == EXIT_OK and r.lines[-1].startswith(
+        f"push: pushed to refs/agentctl/main on origin at {head[:12]} ("
+    )
     assert r.data["remote_state"] == "ok" and r.data["commit"] == head and r.data["stream"] == "main"
     assert r.data["lost_claims"] == [] and r.data["replaced"] is None
     assert read_config(a) == {}  # the defaults (this branch, origin) are not written down
     b = clone(bare, tmp_path, "b")
     got = sync(_ctx(b, monkeypatch), action="pull")
     assert got.code == EXIT_OK and got.data["commit"] == head and _status(b) == status
-    assert got.lines == [f"pull: synced with refs/agentctl/main on origin at {head[:12]} ({got.data['objects']} new objects)"]
+    assert got.lines == [
+        f"pull: synced with refs/agentctl/main on origin at {head[:12]} ({got.data['objects']} new objects)"
+    ]
 
 
 def test_status_says_what_is_not_synced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -54,7 +71,9 @@ def test_status_says_what_is_not_synced(tmp_path: Path, monkeypatch: pytest.Monk
     a = clone(bare, tmp_path, "a")
     ctx = _ctx(a, monkeypatch)
     before = sync(ctx, action="status")
-    assert before.code == EXIT_NO and before.lines[0] == "stream main: refs/agentctl/main on origin (none yet)"
+    assert (
+        before.code == EXIT_NO and before.lines[0] == "stream main: refs/agentctl/main on origin (none yet)"
+    )
     assert before.data["relation"] == "empty" and before.data["local_changes"] is True
     _task(tmp_path, a)
     assert sync(ctx, action="push").code == EXIT_OK

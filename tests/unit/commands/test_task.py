@@ -29,7 +29,11 @@ def test_done_moves_next_and_bumps_seq(ctx: Ctx) -> None:
 
 def test_done_warns_about_a_file_never_changed(ctx: Ctx) -> None:
     r = op(ctx, "task", "done", paths=["b.py"])
-    assert r.code == 0 and len(r.warnings) == 1 and "b.py was marked done but this task never changed it" in r.warnings[0]
+    assert (
+        r.code == 0
+        and len(r.warnings) == 1
+        and "b.py was marked done but this task never changed it" in r.warnings[0]
+    )
 
 
 def test_update_with_a_stale_seq_is_a_no_op(ctx: Ctx) -> None:
@@ -37,14 +41,22 @@ def test_update_with_a_stale_seq_is_a_no_op(ctx: Ctx) -> None:
     assert r.data["applied"] is False and "not applied: SEQ is 1, not 0" in r.data["message"]
     assert r.data["task"]["DONE"] == 0
     ok = op(ctx, "task", "update", done=1, seq=1, notes="half way")
-    assert ok.data["applied"] is True and ok.data["task"]["DONE"] == 1 and ok.data["task"]["NOTES"] == "half way"
+    assert (
+        ok.data["applied"] is True and ok.data["task"]["DONE"] == 1 and ok.data["task"]["NOTES"] == "half way"
+    )
 
 
 def test_claim_and_status(ctx: Ctx) -> None:
     r = op(ctx, "task", "claim", agent="bot", lease=60)
-    assert r.code == 0 and r.data["claimed"] == "a.py" and r.data["agent"] == "bot" and "CLAIMED=a.py" in r.lines
+    assert (
+        r.code == 0 and r.data["claimed"] == "a.py" and r.data["agent"] == "bot" and "CLAIMED=a.py" in r.lines
+    )
     st = op(ctx, "task", "status")
-    assert "STATE=ACTIVE" in st.lines and st.data["task"]["TOTAL"] == 3 and st.data["task"]["SEQ"] == r.data["seq"]
+    assert (
+        "STATE=ACTIVE" in st.lines
+        and st.data["task"]["TOTAL"] == 3
+        and st.data["task"]["SEQ"] == r.data["seq"]
+    )
 
 
 def test_stop_refuses_unverified_edits_and_force_archives(ctx: Ctx) -> None:
@@ -54,5 +66,10 @@ def test_stop_refuses_unverified_edits_and_force_archives(ctx: Ctx) -> None:
         op(ctx, "task", "stop")
     assert refused.value.code in (1, 3) and op(ctx, "task", "status").data["task"]["STATE"] == "ACTIVE"
     r = op(ctx, "task", "stop", force=True)
-    assert r.code == 0 and r.data["task_id"] == "t1" and r.data["archive"] == "logs/task-t1.done" and r.data["forced"]
+    assert (
+        r.code == 0
+        and r.data["task_id"] == "t1"
+        and r.data["archive"] == "logs/task-t1.done"
+        and r.data["forced"]
+    )
     assert op(ctx, "task", "status").data["task"]["STATE"] == "IDLE"

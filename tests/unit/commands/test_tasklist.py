@@ -30,7 +30,10 @@ def test_start_from_a_file_and_over_a_running_task(ctx: Ctx, tmp_path: Path) -> 
     assert r.code == 0 and r.warnings == []
     with pytest.raises(UsageError, match="task t1 is ACTIVE"):
         op(ctx, "task", "start", id="t2", desc="d", files="list.txt")
-    assert op(ctx, "task", "start", id="t2", desc="d", files="list.txt", force=True).data["task"]["TASK_ID"] == "t2"
+    assert (
+        op(ctx, "task", "start", id="t2", desc="d", files="list.txt", force=True).data["task"]["TASK_ID"]
+        == "t2"
+    )
 
 
 def test_start_needs_a_list_or_empty(ctx: Ctx) -> None:

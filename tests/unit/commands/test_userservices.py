@@ -27,7 +27,13 @@ def ctx(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Ctx:
 def test_a_script_runs_and_its_exit_is_the_answer(ctx: Ctx) -> None:
     r = op(ctx, "@custom", service="db", action="start", timeout=30.0)
     assert r.code == 0 and r.lines == ["starting db", "db start: exit 0"]
-    assert r.data == {"service": "db", "action": "start", "exit": 0, "timed_out": False, "output": "starting db\n"}
+    assert r.data == {
+        "service": "db",
+        "action": "start",
+        "exit": 0,
+        "timed_out": False,
+        "output": "starting db\n",
+    }
     down = op(ctx, "@custom", service="db", action="status", timeout=30.0)
     assert down.code == 1 and down.data["exit"] == 3 and down.lines[-1] == "db status: exit 3"
 

@@ -25,7 +25,12 @@ def test_pass_then_stop_clears(ctx: Ctx) -> None:
     progress: list[str] = []
     ctx.progress = progress.append
     r = op(ctx, "verify", "start", timeout=30.0)
-    assert r.code == 0 and r.lines[0] == "PASSED" and r.data["verify"]["STATE"] == "PASSED" and r.data["verify"]["RUN"] == 1
+    assert (
+        r.code == 0
+        and r.lines[0] == "PASSED"
+        and r.data["verify"]["STATE"] == "PASSED"
+        and r.data["verify"]["RUN"] == 1
+    )
     assert progress  # each check is shown as it runs
     status = op(ctx, "verify", "status")
     assert status.data["verify"]["EXIT_CODE"] == 0 and status.data["commands"] == ["true"]

@@ -28,13 +28,16 @@ def test_add_keeps_the_file_sorted_and_adds_once(store: Store) -> None:
     assert store.read(agentctl.constraints.rules.STATUS) == b"P0|deny-write: db/**\nP2|style\n"
 
 
-@pytest.mark.parametrize("pri,text,words", [
-    ("P4", "x", "priority 'P4' is not P0, P1 or P2"),
-    ("P0", "deny write db/**", "write it as 'deny-write: db/**'"),
-    ("P0", "deny-write: src/[a", "unclosed '['"),
-    ("P0", "deny-write: ../up/*", "leads outside the project"),
-    ("P0", "deny-write:", "needs a pattern"),
-])
+@pytest.mark.parametrize(
+    "pri,text,words",
+    [
+        ("P4", "x", "priority 'P4' is not P0, P1 or P2"),
+        ("P0", "deny write db/**", "write it as 'deny-write: db/**'"),
+        ("P0", "deny-write: src/[a", "unclosed '['"),
+        ("P0", "deny-write: ../up/*", "leads outside the project"),
+        ("P0", "deny-write:", "needs a pattern"),
+    ],
+)
 def test_add_refuses_what_would_never_work(store: Store, pri: str, text: str, words: str) -> None:
     with pytest.raises(UsageError) as err:
         edit.add(store, pri, text)

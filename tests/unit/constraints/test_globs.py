@@ -20,8 +20,12 @@ CASES: dict[str, list[str]] = {
     "docs/*.md": ["docs/a.md", "docs/sub/a.md", "x/docs/a.md"],
     "/build": ["build/x", "a/build/x", "build"],
     "build/": ["build/x", "a/build/x", "build", "buildx/y"],
-    "database/migrations/**": ["database/migrations/a.sql", "database/migrations/x/y", "database/migrations",
-                               "database/seed.sql"],
+    "database/migrations/**": [
+        "database/migrations/a.sql",
+        "database/migrations/x/y",
+        "database/migrations",
+        "database/seed.sql",
+    ],
     "src/**/gen.py": ["src/gen.py", "src/a/b/gen.py", "gen.py", "x/src/gen.py"],
     "**/a": ["a", "b/a/c", "x/y/a"],
     "a/**": ["a", "a/b", "a/b/c", "b/a/c"],
@@ -61,8 +65,12 @@ CASES: dict[str, list[str]] = {
 def _git_says(tmp: Path, pattern: str, paths: list[str]) -> dict[str, bool]:
     """{path: ignored} by a .gitignore holding only ``pattern``, as `git check-ignore --no-index` says."""
     (tmp / ".gitignore").write_text(pattern + "\n", encoding="utf-8")
-    out = subprocess.run([str(GIT), "-C", str(tmp), "check-ignore", "--no-index", "--stdin", "-z", "-v", "-n"],
-                         input=b"".join(p.encode() + b"\0" for p in paths), capture_output=True, check=False)
+    out = subprocess.run(
+        [str(GIT), "-C", str(tmp), "check-ignore", "--no-index", "--stdin", "-z", "-v", "-n"],
+        input=b"".join(p.encode() + b"\0" for p in paths),
+        capture_output=True,
+        check=False,
+    )
     f = out.stdout.split(b"\0")
     return {f[i + 3].decode(): bool(f[i]) for i in range(0, len(f) - 1, 4)}
 
@@ -93,15 +101,41 @@ def test_the_table_is_what_git_check_ignore_says(repo: Path) -> None:
 def test_random_globs_are_what_git_says(repo: Path) -> None:
     """Globs and paths drawn from the pieces that matter (a fixed seed: the same cases every run)."""
     rnd = random.Random(23)
-    pieces = ["a", "b", "ab", "/", "*", "**", "**/", "/**", "?", ".", "[ab]", "[!a]", "[^b]", "[a-c]", "[]a]",
-              "[[:alpha:]]", "[[:digit:]]", "\\*", "\\[", "-", "é", "[a\\]]", "[", "]"]
+    pieces = [
+        "a",
+        "b",
+        "ab",
+        "/",
+        "*",
+        "**",
+        "**/",
+        "/**",
+        "?",
+        ".",
+        "[ab]",
+        "[!a]",
+        "[^b]",
+        "[a-c]",
+        "[]a]",
+        "[[:alpha:]]",
+        "[[:digit:]]",
+        "\\*",
+        "\\[",
+        "-",
+        "é",
+        "[a\\]]",
+        "[",
+        "]",
+    ]
     parts = ["a", "b", "ab", "/", "a/", ".", "[", "]", "*", "-", "é", "1", "\\"]
     compared = 0
     for _ in range(60):
         pattern = "".join(rnd.choice(pieces) for _ in range(rnd.randint(1, 5)))
         paths = set()
         for _ in range(20):
-            p = "/".join(s for s in "".join(rnd.choice(parts) for _ in range(rnd.randint(1, 6))).split("/") if s)
+            p = "/".join(
+                s for s in "".join(rnd.choice(parts) for _ in range(rnd.randint(1, 6))).split("/") if s
+            )
             if p and all(s not in (".", "..") for s in p.split("/")):
                 paths.add(p)
         said = _git_says(repo, pattern, sorted(paths))
@@ -111,20 +145,37 @@ def test_random_globs_are_what_git_says(repo: Path) -> None:
     assert compared > 500
 
 
-@pytest.mark.parametrize("pattern,words", [
-    ("{secrets,keys}/**", "`deny-write: secrets/**` and `deny-write: keys/**`"),
-    ("a[z-a]b", "range backwards"), ("src/[x", "unclosed '['"), ("[]", "unclosed '['"), ("[!]", "unclosed '['"),
-    ("[[:foo:]]", "unknown character class"), ("x\\", "lone '\\'"), ("!x", "un-ignores"), ("#x", "comment"),
-    ("", "needs a pattern"),
-])
+@pytest.mark.parametrize(
+    "pattern,words",
+    [
+        ("{secrets,keys}/**", "`deny-write: secrets/**` and `deny-write: keys/**`"),
+        ("a[z-a]b", "range backwards"),
+        ("src/[x", "unclosed '['"),
+        ("[]", "unclosed '['"),
+        ("[!]", "unclosed '['"),
+        ("[[:foo:]]", "unknown character class"),
+        ("x\\", "lone '\\'"),
+        ("!x", "un-ignores"),
+        ("#x", "comment"),
+        ("", "needs a pattern"),
+    ],
+)
 def test_what_git_would_read_otherwise_is_named(pattern: str, words: str) -> None:
     assert words in globs.problem(pattern)
 
 
-@pytest.mark.parametrize("pattern,wide", [
-    ("{secrets,keys}/**", ["{secrets,keys}/**", "secrets/**", "keys/**"]), ("a[z-a]b", ["a?b"]),
-    ("keys/[x/y", ["keys/*/y"]), ("[[:foo:]]x", ["?x"]), ("x\\", ["x"]), ("#x", ["\\#x"]), ("!x", []),
-])
+@pytest.mark.parametrize(
+    "pattern,wide",
+    [
+        ("{secrets,keys}/**", ["{secrets,keys}/**", "secrets/**", "keys/**"]),
+        ("a[z-a]b", ["a?b"]),
+        ("keys/[x/y", ["keys/*/y"]),
+        ("[[:foo:]]x", ["?x"]),
+        ("x\\", ["x"]),
+        ("#x", ["\\#x"]),
+        ("!x", []),
+    ],
+)
 def test_what_a_broken_glob_is_taken_to_cover(pattern: str, wide: list[str]) -> None:
     assert globs.wide(pattern) == wide
     assert all(globs.problem(w) in ("", globs.problem(pattern)) for w in wide)  # the literal braces kept
@@ -132,7 +183,26 @@ def test_what_a_broken_glob_is_taken_to_cover(pattern: str, wide: list[str]) -> 
 
 def test_a_broken_glob_reading_is_always_a_valid_glob() -> None:
     rnd = random.Random(9)
-    pieces = ["a", "/", "*", "[", "]", "!", "^", "-", "z", "\\", "{", "}", ",", "[:", ":]", "[:alpha:]", "#", "é"]
+    pieces = [
+        "a",
+        "/",
+        "*",
+        "[",
+        "]",
+        "!",
+        "^",
+        "-",
+        "z",
+        "\\",
+        "{",
+        "}",
+        ",",
+        "[:",
+        ":]",
+        "[:alpha:]",
+        "#",
+        "é",
+    ]
     for _ in range(3000):
         pattern = "".join(rnd.choice(pieces) for _ in range(rnd.randint(1, 8)))
         for w in globs.wide(pattern):  # git reads each: braces literally, the rest as meant

@@ -18,10 +18,14 @@ def test_denied_entries_by_spelling(store: Store) -> None:
     assert policy.denied_entries(store, ["secrets/a"]) == []
     edit.add(store, "P0", "deny-write: secrets/**")
     assert policy.denied_entries(store, ["src/a", "secrets/a", "secrets/b/c"]) == [
-        ("secrets/a", "deny-write: secrets/**"), ("secrets/b/c", "deny-write: secrets/**")]
+        ("secrets/a", "deny-write: secrets/**"),
+        ("secrets/b/c", "deny-write: secrets/**"),
+    ]
 
 
-def test_one_policy_reads_the_rules_file_once_and_sees_every_change(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_one_policy_reads_the_rules_file_once_and_sees_every_change(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
     edit.add(store, "P0", "deny-write: secrets/**")
     reads: list[str] = []
     real = Store.read

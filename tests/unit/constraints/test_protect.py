@@ -52,7 +52,10 @@ def test_the_link_search_is_bounded(store: Store, monkeypatch: pytest.MonkeyPatc
 def test_case_folding_is_detected_or_forced(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     folded = [Rule("P0", "deny-write: Secrets/**")]
     monkeypatch.setenv("AGENTCTL_CASE_FOLD", "1")
-    assert protect.case_insensitive(store) and protect.judge(store, folded, "secrets/a", None) == (folded[0], "secrets/a")
+    assert protect.case_insensitive(store) and protect.judge(store, folded, "secrets/a", None) == (
+        folded[0],
+        "secrets/a",
+    )
     monkeypatch.setenv("AGENTCTL_CASE_FOLD", "0")
     assert not protect.case_insensitive(store) and protect.judge(store, folded, "secrets/a", None) is None
     monkeypatch.delenv("AGENTCTL_CASE_FOLD")

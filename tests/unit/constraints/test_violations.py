@@ -24,7 +24,9 @@ def test_nothing_is_recorded_without_a_p0_rule_or_for_an_allowed_path(store: Sto
     assert violations.note(store, ["secrets/k"]) == []
     edit.add(store, "P0", RULE)
     assert violations.note(store, ["src/a.py"]) == [] and violations.note(store, []) == []
-    assert not Path(store.path(violations.LOG)).exists() or Path(store.path(violations.LOG)).read_bytes() == b""
+    assert (
+        not Path(store.path(violations.LOG)).exists() or Path(store.path(violations.LOG)).read_bytes() == b""
+    )
 
 
 def test_a_violation_opens_once_however_often_the_write_is_seen(ruled: Store) -> None:
@@ -32,7 +34,7 @@ def test_a_violation_opens_once_however_often_the_write_is_seen(ruled: Store) ->
     assert violations.note(ruled, ["secrets/k"]) == [("secrets/k", RULE)]  # told again, recorded once
     records = Path(ruled.path(violations.LOG)).read_text().splitlines()
     assert [r.split("|")[1:] for r in records] == [["OPEN", "secrets/k", RULE], ["JUDGED", "secrets/k", "-"]]
-    (when, rule), = violations.open_ones(ruled).values()
+    ((when, rule),) = violations.open_ones(ruled).values()
     assert rule == RULE and violations.since(ruled, when) == [(when, "secrets/k", RULE)]
     assert violations.since(ruled, "9999") == []
 
@@ -47,7 +49,11 @@ def test_each_way_of_closing(ruled: Store, close: str) -> None:
     else:
         assert violations.force(ruled, "t1") == ["secrets/a", "secrets/b"]
         assert violations.open_ones(ruled) == {}
-        assert Path(ruled.path(violations.LOG)).read_text().splitlines()[-1].split("|")[1:] == ["FORCED", "secrets/b", "t1"]
+        assert Path(ruled.path(violations.LOG)).read_text().splitlines()[-1].split("|")[1:] == [
+            "FORCED",
+            "secrets/b",
+            "t1",
+        ]
         return
     assert list(violations.open_ones(ruled)) == ["secrets/b"]
     violations.note(ruled, ["secrets/a"])  # written again: a new violation
@@ -59,7 +65,9 @@ def test_stop_is_refused_while_one_is_open_unless_forced(ruled: Store) -> None:
     violations.note(ruled, ["secrets/a b"])
     with pytest.raises(CheckFailed) as info:
         violations.stop_check(ruled, "t1", False)
-    assert info.value.message.startswith(f"task t1 broke P0 `{RULE}`: secrets/a b was written (1 open violation);")
+    assert info.value.message.startswith(
+        f"task t1 broke P0 `{RULE}`: secrets/a b was written (1 open violation);"
+    )
     assert "`agentctl task stop --force`" in info.value.message
     broken = violations.stop_check(ruled, "t1", True)
     assert list(broken) == ["secrets/a b"]
@@ -93,7 +101,9 @@ def test_what_the_agent_and_resume_are_told(ruled: Store) -> None:
 def test_deferred_records_count_as_written(ruled: Store) -> None:
     from agentctl.ground import codec, lateappends
 
-    lateappends.defer(ruled, violations.LOG, codec.record("2026-01-01T00:00:00+00:00", "OPEN", "secrets/d", RULE))
+    lateappends.defer(
+        ruled, violations.LOG, codec.record("2026-01-01T00:00:00+00:00", "OPEN", "secrets/d", RULE)
+    )
     assert violations.open_ones(ruled) == {"secrets/d": ("2026-01-01T00:00:00+00:00", RULE)}
     assert violations.ack(ruled, "secrets/d")  # the ack drains the deferred record first, then closes it
     assert violations.open_ones(ruled) == {} and lateappends.names(ruled, violations.LOG) == []
@@ -103,14 +113,22 @@ def test_a_changed_denied_path_is_judged_again_when_its_signature_moved(ruled: S
     key = Path(ruled.project) / "secrets" / "k"
     key.parent.mkdir()
     key.write_text("one\n")
-    assert violations.note(ruled, [], ["secrets/k", "src/a.py"]) == [("secrets/k", RULE)]  # never judged: a write
+    assert violations.note(ruled, [], ["secrets/k", "src/a.py"]) == [
+        ("secrets/k", RULE)
+    ]  # never judged: a write
     assert violations.note(ruled, [], ["secrets/k"]) == []  # as judged: no new write
-    assert violations.ack(ruled, "secrets/k") and violations.note(ruled, [], ["secrets/k"]) == []  # the ack covers it
+    assert (
+        violations.ack(ruled, "secrets/k") and violations.note(ruled, [], ["secrets/k"]) == []
+    )  # the ack covers it
     key.write_text("two, longer\n")
-    assert violations.note(ruled, [], ["secrets/k"]) == [("secrets/k", RULE)]  # written after the ack: open again
+    assert violations.note(ruled, [], ["secrets/k"]) == [
+        ("secrets/k", RULE)
+    ]  # written after the ack: open again
     assert list(violations.open_ones(ruled)) == ["secrets/k"]
     assert violations.restored(ruled, set()) == ["secrets/k"]
-    assert violations.note(ruled, [], ["secrets/k"]) == [("secrets/k", RULE)]  # restored forgets the signature
+    assert violations.note(ruled, [], ["secrets/k"]) == [
+        ("secrets/k", RULE)
+    ]  # restored forgets the signature
 
 
 def test_many_violations_fold_into_one_bounded_line_with_their_count_and_paths(ruled: Store) -> None:
@@ -118,6 +136,10 @@ def test_many_violations_fold_into_one_bounded_line_with_their_count_and_paths(r
     violations.note(ruled, paths)
     out = violations.lines(ruled)
     folded = [ln for ln in out if ln.startswith("VIOLATION ")]
-    assert len(folded) == 1 and folded[0].startswith("VIOLATION 40 open") and len(folded[0]) <= violations.FOLD_CHARS
+    assert (
+        len(folded) == 1
+        and folded[0].startswith("VIOLATION 40 open")
+        and len(folded[0]) <= violations.FOLD_CHARS
+    )
     assert paths[0] in folded[0] and "more: `git status` shows them)" in folded[0]
     assert all(ruled.project not in ln for ln in folded)

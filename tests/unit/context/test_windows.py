@@ -17,7 +17,8 @@ def test_the_table_names_the_window_by_the_longest_prefix() -> None:
 def test_the_config_overrides_the_table_and_the_thresholds(store: Store) -> None:
     open(store.path("config"), "w").write(
         "retention.backups_keep=2\ncontext.warn_at=40, 25,10%\ncontext.window=100000\n"
-        "context.window.claude-opus=1000000\ncontext.warn_at_typo=3\n")
+        "context.window.claude-opus=1000000\ncontext.warn_at_typo=3\n"
+    )
     s = windows.settings(store)
     assert s.on and s.thresholds == (40, 25, 10)
     assert windows.window_for("claude-opus-4-6", s) == 1_000_000

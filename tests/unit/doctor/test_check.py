@@ -57,7 +57,9 @@ def test_version_newer_stops_and_damaged_is_replaced(store: Store) -> None:
     Path(store.path("VERSION")).write_text("garbage\n")
     fixing = Report(True)
     assert version(store, fixing) is True
-    assert "VERSION was damaged" in fixing.fixed[0] and Path(store.path("VERSION")).read_text().startswith("FORMAT=")
+    assert "VERSION was damaged" in fixing.fixed[0] and Path(store.path("VERSION")).read_text().startswith(
+        "FORMAT="
+    )
     assert b"garbage" in _quarantined(store)  # the old content kept
 
 
@@ -88,8 +90,10 @@ def test_stale_temp_is_reported_and_moved(store: Store) -> None:
     Path(store.path(f"services/task/{live}")).write_text("mine")
     report = Report(False)
     temps(store, report)
-    assert report.problems == [f"{store.shown('services/task/' + name)} is a temporary file left by a killed agentctl "
-                               "(`--fix` moves it to logs/)"]
+    assert report.problems == [
+        f"{store.shown('services/task/' + name)} is a temporary file left by a killed agentctl "
+        "(`--fix` moves it to logs/)"
+    ]
     assert any("belongs to a running agentctl" in n for n in report.notes)
     temps(store, Report(True))
     assert not os.path.exists(store.path(f"services/task/{name}"))
@@ -97,11 +101,15 @@ def test_stale_temp_is_reported_and_moved(store: Store) -> None:
 
 
 def test_check_log_quarantines_bad_lines(store: Store) -> None:
-    Path(store.path("services/files/status")).write_bytes(b"2026-01-01T00:00:00Z|MODIFY|a.ts\nnot a record\ntorn")
+    Path(store.path("services/files/status")).write_bytes(
+        b"2026-01-01T00:00:00Z|MODIFY|a.ts\nnot a record\ntorn"
+    )
     report = Report(False)
     check_log(store, "services/files/status", 3, ("MODIFY",), "services/files/.lock", report)
-    assert report.problems == [f"{store.shown('services/files/status')} has 2 malformed lines (its last line is cut "
-                               "short) (`--fix` moves them to logs/quarantine-*.log)"]
+    assert report.problems == [
+        f"{store.shown('services/files/status')} has 2 malformed lines (its last line is cut "
+        "short) (`--fix` moves them to logs/quarantine-*.log)"
+    ]
     fixing = Report(True)
     check_log(store, "services/files/status", 3, ("MODIFY",), "services/files/.lock", fixing)
     assert Path(store.path("services/files/status")).read_bytes() == b"2026-01-01T00:00:00Z|MODIFY|a.ts\n"
@@ -134,7 +142,8 @@ def test_verify_status_salvaged(store: Store) -> None:
 def test_task_counters_recomputed_from_the_list(store: Store) -> None:
     Path(store.path("services/task/list-1")).write_text("done|a.ts\ntodo|b.ts\n")
     Path(store.path("services/task/status")).write_text(
-        "STATE=ACTIVE\nTASK_ID=t\nLIST=list-1\nTOTAL=2\nDONE=0\nNEXT=b.ts\nSEQ=4\n")
+        "STATE=ACTIVE\nTASK_ID=t\nLIST=list-1\nTOTAL=2\nDONE=0\nNEXT=b.ts\nSEQ=4\n"
+    )
     report = Report(False)
     check_task(store, report)
     assert any("DONE/TOTAL 0/2 but its list has 1/2" in p for p in report.problems), report.problems

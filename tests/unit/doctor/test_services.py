@@ -16,7 +16,11 @@ def test_unreadable_lines_and_records_of_no_running_task_are_found_then_kept_asi
     status.write_bytes(good.line() + b"not|a|record\n" + b"g|g(|h|g(||t|x\n")
     report = Report(False)
     check_interfaces(store, report)
-    assert len(report.problems) == 2 and "2 unreadable" in report.problems[0] and "gone-task" in report.problems[1]
+    assert (
+        len(report.problems) == 2
+        and "2 unreadable" in report.problems[0]
+        and "gone-task" in report.problems[1]
+    )
     fixed = Report(True)
     check_interfaces(store, fixed)
     assert fixed.fixed and records.read(store) == []

@@ -28,7 +28,11 @@ JUNK = [b"x|y\n", b"t|MODIFY|a|b\n", b"t|SESSION_START|mid\n", b"t|MODIFY|ctl\x0
 
 def oracle(data: bytes) -> int:
     session = data[:256].split(b"|", 2)[1:2] == [b"SESSION_START"]
-    keys = {row[:-13] for row in agentctl.files.index.rows_of(data, 0) if not (session and row.endswith(b"\t%012d" % 0))}
+    keys = {
+        row[:-13]
+        for row in agentctl.files.index.rows_of(data, 0)
+        if not (session and row.endswith(b"\t%012d" % 0))
+    }
     return len(keys)
 
 
@@ -70,12 +74,23 @@ def small_index(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @settings(max_examples=120, deadline=None)
-@given(label=st.sampled_from(["label", "", "a.py", "other"]),
-       batches=st.lists(st.lists(st.one_of(st.tuples(st.sampled_from(OPS), st.sampled_from(NAMES)),
-                                           st.sampled_from(JUNK)), max_size=12), min_size=1, max_size=6),
-       slack=st.integers(0, 400), lookups=st.integers(0, 5), fragment=st.booleans())
-def test_count_matches_the_full_count(label: str, batches: list[list[object]], slack: int, lookups: int,
-                                      fragment: bool) -> None:
+@given(
+    label=st.sampled_from(["label", "", "a.py", "other"]),
+    batches=st.lists(
+        st.lists(
+            st.one_of(st.tuples(st.sampled_from(OPS), st.sampled_from(NAMES)), st.sampled_from(JUNK)),
+            max_size=12,
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+    slack=st.integers(0, 400),
+    lookups=st.integers(0, 5),
+    fragment=st.booleans(),
+)
+def test_count_matches_the_full_count(
+    label: str, batches: list[list[object]], slack: int, lookups: int, fragment: bool
+) -> None:
     saved = log.INDEX_MIN, agentctl.files.index.SLACK, count.LOOKUPS
     log.INDEX_MIN, agentctl.files.index.SLACK, count.LOOKUPS = 0, slack, lookups
     try:
@@ -92,14 +107,21 @@ def test_count_matches_the_full_count(label: str, batches: list[list[object]], s
 
 def test_clean_log_counts_what_touched_lists(tmp_path: os.PathLike[str], small_index: None) -> None:
     store = _store(str(tmp_path), "t1")
-    _append(store, b"".join(codec.record("2026-01-02T00:00:00+00:00", "MODIFY", f"src/f{i % 37}.py")
-                            for i in range(500)))
+    _append(
+        store,
+        b"".join(
+            codec.record("2026-01-02T00:00:00+00:00", "MODIFY", f"src/f{i % 37}.py") for i in range(500)
+        ),
+    )
     want = len(log.touched(store))
     assert want == 38
     assert count.touched_count(store) == want  # builds the index
     assert count.touched_count(store) == want  # from its header
-    _append(store, codec.record("2026-01-02T00:00:01+00:00", "CREATE", "brand/new.py")
-            + codec.record("2026-01-02T00:00:01+00:00", "MODIFY", "src/f3.py"))
+    _append(
+        store,
+        codec.record("2026-01-02T00:00:01+00:00", "CREATE", "brand/new.py")
+        + codec.record("2026-01-02T00:00:01+00:00", "MODIFY", "src/f3.py"),
+    )
     assert count.touched_count(store) == want + 1  # one new path past the index, one it holds
 
 
@@ -107,13 +129,21 @@ def test_clean_log_counts_what_touched_lists(tmp_path: os.PathLike[str], small_i
 def test_a_count_on_an_indexed_log_neither_rewrites_nor_reads_the_index(tmp_path: os.PathLike[str]) -> None:
     """On a 100,000-entry log whose index is current, a count reads kilobytes and writes nothing."""
     store = _store(str(tmp_path), "big")
-    _append(store, b"".join(codec.record("2026-01-01T00:00:00+00:00", "MODIFY", f"src/m{i % 9000:05d}.ts")
-                            for i in range(100_000)))
+    _append(
+        store,
+        b"".join(
+            codec.record("2026-01-01T00:00:00+00:00", "MODIFY", f"src/m{i % 9000:05d}.ts")
+            for i in range(100_000)
+        ),
+    )
     assert count.touched_count(store) == 9001  # builds the index (the log is over INDEX_MIN)
     index = store.path(agentctl.files.index.INDEX)
     before = os.stat(index)
-    _append(store, codec.record("2026-01-02T00:00:00+00:00", "CREATE", "src/new.ts")
-            + codec.record("2026-01-02T00:00:00+00:00", "MODIFY", "src/m00007.ts"))
+    _append(
+        store,
+        codec.record("2026-01-02T00:00:00+00:00", "CREATE", "src/new.ts")
+        + codec.record("2026-01-02T00:00:00+00:00", "MODIFY", "src/m00007.ts"),
+    )
     before_read = _bytes_read()
     assert count.touched_count(store) == 9002
     read = _bytes_read() - before_read
@@ -122,12 +152,15 @@ def test_a_count_on_an_indexed_log_neither_rewrites_nor_reads_the_index(tmp_path
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
 
 
-def test_a_state_folder_that_cannot_be_written_still_counts(tmp_path: os.PathLike[str], small_index: None,
-                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_state_folder_that_cannot_be_written_still_counts(
+    tmp_path: os.PathLike[str], small_index: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from agentctl.ground.errors import StateError
 
     store = _store(str(tmp_path), "t1")
-    _append(store, b"".join(codec.record("2026-01-02T00:00:00+00:00", "DELETE", f"p{i % 5}") for i in range(40)))
+    _append(
+        store, b"".join(codec.record("2026-01-02T00:00:00+00:00", "DELETE", f"p{i % 5}") for i in range(40))
+    )
 
     def refuse(rel: str, data: bytes) -> None:
         raise StateError(f"cannot write {rel}")

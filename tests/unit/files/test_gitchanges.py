@@ -76,8 +76,9 @@ def test_before_the_first_commit_head_is_the_empty_tree(tmp_path: Path) -> None:
     assert found.head == gitchanges.EMPTY_TREE and found.changes == [("CREATE", "a.txt")]
 
 
-def test_outside_a_repository_git_is_unavailable_with_its_reason(tmp_path: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_outside_a_repository_git_is_unavailable_with_its_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))  # whatever holds the temporary folder
     (tmp_path / "plain").mkdir()
     with pytest.raises(gitchanges.GitUnavailable) as caught:
@@ -85,6 +86,8 @@ def test_outside_a_repository_git_is_unavailable_with_its_reason(tmp_path: Path,
     assert str(caught.value).startswith("git status failed: ") and "not a git repository" in str(caught.value)
 
 
-@pytest.mark.parametrize("project,root,want", [("/r", None, ""), ("/r", "/r", ""), ("/r/src/pkg", "/r", "src/pkg/")])
+@pytest.mark.parametrize(
+    "project,root,want", [("/r", None, ""), ("/r", "/r", ""), ("/r/src/pkg", "/r", "src/pkg/")]
+)
 def test_prefix_of(project: str, root: str | None, want: str) -> None:
     assert gitchanges.prefix_of(project, root) == want

@@ -16,7 +16,10 @@ N = 30_000  # about 1.3 MiB of records: past files.INDEX_MIN
 def _big_log(store: Store, tag: str = "") -> None:
     agentctl.files.log.start(store, "t1")
     ops = agentctl.files.log.OPS
-    store.append(agentctl.files.log.LOG, b"".join(codec.record(T, ops[i % 3], f"src/m{i % 5000:04d}{tag}.py") for i in range(N)))
+    store.append(
+        agentctl.files.log.LOG,
+        b"".join(codec.record(T, ops[i % 3], f"src/m{i % 5000:04d}{tag}.py") for i in range(N)),
+    )
     assert agentctl.files.log.size(store) > agentctl.files.log.INDEX_MIN
 
 
@@ -39,10 +42,17 @@ def test_check_on_a_long_log_builds_an_index_and_answers_exactly(store: Store) -
     assert got == _expected(store, "src/m0042.py") and len(got) == N // 5000
     assert store.exists(index.INDEX)
     head = open(store.path(index.INDEX), "rb").read(200).split(b" ")
-    assert b" ".join(head[:2]) == b"agentctl-files-index 2" and int(head[2]) == os.stat(store.path(agentctl.files.log.LOG)).st_ino
+    assert (
+        b" ".join(head[:2]) == b"agentctl-files-index 2"
+        and int(head[2]) == os.stat(store.path(agentctl.files.log.LOG)).st_ino
+    )
     assert int(head[5]) == 5001  # distinct keys indexed: the 5000 paths and the SESSION_START label
-    assert agentctl.files.log.check(store, "src/m0042.py") == got  # answered from the index the second time too
-    assert agentctl.files.log.check(store, "src/m004.py") == []  # a prefix of an indexed path is not that path
+    assert (
+        agentctl.files.log.check(store, "src/m0042.py") == got
+    )  # answered from the index the second time too
+    assert (
+        agentctl.files.log.check(store, "src/m004.py") == []
+    )  # a prefix of an indexed path is not that path
 
 
 def test_lookup_offsets_point_at_the_paths_lines(store: Store) -> None:
@@ -102,7 +112,9 @@ def test_a_short_log_gets_no_index(store: Store) -> None:
     agentctl.files.log.start(store, "t1")
     agentctl.files.log.log(store, "MODIFY", "a.py")
     assert _lookup(store, b"a.py") is None
-    assert agentctl.files.log.check(store, "a.py")[0][1:] == ("MODIFY", "a.py") and not store.exists(index.INDEX)
+    assert agentctl.files.log.check(store, "a.py")[0][1:] == ("MODIFY", "a.py") and not store.exists(
+        index.INDEX
+    )
 
 
 def test_rows_of_keeps_records_only_with_their_offsets() -> None:

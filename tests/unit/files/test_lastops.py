@@ -22,8 +22,18 @@ from agentctl.statefolder import init
 
 # Paths a log holds: plain, with spaces, and every kind the codec escapes (|, \, a newline, a tab,
 # a byte that is not UTF-8, kept as a surrogate), all short (see _Log).
-POOL = ["a.py", "src/b c.ts", "p|q", "back\\slash", "new\nline", os.fsdecode(b"bad\xffbyte"), "caf\u00e9.md",
-        "tab\there", "", "src/a.py"]
+POOL = [
+    "a.py",
+    "src/b c.ts",
+    "p|q",
+    "back\\slash",
+    "new\nline",
+    os.fsdecode(b"bad\xffbyte"),
+    "caf\u00e9.md",
+    "tab\there",
+    "",
+    "src/a.py",
+]
 
 
 def full(store: Store) -> list[tuple[str, str]]:
@@ -105,7 +115,7 @@ def _corrupt(store: Store, how: str, where: int, junk: bytes) -> None:
     data = open(path, "rb").read()
     if how == "bytes" and data:
         at = where % len(data)
-        data = data[:at] + junk + data[at + len(junk):]
+        data = data[:at] + junk + data[at + len(junk) :]
     elif how == "cut":
         data = data[: where % (len(data) + 1)]
     elif how.startswith("field"):
@@ -131,20 +141,39 @@ def _corrupt(store: Store, how: str, where: int, junk: bytes) -> None:
         fh.write(data)
 
 
-CORRUPTIONS = ["remove", "bytes", "cut", "garbage", "symlink", "directory"] + [f"field{i}" for i in range(2, 8)]
+CORRUPTIONS = ["remove", "bytes", "cut", "garbage", "symlink", "directory"] + [
+    f"field{i}" for i in range(2, 8)
+]
 STEPS = st.one_of(
-    st.tuples(st.just("append"), st.lists(st.tuples(st.sampled_from(agentctl.files.log.OPS + ("SESSION_START",)),
-                                                    st.sampled_from(POOL)), min_size=1, max_size=12)),
-    st.tuples(st.just("tear"), st.sampled_from(agentctl.files.log.OPS), st.sampled_from(POOL), st.integers(1, 60)),
+    st.tuples(
+        st.just("append"),
+        st.lists(
+            st.tuples(st.sampled_from(agentctl.files.log.OPS + ("SESSION_START",)), st.sampled_from(POOL)),
+            min_size=1,
+            max_size=12,
+        ),
+    ),
+    st.tuples(
+        st.just("tear"), st.sampled_from(agentctl.files.log.OPS), st.sampled_from(POOL), st.integers(1, 60)
+    ),
     st.tuples(st.just("complete")),
     st.tuples(st.just("fold")),
     st.tuples(st.just("new"), st.booleans()),
     st.tuples(st.just("truncate"), st.integers(0, 3000)),
-    st.tuples(st.just("corrupt"), st.sampled_from(CORRUPTIONS), st.integers(0, 5000), st.binary(min_size=1, max_size=80)),
+    st.tuples(
+        st.just("corrupt"),
+        st.sampled_from(CORRUPTIONS),
+        st.integers(0, 5000),
+        st.binary(min_size=1, max_size=80),
+    ),
 )
 
 
-@settings(max_examples=600 if os.environ.get("AGENTCTL_LONG") == "1" else 120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=600 if os.environ.get("AGENTCTL_LONG") == "1" else 120,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(steps=st.lists(STEPS, max_size=40), refresh=st.integers(0, 400))
 def test_the_fold_is_always_the_fold_of_the_whole_log(steps: list[tuple[Any, ...]], refresh: int) -> None:
     top = tempfile.mkdtemp(prefix="filesfold-")
@@ -169,7 +198,10 @@ def test_the_fold_is_always_the_fold_of_the_whole_log(steps: list[tuple[Any, ...
                 log.truncate(args[0])
             elif kind == "corrupt":
                 _corrupt(store, args[0], args[1], args[2])
-            assert folded(store) == full(store), (kind, args)  # every step answers (and may rewrite the cache)
+            assert folded(store) == full(store), (
+                kind,
+                args,
+            )  # every step answers (and may rewrite the cache)
     finally:
         lastops.REFRESH = saved
         shutil.rmtree(top, ignore_errors=True)
@@ -199,7 +231,10 @@ def test_the_cache_covers_complete_lines_only_and_is_a_compacted_copy(store: Sto
     log.tear("MODIFY", "m1.py", 10)  # a writer killed mid-line: never folded, never covered
     assert folded(store) == full(store)
     head = _header(store)
-    assert b" ".join(head[:2]) == lastops.MAGIC and int(head[2]) == os.stat(store.path(agentctl.files.log.LOG)).st_ino
+    assert (
+        b" ".join(head[:2]) == lastops.MAGIC
+        and int(head[2]) == os.stat(store.path(agentctl.files.log.LOG)).st_ino
+    )
     covered = int(head[3])
     data = open(store.path(agentctl.files.log.LOG), "rb").read()
     assert covered == data.rfind(b"\n") + 1 < len(data)
@@ -274,7 +309,9 @@ def test_a_log_cut_short_under_the_cache_is_folded_whole(store: Store, small: No
     assert folded(store) == full(store) == []
 
 
-def test_a_folder_that_cannot_be_written_still_folds(store: Store, small: None, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_folder_that_cannot_be_written_still_folds(
+    store: Store, small: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _fill(store)
 
     def refuse(rel: str, data: bytes) -> None:
@@ -385,9 +422,15 @@ def test_each_header_check_on_its_own(store: Store, small: None) -> None:
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(recs=st.lists(st.tuples(st.sampled_from(["CREATE", "MODIFY", "DELETE"]),
-                               st.text(alphabet=st.sampled_from("ab/|\\\n é\udcff"), min_size=1, max_size=6)),
-                     max_size=40))
+@given(
+    recs=st.lists(
+        st.tuples(
+            st.sampled_from(["CREATE", "MODIFY", "DELETE"]),
+            st.text(alphabet=st.sampled_from("ab/|\\\n é\udcff"), min_size=1, max_size=6),
+        ),
+        max_size=40,
+    )
+)
 def test_the_cache_body_folds_as_its_entries_do(store: Store, recs: list[tuple[str, str]]) -> None:
     # The cache's body as _write makes it (a record a path, its last op, in first-logged order): the
     # one-split fold of a body without escapes must be the entry-by-entry fold, in order.

@@ -79,8 +79,11 @@ def test_touched_counts_and_keeps_the_last_op_in_first_touch_order(store: Store)
     log.start(store, "t1")
     _raw(store, ("CREATE", "b.py"), ("MODIFY", "a.py"), ("MODIFY", "b.py"), ("DELETE", "b.py"))
     assert log.touched(store) == [("a.py", "MODIFY", 1), ("b.py", "DELETE", 3)]  # one second: by path
-    store.append(log.LOG, codec.record("2026-01-01T00:00:01+00:00", "MODIFY", "c.py")
-                 + codec.record("2026-01-01T00:00:00+00:00", "MODIFY", "d.py"))
+    store.append(
+        log.LOG,
+        codec.record("2026-01-01T00:00:01+00:00", "MODIFY", "c.py")
+        + codec.record("2026-01-01T00:00:00+00:00", "MODIFY", "d.py"),
+    )
     assert [p for p, _, _ in log.touched(store)][-2:] == ["d.py", "c.py"]  # by record time, not by log order
 
 
@@ -146,11 +149,19 @@ def test_start_archives_an_old_log_with_entries_and_drops_an_empty_one(store: St
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(recs=st.lists(st.tuples(st.sampled_from(["CREATE", "MODIFY", "DELETE", "SESSION_START", "RENAME"]),
-                               st.text(alphabet=st.sampled_from("ab/|\\\n é"), min_size=1, max_size=6)), max_size=30),
-       junk=st.sampled_from([b"", b"a|b\n", b"x|MODIFY\n", b"T|MODIFY|a|b\n", b"frag|MODIFY|p"]))
-def test_the_paths_since_an_offset_are_each_entry_path_once_in_order(store: Store, recs: list[tuple[str, str]],
-                                                                    junk: bytes) -> None:
+@given(
+    recs=st.lists(
+        st.tuples(
+            st.sampled_from(["CREATE", "MODIFY", "DELETE", "SESSION_START", "RENAME"]),
+            st.text(alphabet=st.sampled_from("ab/|\\\n é"), min_size=1, max_size=6),
+        ),
+        max_size=30,
+    ),
+    junk=st.sampled_from([b"", b"a|b\n", b"x|MODIFY\n", b"T|MODIFY|a|b\n", b"frag|MODIFY|p"]),
+)
+def test_the_paths_since_an_offset_are_each_entry_path_once_in_order(
+    store: Store, recs: list[tuple[str, str]], junk: bytes
+) -> None:
     # since_head's reading of a window (a fast split when nothing is escaped) names the same paths,
     # in the same order, as the entries read one by one; junk lines and a torn tail are no paths.
     data = b"".join(codec.record(T, op, path) for op, path in recs) + junk
@@ -158,8 +169,13 @@ def test_the_paths_since_an_offset_are_each_entry_path_once_in_order(store: Stor
     assert log._paths(store, data) == want
 
 
-@given(st.datetimes(min_value=__import__("datetime").datetime(1971, 1, 2), max_value=__import__("datetime").datetime(9998, 12, 30)),
-       st.integers(min_value=-14 * 60, max_value=14 * 60))
+@given(
+    st.datetimes(
+        min_value=__import__("datetime").datetime(1971, 1, 2),
+        max_value=__import__("datetime").datetime(9998, 12, 30),
+    ),
+    st.integers(min_value=-14 * 60, max_value=14 * 60),
+)
 def test_instant_is_the_epoch_second_of_now_iso_form(when: object, minutes: int) -> None:
     import datetime as dt
 
@@ -169,13 +185,19 @@ def test_instant_is_the_epoch_second_of_now_iso_form(when: object, minutes: int)
 
 
 def test_instant_of_anything_else_is_zero() -> None:
-    assert [log._instant(s) for s in ("", "2026-01-01T00:00:00Z", "2026-01-01 00:00:00+00:00", "x" * 25)] == [0] * 4
+    assert [log._instant(s) for s in ("", "2026-01-01T00:00:00Z", "2026-01-01 00:00:00+00:00", "x" * 25)] == [
+        0
+    ] * 4
 
 
 def test_ordered_is_by_instant_then_path_then_op_whatever_the_log_order() -> None:
-    recs = [("2026-01-01T10:00:00+01:00", "MODIFY", "b"), ("2026-01-01T09:30:00+00:00", "DELETE", "a"),
-            ("2026-01-01T09:00:00+00:00", "MODIFY", "a"), ("2026-01-01T09:00:00+00:00", "CREATE", "a"),
-            ("2026-01-01T09:00:00+00:00", "SESSION_START", "t1")]
+    recs = [
+        ("2026-01-01T10:00:00+01:00", "MODIFY", "b"),
+        ("2026-01-01T09:30:00+00:00", "DELETE", "a"),
+        ("2026-01-01T09:00:00+00:00", "MODIFY", "a"),
+        ("2026-01-01T09:00:00+00:00", "CREATE", "a"),
+        ("2026-01-01T09:00:00+00:00", "SESSION_START", "t1"),
+    ]
     want = [recs[2], recs[3], recs[0], recs[1]]  # 10:00+01:00 is 09:00 UTC: before a's 09:30
     assert log.ordered(recs) == want  # a's two records of one second: in the log's order
     assert [e[2] for e in log.ordered(recs[::-1])] == ["a", "a", "b", "a"]

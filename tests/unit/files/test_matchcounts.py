@@ -15,17 +15,41 @@ from agentctl.files.matchcache import CACHE
 from agentctl.files.patterns import ERE, LITERAL, PYTHON, Pattern, ere_python
 from agentctl.ground.store import Store
 
-PATTERNS = [Pattern(ERE, "from '(\\.\\./)+"), Pattern(LITERAL, "getUser(id)"),
-            Pattern(PYTHON, r"oldCall\(\s*\d+\s*\)", ("src/**",)), Pattern(LITERAL, "OLD", ("docs",))]
-LINES = ["import x from '../a';", "import y from '@/a';", "getUser(id);", "getUser({ id });", "oldCall( 3 )",
-         "oldCall(x)", "OLD", "nothing here", "from '../../b' and getUser(id)"]
+PATTERNS = [
+    Pattern(ERE, "from '(\\.\\./)+"),
+    Pattern(LITERAL, "getUser(id)"),
+    Pattern(PYTHON, r"oldCall\(\s*\d+\s*\)", ("src/**",)),
+    Pattern(LITERAL, "OLD", ("docs",)),
+]
+LINES = [
+    "import x from '../a';",
+    "import y from '@/a';",
+    "getUser(id);",
+    "getUser({ id });",
+    "oldCall( 3 )",
+    "oldCall(x)",
+    "OLD",
+    "nothing here",
+    "from '../../b' and getUser(id)",
+]
 NAMES = ["src/a.ts", "src/sub/b.ts", "docs/c.md", "d.txt", "src/e.ts", "docs/f.md"]
 
 
 def _git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True,
-                          env=dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t",
-                                   GIT_COMMITTER_EMAIL="t@t")).stdout
+    return subprocess.run(
+        ["git", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=True,
+        env=dict(
+            os.environ,
+            GIT_AUTHOR_NAME="t",
+            GIT_AUTHOR_EMAIL="t@t",
+            GIT_COMMITTER_NAME="t",
+            GIT_COMMITTER_EMAIL="t@t",
+        ),
+    ).stdout
 
 
 def _write(root: Path, rel: str, rng: random.Random) -> None:
@@ -80,14 +104,28 @@ def _step(root: Path, rng: random.Random) -> str:
         subprocess.run(["git", "checkout", "-q", "--", rel], cwd=root, capture_output=True, check=False)
     elif kind == "commit":
         _git(root, "add", "-A")
-        subprocess.run(["git", "commit", "-q", "-m", "step"], cwd=root, capture_output=True, check=False,
-                       env=dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t",
-                                GIT_COMMITTER_EMAIL="t@t"))
+        subprocess.run(
+            ["git", "commit", "-q", "-m", "step"],
+            cwd=root,
+            capture_output=True,
+            check=False,
+            env=dict(
+                os.environ,
+                GIT_AUTHOR_NAME="t",
+                GIT_AUTHOR_EMAIL="t@t",
+                GIT_COMMITTER_NAME="t",
+                GIT_COMMITTER_EMAIL="t@t",
+            ),
+        )
     elif kind == "ignored":
         (root / "ignored.txt").write_text("getUser(id)\n")
     elif kind == "checkout":
-        subprocess.run(["git", "checkout", "-q", rng.choice(["HEAD~1", "main"])], cwd=root, capture_output=True,
-                       check=False)
+        subprocess.run(
+            ["git", "checkout", "-q", rng.choice(["HEAD~1", "main"])],
+            cwd=root,
+            capture_output=True,
+            check=False,
+        )
     return f"{kind} {rel}"
 
 
@@ -130,7 +168,9 @@ def test_a_damaged_cache_gives_the_fresh_answer(tmp_path: Path, damage: str) -> 
     assert _kept(store) == want
 
 
-def test_nothing_changed_reads_no_file_and_runs_one_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_nothing_changed_reads_no_file_and_runs_one_git(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     store = _project(tmp_path / "p", random.Random(7))
     _age(Path(store.project))
     time.sleep(0.2)  # past the racy window of the files' ctime (which the aging set to now)
@@ -141,19 +181,62 @@ def test_nothing_changed_reads_no_file_and_runs_one_git(tmp_path: Path, monkeypa
     assert spawned == ["status", "grep"], spawned  # the refresh (no file read again), then the fresh search
 
 
-@pytest.mark.parametrize("pattern", ["a.b", "^x[[:digit:]]+$", "[^a-c]z", "(ab|cd){2}", r"\<w\w*\>", "x?y+", "[]x]",
-                                     r"[\.]q", "a|^b", "é+", "(a)\\1", "[[:space:]]{2,}", "p{,2}q"])
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        "a.b",
+        "^x[[:digit:]]+$",
+        "[^a-c]z",
+        "(ab|cd){2}",
+        r"\<w\w*\>",
+        "x?y+",
+        "[]x]",
+        r"[\.]q",
+        "a|^b",
+        "é+",
+        "(a)\\1",
+        "[[:space:]]{2,}",
+        "p{,2}q",
+    ],
+)
 def test_the_python_reading_of_an_extended_regex_is_git_grep_e(tmp_path: Path, pattern: str) -> None:
     py = ere_python(pattern)
     assert py is not None
     import re
 
     rng = random.Random(pattern)
-    alphabet = ["a", "b", "c", "d", "x", "y", "z", "q", ".", "\\", "]", " ", "\t", "1", "2", "w", "é", "p", "_"]
-    lines = list(dict.fromkeys("".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 8))) for _ in range(400)))
+    alphabet = [
+        "a",
+        "b",
+        "c",
+        "d",
+        "x",
+        "y",
+        "z",
+        "q",
+        ".",
+        "\\",
+        "]",
+        " ",
+        "\t",
+        "1",
+        "2",
+        "w",
+        "é",
+        "p",
+        "_",
+    ]
+    lines = list(
+        dict.fromkeys("".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 8))) for _ in range(400))
+    )
     (tmp_path / "f.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    res = subprocess.run(["git", "grep", "--no-index", "-n", "-E", "-e", pattern, "--", "f.txt"], cwd=tmp_path,
-                         capture_output=True, env=dict(os.environ, LC_ALL="C"), check=False)
+    res = subprocess.run(
+        ["git", "grep", "--no-index", "-n", "-E", "-e", pattern, "--", "f.txt"],
+        cwd=tmp_path,
+        capture_output=True,
+        env=dict(os.environ, LC_ALL="C"),
+        check=False,
+    )
     by_git = {int(r.split(b":", 2)[1]) for r in res.stdout.splitlines()}
     test = re.compile(py.encode("ascii")).search
     by_python = {n for n, line in enumerate(lines, 1) if test(line.encode("utf-8"))}
@@ -195,7 +278,11 @@ def test_an_edit_hooks_view_searches_what_it_wrote_and_is_a_fresh_search(tmp_pat
     for _ in range(25):
         step = _step(Path(store.project), rng)
         done.append(step)
-        written = [step.split(" ", 1)[1]] if step.split(" ", 1)[0] in ("edit", "create", "delete", "restore") else []
+        written = (
+            [step.split(" ", 1)[1]]
+            if step.split(" ", 1)[0] in ("edit", "create", "delete", "restore")
+            else []
+        )
         assert _after(store, written or [NAMES[0]]) == _fresh(store), done
         if rng.random() < 0.5:
             _age(Path(store.project))

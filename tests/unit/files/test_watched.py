@@ -26,13 +26,30 @@ def test_unseen_is_what_git_ignores_and_what_agentctl_drops(tmp_path: Path) -> N
     _git(proj, "add", "-f", "kept.gen")
     store = init.init(str(proj))[0]
     (proj / ".agent-state" / "ignore").write_text("tmp-out/\n")
-    paths = ["src/a.py", "x.gen", "kept.gen", "secret/k", "local.txt", "build/o.js", "tmp-out/r.txt", "we ird|name.gen"]
-    assert watched.unseen(store, paths) == ["x.gen", "secret/k", "local.txt", "build/o.js", "tmp-out/r.txt",
-                                             "we ird|name.gen"]
+    paths = [
+        "src/a.py",
+        "x.gen",
+        "kept.gen",
+        "secret/k",
+        "local.txt",
+        "build/o.js",
+        "tmp-out/r.txt",
+        "we ird|name.gen",
+    ]
+    assert watched.unseen(store, paths) == [
+        "x.gen",
+        "secret/k",
+        "local.txt",
+        "build/o.js",
+        "tmp-out/r.txt",
+        "we ird|name.gen",
+    ]
     assert watched.unseen(store, []) == []
 
 
-def test_a_baseline_stands_when_git_cannot_say_what_it_ignores(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_baseline_stands_when_git_cannot_say_what_it_ignores(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from agentctl.files import baseline
     from agentctl.ground import git
     from agentctl.task import status

@@ -28,7 +28,7 @@ def test_output_under_the_cap_is_kept_whole(tmp_path: Path) -> None:
 
 def test_head_and_tail_kept_middle_cut(tmp_path: Path) -> None:
     data = bytes(range(256)) * 40  # 10240 bytes, in uneven chunks
-    chunks = [data[i:i + 777] for i in range(0, len(data), 777)]
+    chunks = [data[i : i + 777] for i in range(0, len(data), 777)]
     out = written(tmp_path, 1000, *chunks)
     line = b"\n[agentctl: 9240 bytes of output cut here; the first and the last 500 are kept]\n"
     assert out == data[:500] + line + data[-500:]
@@ -39,7 +39,9 @@ def test_an_odd_cap_keeps_the_extra_byte_in_the_head(tmp_path: Path) -> None:
     assert out.startswith(b"012345\n[agentctl: 9 bytes") and out.endswith(b"last 5 are kept]\nfghij")
 
 
-def pumped(tmp_path: Path, data: bytes, exited: bool, seconds: float, writer_open: bool) -> tuple[bool, bytes]:
+def pumped(
+    tmp_path: Path, data: bytes, exited: bool, seconds: float, writer_open: bool
+) -> tuple[bool, bytes]:
     """What pump() answers, and what it wrote, for a pipe holding ``data`` (its write end open or not)."""
     r, w = os.pipe()
     os.write(w, data)

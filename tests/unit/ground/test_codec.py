@@ -21,11 +21,22 @@ def test_decode_of_encode_is_the_value_and_one_field_of_one_line(value: str) -> 
         assert c not in "\u2028\u2029\u200e\u200f\u061c\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 
 
-@pytest.mark.parametrize("value,escaped", [
-    ("plain text", "plain text"), ("café ünïcode", "café ünïcode"), ("a|b", "a\\x7cb"), ("back\\slash", "back\\\\slash"),
-    ("two\nlines\r", "two\\nlines\\r"), ("tab\there", "tab\\x09here"), ("\x7f", "\\x7f"), ("\x85", "\\u0085"),
-    ("line\u2028sep", "line\\u2028sep"), ("rtl\u202eoverride", "rtl\\u202eoverride"), ("\udcff", "\\udcff"),
-])
+@pytest.mark.parametrize(
+    "value,escaped",
+    [
+        ("plain text", "plain text"),
+        ("café ünïcode", "café ünïcode"),
+        ("a|b", "a\\x7cb"),
+        ("back\\slash", "back\\\\slash"),
+        ("two\nlines\r", "two\\nlines\\r"),
+        ("tab\there", "tab\\x09here"),
+        ("\x7f", "\\x7f"),
+        ("\x85", "\\u0085"),
+        ("line\u2028sep", "line\\u2028sep"),
+        ("rtl\u202eoverride", "rtl\\u202eoverride"),
+        ("\udcff", "\\udcff"),
+    ],
+)
 def test_what_is_escaped_and_how(value: str, escaped: str) -> None:
     assert codec.encode(value) == escaped
     assert codec.decode(escaped) == value
@@ -38,7 +49,9 @@ def test_a_malformed_escape_is_a_value_error_naming_the_column(bad: str) -> None
 
 
 def test_check_text_refuses_empty_overlong_and_lone_surrogates_only() -> None:
-    assert codec.check_text("ok \x00 \udc80", "--notes") == "ok \x00 \udc80"  # an undecodable byte's surrogate is kept
+    assert (
+        codec.check_text("ok \x00 \udc80", "--notes") == "ok \x00 \udc80"
+    )  # an undecodable byte's surrogate is kept
     with pytest.raises(UsageError, match="--desc is empty"):
         codec.check_text(" \n", "--desc")
     assert codec.check_text("", "--notes", required=False) == ""
@@ -58,11 +71,19 @@ def test_status_round_trip_in_order() -> None:
     assert codec.parse_status(b"A=x=y\n", "s") == {"A": "x=y"}
 
 
-@pytest.mark.parametrize("data,words", [
-    (b"lower=1\n", "line 1 is not KEY=VALUE"), (b"A=1\nno equals\n", "line 2 is not KEY=VALUE"), (b"=1\n", "not KEY=VALUE"),
-    (b"A-B=1\n", "not KEY=VALUE"), (b"A=1\nA=2\n", "line 2 repeats key A"), (b"A=\\q\n", "line 1: bad escape at column 1"),
-    (b"A=\xff\n", "is not valid UTF-8 (byte 2)"), (b"OTHER=1\n", "line 1 has unknown key OTHER"),
-])
+@pytest.mark.parametrize(
+    "data,words",
+    [
+        (b"lower=1\n", "line 1 is not KEY=VALUE"),
+        (b"A=1\nno equals\n", "line 2 is not KEY=VALUE"),
+        (b"=1\n", "not KEY=VALUE"),
+        (b"A-B=1\n", "not KEY=VALUE"),
+        (b"A=1\nA=2\n", "line 2 repeats key A"),
+        (b"A=\\q\n", "line 1: bad escape at column 1"),
+        (b"A=\xff\n", "is not valid UTF-8 (byte 2)"),
+        (b"OTHER=1\n", "line 1 has unknown key OTHER"),
+    ],
+)
 def test_a_damaged_status_file_is_a_state_error_naming_the_line(data: bytes, words: str) -> None:
     with pytest.raises(StateError) as info:
         codec.parse_status(data, "services/x/status", ("A",))
@@ -77,7 +98,11 @@ def test_tried_keys_are_allowed_beside_the_known_ones() -> None:
 def test_records_split_into_exactly_their_fields() -> None:
     line = codec.record("2026-01-01T00:00:00+00:00", "MODIFY", "src/a|b.py")
     assert line == b"2026-01-01T00:00:00+00:00|MODIFY|src/a\\x7cb.py\n"
-    assert codec.split_record(line.decode().rstrip("\n"), 3) == ["2026-01-01T00:00:00+00:00", "MODIFY", "src/a|b.py"]
+    assert codec.split_record(line.decode().rstrip("\n"), 3) == [
+        "2026-01-01T00:00:00+00:00",
+        "MODIFY",
+        "src/a|b.py",
+    ]
     assert codec.split_record("a|b", 3) is None
     assert codec.split_record("a|b|\\q", 3) is None
     assert codec.record("\udcff").decode("utf-8", "surrogatepass") == "\\udcff\n"
@@ -85,7 +110,10 @@ def test_records_split_into_exactly_their_fields() -> None:
 
 @pytest.mark.parametrize("raw", ["", "-1", "+1", " 1", "1_000", "1e3", "١", "1234567890", "x"])
 def test_parse_uint_takes_plain_ascii_digits_only(raw: str) -> None:
-    with pytest.raises(UsageError, match=f"--done must be a whole number{' up to 999999999' if raw.isdigit() and raw.isascii() else ''}, got"):
+    with pytest.raises(
+        UsageError,
+        match=f"--done must be a whole number{' up to 999999999' if raw.isdigit() and raw.isascii() else ''}, got",
+    ):
         codec.parse_uint(raw, "--done")
     with pytest.raises(UsageError, match="--n must be a whole number of at least 1, got 'x'"):
         codec.parse_uint("x", "--n", minimum=1)

@@ -17,7 +17,9 @@ def repo(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_run_gives_output_and_commits_without_a_user_identity(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_run_gives_output_and_commits_without_a_user_identity(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
     blob = git.out(str(repo), ["hash-object", "-w", "--stdin"], data=b"hello\n")
     tree = git.run(str(repo), ["mktree"], data=f"100644 blob {blob}\thello.txt\n".encode()).text.strip()
@@ -37,7 +39,11 @@ def test_a_failure_is_one_line_with_the_exit_code(repo: Path) -> None:
 def test_git_env_is_plain_and_drops_a_stray_index(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GIT_INDEX_FILE", "/elsewhere")
     env = git.git_env({"X": "1"})
-    assert (env["LC_ALL"], env["GIT_TERMINAL_PROMPT"], env["X"]) == ("C", "0", "1") and "GIT_INDEX_FILE" not in env
+    assert (env["LC_ALL"], env["GIT_TERMINAL_PROMPT"], env["X"]) == (
+        "C",
+        "0",
+        "1",
+    ) and "GIT_INDEX_FILE" not in env
 
 
 def _fake_git(tmp_path: Path, body: str) -> None:

@@ -9,8 +9,13 @@ from agentctl.ground import gitdir
 
 
 def _git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=cwd, check=True,
-                          capture_output=True, text=True).stdout.strip()
+    return subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
 
 
 def test_a_plain_repository_is_its_own_common_dir(tmp_path: Path) -> None:
@@ -18,7 +23,10 @@ def test_a_plain_repository_is_its_own_common_dir(tmp_path: Path) -> None:
     (tmp_path / "sub").mkdir()
     found = gitdir.find(str(tmp_path / "sub"))
     assert found is not None and found.top == str(tmp_path) and found.worktree == "main"
-    assert Path(found.common_dir).resolve() == (tmp_path / _git(tmp_path, "rev-parse", "--git-common-dir")).resolve()
+    assert (
+        Path(found.common_dir).resolve()
+        == (tmp_path / _git(tmp_path, "rev-parse", "--git-common-dir")).resolve()
+    )
 
 
 def test_a_linked_worktree_shares_the_common_dir_under_its_own_name(tmp_path: Path) -> None:
@@ -29,7 +37,10 @@ def test_a_linked_worktree_shares_the_common_dir_under_its_own_name(tmp_path: Pa
     _git(main, "worktree", "add", "-q", str(tmp_path / "side"), "-b", "side")
     found = gitdir.find(str(tmp_path / "side"))
     assert found is not None and found.worktree == "side"
-    assert Path(found.common_dir).resolve() == Path(_git(tmp_path / "side", "rev-parse", "--git-common-dir")).resolve()
+    assert (
+        Path(found.common_dir).resolve()
+        == Path(_git(tmp_path / "side", "rev-parse", "--git-common-dir")).resolve()
+    )
     assert Path(found.git_dir).resolve() == Path(_git(tmp_path / "side", "rev-parse", "--git-dir")).resolve()
 
 
@@ -44,8 +55,13 @@ def test_no_repository_and_a_broken_git_file_give_none(tmp_path: Path) -> None:
 
 def test_head_commit_reads_loose_packed_detached_and_worktree_heads_as_git_does(tmp_path: Path) -> None:
     def git(*args: str, cwd: Path = tmp_path / "r") -> str:
-        return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=cwd, check=True,
-                              capture_output=True, text=True).stdout.strip()
+        return subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+            cwd=cwd,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
 
     (tmp_path / "r").mkdir()
     git("init", "-q", "-b", "main")

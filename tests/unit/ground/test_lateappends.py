@@ -19,8 +19,14 @@ def test_deferred_lines_are_read_oldest_file_first_and_whole_lines_only(store: S
     names = lateappends.names(store, LOG)
     assert sorted([first, second]) == names
     got = lateappends.lines(store, LOG)
-    assert sorted(got) == [b"a|MODIFY|x.py", b"b|CREATE|y.py", b"c|DELETE|z.py"]  # the torn tail is not a line
-    assert lateappends.names(store, "services/constraints/violations") == []  # another log's pending files are its own
+    assert sorted(got) == [
+        b"a|MODIFY|x.py",
+        b"b|CREATE|y.py",
+        b"c|DELETE|z.py",
+    ]  # the torn tail is not a line
+    assert (
+        lateappends.names(store, "services/constraints/violations") == []
+    )  # another log's pending files are its own
 
 
 def test_drain_appends_every_line_once_and_removes_the_files(store: Store) -> None:
@@ -32,7 +38,11 @@ def test_drain_appends_every_line_once_and_removes_the_files(store: Store) -> No
         moved = lateappends.drain_locked(store, LOG)
     assert moved == 3
     lines = log.read_bytes().splitlines()
-    assert lines[0] == b"0|MODIFY|old.py" and sorted(lines[1:]) == [b"1|MODIFY|a.py", b"2|MODIFY|b.py", b"3|MODIFY|c.py"]
+    assert lines[0] == b"0|MODIFY|old.py" and sorted(lines[1:]) == [
+        b"1|MODIFY|a.py",
+        b"2|MODIFY|b.py",
+        b"3|MODIFY|c.py",
+    ]
     assert lateappends.names(store, LOG) == [] and lateappends.lines(store, LOG) == []
     with store.lock("services/files/.lock"):
         assert lateappends.drain_locked(store, LOG) == 0

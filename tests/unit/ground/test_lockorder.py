@@ -42,9 +42,17 @@ def store(tmp_path: Path) -> Store:
 
 
 def test_each_service_names_its_lock_from_the_one_order() -> None:
-    named = [agentctl.userservices.runlevels.LOCK, agentctl.plan.records.LOCK, agentctl.task.status.LOCK,
-             agentctl.files.log.LOCK, agentctl.verify.status.LOCK, agentctl.history.index.LOCK,
-             agentctl.constraints.rules.LOCK, agentctl.session.compactions.LOCK, agentctl.interfaces.records.LOCK]
+    named = [
+        agentctl.userservices.runlevels.LOCK,
+        agentctl.plan.records.LOCK,
+        agentctl.task.status.LOCK,
+        agentctl.files.log.LOCK,
+        agentctl.verify.status.LOCK,
+        agentctl.history.index.LOCK,
+        agentctl.constraints.rules.LOCK,
+        agentctl.session.compactions.LOCK,
+        agentctl.interfaces.records.LOCK,
+    ]
     assert tuple(named) == lockorder.UNDER_SYNC
     assert lockorder.ORDER == (lockorder.SYNC, *lockorder.UNDER_SYNC)
     assert len(set(lockorder.ORDER)) == len(lockorder.ORDER)
@@ -52,12 +60,17 @@ def test_each_service_names_its_lock_from_the_one_order() -> None:
 
 def test_in_order_sorts_by_the_order_and_refuses_a_lock_outside_it() -> None:
     assert lockorder.in_order([lockorder.FILES, lockorder.FOLDER, lockorder.TASK, lockorder.FILES]) == (
-        lockorder.FOLDER, lockorder.TASK, lockorder.FILES)
+        lockorder.FOLDER,
+        lockorder.TASK,
+        lockorder.FILES,
+    )
     with pytest.raises(ValueError, match="not in the lock order"):
         lockorder.in_order([lockorder.TASK, "logs/.agent.log.lock"])
 
 
-def test_store_locks_takes_them_in_the_order_and_lets_all_go(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_store_locks_takes_them_in_the_order_and_lets_all_go(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
     taken: list[str] = []
     real = Store.lock
 
@@ -82,9 +95,14 @@ def test_store_locks_takes_them_in_the_order_and_lets_all_go(store: Store, monke
     assert all(_free(store, rel) for rel in taken)
 
 
-def test_a_lock_not_taken_lets_go_of_those_taken_before_it(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_lock_not_taken_lets_go_of_those_taken_before_it(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("AGENTCTL_LOCK_TIMEOUT", "0.05")
-    with store.lock(lockorder.FILES), pytest.raises(StateError, match="still locked"), \
-            store.locks(lockorder.FOLDER, lockorder.TASK, lockorder.FILES):
+    with (
+        store.lock(lockorder.FILES),
+        pytest.raises(StateError, match="still locked"),
+        store.locks(lockorder.FOLDER, lockorder.TASK, lockorder.FILES),
+    ):
         pass
     assert _free(store, lockorder.FOLDER) and _free(store, lockorder.TASK)

@@ -50,10 +50,16 @@ def test_a_timeout_names_the_live_holder_and_the_fix(tmp_path: Path) -> None:
     path = str(tmp_path / ".lock")
     pid, w = _held_elsewhere(path)
     try:
-        with pytest.raises(StateError) as exc, locks.Held(locks.hold(path, "x/.lock", 0.05, None, lambda s: None)):
+        with (
+            pytest.raises(StateError) as exc,
+            locks.Held(locks.hold(path, "x/.lock", 0.05, None, lambda s: None)),
+        ):
             pass
         assert f"(PID {pid})" in exc.value.message
-        assert "x/.lock is still locked after 0.05s" in exc.value.message and "AGENTCTL_LOCK_TIMEOUT" in exc.value.message
+        assert (
+            "x/.lock is still locked after 0.05s" in exc.value.message
+            and "AGENTCTL_LOCK_TIMEOUT" in exc.value.message
+        )
     finally:
         _release(pid, w)
     with locks.Held(locks.hold(path, "x/.lock", 0.05, None, lambda s: None)):
@@ -65,8 +71,10 @@ def test_a_hook_deadline_bounds_the_wait_below_the_timeout(tmp_path: Path) -> No
     pid, w = _held_elsewhere(path)
     try:
         t0 = time.monotonic()
-        with pytest.raises(StateError) as exc, locks.Held(locks.hold(path, "x/.lock", 30.0, time.monotonic() + 0.1,
-                                                                         lambda s: None)):
+        with (
+            pytest.raises(StateError) as exc,
+            locks.Held(locks.hold(path, "x/.lock", 30.0, time.monotonic() + 0.1, lambda s: None)),
+        ):
             pass
         assert time.monotonic() - t0 < 10  # not the 30 s the caller asked for
         assert "still locked after 0.1s" in exc.value.message or "still locked after 0.0" in exc.value.message
@@ -79,7 +87,10 @@ def test_the_environment_sets_the_default_timeout(tmp_path: Path, monkeypatch: p
     pid, w = _held_elsewhere(path)
     monkeypatch.setenv("AGENTCTL_LOCK_TIMEOUT", "0.05")
     try:
-        with pytest.raises(StateError) as exc, locks.Held(locks.hold(path, "x/.lock", None, None, lambda s: None)):
+        with (
+            pytest.raises(StateError) as exc,
+            locks.Held(locks.hold(path, "x/.lock", None, None, lambda s: None)),
+        ):
             pass
         assert "after 0.05s" in exc.value.message
     finally:
@@ -88,15 +99,19 @@ def test_the_environment_sets_the_default_timeout(tmp_path: Path, monkeypatch: p
 
 def test_a_lock_path_that_is_not_a_regular_file_is_refused(tmp_path: Path) -> None:
     (tmp_path / ".lock").mkdir()
-    with pytest.raises(StateError) as exc, locks.Held(locks.hold(str(tmp_path / ".lock"), "x/.lock", 0.1, None,
-                                                                     lambda s: None)):
+    with (
+        pytest.raises(StateError) as exc,
+        locks.Held(locks.hold(str(tmp_path / ".lock"), "x/.lock", 0.1, None, lambda s: None)),
+    ):
         pass
     assert "x/.lock" in exc.value.message
     target = tmp_path / "elsewhere"
     target.write_text("")
     os.symlink(target, tmp_path / ".link")
-    with pytest.raises(StateError), locks.Held(locks.hold(str(tmp_path / ".link"), "x/.link", 0.1, None,
-                                                              lambda s: None)):
+    with (
+        pytest.raises(StateError),
+        locks.Held(locks.hold(str(tmp_path / ".link"), "x/.link", 0.1, None, lambda s: None)),
+    ):
         pass
     assert target.read_text() == ""  # never written through the link
 
@@ -114,7 +129,12 @@ def test_a_lock_file_replaced_while_waiting_is_locked_afresh(tmp_path: Path) -> 
 
 def test_holder_names_only_a_live_pid(tmp_path: Path) -> None:
     path = tmp_path / "f"
-    for content, want in ((f"{os.getpid():<10}\n", f" (PID {os.getpid()})"), ("999999999 \n", ""), ("junk\n", ""), ("", "")):
+    for content, want in (
+        (f"{os.getpid():<10}\n", f" (PID {os.getpid()})"),
+        ("999999999 \n", ""),
+        ("junk\n", ""),
+        ("", ""),
+    ):
         path.write_text(content)
         fd = os.open(path, os.O_RDONLY)
         try:

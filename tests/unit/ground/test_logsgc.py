@@ -38,7 +38,11 @@ def test_oldest_journals_go_first_and_the_newest_stays(store: Store) -> None:
     for n in range(4):
         put(store, f"logs/verify-{n}.journal", 40 << 10, 4000 - n * 1000)
     remove, cut = logsgc.plan(store)
-    assert [it.rel for it in remove] == ["logs/verify-0.journal", "logs/verify-1.journal", "logs/verify-2.journal"]
+    assert [it.rel for it in remove] == [
+        "logs/verify-0.journal",
+        "logs/verify-1.journal",
+        "logs/verify-2.journal",
+    ]
     assert all(it.why == "journals over 64 KiB" for it in remove) and cut == []
 
 
@@ -68,14 +72,21 @@ def test_gc_dry_run_changes_nothing_and_the_run_does_it(store: Store) -> None:
     put(store, "logs/verify-old.log", 300 << 10, 3600)
     put(store, "logs/verify-new.log", 10, 10)
     lines, freed, left = logsgc.gc(store, dry_run=True)
-    assert lines == ["would remove logs/backup-format0 (0 KiB): more than 1 backups",
-                     "would remove logs/backup-format1 (0 KiB): more than 1 backups",
-                     "would cut logs/verify-old.log from 300 KiB to 64 KiB: over 64 KiB (retention.verify_log_max)"]
+    assert lines == [
+        "would remove logs/backup-format0 (0 KiB): more than 1 backups",
+        "would remove logs/backup-format1 (0 KiB): more than 1 backups",
+        "would cut logs/verify-old.log from 300 KiB to 64 KiB: over 64 KiB (retention.verify_log_max)",
+    ]
     assert freed == 20 + (300 << 10) - (64 << 10)
-    assert os.path.isdir(store.path("logs/backup-format0")) and os.path.getsize(store.path("logs/verify-old.log")) == 300 << 10
+    assert (
+        os.path.isdir(store.path("logs/backup-format0"))
+        and os.path.getsize(store.path("logs/verify-old.log")) == 300 << 10
+    )
     done, freed2, left2 = logsgc.gc(store)
     assert [ln.split(" ", 1)[0] for ln in done] == ["removed", "removed", "cut"] and freed2 == freed
-    assert not os.path.exists(store.path("logs/backup-format0")) and os.path.isdir(store.path("logs/backup-format2"))
+    assert not os.path.exists(store.path("logs/backup-format0")) and os.path.isdir(
+        store.path("logs/backup-format2")
+    )
     data = open(store.path("logs/verify-old.log"), "rb").read()
     assert data.startswith(b"x" * (32 << 10) + b"\n[agentctl: ") and data.endswith(b"x" * (32 << 10))
     assert left2 < left

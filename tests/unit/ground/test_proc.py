@@ -100,8 +100,12 @@ def test_piped_output_is_bounded_by_the_capped_log(tmp_path: Path) -> None:
     path = tmp_path / "log"
     log = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
     try:
-        code = proc.piped(["/bin/sh", "-c", "echo FIRST; head -c 3000000 /dev/zero | tr '\\0' x; echo; echo LAST"],
-                          str(tmp_path), cappedlog.CappedLog(log, cap), 60)
+        code = proc.piped(
+            ["/bin/sh", "-c", "echo FIRST; head -c 3000000 /dev/zero | tr '\\0' x; echo; echo LAST"],
+            str(tmp_path),
+            cappedlog.CappedLog(log, cap),
+            60,
+        )
     finally:
         os.close(log)
     data = path.read_bytes()
@@ -122,7 +126,9 @@ def test_piped_interrupt_ends_the_group_and_raises(tmp_path: Path) -> None:
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        proc.piped(["/bin/sh", "-c", f"sleep 300 & echo $! > {pidfile}; wait"], str(tmp_path), Interrupting(), 60)
+        proc.piped(
+            ["/bin/sh", "-c", f"sleep 300 & echo $! > {pidfile}; wait"], str(tmp_path), Interrupting(), 60
+        )
     assert _wait_gone(int(pidfile.read_text()))
 
 
@@ -150,8 +156,9 @@ def test_kill_group_kills_a_child_that_ignores_term(tmp_path: Path, monkeypatch:
 
     monkeypatch.setattr(proc, "TERM_GRACE", 0.3)
     ready = tmp_path / "ready"
-    child = subprocess.Popen(["/bin/sh", "-c", f"trap '' TERM; touch {ready}; while :; do sleep 0.1; done"],
-                             start_new_session=True)
+    child = subprocess.Popen(
+        ["/bin/sh", "-c", f"trap '' TERM; touch {ready}; while :; do sleep 0.1; done"], start_new_session=True
+    )
     end = time.monotonic() + 20
     while not ready.exists() and time.monotonic() < end:
         time.sleep(0.02)
@@ -173,8 +180,14 @@ def test_to_file_writes_to_the_fd_and_ticks(tmp_path: Path) -> None:
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
     ticks = []
     try:
-        code, timed_out = proc.to_file(["/bin/sh", "-c", "echo $AGENTCTL_X; sleep 0.3; pwd >&2; exit 4"], str(tmp_path),
-                                       dict(os.environ, AGENTCTL_X="hello"), fd, 60, lambda: ticks.append(1))
+        code, timed_out = proc.to_file(
+            ["/bin/sh", "-c", "echo $AGENTCTL_X; sleep 0.3; pwd >&2; exit 4"],
+            str(tmp_path),
+            dict(os.environ, AGENTCTL_X="hello"),
+            fd,
+            60,
+            lambda: ticks.append(1),
+        )
     finally:
         os.close(fd)
     assert (code, timed_out) == (4, False)
@@ -186,8 +199,13 @@ def test_to_file_timeout_is_124_and_ends_the_group(tmp_path: Path) -> None:
     pidfile = tmp_path / "pid"
     fd = os.open(tmp_path / "out", os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
     try:
-        code, timed_out = proc.to_file(["/bin/sh", "-c", f"sleep 300 & echo $! > {pidfile}; sleep 300"], str(tmp_path),
-                                       dict(os.environ), fd, 0.5)
+        code, timed_out = proc.to_file(
+            ["/bin/sh", "-c", f"sleep 300 & echo $! > {pidfile}; sleep 300"],
+            str(tmp_path),
+            dict(os.environ),
+            fd,
+            0.5,
+        )
     finally:
         os.close(fd)
     assert (code, timed_out) == (124, True)
@@ -195,8 +213,9 @@ def test_to_file_timeout_is_124_and_ends_the_group(tmp_path: Path) -> None:
 
 
 def test_capture_gives_code_stdout_stderr_and_reads_stdin(tmp_path: Path) -> None:
-    code, out, err = proc.capture(["/bin/sh", "-c", "cat; echo e >&2; exit 2"], str(tmp_path), b"in\n", 60,
-                                  dict(os.environ))
+    code, out, err = proc.capture(
+        ["/bin/sh", "-c", "cat; echo e >&2; exit 2"], str(tmp_path), b"in\n", 60, dict(os.environ)
+    )
     assert (code, out, err) == (2, b"in\n", b"e\n")
 
 
@@ -214,15 +233,19 @@ def test_proc_imports_no_subprocess_until_it_spawns() -> None:
     import subprocess
     import sys
 
-    code = "import sys; import agentctl.ground.proc; print('subprocess' in sys.modules, 'signal' in sys.modules)"
+    code = (
+        "import sys; import agentctl.ground.proc; print('subprocess' in sys.modules, 'signal' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True, timeout=60).stdout
     assert out.split() == [b"False", b"False"]
 
 
 def test_detached_starts_a_program_in_its_own_session_and_does_not_wait(tmp_path: Path) -> None:
     marker = tmp_path / "ran"
-    script = (f"import os, time; time.sleep(2); open({str(marker) + '.tmp'!r}, 'w').write(str(os.getsid(0))); "
-              f"os.rename({str(marker) + '.tmp'!r}, {str(marker)!r})")
+    script = (
+        f"import os, time; time.sleep(2); open({str(marker) + '.tmp'!r}, 'w').write(str(os.getsid(0))); "
+        f"os.rename({str(marker) + '.tmp'!r}, {str(marker)!r})"
+    )
     t0 = time.monotonic()
     assert proc.detached([sys.executable, "-c", script], str(tmp_path)) is True
     assert time.monotonic() - t0 < 2 and not marker.exists()  # not waited for

@@ -15,7 +15,9 @@ from agentctl.ground.store import Store
 def test_reads_a_project_file(store: Store) -> None:
     Path(store.project, "list.txt").write_bytes(b"a.py\n\xffb.py\n")
     assert read_project_file(store, "list.txt", "list_file") == b"a.py\n\xffb.py\n"
-    assert read_project_file(store, os.path.join(store.project, "list.txt"), "list_file") == b"a.py\n\xffb.py\n"
+    assert (
+        read_project_file(store, os.path.join(store.project, "list.txt"), "list_file") == b"a.py\n\xffb.py\n"
+    )
 
 
 def test_refuses_outside_links_folders_and_missing(store: Store, tmp_path: Path) -> None:

@@ -45,10 +45,17 @@ def test_the_three_reads_refuse_alike_and_say_missing_alike(store: Store) -> Non
     """read, read_tail and read_from open a file one way (issue 29): the same refusals, each its own "no file"."""
     os.symlink("/etc/hostname", store.path("services/task/ln"))
     os.mkfifo(store.path("services/task/fifo"))
-    reads = (lambda rel: store.read(rel), lambda rel: store.read_tail(rel, 4), lambda rel: store.read_from(rel, 0))
+    reads = (
+        lambda rel: store.read(rel),
+        lambda rel: store.read_tail(rel, 4),
+        lambda rel: store.read_from(rel, 0),
+    )
     assert [r("services/task/nothing") for r in reads] == [None, (b"", 0), b""]
-    for rel, word in (("services/task/ln", "is a symlink"), ("services/task", "is not a regular file"),
-                      ("services/task/fifo", "is not a regular file")):
+    for rel, word in (
+        ("services/task/ln", "is a symlink"),
+        ("services/task", "is not a regular file"),
+        ("services/task/fifo", "is not a regular file"),
+    ):
         said = set()
         for r in reads:
             with pytest.raises(StateError) as exc:
@@ -84,7 +91,11 @@ def test_a_lock_held_elsewhere_times_out_with_the_fix(store: Store) -> None:
                 with other.lock("services/task/.lock", timeout=0.1):
                     os._exit(1)
             except StateError as exc:
-                os._exit(0 if "still locked after 0.1s" in exc.message and "AGENTCTL_LOCK_TIMEOUT" in exc.message else 2)
+                os._exit(
+                    0
+                    if "still locked after 0.1s" in exc.message and "AGENTCTL_LOCK_TIMEOUT" in exc.message
+                    else 2
+                )
         _, status = os.waitpid(pid, 0)
     assert os.WEXITSTATUS(status) == 0
 
@@ -95,15 +106,26 @@ def test_log_change_records_one_line(store: Store) -> None:
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d\|task\|start\|t1 total=2", last)
 
 
-def test_the_fault_hook_sees_every_step_of_a_rewrite_and_splits_the_write(store: Store,
-                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_fault_hook_sees_every_step_of_a_rewrite_and_splits_the_write(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
     steps: list[str] = []
     monkeypatch.setattr(agentctl.ground.store, "fault_hook", steps.append)
     store.replace("services/task/x", b"abcd")
     with store.lock("logs/.t.lock"):
         store.append("logs/t.log", b"line\n")
-    assert steps == ["tmp_created", "tmp_half_written", "tmp_written", "tmp_fsynced", "renamed", "dir_fsynced",
-                     "lock_acquired", "log_half_written", "log_written", "log_fsynced"]
+    assert steps == [
+        "tmp_created",
+        "tmp_half_written",
+        "tmp_written",
+        "tmp_fsynced",
+        "renamed",
+        "dir_fsynced",
+        "lock_acquired",
+        "log_half_written",
+        "log_written",
+        "log_fsynced",
+    ]
     assert store.read("services/task/x") == b"abcd" and store.read("logs/t.log") == b"line\n"
 
 
@@ -112,8 +134,17 @@ def test_without_a_hook_fault_does_nothing() -> None:
     agentctl.ground.store.fault("renamed")  # no hook: nothing happens
 
 
-@pytest.mark.parametrize("data,want", [(b"FORMAT=1\n", 1), (b"2", 2), (b" FORMAT = 7 ", 7), (b"FORMAT=x", None),
-                                       (b"", None), (b"FORMAT=1234567890", None)])
+@pytest.mark.parametrize(
+    "data,want",
+    [
+        (b"FORMAT=1\n", 1),
+        (b"2", 2),
+        (b" FORMAT = 7 ", 7),
+        (b"FORMAT=x", None),
+        (b"", None),
+        (b"FORMAT=1234567890", None),
+    ],
+)
 def test_parse_version(data: bytes, want: int | None) -> None:
     assert agentctl.ground.store.parse_version(data) == want
 

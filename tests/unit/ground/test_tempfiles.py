@@ -11,8 +11,17 @@ import pytest
 from agentctl.ground import tempfiles
 
 
-@pytest.mark.parametrize("name,pid", [(".status.123.abcdef01.tmp", 123), (".a.b.7.0000abcd.tmp", 7), ("status.1.abcdef01.tmp", None),
-                                      (".status.x.abcdef01.tmp", None), (".status.1.abc.tmp", None), (".status.tmp", None)])
+@pytest.mark.parametrize(
+    "name,pid",
+    [
+        (".status.123.abcdef01.tmp", 123),
+        (".a.b.7.0000abcd.tmp", 7),
+        ("status.1.abcdef01.tmp", None),
+        (".status.x.abcdef01.tmp", None),
+        (".status.1.abc.tmp", None),
+        (".status.tmp", None),
+    ],
+)
 def test_parse_temp_name(name: str, pid: int | None) -> None:
     assert tempfiles.parse_temp_name(name) == pid
 

@@ -33,7 +33,13 @@ def test_stop_appends_one_row_with_every_field(store: Store) -> None:
     row = rows[0]
     assert set(row.fields) == set(index.FIELDS)
     assert (row["ID"], row["DESC"], row["ENTRIES"], row["FILES"], row["LAST_VERIFY"], row["FORCED"]) == (
-        "t1", "convert the API", "1/2", "2", "never", "-")
+        "t1",
+        "convert the API",
+        "1/2",
+        "2",
+        "never",
+        "-",
+    )
     assert row["ARCHIVE"] == done.archive
     assert row["no such field"] == ""
     assert row.line().startswith("t1  ended ") and "1/2 done  2 files  verify never" in row.line()
@@ -89,8 +95,10 @@ def test_show_lines_lists_the_archive_and_its_touched_files(store: Store) -> Non
     lines, data = show.show_lines(store, index.find(store, "t1"))
     assert "TASK_ID=t1" in lines
     assert "FILES 2 touched:" in lines and "  MODIFY|src/a.py" in lines
-    assert data["files"] == [{"path": "src/a.py", "op": "MODIFY", "count": 1},
-                             {"path": "src/b.py", "op": "MODIFY", "count": 1}]
+    assert data["files"] == [
+        {"path": "src/a.py", "op": "MODIFY", "count": 1},
+        {"path": "src/b.py", "op": "MODIFY", "count": 1},
+    ]
     assert data["runs"] == {"passed": 0, "failed": 0, "repeated": 0} and data["tried"] == []
     assert data["task"]["TASK_ID"] == "t1"
 

@@ -39,13 +39,22 @@ def test_append_index_is_once_per_archive(ctx: Ctx) -> None:
 def test_show_lines_counts_runs_and_tried(ctx: Ctx) -> None:
     store = ctx.store()
     lines, data = show.show_lines(store, index.find(store, "fix-imports"))
-    assert data["tried"] == ["pinned the version"] and data["runs"] == {"passed": 0, "failed": 1, "repeated": 0}
-    assert "  TRIED pinned the version" in lines and "VERIFY 0 passed, 1 failed runs, 0 repeated failures" in lines
+    assert data["tried"] == ["pinned the version"] and data["runs"] == {
+        "passed": 0,
+        "failed": 1,
+        "repeated": 0,
+    }
+    assert (
+        "  TRIED pinned the version" in lines
+        and "VERIFY 0 passed, 1 failed runs, 0 repeated failures" in lines
+    )
 
 
 def test_search_matches_tried_fixes(ctx: Ctx) -> None:
     hits, _ = show.search(ctx.store(), "PINNED", 5)
-    assert [(row["ID"], found) for row, found in hits] == [("fix-imports", ['tried fix "pinned the version"'])]
+    assert [(row["ID"], found) for row, found in hits] == [
+        ("fix-imports", ['tried fix "pinned the version"'])
+    ]
     assert show.search(ctx.store(), "nothing like it", 5)[0] == []
 
 

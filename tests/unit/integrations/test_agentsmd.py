@@ -26,7 +26,11 @@ def test_protocol_is_the_prompt() -> None:
 
 def test_plan_block_creates_updates_and_leaves_an_unchanged_file(root: Path) -> None:
     c = agentsmd.plan_block(str(root), "AGENTS.md", "B")
-    assert c.old is None and c.new == f"{BEGIN}\nB\n{END}\n".encode() and c.summary == "startup protocol block created"
+    assert (
+        c.old is None
+        and c.new == f"{BEGIN}\nB\n{END}\n".encode()
+        and c.summary == "startup protocol block created"
+    )
     (root / "AGENTS.md").write_bytes(c.new or b"")
     assert not agentsmd.plan_block(str(root), "AGENTS.md", "B").changed
     assert agentsmd.has_block(str(root), "AGENTS.md") and agentsmd.block_body(str(root), "AGENTS.md") == "B"

@@ -30,7 +30,7 @@ def test_install_then_uninstall_gives_the_file_back(root: Path) -> None:
     (root / aider.CONFIG).write_text("model: o3\n")
     change = aider.plan_install(str(root))[0]
     assert change.rel == aider.CONFIG and change.new is not None and change.new.startswith(b"model: o3\n")
-    assert f"- \"{aider.PROTOCOL}\"".encode() in change.new and aider.LINT.encode() in change.new
+    assert f'- "{aider.PROTOCOL}"'.encode() in change.new and aider.LINT.encode() in change.new
     (root / aider.CONFIG).write_bytes(change.new)
     back = aider.plan_uninstall(str(root))[0]
     assert back.new == b"model: o3\n" and back.summary == "agentctl's read and lint-cmd entries removed"

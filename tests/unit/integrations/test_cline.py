@@ -15,10 +15,17 @@ from support.hookfix import agent_log, deny_secrets, run
 TASK = "conv_1796109720241_zk4d4e1"
 
 
-def _payload(store: Store, key: str, tool: str, tool_input: dict[str, object], **call: object) -> dict[str, object]:
-    return {"clineVersion": "", "taskId": TASK, "workspaceRoots": [store.project],
-            "workspaceInfo": {"rootPath": store.project, "hint": "proj"},
-            "hookName": key, key: {"id": "call_e2e000002", "name": tool, "input": tool_input, **call}}
+def _payload(
+    store: Store, key: str, tool: str, tool_input: dict[str, object], **call: object
+) -> dict[str, object]:
+    return {
+        "clineVersion": "",
+        "taskId": TASK,
+        "workspaceRoots": [store.project],
+        "workspaceInfo": {"rootPath": store.project, "hint": "proj"},
+        "hookName": key,
+        key: {"id": "call_e2e000002", "name": tool, "input": tool_input, **call},
+    }
 
 
 def _editor(store: Store, rel: str, **extra: object) -> dict[str, object]:
@@ -26,7 +33,9 @@ def _editor(store: Store, rel: str, **extra: object) -> dict[str, object]:
 
 
 def test_edits() -> None:
-    assert cline.edits("editor", {"path": "a"}, {"result": "File created successfully at: a"}) == [("a", "CREATE")]
+    assert cline.edits("editor", {"path": "a"}, {"result": "File created successfully at: a"}) == [
+        ("a", "CREATE")
+    ]
     assert cline.edits("editor", {"path": "a", "old_text": "x"}, {}) == [("a", "MODIFY")]
     assert cline.edits("editor", {"path": "a"}, {}) == [("a", None)]
     assert cline.edits("apply_patch", {"input": "*** Add File: n.py\n"}, {}) == [("n.py", "CREATE")]
@@ -38,8 +47,9 @@ def test_the_hook_script_hands_the_event_over() -> None:
     assert text.startswith(cline.MARKER) and text.endswith("exec agentctl hook cline pre-tool-use\n")
 
 
-def test_a_created_file_is_logged_once(store: Store, monkeypatch: pytest.MonkeyPatch,
-                                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_created_file_is_logged_once(
+    store: Store, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = {"result": f"File created successfully at: {store.project}/src/m.py", "success": True}
     data = _payload(store, "tool_result", "editor", _editor(store, "src/m.py"), output=out)
     assert run(monkeypatch, capsys, "cline", "post-tool-use", data) == (0, "", "")
@@ -50,21 +60,30 @@ def test_a_created_file_is_logged_once(store: Store, monkeypatch: pytest.MonkeyP
     assert log.check(store, "src/f.py") == []
 
 
-def test_a_write_to_a_p0_path_cancels_the_run(store: Store, monkeypatch: pytest.MonkeyPatch,
-                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_write_to_a_p0_path_cancels_the_run(
+    store: Store, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     deny_secrets(store)
-    code, out, err = run(monkeypatch, capsys, "cline", "pre-tool-use",
-                         _payload(store, "tool_call", "editor", _editor(store, "secrets/k")))
+    code, out, err = run(
+        monkeypatch,
+        capsys,
+        "cline",
+        "pre-tool-use",
+        _payload(store, "tool_call", "editor", _editor(store, "secrets/k")),
+    )
     answer = json.loads(out)
     assert code == 0 and answer["cancel"] is True
-    assert "`deny-write: secrets/**`" in answer["errorMessage"] and answer["errorMessage"].endswith("before the write")
+    assert "`deny-write: secrets/**`" in answer["errorMessage"] and answer["errorMessage"].endswith(
+        "before the write"
+    )
     assert "|hook|deny|cline secrets/k by P0" in agent_log(store)
     allowed = _payload(store, "tool_call", "editor", _editor(store, "src/k"))
     assert run(monkeypatch, capsys, "cline", "pre-tool-use", allowed) == (0, "", "")
 
 
-def test_an_event_it_does_not_hook_is_noted(store: Store, monkeypatch: pytest.MonkeyPatch,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_event_it_does_not_hook_is_noted(
+    store: Store, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     data = {"taskId": TASK, "workspaceRoots": [store.project], "hookName": "agent_start"}
     code, out, err = run(monkeypatch, capsys, "cline", "task-start", data)
     assert (code, out) == (0, "") and "unknown agent or event" in err

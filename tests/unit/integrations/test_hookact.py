@@ -40,7 +40,9 @@ def test_log_writes_once_per_key_and_decides_create_or_modify(store: Store, tmp_
     path = str(Path(store.project) / "src" / "a.py")
     assert hookact.log_writes(h, [(path, None)], "tool:1") == ["CREATE|src/a.py"]
     assert hookact.log_writes(h, [(path, None)], "tool:1") == []  # a double delivery
-    assert hookact.log_writes(h, [(path, None), ("/outside", "MODIFY"), (3, None)], "tool:2") == ["MODIFY|src/a.py"]
+    assert hookact.log_writes(h, [(path, None), ("/outside", "MODIFY"), (3, None)], "tool:2") == [
+        "MODIFY|src/a.py"
+    ]
     assert [e[1] for e in log.check(store, "src/a.py")] == ["CREATE", "MODIFY"]
     assert hookact.log_writes(h, [("/outside", None)], "tool:3") == [] and not hookact.seen(h, "tool:3")
 
@@ -58,8 +60,9 @@ def test_a_write_to_a_denied_path_is_told_at_once(store: Store, tmp_path: Path) 
 
 
 def test_told_and_tell_shapes() -> None:
-    assert json.loads(hookact.told("x", "AfterTool").stdout) == {"hookSpecificOutput": {"hookEventName": "AfterTool",
-                                                                                         "additionalContext": "x"}}
+    assert json.loads(hookact.told("x", "AfterTool").stdout) == {
+        "hookSpecificOutput": {"hookEventName": "AfterTool", "additionalContext": "x"}
+    }
     cursor = hookact.tell("cursor", "posttooluse", True, "x")
     assert cursor is not None and json.loads(cursor.stdout) == {"additional_context": "x"}
     gemini = hookact.tell("gemini", "aftertool", False, "x")
@@ -72,7 +75,10 @@ def test_context_is_the_resume_block_with_where_it_comes_from(store: Store) -> N
     taskflow.start(store, "t1", "ship it", ["src/a.py"])
     text = hookact.context(_hook(store), "after a compaction")
     head, body = text.split("\n", 1)
-    assert head == f"agentctl working state of this project, read from {store.shown('')[:-1]} after a compaction:"
+    assert (
+        head
+        == f"agentctl working state of this project, read from {store.shown('')[:-1]} after a compaction:"
+    )
     assert "t1" in body and len(text) <= hookact.MAX_CONTEXT
 
 
@@ -80,8 +86,13 @@ def test_sync_logs_a_shell_edit_from_git(tmp_path: Path) -> None:
     from agentctl.statefolder import init
 
     def git(*args: str) -> None:
-        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tmp_path, check=True,
-                       capture_output=True, timeout=60)
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+            cwd=tmp_path,
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
 
     git("init", "-q")
     (tmp_path / "a.py").write_text("one\n")
@@ -93,4 +104,6 @@ def test_sync_logs_a_shell_edit_from_git(tmp_path: Path) -> None:
     hookact.sync(h)  # the first sync takes git's view as the baseline
     (tmp_path / "a.py").write_text("two\n")
     hookact.sync(h)
-    assert [e[1:] for e in log.check(store, "a.py")] == [("MODIFY", "a.py")] and h.told == "" and h.after == []
+    assert (
+        [e[1:] for e in log.check(store, "a.py")] == [("MODIFY", "a.py")] and h.told == "" and h.after == []
+    )

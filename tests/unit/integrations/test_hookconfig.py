@@ -41,13 +41,19 @@ def test_claude_entries_are_its_hooks_table(root: Path) -> None:
 def test_gemini_handlers_carry_a_name_and_cursor_is_flat(root: Path) -> None:
     doc = json.loads(hookconfig.hooks_change(str(root), gemini.CONFIG, "gemini", True).new or b"{}")
     handler = next(iter(doc["hooks"].values()))[0]["hooks"][0]
-    assert handler["name"] == "agentctl-" + handler["command"].rsplit(" ", 1)[-1] and handler["type"] == "command"
+    assert (
+        handler["name"] == "agentctl-" + handler["command"].rsplit(" ", 1)[-1]
+        and handler["type"] == "command"
+    )
     flat = json.loads(hookconfig.hooks_change(str(root), cursor.CONFIG, "cursor", True).new or b"{}")
     assert flat["version"] == 1 and sorted(commands(flat)) == sorted(cmd for _, cmd in cursor.HOOKS)
 
 
 def test_a_full_path_is_quoted_into_every_command(root: Path) -> None:
-    doc = json.loads(hookconfig.hooks_change(str(root), claude.CONFIG, "claude", True, "/opt/my tools/agentctl").new or b"{}")
+    doc = json.loads(
+        hookconfig.hooks_change(str(root), claude.CONFIG, "claude", True, "/opt/my tools/agentctl").new
+        or b"{}"
+    )
     assert all(c.startswith("'/opt/my tools/agentctl' hook claude ") for c in commands(doc))
 
 

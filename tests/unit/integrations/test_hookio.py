@@ -13,13 +13,19 @@ from agentctl.integrations.hookio import Result
 from agentctl.statefolder import init
 
 
-@pytest.mark.parametrize("raw,problem", [
-    (b"", "empty payload on stdin"),
-    (b" \n\t", "empty payload on stdin"),
-    (b"{not json", "payload is not JSON (Expecting property name enclosed in double quotes: line 1 column 2 (char 1))"),
-    (b"[1, 2]", "payload is JSON list, not an object"),
-    (b'"text"', "payload is JSON str, not an object"),
-])
+@pytest.mark.parametrize(
+    "raw,problem",
+    [
+        (b"", "empty payload on stdin"),
+        (b" \n\t", "empty payload on stdin"),
+        (
+            b"{not json",
+            "payload is not JSON (Expecting property name enclosed in double quotes: line 1 column 2 (char 1))",
+        ),
+        (b"[1, 2]", "payload is JSON list, not an object"),
+        (b'"text"', "payload is JSON str, not an object"),
+    ],
+)
 def test_parse_says_what_is_wrong(raw: bytes, problem: str) -> None:
     assert hookio.parse(raw) == (None, problem)
 
@@ -51,7 +57,9 @@ def test_read_stdin_bounded_and_never_from_a_terminal(monkeypatch: pytest.Monkey
 
 def test_normalise_and_cursor_shape() -> None:
     assert {hookio.normalise(e) for e in ("PostToolUse", "post-tool-use", "post_tool_use")} == {"posttooluse"}
-    assert hookio.is_cursor_payload({"cursor_version": "1"}) and not hookio.is_cursor_payload({"conversation_id": "c"})
+    assert hookio.is_cursor_payload({"cursor_version": "1"}) and not hookio.is_cursor_payload(
+        {"conversation_id": "c"}
+    )
 
 
 def test_is_dir_wants_an_absolute_folder(tmp_path: Path) -> None:
@@ -90,5 +98,5 @@ def test_answer_writes_and_keeps_only_exit_0_or_2(capsys: pytest.CaptureFixture[
 
 
 def test_dumps_and_loads_round_trip() -> None:
-    value = {"hookSpecificOutput": {"additionalContext": "é \"q\" \n"}}
+    value = {"hookSpecificOutput": {"additionalContext": 'é "q" \n'}}
     assert hookio.loads(hookio.dumps(value).encode()) == value

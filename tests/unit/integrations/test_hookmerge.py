@@ -18,7 +18,10 @@ from agentctl.integrations.hookmerge import (
 )
 
 STOP = {"type": "command", "command": "agentctl hook claude stop"}
-WANTED: Grouped = [("Stop", None, STOP), ("PostToolUse", "Write", {"type": "command", "command": "agentctl hook claude post-tool-use"})]
+WANTED: Grouped = [
+    ("Stop", None, STOP),
+    ("PostToolUse", "Write", {"type": "command", "command": "agentctl hook claude post-tool-use"}),
+]
 
 
 def test_ours_by_name_or_by_an_absolute_path() -> None:
@@ -29,11 +32,23 @@ def test_ours_by_name_or_by_an_absolute_path() -> None:
 
 
 def test_grouped_merge_counts_and_updates_in_place() -> None:
-    doc: dict[str, Any] = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "agentctl hook claude stop",
-                                                          "timeout": 1}, {"type": "command", "command": "mine"}]}]}}
+    doc: dict[str, Any] = {
+        "hooks": {
+            "Stop": [
+                {
+                    "hooks": [
+                        {"type": "command", "command": "agentctl hook claude stop", "timeout": 1},
+                        {"type": "command", "command": "mine"},
+                    ]
+                }
+            ]
+        }
+    }
     assert merge_grouped(doc, WANTED, "s.json") == "1 added, 1 already there"
-    assert doc["hooks"]["Stop"][0]["hooks"] == [{"type": "command", "command": "agentctl hook claude stop", "timeout": 1},
-                                                {"type": "command", "command": "mine"}]
+    assert doc["hooks"]["Stop"][0]["hooks"] == [
+        {"type": "command", "command": "agentctl hook claude stop", "timeout": 1},
+        {"type": "command", "command": "mine"},
+    ]
     assert doc["hooks"]["PostToolUse"] == [{"matcher": "Write", "hooks": [WANTED[1][2]]}]
     assert unmerge_grouped(doc, "s.json") == "2 removed"
     assert doc == {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "mine"}]}]}}
@@ -55,7 +70,10 @@ def test_flat_merge_and_unmerge_down_to_scaffolding() -> None:
     doc: dict[str, Any] = {}
     want = [("afterFileEdit", {"command": "agentctl hook cursor after-file-edit"})]
     assert merge_flat(doc, want, "h.json") == "1 added, 0 already there"
-    assert doc == {"version": 1, "hooks": {"afterFileEdit": [{"command": "agentctl hook cursor after-file-edit"}]}}
+    assert doc == {
+        "version": 1,
+        "hooks": {"afterFileEdit": [{"command": "agentctl hook cursor after-file-edit"}]},
+    }
     assert merge_flat(doc, want, "h.json") == "0 added, 1 already there"
     assert not only_scaffolding(doc)
     assert unmerge_flat(doc, "h.json") == "1 removed"

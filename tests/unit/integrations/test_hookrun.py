@@ -58,8 +58,13 @@ def test_deny_reason_never_fails_open(store: Store) -> None:
     assert why is not None and "KeyError" in why and "agentctl doctor" in why
 
 
-def _run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], agent: str, event: str,
-         payload: bytes) -> tuple[int, str, str]:
+def _run(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    agent: str,
+    event: str,
+    payload: bytes,
+) -> tuple[int, str, str]:
     class Stdin:
         buffer = io.BytesIO(payload)
 
@@ -72,36 +77,55 @@ def _run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], ag
     return code, out.out, out.err
 
 
-def test_run_a_post_edit_logs_and_says_nothing(store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
-    payload = {"cwd": store.project, "hook_event_name": "PostToolUse", "tool_name": "Write", "tool_use_id": "toolu_x",
-               "tool_input": {"file_path": str(Path(store.project) / "src" / "a.py")}, "tool_response": {"success": True}}
+def test_run_a_post_edit_logs_and_says_nothing(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    payload = {
+        "cwd": store.project,
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Write",
+        "tool_use_id": "toolu_x",
+        "tool_input": {"file_path": str(Path(store.project) / "src" / "a.py")},
+        "tool_response": {"success": True},
+    }
     assert _run(monkeypatch, capsys, "claude", "post-tool-use", json.dumps(payload).encode()) == (0, "", "")
     assert [e[1] for e in log.check(store, "src/a.py")] == ["CREATE"]
 
 
-def test_run_a_pre_edit_denies_what_it_cannot_read(store: Store, monkeypatch: pytest.MonkeyPatch,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_run_a_pre_edit_denies_what_it_cannot_read(
+    store: Store, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(store.project)
     code, out, err = _run(monkeypatch, capsys, "claude", "pre-tool-use", b"{broken")
     assert code == 2 and json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "deny"
-    assert "payload is not JSON" in err and "update agentctl" in err and "agentctl doctor" not in err  # doctor cannot mend it
+    assert (
+        "payload is not JSON" in err and "update agentctl" in err and "agentctl doctor" not in err
+    )  # doctor cannot mend it
 
 
-def test_run_elsewhere_fails_quiet(store: Store, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_run_elsewhere_fails_quiet(
+    store: Store, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(store.project)
-    assert _run(monkeypatch, capsys, "claude", "post-tool-use", b"{broken")[:2] == (0, "")  # not a gate: exit 0
+    assert _run(monkeypatch, capsys, "claude", "post-tool-use", b"{broken")[:2] == (
+        0,
+        "",
+    )  # not a gate: exit 0
     code, out, err = _run(monkeypatch, capsys, "claude", "no-such-event", b'{"cwd": "/"}')
     assert (code, out) == (0, "")  # cwd "/" has no state folder: nothing at all
-    code, out, err = _run(monkeypatch, capsys, "claude", "no-such-event", json.dumps({"cwd": store.project}).encode())
+    code, out, err = _run(
+        monkeypatch, capsys, "claude", "no-such-event", json.dumps({"cwd": store.project}).encode()
+    )
     assert (code, out) == (0, "") and "unknown agent or event" in err
 
 
-def test_run_funnels_an_internal_error(store: Store, monkeypatch: pytest.MonkeyPatch,
-                                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_run_funnels_an_internal_error(
+    store: Store, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     def boom(agent: str, event: str) -> object:
         def handler(h: hookrun.Hook) -> None:
             raise RuntimeError("kaput")
+
         return handler
 
     monkeypatch.setattr(hookrun, "handler_for", boom)
@@ -114,12 +138,20 @@ def test_run_funnels_an_internal_error(store: Store, monkeypatch: pytest.MonkeyP
 
 
 def test_handler_for_knows_agents_and_events() -> None:
-    assert hookrun.handler_for("claude", "PostToolUse") is hookrun.handler_for("claude", "post-tool-use") is not None
-    assert hookrun.handler_for("claude", "nope") is None and hookrun.handler_for("nobody", "post-tool-use") is None
+    assert (
+        hookrun.handler_for("claude", "PostToolUse")
+        is hookrun.handler_for("claude", "post-tool-use")
+        is not None
+    )
+    assert (
+        hookrun.handler_for("claude", "nope") is None
+        and hookrun.handler_for("nobody", "post-tool-use") is None
+    )
 
 
-def test_later_runs_after_the_answer(store: Store, monkeypatch: pytest.MonkeyPatch,
-                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_later_runs_after_the_answer(
+    store: Store, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     from agentctl.integrations import hookio
     from agentctl.integrations.hookio import Result
 
@@ -131,6 +163,7 @@ def test_later_runs_after_the_answer(store: Store, monkeypatch: pytest.MonkeyPat
         return Result("{}")
 
     monkeypatch.setattr(hookrun, "handler_for", lambda agent, event: handler)
+
     def answered(result: object) -> int:
         order.append("answered")
         return 0

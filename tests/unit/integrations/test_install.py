@@ -19,8 +19,12 @@ def root(tmp_path: Path) -> Path:
 def test_instruction_file_stays_a_markdown_file_in_the_project(root: Path) -> None:
     assert install.instruction_file(str(root), None) == "AGENTS.md"
     assert install.instruction_file(str(root), "docs/../GEMINI.md") == "GEMINI.md"
-    for bad, words in (("../x.md", "is outside the project"), (".agent-state/x.md", "is inside .agent-state/"),
-                       ("x.json", "is a JSON file"), (" ", "--file needs a file name")):
+    for bad, words in (
+        ("../x.md", "is outside the project"),
+        (".agent-state/x.md", "is inside .agent-state/"),
+        ("x.json", "is a JSON file"),
+        (" ", "--file needs a file name"),
+    ):
         with pytest.raises(UsageError, match=words):
             install.instruction_file(str(root), bad)
 

@@ -26,13 +26,16 @@ def test_read_missing_empty_and_bom(root: Path) -> None:
     assert read(str(root), "b.json")[0] == {"a": [1]}
 
 
-@pytest.mark.parametrize("raw,words", [
-    (b'{"a": 1, "a": 2}', "duplicate key 'a'"),
-    (b'{"a": NaN}', "NaN is not JSON"),
-    (b'{"a": 1,}', "strict JSON"),
-    (b"[1]", "holds a JSON list, not an object"),
-    (b"\xff\xfe", "is not UTF-8 text"),
-])
+@pytest.mark.parametrize(
+    "raw,words",
+    [
+        (b'{"a": 1, "a": 2}', "duplicate key 'a'"),
+        (b'{"a": NaN}', "NaN is not JSON"),
+        (b'{"a": 1,}', "strict JSON"),
+        (b"[1]", "holds a JSON list, not an object"),
+        (b"\xff\xfe", "is not UTF-8 text"),
+    ],
+)
 def test_read_refuses_what_is_not_strict_json(root: Path, raw: bytes, words: str) -> None:
     (root / "c.json").write_bytes(raw)
     with pytest.raises(ConfigError) as err:
@@ -55,6 +58,7 @@ def test_plan_keeps_bytes_when_nothing_changes_and_deletes_scaffolding(root: Pat
     (root / "c.json").write_bytes(raw)
     same = plan(str(root), "c.json", lambda d: "none")
     assert (same.old, same.new, same.summary) == (raw, raw, "none")  # not even re-indented
+
     def grow(d: dict[str, Any]) -> str:
         d["y"] = 2
         return "added"
@@ -79,10 +83,18 @@ def test_shape_names_the_key_and_the_types() -> None:
 
 def test_server_is_added_updated_in_place_and_removed() -> None:
     doc: dict[str, object] = {"other": True}
-    assert merge_server(doc, "agentctl", {"command": "agentctl", "args": ["mcp"]}, "m.json") == "server 'agentctl' added"
-    assert merge_server(doc, "agentctl", {"command": "agentctl", "args": ["mcp"]}, "m.json") == "server 'agentctl' already there"
+    assert (
+        merge_server(doc, "agentctl", {"command": "agentctl", "args": ["mcp"]}, "m.json")
+        == "server 'agentctl' added"
+    )
+    assert (
+        merge_server(doc, "agentctl", {"command": "agentctl", "args": ["mcp"]}, "m.json")
+        == "server 'agentctl' already there"
+    )
     doc["mcpServers"]["agentctl"]["env"] = {"K": "v"}  # type: ignore[index]
-    assert merge_server(doc, "agentctl", {"command": "/bin/agentctl"}, "m.json") == "server 'agentctl' updated"
+    assert (
+        merge_server(doc, "agentctl", {"command": "/bin/agentctl"}, "m.json") == "server 'agentctl' updated"
+    )
     assert doc["mcpServers"] == {"agentctl": {"command": "/bin/agentctl", "args": ["mcp"], "env": {"K": "v"}}}
     assert unmerge_server(doc, "agentctl", "m.json") == "server 'agentctl' removed"
     assert doc == {"other": True}

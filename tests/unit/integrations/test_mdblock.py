@@ -27,11 +27,14 @@ def test_an_older_begin_marker_is_still_ours() -> None:
     assert find_span(lines, "F.md") == (1, 3) and find_span(["a", "b"], "F.md") is None
 
 
-@pytest.mark.parametrize("lines,words", [
-    ([BEGIN, "x"], "(1 begin, 0 end)"),
-    ([END, "x", BEGIN], "(1 begin, 1 end, end first)"),
-    ([BEGIN, BEGIN, END], "(2 begin, 1 end)"),
-])
+@pytest.mark.parametrize(
+    "lines,words",
+    [
+        ([BEGIN, "x"], "(1 begin, 0 end)"),
+        ([END, "x", BEGIN], "(1 begin, 1 end, end first)"),
+        ([BEGIN, BEGIN, END], "(2 begin, 1 end)"),
+    ],
+)
 def test_damaged_markers_are_refused(lines: list[str], words: str) -> None:
     with pytest.raises(ConfigError) as err:
         find_span(lines, "F.md")

@@ -16,7 +16,10 @@ def test_edits_per_tool() -> None:
     assert opencode.edits("edit", {"filePath": "a", "oldString": "x"}, {}) == [("a", "MODIFY")]
     assert opencode.edits("read", {"filePath": "a"}, {}) == []
     patch = "*** Begin Patch\n*** Add File: n.txt\n+x\n*** Delete File: o.txt\n*** End Patch\n"
-    assert opencode.edits("apply_patch", {"patchText": patch}, {}) == [("n.txt", "CREATE"), ("o.txt", "DELETE")]
+    assert opencode.edits("apply_patch", {"patchText": patch}, {}) == [
+        ("n.txt", "CREATE"),
+        ("o.txt", "DELETE"),
+    ]
 
 
 def test_plugin_text_is_the_packaged_source_marked_as_ours() -> None:
@@ -25,7 +28,9 @@ def test_plugin_text_is_the_packaged_source_marked_as_ours() -> None:
     text = opencode.plugin_text()
     source = Path(opencode.__file__).with_name(opencode.SOURCE).read_bytes()
     recorded = json.dumps([sys.executable, "-m", "agentctl"]).encode()
-    assert source.count(opencode.RECORDED) == 1 and text == source.replace(opencode.RECORDED, b"const RECORDED = " + recorded)
+    assert source.count(opencode.RECORDED) == 1 and text == source.replace(
+        opencode.RECORDED, b"const RECORDED = " + recorded
+    )
     assert text.startswith(opencode.MARKER.encode())
 
 
@@ -39,7 +44,10 @@ def test_plan_plugin_writes_then_removes_it(tmp_path: Path) -> None:
 
 
 def test_events_cover_the_plugin_calls() -> None:
-    assert opencode.EVENTS == {"toolexecutebefore": opencode.tool_before, "toolexecuteafter": opencode.tool_after,
-                               "sessioncompacting": opencode.session_compacting,
-                               "sessioncompacted": opencode.session_compacted,
-                               "systemtransform": opencode.system_transform}
+    assert opencode.EVENTS == {
+        "toolexecutebefore": opencode.tool_before,
+        "toolexecuteafter": opencode.tool_after,
+        "sessioncompacting": opencode.session_compacting,
+        "sessioncompacted": opencode.session_compacted,
+        "systemtransform": opencode.system_transform,
+    }

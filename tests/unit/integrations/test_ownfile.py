@@ -33,8 +33,11 @@ def test_install_writes_updates_or_leaves_it(root: Path) -> None:
 
 def test_install_refuses_a_file_that_is_not_ours(root: Path) -> None:
     (root / "x.sh").write_bytes(b"#!/bin/sh\necho mine\n")
-    with pytest.raises(StateError, match=r"x.sh exists and is not agentctl's \(no `# ours` first line\).*"
-                                         r"`agentctl install cline` again"):
+    with pytest.raises(
+        StateError,
+        match=r"x.sh exists and is not agentctl's \(no `# ours` first line\).*"
+        r"`agentctl install cline` again",
+    ):
         plan_file(str(root), "x.sh", b"# ours\n", MARK, True, "hook", "cline")
 
 

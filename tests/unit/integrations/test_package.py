@@ -30,8 +30,13 @@ PATCH = """*** Begin Patch
 
 
 def test_patch_paths() -> None:
-    expected = [("CREATE", "docs/new.md"), ("MODIFY", "src/a.py"), ("DELETE", "src/b.py"), ("CREATE", "src/c.py"),
-                ("DELETE", "old/z.py")]
+    expected = [
+        ("CREATE", "docs/new.md"),
+        ("MODIFY", "src/a.py"),
+        ("DELETE", "src/b.py"),
+        ("CREATE", "src/c.py"),
+        ("DELETE", "old/z.py"),
+    ]
     assert codex.patch_paths({"command": PATCH}) == expected
     assert codex.patch_paths({"command": ["apply_patch", PATCH]}) == expected  # a list-shaped command
     assert codex.patch_paths({"input": PATCH.replace("\n", "\r\n")}) == expected
@@ -40,17 +45,20 @@ def test_patch_paths() -> None:
     assert codex.patch_paths({"command": "+*** Add File: not/a/header\n"}) == []  # only at line starts
 
 
-@pytest.mark.parametrize("tool,response,expected", [
-    ("Write", {"type": "create"}, "CREATE"),
-    ("Write", {"type": "update"}, "MODIFY"),
-    ("Write", {"originalFile": None}, "CREATE"),
-    ("Write", {"originalFile": "old text"}, "MODIFY"),
-    ("Write", {}, None),
-    ("Write", "not an object", None),
-    ("Edit", {}, "MODIFY"),
-    ("MultiEdit", {"type": "create"}, "CREATE"),
-    ("NotebookEdit", {}, "MODIFY"),
-])
+@pytest.mark.parametrize(
+    "tool,response,expected",
+    [
+        ("Write", {"type": "create"}, "CREATE"),
+        ("Write", {"type": "update"}, "MODIFY"),
+        ("Write", {"originalFile": None}, "CREATE"),
+        ("Write", {"originalFile": "old text"}, "MODIFY"),
+        ("Write", {}, None),
+        ("Write", "not an object", None),
+        ("Edit", {}, "MODIFY"),
+        ("MultiEdit", {"type": "create"}, "CREATE"),
+        ("NotebookEdit", {}, "MODIFY"),
+    ],
+)
 def test_claude_write_op_rule(tool: str, response: Any, expected: str | None) -> None:
     assert claude.write_op(tool, {"tool_response": response}) == expected
 
@@ -59,7 +67,10 @@ def test_gemini_write_op_rule() -> None:
     assert gemini.write_op("replace", {"old_string": ""}, {}) == "CREATE"
     assert gemini.write_op("replace", {"old_string": "a"}, {}) == "MODIFY"
     assert gemini.write_op("write_file", {}, {"llmContent": "Successfully overwrote file: /p/x"}) == "MODIFY"
-    assert gemini.write_op("write_file", {}, {"llmContent": "Successfully created and wrote to new file: /p/x"}) == "CREATE"
+    assert (
+        gemini.write_op("write_file", {}, {"llmContent": "Successfully created and wrote to new file: /p/x"})
+        == "CREATE"
+    )
     assert gemini.write_op("write_file", {}, {"llmContent": 5}) is None
 
 
@@ -87,8 +98,9 @@ def test_cursor_payload_detection() -> None:
 
 # -- the managed block ----------------------------------------------------------------------------
 
-text_lines = st.lists(st.text(st.characters(codec="utf-8"), max_size=30).filter(
-    lambda s: "agentctl:" not in s), max_size=8)
+text_lines = st.lists(
+    st.text(st.characters(codec="utf-8"), max_size=30).filter(lambda s: "agentctl:" not in s), max_size=8
+)
 
 
 @settings(max_examples=200, deadline=None)
@@ -116,20 +128,42 @@ def test_block_in_the_middle_is_replaced_in_place() -> None:
 # -- JSON merging -----------------------------------------------------------------------------------
 
 WANTED: hookmerge.Grouped = [
-    ("SessionStart", "startup|compact", {"type": "command", "command": "agentctl hook claude session-start", "timeout": 20}),
-    ("PostToolUse", "Write", {"type": "command", "command": "agentctl hook claude post-tool-use", "timeout": 10}),
-    ("PostToolUse", "Bash", {"type": "command", "command": "agentctl hook claude post-tool-use", "timeout": 10}),
+    (
+        "SessionStart",
+        "startup|compact",
+        {"type": "command", "command": "agentctl hook claude session-start", "timeout": 20},
+    ),
+    (
+        "PostToolUse",
+        "Write",
+        {"type": "command", "command": "agentctl hook claude post-tool-use", "timeout": 10},
+    ),
+    (
+        "PostToolUse",
+        "Bash",
+        {"type": "command", "command": "agentctl hook claude post-tool-use", "timeout": 10},
+    ),
     ("Stop", None, {"type": "command", "command": "agentctl hook claude stop"}),
 ]
 
-handler = st.fixed_dictionaries({"type": st.just("command"), "command": st.sampled_from(["a", "b --x", "prettier"])})
-group = st.fixed_dictionaries({"hooks": st.lists(handler, max_size=3)},
-                              optional={"matcher": st.sampled_from(["Write", "Bash", "*", "startup|compact"])})
-user_docs = st.fixed_dictionaries({}, optional={
-    "hooks": st.dictionaries(st.sampled_from(["SessionStart", "PostToolUse", "Stop", "Notification"]),
-                             st.lists(group, max_size=3), max_size=4),
-    "permissions": st.just({"allow": ["Bash(ls)"]}),
-})
+handler = st.fixed_dictionaries(
+    {"type": st.just("command"), "command": st.sampled_from(["a", "b --x", "prettier"])}
+)
+group = st.fixed_dictionaries(
+    {"hooks": st.lists(handler, max_size=3)},
+    optional={"matcher": st.sampled_from(["Write", "Bash", "*", "startup|compact"])},
+)
+user_docs = st.fixed_dictionaries(
+    {},
+    optional={
+        "hooks": st.dictionaries(
+            st.sampled_from(["SessionStart", "PostToolUse", "Stop", "Notification"]),
+            st.lists(group, max_size=3),
+            max_size=4,
+        ),
+        "permissions": st.just({"allow": ["Bash(ls)"]}),
+    },
+)
 
 
 @settings(max_examples=200, deadline=None)

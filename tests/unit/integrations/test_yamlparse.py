@@ -25,13 +25,19 @@ def test_parse_finds_lists_with_their_lines_and_indent() -> None:
     assert got["lint-cmd"].items == [(7, "y")] and not got["lint-cmd"].seq
 
 
-@pytest.mark.parametrize("text,words", [
-    ("read: [a, b]\n", "a flow collection ([a, b]); agentctl edits block lists only: write it as `key:` then one"),
-    ("lint-cmd: >\n", "a block scalar"),
-    ("read: 'open\n", "a quoted value that does not end on its line"),
-    ("read: 'a' b\n", "text after the closing quote"),
-    ("read:\n  - a\n  x: y\n", "holds something other than a list of one-line values"),
-])
+@pytest.mark.parametrize(
+    "text,words",
+    [
+        (
+            "read: [a, b]\n",
+            "a flow collection ([a, b]); agentctl edits block lists only: write it as `key:` then one",
+        ),
+        ("lint-cmd: >\n", "a block scalar"),
+        ("read: 'open\n", "a quoted value that does not end on its line"),
+        ("read: 'a' b\n", "text after the closing quote"),
+        ("read:\n  - a\n  x: y\n", "holds something other than a list of one-line values"),
+    ],
+)
 def test_refused_with_the_line(text: str, words: str) -> None:
     with pytest.raises(ConfigError) as err:
         parse(text, "c.yml", ("read", "lint-cmd"))
@@ -46,6 +52,6 @@ def test_a_key_with_no_value_is_an_empty_list() -> None:
 
 def test_tokens_and_quoting_round_trip() -> None:
     assert scalar_token("  value # c", "w") == "value" and scalar_token("'a # b'", "w") == "'a # b'"
-    for value in ("plain", "with 'quote'", 'tab\there', "é"):
+    for value in ("plain", "with 'quote'", "tab\there", "é"):
         assert value_of(quoted(value), "w") == value
     assert lines_of("a\r\nb\nc") == ["a\r\n", "b\n", "c"]

@@ -22,12 +22,22 @@ def store(tmp_path: Path) -> Store:
     return s
 
 
-@pytest.mark.parametrize(("glob", "path", "hit"), [
-    ("src", "src/a/b.ts", True), ("src/*.ts", "src/a.ts", True), ("src/*.ts", "src/a/b.ts", False),
-    ("src/**/*.ts", "src/a/b/c.ts", True), ("src/**/*.ts", "src/c.ts", True), ("**/api.d.ts", "types/api.d.ts", True),
-    ("lib/**", "src/lib/x", False), ("src/[ab].js", "src/b.js", True), ("src/[!ab].js", "src/b.js", False),
-    ("src/?.js", "src/ab.js", False), (".", "anything/at/all", True),
-])
+@pytest.mark.parametrize(
+    ("glob", "path", "hit"),
+    [
+        ("src", "src/a/b.ts", True),
+        ("src/*.ts", "src/a.ts", True),
+        ("src/*.ts", "src/a/b.ts", False),
+        ("src/**/*.ts", "src/a/b/c.ts", True),
+        ("src/**/*.ts", "src/c.ts", True),
+        ("**/api.d.ts", "types/api.d.ts", True),
+        ("lib/**", "src/lib/x", False),
+        ("src/[ab].js", "src/b.js", True),
+        ("src/[!ab].js", "src/b.js", False),
+        ("src/?.js", "src/ab.js", False),
+        (".", "anything/at/all", True),
+    ],
+)
 def test_globs_follow_gits_glob_pathspecs(glob: str, path: str, hit: bool) -> None:
     assert patterns.glob_match(glob, path) is hit
 

@@ -27,8 +27,10 @@ def test_stop_is_refused_then_forced_then_archived(store: Store) -> None:
     with pytest.raises(CheckFailed, match="m.js:1"):
         lifecycle.stop_check(store, "t1", False)
     ending = lifecycle.stop_check(store, "t1", True)
-    assert ending.forced and ending.fields() == {"INTERFACES": "1",
-                                                 "INTERFACE_1": "f: f(a) -> f({ a }): forced with 1 old use left (m.js:1)"}
+    assert ending.forced and ending.fields() == {
+        "INTERFACES": "1",
+        "INTERFACE_1": "f: f(a) -> f({ a }): forced with 1 old use left (m.js:1)",
+    }
     rel = lifecycle.archive(store, "interfaces-t1", ending)
     assert Path(store.path(rel)).read_text().rstrip("\n").endswith("|forced with 1 old use left (m.js:1)")
     assert records.read(store) == []

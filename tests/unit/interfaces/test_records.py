@@ -27,8 +27,15 @@ def test_a_fresh_folder_has_an_empty_file_and_a_stat_says_none(store: Store) -> 
 
 
 def test_records_round_trip_with_bars_and_globs(store: Store) -> None:
-    item = records.make("get|User", "getUser(id)", "getUser({ id })", r"getUser\( *id *\)", ["src/**", "./lib/*.ts"],
-                        "t1", "now")
+    item = records.make(
+        "get|User",
+        "getUser(id)",
+        "getUser({ id })",
+        r"getUser\( *id *\)",
+        ["src/**", "./lib/*.ts"],
+        "t1",
+        "now",
+    )
     records.add(store, item)
     back = records.read(store)
     assert back == [item] and back[0].globs == ["src/**", "lib/*.ts"] and back[0].name == "get|User"
@@ -48,13 +55,16 @@ def test_the_same_name_replaces_and_an_identical_add_changes_nothing(store: Stor
         records.remove(store, "f")
 
 
-@pytest.mark.parametrize(("args", "why"), [
-    (("n", "a(", "b(", "a(["), "the one dialect"),
-    (("n", "getUser(", "getUser({", None), "itself matched"),
-    (("n", "x\ny", "z", None), "line break"),
-    (("n", "same", "same", None), "the same text"),
-    (("", "a", "b", None), "empty"),
-])
+@pytest.mark.parametrize(
+    ("args", "why"),
+    [
+        (("n", "a(", "b(", "a(["), "the one dialect"),
+        (("n", "getUser(", "getUser({", None), "itself matched"),
+        (("n", "x\ny", "z", None), "line break"),
+        (("n", "same", "same", None), "the same text"),
+        (("", "a", "b", None), "empty"),
+    ],
+)
 def test_bad_input_is_one_usage_line(args: tuple[str, str, str, str | None], why: str) -> None:
     with pytest.raises(UsageError, match=why):
         records.make(*args, None, "t1", "x")

@@ -26,14 +26,17 @@ def test_state_and_resume_lines() -> None:
     assert report.state_line(hits[:1]) == "PENDING: 1 old use in 1 file"
     assert report.state_line(hits) == "PENDING: 4 old uses in 3 files"
     assert report.resume_line(item, []) == "INTERFACE getUser: getUser(id) -> getUser({ id }) (migrated)"
-    assert report.resume_line(item, hits) == ("INTERFACE getUser: getUser(id) -> getUser({ id }) "
-                                              "(4 old uses left: a.js:1, a.js:4, b.js:2, …)")
+    assert report.resume_line(item, hits) == (
+        "INTERFACE getUser: getUser(id) -> getUser({ id }) (4 old uses left: a.js:1, a.js:4, b.js:2, …)"
+    )
     assert report.use_line(("a|b.js", 3, "  f(1)\r")) == "a\\x7cb.js:3: f(1)"  # escaped, one line
 
 
 def test_resume_lines_stay_within_their_room_whole_lines_only(store: Store) -> None:
     for k in range(30):
-        records.add(store, records.make(f"api{k:02d}", f"old{k:02d}(x)", f"new{k:02d}(x)", None, None, "t1", "t"))
+        records.add(
+            store, records.make(f"api{k:02d}", f"old{k:02d}(x)", f"new{k:02d}(x)", None, None, "t1", "t")
+        )
     (Path(store.project) / "a.js").write_text("old03(x)\n")
     lines = report.resume_lines(store, 600)
     assert sum(len(ln) + 1 for ln in lines) <= 600

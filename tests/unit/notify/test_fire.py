@@ -41,14 +41,18 @@ def _settle(store: Store, got: Path, total: int) -> list[dict[str, object]]:
     deadline = time.monotonic() + WAIT
     while True:
         alerts = [json.loads(ln) for ln in got.read_text().splitlines()] if got.exists() else []
-        if (sum(int(str(a["count"])) for a in alerts) >= total and _idle(store)) or time.monotonic() > deadline:
+        if (
+            sum(int(str(a["count"])) for a in alerts) >= total and _idle(store)
+        ) or time.monotonic() > deadline:
             break
         time.sleep(0.05)
     fire._reap()
     return alerts
 
 
-def test_the_commands_live_in_the_persons_configuration_keyed_by_project(store: Store, tmp_path: Path) -> None:
+def test_the_commands_live_in_the_persons_configuration_keyed_by_project(
+    store: Store, tmp_path: Path
+) -> None:
     config.add(store, "true", ("violation",), 600, 10)
     where = Path(personal.alerts_path(store.project))
     assert where.parent == Path(os.environ["XDG_CONFIG_HOME"]) / "agentctl" / "notify"
@@ -58,13 +62,16 @@ def test_the_commands_live_in_the_persons_configuration_keyed_by_project(store: 
     assert personal.project_key("/a/b") != personal.project_key("/a-b")
 
 
-def test_a_planted_commands_file_in_the_state_folder_is_never_run(store: Store, tmp_path: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_planted_commands_file_in_the_state_folder_is_never_run(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("AGENTCTL_NOTIFY_WINDOW", "0")
     pwned = tmp_path / "pwned"
     os.makedirs(store.path("notify"), exist_ok=True)
     Path(store.path("notify/commands")).write_text(f"*|600|10|touch {pwned}\n")
-    assert fire.event(store, "violation", detail="P0|deny-write: db/**", path="db/x.sql") is False  # nothing configured
+    assert (
+        fire.event(store, "violation", detail="P0|deny-write: db/**", path="db/x.sql") is False
+    )  # nothing configured
     script, got = _recorder(tmp_path)
     config.add(store, script, ("violation",), 600, 10)
     assert fire.event(store, "violation", detail="P0|deny-write: db/**", path="db/x.sql") is True
@@ -76,24 +83,30 @@ def test_a_planted_commands_file_in_the_state_folder_is_never_run(store: Store, 
 
 
 def test_two_thousand_events_start_one_deliverer_and_coalesce_into_counted_alerts(
-        store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("AGENTCTL_NOTIFY_WINDOW", "1")
     script, got = _recorder(tmp_path)
     config.add(store, script, ("violation",), 600, 10)
-    started = sum(fire.event(store, "violation", detail="P0|deny-write: db/**", path=f"db/{i % 50}.sql", task="t1")
-                  for i in range(2000))
+    started = sum(
+        fire.event(store, "violation", detail="P0|deny-write: db/**", path=f"db/{i % 50}.sql", task="t1")
+        for i in range(2000)
+    )
     assert 1 <= started <= 3, started  # one deliverer at a time, not one process an event
     alerts = _settle(store, got, 2000)
     assert sum(int(str(a["count"])) for a in alerts) == 2000
     runs = len((tmp_path / "runs").read_text().splitlines())
     assert runs == len(alerts) <= started * (deliver.MAX_ALERTS + 1), runs
     single = [a for a in alerts if a.get("path") == "db/0.sql"]
-    assert single and single[0]["count"] == 40 and single[0]["task"] == "t1"  # 2000 / 50 identical events each
+    assert (
+        single and single[0]["count"] == 40 and single[0]["task"] == "t1"
+    )  # 2000 / 50 identical events each
     assert any("more violation events" in str(a["detail"]) for a in alerts)
 
 
-def test_a_failed_delivery_keeps_its_first_stderr_line_and_is_retried_once(store: Store, tmp_path: Path,
-                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_delivery_keeps_its_first_stderr_line_and_is_retried_once(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(deliver, "RETRY_DELAY", 0.0)
     tries = tmp_path / "tries"
     command = f'echo x >> "{tries}"; echo "  curl: (6) Could not resolve host" >&2; echo second >&2; exit 6'

@@ -65,15 +65,29 @@ def test_result_defaults_are_fresh_lists() -> None:
 
 def test_envelope_for_a_result() -> None:
     doc = envelope("task status", Result(["STATE=IDLE"], {"state": "IDLE"}, 1, ["w"]))
-    assert doc == {"format": FORMAT, "ok": False, "command": "task status", "exit": 1, "data": {"state": "IDLE"},
-                   "warnings": ["w"], "error": None}
+    assert doc == {
+        "format": FORMAT,
+        "ok": False,
+        "command": "task status",
+        "exit": 1,
+        "data": {"state": "IDLE"},
+        "warnings": ["w"],
+        "error": None,
+    }
     assert envelope("x", Result())["ok"] is True
 
 
 def test_envelope_for_errors() -> None:
     doc = envelope("task start", error=UsageError("bad --id"), warnings=["w"])
-    assert doc == {"format": FORMAT, "ok": False, "command": "task start", "exit": 2, "data": None, "warnings": ["w"],
-                   "error": {"message": "bad --id", "kind": "usage"}}
+    assert doc == {
+        "format": FORMAT,
+        "ok": False,
+        "command": "task start",
+        "exit": 2,
+        "data": None,
+        "warnings": ["w"],
+        "error": {"message": "bad --id", "kind": "usage"},
+    }
     assert envelope("x", error=StateError("gone"))["error"] == {"message": "gone", "kind": "state"}
     other = envelope("x", error=RuntimeError("boom"))
     assert other["exit"] == 3 and other["error"] == {"message": "boom", "kind": "state"}

@@ -24,16 +24,22 @@ def test_every_entry_reaches_its_operation_by_its_names(key: tuple[str, ...]) ->
     fn = cmd.operation()
     assert callable(fn), cmd.target
     params = list(inspect.signature(fn).parameters.values())
-    assert params and params[0].kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD), \
-        f"{cmd.target} takes the ctx first"
+    assert params and params[0].kind in (
+        inspect.Parameter.POSITIONAL_ONLY,
+        inspect.Parameter.POSITIONAL_OR_KEYWORD,
+    ), f"{cmd.target} takes the ctx first"
     keywords = {p.name: p for p in params[1:] if p.kind is not inspect.Parameter.VAR_KEYWORD}
     takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
     names = _names(cmd)
     if not takes_any:
         missing = names - set(keywords)
-        assert not missing, f"{cmd.target} has no keyword parameter for {sorted(missing)}: those never reach it"
+        assert not missing, (
+            f"{cmd.target} has no keyword parameter for {sorted(missing)}: those never reach it"
+        )
     required = {n for n, p in keywords.items() if p.default is inspect.Parameter.empty}
-    assert required <= names, f"{cmd.target} requires {sorted(required - names)}, which `{cmd.usage}` never gives"
+    assert required <= names, (
+        f"{cmd.target} requires {sorted(required - names)}, which `{cmd.usage}` never gives"
+    )
 
 
 def test_dest_maps_an_option_to_its_keyword() -> None:

@@ -13,8 +13,9 @@ def _t(tid: str, order: int, after: str = "", prio: int = 2, state: str = "plann
 
 
 def test_ready_is_priority_then_fewest_dependencies_then_insertion_then_id() -> None:
-    view = graph.View([_t("d", 1, state="done"), _t("z", 2), _t("y", 3, "d"), _t("x", 4, prio=0, after="d"),
-                       _t("w", 2)])
+    view = graph.View(
+        [_t("d", 1, state="done"), _t("z", 2), _t("y", 3, "d"), _t("x", 4, prio=0, after="d"), _t("w", 2)]
+    )
     assert [t.ID for t in view.ready()] == ["x", "w", "z", "y"]
 
 

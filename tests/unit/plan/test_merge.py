@@ -30,7 +30,9 @@ def _key(plan: list[PlanTask]) -> list[list[str]]:
 
 
 @given(records(), records(), records())
-def test_the_join_is_commutative_associative_and_idempotent(a: list[PlanTask], b: list[PlanTask], c: list[PlanTask]) -> None:
+def test_the_join_is_commutative_associative_and_idempotent(
+    a: list[PlanTask], b: list[PlanTask], c: list[PlanTask]
+) -> None:
     assert _key(join(a, b)) == _key(join(b, a))
     assert _key(join(join(a, b), c)) == _key(join(a, join(b, c)))
     assert _key(join(a, a)) == _key(join(a, []))

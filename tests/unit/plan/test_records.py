@@ -17,8 +17,17 @@ def test_a_record_reads_back_exactly_and_is_one_line() -> None:
     assert back == [t]
 
 
-@pytest.mark.parametrize("field,value", [("ID", "../x"), ("STATE", "ready"), ("AFTER", "a,a"), ("PRIORITY", "10"),
-                                         ("AGENT", "bad name"), ("AFTER", "api")])
+@pytest.mark.parametrize(
+    "field,value",
+    [
+        ("ID", "../x"),
+        ("STATE", "ready"),
+        ("AFTER", "a,a"),
+        ("PRIORITY", "10"),
+        ("AGENT", "bad name"),
+        ("AFTER", "api"),
+    ],
+)
 def test_a_field_its_check_refuses_makes_the_line_no_record(field: str, value: str) -> None:
     t = records.PlanTask.new("api", 1, "d")
     setattr(t, field, value)

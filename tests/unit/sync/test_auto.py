@@ -58,6 +58,8 @@ def test_on_pull_that_times_out(store: Store, monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(proc, "capture", slow)
     monkeypatch.setenv("AGENTCTL_SYNC_HOOK_TIMEOUT", "0.1")  # clamped to half a second
     write_config(store, {"AUTO": "on"})
-    assert auto.run(store, "pull") == "auto sync: the pull did not finish within 0.5s; this is the local state"
+    assert (
+        auto.run(store, "pull") == "auto sync: the pull did not finish within 0.5s; this is the local state"
+    )
     monkeypatch.setenv("AGENTCTL_SYNC_HOOK_TIMEOUT", "soon")  # not a number: the default
     assert auto.run(store, "pull") == "auto sync: the pull did not finish within 8s; this is the local state"

@@ -28,7 +28,20 @@ def _worktrees(base: Path) -> tuple[Store, Store]:
 
 def _start(base: Path, store: Store) -> None:
     (base / "list.txt").write_text("src/a.py\nsrc/b.py\nsrc/c.py\n")
-    assert run("task", "start", "--id", "t1", "--desc", "port", "--files", str(base / "list.txt"), cwd=store.project).code == 0
+    assert (
+        run(
+            "task",
+            "start",
+            "--id",
+            "t1",
+            "--desc",
+            "port",
+            "--files",
+            str(base / "list.txt"),
+            cwd=store.project,
+        ).code
+        == 0
+    )
 
 
 def test_without_a_stream_the_claim_is_made_here(store: Store) -> None:

@@ -29,12 +29,15 @@ def test_a_value_with_odd_characters_comes_back_as_written(store: Store) -> None
     assert read_config(store)["STREAM"] == "a=b c\nd" and store.read(CONFIG).count(b"\n") == 1  # type: ignore[union-attr]
 
 
-@pytest.mark.parametrize("content,problem", [
-    (b"BOGUS=1\n", "has unknown key BOGUS"),
-    (b"STREAM=a\nSTREAM=b\n", "repeats key STREAM"),
-    (b"no equals sign\n", "is not KEY=VALUE"),
-    (b"STREAM=\xff\n", "is not valid UTF-8"),
-])
+@pytest.mark.parametrize(
+    "content,problem",
+    [
+        (b"BOGUS=1\n", "has unknown key BOGUS"),
+        (b"STREAM=a\nSTREAM=b\n", "repeats key STREAM"),
+        (b"no equals sign\n", "is not KEY=VALUE"),
+        (b"STREAM=\xff\n", "is not valid UTF-8"),
+    ],
+)
 def test_a_damaged_file_is_refused_with_the_fix(store: Store, content: bytes, problem: str) -> None:
     os.makedirs(store.path("sync"), exist_ok=True)
     store.replace(CONFIG, content)

@@ -70,7 +70,11 @@ def test_another_folder_gets_the_state_and_both_edits_merge(store: Store, repo: 
     _round(other, repo)
     edit.add(store, "P0", "deny-write: db/**")
     _round(store, repo)
-    assert set(rules.read(store)) == {Rule("P1", "from here"), Rule("P2", "from there"), Rule("P0", "deny-write: db/**")}
+    assert set(rules.read(store)) == {
+        Rule("P1", "from here"),
+        Rule("P2", "from there"),
+        Rule("P0", "deny-write: db/**"),
+    }
     assert status.read_status(store)["DONE"] == "1"
     _round(other, repo)
     assert set(rules.read(other)) == set(rules.read(store))
@@ -100,8 +104,9 @@ def test_a_damaged_sync_state_names_the_fix(store: Store) -> None:
     assert len(engine.replica_id(store, {"replica": "not hex"})) == 12
 
 
-def test_a_lost_compare_and_swap_retries_without_holding_its_own_lock(store: Store, repo: Repo, tmp_path: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_lost_compare_and_swap_retries_without_holding_its_own_lock(
+    store: Store, repo: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Issue 23 point 7: the round that loses the ref's race merges again, never waiting on its own sync/.lock."""
     monkeypatch.setenv("AGENTCTL_LOCK_TIMEOUT", "2")
     other = _other(tmp_path)

@@ -15,7 +15,9 @@ def make() -> Epoch:
 def test_the_id_hashes_the_task_and_its_list() -> None:
     one = epoch_id("t1", HEAD["STARTED"], "d", ["a", "b"])
     assert len(one) == 16 and int(one, 16) >= 0
-    assert one != epoch_id("t1", HEAD["STARTED"], "d", ["a", "c"]) and one != epoch_id("t1", HEAD["STARTED"], "d", ["ab"])
+    assert one != epoch_id("t1", HEAD["STARTED"], "d", ["a", "c"]) and one != epoch_id(
+        "t1", HEAD["STARTED"], "d", ["ab"]
+    )
 
 
 def test_join_unions_done_claims_logs_and_keeps_the_later_field() -> None:
@@ -34,7 +36,9 @@ def test_holder_is_the_live_lease_ending_first() -> None:
     e = make()
     e.claims = {0: {"late": 200, "soon": 150, "dead": 50}, 1: {"x": 500}}
     e.done = {1}
-    assert e.holder(0, 100) == ("soon", 150) and e.holder(0, 160) == ("late", 200) and e.holder(0, 300) is None
+    assert (
+        e.holder(0, 100) == ("soon", 150) and e.holder(0, 160) == ("late", 200) and e.holder(0, 300) is None
+    )
     assert e.holder(1, 0) is None  # a done entry has no holder
 
 

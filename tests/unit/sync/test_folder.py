@@ -20,10 +20,18 @@ def test_view_of_a_busy_folder(tmp_path: Path) -> None:
     view = View(store)
     assert view.rules == ["P0|deny-write: db/**"]
     paths = [e.path for e in view.entries]
-    assert paths == ["src/a.py", "src/b.py", "src/c.py"] and [e.done for e in view.entries] == [True, False, False]
+    assert paths == ["src/a.py", "src/b.py", "src/c.py"] and [e.done for e in view.entries] == [
+        True,
+        False,
+        False,
+    ]
     f = view.tfields
-    assert view.epoch == epoch_id("t1", f["STARTED"], "port it")  # the list is no part of it: `task add` keeps it
-    assert view.task_fields()["STATE"] == "ACTIVE" and view.flog.count(b"\n") == 3  # SESSION_START and two edits
+    assert view.epoch == epoch_id(
+        "t1", f["STARTED"], "port it"
+    )  # the list is no part of it: `task add` keeps it
+    assert (
+        view.task_fields()["STATE"] == "ACTIVE" and view.flog.count(b"\n") == 3
+    )  # SESSION_START and two edits
 
 
 def test_complete_drops_a_line_being_written() -> None:

@@ -15,7 +15,7 @@ def test_a_first_observation_takes_everything(tmp_path: Path) -> None:
     store = busy(tmp_path)
     doc, memo = observed(store)
     assert doc.constraints.values() == ["P0|deny-write: db/**"]
-    (eid, e), = doc.epochs.items()
+    ((eid, e),) = doc.epochs.items()
     assert eid == memo["epoch"] and e.paths == ["src/a.py", "src/b.py", "src/c.py"]
     assert {p: m[1:] for p, m in e.marks.items()} == {"src/a.py": ("done", "")} and e.mark(0) == ("done", "")
     assert e.fields["STATE"][1] == "ACTIVE" and e.fields["STATE"][0][1] == REPLICA

@@ -40,16 +40,28 @@ def docs(draw: st.DrawFn) -> Doc:
     d.constraints = draw(orsets())
     d.tried = draw(orsets())
     d.compactions = draw(st.dictionaries(replica, st.integers(0, 9), max_size=3))
-    d.last_compaction = draw(st.sampled_from(["", "10.5 2026-01-01T00:00:10+00:00", "20.0 2026-01-01T00:00:20+00:00"]))
+    d.last_compaction = draw(
+        st.sampled_from(["", "10.5 2026-01-01T00:00:10+00:00", "20.0 2026-01-01T00:00:20+00:00"])
+    )
     if draw(st.booleans()):
-        d.verify = (draw(stamp), {"STATE": draw(st.sampled_from(["PASSED", "FAILED"])), "RUN": str(draw(st.integers(1, 5)))})
+        d.verify = (
+            draw(stamp),
+            {"STATE": draw(st.sampled_from(["PASSED", "FAILED"])), "RUN": str(draw(st.integers(1, 5)))},
+        )
     for n in draw(st.sets(st.integers(0, 2), max_size=3)):
         e = _epoch(n)
         e.done = draw(st.sets(st.integers(0, 2), max_size=3))
         for i in draw(st.sets(st.integers(0, 2), max_size=2)):
-            e.claims[i] = draw(st.dictionaries(st.sampled_from(["alice", "bob"]), st.integers(100, 200), min_size=1, max_size=2))
+            e.claims[i] = draw(
+                st.dictionaries(
+                    st.sampled_from(["alice", "bob"]), st.integers(100, 200), min_size=1, max_size=2
+                )
+            )
         for k in draw(st.sets(st.sampled_from(["STATE", "NOTES", "NEXT"]), max_size=3)):
-            e.fields[k] = (draw(stamp), "ACTIVE" if k == "STATE" else draw(st.sampled_from(["", "a", "note"])))
+            e.fields[k] = (
+                draw(stamp),
+                "ACTIVE" if k == "STATE" else draw(st.sampled_from(["", "a", "note"])),
+            )
         for r in draw(st.sets(replica, max_size=2)):
             counters = draw(st.sets(st.integers(1, 1500), max_size=4))
             e.files[r] = {c: f"2026-01-01T00:00:0{c % 10}+00:00|MODIFY|f{c}" for c in counters}
@@ -63,8 +75,17 @@ def docs(draw: st.DrawFn) -> Doc:
         import hashlib
 
         d.archives[name] = {hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest(): data}
-    d.index = draw(st.sets(st.sampled_from(["t0|d|s|e|1s|1/3|1|never|never|-|logs/task-t0.done",
-                                            "t1|d|s|e|1s|0/3|0|never|never|forced|logs/task-t1.done"]), max_size=2))
+    d.index = draw(
+        st.sets(
+            st.sampled_from(
+                [
+                    "t0|d|s|e|1s|1/3|1|never|never|-|logs/task-t0.done",
+                    "t1|d|s|e|1s|0/3|0|never|never|forced|logs/task-t1.done",
+                ]
+            ),
+            max_size=2,
+        )
+    )
     return d
 
 
@@ -78,9 +99,14 @@ def test_join_is_a_semilattice(a: Doc, b: Doc, c: Doc) -> None:
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(docs(), min_size=2, max_size=4), st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), max_size=12),
-       st.randoms())
-def test_any_order_and_duplication_of_syncs_converges(states: list[Doc], syncs: list[tuple[int, int]], rnd: object) -> None:
+@given(
+    st.lists(docs(), min_size=2, max_size=4),
+    st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3)), max_size=12),
+    st.randoms(),
+)
+def test_any_order_and_duplication_of_syncs_converges(
+    states: list[Doc], syncs: list[tuple[int, int]], rnd: object
+) -> None:
     everything = Doc()
     for s in states:
         everything = everything.join(s)

@@ -20,7 +20,9 @@ def test_the_plan_goes_through_the_tree_and_back() -> None:
     assert back.plan == doc.plan and back == doc
 
 
-@pytest.mark.parametrize("line", ["a|1|2||d", "b|1|2|b|self|||||planned||0|||0", "../x|1|2||d||||0|planned||0|||0"])
+@pytest.mark.parametrize(
+    "line", ["a|1|2||d", "b|1|2|b|self|||||planned||0|||0", "../x|1|2||d||||0|planned||0|||0"]
+)
 def test_a_plan_line_it_would_not_write_refuses_the_tree(line: str) -> None:
     files = treeencode.encode(Doc())
     files["plan"] = (line + "\n").encode()

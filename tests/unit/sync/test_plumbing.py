@@ -14,7 +14,12 @@ from agentctl.sync.treeformat import Refused
 from support.sync import GIT_ENV, git
 
 REF = "refs/agentctl/test"
-FILES = {"a.txt": b"one\n", "dir/b.txt": b"two\n", "dir/deep/c": b"", "dir.txt": b"sorted after dir/ by git\n"}
+FILES = {
+    "a.txt": b"one\n",
+    "dir/b.txt": b"two\n",
+    "dir/deep/c": b"",
+    "dir.txt": b"sorted after dir/ by git\n",
+}
 
 
 @pytest.fixture
@@ -30,8 +35,9 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Repo:
     return found
 
 
-def test_open_repo_names_the_top_and_the_common_folder(repo: Repo, tmp_path: Path,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_open_repo_names_the_top_and_the_common_folder(
+    repo: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert repo.top == str(tmp_path / "work")
     assert repo.common == str(tmp_path / "work" / ".git")
     assert repr(repo) == f"Repo({str(tmp_path / 'work')!r})"
@@ -48,13 +54,19 @@ def test_write_tree_gives_gits_own_ids_and_writes_only_what_is_missing(repo: Rep
     assert sorted(line.split("\t")[1] for line in listing.splitlines()) == sorted(FILES)
     for path, data in FILES.items():
         sha = git(tmp_path / "work", "rev-parse", f"{tree}:{path}").strip()
-        assert subprocess.run(["git", "cat-file", "blob", sha], cwd=tmp_path / "work", capture_output=True,
-                              check=True).stdout == data
+        assert (
+            subprocess.run(
+                ["git", "cat-file", "blob", sha], cwd=tmp_path / "work", capture_output=True, check=True
+            ).stdout
+            == data
+        )
     assert repo.write_tree(FILES) == (tree, 0)  # everything is there: nothing written
     _, one_more = repo.write_tree({**FILES, "a.txt": b"changed\n"})
     assert one_more == 2  # the changed blob and the root tree
     assert repo.missing([]) == set() and repo.missing([plumbing.ZERO]) == {plumbing.ZERO}
-    assert not any(name.startswith("agentctl-sync-") for name in os.listdir(repo.common))  # the temp folder went
+    assert not any(
+        name.startswith("agentctl-sync-") for name in os.listdir(repo.common)
+    )  # the temp folder went
 
 
 def test_commit_read_back_and_refs_by_compare_and_swap(repo: Repo) -> None:
@@ -74,7 +86,9 @@ def test_commit_read_back_and_refs_by_compare_and_swap(repo: Repo) -> None:
     assert repo.rev(REF) == first
 
 
-def test_reading_refuses_what_agentctl_never_writes(repo: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_reading_refuses_what_agentctl_never_writes(
+    repo: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     work = tmp_path / "work"
     (work / "run.sh").write_text("echo hi\n")
     (work / "run.sh").chmod(0o755)

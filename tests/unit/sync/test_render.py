@@ -22,8 +22,11 @@ def test_an_idle_folder_shows_the_synced_task_rules_and_log(tmp_path: Path) -> N
     assert [r.line() for r in rules.read(other)] == ["P0|deny-write: db/**"]
     fields = status.read_status(other)
     assert (fields["STATE"], fields["TASK_ID"], fields["DONE"], fields["TOTAL"]) == ("ACTIVE", "t1", "1", "3")
-    assert [(op, p) for _, op, p in log.entries(other)] == [("SESSION_START", "t1"), ("MODIFY", "src/a.py"),
-                                                              ("CREATE", "src/b.py")]
+    assert [(op, p) for _, op, p in log.entries(other)] == [
+        ("SESSION_START", "t1"),
+        ("MODIFY", "src/a.py"),
+        ("CREATE", "src/b.py"),
+    ]
     assert memo["epoch"] == next(iter(doc.epochs)) and memo["constraints"] == ["P0|deny-write: db/**"]
     assert memo["files"]["ids"] == [[REPLICA, 1, 3]]
 

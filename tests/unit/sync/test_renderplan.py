@@ -16,7 +16,11 @@ def test_plan_for_an_idle_folder_takes_the_task_and_both_logs(tmp_path: Path) ->
     assert p.task is not None and not p.idle and p.lost == []
     old, new, entries = p.task
     assert old["STATE"] == "IDLE" and new["TASK_ID"] == "t1" and new["STATE"] == "ACTIVE"
-    assert [(e.path, e.done) for e in entries] == [("src/a.py", True), ("src/b.py", False), ("src/c.py", False)]
+    assert [(e.path, e.done) for e in entries] == [
+        ("src/a.py", True),
+        ("src/b.py", False),
+        ("src/c.py", False),
+    ]
     assert int(new["SEQ"]) == doc.seq
     payload, move, after = p.logs["files"]
     assert [ln.split("|")[1] for ln in payload.decode().splitlines()] == ["SESSION_START", "MODIFY", "CREATE"]

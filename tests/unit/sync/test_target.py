@@ -17,16 +17,24 @@ from agentctl.sync.target import Target, target, valid_name, where
 @pytest.fixture
 def store(tmp_path: Path) -> Store:
     subprocess.run(["git", "init", "-q", "-b", "feature", str(tmp_path)], check=True)
-    subprocess.run(["git", "-C", str(tmp_path), "remote", "add", "origin", str(tmp_path / "nowhere")], check=True)
-    subprocess.run(["git", "-C", str(tmp_path), "remote", "add", "backup", str(tmp_path / "elsewhere")], check=True)
+    subprocess.run(
+        ["git", "-C", str(tmp_path), "remote", "add", "origin", str(tmp_path / "nowhere")], check=True
+    )
+    subprocess.run(
+        ["git", "-C", str(tmp_path), "remote", "add", "backup", str(tmp_path / "elsewhere")], check=True
+    )
     made, _ = init.init(str(tmp_path))
     return made
 
 
 def test_defaults_are_the_branch_and_origin(store: Store) -> None:
     t = target(store)
-    assert (t.stream, t.remote, t.ref, t.mirror) == ("feature", "origin", "refs/agentctl/feature",
-                                                     "refs/agentctl-remotes/origin/feature")
+    assert (t.stream, t.remote, t.ref, t.mirror) == (
+        "feature",
+        "origin",
+        "refs/agentctl/feature",
+        "refs/agentctl-remotes/origin/feature",
+    )
     assert t.upstreams() == [t.ref, t.mirror] and read_config(store) == {}  # nothing remembered
 
 

@@ -13,7 +13,20 @@ from support.remotefix import clone, git, remote
 
 def _busy(base: Path, store: Store) -> None:
     (base / "list.txt").write_text("src/a.py\nsrc/b.py\n")
-    assert run("task", "start", "--id", "t1", "--desc", "port", "--files", str(base / "list.txt"), cwd=store.project).code == 0
+    assert (
+        run(
+            "task",
+            "start",
+            "--id",
+            "t1",
+            "--desc",
+            "port",
+            "--files",
+            str(base / "list.txt"),
+            cwd=store.project,
+        ).code
+        == 0
+    )
     assert run("task", "done", "src/a.py", cwd=store.project).code == 0
 
 

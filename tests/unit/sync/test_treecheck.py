@@ -25,8 +25,17 @@ def _doc(tmp_path: Path) -> Doc:
 
 def test_an_honest_state_passes_with_a_timeout_exit_code(tmp_path: Path) -> None:
     doc = _doc(tmp_path)
-    doc.verify = ((3, REPLICA), {"STATE": "FAILED", "RUN": "2", "EXIT_CODE": "timeout", "ERROR_COUNT": "0",
-                                 "SIG_1": "- 125958ae530c011f -", "REPEAT": "run 1 (no fix recorded for it)"})
+    doc.verify = (
+        (3, REPLICA),
+        {
+            "STATE": "FAILED",
+            "RUN": "2",
+            "EXIT_CODE": "timeout",
+            "ERROR_COUNT": "0",
+            "SIG_1": "- 125958ae530c011f -",
+            "REPEAT": "run 1 (no fix recorded for it)",
+        },
+    )
     treecheck.check(doc, STATE)
     doc.verify[1]["EXIT_CODE"] = "-9"
     treecheck.check(doc, STATE)
@@ -43,18 +52,35 @@ CASES: dict[str, tuple[Callable[[Doc], None], str]] = {
     "seq": (lambda d: setattr(d, "seq", 999_999_999_999), "SEQ"),
     "rule": (lambda d: d.constraints.add("not a rule at all", f"1.{REPLICA}.9"), "not a rule at all"),
     "tag-clock": (lambda d: d.constraints.add("P1|x", f"{10**17}.{REPLICA}.0"), "Lamport"),
-    "superscript": (lambda d: setattr(d, "verify", ((1, REPLICA), {"STATE": "FAILED", "RUN": "\u00b2"})), "RUN"),
+    "superscript": (
+        lambda d: setattr(d, "verify", ((1, REPLICA), {"STATE": "FAILED", "RUN": "\u00b2"})),
+        "RUN",
+    ),
     "verify-state": (lambda d: setattr(d, "verify", ((1, REPLICA), {"STATE": "BOGUS"})), "STATE"),
     "outside": (lambda d: _cur(d).paths.append("/root/.bashrc"), "/root/.bashrc"),
     "git": (lambda d: _cur(d).paths.append(".git/hooks/pre-commit"), ".git/hooks"),
     "state": (lambda d: _cur(d).paths.append(".Agent-State/x"), "state folder"),
     "claim": (lambda d: _cur(d).claims.update({0: {"bob": 10**17}}), "lease"),
     "future-start": (lambda d: _cur(d).head.update(STARTED="2099-01-01T00:00:00+00:00"), "future"),
-    "record-path": (lambda d: _cur(d).files.setdefault("bbbbbbbbbbbb", {}).update(
-        {1: f"{time.strftime('%Y-%m-%dT%H:%M:%S+00:00', time.gmtime())}|MODIFY|../../etc/passwd"}), "passwd"),
-    "index": (lambda d: d.index.add("t|d|2026-01-01T00:00:00+00:00|2026-01-01T00:00:01+00:00|0h00m01s|\u00b2/1|1|never"
-                                    "|never|-|logs/task-t.done"), "index"),
-    "archive": (lambda d: d.archives.setdefault("task-t.done", {}).update({"c" * 40: b"SEQ=\xc2\xb2\n"}), "SEQ"),
+    "record-path": (
+        lambda d: (
+            _cur(d)
+            .files.setdefault("bbbbbbbbbbbb", {})
+            .update({1: f"{time.strftime('%Y-%m-%dT%H:%M:%S+00:00', time.gmtime())}|MODIFY|../../etc/passwd"})
+        ),
+        "passwd",
+    ),
+    "index": (
+        lambda d: d.index.add(
+            "t|d|2026-01-01T00:00:00+00:00|2026-01-01T00:00:01+00:00|0h00m01s|\u00b2/1|1|never"
+            "|never|-|logs/task-t.done"
+        ),
+        "index",
+    ),
+    "archive": (
+        lambda d: d.archives.setdefault("task-t.done", {}).update({"c" * 40: b"SEQ=\xc2\xb2\n"}),
+        "SEQ",
+    ),
 }
 
 

@@ -13,10 +13,15 @@ def test_every_file_as_the_layout_says() -> None:
     assert all(treeformat.path_ok(p) for p in files)
     assert files["FORMAT"] == b"agentctl-sync 1\n"
     assert files["meta"] == b"CLOCK=7\nSEQ=3\nLAST_COMPACTION=1700000000 2023-11-14T22:13:20+00:00\n"
-    assert files["constraints"] == f"A|1.{REPLICA}.1|P2\\x7ca b\nA|2.{REPLICA}.1|P0\\x7cdeny-write: db/**\nR|1.{REPLICA}.1\n".encode()
+    assert (
+        files["constraints"]
+        == f"A|1.{REPLICA}.1|P2\\x7ca b\nA|2.{REPLICA}.1|P0\\x7cdeny-write: db/**\nR|1.{REPLICA}.1\n".encode()
+    )
     assert files["tried"] == b"" and files["index"] == b""
     assert files["counters"] == f"{REPLICA}|2\n".encode()
-    assert files["verify"] == f"STAMP=5.{REPLICA}\nSTATE=PASSED\nRUN=r1\nSIG_1=sig\n".encode()  # known keys first
+    assert (
+        files["verify"] == f"STAMP=5.{REPLICA}\nSTATE=PASSED\nRUN=r1\nSIG_1=sig\n".encode()
+    )  # known keys first
     assert files["stopped"] == b"ffffffffffffffff\n"
     p = f"task/{eid}"
     assert files[f"{p}/list"] == b"src/a b.py\nx\\x7cy\n"

@@ -11,21 +11,41 @@ EPOCH = "0123456789abcdef"
 REPLICA = "0123456789ab"
 
 
-@pytest.mark.parametrize("path", [
-    "FORMAT", "meta", "index", f"task/{EPOCH}/head", f"task/{EPOCH}/claims",
-    f"task/{EPOCH}/files/{REPLICA}/000000", f"task/{EPOCH}/journal/{REPLICA}/000012",
-    "archive/task-t1.done/" + "a" * 40, "archive/files-x.y-2.log/" + "0" * 40,
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "FORMAT",
+        "meta",
+        "index",
+        f"task/{EPOCH}/head",
+        f"task/{EPOCH}/claims",
+        f"task/{EPOCH}/files/{REPLICA}/000000",
+        f"task/{EPOCH}/journal/{REPLICA}/000012",
+        "archive/task-t1.done/" + "a" * 40,
+        "archive/files-x.y-2.log/" + "0" * 40,
+    ],
+)
 def test_paths_agentctl_writes(path: str) -> None:
     assert treeformat.path_ok(path)
 
 
-@pytest.mark.parametrize("path", [
-    "README", "meta/x", "task/0123/head", f"task/{EPOCH}/notes", f"task/{EPOCH}/files/{REPLICA}",
-    f"task/{EPOCH}/files/ABCDEF012345/000000", f"task/{EPOCH}/files/{REPLICA}/0", f"task/{EPOCH}/other/{REPLICA}/000000",
-    "archive/task-t1.done", "archive/evil.sh/" + "a" * 40, "archive/task-t1.done/" + "g" * 40,
-    "archive/task-a..b.done/" + "a" * 40,
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "README",
+        "meta/x",
+        "task/0123/head",
+        f"task/{EPOCH}/notes",
+        f"task/{EPOCH}/files/{REPLICA}",
+        f"task/{EPOCH}/files/ABCDEF012345/000000",
+        f"task/{EPOCH}/files/{REPLICA}/0",
+        f"task/{EPOCH}/other/{REPLICA}/000000",
+        "archive/task-t1.done",
+        "archive/evil.sh/" + "a" * 40,
+        "archive/task-t1.done/" + "g" * 40,
+        "archive/task-a..b.done/" + "a" * 40,
+    ],
+)
 def test_paths_refused(path: str) -> None:
     assert not treeformat.path_ok(path)
 

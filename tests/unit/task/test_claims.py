@@ -51,4 +51,6 @@ def test_task_done_releases_a_claim(store: Store) -> None:
     taskflow.start(store, "t", "d", ["a", "b"])
     claims.claim(store, "h1")
     status.mark_done(store, ["a"])
-    assert claims.claims(store, status.read_status(store)) == [] and status.read_status(store)["CLAIMS"] == "0"
+    assert (
+        claims.claims(store, status.read_status(store)) == [] and status.read_status(store)["CLAIMS"] == "0"
+    )

@@ -7,19 +7,52 @@ import pytest
 from agentctl.task import listcheck
 
 
-@pytest.mark.parametrize("line", [
-    "import os", "from x import y", "def main():", "class A(B):", "return 1", "#!/bin/sh", "#include <stdio.h>",
-    "// a comment", "/* block */", "* item of a doc comment", "}", "{", "const a = 1", "fn main() {",
-    "@decorator", "@app.route('/x')", "x = compute(a, b)", "a -> b", "foo;", "if (x) {",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "import os",
+        "from x import y",
+        "def main():",
+        "class A(B):",
+        "return 1",
+        "#!/bin/sh",
+        "#include <stdio.h>",
+        "// a comment",
+        "/* block */",
+        "* item of a doc comment",
+        "}",
+        "{",
+        "const a = 1",
+        "fn main() {",
+        "@decorator",
+        "@app.route('/x')",
+        "x = compute(a, b)",
+        "a -> b",
+        "foo;",
+        "if (x) {",
+    ],
+)
 def test_code_lines(line: str) -> None:
     assert listcheck.looks_like_code(line), line
 
 
-@pytest.mark.parametrize("line", [
-    "src/app.py", "docs/My Notes.md", "src/it's (old).md", "docs/[id]/page.tsx", "README", "Makefile",
-    "@scope/pkg/index.js", "  src/new one.py  ", "", "   ", "importer.py", "src/define.ts",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "src/app.py",
+        "docs/My Notes.md",
+        "src/it's (old).md",
+        "docs/[id]/page.tsx",
+        "README",
+        "Makefile",
+        "@scope/pkg/index.js",
+        "  src/new one.py  ",
+        "",
+        "   ",
+        "importer.py",
+        "src/define.ts",
+    ],
+)
 def test_path_lines(line: str) -> None:
     assert not listcheck.looks_like_code(line), line
 

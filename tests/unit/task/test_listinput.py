@@ -14,7 +14,11 @@ from agentctl.task import listinput
 def test_a_list_file_trimmed_deduplicated_and_relative_to_the_project(store: Store, tmp_path: Path) -> None:
     listing = tmp_path / "l.txt"
     listing.write_bytes(b"\xef\xbb\xbf src/a.py \n\nsrc/b.py\nsrc/a.py\n./src/c.py\n")
-    assert listinput.read_list_file(store, str(listing), cwd=store.project) == ["src/a.py", "src/b.py", "src/c.py"]
+    assert listinput.read_list_file(store, str(listing), cwd=store.project) == [
+        "src/a.py",
+        "src/b.py",
+        "src/c.py",
+    ]
 
 
 def test_stdin_and_a_subfolder(store: Store) -> None:

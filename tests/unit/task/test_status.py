@@ -22,9 +22,14 @@ def test_a_folder_without_status_is_idle_at_seq_0(store: Store) -> None:
     assert status.read_status(store) == {"STATE": "IDLE", "SEQ": "0"}
 
 
-@pytest.mark.parametrize("fields,word", [({"STATE": "BUSY", "SEQ": "1"}, "is not one of IDLE/ACTIVE/PAUSED/DONE"),
-                                         ({"STATE": "ACTIVE"}, "has no SEQ line"),
-                                         ({"STATE": "ACTIVE", "SEQ": "x"}, "SEQ")])
+@pytest.mark.parametrize(
+    "fields,word",
+    [
+        ({"STATE": "BUSY", "SEQ": "1"}, "is not one of IDLE/ACTIVE/PAUSED/DONE"),
+        ({"STATE": "ACTIVE"}, "has no SEQ line"),
+        ({"STATE": "ACTIVE", "SEQ": "x"}, "SEQ"),
+    ],
+)
 def test_a_damaged_status_is_refused(store: Store, fields: dict[str, str], word: str) -> None:
     _status(store, **fields)
     with pytest.raises(StateError) as exc:
@@ -52,8 +57,16 @@ def test_read_entries_follows_a_status_committed_since_it_was_read(store: Store)
 
 
 def test_status_lines_escape_values_and_hide_internal_keys() -> None:
-    lines = status.status_lines({"STATE": "ACTIVE", "NOTES": "a\nb", "LIST": "list-1", "NEXT_PINNED": "0", "CLAIMS": "0",
-                               "EXTRA": "x"})
+    lines = status.status_lines(
+        {
+            "STATE": "ACTIVE",
+            "NOTES": "a\nb",
+            "LIST": "list-1",
+            "NEXT_PINNED": "0",
+            "CLAIMS": "0",
+            "EXTRA": "x",
+        }
+    )
     assert lines == ["STATE=ACTIVE", "NOTES=a\\nb", "EXTRA=x"]
 
 
@@ -77,7 +90,9 @@ def test_update_done_n_and_a_replay_of_it(store: Store, monkeypatch: pytest.Monk
     assert status.read_status(store)["DONE"] == "2"
 
 
-@pytest.mark.parametrize("paths", [["a", "b"], ["a|b", "c"]])  # a plain list (the text twin), and one with an escape
+@pytest.mark.parametrize(
+    "paths", [["a", "b"], ["a|b", "c"]]
+)  # a plain list (the text twin), and one with an escape
 def test_mark_done_then_again_is_no_change(store: Store, paths: list[str]) -> None:
     taskflow.start(store, "t", "d", paths)
     assert (status._plain_list(store, status.read_status(store)) is not None) == (paths == ["a", "b"])

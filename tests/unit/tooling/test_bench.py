@@ -5,21 +5,39 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-_spec = importlib.util.spec_from_file_location("agentctl_bench_run", Path(__file__).resolve().parents[3] / "bench" / "run.py")
+_spec = importlib.util.spec_from_file_location(
+    "agentctl_bench_run", Path(__file__).resolve().parents[3] / "bench" / "run.py"
+)
 assert _spec is not None and _spec.loader is not None
 bench = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bench)
 
 
 def _row(fresh: float, floor: float, large: float, lfloor: float, rss: float = 1.0) -> dict[str, object]:
-    return {"command": "resume", "floor": "read", "fresh_ms": fresh, "floor_ms": floor, "large_ms": large,
-            "large_floor_ms": lfloor, "rss_delta_mib": rss, "ratio_spread": "1.00-1.10",
-            "large_floor_spread": "1.00-1.20", "large_spread": "0.90-1.10"}
+    return {
+        "command": "resume",
+        "floor": "read",
+        "fresh_ms": fresh,
+        "floor_ms": floor,
+        "large_ms": large,
+        "large_floor_ms": lfloor,
+        "rss_delta_mib": rss,
+        "ratio_spread": "1.00-1.10",
+        "large_floor_spread": "1.00-1.20",
+        "large_spread": "0.90-1.10",
+    }
 
 
 def _git(hook: float, git: float, floor: float) -> dict[str, object]:
-    return {"files": 30_000, "hook_ms": hook, "git_ms": git, "floor_ms": floor, "ratio_spread": "1.1-1.2",
-            "floor_spread": "1.0-1.1", "least_spread": "1.2-1.3"}
+    return {
+        "files": 30_000,
+        "hook_ms": hook,
+        "git_ms": git,
+        "floor_ms": floor,
+        "ratio_spread": "1.1-1.2",
+        "floor_spread": "1.0-1.1",
+        "least_spread": "1.2-1.3",
+    }
 
 
 def test_every_goal_met_is_no_miss() -> None:

@@ -31,7 +31,11 @@ def test_a_service_needs_an_executablescript(store: Store) -> None:
     os.makedirs(store.path("services/Bad"))
     script(store, "Bad", "start")  # a name a service may not have
     assert folders.discover(store) == ["db", "web"]
-    assert folders.is_service(store, "db") and not folders.is_service(store, "notes") and not folders.is_service(store, "task")
+    assert (
+        folders.is_service(store, "db")
+        and not folders.is_service(store, "notes")
+        and not folders.is_service(store, "task")
+    )
 
 
 def test_script_prefers_the_bare_name_and_ignores_symlinks(store: Store) -> None:

@@ -46,9 +46,15 @@ def test_a_hand_edited_table(store: Store) -> None:
     assert runlevels.services_of(store, "sub") == runlevels.DEFAULTS["sub"]  # not in the table: the default
 
 
-@pytest.mark.parametrize("text,words", [("work\n", "line 1 is not NAME=services"), ("work constraints\n", "service name 'work constraints'"),
-                                        ("ok=task\nBad=task\n", "line 2: service name 'Bad' is not allowed"),
-                                        ("ok=task ../x\n", "line 1: service name '../x' is not allowed")])
+@pytest.mark.parametrize(
+    "text,words",
+    [
+        ("work\n", "line 1 is not NAME=services"),
+        ("work constraints\n", "service name 'work constraints'"),
+        ("ok=task\nBad=task\n", "line 2: service name 'Bad' is not allowed"),
+        ("ok=task ../x\n", "line 1: service name '../x' is not allowed"),
+    ],
+)
 def test_a_damaged_table_is_a_state_error_naming_the_line(store: Store, text: str, words: str) -> None:
     Path(store.path(runlevels.TABLE)).write_text(text)
     with pytest.raises(StateError, match=re.escape(words)):
@@ -60,7 +66,9 @@ def test_switch_stops_what_the_new_level_lacks_and_starts_what_it_adds(store: St
     said: list[str] = []
     r = runlevels.switch(store, "idle", said.append)
     assert (r.old, r.new) == ("work", "idle")
-    assert r.steps == said == ["stop files: log kept", "stop task: PAUSED (kept, not archived)"]  # reverse order
+    assert (
+        r.steps == said == ["stop files: log kept", "stop task: PAUSED (kept, not archived)"]
+    )  # reverse order
     assert runlevels.current(store) == "idle" and status.read_status(store)["STATE"] == "PAUSED"
     back = runlevels.switch(store, "work")
     assert back.steps == ["start task: resumed (PAUSED -> ACTIVE)", "start files: logging"]

@@ -15,7 +15,12 @@ from support.servicescripts import script
 
 
 def test_a_script_runs_in_its_folder_with_the_project_in_its_environment(store: Store) -> None:
-    script(store, "db", "start", 'pwd; echo "$AGENTCTL_PROJECT_DIR $AGENTCTL_STATE_DIR $AGENTCTL_SERVICE"; exit 3')
+    script(
+        store,
+        "db",
+        "start",
+        'pwd; echo "$AGENTCTL_PROJECT_DIR $AGENTCTL_STATE_DIR $AGENTCTL_SERVICE"; exit 3',
+    )
     r = scripts.run(store, "db", "start")
     assert (r.code, r.timed_out) == (3, False)
     assert r.output == f"{store.path('services/db')}\n{store.project} {store.root} db\n"
@@ -42,20 +47,31 @@ def test_a_timeout_ends_the_group_and_says_so(store: Store, tmp_path: Path) -> N
 
 def test_the_timeout_file_and_its_bad_values(store: Store) -> None:
     os.makedirs(store.path("services/db"))
-    for text, want in (("2.5\n", 2.5), ("0", scripts.DEFAULT_TIMEOUT), ("soon", scripts.DEFAULT_TIMEOUT),
-                       ("999999", scripts.DEFAULT_TIMEOUT)):
+    for text, want in (
+        ("2.5\n", 2.5),
+        ("0", scripts.DEFAULT_TIMEOUT),
+        ("soon", scripts.DEFAULT_TIMEOUT),
+        ("999999", scripts.DEFAULT_TIMEOUT),
+    ):
         with open(store.path("services/db/timeout"), "w", encoding="utf-8") as fh:
             fh.write(text)
         assert scripts._timeout_for(store, "db", None) == want, text
     assert scripts._timeout_for(store, "db", 7.0) == 7.0  # --timeout wins
 
 
-def test_a_big_output_is_capped_while_it_runs_and_shown_in_part(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_big_output_is_capped_while_it_runs_and_shown_in_part(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(scripts, "LOG_CAP", 64 << 10)
     monkeypatch.setattr(scripts, "LOG_HEAD", 16 << 10)
     monkeypatch.setattr(scripts, "SHOWN", 4 << 10)
-    script(store, "db", "start", "echo FIRST; i=0; while [ $i -lt 40 ]; do head -c 10000 /dev/zero | tr '\\0' x; "
-            "sleep 0.06; i=$((i+1)); done; echo; echo LAST")
+    script(
+        store,
+        "db",
+        "start",
+        "echo FIRST; i=0; while [ $i -lt 40 ]; do head -c 10000 /dev/zero | tr '\\0' x; "
+        "sleep 0.06; i=$((i+1)); done; echo; echo LAST",
+    )
     r = scripts.run(store, "db", "start")
     log = open(store.path(scripts.log_rel("db", "start")), "rb").read()
     assert r.code == 0 and log.startswith(b"FIRST\n") and log.endswith(b"LAST\n")
@@ -86,10 +102,18 @@ def test_capping_a_log_while_its_writer_appends_loses_nothing_of_its_end(tmp_pat
     log = tmp_path / "service.log"
     fd = os.open(log, os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o600)
     try:
-        writer = subprocess.Popen([sys.executable, "-c", (
-            "import os, sys\nfd = int(sys.argv[1])\n"
-            "for i in range(400000):\n    os.write(fd, b'line %07d ' % i + b'x' * 40 + b'\\n')\n"), str(fd)],
-            pass_fds=(fd,))
+        writer = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                (
+                    "import os, sys\nfd = int(sys.argv[1])\n"
+                    "for i in range(400000):\n    os.write(fd, b'line %07d ' % i + b'x' * 40 + b'\\n')\n"
+                ),
+                str(fd),
+            ],
+            pass_fds=(fd,),
+        )
         while writer.poll() is None:
             scripts._cap(fd, running=True)
             time.sleep(0.005)

@@ -14,8 +14,14 @@ def _configure(store: Store) -> None:
 
 def _pass_here(store: Store, failed_after: bool = False) -> None:
     ident, pos = evidence.mark(store)
-    fields = {"STATE": "PASSED", "LAST_PASS": "2026-01-01T00:00:00Z", "LAST_PASS_LOG": ident,
-              "LAST_PASS_POS": str(pos), "RUN_LOG": ident, "RUN_POS": str(pos)}
+    fields = {
+        "STATE": "PASSED",
+        "LAST_PASS": "2026-01-01T00:00:00Z",
+        "LAST_PASS_LOG": ident,
+        "LAST_PASS_POS": str(pos),
+        "RUN_LOG": ident,
+        "RUN_POS": str(pos),
+    }
     if failed_after:
         fields["STATE"] = "FAILED"
     status.write(store, fields, [])
@@ -47,7 +53,10 @@ def test_a_pass_after_the_last_edit_is_yes(store: Store) -> None:
     _pass_here(store)
     ev = evidence.check(store)
     assert ev.verdict == "yes" and ev.changed == [] and not ev.blocks_stop
-    assert ev.line() == "VERIFIED=yes (the last pass (2026-01-01T00:00:00Z) covers every change logged in this task)"
+    assert (
+        ev.line()
+        == "VERIFIED=yes (the last pass (2026-01-01T00:00:00Z) covers every change logged in this task)"
+    )
 
 
 def test_a_pass_with_no_task_running_claims_no_task_s_changes(store: Store) -> None:
@@ -56,7 +65,10 @@ def test_a_pass_with_no_task_running_claims_no_task_s_changes(store: Store) -> N
     _pass_here(store)
     ev = evidence.check(store)
     assert ev.verdict == "yes" and ev.no_task and not ev.blocks_stop
-    assert ev.line() == "VERIFIED=yes (the last pass (2026-01-01T00:00:00Z) covers every change logged (no task is running))"
+    assert (
+        ev.line()
+        == "VERIFIED=yes (the last pass (2026-01-01T00:00:00Z) covers every change logged (no task is running))"
+    )
     assert "this task" not in str(ev.as_dict()["detail"])
 
 
@@ -65,9 +77,15 @@ def test_edits_logged_with_no_task_running_are_not_called_this_task_s(store: Sto
     _configure(store)
     _pass_here(store)
     log.log(store, "MODIFY", "a.txt")  # the log's first line: the pass ran before there was a log
-    assert evidence.check(store).line() == "VERIFIED=no (1 file changed since the last pass (2026-01-01T00:00:00Z): a.txt)"
+    assert (
+        evidence.check(store).line()
+        == "VERIFIED=no (1 file changed since the last pass (2026-01-01T00:00:00Z): a.txt)"
+    )
     _pass_here(store)
-    assert evidence.check(store).detail() == "the last pass (2026-01-01T00:00:00Z) covers every change logged (no task is running)"
+    assert (
+        evidence.check(store).detail()
+        == "the last pass (2026-01-01T00:00:00Z) covers every change logged (no task is running)"
+    )
 
 
 def test_an_edit_after_the_pass_is_no_and_named(store: Store) -> None:
@@ -105,8 +123,11 @@ def test_a_pass_offset_past_the_end_counts_as_no_pass(store: Store) -> None:
     _configure(store)
     log.start(store, "t1")
     ident, pos = evidence.mark(store)
-    status.write(store, {"STATE": "PASSED", "LAST_PASS": "x", "LAST_PASS_LOG": ident,
-                         "LAST_PASS_POS": str(pos + 10_000)}, [])
+    status.write(
+        store,
+        {"STATE": "PASSED", "LAST_PASS": "x", "LAST_PASS_LOG": ident, "LAST_PASS_POS": str(pos + 10_000)},
+        [],
+    )
     assert evidence.check(store).verdict == "never"
 
 
@@ -118,15 +139,20 @@ def test_as_dict_lists_every_change_once(store: Store) -> None:
     d = evidence.check(store).as_dict()
     assert d["verdict"] == "never" and d["changed"] == [f"{n}.py" for n in "abcdef"]
     assert d["changed_count"] == 6 and d["latest_run_failed"] is False and d["last_pass"] == ""
-    assert d["detail"] == "no passing run in this task yet; 6 files changed: a.py, b.py, c.py, d.py, e.py (+1 more)"
+    assert (
+        d["detail"]
+        == "no passing run in this task yet; 6 files changed: a.py, b.py, c.py, d.py, e.py (+1 more)"
+    )
 
 
 def test_a_long_log_past_the_window_counts_as_a_lower_bound_until_asked(store: Store) -> None:
     _configure(store)
     log.start(store, "t1")
     n = 2000  # about 80 KiB of entries, well past the window
-    store.append(log.LOG, b"".join(codec.record("2026-01-01T00:00:00Z", "MODIFY", f"dir/file{i:05d}.py")
-                                     for i in range(n)))
+    store.append(
+        log.LOG,
+        b"".join(codec.record("2026-01-01T00:00:00Z", "MODIFY", f"dir/file{i:05d}.py") for i in range(n)),
+    )
     assert log.size(store) > evidence.WINDOW
     ev = evidence.check(store)
     assert ev.verdict == "never" and "+ files changed" in ev.detail() and "more)" in ev.detail()
@@ -146,4 +172,7 @@ def test_no_run_and_no_task_claims_no_changes(store: Store) -> None:
     ev = evidence.check(store)
     assert ev.verdict == "never" and ev.detail() == "no passing run yet (no task is running)"
     log.log(store, "MODIFY", "a.txt")
-    assert evidence.check(store).detail() == "no passing run covers the changes logged with no task running; 1 file changed: a.txt"
+    assert (
+        evidence.check(store).detail()
+        == "no passing run covers the changes logged with no task running; 1 file changed: a.txt"
+    )

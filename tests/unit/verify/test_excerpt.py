@@ -19,33 +19,41 @@ def test_real_tool_output_keeps_its_deciding_lines_and_no_rulers(name: str) -> N
     for want in EXPECTED[name]:
         assert any(want in line for line in lines), (want, lines)
     assert 1 <= len(lines) <= excerpt.MAX_LINES and count >= 1
-    assert not any(line.startswith(("====", "____")) and "failed" not in line and "error" not in line for line in lines)
+    assert not any(
+        line.startswith(("====", "____")) and "failed" not in line and "error" not in line for line in lines
+    )
     assert all(len(line) <= excerpt.LINE_CHARS for line in lines)
 
 
-@pytest.mark.parametrize("line,kind", [
-    ("E       assert -1 == 5", excerpt.ERROR),
-    ("FAILED tests/test_calc.py::test_add - assert -1 == 5", excerpt.ERROR),
-    ("src/a.py:3: error: Incompatible types", excerpt.ERROR),
-    ("src/a.py:3:7: F401 unused import", excerpt.ERROR),
-    ("  File \"x.py\", line 3, in f", excerpt.WHERE),
-    ("  --> src/main.rs:4:20", excerpt.WHERE),
-    ("2 failed, 1 passed in 0.03s", excerpt.SUMMARY),
-    ("Found 3 errors in 1 file", excerpt.SUMMARY),
-    ("something went wrong: permission denied", excerpt.OTHER),
-    ("=================== FAILURES ===================", None),
-    ("   12 |   expect(x).toBe(1)", None),
-    ("help: consider borrowing here", None),
-    ("collected 3 items", None),
-    ("   ", None),
-])
+@pytest.mark.parametrize(
+    "line,kind",
+    [
+        ("E       assert -1 == 5", excerpt.ERROR),
+        ("FAILED tests/test_calc.py::test_add - assert -1 == 5", excerpt.ERROR),
+        ("src/a.py:3: error: Incompatible types", excerpt.ERROR),
+        ("src/a.py:3:7: F401 unused import", excerpt.ERROR),
+        ('  File "x.py", line 3, in f', excerpt.WHERE),
+        ("  --> src/main.rs:4:20", excerpt.WHERE),
+        ("2 failed, 1 passed in 0.03s", excerpt.SUMMARY),
+        ("Found 3 errors in 1 file", excerpt.SUMMARY),
+        ("something went wrong: permission denied", excerpt.OTHER),
+        ("=================== FAILURES ===================", None),
+        ("   12 |   expect(x).toBe(1)", None),
+        ("help: consider borrowing here", None),
+        ("collected 3 items", None),
+        ("   ", None),
+    ],
+)
 def test_classify(line: str, kind: str | None) -> None:
     assert excerpt.classify(line) == kind
 
 
 def test_lines_keep_the_tools_order_and_count_errors_over_the_whole_output() -> None:
     out = b"banner\nsrc/a.py:1: error: one\nnoise\nsrc/b.py:2: error: two\nFound 2 errors in 2 files\n"
-    assert excerpt.select(out) == (["src/a.py:1: error: one", "src/b.py:2: error: two", "Found 2 errors in 2 files"], 2)
+    assert excerpt.select(out) == (
+        ["src/a.py:1: error: one", "src/b.py:2: error: two", "Found 2 errors in 2 files"],
+        2,
+    )
 
 
 def test_many_errors_are_bounded_and_the_summary_still_fits() -> None:
@@ -96,16 +104,19 @@ def test_the_last_of_many_errors_is_kept_within_the_bound() -> None:
     assert lines[0] == "src/m0.py:0: error: bad 0" and lines[-1] == "error: the check failed"
 
 
-@pytest.mark.parametrize("line,kind", [
-    ("src/internal/operators/timeout.ts:3:import { x } from '../util/TimeoutError';", excerpt.WHERE),
-    ("src/internal/operators/timeout.ts:3:import { timeout } from './timeout';", excerpt.WHERE),
-    ("see src/timeout/failed_cases/error.log", None),
-    ("error: old relative imports remain", excerpt.ERROR),
-    ("Error: Cannot find module 'x'", excerpt.ERROR),
-    ("FAILED", excerpt.ERROR),
-    ("tests/test_x.py:6: AssertionError", excerpt.ERROR),
-    ("src/app.py:3: KeyError", excerpt.ERROR),
-    ("the request timed out", excerpt.OTHER),
-])
+@pytest.mark.parametrize(
+    "line,kind",
+    [
+        ("src/internal/operators/timeout.ts:3:import { x } from '../util/TimeoutError';", excerpt.WHERE),
+        ("src/internal/operators/timeout.ts:3:import { timeout } from './timeout';", excerpt.WHERE),
+        ("see src/timeout/failed_cases/error.log", None),
+        ("error: old relative imports remain", excerpt.ERROR),
+        ("Error: Cannot find module 'x'", excerpt.ERROR),
+        ("FAILED", excerpt.ERROR),
+        ("tests/test_x.py:6: AssertionError", excerpt.ERROR),
+        ("src/app.py:3: KeyError", excerpt.ERROR),
+        ("the request timed out", excerpt.OTHER),
+    ],
+)
 def test_classify_by_the_tools_formats_not_by_words_in_paths(line: str, kind: str | None) -> None:
     assert excerpt.classify(line) == kind

@@ -13,11 +13,27 @@ from agentctl.verify import result, status
 from agentctl.verify.repeat import Sig, sigs
 
 
-def _record(store: Store, run_no: int, failed: tuple[str, int, list[str], int] | None, err: str = "E",
-            files: str = "F") -> result.RunResult:
-    status.write(store, {**status.read_status(store), "RUN": str(run_no)}, status.tried(status.read_status(store)))
-    return result.record(store, run_no, failed, log_rel=f"logs/verify-x-{run_no}.log", log_id="ID", pos=42,
-                               files_sig=files, err_sig=err, timeout=5.0)
+def _record(
+    store: Store,
+    run_no: int,
+    failed: tuple[str, int, list[str], int] | None,
+    err: str = "E",
+    files: str = "F",
+) -> result.RunResult:
+    status.write(
+        store, {**status.read_status(store), "RUN": str(run_no)}, status.tried(status.read_status(store))
+    )
+    return result.record(
+        store,
+        run_no,
+        failed,
+        log_rel=f"logs/verify-x-{run_no}.log",
+        log_id="ID",
+        pos=42,
+        files_sig=files,
+        err_sig=err,
+        timeout=5.0,
+    )
 
 
 def test_a_pass_clears_tried_fixes_and_attempts(store: Store) -> None:
@@ -25,21 +41,35 @@ def test_a_pass_clears_tried_fixes_and_attempts(store: Store) -> None:
     r = _record(store, 2, None)
     f = status.read_status(store)
     assert (r.state, r.message) == ("PASSED", "PASSED")
-    assert f["ATTEMPTS"] == "0" and status.tried(f) == [] and f["LAST_PASS_POS"] == "42" and f["LAST_PASS_LOG"] == "ID"
+    assert (
+        f["ATTEMPTS"] == "0"
+        and status.tried(f) == []
+        and f["LAST_PASS_POS"] == "42"
+        and f["LAST_PASS_LOG"] == "ID"
+    )
     assert (f["RUN_LOG"], f["RUN_POS"], f["RESULT_RUN"], f["LOG"]) == ("ID", "42", "2", "logs/verify-x-2.log")
     assert [s.value() for s in sigs(f)] == ["1 E F a fix"]  # signatures stay for the task
 
 
-@pytest.mark.parametrize("code,exit_code,words", [
-    (2, "2", "FAILED: `make` exited 2"),
-    (TIMED_OUT, "timeout", "FAILED: `make` timed out after 5 s (its process group was ended)"),
-    (-11, "-11", "FAILED: `make` was killed by signal 11 (SIGSEGV)"),
-])
+@pytest.mark.parametrize(
+    "code,exit_code,words",
+    [
+        (2, "2", "FAILED: `make` exited 2"),
+        (TIMED_OUT, "timeout", "FAILED: `make` timed out after 5 s (its process group was ended)"),
+        (-11, "-11", "FAILED: `make` was killed by signal 11 (SIGSEGV)"),
+    ],
+)
 def test_a_failure_says_how_the_check_ended(store: Store, code: int, exit_code: str, words: str) -> None:
     r = _record(store, 1, ("make", code, ["e1", "e2"], 7))
     f = r.fields
     assert r.message == words + "; full output in .agent-state/logs/verify-x-1.log"
-    assert (f["STATE"], f["EXIT_CODE"], f["ERRORS"], f["ERROR_COUNT"], f["ATTEMPTS"]) == ("FAILED", exit_code, "e1\ne2", "7", "1")
+    assert (f["STATE"], f["EXIT_CODE"], f["ERRORS"], f["ERROR_COUNT"], f["ATTEMPTS"]) == (
+        "FAILED",
+        exit_code,
+        "e1\ne2",
+        "7",
+        "1",
+    )
     journal = store.read(status.JOURNAL) or b""
     assert b"|FAIL|1|E|F|`make` " in journal and b": e1\n" in journal
 
@@ -55,8 +85,17 @@ def test_repeat_and_same_error_are_said(store: Store) -> None:
 
 def test_an_overtaken_run_leaves_the_newer_result(store: Store) -> None:
     _record(store, 5, None)
-    r = result.record(store, 4, ("make", 1, ["e"], 1), log_rel="logs/old.log", log_id="ID", pos=1,
-                            files_sig="F", err_sig="E", timeout=5.0)
+    r = result.record(
+        store,
+        4,
+        ("make", 1, ["e"], 1),
+        log_rel="logs/old.log",
+        log_id="ID",
+        pos=1,
+        files_sig="F",
+        err_sig="E",
+        timeout=5.0,
+    )
     assert r.superseded == 5 and r.state == "PASSED"
     assert r.message == "run 4 was overtaken: the newer run 5 finished first and its result stands: PASSED"
     assert status.read_status(store)["LOG"] == "logs/verify-x-5.log"

@@ -13,14 +13,17 @@ from agentctl.verify.signature import error_signature, files_signature, normalis
 from agentctl.workflow import taskflow
 
 
-@pytest.mark.parametrize("line,want", [
-    ("at 2026-01-02T10:11:12.123Z failed", "at <time> failed"),
-    ("took 12.5s and 300 ms", "took <dur> and <dur>"),
-    ("object at 0x7ffee1c0 deadbeefcafe1234", "object at <addr> <hex>"),
-    ("/tmp/pytest-of-x/abc/test.py:3: error", "<tmp>:3: error"),
-    ("worker pid 4242 crashed", "worker pid <n> crashed"),
-    ("  a \t  b  ", "a b"),
-])
+@pytest.mark.parametrize(
+    "line,want",
+    [
+        ("at 2026-01-02T10:11:12.123Z failed", "at <time> failed"),
+        ("took 12.5s and 300 ms", "took <dur> and <dur>"),
+        ("object at 0x7ffee1c0 deadbeefcafe1234", "object at <addr> <hex>"),
+        ("/tmp/pytest-of-x/abc/test.py:3: error", "<tmp>:3: error"),
+        ("worker pid 4242 crashed", "worker pid <n> crashed"),
+        ("  a \t  b  ", "a b"),
+    ],
+)
 def test_normalise_replaces_volatile_parts(line: str, want: str) -> None:
     assert normalise(line) == want
 

@@ -17,9 +17,14 @@ def test_a_missing_status_reads_as_idle(store: Store) -> None:
     assert status.read_status(store) == {"STATE": "IDLE"}
 
 
-@pytest.mark.parametrize("body,word", [(b"STATE=IDLE\nBOGUS=1\n", "unknown key BOGUS"),
-                                       (b"STATE=WEIRD\n", "STATE='WEIRD' is unknown"),
-                                       (b"STATE=FAILED\nRUN=x\n", "RUN")])
+@pytest.mark.parametrize(
+    "body,word",
+    [
+        (b"STATE=IDLE\nBOGUS=1\n", "unknown key BOGUS"),
+        (b"STATE=WEIRD\n", "STATE='WEIRD' is unknown"),
+        (b"STATE=FAILED\nRUN=x\n", "RUN"),
+    ],
+)
 def test_a_damaged_status_is_refused_with_the_fix(store: Store, body: bytes, word: str) -> None:
     with open(store.path(status.STATUS), "wb") as fh:
         fh.write(body)
@@ -35,8 +40,8 @@ def test_write_keeps_known_keys_and_bounds_tried_and_signatures(store: Store) ->
     status.write(store, fields, tried_list, sig_list)
     back = status.read_status(store)
     assert back["STATE"] == "FAILED" and back["RUN"] == "3" and "NOT_A_KEY" not in back and back["UPDATED"]
-    assert status.tried(back) == tried_list[-status.MAX_TRIED:]
-    assert [s.value() for s in sigs(back)] == [s.value() for s in sig_list[-status.MAX_SIGS:]]
+    assert status.tried(back) == tried_list[-status.MAX_TRIED :]
+    assert [s.value() for s in sigs(back)] == [s.value() for s in sig_list[-status.MAX_SIGS :]]
 
 
 def test_tried_is_in_number_order_not_text_order() -> None:
@@ -68,12 +73,25 @@ def test_stop_refuses_after_a_failure_and_keeps_it(store: Store) -> None:
     with pytest.raises(CheckFailed) as caught:
         status.stop(store)
     assert "`make` exited 2" in caught.value.message
-    assert status.read_status(store)["STATE"] == "FAILED" and status.tried(status.read_status(store)) == ["a fix"]
+    assert status.read_status(store)["STATE"] == "FAILED" and status.tried(status.read_status(store)) == [
+        "a fix"
+    ]
 
 
 def test_stop_after_a_pass_keeps_the_pass_and_signatures(store: Store) -> None:
-    status.write(store, {"STATE": "PASSED", "RUN": "4", "LAST_PASS": "t", "LAST_PASS_POS": "10", "LAST_PASS_LOG": "x",
-                         "COMMAND": ""}, [], [Sig("2", "e", "f")])
+    status.write(
+        store,
+        {
+            "STATE": "PASSED",
+            "RUN": "4",
+            "LAST_PASS": "t",
+            "LAST_PASS_POS": "10",
+            "LAST_PASS_LOG": "x",
+            "COMMAND": "",
+        },
+        [],
+        [Sig("2", "e", "f")],
+    )
     new = status.stop(store)
     assert new == {"STATE": "IDLE", "RUN": "4", "LAST_PASS": "t", "LAST_PASS_POS": "10", "LAST_PASS_LOG": "x"}
     back = status.read_status(store)
@@ -84,7 +102,9 @@ def test_archive_task_moves_the_journal_and_clears_signatures(store: Store) -> N
     status.write(store, {"STATE": "FAILED", "REPEAT": "run 1"}, ["kept"], [Sig("1", "e", "f")])
     status.journal(store, "FAIL", "1", "e", "f", "text")
     assert status.archive_task(store, "verify-t1") == "logs/verify-t1.journal"
-    assert not store.exists(status.JOURNAL) and b"|FAIL|1|e|f|text" in (store.read("logs/verify-t1.journal") or b"")
+    assert not store.exists(status.JOURNAL) and b"|FAIL|1|e|f|text" in (
+        store.read("logs/verify-t1.journal") or b""
+    )
     back = status.read_status(store)
     assert sigs(back) == [] and "REPEAT" not in back and status.tried(back) == ["kept"]
     status.journal(store, "PASS", "2", "-", "-", "")

@@ -25,14 +25,21 @@ def store(store: Store) -> Store:
     return store
 
 
-@pytest.mark.parametrize("a,b,same", [
-    ("Pin numpy to 1.26", "pin NumPy to 1.26!", True),  # case and punctuation
-    ("pin numpy version to 1.26 in requirements", "pin the numpy version to 1.26 in requirements again", True),
-    ("pin numpy", "upgrade pandas", False),
-    ("the a an", "The, a. An", True),  # the same words, though filler only
-    ("the", "of", False),  # nothing but filler: no overlap to judge
-    ("retry the flaky test with a longer timeout", "retry the flaky test", False),  # 3 of 6 words: 0.5
-])
+@pytest.mark.parametrize(
+    "a,b,same",
+    [
+        ("Pin numpy to 1.26", "pin NumPy to 1.26!", True),  # case and punctuation
+        (
+            "pin numpy version to 1.26 in requirements",
+            "pin the numpy version to 1.26 in requirements again",
+            True,
+        ),
+        ("pin numpy", "upgrade pandas", False),
+        ("the a an", "The, a. An", True),  # the same words, though filler only
+        ("the", "of", False),  # nothing but filler: no overlap to judge
+        ("retry the flaky test with a longer timeout", "retry the flaky test", False),  # 3 of 6 words: 0.5
+    ],
+)
 def test_similar(a: str, b: str, same: bool) -> None:
     assert tried.similar(a, b) is same
 
@@ -61,7 +68,9 @@ def test_the_same_fix_again_is_said(store: Store) -> None:
     assert sigs(r.fields)[0].text == "Bump the timeout to 30s"  # not appended twice to the run's text
 
 
-def test_a_fix_said_for_an_earlier_run_is_found_after_a_pass_cleared_the_list(store: Store, tmp_path: Path) -> None:
+def test_a_fix_said_for_an_earlier_run_is_found_after_a_pass_cleared_the_list(
+    store: Store, tmp_path: Path
+) -> None:
     run.run(store)
     tried.record_tried(store, "rewrite the parser")
     fields = status.read_status(store)

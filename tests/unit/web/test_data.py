@@ -33,7 +33,9 @@ def test_state_is_cached_until_the_signature_moves(store: Store) -> None:
     v1, body1 = view.state()
     assert view.state() == (v1, body1) and view.state()[1] is body1
     Path(store.project, "list.txt").write_text("src/a.py\nsrc/b.py\n")
-    assert run("task", "start", "--id", "t1", "--desc", "d", "--files", "list.txt", cwd=store.project).code == 0
+    assert (
+        run("task", "start", "--id", "t1", "--desc", "d", "--files", "list.txt", cwd=store.project).code == 0
+    )
     log.log(store, "MODIFY", "src/a.py")
     v2, body2 = view.state()
     data = json.loads(body2)
@@ -48,7 +50,14 @@ def test_progress_rate_and_eta() -> None:
     fields = {"STATE": "ACTIVE", "DONE": "2", "TOTAL": "6", "STARTED": "2026-01-01T00:00:00+00:00"}
     now = 1767225600.0 + 7200  # two hours later
     got = agentctl.web.data._progress(fields, now)
-    assert got == {"done": 2, "total": 6, "percent": 100 * 2 / 6, "rate": 1.0, "eta": 4 * 3600.0, "elapsed": 7200.0}
+    assert got == {
+        "done": 2,
+        "total": 6,
+        "percent": 100 * 2 / 6,
+        "rate": 1.0,
+        "eta": 4 * 3600.0,
+        "elapsed": 7200.0,
+    }
     assert agentctl.web.data._progress({"DONE": "x"}, now)["percent"] == 0.0
 
 
@@ -64,9 +73,20 @@ def test_the_interfaces_of_the_task_are_shown_and_a_new_one_moves_the_signature(
     v1, body1 = view.state()
     assert json.loads(body1)["interfaces"] == []
     Path(store.project, "list.txt").write_text("a.js\n")
-    assert run("task", "start", "--id", "t1", "--desc", "d", "--files", "list.txt", cwd=store.project).code == 0
+    assert (
+        run("task", "start", "--id", "t1", "--desc", "d", "--files", "list.txt", cwd=store.project).code == 0
+    )
     v2, _ = view.state()
     assert run("interfaces", "add", "f", "--old", "f(a)", "--new", "f({ a })", cwd=store.project).code == 0
     v3, body3 = view.state()
     assert v3 != v2 and json.loads(body3)["interfaces"] == [
-        {"name": "f", "old": "f(a)", "new": "f({ a })", "migrated": True, "old_uses": 0, "files": 0, "state": "MIGRATED"}]
+        {
+            "name": "f",
+            "old": "f(a)",
+            "new": "f({ a })",
+            "migrated": True,
+            "old_uses": 0,
+            "files": 0,
+            "state": "MIGRATED",
+        }
+    ]

@@ -21,8 +21,20 @@ def store(tmp_path: Path) -> Store:
     s = init.init(str(tmp_path / "p"))[0]
     (tmp_path / "list.txt").write_text("src/a.py\nsrc/b.py\n")
     for tid, desc in (("t1", "rename the widget"), ("t2", "fix the parser")):
-        assert run("task", "start", "--id", tid, "--desc", desc, "--files", str(tmp_path / "list.txt"),
-                   cwd=s.project).code == 0
+        assert (
+            run(
+                "task",
+                "start",
+                "--id",
+                tid,
+                "--desc",
+                desc,
+                "--files",
+                str(tmp_path / "list.txt"),
+                cwd=s.project,
+            ).code
+            == 0
+        )
         log.log(s, "MODIFY", "src/a.py")
         assert run("task", "stop", "--force", cwd=s.project).code == 0
     return s

@@ -37,14 +37,21 @@ def test_the_files_log_is_read_incrementally(project: Path, monkeypatch: pytest.
     assert log.poll(store) is True
     size = os.path.getsize(project / ".agent-state/services/files/status")
     assert log.offset == size and sum(read) == size
-    assert {p: (i.count, i.ops) for p, i in log.paths.items()} == {"a.py": (2, {"MODIFY": 2}), "b.py": (1, {"MODIFY": 1})}
+    assert {p: (i.count, i.ops) for p, i in log.paths.items()} == {
+        "a.py": (2, {"MODIFY": 2}),
+        "b.py": (1, {"MODIFY": 1}),
+    }
     read.clear()
     assert log.poll(store) is False and read == []  # nothing new: one stat, no read
     assert run("files", "log", "DELETE", "b.py", cwd=project).code == 0
     assert log.poll(store) is True
     grown = os.path.getsize(project / ".agent-state/services/files/status")
     assert read[-1] == grown - size  # only the new line (the head check reads the first bytes)
-    assert log.paths["b.py"].op == "DELETE" and log.paths["b.py"].ops == {"MODIFY": 1, "DELETE": 1} and log.lines == 4
+    assert (
+        log.paths["b.py"].op == "DELETE"
+        and log.paths["b.py"].ops == {"MODIFY": 1, "DELETE": 1}
+        and log.lines == 4
+    )
     with open(project / ".agent-state/services/files/status", "ab") as fh:
         fh.write(b"2026-01-01T00:00:00+00:00|MODIFY|half")  # a line being written: not counted yet
     assert log.poll(store) is False and "half" not in log.paths
@@ -75,7 +82,10 @@ def test_one_paths_entries_are_what_files_check_lists(project: Path) -> None:
         assert run("files", "log", op, p, cwd=project).code == 0
     want = run("--json", "files", "check", odd, cwd=project).data()["entries"]
     got = files.entries_of(store, "services/files/status", odd)
-    assert [list(e) for e in got] == [[e[0], e[1]] for e in want] and [e[1] for e in got] == ["CREATE", "MODIFY"]
+    assert [list(e) for e in got] == [[e[0], e[1]] for e in want] and [e[1] for e in got] == [
+        "CREATE",
+        "MODIFY",
+    ]
 
 
 def test_the_histogram_stays_bounded_and_exact() -> None:
@@ -88,12 +98,16 @@ def test_the_histogram_stays_bounded_and_exact() -> None:
     assert len(bars) == 120 and sum(bars) == 100_000 and width == pytest.approx(700_000 / 120)
 
 
-@pytest.mark.parametrize("ts", ["2026-03-04T05:06:07+00:00", "2026-03-04T05:06:59-07:30", "2025-12-31T23:59:00+05:45"])
+@pytest.mark.parametrize(
+    "ts", ["2026-03-04T05:06:07+00:00", "2026-03-04T05:06:59-07:30", "2025-12-31T23:59:00+05:45"]
+)
 def test_epoch_reads_agentctl_times(ts: str) -> None:
     assert times.epoch(ts) == datetime.fromisoformat(ts).timestamp()
 
 
-@pytest.mark.parametrize("junk", ["", "yesterday", "2026-03-04T05:06", "2026-13-04T05:06:07+00:00", "2026-03-04T05:06:xx+00:00"])
+@pytest.mark.parametrize(
+    "junk", ["", "yesterday", "2026-03-04T05:06", "2026-13-04T05:06:07+00:00", "2026-03-04T05:06:xx+00:00"]
+)
 def test_epoch_refuses_what_is_not_a_time(junk: str) -> None:
     assert times.epoch(junk) is None
 
@@ -105,7 +119,9 @@ def test_the_state_is_rebuilt_only_when_a_file_changed(project: Path) -> None:
     assert view.state()[1] is body1 and signature(store) == v1
     assert run("constraints", "add", "P1", "a rule", cwd=project).code == 0
     v2, body2 = view.state()
-    assert v2 != v1 and json.loads(body2)["constraints"] == [{"priority": "P1", "text": "a rule", "shared": False}]
+    assert v2 != v1 and json.loads(body2)["constraints"] == [
+        {"priority": "P1", "text": "a rule", "shared": False}
+    ]
 
 
 def test_a_damaged_file_is_named_and_the_rest_still_shown(project: Path) -> None:
@@ -113,7 +129,10 @@ def test_a_damaged_file_is_named_and_the_rest_still_shown(project: Path) -> None
     (project / ".agent-state/services/task/status").write_text("STATE=BOGUS\nSEQ=1\n")
     data = json.loads(View(_store(project)).state()[1])
     assert any(e.startswith("task: ") and "BOGUS" in e for e in data["errors"]), data["errors"]
-    assert data["constraints"] == [{"priority": "P0", "text": "deny-write: db/**", "shared": False}] and data["task"]["STATE"] == "IDLE"
+    assert (
+        data["constraints"] == [{"priority": "P0", "text": "deny-write: db/**", "shared": False}]
+        and data["task"]["STATE"] == "IDLE"
+    )
 
 
 def test_a_100k_line_log_makes_a_bounded_page(project: Path) -> None:
@@ -126,12 +145,19 @@ def test_a_100k_line_log_makes_a_bounded_page(project: Path) -> None:
     t0 = times.epoch(run("--json", "task", "status", cwd=project).data()["task"]["STARTED"])
     assert t0 is not None
     with open(project / ".agent-state/services/files/status", "ab") as fh:
-        fh.write("".join(f"{now_iso(t0 - 7 * 86400 + i * 6)}|MODIFY|src/p{i % 5000:04d}.py\n"
-                         for i in range(100_000)).encode())
+        fh.write(
+            "".join(
+                f"{now_iso(t0 - 7 * 86400 + i * 6)}|MODIFY|src/p{i % 5000:04d}.py\n" for i in range(100_000)
+            ).encode()
+        )
     body = View(store).state()[1]
     data = json.loads(body)
     assert len(data["timeline"]["edits"]) == 120 and sum(data["timeline"]["edits"]) == 100_000
-    assert data["files"]["count"] == 5000 and data["files"]["lines"] == 100_000 and len(data["files"]["shown"]) == 200
+    assert (
+        data["files"]["count"] == 5000
+        and data["files"]["lines"] == 100_000
+        and len(data["files"]["shown"]) == 200
+    )
     assert len(body) < 200_000
 
 
@@ -142,7 +168,9 @@ def test_the_page_is_shipped_with_the_package() -> None:
     for name, _ctype in server.STATIC.values():
         assert (folder / name).is_file(), name
     html = (folder / "index.html").read_text()
-    assert "<script src=\"/static/web.js\" defer></script>" in html and "http" not in html.replace('href="data:,"', "")
+    assert '<script src="/static/web.js" defer></script>' in html and "http" not in html.replace(
+        'href="data:,"', ""
+    )
     pyproject = (Path(__file__).resolve().parents[3] / "pyproject.toml").read_text()
     assert '"web/static/*"' in pyproject
 

@@ -23,11 +23,20 @@ def test_without_a_settings_file_only_the_flag_turns_it_on(store: Store) -> None
     assert autostop.start_settings(store, True) == {"AUTO_STOP": "1"}
 
 
-@pytest.mark.parametrize("text,on", [
-    ("AUTO_STOP=1\n", True), ("auto_stop = yes\n", True), ("# a comment\nAUTO_STOP=on", True),
-    ("AUTO_STOP=TRUE\n", True), ("AUTO_STOP=0\n", False), ("AUTO_STOP=\n", False), ("OTHER=1\n", False),
-    ("AUTO_STOP=0\nAUTO_STOP=1\n", False), ("", False),
-])
+@pytest.mark.parametrize(
+    "text,on",
+    [
+        ("AUTO_STOP=1\n", True),
+        ("auto_stop = yes\n", True),
+        ("# a comment\nAUTO_STOP=on", True),
+        ("AUTO_STOP=TRUE\n", True),
+        ("AUTO_STOP=0\n", False),
+        ("AUTO_STOP=\n", False),
+        ("OTHER=1\n", False),
+        ("AUTO_STOP=0\nAUTO_STOP=1\n", False),
+        ("", False),
+    ],
+)
 def test_the_project_setting(store: Store, text: str, on: bool) -> None:
     _setting(store, text)
     assert autostop.project_default(store) is on

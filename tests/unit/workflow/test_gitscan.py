@@ -57,7 +57,9 @@ def test_the_baseline_is_head_and_the_paths_already_dirty(repo_store: Store) -> 
     _started(repo_store)
     base = baseline.read_baseline(repo_store)
     assert base is not None and base.commit == git(proj, "rev-parse", "HEAD") and base.task_id == "t1"
-    assert set(base.dirty) == {"kept.py"} and base.dirty["kept.py"] == baseline.signature(repo_store, "kept.py")
+    assert set(base.dirty) == {"kept.py"} and base.dirty["kept.py"] == baseline.signature(
+        repo_store, "kept.py"
+    )
 
 
 def test_sync_logs_creates_edits_and_deletes_once(repo_store: Store) -> None:
@@ -71,7 +73,10 @@ def test_sync_logs_creates_edits_and_deletes_once(repo_store: Store) -> None:
     assert res.message == "logged 3 paths from git"
     assert sorted(_logged(repo_store)) == sorted(res.logged)
     again = gitscan.sync(repo_store, TIMEOUT)
-    assert again.logged == [] and again.message == "nothing changed since the task started that the log does not hold"
+    assert (
+        again.logged == []
+        and again.message == "nothing changed since the task started that the log does not hold"
+    )
 
 
 def test_a_path_dirty_at_the_start_is_logged_only_once_it_changes(repo_store: Store) -> None:
@@ -120,8 +125,12 @@ def test_a_missing_baseline_is_recorded_and_nothing_earlier_attributed(repo_stor
     (proj / "edit.py").write_text("before the baseline existed\n")
     (Path(repo_store.path(baseline.BASELINE))).unlink()
     res = gitscan.sync(repo_store, TIMEOUT)
-    assert res.logged == [] and res.message.startswith("this task had no git baseline: git baseline recorded at ")
-    assert res.message.endswith("with 1 paths already changed now; changes made before are not attributed to it")
+    assert res.logged == [] and res.message.startswith(
+        "this task had no git baseline: git baseline recorded at "
+    )
+    assert res.message.endswith(
+        "with 1 paths already changed now; changes made before are not attributed to it"
+    )
     assert baseline.read_baseline(repo_store) is not None
 
 
@@ -129,8 +138,22 @@ def test_a_missing_baseline_is_recorded_and_nothing_earlier_attributed(repo_stor
 
 TREE_NAMES = ["a.py", "b c.txt", "caf\u00e9", os.fsdecode(b"x\xff"), "new\nline", "A.PY", "d"]
 TREE_DIRS = ["", "src/", "src/deep/", "ln/", "file.txt/", "gone/"]
-ODD = ["", ".", "..", "src//a.py", "src/./a.py", "src/../a.py", "src/", "ln", "loop/x", "file.txt/a.py",
-       "/etc/hostname", "/", "y" * 300 + "/a.py", "src/" + "z" * 250]
+ODD = [
+    "",
+    ".",
+    "..",
+    "src//a.py",
+    "src/./a.py",
+    "src/../a.py",
+    "src/",
+    "ln",
+    "loop/x",
+    "file.txt/a.py",
+    "/etc/hostname",
+    "/",
+    "y" * 300 + "/a.py",
+    "src/" + "z" * 250,
+]
 
 
 def _tree(root: Path, kinds: list[tuple[str, str]]) -> None:
@@ -153,14 +176,27 @@ def _tree(root: Path, kinds: list[tuple[str, str]]) -> None:
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(kinds=st.lists(st.tuples(st.sampled_from(["file", "dir", "link", "dangling"]),
-                                st.builds(lambda d, n: d + n, st.sampled_from(TREE_DIRS), st.sampled_from(TREE_NAMES))),
-                      max_size=40),
-       asked=st.lists(st.one_of(st.builds(lambda d, n: d + n, st.sampled_from(TREE_DIRS), st.sampled_from(TREE_NAMES)),
-                                st.sampled_from(ODD)), max_size=60, unique=True),
-       least=st.integers(1, 10))
-def test_missing_is_an_lstat_of_each_path(tmp_path_factory: pytest.TempPathFactory, kinds: list[tuple[str, str]],
-                                          asked: list[str], least: int) -> None:
+@given(
+    kinds=st.lists(
+        st.tuples(
+            st.sampled_from(["file", "dir", "link", "dangling"]),
+            st.builds(lambda d, n: d + n, st.sampled_from(TREE_DIRS), st.sampled_from(TREE_NAMES)),
+        ),
+        max_size=40,
+    ),
+    asked=st.lists(
+        st.one_of(
+            st.builds(lambda d, n: d + n, st.sampled_from(TREE_DIRS), st.sampled_from(TREE_NAMES)),
+            st.sampled_from(ODD),
+        ),
+        max_size=60,
+        unique=True,
+    ),
+    least=st.integers(1, 10),
+)
+def test_missing_is_an_lstat_of_each_path(
+    tmp_path_factory: pytest.TempPathFactory, kinds: list[tuple[str, str]], asked: list[str], least: int
+) -> None:
     root = tmp_path_factory.mktemp("tree")
     _tree(root, kinds)
     store = Store(str(root / ".agent-state"))

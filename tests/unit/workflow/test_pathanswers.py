@@ -33,21 +33,28 @@ def test_a_protected_next_names_the_rule_and_the_first_entry_to_do_instead(store
     assert fields["NEXT"] == "secrets/a.txt"
     assert pathanswers.next_blocked(store, rules.read(store), fields) == (RULE, "src/ok.py")
     assert pathanswers.next_note(store, fields) == [
-        f"NOTE=NEXT is write-protected by P0 `{RULE}`: do not edit it; the next entry you may edit is src/ok.py"]
+        f"NOTE=NEXT is write-protected by P0 `{RULE}`: do not edit it; the next entry you may edit is src/ok.py"
+    ]
 
 
 def test_with_nothing_else_to_do_the_instead_is_empty(store: Store) -> None:
     _protected(store, "secrets/a.txt")
     fields = status.read_status(store)
     assert pathanswers.next_blocked(store, rules.read(store), fields) == (RULE, "")
-    assert pathanswers.next_note(store, fields) == [f"NOTE=NEXT is write-protected by P0 `{RULE}`: do not edit it"]
+    assert pathanswers.next_note(store, fields) == [
+        f"NOTE=NEXT is write-protected by P0 `{RULE}`: do not edit it"
+    ]
 
 
 def test_blocked_step_quotes_with_the_function_given() -> None:
     step = pathanswers.blocked_step("secrets/my key", RULE, "src/a b.py", shlex.quote)
-    assert step.startswith(f"DO NEXT: NEXT 'secrets/my key' is write-protected by P0 `{RULE}`: do not edit it;")
-    assert step.endswith("meanwhile work on 'src/a b.py' (`agentctl files check 'src/a b.py'`, edit it, "
-                          "`agentctl task done 'src/a b.py'`).")
+    assert step.startswith(
+        f"DO NEXT: NEXT 'secrets/my key' is write-protected by P0 `{RULE}`: do not edit it;"
+    )
+    assert step.endswith(
+        "meanwhile work on 'src/a b.py' (`agentctl files check 'src/a b.py'`, edit it, "
+        "`agentctl task done 'src/a b.py'`)."
+    )
     assert pathanswers.blocked_step("s/x", RULE, "", None).endswith("lift the rule or drop the entry.")
 
 
@@ -56,14 +63,18 @@ def test_start_warnings_count_the_protected_entries(store: Store) -> None:
     edit.add(store, "P0", RULE)
     assert pathanswers.start_warnings(store, ["src/a.py"]) == []
     (warning,) = pathanswers.start_warnings(store, ["src/a.py", "secrets/k", "secrets/l"])
-    assert warning.startswith(f"2 of 3 entries are write-protected by a P0 rule (first: secrets/k by `{RULE}`)")
+    assert warning.startswith(
+        f"2 of 3 entries are write-protected by a P0 rule (first: secrets/k by `{RULE}`)"
+    )
 
 
 def test_check_answer_allowed_and_denied(store: Store) -> None:
     edit.add(store, "P0", RULE)
     warned: list[str] = []
     assert pathanswers.check_answer(store, "src/a.py", warned.append) == (
-        ["src/a.py: allowed"], {"path": "src/a.py", "allowed": True, "together": []})
+        ["src/a.py: allowed"],
+        {"path": "src/a.py", "allowed": True, "together": []},
+    )
     lines, data = pathanswers.check_answer(store, "secrets/x.pem", warned.append)
     assert data == {"path": "secrets/x.pem", "allowed": False, "rule": f"P0|{RULE}", "together": []}
     assert lines == [f"secrets/x.pem: denied by P0|{RULE}"]

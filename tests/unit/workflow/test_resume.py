@@ -26,12 +26,20 @@ def _long_task(project: Path) -> None:
     (project / ".git").mkdir()
     assert run("init", cwd=project).code == 0
     paths = "".join(f"src/m{i:03d}.ts\n" for i in range(50))
-    assert run("task", "start", "--id", "long", "--desc", "a long log", "--files", "-", cwd=project,
-               stdin=paths).code == 0
+    assert (
+        run(
+            "task", "start", "--id", "long", "--desc", "a long log", "--files", "-", cwd=project, stdin=paths
+        ).code
+        == 0
+    )
     log = project / ".agent-state" / agentctl.files.log.LOG
     with open(log, "ab") as fh:  # 30,000 records over 2,345 paths: about 1.6 MB, past the index threshold
-        fh.write(b"".join(codec.record("2026-01-01T00:00:00+00:00", "MODIFY", f"src/d{i % 5}/f{i % 2345}.ts")
-                          for i in range(30_000)))
+        fh.write(
+            b"".join(
+                codec.record("2026-01-01T00:00:00+00:00", "MODIFY", f"src/d{i % 5}/f{i % 2345}.ts")
+                for i in range(30_000)
+            )
+        )
     assert log.stat().st_size > agentctl.files.log.INDEX_MIN
 
 
@@ -46,8 +54,10 @@ def test_resume_is_the_same_from_the_index_header_its_build_and_the_whole_log(tm
     assert run("resume", cwd=tmp_path / "src" if (tmp_path / "src").exists() else tmp_path).out == built
     assert index.stat().st_mtime_ns == before  # a current index is only read
     with open(tmp_path / ".agent-state" / agentctl.files.log.LOG, "ab") as fh:  # two more lines: one new path
-        fh.write(codec.record("2026-01-02T00:00:00+00:00", "CREATE", "brand/new.ts")
-                 + codec.record("2026-01-02T00:00:00+00:00", "MODIFY", "src/d0/f0.ts"))
+        fh.write(
+            codec.record("2026-01-02T00:00:00+00:00", "CREATE", "brand/new.ts")
+            + codec.record("2026-01-02T00:00:00+00:00", "MODIFY", "src/d0/f0.ts")
+        )
     grown = run("resume", cwd=tmp_path).out
     assert f"FILES {distinct + 1} touched" in grown
     index.unlink()
@@ -62,7 +72,10 @@ def test_resume_is_the_same_from_the_index_header_its_build_and_the_whole_log(tm
 def test_do_next_asks_to_record_failed_fixes_until_the_tried_line_shows_some(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
     assert run("init", cwd=tmp_path).code == 0
-    assert run("task", "start", "--id", "t", "--desc", "d", "--files", "-", cwd=tmp_path, stdin="a.py\n").code == 0
+    assert (
+        run("task", "start", "--id", "t", "--desc", "d", "--files", "-", cwd=tmp_path, stdin="a.py\n").code
+        == 0
+    )
     assert run("verify", "add", "echo 'a.py:1: error: bad'; exit 1", cwd=tmp_path).code == 0
     assert run("verify", "start", cwd=tmp_path).code == 1
     hint = "Record each failed fix: `agentctl verify tried TEXT`."
@@ -95,12 +108,20 @@ def _expected_rule_lines(out: str, rules: list[tuple[str, str]], budget: int) ->
 
 
 @settings(max_examples=60, deadline=None)
-@given(texts=st.lists(st.tuples(st.sampled_from(["P1", "P2"]),
-                                st.text(alphabet=st.sampled_from("ab |\\\x07é"), min_size=1, max_size=420)),
-                      min_size=1, max_size=40),
-       budget=st.integers(min_value=200, max_value=3000))
-def test_the_rules_that_fit_are_those_formatting_every_rule_would_keep(tmp_path_factory: pytest.TempPathFactory,
-                                                                       texts: list[tuple[str, str]], budget: int) -> None:
+@given(
+    texts=st.lists(
+        st.tuples(
+            st.sampled_from(["P1", "P2"]),
+            st.text(alphabet=st.sampled_from("ab |\\\x07é"), min_size=1, max_size=420),
+        ),
+        min_size=1,
+        max_size=40,
+    ),
+    budget=st.integers(min_value=200, max_value=3000),
+)
+def test_the_rules_that_fit_are_those_formatting_every_rule_would_keep(
+    tmp_path_factory: pytest.TempPathFactory, texts: list[tuple[str, str]], budget: int
+) -> None:
     # resume formats a P1/P2 rule only when its shortest possible line could fit; what it keeps must be
     # exactly what formatting all of them (escaped, cut at 300) and keeping each that fits keeps.
     import agentctl.constraints.rules
@@ -113,8 +134,12 @@ def test_the_rules_that_fit_are_those_formatting_every_rule_would_keep(tmp_path_
     (project / ".agent-state" / agentctl.constraints.rules.STATUS).write_text(body, encoding="utf-8")
     rules = [(r.priority, r.text) for r in agentctl.constraints.rules.read(store)]
     out = resume.build(store, budget)
-    if out.count("\n") and "BUDGET too small" not in out and " left out: " not in out and not any(
-            ln.startswith("CUT to fit") and "P1/P2" not in ln for ln in out.split("\n")):
+    if (
+        out.count("\n")
+        and "BUDGET too small" not in out
+        and " left out: " not in out
+        and not any(ln.startswith("CUT to fit") and "P1/P2" not in ln for ln in out.split("\n"))
+    ):
         shown = [ln for ln in out.split("\n") if ln.startswith(("P1|", "P2|"))]
         assert shown == _expected_rule_lines(out, rules, budget)
 
@@ -127,7 +152,9 @@ def test_a_long_rule_cut_to_its_300_characters_is_shown_where_those_fit(tmp_path
 
     assert run("init", cwd=tmp_path).code == 0
     store = open_store(start=str(tmp_path))
-    (tmp_path / ".agent-state" / agentctl.constraints.rules.STATUS).write_text("P1|" + "a" * 400 + "\n", encoding="utf-8")
+    (tmp_path / ".agent-state" / agentctl.constraints.rules.STATUS).write_text(
+        "P1|" + "a" * 400 + "\n", encoding="utf-8"
+    )
     bare = resume.build(store, 3000)
     assert ("P1|" + "a" * 297 + "...") in bare.split("\n")
     base = sum(len(x) + 1 for x in bare.split("\n") if not x.startswith("P1|"))

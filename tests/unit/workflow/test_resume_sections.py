@@ -32,7 +32,9 @@ def store(tmp_path: Path) -> Store:
     return s
 
 
-def test_a_section_added_with_one_line_is_shown_and_its_priority_kept(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_section_added_with_one_line_is_shown_and_its_priority_kept(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(resumesections, "SECTIONS", [(0, f"{__name__}:plan_lines")])
     out = resume.build(store, 2000)
     assert "PLAN step 3 of 5 for t1" in out.splitlines()
@@ -43,9 +45,14 @@ def test_a_section_added_with_one_line_is_shown_and_its_priority_kept(store: Sto
 
 
 def _state(root: Path) -> dict[str, str]:
-    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file() and "agent.log" not in p.name and not p.name.endswith(".lock")
-            and p.name != ".matchcounts"}  # the kept match counts: a cache of the tree, not state (files.matchcache)
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+        and "agent.log" not in p.name
+        and not p.name.endswith(".lock")
+        and p.name != ".matchcounts"
+    }  # the kept match counts: a cache of the tree, not state (files.matchcache)
 
 
 def test_resume_writes_nothing_even_for_a_match_task_the_tree_moved(tmp_path: Path) -> None:
@@ -61,4 +68,6 @@ def test_resume_writes_nothing_even_for_a_match_task_the_tree_moved(tmp_path: Pa
     before = _state(proj / ".agent-state")
     out = run("resume", cwd=proj).out
     assert "TASK m ACTIVE 1/3" in out and "MIGRATED 1" in out and "ADDED 1" in out, out
-    assert _state(proj / ".agent-state") == before  # the bookkeeping is the writers' (task.progress.reconcile)
+    assert (
+        _state(proj / ".agent-state") == before
+    )  # the bookkeeping is the writers' (task.progress.reconcile)

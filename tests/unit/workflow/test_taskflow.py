@@ -14,7 +14,12 @@ from agentctl.workflow import taskflow
 
 def test_start_writes_the_task_and_starts_its_files_log(store: Store) -> None:
     fields = taskflow.start(store, "t1", "the desc", ["a", "b"], settings={"AUTO_STOP": "1"})
-    assert (fields["STATE"], fields["TOTAL"], fields["NEXT"], fields["AUTO_STOP"]) == ("ACTIVE", "2", "a", "1")
+    assert (fields["STATE"], fields["TOTAL"], fields["NEXT"], fields["AUTO_STOP"]) == (
+        "ACTIVE",
+        "2",
+        "a",
+        "1",
+    )
     assert status.read_status(store)["TASK_ID"] == "t1" and store.exists(log.LOG)
 
 

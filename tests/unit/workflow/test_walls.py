@@ -9,14 +9,17 @@ import pytest
 from agentctl.workflow import wallmerge, walls
 
 
-@pytest.mark.parametrize("glob,want", [
-    ("db/**", ["/db/**"]),
-    ("/db/**", ["/db/**"]),
-    ("db/*.sql", ["/db/*.sql", "/db/*.sql/**"]),
-    ("*.pem", ["/**/*.pem", "/**/*.pem/**"]),  # no slash: at any depth, as .gitignore reads it
-    ("secrets/", ["/**/secrets/**"]),
-    ("/secrets/", ["/secrets/**"]),
-])
+@pytest.mark.parametrize(
+    "glob,want",
+    [
+        ("db/**", ["/db/**"]),
+        ("/db/**", ["/db/**"]),
+        ("db/*.sql", ["/db/*.sql", "/db/*.sql/**"]),
+        ("*.pem", ["/**/*.pem", "/**/*.pem/**"]),  # no slash: at any depth, as .gitignore reads it
+        ("secrets/", ["/**/secrets/**"]),
+        ("/secrets/", ["/secrets/**"]),
+    ],
+)
 def test_a_deny_glob_becomes_claude_codes_pattern(glob: str, want: list[str]) -> None:
     assert walls._perm_patterns(glob, "/") == want
 
@@ -30,8 +33,14 @@ def test_merge_then_unmerge_leaves_the_persons_entries_and_only_theirs() -> None
     wall = wallmerge.Wall("claude", "/p/.claude/settings.json")
     wallmerge.merge(doc, wall, ["Edit(/db/**)", "Edit(/x/**)"], ["./db"], True)
     assert doc["permissions"]["deny"] == ["Read(./.env)", "Edit(/db/**)", "Edit(/x/**)"]
-    assert doc["sandbox"] == {"filesystem": {"denyWrite": ["./db"]}, "enabled": True, "allowUnsandboxedCommands": False}
-    assert wall.deny == ["Edit(/x/**)"] and wall.kept == ["Edit(/db/**)"]  # the person's own rule stays theirs
+    assert doc["sandbox"] == {
+        "filesystem": {"denyWrite": ["./db"]},
+        "enabled": True,
+        "allowUnsandboxedCommands": False,
+    }
+    assert wall.deny == ["Edit(/x/**)"] and wall.kept == [
+        "Edit(/db/**)"
+    ]  # the person's own rule stays theirs
     assert walls.in_step(wall, ["Edit(/db/**)", "Edit(/x/**)"], ["./db"])
     assert not walls.in_step(wall, ["Edit(/db/**)"], ["./db"])
     wallmerge.unmerge(doc, wall)
