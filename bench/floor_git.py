@@ -1,7 +1,9 @@
-"""The least any shell hook written in Python can cost: ``floor_read.py --bare`` plus the one `git status` it waits for.
+"""The least any shell hook written in Python can cost: ``floor_read.py --bare`` plus the one `git status` it
+waits for.
 
 Run as ``VENV/bin/python bench/floor_git.py GIT_ARG...`` in the repository: the interpreter's
-start-up with the venv's site packages and ``import os, sys`` (what a recent pip's console script pays: no ``re``), then
+start-up with the venv's site packages and ``import os, sys`` (what a recent pip's console script pays: no
+``re``), then
 git started with ``posix_spawn`` with the arguments and environment agentctl's `files sync` uses
 (the bench passes ``agentctl.files.gitchanges.STATUS``), its output read to the end, and its exit
 awaited. The Bash hook against this is what agentctl itself adds: its imports, reading its

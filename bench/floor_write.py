@@ -4,7 +4,8 @@
 
 * ``lock:REL``        take ``flock`` on DIR/REL (created if missing), held to the end, as agentctl does;
 * ``append:REL:N``    append N bytes (whole lines) to DIR/REL in one write on an O_APPEND descriptor, fsync;
-* ``replace:REL:N``   atomic replace of DIR/REL with N bytes: temp file, write, fsync, rename, fsync the folder.
+* ``replace:REL:N``   atomic replace of DIR/REL with N bytes: temp file, write, fsync, rename, fsync the
+folder.
 
 The bench passes the same files and byte counts as the command it stands for writes.
 """

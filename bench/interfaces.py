@@ -21,7 +21,8 @@ def _records(repo: str) -> bytes:
     lines = []
     for k in range(N_INTERFACES):
         lines.append(
-            f"api{k:02d}|oldCall{k:02d}(id)|newCall{k:02d}(\\x7b id \\x7d)|||big-repo|2026-01-01T00:00:00+00:00\n"
+            f"api{k:02d}|oldCall{k:02d}(id)|newCall{k:02d}(\\x7b id "
+            f"\\x7d)|||big-repo|2026-01-01T00:00:00+00:00\n"
         )
     for k in range(N_INTERFACES):
         for j in range(OLD_USES):

@@ -282,7 +282,8 @@ def measure(
         proc = runner.output(case.args(project, 0), project, stdin)
         if proc.returncode not in case.ok:
             raise SystemExit(
-                f"bench: `agentctl {' '.join(case.args(project, 0))}` exited {proc.returncode} in {project}:\n"
+                f"bench: `agentctl {' '.join(case.args(project, 0))}` exited {proc.returncode} in "
+                f"{project}:\n"
                 f"{proc.stdout.decode(errors='replace')}{proc.stderr.decode(errors='replace')}"
             )
     writes = bool(case.floor(fresh))  # after the first runs: a floor may size a file the command creates
@@ -366,7 +367,10 @@ def machine() -> str:
             cpu = next((ln.split(":", 1)[1].strip() for ln in fh if ln.startswith("model name")), cpu)
     except OSError:
         pass
-    return f"{os.cpu_count()} CPUs ({cpu}), {platform.system()} {platform.release()}, Python {platform.python_version()}"
+    return (
+        f"{os.cpu_count()} CPUs ({cpu}), {platform.system()} {platform.release()}, Python "
+        f"{platform.python_version()}"
+    )
 
 
 def find_agentctl(explicit: str | None) -> tuple[str, str]:
@@ -724,7 +728,8 @@ def main(argv: list[str] | None = None) -> int:
         sizes = [n for n in GIT_SIZES if not opts["--only"] or opts["--only"] in f"git {n}"]
         for n in [] if opts["--no-git"] else sizes:
             print(
-                f"bench: the Bash hook on a {n:,}-file repository ({GIT_RUNS} runs + 2 warm-up, alternating with "
+                f"bench: the Bash hook on a {n:,}-file repository ({GIT_RUNS} runs + 2 warm-up, alternating "
+                f"with "
                 "`git status --porcelain` and with the interpreter + the same `git status`) ...",
                 file=sys.stderr,
             )

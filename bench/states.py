@@ -27,7 +27,8 @@ CONSTRAINTS = (
 )
 TASK_ID = "refactor-imports-001"
 TASK_DESC = "replace old relative imports with the @/ alias"
-VERIFY_CMD = "sh scripts/typecheck.sh"  # the project's type check, failing with one error (as `npm run typecheck` would)
+# the project's type check, failing with one error (as `npm run typecheck` would)
+VERIFY_CMD = "sh scripts/typecheck.sh"
 TYPECHECK = """\
 echo "src/components/m037.tsx:12:5 - error TS2322: Type 'string' is not assignable to type 'number'."
 echo "Found 1 error in src/components/m037.tsx:12"
@@ -142,7 +143,8 @@ def build_large(agentctl: str, project: str, passed_first: bool = False) -> None
     rules.sort(key=lambda line: line[:2])
     _write(os.path.join(state, "services/constraints/status"), "".join(rules).encode())
 
-    # Files log of 100,000 entries: the scenario's 40 edits early on, then a long tail of edits to the rest of the
+    # Files log of 100,000 entries: the scenario's 40 edits early on, then a long tail of edits to the rest of
+    # the
     # task's files (the files `files check` looks for are at the start, so a scan cannot stop early).
     log = os.path.join(state, "services/files/status")
     with open(log, "rb") as fh:
@@ -160,7 +162,8 @@ def build_large(agentctl: str, project: str, passed_first: bool = False) -> None
             os.path.join(logs, f"task-{tid}.done"),
             (
                 f"STATE=DONE\nTASK_ID={tid}\nDESC=an earlier task\nTOTAL=50\nDONE=50\nNEXT=\nNOTES=\n"
-                f"STARTED={stamp}\nUPDATED={stamp}\nSEQ={n * 60}\nNEXT_PINNED=0\nENDED={stamp}\nDURATION=1h00m00s\n"
+                f"STARTED={stamp}\nUPDATED={stamp}\nSEQ={n * 60}\nNEXT_PINNED=0\n"
+                f"ENDED={stamp}\nDURATION=1h00m00s\n"
             ).encode(),
         )
         _write(

@@ -79,7 +79,8 @@ def grow(project: str, archives: int, log_lines: int) -> None:
             with open(os.path.join(logs, name), "w", encoding="utf-8") as fh:
                 fh.write(text)
         rows.append(
-            f"{tid}|an earlier task|{stamp}|{stamp}|1h00m00s|20/20|20|PASSED {stamp}|yes|-|logs/task-{tid}.done\n"
+            f"{tid}|an earlier task|{stamp}|{stamp}|1h00m00s|20/20|20|PASSED "
+            f"{stamp}|yes|-|logs/task-{tid}.done\n"
         )
     with open(os.path.join(logs, "index"), "a", encoding="utf-8") as fh:
         fh.write(

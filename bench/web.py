@@ -42,7 +42,8 @@ ARCHIVED = 1000
 
 
 def add_history(project: str, count: int) -> None:
-    """``count`` archived tasks in logs/index, each with its archive, list and files log (as `task stop` leaves them)."""
+    """``count`` archived tasks in logs/index, each with its archive, list and files log (as `task stop`
+    leaves them)."""
     from agentctl.ground import codec
     from agentctl.history import index
 
@@ -55,7 +56,8 @@ def add_history(project: str, count: int) -> None:
         with open(os.path.join(logs, f"task-{tid}.done"), "wb") as fh:
             fh.write(
                 (
-                    f"STATE=DONE\nTASK_ID={tid}\nDESC=archived task {n}: move module pkg{n % 90:03d}\nTOTAL=20\n"
+                    f"STATE=DONE\nTASK_ID={tid}\nDESC=archived task {n}: move module "
+                    f"pkg{n % 90:03d}\nTOTAL=20\n"
                     f"DONE=20\nNEXT=\nNOTES=\nSTARTED={stamp}\nUPDATED={stamp}\nSEQ=21\nNEXT_PINNED=0\nENDED={stamp}\n"
                     f"DURATION=0h30m00s\nFILES_LOG=logs/files-{tid}.log\n"
                 ).encode()
@@ -102,7 +104,8 @@ class Server:
         self.startup_ms = (time.perf_counter() - t0) * 1000
         if not url.startswith("http://127.0.0.1:"):
             raise SystemExit(
-                f"bench: `agentctl web` printed {url!r}: {self.proc.stderr.read().decode() if self.proc.stderr else ''}"
+                f"bench: `agentctl web` printed {url!r}: "
+                f"{self.proc.stderr.read().decode() if self.proc.stderr else ''}"
             )
         rest = url[len("http://127.0.0.1:") :]
         self.port = int(rest.split("/", 1)[0])

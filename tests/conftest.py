@@ -59,7 +59,8 @@ def run_bytes(
     command: Sequence[str] = AGENTCTL,
 ) -> subprocess.CompletedProcess[bytes]:
     """Run the real agentctl (``command``: how to start it; the console script by default) as a subprocess,
-    with ``env`` added to this environment; its output as bytes. Every test that runs agentctl runs it here."""
+    with ``env`` added to this environment; its output as bytes. Every test that runs agentctl runs it
+    here."""
     full_env = dict(os.environ)
     if env:
         full_env.update(env)
@@ -101,7 +102,8 @@ def start_task(
     listing: Path | str = "list.txt",
 ) -> Result:
     """Start task ``task_id`` on ``paths``, written one a line to ``listing`` (relative to the project,
-    and given to ``--files`` as written, or absolute); ``extra`` goes after the options. Asserts it started."""
+    and given to ``--files`` as written, or absolute); ``extra`` goes after the options. Asserts it
+    started."""
     (project / listing).write_text("".join(p + "\n" for p in paths))
     r = run("task", "start", "--id", task_id, "--desc", desc, "--files", str(listing), *extra, cwd=project)
     assert r.code == 0, r.err

@@ -156,7 +156,8 @@ def violations(edges: dict[str, set[str]]) -> list[str]:
                 and room(b) not in SIDEWAYS.get(room(a) or "", set())
             ):
                 bad.append(
-                    f"{a} imports {b}: {room(a)} may not use {room(b)} (declare it in SIDEWAYS and docs/design.md)"
+                    f"{a} imports {b}: {room(a)} may not use {room(b)} (declare it in SIDEWAYS and "
+                    f"docs/design.md)"
                 )
     return sorted(bad)
 
@@ -316,7 +317,8 @@ def folder_violations(rooms: dict[str, set[str]]) -> list[str]:
         for b in targets:
             if ROOMS[b] > ROOMS[a]:
                 bad.append(
-                    f"folder {a}/ ({FLOOR_NAMES[ROOMS[a]]}) imports {b}/ ({FLOOR_NAMES[ROOMS[b]]}): up the floors"
+                    f"folder {a}/ ({FLOOR_NAMES[ROOMS[a]]}) imports {b}/ ({FLOOR_NAMES[ROOMS[b]]}): up the "
+                    f"floors"
                 )
             if a in rooms.get(b, set()) and a < b:
                 bad.append(f"folders {a}/ and {b}/ use each other")

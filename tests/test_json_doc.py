@@ -1,4 +1,5 @@
-"""The JSON envelope and docs/json.md: every command answers in the one shape, with the keys the page lists."""
+"""The JSON envelope and docs/json.md: every command answers in the one shape, with the keys the page
+lists."""
 
 from __future__ import annotations
 

@@ -89,7 +89,8 @@ def test_the_readmes_install_line_works_in_a_fresh_environment(tmp_path: Path) -
 
 
 def _man_finds(bin_dir: Path, manpath: str | None = None) -> str:
-    """The page `man -w agentctl` finds with only ``bin_dir`` and the system's folders on the PATH ("": none)."""
+    """The page `man -w agentctl` finds with only ``bin_dir`` and the system's folders on the PATH ("":
+    none)."""
     if shutil.which("man") is None:
         pytest.skip("man is not installed (.ci/run installs man-db)")
     env = {k: v for k, v in os.environ.items() if k != "MANPATH"}

@@ -637,7 +637,8 @@ def test_resume_files_summary_is_bounded_and_exact_when_it_fits(
 def test_files_check_through_the_index_matches_a_full_parse(
     batches: list[list[tuple[str, str]]], junk: list[bytes], slack: int, chunk: int, damage: str
 ) -> None:
-    """The index (used from INDEX_MIN on, extended past INDEX_SLACK) never changes an answer, damaged or not."""
+    """The index (used from INDEX_MIN on, extended past INDEX_SLACK) never changes an answer, damaged or
+    not."""
     import agentctl.files.index
     import agentctl.files.log
     from agentctl.ground import codec
@@ -994,7 +995,8 @@ try:
 except SystemExit:
     pass
 sys.stdout.flush()
-sys.stderr.write("\\nNOTIFY_STATS=%d NOTIFY_MODULES=%s\\n" % (len(seen), ",".join(m for m in sys.modules if "notify" in m)))
+mods = ",".join(m for m in sys.modules if "notify" in m)
+sys.stderr.write("\\nNOTIFY_STATS=%d NOTIFY_MODULES=%s\\n" % (len(seen), mods))
 """
 
 

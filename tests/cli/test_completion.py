@@ -1,4 +1,5 @@
-"""Issue 26 point 2: completion scripts driven in the real shells, and the man page, both from the registry."""
+"""Issue 26 point 2: completion scripts driven in the real shells, and the man page, both from the
+registry."""
 
 from __future__ import annotations
 
@@ -300,7 +301,8 @@ def test_the_man_page_is_current_and_reads(tmp_path: Path) -> None:
 
 
 def test_help_man_prints_the_page_wherever_agentctl_is_installed(tmp_path: Path) -> None:
-    """Issue 35.3: where no MANPATH finds the installed page (uv tool install), `agentctl help --man` prints it."""
+    """Issue 35.3: where no MANPATH finds the installed page (uv tool install), `agentctl help --man`
+    prints it."""
     r = run("help", "--man", cwd=tmp_path)
     assert r.code == 0 and r.err == "" and r.out == (ROOT / "man" / "agentctl.1").read_text(encoding="utf-8")
     assert "agentctl help --man | man -l -" in run("help", cwd=tmp_path).out

@@ -1,4 +1,5 @@
-"""Issue 22: where features meet (fresh clones, verify and the shell, compound commands, restores), through the real agentctl."""
+"""Issue 22: where features meet (fresh clones, verify and the shell, compound commands, restores),
+through the real agentctl."""
 
 from __future__ import annotations
 
@@ -198,7 +199,8 @@ def test_resume_under_a_small_budget_keeps_task_and_next_whole_and_says_what_it_
     tmp_path: Path,
 ) -> None:
     # Point 8: `resume --max-chars 300` with a failing check: the TASK line and NEXT come before the
-    # check's lines; no line is cut (the long path never shows as `.../bi...`); one line says what was left out.
+    # check's lines; no line is cut (the long path never shows as `.../bi...`); one line says what was left
+    # out.
     import re
 
     proj = make_git_project(tmp_path)

@@ -10,7 +10,8 @@ from support.sync import clone, git, ok, origin_and_clone
 
 
 def _project(tmp: Path) -> tuple[Path, Path, Path]:
-    """(remote, a, b): a clone with committed code, a task started and pushed, and a second clone that pulled it."""
+    """(remote, a, b): a clone with committed code, a task started and pushed, and a second clone that
+    pulled it."""
     bare, a = origin_and_clone(tmp)
     (a / "src").mkdir()
     for name in ("x.py", "y.py"):

@@ -1,5 +1,7 @@
-"""Issue 14 point 2: bounded disk. Verify logs capped as they are written, `agentctl gc`, `task stop` running it,
-the settings in `.agent-state/config`, and a simulated year of work that stays under 50 MB with history intact."""
+"""Issue 14 point 2: bounded disk. Verify logs capped as they are written, `agentctl gc`, `task stop` running
+it,
+the settings in `.agent-state/config`, and a simulated year of work that stays under 50 MB with history
+intact."""
 
 from __future__ import annotations
 
@@ -42,7 +44,8 @@ def test_a_loud_check_is_cut_as_it_writes(project: Path) -> None:
     )
     # 20 MB of output, then the line that decides
     script = (
-        "import sys\nw = sys.stdout.write\nfor i in range(200_000): w('PASS test_%06d ' % i + 'x' * 90 + '\\n')\n"
+        "import sys\nw = sys.stdout.write\nfor i in range(200_000): w('PASS test_%06d ' % i + 'x' * 90 + "
+        "'\\n')\n"
         "w('src/a.py:3: error: the decisive line\\n')\nsys.exit(1)\n"
     )
     (project / "loud.py").write_text(script)
@@ -173,7 +176,8 @@ def test_the_log_the_status_names_is_never_removed(project: Path) -> None:
 
 def test_a_simulated_year_stays_under_50_mb(project: Path) -> None:
     """1,000 tasks x 200 edits x 20 verify runs (under AGENTCTL_LONG=1; 1/20 of it by default, with the same
-    assertions): the bulk written on disk as the CLI would leave it, each task started and stopped for real."""
+    assertions): the bulk written on disk as the CLI would leave it, each task started and stopped for
+    real."""
     tasks = 1000 if LONG else 50
     assert run("verify", "add", "true", cwd=project).code == 0
     st = state(project)

@@ -1,4 +1,5 @@
-"""The command line's grammar: both word orders, usage errors (exit 2, one line, no change), `--json` on every command."""
+"""The command line's grammar: both word orders, usage errors (exit 2, one line, no change), `--json` on
+every command."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Nothing executed, nothing torn: hostile text round-trips, closed pipes and closed descriptors keep the state."""
+"""Nothing executed, nothing torn: hostile text round-trips, closed pipes and closed descriptors keep the
+state."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""`agentctl init` and finding the state folder: layout, discovery from below, `--state-dir`, the environment."""
+"""`agentctl init` and finding the state folder: layout, discovery from below, `--state-dir`, the
+environment."""
 
 from __future__ import annotations
 

@@ -164,8 +164,8 @@ def test_a_forced_stop_records_what_was_left(repo: Path) -> None:
         f"getUser: {OLD} -> {NEW}: forced with 2 old uses left (src/list.js:3, src/page.js:2)"
     ]
     assert (
-        "INTERFACE_1=getUser: getUser(id) -> getUser({ id }): forced with 2 old uses left (src/list.js:3, src/page.js:2)"
-        in shown
+        "INTERFACE_1=getUser: getUser(id) -> getUser({ id }): forced with 2 old uses left (src/list.js:3, "
+        "src/page.js:2)" in shown
     )
 
 

@@ -389,7 +389,8 @@ async def test_refusals_are_tool_errors_with_the_cli_message_and_the_server_keep
 
         # Bad arguments the schema catches: one line, usage meaning.
         assert await fails(c, "files_log", {"op": "modify", "path": "a"}) == (
-            "usage error (exit 2): bad arguments for files_log: op: Input should be 'CREATE', 'MODIFY' or 'DELETE'"
+            "usage error (exit 2): bad arguments for files_log: op: Input should be 'CREATE', 'MODIFY' or "
+            "'DELETE'"
         )
         assert (
             await fails(c, "files_check", {})
@@ -398,7 +399,8 @@ async def test_refusals_are_tool_errors_with_the_cli_message_and_the_server_keep
         wrong_type = await fails(c, "task_done", {"paths": 5})
         assert wrong_type.startswith("usage error (exit 2): bad arguments for task_done: paths:")
         assert await fails(c, "task_update", {"sq": 3, "done": 1}) == (
-            "usage error (exit 2): unknown argument 'sq' for task_update (arguments: done, next, notes, seq, state)"
+            "usage error (exit 2): unknown argument 'sq' for task_update (arguments: done, next, notes, seq, "
+            "state)"
         )
         assert "Unknown tool" in await fails(c, "task_frobnicate")
         huge = await fails(c, "verify_tried", {"text": "x" * 5000})

@@ -8,7 +8,8 @@
 3. Fingerprints: index flags, excludes and ignore files cannot hide a write to a protected file.
 
 Through the real agentctl and the installed hook commands. (The shell guard's spellings:
-tests/integrations/test_shell_reach.py; the real Claude Code with bubblewrap: tests/e2e/test_claude_sandbox.py.)
+tests/integrations/test_shell_reach.py; the real Claude Code with bubblewrap:
+tests/e2e/test_claude_sandbox.py.)
 """
 
 from __future__ import annotations
@@ -234,7 +235,8 @@ def test_rm_rf_the_state_folder_leaves_p0_enforced_by_the_hooks(proj: Path, bind
     )
     assert "STATE FOLDER MISSING" in said["hookSpecificOutput"]["additionalContext"] and RULE in str(said)
     assert not (proj / ".agent-state").exists()  # nothing written while it is gone
-    # a fresh state folder: the rule is vanished (still enforced) and the replacement said, until a person confirms
+    # a fresh state folder: the rule is vanished (still enforced) and the replacement said, until a person
+    # confirms
     assert run("init", cwd=proj).code == 0
     out = run("resume", cwd=proj).out
     assert "STATE FOLDER REPLACED" in out and "P0 VANISHED" in out

@@ -124,8 +124,8 @@ def test_next_starts_the_task_from_its_entry_and_stop_marks_it_done(project: Pat
     assert run("plan", "next", cwd=project).code == 2  # one task at a time in a copy
     resumed = _ok("resume", cwd=project)
     assert (
-        "PLAN 0 of 4 done; running here: migrate-imports; blocked: change-api waits for migrate-imports (active)"
-        in resumed
+        "PLAN 0 of 4 done; running here: migrate-imports; blocked: change-api waits for migrate-imports "
+        "(active)" in resumed
     )
     for name in ("a", "b"):
         (project / "src" / f"{name}.ts").write_text("import x from '@/x'\n")

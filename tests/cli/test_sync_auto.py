@@ -1,4 +1,5 @@
-"""`agentctl sync auto on`: SessionStart pulls before the resume block (bounded, offline-tolerant); Stop pushes."""
+"""`agentctl sync auto on`: SessionStart pulls before the resume block (bounded, offline-tolerant); Stop
+pushes."""
 
 from __future__ import annotations
 

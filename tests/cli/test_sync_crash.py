@@ -1,4 +1,5 @@
-"""A sync killed (SIGKILL) at any step of writing the folder: the next sync takes every record exactly once."""
+"""A sync killed (SIGKILL) at any step of writing the folder: the next sync takes every record exactly
+once."""
 
 from __future__ import annotations
 

@@ -39,7 +39,10 @@ def test_push_refuses_to_publish_what_a_pull_would_refuse(tmp_path: Path) -> Non
     start_task(a, ["a.py"])
     ok("sync", "push", cwd=a)
     remote_before = git(bare, "rev-parse", "refs/agentctl/main")
-    row = "t0|old|2026-01-01T00:00:00+00:00|2026-01-01T00:01:00+00:00|0h01m00s|x/1|0|never|none|-|logs/task-t0.done\n"
+    row = (
+        "t0|old|2026-01-01T00:00:00+00:00|2026-01-01T00:01:00+00:00|0h01m00s|x/1|0|never|none|-|"
+        "logs/task-t0.done\n"
+    )
     with open(a / ".agent-state" / "logs" / "index", "a") as fh:
         fh.write(row)  # a row no writer of agentctl produces (ENTRIES x/1)
     r = run("sync", "push", cwd=a)

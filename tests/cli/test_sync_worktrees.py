@@ -1,4 +1,5 @@
-"""Three worktrees of one repository, no remote: one stream, claims never handed out twice, edits seen by all."""
+"""Three worktrees of one repository, no remote: one stream, claims never handed out twice, edits seen by
+all."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""`agentctl task`: start, update, done, stop and archive, the list file and its mistakes, through the real `agentctl`."""
+"""`agentctl task`: start, update, done, stop and archive, the list file and its mistakes, through the
+real `agentctl`."""
 
 from __future__ import annotations
 

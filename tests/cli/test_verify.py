@@ -207,7 +207,8 @@ def test_first_finisher_records_then_the_newer_run_replaces_it(project: Path) ->
 def test_verify_runs_records_and_keeps_failures(project: Path) -> None:
     cmds = project / ".agent-state/services/verify/commands"
     cmds.write_text(
-        "# checks\necho checking one\nsh -c 'echo \"src/a.ts:12 error: bad type\"; echo noise; exit 3'\necho never\n"
+        "# checks\necho checking one\nsh -c 'echo \"src/a.ts:12 error: bad type\"; echo noise; exit 3'\necho "
+        "never\n"
     )
     r = run("verify", "start", cwd=project)
     assert r.code == 1

@@ -91,7 +91,8 @@ def busy(project: Path) -> Path:
 
 
 def make_busy(project: Path) -> Path:
-    """A task mid-way: 3 of 5 entries left, a failing check with a fix tried, rules, a claim, an archived task."""
+    """A task mid-way: 3 of 5 entries left, a failing check with a fix tried, rules, a claim, an archived
+    task."""
     (project / "old.txt").write_text("old/a.py\n")
     assert (
         run(

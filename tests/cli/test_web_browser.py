@@ -299,7 +299,8 @@ SPLIT_WORDS = """() => {
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
     const el = n.parentElement;
-    if (!el || el.closest('pre, .path, svg, script, style, [hidden]') || !el.getClientRects().length) continue;
+    if (!el || el.closest('pre, .path, svg, script, style, [hidden]')
+        || !el.getClientRects().length) continue;
     const text = n.textContent, rx = /\\S+/g;
     for (let m = rx.exec(text); m; m = rx.exec(text)) {
       let prev = null;
@@ -308,7 +309,8 @@ SPLIT_WORDS = """() => {
         r.setStart(n, m.index + i); r.setEnd(n, m.index + i + 1);
         const box = r.getBoundingClientRect();
         if (!box.width) continue;
-        const c = m[0][i - 1], ok = '/\u2014\u2013'.includes(c)  // after a slash or a dash; after a hyphen in prose
+        // after a slash or a dash; after a hyphen in prose
+        const c = m[0][i - 1], ok = '/\u2014\u2013'.includes(c)
           || (c === '-' && /\\p{L}/u.test(m[0][i - 2] || '') && /\\p{L}/u.test(m[0][i]));
         if (prev !== null && box.top > prev + 2 && !ok) {
           bad.push(m[0] + ' in ' + el.tagName.toLowerCase() + (el.id ? '#' + el.id : ''));

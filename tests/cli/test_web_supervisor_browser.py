@@ -140,7 +140,8 @@ def test_interfaces_title_banner_and_headings(page: Any, supervised: Path) -> No
             " — restore it with `git checkout -- db/schema.sql`" in banner
             and "restore: restore" not in banner
         )
-        heads = page.evaluate("""[...document.querySelectorAll('.card > h2')].filter(h => h.getClientRects().length).map(h => {
+        heads = page.evaluate("""[...document.querySelectorAll('.card > h2')]
+            .filter(h => h.getClientRects().length).map(h => {
             const prev = h.previousElementSibling, a = h.getBoundingClientRect();
             const b = prev ? prev.getBoundingClientRect() : null;
             return [h.textContent.trim().slice(0, 20), b ? b.bottom : -1, a.top]; })""")

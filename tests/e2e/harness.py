@@ -460,7 +460,10 @@ def file_rel(i: int) -> str:
 
 
 def file_text(i: int, api: str) -> str:
-    return f'"""Module {i + 1}."""\n\nfrom api import {api} as api\n\n\ndef run() -> str:\n    return api("mod{i + 1:02d}")\n'
+    return (
+        f'"""Module {i + 1}."""\n\nfrom api import {api} as api\n\n\ndef run() -> str:\n    return '
+        f'api("mod{i + 1:02d}")\n'
+    )
 
 
 def make_project(root: Path, n_files: int, api: str, secret_rel: str, secret_text: str) -> tuple[Path, Path]:

@@ -560,7 +560,8 @@ def test_claude_code_scenario(
                 rel = str(Path(u["input"]["file_path"]).relative_to(project))
                 seen = {line.rsplit("|", 1)[-1] for line in log_seen[requests[k + 1].seq].splitlines()}
                 assert rel in seen or rel.startswith("secrets"), (
-                    f"{rel} was not in the files log when request {requests[k + 1].seq} arrived after its Edit"
+                    f"{rel} was not in the files log when request {requests[k + 1].seq} arrived after its "
+                    f"Edit"
                 )
 
     # the denied edit never happened, and the model was told why
@@ -618,7 +619,8 @@ def test_claude_code_scenario(
         str(h.get("stdout", "")) for h in hook_successes(transcript_entries(home), "SessionStart:compact")
     ]
     assert len(compact_hooks) == len(compactions), (
-        f"{len(compact_hooks)} SessionStart(compact) hook outputs in the transcript for {len(compactions)} compactions"
+        f"{len(compact_hooks)} SessionStart(compact) hook outputs in the transcript for {len(compactions)} "
+        f"compactions"
     )
     for n, (want, stdout) in enumerate(zip(expected, compact_hooks, strict=True), 1):
         said = f"NEXT={want}" if want else "DONE"

@@ -437,7 +437,8 @@ def test_codex_scenario(
     elapsed = time.monotonic() - started
     (tmp_path / "summary.txt").write_text(
         f"codex {codex.version}: {len(requests)} model requests, {len(commands)} shell calls, "
-        f"{sum(patched.values()) + len(attempts)} apply_patch calls, {len(compactions)} automatic compactions, "
+        f"{sum(patched.values()) + len(attempts)} apply_patch calls, {len(compactions)} automatic "
+        f"compactions, "
         f"{elapsed:.1f}s\n" + "".join(f"{r.label}: exit {r.returncode} {r.seconds:.1f}s\n" for r in runs)
     )
     assert elapsed < 120, f"the scenario took {elapsed:.0f}s"

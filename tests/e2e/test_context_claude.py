@@ -145,7 +145,8 @@ def test_claude_code_warns_once_per_threshold_and_the_compaction_resume_shows_th
     assert any(u.get("cache_read_input_tokens") == BEFORE[4] * 8 // 10 for u in usages), where
 
     # each threshold told once in the first window, in the request after the call that crossed it:
-    # the answer to request k carries BEFORE[k]'s usage and the call to FILES[k]; its result goes in request k+1
+    # the answer to request k carries BEFORE[k]'s usage and the call to FILES[k]; its result goes in request
+    # k+1
     first35, first20 = _first_with(server, "threshold 35%"), _first_with(server, "threshold 20%")
     assert (first35, first20) == (5, 7), (first35, first20, where)
     last_before = all_text(mains[main_before - 1].body)

@@ -14,7 +14,8 @@ from .fake_gemini import JSON, FakeGemini, Reply, all_text, contents
 from .geminifix import gemini_env, summarise
 from .harness import Binary, Run, dump_artifacts, ok, run_cli
 
-# promptTokenCount per request, by the tool calls made so far: 81 %, 52 %, 33 % (35 % told), 18 % (20 % told) left
+# promptTokenCount per request, by the tool calls made so far: 81 %, 52 %, 33 % (35 % told), 18 % (20 % told)
+# left
 # of the 524,288 tokens at which Gemini compresses by default
 TOKENS = [100_000, 250_000, 350_000, 430_000, 440_000]
 FILES = [f"src/g{i}.py" for i in range(len(TOKENS) - 1)]

@@ -297,7 +297,8 @@ def test_fake_gemini_server() -> None:
                     "role": "user",
                     "parts": [
                         {
-                            "text": "<session_context>\n- **Workspace Directories:**\n  - /p\n</session_context>"
+                            "text": "<session_context>\n- **Workspace Directories:**\n  - "
+                            "/p\n</session_context>"
                         },
                         {"text": "go"},
                         {"text": "<hook_context>state:\nNEXT=src/mod01.py\n</hook_context>"},
@@ -566,7 +567,8 @@ def test_gemini_cli_scenario(
 
     elapsed = time.monotonic() - started
     (tmp_path / "summary.txt").write_text(
-        f"{len(records)} requests ({len(main)} main, {len(summaries)} compressions, {len(pre_compress)} PreCompress), "
+        f"{len(records)} requests ({len(main)} main, {len(summaries)} compressions, {len(pre_compress)} "
+        f"PreCompress), "
         f"{len(calls)} tool calls, "
         f"{elapsed:.1f}s\n" + "".join(f"{r.label}: exit {r.returncode} {r.seconds:.1f}s\n" for r in runs)
     )

@@ -201,7 +201,8 @@ SUMMARY = (
 SUMMARY_MARK = "Not recorded here on purpose"
 PROMPT = (
     f"Convert every file of the current agentctl task: replace {OLD} with {NEW}, one file at a time, in the "
-    "order agentctl gives (its NEXT file). Read the file, edit it, then mark it with `agentctl task done PATH`."
+    "order agentctl gives (its NEXT file). Read the file, edit it, then mark it with `agentctl task done "
+    "PATH`."
 )
 CONTINUE = "Continue the task."
 FINISH = "Continue the task and finish it."
@@ -616,7 +617,8 @@ def test_qwen_code_subagent_brief(qwen: Binary, agentctl_bin: Path, tmp_path: Pa
             f"no agentctl brief in the sub-agent's request {where}"
         )
         assert P0_RULE in text and TASK_ID in text, where
-    else:  # if this fails, Qwen Code now passes SubagentStart context to built-in agents: update docs/agents/qwen.md
+    # if this fails, Qwen Code now passes SubagentStart context to built-in agents: update docs/agents/qwen.md
+    else:
         assert "for this helper" not in text, where
     main = server.chat_requests("main")
     assert "Sub-agent report: two files." in "\n".join(e.text for e in events(main[-1].body)), where

@@ -41,7 +41,8 @@ class Claude:
         )
 
     def tool_call(self, left_pct: float, rel: str = "src/a.ts") -> str:
-        """One answer at ``left_pct`` context left calling Edit on ``rel``; what the hook added for the model."""
+        """One answer at ``left_pct`` context left calling Edit on ``rel``; what the hook added for the
+        model."""
         self.n += 1
         tid = f"toolu_{self.n:04d}"
         with self.path.open("a") as fh:
@@ -69,7 +70,8 @@ class Claude:
         return str(json.loads(r.out)["hookSpecificOutput"]["additionalContext"])
 
     def compact(self) -> str:
-        """PreCompact, then the boundary Claude Code writes, then SessionStart(compact): the injected block."""
+        """PreCompact, then the boundary Claude Code writes, then SessionStart(compact): the injected
+        block."""
         r = run(
             "hook",
             "claude",

@@ -177,8 +177,10 @@ MALFORMED = [
 ]
 WRONG_TYPES = [
     b'{"tool_name": 5, "tool_input": [], "tool_response": "x", "source": 7, "cwd": 3, "edits": 1}',
-    b'{"tool_name": "Write", "tool_input": {"file_path": "\\u0000/etc/x"}, "tool_use_id": 9, "file_path": []}',
-    b'{"tool_name": "apply_patch", "tool_input": {"command": ["*** Add File: ../../escape"]}, "workspace_roots": 5}',
+    b'{"tool_name": "Write", "tool_input": {"file_path": "\\u0000/etc/x"}, '
+    b'"tool_use_id": 9, "file_path": []}',
+    b'{"tool_name": "apply_patch", "tool_input": {"command": ["*** Add File: ../../escape"]}, '
+    b'"workspace_roots": 5}',
     b'{"tool_name": "Bash", "tool_input": null, "tool_response": {"error": 1}, "cwd": "relative/dir"}',
 ]
 
@@ -454,7 +456,8 @@ def test_gemini_session_start_and_tools(proj: Path, gemini: Any) -> None:
 
 def test_gemini_pre_compress_neither_counts_nor_reinjects(proj: Path, gemini: Any, bindir: Path) -> None:
     # Gemini CLI 0.61.0 fires PreCompress on every turn, compressed or not (tests/integrations/test_gemini.py
-    # covers the real signal, BeforeModel after a compression): not installed, and a no-op where 0.1 installed it
+    # covers the real signal, BeforeModel after a compression): not installed, and a no-op where 0.1 installed
+    # it
     assert no_command_for(proj, "gemini", "PreCompress", "auto")
     for _ in range(3):
         r = fire(

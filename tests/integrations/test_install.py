@@ -335,7 +335,8 @@ def test_agents_md_damaged_markers_are_refused(project: Path) -> None:
     for text in (
         "x\n<!-- agentctl:begin v=1 -->\nhalf\n",
         "<!-- agentctl:end -->\n<!-- agentctl:begin v=1 -->\n",
-        "<!-- agentctl:begin v=1 -->\n<!-- agentctl:end -->\n<!-- agentctl:begin v=1 -->\n<!-- agentctl:end -->\n",
+        "<!-- agentctl:begin v=1 -->\n<!-- agentctl:end -->\n<!-- agentctl:begin v=1 -->\n<!-- agentctl:end "
+        "-->\n",
     ):
         agents.write_text(text)
         r = run("install", "agents-md", cwd=project)

@@ -25,7 +25,8 @@ WAIT = 30.0  # seconds a delivery may take on a loaded machine (a bound, not a m
 
 @pytest.fixture
 def claude(proj: Path, bindir: Path) -> Any:  # (bindir: the fixture)
-    """Run a Claude Code hook exactly as the agent does: the installed command, `sh -c`, the payload on stdin."""
+    """Run a Claude Code hook exactly as the agent does: the installed command, `sh -c`, the payload on
+    stdin."""
     install(proj, "claude")
 
     def go(name: str, event: str, value: str = "") -> Any:

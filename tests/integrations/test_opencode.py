@@ -259,7 +259,8 @@ DRIVER = textwrap.dedent("""
       out.before = "allowed"
     } catch (err) { out.before = "denied: " + err.message }
     await hooks["tool.execute.before"]({ tool: "read", sessionID: "s", callID: "r" }, { args: {} })
-    await hooks["tool.execute.after"]({ tool: "read", sessionID: "s", callID: "r", args: {} }, { title: "", output: "", metadata: {} })
+    await hooks["tool.execute.after"]({ tool: "read", sessionID: "s", callID: "r", args: {} },
+                                      { title: "", output: "", metadata: {} })
     await hooks["tool.execute.after"]({ tool: "edit", sessionID: "s", callID: "e", args: { filePath: "a" } },
                                       { title: "", output: "", metadata: {} })
     await request()
@@ -290,7 +291,8 @@ STUB = textwrap.dedent("""\
     case "$3" in
       tool-execute-before) echo '{"decision": "deny", "reason": "STUB-REASON"}' ;;
       session-compacting) echo '{"context": "STUB-CONTEXT"}' ;;
-      system-transform) n=$(grep -c '^system-transform' "%(calls)s"); echo "{\\"system\\": \\"STUB-BLOCK-$n\\"}" ;;
+      system-transform) n=$(grep -c '^system-transform' "%(calls)s")
+        echo "{\\"system\\": \\"STUB-BLOCK-$n\\"}" ;;
     esac
 """)
 
@@ -396,7 +398,8 @@ def test_plugin_bounds_the_time_it_waits_for_agentctl(tmp_path: Path, proj: Path
         const t = Date.now()
         let said = "allowed"
         try {{
-          await hooks["tool.execute.before"]({{ tool: "edit", sessionID: "s", callID: "c" }}, {{ args: {{ filePath: "src/a.py" }} }})
+          await hooks["tool.execute.before"]({{ tool: "edit", sessionID: "s", callID: "c" }},
+                                             {{ args: {{ filePath: "src/a.py" }} }})
         }} catch (err) {{ said = err.message }}
         console.log(JSON.stringify({{ said, ms: Date.now() - t }}))
     """)

@@ -57,7 +57,8 @@ DRIVER = textwrap.dedent("""
     const out = {}
     for (const rel of %(paths)s) {
       try {
-        await hooks["tool.execute.before"]({ tool: "write", sessionID: "s", callID: rel }, { args: { filePath: dir + "/" + rel } })
+        await hooks["tool.execute.before"]({ tool: "write", sessionID: "s", callID: rel },
+                                           { args: { filePath: dir + "/" + rel } })
         out[rel] = "allowed"
       } catch (err) { out[rel] = "denied: " + err.message }
     }

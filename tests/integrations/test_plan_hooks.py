@@ -1,5 +1,6 @@
 """The plan after a compaction, through Claude Code's installed SessionStart hook: the injected block
-carries the plan's line, and its DO NEXT names the stop and the next ready task (or what the rest waits for)."""
+carries the plan's line, and its DO NEXT names the stop and the next ready task (or what the rest waits
+for)."""
 
 from __future__ import annotations
 

@@ -89,7 +89,8 @@ def proj(tmp_path: Path) -> Path:
 
 
 def _installed(project: Path, agent: str, event: str, tool: str) -> str:
-    """The one command the agent's config runs for ``event`` on ``tool`` (matchers applied as the agents do)."""
+    """The one command the agent's config runs for ``event`` on ``tool`` (matchers applied as the agents
+    do)."""
     from support.hooks import matches
 
     doc = json.loads((project / CONFIGS[agent]).read_text())

@@ -1,4 +1,5 @@
-"""Issue 31 points 2-3: a shell command that would delete or rewrite what P0 rests on is asked, however spelled.
+"""Issue 31 points 2-3: a shell command that would delete or rewrite what P0 rests on is asked, however
+spelled.
 
 The state folder, the ledger (and `.git` holding it), the agents' hook configuration, and git's view of
 the protected files; globs resolved the way the shell resolves them, against the real tree. Through

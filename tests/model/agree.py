@@ -35,7 +35,8 @@ def compare(c: Copy) -> list[str]:
         listed = [ln.split("|", 1)[0] for ln in c.agentctl("task", "list").lines]
         if str(len(listed)) != want["TOTAL"] or str(listed.count("done")) != want["DONE"]:
             out.append(
-                f"task list {len(listed)} entries, {listed.count('done')} done; task status {want['TOTAL']}/{want['DONE']}"
+                f"task list {len(listed)} entries, {listed.count('done')} done; task status "
+                f"{want['TOTAL']}/{want['DONE']}"
             )
         todo = c.agentctl("task", "list", "--todo").lines
         if want["NEXT"] and want["NEXT"] not in todo:

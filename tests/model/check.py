@@ -46,7 +46,8 @@ def compare(c: Copy, truth: t.Truth, open_classes: frozenset[str], paths: list[s
         said = "changed in another copy" in r.out
         if there is not None and said != there:
             out.append(
-                f"files check {path}: {'says' if said else 'does not say'} it changed in another copy, not in "
+                f"files check {path}: {'says' if said else 'does not say'} it changed in another copy, not "
+                f"in "
                 f"this tree; truth: {'it did' if there else 'this tree holds its last change'}"
             )
     r = c.agentctl("task", "status")
@@ -90,7 +91,8 @@ def answers(c: Copy, paths: list[str]) -> dict[str, object]:
         r = c.agentctl(*cmd)
         out[" ".join(cmd)] = (r.code, r.lines)
     kv = c.agentctl("task", "status").kv()
-    # an idle copy's TASK_ID is the last task it stopped itself (a clone that pulled the stop has none): left out
+    # an idle copy's TASK_ID is the last task it stopped itself (a clone that pulled the stop has none): left
+    # out
     keys = (
         ("STATE", "TASK_ID", "TOTAL", "DONE", "SKIPPED", "NEXT") if kv.get("STATE") != "IDLE" else ("STATE",)
     )

@@ -73,7 +73,8 @@ def compare(c: Copy, m: mt.MatchTruth, checked: list[str]) -> list[str]:
             code = c.agentctl("files", "check", path).code
             if code != (0 if path in touched else 1):
                 out.append(
-                    f"files check {path}: exit {code}, truth {'touched' if path in touched else 'not touched'}"
+                    f"files check {path}: exit {code}, truth "
+                    f"{'touched' if path in touched else 'not touched'}"
                 )
     out += plan(c, m)
     return out

@@ -27,7 +27,8 @@ def _content(w: World, pattern: str | None, with_match: bool) -> str:
 
 
 def _write(w: World, c: Copy, path: str, post: str | None, what: str) -> None:
-    """``path`` becomes ``post`` (None: deleted) by a shell command and the Bash hook, or by Claude's Write."""
+    """``path`` becomes ``post`` (None: deleted) by a shell command and the Bash hook, or by Claude's
+    Write."""
     m = w.match
     abs_path = c.root / path
     if post is not None and w.rng.random() < 0.5:
@@ -103,7 +104,8 @@ def match_edit(w: World, c: Copy) -> None:
 
 
 def _shell(w: World, c: Copy, command: str, what: str, changes: dict[str, str | None]) -> None:
-    """A shell command that changes several files at once, then the Bash hook; ``changes``: what it makes of each."""
+    """A shell command that changes several files at once, then the Bash hook; ``changes``: what it makes
+    of each."""
     w.log.append(f"m: {what}: shell `{command}`")
     sh = c.shell(command)
     if sh.returncode != 0:
@@ -144,7 +146,8 @@ def match_mark(w: World, c: Copy) -> None:
 
 
 def match_start_or_stop(w: World, c: Copy) -> None:
-    """`task stop` (sometimes --force: FORCED=1 when it was needed) while a task runs; else `task start --match`."""
+    """`task stop` (sometimes --force: FORCED=1 when it was needed) while a task runs; else `task start
+    --match`."""
     m = w.match
     run = m.running
     if run is None:

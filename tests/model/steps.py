@@ -108,7 +108,10 @@ def hook_edit(w: World, c: Copy) -> None:
         elif pre is None:
             patch = f"*** Begin Patch\n*** Add File: {path}\n+{post.rstrip()}\n*** End Patch\n"
         else:
-            patch = f"*** Begin Patch\n*** Update File: {path}\n@@\n-{pre.rstrip()}\n+{post.rstrip()}\n*** End Patch\n"
+            patch = (
+                f"*** Begin Patch\n*** Update File: {path}\n@@\n-{pre.rstrip()}\n+{post.rstrip()}\n*** "
+                f"End Patch\n"
+            )
         data = {
             "session_id": "model",
             "hook_event_name": "PostToolUse",

@@ -1,4 +1,5 @@
-"""Issue 30 point 2: the round-trip law holds on a reached state, and the model's generator covers the registry -- every command is generated or
+"""Issue 30 point 2: the round-trip law holds on a reached state, and the model's generator covers the
+registry -- every command is generated or
 excluded with a written reason, and what a run invokes is what the generator declares."""
 
 from __future__ import annotations

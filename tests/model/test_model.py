@@ -4,7 +4,8 @@ Random sequences of real operations -- edits through each agent's installed hook
 Edit/Write/MultiEdit, Codex apply_patch, Gemini write_file/replace), shell edits (also `edit && agentctl
 task done` in one command line, from subfolders) followed by the Bash hook, deletes, restores, renames
 and renames back, `task done/add/skip/reopen`, verify runs that pass and fail, compactions, `sync
-push/pull` between two clones and a worktree over a bare remote, a fresh clone that joins, `gc`; in a worktree m
+push/pull` between two clones and a worktree over a bare remote, a fresh clone that joins, `gc`; in a
+worktree m
 of its own stream, `--match` tasks (migrate, revert, new and deleted files, `task done`, `task stop` with and
 without --force) and the plan (`plan add/edit/drop/next/ready`: tests/model/matchtruth.py) -- and
 after every step every answer (`files check` of every path, `files list`, DONE/TOTAL/NEXT/SKIPPED,
@@ -12,8 +13,10 @@ VERIFIED, the P0 violation, `resume`'s key lines) is compared with a model compu
 operations and the trees the test wrote (tests/model/truth.py), never from agentctl's output.
 
 Default: 3 seeds x 10 steps, each step checked in the copy it ran in (every copy after the last).
-AGENTCTL_LONG=1: 12 seeds x 200 steps, every copy and every path after every step; AGENTCTL_MODEL_COUNT=N: N fresh seeds. After every push the
-round-trip law is checked: a fresh clone that pulls answers as the pushing copy does (check.round_trip). A failure prints its seed and
+AGENTCTL_LONG=1: 12 seeds x 200 steps, every copy and every path after every step; AGENTCTL_MODEL_COUNT=N: N
+fresh seeds. After every push the
+round-trip law is checked: a fresh clone that pulls answers as the pushing copy does (check.round_trip). A
+failure prints its seed and
 the steps; replay with AGENTCTL_MODEL_SEED=N (and AGENTCTL_MODEL_STEPS=N).
 """
 
@@ -40,8 +43,10 @@ from .world import Copy, clone, git, make_origin, worktree
 # verify run, the compound-command warning, restores shown as DELETE) are fixed.
 OPEN_CLASSES: frozenset[str] = frozenset(
     {
-        # a file dirty at task start that a command rewrites with the same bytes (`sed -i` that changes nothing in
-        # it) is logged as changed: files/baseline.py signs dirty files by size and mtime (issue 30 point 4); the
+        # a file dirty at task start that a command rewrites with the same bytes (`sed -i` that changes
+        # nothing in
+        # it) is logged as changed: files/baseline.py signs dirty files by size and mtime (issue 30 point 4);
+        # the
         # model's sed names only the files it changes while this is open
         "same-content-rewrite",
     }
@@ -53,7 +58,8 @@ _STEPS = os.environ.get("AGENTCTL_MODEL_STEPS", "")
 # value, made by the controller before the workers start), so every worker collects the same seeds.
 _RUN = os.environ.get("PYTEST_XDIST_TESTRUNUID", "")
 _DRAW = random.Random(_RUN) if _RUN else random.SystemRandom()
-# AGENTCTL_MODEL_COUNT=N: N fresh seeds (the long run's default: 12), also without AGENTCTL_LONG (each step then
+# AGENTCTL_MODEL_COUNT=N: N fresh seeds (the long run's default: 12), also without AGENTCTL_LONG (each step
+# then
 # checked as in the short run: many seeds in the time of a few long ones)
 _COUNT = os.environ.get("AGENTCTL_MODEL_COUNT", "")
 _FRESH = int(_COUNT) if _COUNT.isdigit() else (12 if LONG else 0)
@@ -103,7 +109,8 @@ def test_every_answer_matches_the_model(tmp_path: Path, seed: int) -> None:
         return b
 
     def fresh(name: str, stream: str) -> Copy:
-        """A fresh clone of the remote that pulled the state: the round-trip law's other side (not a copy of the world)."""
+        """A fresh clone of the remote that pulled the state: the round-trip law's other side (not a copy
+        of the world)."""
         c = clone(tmp_path, bare, name)
         if stream == "m":  # m's tree, before the pull takes its baseline (matchcheck.give_tree)
             matchcheck.give_tree(c, truth.match)

@@ -196,8 +196,10 @@ def test_storm(project: Path, tmp_path: Path) -> None:
     attempts = sum(r["attempts"] for r in got["cas"])
     log_lines = files_good - 1 + actions[(b"task", b"update")]
     figures(
-        f"A2 {mode()}: {cas_procs}x{n} CAS ({attempts} attempts), {log_procs}x{n} files log, {con_procs}x{n} constraints "
-        f"add/remove, {done_procs}x{n} task done, {len(pids) + 1} processes at once: lost {lost}, doubled {doubled}, "
+        f"A2 {mode()}: {cas_procs}x{n} CAS ({attempts} attempts), {log_procs}x{n} files log, {con_procs}x{n} "
+        f"constraints "
+        f"add/remove, {done_procs}x{n} task done, {len(pids) + 1} processes at once: lost {lost}, doubled "
+        f"{doubled}, "
         f"log lines {log_lines}/{(log_procs + cas_procs) * n} (files log + agent.log task updates), "
         f"reads parsed {reader['ok']}/{reader['ok'] + reader['bad']}, {wall:.1f}s"
     )
@@ -281,8 +283,10 @@ def test_storm_real_binary(project: Path) -> None:
     assert rules.count(b"bin rule") == procs * n
     attempts = sum(a for _, a in cas_results)
     figures(
-        f"A2-bin {mode()}: agentctl executable, {procs}x{n} CAS ({attempts} attempts), {procs}x{n} files log, "
-        f"{procs}x{n} task done, {procs}x{n} constraints add, {4 * procs} concurrent callers: counters exact, "
+        f"A2-bin {mode()}: agentctl executable, {procs}x{n} CAS ({attempts} attempts), {procs}x{n} files "
+        f"log, "
+        f"{procs}x{n} task done, {procs}x{n} constraints add, {4 * procs} concurrent callers: counters "
+        f"exact, "
         f"{len(calls) + attempts} processes, {wall:.1f}s"
     )
 

@@ -230,7 +230,8 @@ def test_kill_at_every_protocol_step(templates: dict[str, Path], tmp_path: Path)
     figures(
         f"B3 {mode()}: SIGKILL at {kills} protocol steps ({total_cases} reachable in {len(OPS)} operations; "
         f"{committed_n} after the commit point): files old-or-new {kills}/{kills}, "
-        f"re-run reaches one clean run's state {reruns}/{reruns}, next command ok {kills}/{kills}, temp files left 0, "
+        f"re-run reaches one clean run's state {reruns}/{reruns}, next command ok {kills}/{kills}, temp "
+        f"files left 0, "
         f"doctor clean {kills}/{kills}, "
         f"{time.monotonic() - t0:.1f}s"
     )
@@ -340,8 +341,10 @@ def test_random_kills_library(project: Path) -> None:
     assert examine(root).problems == [], report
     KILLS["B1"] = kills
     figures(
-        f"B1/B7 {mode()}: {kills} random SIGKILLs (0-30 ms) of a process updating the task and appending 3-7.5 KB "
-        f"records: lost 0, phantom 0, torn log tails {torn} (each quarantined by the next writer, never glued), "
+        f"B1/B7 {mode()}: {kills} random SIGKILLs (0-30 ms) of a process updating the task and appending "
+        f"3-7.5 KB "
+        f"records: lost 0, phantom 0, torn log tails {torn} (each quarantined by the next writer, never "
+        f"glued), "
         f"unparseable reads 0, {time.monotonic() - t0:.1f}s"
     )
 
@@ -414,6 +417,7 @@ def test_kill_totals() -> None:
     total = sum(KILLS.values())
     assert total >= (500 if LONG else 50)
     figures(
-        f"kills {mode()}: {total} SIGKILLs in all ({', '.join(f'{k} {v}' for k, v in sorted(KILLS.items()))}), "
+        f"kills {mode()}: {total} SIGKILLs in all "
+        f"({', '.join(f'{k} {v}' for k, v in sorted(KILLS.items()))}), "
         "nothing acknowledged lost, no file ever read half-written"
     )

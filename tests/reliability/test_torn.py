@@ -89,7 +89,8 @@ def test_cut_at_every_byte_of_the_last_two_records(project: Path) -> None:
             assert _quarantined(state) == b""
         cuts += 1
     figures(
-        f"B6 torn tail: files log cut at each of {cuts} byte offsets in its last two records: complete records "
+        f"B6 torn tail: files log cut at each of {cuts} byte offsets in its last two records: complete "
+        f"records "
         f"kept {cuts}/{cuts}, fragments read as records 0, fragments quarantined {cuts - 2}/{cuts - 2}, "
         f"next append readable {cuts}/{cuts}"
     )
@@ -405,12 +406,17 @@ def _seed_folder(project: Path) -> dict[str, bytes]:
     """A folder as the seed's bash prototype left it (format 0): no VERSION, nothing escaped."""
     state = project / ".agent-state"
     files = {
-        "services/task/status": "STATE=ACTIVE\nTASK_ID=refactor-imports-001\nDESC=将旧模块导入替换为路径别名 C:\\new\\x41\n"
+        "services/task/status": "STATE=ACTIVE\nTASK_ID=refactor-imports-001\nDESC=将旧模块导入替换为路径别名 "
+        "C:\\new\\x41\n"
         "TOTAL=3\nDONE=1\nNEXT=src/b.ts\nNOTES=utils done | hooks=ok\n".encode(),
         "services/task/files.list": b"src/a.ts\nsrc/b.ts\nsrc/c.ts\n",
         "services/task/update.sh": b"#!/bin/bash\nsource status\n",
-        "services/files/status": b"2025-01-15T10:23:01|MODIFY|src/a.ts\n2025-01-15T10:25:17|MODIFY|src/we|ird\\n.ts\n",
-        "services/constraints/status": "P0|禁止修改 database/migrations 目录\nP1|run lint \\ typecheck\n".encode(),
+        "services/files/status": (
+            b"2025-01-15T10:23:01|MODIFY|src/a.ts\n2025-01-15T10:25:17|MODIFY|src/we|ird\\n.ts\n"
+        ),
+        "services/constraints/status": (
+            "P0|禁止修改 database/migrations 目录\nP1|run lint \\ typecheck\n".encode()
+        ),
         "services/verify/status": b"STATE=FAILED\nLAST_ERROR=src/x.ts:12 - bad\nTRIED_1=cast \\n size\n",
         "agentctl": b"#!/bin/bash\n",
     }

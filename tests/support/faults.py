@@ -86,7 +86,8 @@ def install_from_env() -> None:
 
 
 def env(spec: str, trace: Path | None = None) -> dict[str, str]:
-    """The environment that makes an ``agentctl`` subprocess install the hook for ``spec`` (``step[:n]`` or ``trace``)."""
+    """The environment that makes an ``agentctl`` subprocess install the hook for ``spec`` (``step[:n]``
+    or ``trace``)."""
     out = {
         "AGENTCTL_FAULT": spec,
         "PYTHONPATH": os.pathsep.join(p for p in (str(SITE), os.environ.get("PYTHONPATH", "")) if p),

@@ -1,4 +1,5 @@
-"""One agent hook run in this process, fed a payload captured from the real agent: what the agent handler tests share."""
+"""One agent hook run in this process, fed a payload captured from the real agent: what the agent handler
+tests share."""
 
 from __future__ import annotations
 

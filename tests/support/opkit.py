@@ -13,7 +13,8 @@ from agentctl.statefolder import init
 
 
 def project_ctx(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Ctx:
-    """A git project at ``tmp_path`` made by ``layout.init`` (what `agentctl init` does), run from its root."""
+    """A git project at ``tmp_path`` made by ``layout.init`` (what `agentctl init` does), run from its
+    root."""
     (tmp_path / ".git").mkdir(exist_ok=True)
     monkeypatch.chdir(tmp_path)
     store, _ = init.init(str(tmp_path))

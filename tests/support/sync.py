@@ -1,4 +1,5 @@
-"""Helpers for the sync tests (no tests here): real git repositories, a bare remote, clones, snapshots of what is the user's."""
+"""Helpers for the sync tests (no tests here): real git repositories, a bare remote, clones, snapshots of
+what is the user's."""
 
 from __future__ import annotations
 

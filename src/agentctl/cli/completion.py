@@ -38,7 +38,8 @@ BASH = """\
 # bash completion for agentctl: `source <(agentctl completion bash)` (e.g. in ~/.bashrc)
 _agentctl_complete() {
     local IFS=$'\\n'
-    COMPREPLY=($(agentctl __complete --bash "${COMP_WORDS[@]:1:COMP_CWORD-1}" "${COMP_WORDS[COMP_CWORD]}" 2>/dev/null))
+    local cur="${COMP_WORDS[COMP_CWORD]}"
+    COMPREPLY=($(agentctl __complete --bash "${COMP_WORDS[@]:1:COMP_CWORD-1}" "$cur" 2>/dev/null))
     if [[ "${COMPREPLY[0]}" == - ]]; then  # a closed set: its values, never file names
         COMPREPLY=("${COMPREPLY[@]:1}")
         compopt +o default 2>/dev/null
@@ -49,11 +50,12 @@ complete -o default -F _agentctl_complete agentctl
 
 ZSH = """\
 #compdef agentctl
-# zsh completion for agentctl: `source <(agentctl completion zsh)` after compinit, or save it as _agentctl in $fpath
+# zsh completion for agentctl: `source <(agentctl completion zsh)` after compinit,
+# or save it as _agentctl in $fpath
 _agentctl() {
     local -a found cands shown
-    local i
-    found=("${(@0)$(agentctl __complete --zsh "${(@Q)words[2,CURRENT-1]}" "${(Q)words[CURRENT]}" 2>/dev/null)}")
+    local i cur="${(Q)words[CURRENT]}"
+    found=("${(@0)$(agentctl __complete --zsh "${(@Q)words[2,CURRENT-1]}" "$cur" 2>/dev/null)}")
     found=(${found:#})
     for (( i = 2; i < ${#found}; i += 2 )); do
         cands+=("${found[i]}")

@@ -20,7 +20,8 @@ READ: tuple[tuple[str, str], ...] = (
     ),
     (
         "AGENTCTL_LOG",
-        "the MCP server's log level (default warning; info, debug); debug also logs the web server's requests",
+        "the MCP server's log level (default warning; info, debug); "
+        "debug also logs the web server's requests",
     ),
     ("AGENTCTL_SYNC_MAX_FILE", "sync: the largest file a pulled ref may hold, in bytes (default 8 MiB)"),
     ("AGENTCTL_SYNC_MAX_COMMIT", "sync: the largest pulled commit, in bytes (default 512 MiB)"),

@@ -1,7 +1,8 @@
 """Help texts: what each service, command and option is for.
 
 Read only by ``--help``, ``agentctl help``, the generated reference (``docs/reference.md``) and the
-shells' completion (the descriptions zsh and fish show), never on the hot path. ``tests/test_docs.py`` fails when a registered command or one of its
+shells' completion (the descriptions zsh and fish show), never on the hot path. ``tests/test_docs.py`` fails
+when a registered command or one of its
 options has no text here, or when the reference is stale.
 """
 
@@ -16,26 +17,33 @@ GROUPS: dict[str, str] = {
     "constraints": "the project's rules by priority; P0 `deny-write:` globs are enforced",
     "verify": "the scripted checks, their last result and the fixes already tried",
     "interfaces": "the interface changes of this task and their old uses left in the tree",
-    "plan": "the plan: tasks with dependencies, the ready queue, the task each agent runs from it (docs/plan.md)",
-    "notify": "alerts for the person: your commands, run in the background when an event happens (docs/notify.md)",
+    "plan": "the plan: tasks with dependencies, the ready queue, the task each agent runs from it "
+    "(docs/plan.md)",
+    "notify": "alerts for the person: your commands, run in the background when an event happens "
+    "(docs/notify.md)",
 }
 
 # Options that mean the same wherever they appear.
 COMMON: dict[str, str] = {
     "--agent": "the helper's name (letters, digits, . _ -)",
     "--timeout": "seconds before a running script is ended with its process group (at most 86400)",
-    "--json": "print one JSON object on stdout: format, ok, command, exit, data, warnings, error (docs/json.md)",
+    "--json": "print one JSON object on stdout: format, ok, command, exit, data, warnings, error "
+    "(docs/json.md)",
     "--state-dir": "use this state folder instead of looking for .agent-state/ here and above",
     "--help": "print this help",
     "--version": "print agentctl's version and exit (also `agentctl version`; with --json, the envelope)",
     "--local": "claude only: write .claude/settings.local.json (not committed) instead of settings.json",
     "--file": "agents-md only: the instruction file to hold the block (default AGENTS.md)",
     "--client": "mcp only: which client's config to write: claude (.mcp.json) or cursor (.cursor/mcp.json)",
-    "--absolute": "install only: call agentctl by the full path of the one running now (when it is not on PATH)",
-    "--user": "claude only: the hooks and the wall in your own ~/.claude/settings.json (out of the project's reach)",
-    "--sandbox": "claude only: turn Claude Code's sandbox on, so its Bash commands cannot write the P0-denied paths",
+    "--absolute": "install only: call agentctl by the full path of the one running now (when it is not on "
+    "PATH)",
+    "--user": "claude only: the hooks and the wall in your own ~/.claude/settings.json (out of the project's "
+    "reach)",
+    "--sandbox": "claude only: turn Claude Code's sandbox on, so its Bash commands cannot write the "
+    "P0-denied paths",
     "--reason": "why (kept on the entry and in the archived list)",
-    "--statusline": "claude only: also set agentctl's statusline (a statusLine of yours is left as it is); uninstall removes it",
+    "--statusline": "claude only: also set agentctl's statusline (a statusLine of yours is left as it is); "
+    "uninstall removes it",
 }
 
 # `--quiet` of the commands that list what they did (registry.QUIET).
@@ -47,7 +55,8 @@ OPTIONS: dict[tuple[tuple[str, ...], str], str] = {
     (
         ("init",),
         "--nested",
-    ): "make a state folder inside a project another one governs (its rules keep applying: this one only adds)",
+    ): "make a state folder inside a project another one governs (its rules keep applying: this one only "
+    "adds)",
     (
         ("resume",),
         "--max-chars",
@@ -211,7 +220,8 @@ DETAILS: dict[tuple[str, ...], str] = {
     (
         "task",
         "add",
-    ): "`-` alone reads the paths from stdin, one a line. Adds entries to the running task (a DONE task is ACTIVE again); entries already listed stay "
+    ): "`-` alone reads the paths from stdin, one a line. Adds entries to the running task (a DONE task is "
+    "ACTIVE again); entries already listed stay "
     "where they are. One commit under the task lock; SEQ moves on.",
     ("task", "reopen"): "Takes back a `done` (or a skip) given by mistake; the reason stays on the entry.",
     (
@@ -340,7 +350,8 @@ DETAILS: dict[tuple[str, ...], str] = {
     (
         "verify",
         "tried",
-    ): "`-` alone reads the text from stdin. One that says the same as an earlier attempt is recorded with a warning naming it.",
+    ): "`-` alone reads the text from stdin. One that says the same as an earlier attempt is recorded with a "
+    "warning naming it.",
     (
         "history",
     ): "Archived tasks newest first (from `logs/index`); `show ID` one task; `search TEXT` the tasks "
@@ -371,7 +382,8 @@ DETAILS: dict[tuple[str, ...], str] = {
     "Claude Code reports, for the hooks' warnings (docs/context.md).",
     (
         "context",
-    ): "Settings: `context.warn`, `context.warn_at`, `context.window[.MODEL]` in .agent-state/config (docs/context.md).",
+    ): "Settings: `context.warn`, `context.warn_at`, `context.window[.MODEL]` in .agent-state/config "
+    "(docs/context.md).",
     (
         "@custom",
     ): "Runs `services/NAME/start.sh`, `stop.sh` or `status.sh` with a lock and a timeout, the init.d way.",
@@ -381,7 +393,8 @@ EXIT_CODES: tuple[tuple[int | str, str], ...] = (
     (0, "done"),
     (
         1,
-        "a check answered no (not touched, denied, verify failed, nothing left to claim, no match, no task is running)",
+        "a check answered no (not touched, denied, verify failed, nothing left to claim, no match, no task "
+        "is running)",
     ),
     (2, "usage error: unknown command or option, a missing or malformed argument"),
     (
@@ -408,7 +421,8 @@ SITUATIONS: tuple[tuple[str, int, str], ...] = (
         "usage",
     ),
     (
-        "no state folder; a damaged state file; a lock held too long; an I/O error; git failing; a refused sync "
+        "no state folder; a damaged state file; a lock held too long; an I/O error; git failing; a refused "
+        "sync "
         "ref; a stream the remote does not hold",
         3,
         "state",

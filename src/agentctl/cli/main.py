@@ -83,7 +83,8 @@ def _parse(cmd: Command, key: tuple[str, ...], tokens: list[str]) -> dict[str, A
         why = (
             f"{name} needs {least}{cmd.min_pos} argument{'s' if cmd.min_pos != 1 else ''}"
             if len(pos) < cmd.min_pos
-            else f"{name} takes {cmd.max_pos or 'no'} argument{'s' if cmd.max_pos != 1 else ''}, got {len(pos)}"
+            else f"{name} takes {cmd.max_pos or 'no'} argument{'s' if cmd.max_pos != 1 else ''}, got "
+            f"{len(pos)}"
         )
         raise UsageError(f"{why}; usage: agentctl {cmd.usage}")
     opts.update(cmd.arguments(pos))
@@ -400,7 +401,8 @@ def _warning(text: str) -> None:
 
 
 def _print_help(ctx: Ctx, words: list[str]) -> int:
-    """`agentctl help [COMMAND]` and `--help` at every level, exit 0 only for a real command; `help --man`: the page."""
+    """`agentctl help [COMMAND]` and `--help` at every level, exit 0 only for a real command; `help
+    --man`: the page."""
     from agentctl.cli import helpformat, manpage
 
     sys.stdout.write(

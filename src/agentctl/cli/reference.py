@@ -17,7 +17,8 @@ HEAD = """# Command reference
 Generated from the command registry (`python -m agentctl.cli.reference > docs/reference.md`); a test fails
 when it is stale. Each section is exactly what `agentctl help COMMAND` (or `COMMAND --help`) prints.
 Both word orders work, as in the seed design: `agentctl task start` = `agentctl start task`.
-`--` ends the options anywhere: what follows is taken as it is (`agentctl verify tried -- --force did not help`).
+`--` ends the options anywhere: what follows is taken as it is
+(`agentctl verify tried -- --force did not help`).
 """
 
 
@@ -26,7 +27,8 @@ def render() -> str:
     parts += [f"| {code} | {text} |" for code, text in EXIT_CODES]
     parts += [
         "",
-        "One situation has one exit code, whichever command meets it; with `--json`, `error.kind` says the same:",
+        "One situation has one exit code, whichever command meets it; with `--json`, `error.kind` says the "
+        "same:",
         "",
         "| situation | exit | `error.kind` |",
         "|---|---|---|",
@@ -35,8 +37,10 @@ def render() -> str:
     parts += [
         "",
         "Every refusal is one line on stderr naming the problem and the fix, with no traceback and no "
-        "change to state (the lock files, `.lock` and `*.lock`, are not state: each holds the PID of the last "
-        "command that took it, for a lock timeout's message). With `--json` the error is also printed on stdout, "
+        "change to state (the lock files, `.lock` and `*.lock`, are not state: each holds the PID of the "
+        "last "
+        "command that took it, for a lock timeout's message). With `--json` the error is also printed on "
+        "stdout, "
         "in the one JSON shape of every command ([JSON output](json.md)).",
         "",
     ]

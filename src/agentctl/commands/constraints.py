@@ -78,7 +78,8 @@ def listing(ctx: Ctx) -> Result:
         ctx.warn(line)  # a line not read as written is never listed silently
     gone = lastseen.vanished(store)
     shown = [
-        f"vanished {n}. P0|{codec.encode(t)} (left the file at {w} without `constraints remove`; still enforced "
+        f"vanished {n}. P0|{codec.encode(t)} (left the file at {w} without `constraints remove`; still "
+        f"enforced "
         f"until a person runs `agentctl constraints confirm-removal {n}`)"
         for n, (w, t) in enumerate(gone, 1)
     ]
@@ -151,7 +152,8 @@ def ack(ctx: Ctx, *, path: str) -> Result:
 
 def stop(ctx: Ctx) -> Result:
     raise UsageError(
-        "constraints outlive every task and are never stopped; remove a rule with `agentctl constraints remove`"
+        "constraints outlive every task and are never stopped; remove a rule with `agentctl constraints "
+        "remove`"
     )
 
 

@@ -85,7 +85,8 @@ def context(ctx: Ctx) -> Result:
                 }
             )
             lines.append(
-                f"session {name[5:]}: {f.get('LEFT', '?')}% left ({f.get('USED', '?')} of {f.get('WINDOW', '?')} "
+                f"session {name[5:]}: {f.get('LEFT', '?')}% left ({f.get('USED', '?')} of "
+                f"{f.get('WINDOW', '?')} "
                 f"tokens), told at {f.get('WARNED', '') or 'none'}"
             )
     cp = checkpoint.read(store)

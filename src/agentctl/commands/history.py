@@ -44,7 +44,8 @@ def history(ctx: Ctx, *, words: list[str] | None = None, limit: int | None = Non
             EXIT_OK if hits else EXIT_NO,
         )
     raise UsageError(
-        f"unknown history action {action[:30]!r}; use `agentctl history`, `history show ID` or `history search TEXT`"
+        f"unknown history action {action[:30]!r}; use `agentctl history`, `history show ID` or `history "
+        f"search TEXT`"
     )
 
 

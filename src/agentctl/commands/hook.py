@@ -28,7 +28,8 @@ def hook(ctx: Ctx, *, words: list[str]) -> Result:
     if len(words) != 2:
         # Never exit 2 here: in a PreToolUse hook that would block the agent's edit.
         sys.stderr.write(
-            "agentctl hook: usage: agentctl hook claude|codex|gemini|cursor|qwen|opencode|cline|aider EVENT (payload on stdin)\n"
+            "agentctl hook: usage: agentctl hook claude|codex|gemini|cursor|qwen|opencode|cline|aider EVENT "
+            "(payload on stdin)\n"
         )
         return Result(code=EXIT_OK)
     from agentctl.integrations.hookrun import run
@@ -118,7 +119,8 @@ def _run(
 
 
 def _path_note() -> str:
-    """A warning when the hooks' bare `agentctl` would not find this agentctl on the PATH the agent inherits."""
+    """A warning when the hooks' bare `agentctl` would not find this agentctl on the PATH the agent
+    inherits."""
     import shutil
 
     from agentctl.integrations.hookconfig import running_agentctl
@@ -130,7 +132,8 @@ def _path_note() -> str:
         here = ""
     if found is None:
         return (
-            "`agentctl` is not on PATH, so the installed hooks (which call `agentctl` by name) would fail in an "
+            "`agentctl` is not on PATH, so the installed hooks (which call `agentctl` by name) would fail in "
+            "an "
             "agent started from this environment: put it on PATH, or install with --absolute"
             + (f" (writes {here})" if here else "")
         )

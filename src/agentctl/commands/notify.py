@@ -97,7 +97,8 @@ def test(ctx: Ctx, *, event: str) -> Result:
 
 
 def check(ctx: Ctx) -> Result:
-    """`stalled`: a task ACTIVE and no tool call (no hook ran) for a command's --after seconds; sent once a stall."""
+    """`stalled`: a task ACTIVE and no tool call (no hook ran) for a command's --after seconds; sent once
+    a stall."""
     from agentctl.task import status
 
     store = ctx.store()
@@ -122,7 +123,10 @@ def check(ctx: Ctx) -> Result:
         return Result([f"stalled for {int(idle)} s (already notified for this stall)"], data)
     from agentctl.notify import deliver
 
-    detail = f"no tool call for {int(idle)} s while task {fields.get('TASK_ID', '')} is ACTIVE (NEXT {fields.get('NEXT', '')})"
+    detail = (
+        f"no tool call for {int(idle)} s while task {fields.get('TASK_ID', '')} is ACTIVE (NEXT "
+        f"{fields.get('NEXT', '')})"
+    )
     payload = deliver.payload(store, "stalled", detail, "", fields.get("TASK_ID", ""))
     results = deliver.run(store, "stalled", payload, due)
     os.makedirs(store.path(config.FOLDER), mode=0o700, exist_ok=True)

@@ -232,7 +232,8 @@ def next_task(ctx: Ctx, *, agent: str | None = None, lease: int | None = None) -
         lines.append(f"plan: skipped {', '.join(skipped[:5])}: claimed by other agents under live leases")
     lines += begun[0].lines if begun else []
     lines.append(
-        f"DO: work through {t.ID}'s entries (`agentctl resume`); `agentctl task stop` then marks it done in the plan"
+        f"DO: work through {t.ID}'s entries (`agentctl resume`); `agentctl task stop` then marks it done in "
+        f"the plan"
     )
     return Result(
         lines,

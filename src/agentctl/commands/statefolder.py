@@ -110,7 +110,8 @@ def status(ctx: Ctx, *, service: str | None = None) -> Result:
         {
             "service": "task",
             "state": t.get("STATE", "IDLE"),
-            "detail": f"{t.get('TASK_ID', '')} {t.get('DONE', '0')}/{t.get('TOTAL', '0')} NEXT={t.get('NEXT', '')}"
+            "detail": f"{t.get('TASK_ID', '')} {t.get('DONE', '0')}/{t.get('TOTAL', '0')} "
+            f"NEXT={t.get('NEXT', '')}"
             if t.get("STATE") != "IDLE"
             else "",
         },

@@ -81,8 +81,10 @@ def sync(
     if outcome.kept is not None:
         mine, theirs, path = outcome.kept
         lines.append(
-            f"task {mine} kept here: a P0 violation is open ({codec.encode(path)}); the task {theirs} started "
-            "elsewhere is shown once it is restored or acknowledged (`agentctl resume` says how), then sync again"
+            f"task {mine} kept here: a P0 violation is open ({codec.encode(path)}); the task {theirs} "
+            f"started "
+            "elsewhere is shown once it is restored or acknowledged (`agentctl resume` says how), then sync "
+            "again"
         )
     for path in outcome.unchanged_done[:3]:
         ctx.warn(
@@ -92,10 +94,12 @@ def sync(
         )
     if len(outcome.unchanged_done) > 3:
         ctx.warn(
-            f"{len(outcome.unchanged_done) - 3} more entries marked done elsewhere were never changed in this task"
+            f"{len(outcome.unchanged_done) - 3} more entries marked done elsewhere were never changed in "
+            f"this task"
         )
     lines += [
-        f"claim of {codec.encode(path)} by {agent} given up: {'done elsewhere' if holder == 'done' else f'{holder} holds it (its lease ends first)'}"
+        f"claim of {codec.encode(path)} by {agent} given up: "
+        f"{'done elsewhere' if holder == 'done' else f'{holder} holds it (its lease ends first)'}"
         for path, agent, holder in outcome.lost
     ]
     if outcome.replaced:

@@ -107,7 +107,8 @@ def _warn_untouched(ctx: Ctx, store: Store, marked: list[str]) -> None:
         gone = "" if os.path.lexists(os.path.join(store.project, p)) else " (and it does not exist)"
         ctx.warn(
             f"{p} was marked done but this task never changed it{gone}: if you did edit it, record it with "
-            f"`agentctl files log MODIFY {p}`; if it was marked by mistake, `agentctl task reopen {p} --reason TEXT`"
+            f"`agentctl files log MODIFY {p}`; if it was marked by mistake, `agentctl task reopen {p} "
+            f"--reason TEXT`"
         )
     if len(untouched) > 3:
         ctx.warn(f"{len(untouched) - 3} more entries marked done were never changed in this task")

@@ -105,7 +105,8 @@ def begin(
     if missing:
         ctx.warn(
             f"{len(missing)} of {len(paths)} entries do not exist yet (first: {missing[0]}); "
-            "fine for files the task creates, otherwise check the list's paths (relative to where you ran this)"
+            "fine for files the task creates, otherwise check the list's paths (relative to where you ran "
+            "this)"
         )
     lines = [f"task {fields['TASK_ID']} started: {fields['TOTAL']} entries"] + status.status_lines(fields)
     return Result(lines, {"task": shaped(fields), "replaced": [old.task_id for old in replaced]})
@@ -125,7 +126,8 @@ def add(ctx: Ctx, *, paths: list[str], after: str | None = None) -> Result:
     missing = [p for p in result.changed if not os.path.lexists(os.path.join(store.project, p))]
     if missing:
         ctx.warn(
-            f"{len(missing)} of the added entries do not exist yet (first: {missing[0]}); fine for files the task creates"
+            f"{len(missing)} of the added entries do not exist yet (first: {missing[0]}); fine for files the "
+            f"task creates"
         )
     return write_result(result, skipped=True)
 
@@ -164,7 +166,8 @@ def listing(ctx: Ctx, *, todo: bool = False, done: bool = False, skipped: bool =
     wanted = [mark for flag, mark in ((todo, "todo"), (done, "done"), (skipped, "skip")) if flag]
     if fields.get("STATE", "IDLE") == "IDLE":
         ctx.warn(
-            "no task is running; start one with `agentctl task start` (`agentctl history` lists the archived ones)"
+            "no task is running; start one with `agentctl task start` (`agentctl history` lists the archived "
+            "ones)"
         )
         return Result([], {"task_id": None, "state": "IDLE", "filter": wanted, "entries": []})
     listed = status.read_entries(store, fields)

@@ -29,7 +29,8 @@ def start(ctx: Ctx, *, timeout: float | None = None) -> Result:
     _waiting(ctx)
     if result.repeat:
         ctx.warn(
-            f"REPEATED failure: identical to {result.repeat} (same error from the same file contents); try something else"
+            f"REPEATED failure: identical to {result.repeat} (same error from the same file contents); try "
+            f"something else"
         )
     ev = evidence.check(store, result.fields)
     lines = [result.message] + agentctl.verify.status.status_lines(result.fields) + [ev.line()]
@@ -148,7 +149,8 @@ def trust(ctx: Ctx) -> Result:
     cmds = agentctl.verify.trust.trust(ctx.store())
     return Result(
         [
-            f"trusted in this copy: {len(cmds)} verify command{'s' if len(cmds) > 1 else ''} of agentctl.rules "
+            f"trusted in this copy: {len(cmds)} verify command{'s' if len(cmds) > 1 else ''} of "
+            f"agentctl.rules "
             "(a change to any of them waits for `agentctl verify trust` again)"
         ]
         + [codec.encode(c) for c in cmds],

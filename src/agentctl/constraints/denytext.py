@@ -26,7 +26,8 @@ def suspect(text: str) -> tuple[str, list[str]] | None:
 
 
 def meant_glob(text: str) -> str | None:
-    """The glob of a text that looks meant as ``deny-write: GLOB`` (`deny write x`, `deny-writes: x`), else None."""
+    """The glob of a text that looks meant as ``deny-write: GLOB`` (`deny write x`, `deny-writes: x`),
+    else None."""
     low = text.lower()
     at = low.find("deny")
     if at < 0 or low.find("writ", at) < 0:

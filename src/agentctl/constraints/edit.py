@@ -138,7 +138,8 @@ def _project_relative(store: Store, pattern: str) -> None:
 
 
 def near_miss(text: str) -> str:
-    """The right spelling when ``text`` looks meant as ``deny-write: GLOB`` but is not read as one, else ""."""
+    """The right spelling when ``text`` looks meant as ``deny-write: GLOB`` but is not read as one, else
+    ""."""
     import re
 
     if deny_pattern(text) is not None:
@@ -186,7 +187,8 @@ def remove(store: Store, what: str, keep_p0: bool = False) -> Rule:
             if any(t == bare for _, t in lastseen.vanished(store, persist=False)):  # compared just above
                 raise UsageError(
                     f"P0 `{bare[:80]}` already left the rules file without `constraints remove` and is "
-                    "still enforced; a person confirms its removal with `agentctl constraints confirm-removal`"
+                    "still enforced; a person confirms its removal with `agentctl constraints "
+                    "confirm-removal`"
                 )
             raise UsageError(f"no constraint reads {what[:80]!r}; `agentctl constraints list` shows them")
         if keep_p0 and target.priority == "P0":

@@ -168,7 +168,8 @@ def _save(store: Store, prints: dict[str, tuple[str, str]], task: str | None = N
 
 
 def take(store: Store, task: str) -> int:
-    """Fingerprint every protected file now (``task start``: ``task`` names it, see :func:`task_key`); how many."""
+    """Fingerprint every protected file now (``task start``: ``task`` names it, see :func:`task_key`); how
+    many."""
     now = walk(store, _p0(store))
     _save(store, {p: (s, digest(store, p)) for p, s in now.items()}, task)
     return len(now)
@@ -183,7 +184,8 @@ def refresh(store: Store, rel: str) -> None:
         st = os.lstat(os.path.join(store.project, rel))
     except OSError:
         prints.pop(rel, None)
-    else:  # the content acknowledged joins the ones accepted (a restore to the task's start is no write either)
+    # the content acknowledged joins the ones accepted (a restore to the task's start is no write either)
+    else:
         d = digest(store, rel)
         accepted = [x for x in prints.get(rel, ("", ""))[1].split(",") if x and x != d][-7:]
         prints[rel] = (_sig(st), ",".join(accepted + [d]))

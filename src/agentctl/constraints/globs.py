@@ -51,7 +51,8 @@ def _cls(name: bytes, c: int, fold: bool) -> bool | None:
 
 
 def _wild(p: bytes, pi: int, t: bytes, ti: int, fold: bool) -> int:
-    """git's dowild (wildmatch.c) with WM_PATHNAME: pattern ``p`` from ``pi`` against text ``t`` from ``ti``."""
+    """git's dowild (wildmatch.c) with WM_PATHNAME: pattern ``p`` from ``pi`` against text ``t`` from
+    ``ti``."""
     np, nt = len(p), len(t)
     while pi < np:
         pc = p[pi]
@@ -194,7 +195,8 @@ class Glob:
         self.prefix = next((i for i, c in enumerate(body) if c in _SPECIAL), len(body))
 
     def match(self, rel: str, fold: bool = False) -> bool:
-        """Is project path ``rel`` (a file) matched, it or one of its folders? (``fold``: both were lowered.)"""
+        """Is project path ``rel`` (a file) matched, it or one of its folders? (``fold``: both were
+        lowered.)"""
         t = rel.encode("utf-8", "surrogateescape")
         p, n = self.body, self.prefix
         cut = 0
@@ -235,7 +237,10 @@ def problem(pattern: str) -> str:
     if not pattern:
         return "needs a pattern"
     if pattern.startswith("!"):
-        return "starts with '!', which in .gitignore un-ignores; a deny-write rule cannot allow (write `\\!` for a name starting with '!')"
+        return (
+            "starts with '!', which in .gitignore un-ignores; a deny-write rule cannot allow (write "
+            "`\\!` for a name starting with '!')"
+        )
     if pattern.startswith("#"):
         return "starts with '#', a comment in .gitignore (write `\\#` for a name starting with '#')"
     braces = _braces(pattern)
@@ -268,7 +273,8 @@ def _class_problem(b: bytes, i: int) -> tuple[str, int]:
     if ok is None:
         if end >= len(b):
             return (
-                "has an unclosed '[' (write `\\[` for a bracket itself; a ']' first in a class is itself, as in `[]a]`)",
+                "has an unclosed '[' (write `\\[` for a bracket itself; a ']' first in a class is itself, as "
+                "in `[]a]`)",
                 end,
             )
         close = b.find(b"]", end + 1)
@@ -276,7 +282,8 @@ def _class_problem(b: bytes, i: int) -> tuple[str, int]:
         shown = b[i : end + 1].decode("utf-8", "replace")
         return (
             f"has an unknown character class in {shown!r} (the classes are [:alnum:], [:alpha:], [:digit:], "
-            "[:lower:], [:upper:], [:space:], [:blank:], [:punct:], [:print:], [:graph:], [:cntrl:], [:xdigit:])",
+            "[:lower:], [:upper:], [:space:], [:blank:], [:punct:], [:print:], [:graph:], [:cntrl:], "
+            "[:xdigit:])",
             end,
         )
     j = i + 1
@@ -295,7 +302,8 @@ def _class_problem(b: bytes, i: int) -> tuple[str, int]:
             hi = b[j + 2] if b[j + 1] == 92 and j + 2 < end else b[j + 1]
             if hi < prev:
                 return (
-                    f"has a range backwards in {shown!r} ({chr(prev)}-{chr(hi)} holds nothing; write {chr(hi)}-{chr(prev)})",
+                    f"has a range backwards in {shown!r} ({chr(prev)}-{chr(hi)} holds nothing; write "
+                    f"{chr(hi)}-{chr(prev)})",
                     end,
                 )
             j += 3 if b[j + 1] == 92 else 2
@@ -355,7 +363,8 @@ def _braces(pattern: str) -> list[str]:
 
 def wide(pattern: str) -> list[str]:
     """What a pattern :func:`problem` finds wrong may have meant, as patterns git reads: braces
-    expanded (and the literal reading kept), a bad class read as ``?`` (an unclosed one: the rest of the name as ``*``), a trailing ``\\`` dropped,
+    expanded (and the literal reading kept), a bad class read as ``?`` (an unclosed one: the rest of the name
+    as ``*``), a trailing ``\\`` dropped,
     a leading ``#`` as itself; a leading ``!`` (an exception) covers nothing. Each result is valid."""
     if not pattern or pattern.startswith("!"):
         return []

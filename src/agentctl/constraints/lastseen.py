@@ -108,7 +108,8 @@ def _save(store: Store, rec: Record) -> None:
 
 
 def folder_line(store: Store) -> list[str]:
-    """``STATE FOLDER REPLACED`` when the state folder is not the one the ledger last compared ([] if it is)."""
+    """``STATE FOLDER REPLACED`` when the state folder is not the one the ledger last compared ([] if it
+    is)."""
     from agentctl.constraints import ledger
 
     if where(store) == SEEN:
@@ -214,7 +215,8 @@ def vanished_line(text: str, since: str, head: str = "P0 VANISHED") -> str:
     return (
         f"{head}: `{text}` left the rules file at {since} without `agentctl constraints remove` (a hand "
         "or shell edit, a pull); it is still enforced. Only a person may confirm its removal: "
-        f"`agentctl constraints confirm-removal {_sh(text)}`; or put it back: `agentctl constraints add P0 {_sh(text)}` "
+        f"`agentctl constraints confirm-removal {_sh(text)}`; or put it back: `agentctl constraints add P0 "
+        f"{_sh(text)}` "
         "(with --shared where it stood in agentctl.rules)"
     )
 
@@ -225,7 +227,8 @@ def gone_rules(store: Store, persist: bool = True) -> list[Rule]:
 
 
 def lines(store: Store, persist: bool = True) -> list[str]:
-    """``P0 VANISHED`` lines for resume (``persist=False``: it writes nothing): every vanished rule (never cut)."""
+    """``P0 VANISHED`` lines for resume (``persist=False``: it writes nothing): every vanished rule (never
+    cut)."""
     return [vanished_line(t, w) for w, t in vanished(store, persist)]
 
 
@@ -283,7 +286,8 @@ def confirm(store: Store, what: str) -> str:
             n = int(what)
             if not 1 <= n <= len(order):
                 raise UsageError(
-                    f"there is no vanished P0 rule number {n}; `agentctl resume` lists them (1 to {len(order)})"
+                    f"there is no vanished P0 rule number {n}; `agentctl resume` lists them (1 to "
+                    f"{len(order)})"
                 )
             text = order[n - 1]
         else:

@@ -137,6 +137,7 @@ def folder_note(store: Store, recorded: str) -> str:
         return ""
     return (
         f"STATE FOLDER REPLACED: {os.path.basename(store.root)} is not the folder agentctl last saw (it was "
-        f"removed or recreated); the P0 rules kept in the ledger ({shown(store.root)}) still hold; a rule that "
+        f"removed or recreated); the P0 rules kept in the ledger ({shown(store.root)}) still hold; a rule "
+        f"that "
         "is not in the rules file now shows as vanished until a person confirms its removal"
     )

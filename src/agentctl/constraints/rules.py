@@ -233,7 +233,8 @@ def short_note(store: Store, broken: list[Broken]) -> str:
     if not broken:
         return ""
     return (
-        f"agentctl: {len(broken)} line{'s' if len(broken) > 1 else ''} of the rules file cannot be taken as written "
+        f"agentctl: {len(broken)} line{'s' if len(broken) > 1 else ''} of the rules file cannot be taken as "
+        f"written "
         f"(the other rules still apply): {problem_lines(store, broken, 1)[0][:300]}"
     )
 
@@ -252,7 +253,8 @@ def problem_lines(store: Store, broken: list[Broken], limit: int = 3) -> list[st
             out.append(f"{b.where} {b.why}")
         elif b.where:
             out.append(
-                f"{b.where} line {b.lineno} `{what}` {b.why}{cover}; fix the line in {b.where} (it is committed "
+                f"{b.where} line {b.lineno} `{what}` {b.why}{cover}; fix the line in {b.where} (it is "
+                f"committed "
                 "with the code: the fix is a commit)"
             )
         else:
@@ -327,7 +329,8 @@ def glob(pattern: str) -> Glob:
 
 
 def check_glob(pattern: str) -> None:
-    """Raise UsageError naming what is wrong with a deny-write glob git would read otherwise than agentctl.constraints.denytext."""
+    """Raise UsageError naming what is wrong with a deny-write glob git would read otherwise than
+    agentctl.constraints.denytext."""
     from agentctl.constraints import globs
 
     if not pattern:

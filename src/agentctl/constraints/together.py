@@ -39,7 +39,10 @@ class Pending(tuple[Rule, str, str, str]):
     left: codec.field[str] = codec.field(3)
 
     def line(self) -> str:
-        return f"TOGETHER: {self.left_path} changed; {self.right} not yet ({self.rule.priority} `{self.rule.text}`)"
+        return (
+            f"TOGETHER: {self.left_path} changed; {self.right} not yet ({self.rule.priority} "
+            f"`{self.rule.text}`)"
+        )
 
 
 def sides(text: str) -> tuple[str, str] | None:

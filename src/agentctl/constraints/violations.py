@@ -87,7 +87,8 @@ def since(store: Store, started: str) -> list[tuple[str, str, str]]:
 
 
 def _append(store: Store, rows: list[tuple[str, str, str]]) -> None:
-    """Append under LOCK; in a hook whose lock wait ran out, deferred (never lost: see agentctl.ground.lateappends)."""
+    """Append under LOCK; in a hook whose lock wait ran out, deferred (never lost: see
+    agentctl.ground.lateappends)."""
     from agentctl.ground import lateappends
     from agentctl.ground.errors import StateError
 
@@ -184,7 +185,8 @@ def stop_check(store: Store, task_id: str, force: bool) -> dict[str, tuple[str, 
     if broken and not force:
         path, (_, rule) = next(iter(broken.items()))
         raise CheckFailed(
-            f"task {task_id} broke P0 `{rule}`: {codec.encode(path)} was written ({len(broken)} open violation"
+            f"task {task_id} broke P0 `{rule}`: {codec.encode(path)} was written ({len(broken)} open "
+            f"violation"
             f"{'s' if len(broken) > 1 else ''}); {restore_hint(store, path)}; or stop anyway with "
             "`agentctl task stop --force` (recorded in the archive)"
         )
@@ -219,7 +221,8 @@ def restore_hint(store: Store, path: str) -> str:
         how = f"`rmdir {q}` from the project root (an empty folder made under the denied path)"
     elif git_root(store.project):
         how = (
-            f"`git checkout -- {q}` from the project root (from anywhere: `git -C {_sh(store.project)} checkout -- {q}`)"
+            f"`git checkout -- {q}` from the project root (from anywhere: `git -C {_sh(store.project)} "
+            f"checkout -- {q}`)"
             " (a file git never tracked: delete it)"
         )
     else:
@@ -277,7 +280,8 @@ def lines(store: Store) -> list[str]:
         for path, (when, rule) in found.items():
             q = _sh(path)
             out.append(
-                f"VIOLATION {codec.encode(path)} written {when[:19]} against P0 `{codec.encode(rule)[:200]}`: "
+                f"VIOLATION {codec.encode(path)} written {when[:19]} against P0 "
+                f"`{codec.encode(rule)[:200]}`: "
                 f"{_undo(store, q)}, or, if the user allowed it, `agentctl constraints ack {q}`"
             )
     else:
@@ -286,7 +290,8 @@ def lines(store: Store) -> list[str]:
             f"VIOLATION {len(found)} open (denied paths written) against P0 "
             + ", ".join(f"`{codec.encode(r)[:120]}`" for r in rules[:2])
             + (f" and {len(rules) - 2} more rules" if len(rules) > 2 else "")
-            + f"; {_undo(store, 'PATH')} for each, or, if the user allowed it, `agentctl constraints ack PATH`: "
+            + f"; {_undo(store, 'PATH')} for each, or, if the user allowed it, `agentctl constraints ack "
+            f"PATH`: "
         )
         named: list[str] = []
         used = len(head) + 40

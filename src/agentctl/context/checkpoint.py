@@ -42,7 +42,8 @@ def record(
     unlogged: list[str] | None = None,
     fill: str = "",
 ) -> dict[str, str]:
-    """Write the checkpoint now (never raises on the hook path: a checkpoint that cannot be taken is skipped)."""
+    """Write the checkpoint now (never raises on the hook path: a checkpoint that cannot be taken is
+    skipped)."""
     from agentctl.context import inflight
     from agentctl.session import compactions
 

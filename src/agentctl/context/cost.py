@@ -51,7 +51,10 @@ def line(fields: list[str]) -> str:
     if len(fields) < 6:
         return ""
     at, _, before, after, chars, tokens = fields[:6]
-    text = f"STATE COST of the last compaction ({at[11:19]}): the state took {chars} characters (~{tokens} tokens) of the new window"
+    text = (
+        f"STATE COST of the last compaction ({at[11:19]}): the state took {chars} characters (~{tokens} "
+        f"tokens) of the new window"
+    )
     if before:
         text += f"; context in use before it: {before} tokens" + (f", after it: {after}" if after else "")
     return text

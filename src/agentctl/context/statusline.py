@@ -96,7 +96,10 @@ def line(store: Store, stdin: dict[str, object]) -> str:
     parts = []
     fields = agentctl.task.status.read_status(store)
     if fields.get("STATE", "IDLE") != "IDLE":
-        text = f"{codec.encode(fields.get('TASK_ID', ''))[:30]} {fields.get('DONE', '0')}/{fields.get('TOTAL', '0')}"
+        text = (
+            f"{codec.encode(fields.get('TASK_ID', ''))[:30]} "
+            f"{fields.get('DONE', '0')}/{fields.get('TOTAL', '0')}"
+        )
         if fields.get("STATE") != "ACTIVE":
             text += f" {fields.get('STATE')}"
         if fields.get("NEXT"):

@@ -162,7 +162,10 @@ def message(store: Store, r: Reading, threshold: int, checkpointed: bool) -> str
     steps.append('`agentctl task update --notes "WHAT YOU ARE IN THE MIDDLE OF"`')
     text = head + " " + "; ".join(f"{i}) {x}" for i, x in enumerate(steps, 1)) + "."
     if checkpointed:
-        text += " (agentctl recorded a checkpoint of what is in flight: `agentctl resume` shows it after the compaction.)"
+        text += (
+            " (agentctl recorded a checkpoint of what is in flight: `agentctl resume` shows it after "
+            "the compaction.)"
+        )
     if len(text) > BUDGET:
         text = text[: BUDGET - 3] + "..."
     return text

@@ -8,7 +8,8 @@ the agent's own records carry (Codex's ``model_context_window``), a person's ove
 Settings in ``.agent-state/config`` (``key=value`` lines; other prefixes belong to other settings):
 
     context.warn=off                      no transcript read, no warning, no checkpoint at a threshold
-    context.warn_at=35,20                 the thresholds of context LEFT, in percent (the last one checkpoints)
+    context.warn_at=35,20                 the thresholds of context LEFT, in percent (the last one
+    checkpoints)
     context.window=200000                 the window for every model
     context.window.claude-opus-4-6=1000000  the window for models whose name starts so
 """

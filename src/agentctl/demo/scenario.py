@@ -89,7 +89,8 @@ def run_demo(keep: bool = False, quiet: bool = False, say: Callable[[str], None]
                 out(f"setup failed: agentctl {' '.join(args)}: {text.strip()}")
                 return 1
         out(
-            "set up: agentctl init; 2 P0 rules, 1 P1 rule; a verify command; task refactor-imports-001 over 120 files\n"
+            "set up: agentctl init; 2 P0 rules, 1 P1 rule; a verify command; task refactor-imports-001 over "
+            "120 files\n"
         )
         finished = False
         for n, (steps, crash) in enumerate(LIVES, 1):
@@ -143,7 +144,8 @@ def _report(root: str, finished: bool, say: Callable[[str], None]) -> int:
     say("")
     say(
         f"result: task finished={'yes' if finished else 'no'}; files converted {contents_ok}/{N_FILES}; "
-        f"edited exactly once {once}/{N_FILES} (files log); edited twice {sum(1 for v in edits.values() if v > 1)}"
+        f"edited exactly once {once}/{N_FILES} (files log); edited twice "
+        f"{sum(1 for v in edits.values() if v > 1)}"
     )
     ok = finished and contents_ok == N_FILES and once == N_FILES and len(edits) == N_FILES
     say("demo OK: every file changed exactly once across the memory losses" if ok else "demo FAILED")

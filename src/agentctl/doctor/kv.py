@@ -59,7 +59,8 @@ def kv_service(
     fixup: Callable[[dict[str, str]], None],
     report: Report,
 ) -> None:
-    """Check a service's status file with its own reader; ``--fix`` salvages it and lets ``fixup`` mend values."""
+    """Check a service's status file with its own reader; ``--fix`` salvages it and lets ``fixup`` mend
+    values."""
     if not store.exists(rel):
         return
     with store.lock(lock) if report.fix else nolock():

@@ -43,7 +43,8 @@ def version(store: Store, report: Report) -> bool:
         return True
     if found > FORMAT_VERSION:
         report.problem(
-            f"{store.root} uses state format {found}, newer than this agentctl understands ({FORMAT_VERSION}); "
+            f"{store.root} uses state format {found}, newer than this agentctl understands "
+            f"({FORMAT_VERSION}); "
             "upgrade agentctl (nothing else was checked)"
         )
         return False
@@ -53,7 +54,8 @@ def version(store: Store, report: Report) -> bool:
             report.repaired(migrate(store, found))
         else:
             report.problem(
-                f"{store.root} {what}; `agentctl doctor --fix` migrates it to format {FORMAT_VERSION}, keeping a backup"
+                f"{store.root} {what}; `agentctl doctor --fix` migrates it to format {FORMAT_VERSION}, "
+                f"keeping a backup"
             )
     return True
 
@@ -101,7 +103,8 @@ def inner_links(store: Store, report: Report) -> bool:
         if report.fix:
             dest = move_aside(store, rel, report)
             report.repaired(
-                f"{store.shown(rel)} was a symlink (to {target}); moved to {store.shown(dest)} (its target untouched)"
+                f"{store.shown(rel)} was a symlink (to {target}); moved to {store.shown(dest)} (its target "
+                f"untouched)"
             )
         else:
             report.problem(

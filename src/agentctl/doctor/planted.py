@@ -28,7 +28,8 @@ def planted(store: Store, report: Report) -> None:
             kind = "a FIFO" if stat.S_ISFIFO(st.st_mode) else "a special file"
         elif stat.S_ISREG(st.st_mode) and st.st_nlink > 1 and not rel.startswith("logs/"):
             report.notes.append(
-                f"{store.shown(rel)} has {st.st_nlink} hard links; a rewrite detaches it (the others keep their content)"
+                f"{store.shown(rel)} has {st.st_nlink} hard links; a rewrite detaches it (the others keep "
+                f"their content)"
             )
         if not kind:
             continue
@@ -85,7 +86,8 @@ def temps(store: Store, report: Report) -> None:
             report.repaired(f"moved the stale temporary file {store.shown(rel)} to {store.shown(dest)}")
         else:
             report.problem(
-                f"{store.shown(rel)} is a temporary file left by a killed agentctl (`--fix` moves it to logs/)"
+                f"{store.shown(rel)} is a temporary file left by a killed agentctl (`--fix` moves it to "
+                f"logs/)"
             )
 
 

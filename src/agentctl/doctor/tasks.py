@@ -37,7 +37,8 @@ def _task_list(store: Store, report: Report, fields: dict[str, str]) -> None:
     name = fields.get("LIST", "")
     if state != "IDLE" and not name and fields.get("TOTAL", "0") not in ("", "0"):
         report.problem(
-            f"{store.shown(status.STATUS)}: the {state} task names no list file; restart it with `agentctl task start --force`"
+            f"{store.shown(status.STATUS)}: the {state} task names no list file; restart it with `agentctl "
+            f"task start --force`"
         )
     if name and not store.exists(f"services/task/{name}") and state != "IDLE":
         name = adopt_list(store, report, fields, name)
@@ -63,7 +64,8 @@ def _task_list(store: Store, report: Report, fields: dict[str, str]) -> None:
                 done = sum(1 for e in entries if e.done)
                 if (fields.get("TOTAL"), fields.get("DONE")) != (str(total), str(done)):
                     text = (
-                        f"{store.shown(status.STATUS)} says DONE/TOTAL {fields.get('DONE')}/{fields.get('TOTAL')} "
+                        f"{store.shown(status.STATUS)} says DONE/TOTAL "
+                        f"{fields.get('DONE')}/{fields.get('TOTAL')} "
                         f"but its list has {done}/{total}"
                     )
                     if report.fix:

@@ -121,7 +121,8 @@ def adopt_list(store: Store, report: Report, fields: dict[str, str], name: str) 
         return name
     newest = others[-1]
     text = (
-        f"{store.shown(status.STATUS)} names {name}, which is missing, while {store.shown('services/task/' + newest)} "
+        f"{store.shown(status.STATUS)} names {name}, which is missing, while "
+        f"{store.shown('services/task/' + newest)} "
         "holds the entries"
     )
     if not report.fix:

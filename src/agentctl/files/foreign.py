@@ -26,7 +26,8 @@ def elsewhere(store: Store, log: str, path: str, op: str) -> bool:
     """Is ``path``'s last record ``op`` one another copy wrote whose change this tree does not hold?
 
     A DELETE whose file is here, a CREATE or MODIFY whose file is not, or a MODIFY (or a CREATE of a
-    file the task's start commit holds) whose file is as the task's git baseline has it: the change lives in the other copy's tree (its uncommitted
+    file the task's start commit holds) whose file is as the task's git baseline has it: the change lives in
+    the other copy's tree (its uncommitted
     edit, or a commit this clone lacks). Read only when such a record exists: rare."""
     if path not in last_foreign(store, log, {path}):
         return False

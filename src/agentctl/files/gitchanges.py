@@ -216,7 +216,8 @@ def scan(
 
 
 def _diff(project: str, base: str, timeout: float, paths: list[str]) -> list[tuple[str, str]]:
-    """``git diff --name-status -M BASE`` of the work tree, project-relative (``paths``: only those; [] = all)."""
+    """``git diff --name-status -M BASE`` of the work tree, project-relative (``paths``: only those; [] =
+    all)."""
     out = _git(project, [*_DIFF, base, "--", *paths], timeout)
     found: list[tuple[str, str]] = []
     parts = out.split(b"\0")

@@ -58,12 +58,14 @@ def entries(store: Store, data: bytes | None = None) -> list[tuple[str, str, str
 
 
 def check(store: Store, path: str) -> list[tuple[str, str, str]]:
-    """The entries for ``path`` in the current task's log (and those a hook deferred, see agentctl.ground.lateappends).
+    """The entries for ``path`` in the current task's log (and those a hook deferred, see
+    agentctl.ground.lateappends).
 
     A path is a record's last field, so its lines are the ones ending in ``|PATH\\n``. A log over
     INDEX_MIN is looked up in its index (see agentctl.files.index), which covers all but at most
     filesindex.SLACK bytes of it; the rest is searched at C speed in chunks of whole lines. Only the
-    lines found are parsed, each read back from the log. So the cost stays flat however long the log grows, and memory stays
+    lines found are parsed, each read back from the log. So the cost stays flat however long the log grows,
+    and memory stays
     one chunk. The log is read through one descriptor: a consistent view even if the task is stopped
     and its log archived meanwhile."""
     fd = _open(store, LOG)
@@ -73,7 +75,8 @@ def check(store: Store, path: str) -> list[tuple[str, str, str]]:
         total = os.fstat(fd).st_size
         if total > MAX_LOG_BYTES:
             raise StateError(
-                f"{store.shown(LOG)} is {total} bytes, over the {MAX_LOG_BYTES}-byte limit; run `agentctl doctor`"
+                f"{store.shown(LOG)} is {total} bytes, over the {MAX_LOG_BYTES}-byte limit; run `agentctl "
+                f"doctor`"
             )
         key = codec.encode(path).encode("utf-8", "surrogateescape")
         found: list[tuple[str, str, str]] = []
@@ -196,7 +199,8 @@ def ordered(found: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
 
 
 def _instant(stamp: str) -> int:
-    """Epoch seconds of ``YYYY-MM-DDTHH:MM:SS+HH:MM`` (now_iso's form; no datetime import); 0 for anything else."""
+    """Epoch seconds of ``YYYY-MM-DDTHH:MM:SS+HH:MM`` (now_iso's form; no datetime import); 0 for anything
+    else."""
     if (
         len(stamp) != 25
         or stamp[4] != "-"

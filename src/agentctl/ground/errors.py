@@ -46,7 +46,8 @@ class NoTask(CheckFailed):
 
     def __init__(
         self,
-        message: str = "no task is running; start one with `agentctl task start --id ID --desc TEXT --files LIST`",
+        message: str = "no task is running; start one with `agentctl task start --id ID --desc TEXT --files "
+        "LIST`",
     ) -> None:
         super().__init__(message)
 

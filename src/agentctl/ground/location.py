@@ -75,7 +75,8 @@ def open_checked(start: str | None = None, explicit: str | None = None) -> tuple
     if not os.path.isdir(os.path.join(root, "services")):
         if os.path.isdir(os.path.join(root, STATE_DIRNAME)):
             raise StateError(
-                f"{root} is a project, not its state folder; point --state-dir at {os.path.join(root, STATE_DIRNAME)}"
+                f"{root} is a project, not its state folder; point --state-dir at "
+                f"{os.path.join(root, STATE_DIRNAME)}"
             )
         raise StateError(f"{root} is not an agentctl state folder (no services/); run `agentctl init`")
     for rel in _INNER_DIRS:

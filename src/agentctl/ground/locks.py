@@ -92,7 +92,8 @@ def holder(fd: int) -> str:
 
 
 class Held:
-    """The context manager ``Store.lock`` returns (what contextlib.contextmanager would make, without loading it)."""
+    """The context manager ``Store.lock`` returns (what contextlib.contextmanager would make, without
+    loading it)."""
 
     __slots__ = ("_gen",)
 

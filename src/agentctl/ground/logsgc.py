@@ -101,7 +101,8 @@ def _running(items: list[Item], status: dict[str, str]) -> set[str]:
 
 def _live(store: Store, items: list[Item], status: dict[str, str]) -> set[str]:
     """What gc never removes whatever the file times say: the log verify status names (LOG, LAST_PASS_LOG),
-    the current run's log, the newest run log by name, and the current task's own files (an archive of its id)."""
+    the current run's log, the newest run log by name, and the current task's own files (an archive of its
+    id)."""
     keep = {status.get("LOG", ""), status.get("LAST_PASS_LOG", "")} | _running(items, status)
     named = sorted((it for it in items if _is_run_log(it.rel)), key=_age_key)
     keep.update(it.rel for it in named[-1:])

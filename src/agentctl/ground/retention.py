@@ -47,7 +47,8 @@ def _size(text: str) -> int | None:
 
 
 def policy(store: Store) -> dict[str, int]:
-    """The retention settings: the defaults, overridden by ``.agent-state/config``; StateError if one is wrong."""
+    """The retention settings: the defaults, overridden by ``.agent-state/config``; StateError if one is
+    wrong."""
     out = dict(DEFAULTS)
     data = store.read(CONFIG, cap=1 << 20)
     if not data:
@@ -61,7 +62,8 @@ def policy(store: Store) -> dict[str, int]:
         key = key.strip()
         if not eq:
             raise StateError(
-                f"{shown} line {n}: {line[:60]!r} is not key=value; write for example {PREFIX}verify_log_max=1M"
+                f"{shown} line {n}: {line[:60]!r} is not key=value; write for example "
+                f"{PREFIX}verify_log_max=1M"
             )
         if key not in DEFAULTS:
             raise StateError(

@@ -11,7 +11,8 @@ reader, and a reader never lets in what no writer produces. Cheap to import (no 
 Kinds: ``text`` (at most ``size`` characters), ``word`` (no digit that is not ASCII), ``uint``
 (ASCII digits, at most ``top``), ``run`` (``uint``, or ``-`` / empty), ``choice`` (one of
 ``values``), ``time`` (ISO 8601 with a UTC offset, not from the future), ``path`` (a project path
-as agentctl records one), ``archive`` (a ``logs/`` file agentctl archives), ``id`` (a task id). A field may instead
+as agentctl records one), ``archive`` (a ``logs/`` file agentctl archives), ``id`` (a task id). A field may
+instead
 carry ``test``, a function of the value returning why it is refused (``""``: accepted), and
 ``unless=(OTHER, VALUES)``: the field is free text when field OTHER holds one of VALUES.
 """
@@ -120,7 +121,8 @@ class Schema:
         return self.problem(rec, limits)
 
     def fields_problem(self, fields: dict[str, str], limits: Limits) -> str:
-        """For a status file: why one of ``fields``' declared keys is refused (undeclared keys and empty values pass)."""
+        """For a status file: why one of ``fields``' declared keys is refused (undeclared keys and empty
+        values pass)."""
         for f in self.fields:
             value = fields.get(f.name, "")
             if value:
@@ -164,7 +166,10 @@ def time_problem(raw: str, now: float) -> str:
     if dt.timestamp() > now + SKEW:
         import time
 
-        return f"{raw[:32]!r} is in the future (this machine's clock says {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(now))})"
+        return (
+            f"{raw[:32]!r} is in the future (this machine's clock says "
+            f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(now))})"
+        )
     return ""
 
 

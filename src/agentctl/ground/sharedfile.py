@@ -165,7 +165,8 @@ def parse(data: bytes) -> Parsed:
 
 
 def _uncommented(line: str) -> str:
-    """A rule line without its comment: ``#`` after a space or tab starts one (``P0|deny-write: db/**  # why``),
+    """A rule line without its comment: ``#`` after a space or tab starts one (``P0|deny-write: db/**  #
+    why``),
     as a person writes it in a file beside the code; the state folder's own file has none."""
     at = min((i for i in (line.find(" #"), line.find("\t#")) if i >= 0), default=-1)
     return line[:at].rstrip(" \t") if at >= 0 else line

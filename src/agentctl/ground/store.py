@@ -88,7 +88,8 @@ class Store:
 
     # -- paths -----------------------------------------------------------------
     def alerts(self) -> bool:
-        """Whether the person configured alert commands for this project (ground.personal: one stat, then none)."""
+        """Whether the person configured alert commands for this project (ground.personal: one stat, then
+        none)."""
         found = self._probed.get("\0alerts")
         if found is None:
             from agentctl.ground.personal import alerts_configured
@@ -128,7 +129,8 @@ class Store:
         return fd, st.st_size
 
     def read(self, rel: str, cap: int = MAX_STATUS) -> bytes | None:
-        """Read a regular file, refusing symlinks, FIFOs and anything over ``cap``; None when it does not exist."""
+        """Read a regular file, refusing symlinks, FIFOs and anything over ``cap``; None when it does not
+        exist."""
         opened = self._open_read(rel)
         if opened is None:
             return None
@@ -312,13 +314,15 @@ class Store:
 
     # -- locks ---------------------------------------------------------------------------
     def lock(self, rel: str, timeout: float | None = None) -> Held:
-        """Hold ``flock`` on the lock file ``rel`` (created if missing, never deleted): ``with store.lock(rel):``."""
+        """Hold ``flock`` on the lock file ``rel`` (created if missing, never deleted): ``with
+        store.lock(rel):``."""
         from agentctl.ground.locks import Held, hold  # only commands that write take a lock
 
         return Held(hold(self.path(rel), self.shown(rel), timeout, self.lock_deadline, fault))
 
     def locks(self, *rels: str) -> HeldAll:
-        """Hold several locks, taken in the one lock order (``ground.lockorder``) whatever order ``rels`` gives."""
+        """Hold several locks, taken in the one lock order (``ground.lockorder``) whatever order ``rels``
+        gives."""
         from agentctl.ground.lockorder import in_order
         from agentctl.ground.locks import HeldAll
 

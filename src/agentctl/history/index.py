@@ -37,7 +37,8 @@ class Row:
     def line(self) -> str:
         forced = "  FORCED" if self["FORCED"] == "forced" else ""
         return (
-            f"{codec.encode(self['ID'])}  ended {self['ENDED']}  {self['DURATION'] or '?'}  {self['ENTRIES']} done  "
+            f"{codec.encode(self['ID'])}  ended {self['ENDED']}  {self['DURATION'] or '?'}  "
+            f"{self['ENTRIES']} done  "
             f"{self['FILES']} files  verify {self['LAST_VERIFY']} (verified={self['VERIFIED']}){forced}  "
             f"{codec.encode(self['DESC'])[:120]}"
         )

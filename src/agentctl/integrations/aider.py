@@ -41,8 +41,10 @@ PROTOCOL = ".aider.agentctl.md"
 LINT = "agentctl hook aider lint --"
 WRAP_NAME = "agentctl-lint"  # $0 of the wrapper shell, so the user's command gets the files as "$@"
 NOTES = [
-    "Aider runs the lint command after each edit it applies (auto-lint, on by default): that logs the edited files; "
-    "it has no pre-edit hook, so a P0 deny-write rule reaches it only as text in the protocol, and no compaction "
+    "Aider runs the lint command after each edit it applies (auto-lint, on by default): that logs the edited "
+    "files; "
+    "it has no pre-edit hook, so a P0 deny-write rule reaches it only as text in the protocol, and no "
+    "compaction "
     "signal, so run `agentctl files scan` after a session to log from git what the lint command did not see",
 ]
 

@@ -195,7 +195,8 @@ def patch_texts(tool_input: Any) -> list[tuple[object, str, str]]:
 
 def _warn_before(h: Hook, note: str = "") -> Result | None:
     """A patch that would bring in an old use of a recorded interface: said before it lands (never a
-    deny; ``additionalContext``, which Codex's PreToolUse takes, and the PostToolUse answer in the same turn)."""
+    deny; ``additionalContext``, which Codex's PreToolUse takes, and the PostToolUse answer in the same
+    turn)."""
     from agentctl.integrations import hookact
 
     text = "\n".join(

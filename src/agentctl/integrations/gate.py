@@ -63,7 +63,10 @@ def _kind(value: object) -> str:
 
 
 def unjudged(why: str, fix: str = DOCTOR_FIX) -> str:
-    return f"agentctl could not check this write against the project's P0 rules ({why[:200]}); the edit was not made: {fix}"
+    return (
+        f"agentctl could not check this write against the project's P0 rules ({why[:200]}); the edit was "
+        f"not made: {fix}"
+    )
 
 
 def refuse(agent: str, reason: str) -> Result:
@@ -143,7 +146,8 @@ def deny_reason(
                 later(store.log_change, "hook", "deny", f"{agent} {via} by broken rules line {rule.lineno}")
                 meant = " or ".join(f"`deny-write: {w}`" for w in rule.wide[:3])
                 return (
-                    f"line {rule.lineno} of the rules file, `{rule.text[:120]}`, {rule.why[:160]}; read as the P0 "
+                    f"line {rule.lineno} of the rules file, `{rule.text[:120]}`, {rule.why[:160]}; read as "
+                    f"the P0 "
                     f"{meant} it may mean, it forbids writing {via}{also} until a person mends "
                     "it (fix the line, or `agentctl doctor --fix` moves it aside); the edit was not made"
                 )
@@ -152,11 +156,15 @@ def deny_reason(
                 ""
                 if not policy.vanished(rule)
                 else (
-                    " (the rule left the rules file without `agentctl constraints remove` and stays enforced until a "
+                    " (the rule left the rules file without `agentctl constraints remove` and stays enforced "
+                    "until a "
                     "person confirms its removal with `agentctl constraints confirm-removal`)"
                 )
             )
-            return f"P0 constraint `{rule.text}` (agentctl) forbids writing {via}{also}{gone}; the edit was not made"
+            return (
+                f"P0 constraint `{rule.text}` (agentctl) forbids writing {via}{also}{gone}; the edit was "
+                f"not made"
+            )
     return _governing_reason(store, cwd, agent, raws, later, notes) if outer else None
 
 

@@ -182,7 +182,8 @@ def before_write(h: Hook, writes: list[tuple[object, str, str]]) -> str:
 
 
 def check_violations(h: Hook, paths: list[str]) -> None:
-    """Record writes to denied paths (see agentctl.constraints.violations); the message goes in :func:`reply`."""
+    """Record writes to denied paths (see agentctl.constraints.violations); the message goes in
+    :func:`reply`."""
     from agentctl.constraints import violations
     from agentctl.ground.errors import AgentctlError
 
@@ -193,12 +194,16 @@ def check_violations(h: Hook, paths: list[str]) -> None:
         if apart:
             h.told = f"{h.told}\n{apart}" if h.told else apart
     except AgentctlError as exc:
-        h.told = f"agentctl could not check these writes against the P0 rules ({exc.message}); run `agentctl doctor`"
+        h.told = (
+            f"agentctl could not check these writes against the P0 rules ({exc.message}); run "
+            f"`agentctl doctor`"
+        )
     vanished(h)
 
 
 def vanished(h: Hook) -> None:
-    """A P0 rule this call found gone from the rules file (see agentctl.constraints.lastseen): said with the rest."""
+    """A P0 rule this call found gone from the rules file (see agentctl.constraints.lastseen): said with
+    the rest."""
     import sys
 
     seen = sys.modules.get("agentctl.constraints.lastseen")  # loaded only where the rules were judged
@@ -306,7 +311,9 @@ def context(h: Hook, why: str) -> str:
     from agentctl.constraints import lastseen
     from agentctl.ground.errors import StateError
 
-    try:  # the P0 rules seen now are recorded in the ledger (a shared file's, a pull's): one that leaves later is vanished
+    # the P0 rules seen now are recorded in the ledger (a shared file's, a pull's): one that leaves later is
+    # vanished
+    try:
         lastseen.vanished(h.store)
     except StateError:
         pass  # the rules cannot be read: resume says so
@@ -318,7 +325,8 @@ def context(h: Hook, why: str) -> str:
 
 
 def sync(h: Hook) -> list[str]:
-    """Reconcile the files log with git (changes made by shell commands); bounded; the paths it logged. A write to a
+    """Reconcile the files log with git (changes made by shell commands); bounded; the paths it logged. A
+    write to a
     denied path it finds is a violation, said in :func:`reply`; a lock not free in time leaves
     the reconciling to the next sync (it is idempotent: nothing is lost)."""
     from agentctl.ground.errors import StateError

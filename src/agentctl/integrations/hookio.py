@@ -121,7 +121,8 @@ def is_cursor_payload(payload: dict[str, Any]) -> bool:
 
 
 def normalise(event: str) -> str:
-    """An event as the EVENTS tables key it: ``PostToolUse``, ``post-tool-use`` and ``post_tool_use`` alike."""
+    """An event as the EVENTS tables key it: ``PostToolUse``, ``post-tool-use`` and ``post_tool_use``
+    alike."""
     return event.replace("-", "").replace("_", "").lower()
 
 

@@ -138,7 +138,8 @@ class Hook:
         return hookact.log_writes(self, items, key)
 
     def check_violations(self, paths: list[str]) -> None:
-        """Record writes to denied paths (see agentctl.constraints.violations); the message goes in :meth:`reply`."""
+        """Record writes to denied paths (see agentctl.constraints.violations); the message goes in
+        :meth:`reply`."""
         from agentctl.integrations import hookact
 
         hookact.check_violations(self, paths)

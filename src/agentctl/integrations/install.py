@@ -75,7 +75,8 @@ def plan_install(
                 plan.changes.append(imp)
         if local:
             plan.notes.append(
-                f"{rel} is for you alone: add it to .gitignore (Claude Code does so only for files it creates)"
+                f"{rel} is for you alone: add it to .gitignore (Claude Code does so only for files it "
+                f"creates)"
             )
         plan.notes.append("Claude Code runs the hooks in trusted folders; `/hooks` in Claude Code lists them")
         if not agentsmd.has_block(project, "AGENTS.md"):
@@ -107,7 +108,8 @@ def plan_install(
         )
         if not agentsmd.has_block(project, "GEMINI.md"):
             plan.notes.append(
-                "Gemini reads GEMINI.md: `agentctl install agents-md --file GEMINI.md` adds the startup protocol"
+                "Gemini reads GEMINI.md: `agentctl install agents-md --file GEMINI.md` adds the startup "
+                "protocol"
             )
     elif target == "qwen":
         from agentctl.integrations import qwen
@@ -118,7 +120,8 @@ def plan_install(
         )
         if not agentsmd.has_block(project, "QWEN.md"):
             plan.notes.append(
-                "Qwen Code reads QWEN.md: `agentctl install agents-md --file QWEN.md` adds the startup protocol"
+                "Qwen Code reads QWEN.md: `agentctl install agents-md --file QWEN.md` adds the startup "
+                "protocol"
             )
     elif target == "aider":
         from agentctl.integrations import aider
@@ -175,7 +178,9 @@ def plan_install(
             )
         )
         plan.notes.append(
-            f"{'Claude Code asks you once to approve project MCP servers' if client == 'claude' else 'enable the server in Cursor settings > MCP'}"
+            "Claude Code asks you once to approve project MCP servers"
+            if client == "claude"
+            else "enable the server in Cursor settings > MCP"
         )
     return plan
 
@@ -309,7 +314,8 @@ def _check_options(target: str, local: bool, file: str | None, client: str | Non
         if client not in MCP_CLIENTS:
             got = f", not {client!r}" if client is not None else ""
             raise UsageError(
-                f"`mcp` needs --client {'|'.join(MCP_CLIENTS)}{got}, e.g. `agentctl install mcp --client claude`"
+                f"`mcp` needs --client {'|'.join(MCP_CLIENTS)}{got}, e.g. `agentctl install mcp --client "
+                f"claude`"
             )
     elif client is not None:
         raise UsageError("--client applies to `mcp` only, e.g. `agentctl install mcp --client cursor`")

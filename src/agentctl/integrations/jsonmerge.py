@@ -61,7 +61,8 @@ def read(project: str, rel: str) -> tuple[Doc, bytes | None]:
         doc = json.loads(text, object_pairs_hook=_no_dupes, parse_constant=_no_constants)
     except json.JSONDecodeError as exc:
         raise ConfigError(
-            f"{rel} is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); agentctl changed nothing. "
+            f"{rel} is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); agentctl changed "
+            f"nothing. "
             "Fix the file (strict JSON: no comments or trailing commas), then run the command again"
         ) from None
     except (ValueError, RecursionError) as exc:

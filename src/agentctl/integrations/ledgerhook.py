@@ -43,7 +43,8 @@ def missing_store(start: str) -> Store | None:
 
 
 def _shared_p0(store: Store) -> list[str]:
-    """The P0 rule texts of the project's shared file (ground.sharedfile) beside a state folder not made yet."""
+    """The P0 rule texts of the project's shared file (ground.sharedfile) beside a state folder not made
+    yet."""
     import agentctl.constraints.listing
 
     return [r.text for r in agentctl.constraints.listing.shared_rules(store) if r.priority == "P0"]
@@ -56,13 +57,16 @@ def missing_line(store: Store) -> str:
     if not rules:  # never made here: a clone of a project whose rules are committed (docs/rules.md)
         shown = "; ".join(f"P0|{t[:200]}" for t in _shared_p0(store)[:20])
         return (
-            f"NO STATE FOLDER YET: this copy has agentctl.rules but no {STATE_DIRNAME}/; agentctl's hooks enforce "
-            f"its P0 rules meanwhile: {shown}. Ask the user to run `agentctl init` here (the task, the files log "
+            f"NO STATE FOLDER YET: this copy has agentctl.rules but no {STATE_DIRNAME}/; agentctl's hooks "
+            f"enforce "
+            f"its P0 rules meanwhile: {shown}. Ask the user to run `agentctl init` here (the task, the files "
+            f"log "
             "and every other rule start then)"
         )
     shown = "; ".join(f"P0|{t[:200]}" for t in rules[:20])
     return (
-        f"STATE FOLDER MISSING: {store.root} is gone (removed: `rm -rf`, `git clean -fdx`?); agentctl's hooks "
+        f"STATE FOLDER MISSING: {store.root} is gone (removed: `rm -rf`, `git clean -fdx`?); agentctl's "
+        f"hooks "
         f"still enforce the P0 rules its ledger ({ledger.shown(store.root)}) keeps: {shown}. Ask the user to "
         "restore it (`git checkout -- .agent-state`, or `agentctl init` and the rules again); only a person "
         "lets a P0 rule go (`agentctl constraints confirm-removal`)"

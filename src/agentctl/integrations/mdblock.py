@@ -29,8 +29,10 @@ def find_span(lines: list[str], rel: str) -> tuple[int, int] | None:
     if len(begins) == 1 and len(ends) == 1 and begins[0] < ends[0]:
         return begins[0], ends[0]
     raise ConfigError(
-        f"{rel} has damaged agentctl markers ({len(begins)} begin, {len(ends)} end{', end first' if begins and ends and ends[0] < begins[0] else ''}); "
-        f"agentctl changed nothing. Remove the lines `{BEGIN}` ... `{END}` by hand, then run the command again"
+        f"{rel} has damaged agentctl markers ({len(begins)} begin, {len(ends)} "
+        f"end{', end first' if begins and ends and ends[0] < begins[0] else ''}); "
+        f"agentctl changed nothing. Remove the lines `{BEGIN}` ... `{END}` by hand, then run the command "
+        f"again"
     )
 
 

@@ -23,11 +23,13 @@ When does the state reach the model after a compaction?
   the last output tokens plus the new message reach ``min(threshold * window,
   window - 33,000)``. The last usage is in the session transcript (``transcript_path``,
   written before the next send), the window is what the last Stop reported
-  (``context_limit``; 200,000, Qwen's default, before the first Stop), the threshold is ``context.autoCompactThreshold`` (project, then
+  (``context_limit``; 200,000, Qwen's default, before the first Stop), the threshold is
+  ``context.autoCompactThreshold`` (project, then
   user settings; default 0.85). When that sum is within ``LOOKAHEAD`` tokens of the limit,
   the resume block goes with this send: it is in the first request after the compaction.
   When the look-ahead could not tell (a wrong window assumed before the first Stop, a
-  message larger than the margin), PostCompact leaves a marker and the next UserPromptSubmit (the second request
+  message larger than the margin), PostCompact leaves a marker and the next UserPromptSubmit (the second
+  request
   after the compaction) appends the block. A look-ahead that fired too early costs one
   extra copy of the block, at most once per compaction (then it waits for the compaction).
   The transcript and the user's ``~/.qwen/settings.json`` are only read (a bounded tail,
@@ -205,7 +207,8 @@ def about_to_compact(h: Hook) -> bool:
 
 
 def user_prompt_submit(h: Hook) -> Result | None:
-    """Once after an automatic compaction, or ahead of one: the resume block appended to the message being sent."""
+    """Once after an automatic compaction, or ahead of one: the resume block appended to the message being
+    sent."""
     if _take(h, MARKER):
         why = AFTER_AUTO
     elif _take(h, AHEAD):  # sent ahead, but Qwen did not compact in that send: once per compaction only

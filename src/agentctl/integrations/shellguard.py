@@ -10,7 +10,8 @@ pragmatically (nothing is run):
   or cannot be told from the text (``$VAR``, a backquote); a P1/P2 rule is no one's business here;
 * ``agentctl notify add|remove`` and a write to the person's alert files (``agentctl/notify``): the
   alert commands run outside the agent's shell, so they are the person's (agentctl.notify.config);
-  ``agentctl verify trust`` likewise (the shared verify commands it lets run came with the code: verify.trust);
+  ``agentctl verify trust`` likewise (the shared verify commands it lets run came with the code:
+  verify.trust);
 * a command that names the rules' folder (``services/constraints``, ``constraints/status``,
   ``p0-seen``) or the state folder, ``services/`` or a glob over them, unless every command in it
   only reads (``cat``, ``grep``, ``ls``...) and nothing is redirected into a file.
@@ -207,12 +208,14 @@ def _alerts(words: list[str], state: str) -> str | None:
             i += 1
         if plain[:1] == ["notify"] and plain[1:2] and plain[1] in ("add", "remove"):
             return (
-                f"`agentctl notify {plain[1]}` changes the person's alert commands, which agentctl runs outside "
+                f"`agentctl notify {plain[1]}` changes the person's alert commands, which agentctl runs "
+                f"outside "
                 "the agent's shell; only a person may do that"
             )
         if set(plain[:2]) == {"verify", "trust"}:
             return (
-                "`agentctl verify trust` lets the verify commands of agentctl.rules (they come with the code) run "
+                "`agentctl verify trust` lets the verify commands of agentctl.rules (they come with the "
+                "code) run "
                 "outside the agent's sandbox; only a person may do that, after reading them"
             )
         hidden = _hidden_person(plain)
@@ -261,7 +264,10 @@ def _agentctl_removal(store: Store, words: list[str]) -> str | None:
         if at is None:
             continue
         if _via_xargs(cmd, at) and "constraints" in cmd:
-            return "`xargs agentctl constraints ...` takes its words from elsewhere: which rule it removes cannot be told"
+            return (
+                "`xargs agentctl constraints ...` takes its words from elsewhere: which rule it removes "
+                "cannot be told"
+            )
         rest, i = cmd[at + 1 :], 0
         plain: list[str] = []
         removes: list[str] = []
@@ -285,7 +291,10 @@ def _agentctl_removal(store: Store, words: list[str]) -> str | None:
                 f"`agentctl {' '.join(plain[:2])}`, whose action the shell fills in (it may remove a P0 rule)"
             )
         if "confirm-removal" in head:
-            return f"`agentctl constraints confirm-removal {' '.join(plain[2:])[:80]}` lets a vanished P0 rule go"
+            return (
+                f"`agentctl constraints confirm-removal {' '.join(plain[2:])[:80]}` lets a vanished P0 "
+                f"rule go"
+            )
         if "remove" in head:
             targets.append(" ".join(plain[2:]))
         elif "update" in head:
@@ -307,7 +316,10 @@ def _p0_target(store: Store, targets: list[str]) -> str | None:
     except AgentctlError:
         return "`agentctl constraints remove`, and the rules cannot be read to tell which rule it names"
     if broken:  # a line not read as written may be a P0 rule, and it shifts the numbers
-        return "`agentctl constraints remove`, and a line of the rules cannot be read to tell which rule it names"
+        return (
+            "`agentctl constraints remove`, and a line of the rules cannot be read to tell which rule it "
+            "names"
+        )
     if len(targets) > 1 and any(t.isdigit() for t in targets) and any(r.priority == "P0" for r in rules):
         return "several `constraints remove` by number: the numbers move as rules go"
     for what in targets:

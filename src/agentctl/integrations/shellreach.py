@@ -196,7 +196,10 @@ def _find(store: Store, args: list[str], cwd: str, guarded: list[str]) -> str | 
                 if not (g == base or g.startswith(base.rstrip(os.sep) + os.sep)):
                     continue
                 if not pats or any(_find_match(kind, pat, g, base, start) for kind, pat in pats):
-                    return f"`find ... {' '.join(a for a in args if a in acts)}` reaches {_shown(store, _owner(g, guarded))}"
+                    return (
+                        f"`find ... {' '.join(a for a in args if a in acts)}` reaches "
+                        f"{_shown(store, _owner(g, guarded))}"
+                    )
                 if any(kind.endswith("regex") for kind, _ in pats):
                     return f"`find` with a -regex and an action reaches {_shown(store, _owner(g, guarded))}"
     return None
@@ -252,17 +255,24 @@ def _git(store: Store, args: list[str], cwd: str, guarded: list[str]) -> str | N
         if paths and not any(_touches(p, guarded, True) for a in paths for p in _expand(a, cwd)):
             return None
         return (
-            "`git clean` removes untracked and (with -x) ignored files: agentctl's state folder and an untracked "
+            "`git clean` removes untracked and (with -x) ignored files: agentctl's state folder and an "
+            "untracked "
             "hook configuration (.claude/settings.json), so every hook, with them"
         )
     if sub == "update-index" and any(a in INDEX_FLAGS for a in rest):
         paths = [a for a in rest if not a.startswith("-")]
         if not paths or "--stdin" in rest or any(c in a for a in paths for c in "*?[$`"):
-            return "`git update-index` changes what git shows of files the text does not name (it may hide a P0 write)"
+            return (
+                "`git update-index` changes what git shows of files the text does not name (it may hide "
+                "a P0 write)"
+            )
         import agentctl.constraints.policy
 
         rels = [os.path.relpath(p, store.project) for a in paths for p in _expand(a, cwd)]
         hit = agentctl.constraints.policy.denied_entries(store, [r.replace(os.sep, "/") for r in rels])
         if hit:
-            return f"`git update-index` would make git look away from {hit[0][0]}, which P0 `{hit[0][1]}` protects"
+            return (
+                f"`git update-index` would make git look away from {hit[0][0]}, which P0 `{hit[0][1]}` "
+                f"protects"
+            )
     return None

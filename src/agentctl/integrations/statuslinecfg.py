@@ -34,7 +34,8 @@ def _doc(raw: bytes | None) -> dict[str, object]:
 
 
 def chain(change: Change, install: bool, agentctl: str = "agentctl") -> tuple[Change, str]:
-    """``change`` (the hooks' change to the settings file) with the statusline added or removed; and a note."""
+    """``change`` (the hooks' change to the settings file) with the statusline added or removed; and a
+    note."""
     doc = _doc(change.new if change.new is not None else None) if change.new is not None or install else {}
     current = doc.get("statusLine")
     if install:

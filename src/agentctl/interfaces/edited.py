@@ -101,7 +101,8 @@ def tell(rel: str, found: list[tuple[Iface, int, str]], before: bool = False) ->
         at = "" if before else f":{n}"
         parts.append(
             f"{codec.encode(rel)}{at} {where} the OLD form of interface {codec.encode(item.name)} "
-            f"`{codec.encode(item.old)[:200]}`; it changed in this task to `{codec.encode(item.new)[:200]}`: use that"
+            f"`{codec.encode(item.old)[:200]}`; it changed in this task to `{codec.encode(item.new)[:200]}`: "
+            f"use that"
         )
     if len(found) > SHOWN:
         parts.append(f"and {len(found) - SHOWN} more (`agentctl interfaces check`)")

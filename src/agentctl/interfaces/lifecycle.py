@@ -28,7 +28,10 @@ class Ending:
         if not hits:
             return "migrated"
         places = ", ".join(f"{codec.encode(p)}:{n}" for p, n, _ in hits[:5])
-        return f"forced with {len(hits)} old use{'s' if len(hits) != 1 else ''} left ({places}{', ...' if len(hits) > 5 else ''})"
+        return (
+            f"forced with {len(hits)} old use{'s' if len(hits) != 1 else ''} left "
+            f"({places}{', ...' if len(hits) > 5 else ''})"
+        )
 
     def fields(self) -> dict[str, str]:
         """The task archive's keys: INTERFACES=N, then INTERFACE_n=NAME: OLD -> NEW: how it ended."""
@@ -59,9 +62,12 @@ def stop_check(store: Store, task_id: str, force: bool) -> Ending:
             else ""
         )
         raise CheckFailed(
-            f"task {task_id} changed interface {codec.encode(first.name)} to `{codec.encode(first.new)[:120]}` but "
-            f"{len(hits)} old use{'s' if len(hits) != 1 else ''} of `{codec.encode(first.old)[:120]}` remain: "
-            f"{places}{', ...' if len(hits) > 5 else ''}{others}; migrate them (`agentctl interfaces check` lists "
+            f"task {task_id} changed interface {codec.encode(first.name)} to "
+            f"`{codec.encode(first.new)[:120]}` but "
+            f"{len(hits)} old use{'s' if len(hits) != 1 else ''} of `{codec.encode(first.old)[:120]}` "
+            f"remain: "
+            f"{places}{', ...' if len(hits) > 5 else ''}{others}; migrate them (`agentctl interfaces check` "
+            f"lists "
             "every one), or stop anyway with `agentctl task stop --force` (recorded in the archive)"
         )
     return Ending(items, found, bool(pending))

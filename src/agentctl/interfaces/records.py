@@ -126,7 +126,8 @@ def check_glob(glob: str) -> str:
         g = g[2:]
     if g.startswith(":"):
         raise UsageError(
-            f"--paths {glob[:60]!r} starts with ':' (git pathspec magic); give a plain glob such as 'src/**/*.ts'"
+            f"--paths {glob[:60]!r} starts with ':' (git pathspec magic); give a plain glob such as "
+            f"'src/**/*.ts'"
         )
     if g.startswith("/") or os.path.isabs(g):
         raise UsageError(

@@ -26,7 +26,8 @@ Hit = tuple[str, int, str]  # path, line number, the line
 
 
 def _walk(store: Store, items: list[Iface]) -> list[Hit]:
-    """The project's files outside git, read up to a bound: binary files, ``.git`` and the state folder skipped."""
+    """The project's files outside git, read up to a bound: binary files, ``.git`` and the state folder
+    skipped."""
     state = os.path.realpath(store.root)
     hits: list[Hit] = []
     seen = 0

@@ -64,7 +64,8 @@ def build_server(profile: str = "full", state_dir: str | None = None) -> MCPServ
             if unknown:
                 known = ", ".join(sorted(allowed[name])) or "none"
                 raise ToolError(
-                    f"usage error (exit 2): unknown argument {unknown[0][:40]!r} for {name} (arguments: {known})"
+                    f"usage error (exit 2): unknown argument {unknown[0][:40]!r} for {name} (arguments: "
+                    f"{known})"
                 )
             try:
                 return await super().call_tool(name, arguments, context)

@@ -42,7 +42,10 @@ class Result:
         self.warnings: list[str] = [] if warnings is None else warnings
 
     def __repr__(self) -> str:
-        return f"Result(lines={self.lines!r}, data={self.data!r}, code={self.code!r}, warnings={self.warnings!r})"
+        return (
+            f"Result(lines={self.lines!r}, data={self.data!r}, code={self.code!r}, "
+            f"warnings={self.warnings!r})"
+        )
 
 
 def _no_stdin() -> bytes:

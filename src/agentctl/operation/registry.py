@@ -563,7 +563,8 @@ _add(
 # Commands outside the services, each in its own module (imported only when it runs).
 HOOKS = "agentctl.commands.hook:"
 TARGET_USAGE = (
-    "claude [--local|--user] [--sandbox] | codex | gemini | cursor | qwen | opencode | cline | aider | agents-md [--file NAME] "
+    "claude [--local|--user] [--sandbox] | codex | gemini | cursor | qwen | opencode | cline | aider | "
+    "agents-md [--file NAME] "
     "| mcp --client claude|cursor [--absolute]"
 )
 INSTALL_OPTIONS = {"--local": "flag", "--file": "value", "--client": "value", "--absolute": "flag"}

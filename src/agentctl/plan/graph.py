@@ -45,7 +45,8 @@ class View:
         return out
 
     def in_cycle(self, t: PlanTask) -> list[str]:
-        """The cycle through ``t`` (ids, ``t`` first) a merge may have made, or [] (a local edit never makes one)."""
+        """The cycle through ``t`` (ids, ``t`` first) a merge may have made, or [] (a local edit never
+        makes one)."""
         path = cycle_from(self.all, t.ID, t.ID)
         return path or []
 

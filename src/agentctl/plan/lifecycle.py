@@ -22,7 +22,8 @@ def nothing_ready(view: graph.View, agent: str | None) -> CheckFailed:
     left = [t for t in view.tasks if view.state(t) in ("planned", "active")]
     if not view.tasks:
         return CheckFailed(
-            "the plan is empty; add tasks with `agentctl plan add ID --desc TEXT` or `agentctl plan import FILE`"
+            "the plan is empty; add tasks with `agentctl plan add ID --desc TEXT` or `agentctl plan import "
+            "FILE`"
         )
     if not left:
         c = view.counts()

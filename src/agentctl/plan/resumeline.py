@@ -87,10 +87,14 @@ def step(store: Store, fields: dict[str, str], final: str) -> str:
         return final
     queue = view.ready()
     if queue:
-        return f"DO NEXT: no task is running; start the plan's next task with `agentctl plan next` (ready: {', '.join(t.ID for t in queue[:3])})."
+        return (
+            f"DO NEXT: no task is running; start the plan's next task with `agentctl plan next` (ready: "
+            f"{', '.join(t.ID for t in queue[:3])})."
+        )
     if any(view.state(t) in ("planned", "active") for t in view.tasks):
         return _cap(
-            f"DO NEXT: no task is running and nothing in the plan is ready: {waiting_words(view, 3)}; wait for it, "
+            f"DO NEXT: no task is running and nothing in the plan is ready: {waiting_words(view, 3)}; wait "
+            f"for it, "
             "or ask the user.",
             600,
         )

@@ -80,7 +80,8 @@ def read_tasks_folder(folder: str) -> list[tuple[str, Spec]]:
     )
     if not names:
         raise UsageError(
-            f"{folder!r} holds no N.json task file (Claude Code's ~/.claude/tasks/<list-id>/); nothing imported"
+            f"{folder!r} holds no N.json task file (Claude Code's ~/.claude/tasks/<list-id>/); nothing "
+            f"imported"
         )
     if len(names) > MAX_FILES:
         raise UsageError(f"{folder!r} holds {len(names)} task files, over {MAX_FILES}; nothing imported")
@@ -108,7 +109,8 @@ def read_tasks_folder(folder: str) -> list[tuple[str, Spec]]:
         tid = _tid(str(raw_id))
         if not id_ok(tid):
             raise UsageError(
-                f"{path}: id {str(raw_id)[:40]!r} is not a task id (letters, digits, '.', '_' or '-'); nothing imported"
+                f"{path}: id {str(raw_id)[:40]!r} is not a task id (letters, digits, '.', '_' or '-'); "
+                f"nothing imported"
             )
         desc = " ".join(obj["subject"].split())
         out.append((tid, Spec(desc=desc, after=[_tid(str(b)) for b in blocked])))

@@ -19,7 +19,8 @@ project, kept outside its conversation so that a context compaction loses nothin
   services/verify/commands     the checks, one shell command a line (edit this)
   services/verify/status       the last check result and the fixes already tried
   services/interfaces/status   the task's interface changes: NAME|OLD|NEW|MATCH|PATHS|TASK|ADDED
-  services/plan/status         the plan: one task a line (ID|...|STATE|AGENT|UNTIL|STARTED|NOTE|SREV, docs/plan.md)
+  services/plan/status         the plan: one task a line, ID|...|STATE|AGENT|UNTIL|STARTED|NOTE|SREV
+                               (docs/plan.md)
   runlevels, runlevel          named sets of services, and the current one
   logs/                        archives of finished tasks, verify output, agent.log
 

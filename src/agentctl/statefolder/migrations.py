@@ -284,7 +284,8 @@ def migrate(store: Store, version: int) -> str:
         return ""
     if version != 0:
         raise StateError(
-            f"{store.root} has state format {version}, which this agentctl cannot migrate; run `agentctl doctor`"
+            f"{store.root} has state format {version}, which this agentctl cannot migrate; run `agentctl "
+            f"doctor`"
         )
     try:
         with store.lock(lockorder.FOLDER):
@@ -307,4 +308,7 @@ def migrate(store: Store, version: int) -> str:
             "make the folder writable and run `agentctl doctor --fix`"
         ) from None
     store.log_change("agentctl", "migrate", f"format {version} -> {FORMAT_VERSION}, backup {backup_rel}")
-    return f"migrated {store.shown('')[:-1]} from state format {version} to {FORMAT_VERSION}; the old files are in {store.shown(backup_rel)}"
+    return (
+        f"migrated {store.shown('')[:-1]} from state format {version} to {FORMAT_VERSION}; the old files "
+        f"are in {store.shown(backup_rel)}"
+    )

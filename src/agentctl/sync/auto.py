@@ -1,6 +1,7 @@
 """`sync auto on`: the SessionStart hooks pull first (bounded), Stop and PreCompact push in the background.
 
-Imported by the hooks only where ``sync/config`` exists (``Hook.auto_sync``); ``enabled`` then reads it for ``AUTO=on``.
+Imported by the hooks only where ``sync/config`` exists (``Hook.auto_sync``); ``enabled`` then reads it for
+``AUTO=on``.
 A pull that does not finish within AGENTCTL_SYNC_HOOK_TIMEOUT seconds (default 8) is killed, which
 the sync's write protocol tolerates, and the resume block says the local state was used.
 """

@@ -36,7 +36,8 @@ class Repo:
 
     # -- refs ------------------------------------------------------------------------------------
     def rev(self, ref: str) -> str | None:
-        """The commit ``ref`` names, None if there is no such object; Refused if it names anything but a commit
+        """The commit ``ref`` names, None if there is no such object; Refused if it names anything but a
+        commit
         (a blob, a tree, a tag: agentctl writes none of those to a ref)."""
         if "\n" in ref or not ref:
             return None
@@ -70,7 +71,8 @@ class Repo:
 
     # -- reading a commit (validated) ------------------------------------------------------------------
     def read_files(self, commit: str) -> dict[str, bytes]:
-        """Every file of ``commit``'s tree; Refused for a link, an executable, a submodule, a size over the limits."""
+        """Every file of ``commit``'s tree; Refused for a link, an executable, a submodule, a size over
+        the limits."""
         raw = self.git(["cat-file", "commit", commit]).out
         if len(raw) > 1 << 20 or not raw.startswith(b"tree "):
             raise Refused(f"commit {commit[:12]} is malformed")
@@ -85,7 +87,8 @@ class Repo:
             path = path_b.decode("utf-8", "replace")
             if len(parts) != 4 or parts[0] != b"100644" or parts[1] != b"blob":
                 raise Refused(
-                    f"{path[:80]!r} is not a plain file (mode {parts[0].decode('ascii', 'replace') if parts else '?'})"
+                    f"{path[:80]!r} is not a plain file (mode "
+                    f"{parts[0].decode('ascii', 'replace') if parts else '?'})"
                 )
             size = int(parts[3]) if parts[3].isdigit() else -1
             if size < 0 or size > max_file():

@@ -1,4 +1,5 @@
-"""Write a merged document into the state folder (the caller holds every lock, in the lock order of ground.lockorder).
+"""Write a merged document into the state folder (the caller holds every lock, in the lock order of
+ground.lockorder).
 
 Status files are rewritten by ``Store.replace`` only when their content changes; the files log
 and the verify journal only ever grow (records they lack are appended, oldest first), so byte
@@ -29,7 +30,8 @@ from agentctl.task import status
 
 
 def render(doc: Doc, view: View, memo: Memo, store: Store, replica: str, p: Plan) -> Memo:
-    """Make the folder show ``doc`` as planned; ``memo`` covers ``view``. Returns the memo of the folder afterwards."""
+    """Make the folder show ``doc`` as planned; ``memo`` covers ``view``. Returns the memo of the folder
+    afterwards."""
     rules = sorted(
         doc.constraints.values(),
         key=lambda v: (

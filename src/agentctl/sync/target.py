@@ -49,7 +49,8 @@ def target(
     remember: bool = False,
 ) -> Target:
     """Where a sync of ``store`` goes: ``stream`` / ``remote`` as given (``--stream``, ``--remote``), else as
-    remembered in the sync config, else the current branch and ``origin``; ``remember`` keeps what was given."""
+    remembered in the sync config, else the current branch and ``origin``; ``remember`` keeps what was
+    given."""
     repo = open_repo(store.project)
     if repo is None:
         raise StateError(

@@ -67,7 +67,10 @@ def pull_on_init(store: Store) -> str:
     if got == "absent":
         return ""
     if got == "offline":
-        return f"{t.remote} did not answer within {INIT_TIMEOUT:g}s: no shared state brought (`agentctl sync pull` later)"
+        return (
+            f"{t.remote} did not answer within {INIT_TIMEOUT:g}s: no shared state brought (`agentctl "
+            f"sync pull` later)"
+        )
     outcome = engine.sync_round(store, t.repo, t.stream, t.upstreams(), ref=t.ref)
     return f"pulled the shared state from {where(t)} ({outcome.objects} new objects); see `agentctl resume`"
 

@@ -57,7 +57,8 @@ def claim(store: Store, agent: str, lease: int = DEFAULT_LEASE) -> ClaimResult:
             raise NoTask()
         if state == "PAUSED":
             raise UsageError(
-                f"task {old.get('TASK_ID')} is PAUSED; resume it with `agentctl task update --state ACTIVE` first"
+                f"task {old.get('TASK_ID')} is PAUSED; resume it with `agentctl task update --state ACTIVE` "
+                f"first"
             )
         entries = status.read_entries(store, old)
         now = time.time()
@@ -75,11 +76,13 @@ def claim(store: Store, agent: str, lease: int = DEFAULT_LEASE) -> ClaimResult:
             live = [c for c in (live_claim(e, now) for e in entries) if c is not None]
             if not live:
                 raise CheckFailed(
-                    f"task {old.get('TASK_ID')} has no entry left to claim: {old.get('DONE', '0')}/{old.get('TOTAL', '0')} done"
+                    f"task {old.get('TASK_ID')} has no entry left to claim: "
+                    f"{old.get('DONE', '0')}/{old.get('TOTAL', '0')} done"
                 )
             who = sorted({a for a, _ in live})
             raise CheckFailed(
-                f"no entry left to claim: {old.get('DONE', '0')}/{old.get('TOTAL', '0')} done, {len(live)} claimed under live leases "
+                f"no entry left to claim: {old.get('DONE', '0')}/{old.get('TOTAL', '0')} done, {len(live)} "
+                f"claimed under live leases "
                 f"by {', '.join(who[:5])}; the first lease ends at {now_iso(min(x for _, x in live))}"
             )
         release(target)  # an expired claim is replaced

@@ -40,7 +40,8 @@ def pin_next(entries: list[Entry], next_path: str, task_id: str | None) -> None:
         raise UsageError(f"--next {next_path!r} is not an entry of task {task_id}; give a listed path")
     if target.closed:
         raise UsageError(
-            f"--next {next_path!r} is already {'done' if target.done else 'skipped'}; give an entry not yet done"
+            f"--next {next_path!r} is already {'done' if target.done else 'skipped'}; give an entry not yet "
+            f"done"
         )
 
 

@@ -55,7 +55,8 @@ def grep(
     store: Store, regex: str, globs: list[str], only: list[str] | None = None, after: list[str] | None = None
 ) -> dict[str, Hit]:
     """The first match of ``regex`` in each file under ``globs`` (or in the files ``only``), by path;
-    ``after``: the whole tree's answer once an edit hook wrote those paths (files.matchcounts.after_writes)."""
+    ``after``: the whole tree's answer once an edit hook wrote those paths
+    (files.matchcounts.after_writes)."""
     from agentctl.ground import git
     from agentctl.ground.ancestors import git_root
 

@@ -63,8 +63,8 @@ class Progress:
             )
         if self.migrated:
             out.append(
-                f"MIGRATED {len(self.migrated)} (no old form left in the tree: counted done, NEXT skips them): "
-                + _names(self.migrated, limit)
+                f"MIGRATED {len(self.migrated)} (no old form left in the tree: counted done, NEXT skips "
+                f"them): " + _names(self.migrated, limit)
             )
         if self.joined:
             out.append(f"ADDED {len(self.joined)} to the list (a new match): " + _names(self.joined, limit))
@@ -104,7 +104,8 @@ def _set(e: agentctl.task.entries.Entry, key: str, value: str) -> None:
 def view(
     fields: dict[str, str], stored: list[agentctl.task.entries.Entry], hits: dict[str, matched.Hit]
 ) -> Progress:
-    """The task as ``hits`` (the first match in each file, by path) show it; ``fields`` and ``stored`` are not changed."""
+    """The task as ``hits`` (the first match in each file, by path) show it; ``fields`` and ``stored`` are
+    not changed."""
     entries: list[agentctl.task.entries.Entry] = []
     reverted: list[tuple[str, int]] = []
     migrated: list[str] = []
@@ -168,7 +169,8 @@ def of_task(
 
 
 def shown(store: Store, fields: dict[str, str] | None = None) -> tuple[dict[str, str], Progress | None]:
-    """The task's fields as every front end shows them (the tree's counts for a --match task), and its Progress."""
+    """The task's fields as every front end shows them (the tree's counts for a --match task), and its
+    Progress."""
     import agentctl.task.status
 
     fields = agentctl.task.status.read_status(store) if fields is None else fields

@@ -62,7 +62,8 @@ def read_status(store: Store) -> dict[str, str]:
     state = fields.get("STATE", "")
     if state not in STATES:
         raise StateError(
-            f"{store.shown(STATUS)}: STATE={state[:20]!r} is not one of {'/'.join(STATES)}; run `agentctl doctor`"
+            f"{store.shown(STATUS)}: STATE={state[:20]!r} is not one of {'/'.join(STATES)}; run `agentctl "
+            f"doctor`"
         )
     for key in ("TOTAL", "DONE", "SEQ"):
         codec.status_int(fields, key, store.shown(STATUS))
@@ -405,7 +406,8 @@ def update(
             return UpdateResult(
                 False,
                 old,
-                f"not applied: SEQ is {cur_seq}, not {seq} (already applied, or read a newer state); nothing changed",
+                f"not applied: SEQ is {cur_seq}, not {seq} (already applied, or read a newer state); nothing "
+                f"changed",
             )
         import agentctl.task.entries
         from agentctl.task import edits  # a replay above loads neither: the hot path

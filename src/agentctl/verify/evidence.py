@@ -69,7 +69,10 @@ class Evidence:
         self.checks_changed = False  # the checks are not those the last pass ran: it covers nothing
 
     def __repr__(self) -> str:
-        return f"Evidence({self.verdict!r}, changed={self.changed!r}, last_pass={self.last_pass!r}, failed={self.failed!r})"
+        return (
+            f"Evidence({self.verdict!r}, changed={self.changed!r}, last_pass={self.last_pass!r}, "
+            f"failed={self.failed!r})"
+        )
 
     @property
     def changed(self) -> list[str]:
@@ -107,11 +110,15 @@ class Evidence:
         files_word = f"{n} file{'s' if n != 1 else ''}" if exact else f"{n}+ files"
         if self.verdict == "none" and self.shown_commands == "agentctl.rules":
             return (
-                "the verify commands of agentctl.rules wait for a person's `agentctl verify trust` in this copy; "
+                "the verify commands of agentctl.rules wait for a person's `agentctl verify trust` in this "
+                "copy; "
                 "nothing is claimed"
             )
         if self.verdict == "none":
-            return f"no verify commands configured (add them with `agentctl verify add COMMAND` to {self.shown_commands}); nothing is claimed"
+            return (
+                f"no verify commands configured (add them with `agentctl verify add COMMAND` to "
+                f"{self.shown_commands}); nothing is claimed"
+            )
         if self.checks_changed and not self.failed:  # a failure after the pass says more
             return f"the checks changed since the last pass ({self.last_pass}), which did not run them" + (
                 f"; {files_word} changed: {self.names()}" if n else ""
@@ -183,7 +190,8 @@ def as_this_task(store: Store, vfields: dict[str, str]) -> tuple[dict[str, str],
     whose = f"task {other}" if other else "an earlier task"
     return (
         shown,
-        f"no verify run in this task yet; the last one ({vfields['STATE']} {vfields.get('LAST_RUN', '')}) was in {whose}",
+        f"no verify run in this task yet; the last one ({vfields['STATE']} {vfields.get('LAST_RUN', '')}) "
+        f"was in {whose}",
     )
 
 

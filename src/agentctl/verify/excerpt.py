@@ -18,7 +18,8 @@ eslint, jest, vitest, cargo, go test) and a generic rule for any other tool:
 * ``other``: any other line naming an error, failure, panic or exception (any tool), the
   words looked for outside paths: ``src/operators/timeout.ts`` names no timeout;
 * ``where``: a location (one whose text after the location states an error, ``x.py:6: KeyError``,
-  counts as an error line; code that merely mentions one does not): ``--> src/main.rs:4:20``, ``at f (a.js:3:1)``, ``❯ a.ts:12:26``,
+  counts as an error line; code that merely mentions one does not): ``--> src/main.rs:4:20``, ``at f
+  (a.js:3:1)``, ``❯ a.ts:12:26``,
   ``File "x.py", line 3``, a path alone (eslint's file heading), ``FILE:LINE`` anywhere;
 * ``summary``: the tool's count: ``2 failed, 1 passed``, ``Found 3 errors``,
   ``✖ 4 problems``, ``Tests: 1 failed``, ``test result: FAILED``, ``FAIL pkg``,
@@ -60,7 +61,8 @@ _SUMMARY = re.compile(
     re.IGNORECASE,
 )
 _ERROR = re.compile(
-    r"^E\s{2,}.*(\w(Error|Exception|Exit|Interrupt|Warning)\b|\bassert\b|\braise\b)"  # pytest E lines that name it
+    # pytest E lines that name it
+    r"^E\s{2,}.*(\w(Error|Exception|Exit|Interrupt|Warning)\b|\bassert\b|\braise\b)"
     r"|^(FAILED|ERROR) \S"  # pytest short summary
     r"|^Import(Error|Mismatch) while (loading conftest|importing test module)"
     r"|^[\w./\\-]+:\d+(:\d+)?:? (error|fatal error|fatal)\b"  # mypy, gcc, clang
@@ -74,7 +76,8 @@ _ERROR = re.compile(
     r"|^--- FAIL: |^\s+--- FAIL: |^\s+[\w./-]+_test\.go:\d+: "  # go test
     r"|^\s*● |^\s*[✕✗×] |^\s*(Expected|Received)( value)?:|^\s*expect\(received\)"  # jest
     r"|^\s*FAIL\s+\S+ > |^\s*→ "  # vitest
-    r"|^\s*[A-Za-z_][\w.]*(Error|Exception|Failure|Exit)(: |:$|$)"  # a traceback's last line, AssertionError: ...
+    # a traceback's last line, AssertionError: ...
+    r"|^\s*[A-Za-z_][\w.]*(Error|Exception|Failure|Exit)(: |:$|$)"
     r"|^test \S+ \.\.\. FAILED$"
     r"|^[\w./\\-]+:\d+: \w*(Error|Exception)\b"  # pytest's `tests/x.py:6: AssertionError`
     r"|^(error|Error|ERROR)(\[[^\]]*\])?:|^(Error|ERROR|FAILED)\b",  # any tool's own word at the start
@@ -96,7 +99,8 @@ _OTHER = re.compile(
 )
 # A path or FILE:LINE location: what a keyword found inside it says nothing (`operators/timeout.ts`).
 _PATHISH = re.compile(r"\S*[/\\]\S*|\b[\w-]+\.[A-Za-z]\w{0,5}\b(:\d+)*:?")
-# After a location, what states an error (`x.py:6: SomeError`, `a.c:3:1: fatal error`), not code that mentions one.
+# After a location, what states an error (`x.py:6: SomeError`, `a.c:3:1: fatal error`), not code that mentions
+# one.
 _STATED = re.compile(
     r"^\W*(\w*(Error|Exception|Failure)\b|(error|fatal|failed|failure|panic)\b)", re.IGNORECASE
 )

@@ -49,7 +49,8 @@ def record(
     timeout: float,
     checks: str | None = None,
 ) -> RunResult:
-    """Record run ``run_no``: ``failed`` is None for a pass, else (command, exit code, error lines, error count);
+    """Record run ``run_no``: ``failed`` is None for a pass, else (command, exit code, error lines, error
+    count);
     ``log_id``/``pos`` where the files log stood when it started (see evidence)."""
     with store.lock(status.LOCK):
         fields = status.read_status(store)

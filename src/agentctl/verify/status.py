@@ -78,7 +78,8 @@ def tried(fields: dict[str, str]) -> list[str]:
 def write(
     store: Store, fields: dict[str, str], tried_list: list[str], sig_list: list[Sig] | None = None
 ) -> None:
-    """Replace the status file: the known keys of ``fields``, then TRIED_n and SIG_n; the caller holds LOCK."""
+    """Replace the status file: the known keys of ``fields``, then TRIED_n and SIG_n; the caller holds
+    LOCK."""
     from agentctl.verify.repeat import sigs  # loaded by what writes the status, never by resume
 
     out = {k: fields[k] for k in KEYS if k in fields and k != "UPDATED"}
@@ -91,7 +92,8 @@ def write(
 
 
 def journal(store: Store, event: str, run: str, err: str, files_sig: str, text: str) -> None:
-    """Append to the task's verify journal (a record of verify/schema.py's JOURNAL); the caller holds the verify lock."""
+    """Append to the task's verify journal (a record of verify/schema.py's JOURNAL); the caller holds the
+    verify lock."""
     if event not in schema.EVENTS:
         raise ValueError(f"verify journal event {event!r} is not declared in verify/schema.py")
     store.append(

@@ -54,7 +54,8 @@ class TriedResult:
 
 
 def record_tried(store: Store, text: str) -> TriedResult:
-    """Record a fix that did not work; say so when it repeats an earlier attempt (see the module docstring)."""
+    """Record a fix that did not work; say so when it repeats an earlier attempt (see the module
+    docstring)."""
     codec.check_text(text, "the tried fix", limit=1000)
     text = text.strip()
     files_sig = files_signature(store)

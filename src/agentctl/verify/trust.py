@@ -73,8 +73,11 @@ def waiting_line(cmds: list[str]) -> str:
     """What a copy says while the shared checks wait: where to read them whole (never an excerpt, which
     could hide the part that matters)."""
     return (
-        f"{len(cmds)} verify command{'s' if len(cmds) > 1 else ''} in {sharedfile.FILE} not run: not trusted in this "
-        f"copy (they came with the code, or the set changed since it was trusted); a person reads them whole in "
-        f"{sharedfile.FILE} ([verify]; `git log -p {sharedfile.FILE}` shows who changed them) and runs `agentctl "
+        f"{len(cmds)} verify command{'s' if len(cmds) > 1 else ''} in {sharedfile.FILE} not run: not trusted "
+        f"in this "
+        f"copy (they came with the code, or the set changed since it was trusted); a person reads them whole "
+        f"in "
+        f"{sharedfile.FILE} ([verify]; `git log -p {sharedfile.FILE}` shows who changed them) and runs "
+        f"`agentctl "
         "verify trust`"
     )

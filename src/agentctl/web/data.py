@@ -109,7 +109,8 @@ class View:
             part(follower.rel, lambda f=follower: f.poll(store), False)  # type: ignore[misc]
         from agentctl.files import matchcounts
 
-        matchcounts.forget()  # the old uses as the tree is now (interfaces, resume), not as at the first build
+        # the old uses as the tree is now (interfaces, resume), not as at the first build
+        matchcounts.forget()
         fields: dict[str, str] = part(
             "task", lambda: progress.shown(store)[0], {"STATE": "IDLE"}
         )  # a --match task as the tree shows it
@@ -154,7 +155,8 @@ class View:
         return data
 
     def chart(self) -> dict[str, Any]:
-        """The progress chart's data (``web.chart``): DONE and TOTAL over time, compactions, runs, the projection."""
+        """The progress chart's data (``web.chart``): DONE and TOTAL over time, compactions, runs, the
+        projection."""
         from agentctl.web.chart import chart
 
         with self.lock:
@@ -165,7 +167,8 @@ class View:
             return chart(fields, _progress(fields, now), self.agent_log, self.journal, now)
 
     def diff(self, path: str) -> dict[str, Any]:
-        """One file's `git diff` since the task started (``web.diff``); a path outside the project is a UsageError."""
+        """One file's `git diff` since the task started (``web.diff``); a path outside the project is a
+        UsageError."""
         from agentctl.web.diff import file_diff
 
         return file_diff(self.store, path)
@@ -232,7 +235,8 @@ class View:
             return {"query": query, "count": len(hits), "shown": [i.as_dict(p) for p, i in hits[:limit]]}
 
     def file_entries(self, path: str) -> dict[str, Any]:
-        """Every entry (time, operation) for one path in the current files log, as `files check` lists them."""
+        """Every entry (time, operation) for one path in the current files log, as `files check` lists
+        them."""
         return {
             "path": path,
             "entries": [list(e) for e in entries_of(self.store, agentctl.files.log.LOG, path)],
@@ -269,11 +273,13 @@ class View:
         return history.summary(self.store)
 
     def search_history(self, query: str, limit: int = HISTORY_SHOWN) -> dict[str, Any]:
-        """Archived tasks matching ``query`` the way `agentctl history search` matches them ("" lists the newest)."""
+        """Archived tasks matching ``query`` the way `agentctl history search` matches them ("" lists the
+        newest)."""
         return history.search(self.store, query, limit)
 
     def archived_task(self, task_id: str) -> dict[str, Any]:
-        """One archived task as `agentctl history show` gives it, plus its timeline and runs (cached by index state)."""
+        """One archived task as `agentctl history show` gives it, plus its timeline and runs (cached by
+        index state)."""
         return history.archived(self.store, task_id, self.archived)
 
 
@@ -293,7 +299,8 @@ def open_violations(store: Store) -> list[dict[str, Any]]:
 
 
 def _vanished(store: Store) -> list[dict[str, str]]:
-    """The P0 rules that left the rules file without `constraints remove` (still enforced), with resume's line."""
+    """The P0 rules that left the rules file without `constraints remove` (still enforced), with resume's
+    line."""
     from agentctl.constraints import lastseen
 
     return [
@@ -329,7 +336,8 @@ def _progress(fields: dict[str, str], now: float) -> dict[str, Any]:
 
 def _interfaces(store: Store) -> list[dict[str, Any]]:
     """The interface changes recorded in the task, each with its old uses left as the interfaces service
-    counts them (``interfaces.search.old_uses``, ``report.data``, ``report.state_line``), without the uses' list."""
+    counts them (``interfaces.search.old_uses``, ``report.data``, ``report.state_line``), without the
+    uses' list."""
     from agentctl.interfaces import records, report
     from agentctl.interfaces.search import old_uses
 

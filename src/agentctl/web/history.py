@@ -21,7 +21,8 @@ BARS = 120
 
 
 def summary(store: Store) -> dict[str, Any]:
-    """The newest archived tasks (HISTORY_SHOWN of them), how many there are, and whether the index was cut."""
+    """The newest archived tasks (HISTORY_SHOWN of them), how many there are, and whether the index was
+    cut."""
     from agentctl.history import index
 
     rows, more = index.read_index(store, 1 << 20)
@@ -29,7 +30,8 @@ def summary(store: Store) -> dict[str, Any]:
 
 
 def search(store: Store, query: str, limit: int = HISTORY_SHOWN) -> dict[str, Any]:
-    """Archived tasks matching ``query`` the way `agentctl history search` matches them ("" lists the newest)."""
+    """Archived tasks matching ``query`` the way `agentctl history search` matches them ("" lists the
+    newest)."""
     from agentctl.history import index, show
 
     if not query:
@@ -51,7 +53,8 @@ def search(store: Store, query: str, limit: int = HISTORY_SHOWN) -> dict[str, An
 def archived(
     store: Store, task_id: str, cache: dict[str, tuple[tuple[int, int], dict[str, Any]]]
 ) -> dict[str, Any]:
-    """One archived task as `agentctl history show` gives it, plus its timeline and runs (cached by index state)."""
+    """One archived task as `agentctl history show` gives it, plus its timeline and runs (cached by index
+    state)."""
     from agentctl.history import index, show
 
     row = index.find(store, task_id)

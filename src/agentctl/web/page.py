@@ -59,7 +59,8 @@ def web(ctx: Ctx, *, port: int = 0, no_open: bool = False, host: str = "127.0.0.
 
 
 def _open_browser(url: str, opener: str) -> None:
-    """Open the page in the user's browser when there is a graphical one (never a text browser in this terminal).
+    """Open the page in the user's browser when there is a graphical one (never a text browser in this
+    terminal).
 
     The browser's command line (which ``ps`` shows every user) never holds the token: it gets the
     ``file://`` address of a page only this user can read (mode 0600, in the state folder) that
@@ -104,7 +105,8 @@ def _forget(opener: str) -> None:
 
 
 def _stop_on_signals(store: Any, opener: str) -> None:
-    """Ctrl-C, SIGTERM and SIGHUP end the server at once (as `agentctl mcp`), its stop line in logs/agent.log."""
+    """Ctrl-C, SIGTERM and SIGHUP end the server at once (as `agentctl mcp`), its stop line in
+    logs/agent.log."""
     import signal
 
     def stop(signum: int, frame: object) -> None:

@@ -65,7 +65,8 @@ def netloc(host: str, port: int) -> str:
 
 
 def allowed_hosts(host: str, port: int) -> set[str]:
-    """The ``Host`` header values this server answers: its own address and port, nothing a DNS name can rebind."""
+    """The ``Host`` header values this server answers: its own address and port, nothing a DNS name can
+    rebind."""
     return {f"127.0.0.1:{port}", f"localhost:{port}", netloc(host, port).lower()}
 
 

@@ -10,7 +10,8 @@ _MINUTES: dict[str, float] = {}
 
 
 def epoch(ts: str) -> float | None:
-    """Seconds since the epoch of an agentctl ISO time (``2026-01-02T03:04:05+01:00``); None if it is not one."""
+    """Seconds since the epoch of an agentctl ISO time (``2026-01-02T03:04:05+01:00``); None if it is not
+    one."""
     if len(ts) < 19 or ts[16] != ":" or not ts[17:19].isdigit():
         return None
     if ts.endswith("Z"):  # UTC as Z: Python 3.10's fromisoformat reads only +00:00

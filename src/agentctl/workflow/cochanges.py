@@ -36,6 +36,7 @@ def after_edit(store: Store, rules: list[Rule], paths: list[str]) -> str:
     if not hits:
         return ""
     return "agentctl: " + "; ".join(
-        f"{p.rule.priority} rule `{p.rule.text}`: you changed {p.left_path}, so change {p.right} in this task too"
+        f"{p.rule.priority} rule `{p.rule.text}`: you changed {p.left_path}, so change {p.right} in this "
+        f"task too"
         for p in hits[:3]
     )

@@ -88,7 +88,8 @@ def record_baseline(store: Store, fields: dict[str, str] | None = None, timeout:
 def ensure_baseline(store: Store, timeout: float = 30.0) -> str:
     """A copy that got a running task some other way than `task start` (`sync pull`, `init` in a
     clone, a worktree joining a stream): record its own baseline now, unless it holds this task's.
-    So its first shell edit is logged. Returns what :func:`record_baseline` says ("" if it had one). Never raises."""
+    So its first shell edit is logged. Returns what :func:`record_baseline` says ("" if it had one). Never
+    raises."""
     try:
         from agentctl.task import status
 
@@ -228,7 +229,8 @@ def sync(store: Store, timeout: float = 60.0) -> SyncResult:
                 and (prev == "DELETE") == (op == "DELETE")
                 and not (prev == "CREATE" and op == "MODIFY")
             ):  # a file the task's commit holds, made again, then
-                continue  # changed (or restored and changed): MODIFY now, once, as git tells it against the start
+                # changed (or restored and changed): MODIFY now, once, as git tells it against the start
+                continue
             if prev == "RESTORE" and op == "RESTORE":
                 continue
             records.append(codec.record(now_iso(), op, path))
@@ -339,7 +341,8 @@ def _changed_since_run(
 
 
 def _logged_since(store: Store, offset: int) -> set[str]:
-    """The paths the files log holds a record of past byte ``offset`` (none if it is not known or not this log's)."""
+    """The paths the files log holds a record of past byte ``offset`` (none if it is not known or not this
+    log's)."""
     from agentctl.files import log
 
     if offset < 0 or offset > log.size(store):
@@ -348,7 +351,8 @@ def _logged_since(store: Store, offset: int) -> set[str]:
 
 
 def _note_run(store: Store, snapshot: dict[str, str]) -> None:
-    """A verify run starts: note each changed path's signature (see _changed_since_run), replacing the last run's."""
+    """A verify run starts: note each changed path's signature (see _changed_since_run), replacing the
+    last run's."""
     from agentctl.files import log
 
     with store.lock(log.LOCK):  # as `files scan`, which reads and appends to the baseline under it

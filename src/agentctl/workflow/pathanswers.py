@@ -50,7 +50,10 @@ def next_blocked(store: Store, rules: list[Rule], fields: dict[str, str]) -> tup
 def blocked_step(nxt: str, rule: str, instead: str, arg: object) -> str:
     """resume's DO NEXT when NEXT is write-protected (``arg`` quotes a path for the shell)."""
     q = arg(nxt) if callable(arg) else nxt
-    head = f"DO NEXT: NEXT {q} is write-protected by P0 `{rule}`: do not edit it; ask the user whether to lift the rule or drop the entry"
+    head = (
+        f"DO NEXT: NEXT {q} is write-protected by P0 `{rule}`: do not edit it; ask the user whether to "
+        f"lift the rule or drop the entry"
+    )
     if instead:
         i = arg(instead) if callable(arg) else instead
         return (
@@ -78,7 +81,8 @@ def start_warnings(store: Store, paths: list[str]) -> list[str]:
     if not protected:
         return []
     return [
-        f"{len(protected)} of {len(paths)} entries are write-protected by a P0 rule (first: {protected[0][0]} by "
+        f"{len(protected)} of {len(paths)} entries are write-protected by a P0 rule (first: "
+        f"{protected[0][0]} by "
         f"`{protected[0][1]}`): they cannot be edited; resume's DO NEXT skips them"
     ]
 
@@ -101,7 +105,8 @@ def check_answer(store: Store, raw: str, warn: Callable[[str], None]) -> tuple[l
         found = protect.judge(store, rules, other, real_rel(store, other)) if other is not None else None
         if found is not None:  # a new file: say so when the other reading of the spelling is denied
             warn(
-                f"{path} is allowed, but {other} (the project-root reading of {raw!r}) is denied by {found[0].line()}"
+                f"{path} is allowed, but {other} (the project-root reading of {raw!r}) is denied by "
+                f"{found[0].line()}"
             )
         return [f"{path}: allowed"] + co[0], {"path": path, "allowed": True, "together": co[1]}
     via = "" if hit[1] == path else f" (as {hit[1]})"
@@ -125,7 +130,8 @@ def _together_lines(rules: list[Rule], path: str) -> tuple[list[str], list[dict[
 
 
 def ack_answer(store: Store, raw: str, warn: Callable[[str], None]) -> tuple[list[str], dict[str, object]]:
-    """`constraints ack PATH` (by either name of the file): (lines, data); data["acked"] decides the exit code."""
+    """`constraints ack PATH` (by either name of the file): (lines, data); data["acked"] decides the exit
+    code."""
     open_now = violations.open_ones(store)
     path, real = resolve_arg(store, raw, warn)
     path = path if path in open_now else real

@@ -103,7 +103,8 @@ def build(
         if fields.get("STATE", "IDLE") != "IDLE":
             parked = f"{_v(fields.get('TASK_ID', ''), 64)} {fields.get('STATE')}"
             must.append(
-                f"TASK {parked} {fields.get('DONE', '0')}/{fields.get('TOTAL', '0')} (not in runlevel {level})"
+                f"TASK {parked} {fields.get('DONE', '0')}/{fields.get('TOTAL', '0')} (not in runlevel "
+                f"{level})"
             )
         fields = {"STATE": "IDLE"}
     tree: list[str] = []
@@ -119,7 +120,11 @@ def build(
     blocked: tuple[str, str] | None = None
     if state != "IDLE":
         skipped = f" ({fields['SKIPPED']} SKIPPED)" if fields.get("SKIPPED", "0") != "0" else ""
-        line = f"TASK {_v(fields.get('TASK_ID', ''), 64)} {state} {fields.get('DONE', '0')}/{fields.get('TOTAL', '0')}{skipped} SEQ={fields.get('SEQ', '0')}: {_v(fields.get('DESC', ''), 200)}"
+        line = (
+            f"TASK {_v(fields.get('TASK_ID', ''), 64)} {state} "
+            f"{fields.get('DONE', '0')}/{fields.get('TOTAL', '0')}{skipped} "
+            f"SEQ={fields.get('SEQ', '0')}: {_v(fields.get('DESC', ''), 200)}"
+        )
         group = [line]
         mine: list[tuple[str, str, int]] = []
         if agent is not None:
@@ -175,7 +180,8 @@ def build(
             group.append(f"  full output: {_v(store.shown(vfields['LOG']), 200)}")
         if vfields.get("REPEAT"):
             group.append(
-                f"REPEATED: this failure is identical to {_v(vfields['REPEAT'], 200)} (same error, same files); do not try that again"
+                f"REPEATED: this failure is identical to {_v(vfields['REPEAT'], 200)} (same error, same "
+                f"files); do not try that again"
             )
         elif vfields.get("SAME_ERROR"):
             group.append(f"SAME ERROR as {_v(vfields['SAME_ERROR'], 200)}, though the files changed")
@@ -189,7 +195,8 @@ def build(
         must += group
     if vfields.get("INTERRUPTED"):
         must.append(
-            f"VERIFY INTERRUPTED: {_v(vfields['INTERRUPTED'], 240)}; not a result: run `agentctl verify start` again"
+            f"VERIFY INTERRUPTED: {_v(vfields['INTERRUPTED'], 240)}; not a result: run `agentctl verify "
+            f"start` again"
         )
     iface = report.resume_lines(store, max(budget // 3, 1200))  # a stat when none is recorded
     must += [ln for ln in iface if resumefit.priority(ln) == 0]  # old uses left: never cut (one bounded fold)
@@ -392,7 +399,8 @@ def build_brief(store: Store, agent: str | None = None, budget: int = BRIEF_BUDG
     else:
         body.append(
             _cap(
-                f"TASK {_v(fields.get('TASK_ID', ''), 64)} {state} {fields.get('DONE', '0')}/{fields.get('TOTAL', '0')} "
+                f"TASK {_v(fields.get('TASK_ID', ''), 64)} {state} "
+                f"{fields.get('DONE', '0')}/{fields.get('TOTAL', '0')} "
                 f"SEQ={fields.get('SEQ', '0')}: {_v(fields.get('DESC', ''), 120)}",
                 220,
             )
@@ -428,9 +436,15 @@ def build_brief(store: Store, agent: str | None = None, budget: int = BRIEF_BUDG
 def _next_step(state: str, fields: dict[str, str], remind: bool, ev: object = None) -> str:
     nxt = fields.get("NEXT", "")
     if state == "IDLE":
-        return "DO NEXT: no task is running; wait for instructions, then `agentctl task start --id ID --desc TEXT --files LIST`."
+        return (
+            "DO NEXT: no task is running; wait for instructions, then `agentctl task start --id ID "
+            "--desc TEXT --files LIST`."
+        )
     if state == "PAUSED":
-        return "DO NEXT: the task is PAUSED; continue it with `agentctl runlevel work` or `agentctl task update --state ACTIVE`."
+        return (
+            "DO NEXT: the task is PAUSED; continue it with `agentctl runlevel work` or `agentctl task "
+            "update --state ACTIVE`."
+        )
     if state == "DONE":
         verdict = getattr(ev, "verdict", "")
         if verdict in ("yes", "none"):
@@ -439,7 +453,10 @@ def _next_step(state: str, fields: dict[str, str], remind: bool, ev: object = No
                 + (" and verified" if verdict == "yes" else "")
                 + "; run `agentctl task stop` to archive the task."
             )
-        return "DO NEXT: every entry is done; run `agentctl verify start` until it passes, then `agentctl task stop` to archive the task."
+        return (
+            "DO NEXT: every entry is done; run `agentctl verify start` until it passes, then `agentctl "
+            "task stop` to archive the task."
+        )
     if not nxt:
         if fields.get("CLAIMS", "0") != "0":
             return (
@@ -449,20 +466,28 @@ def _next_step(state: str, fields: dict[str, str], remind: bool, ev: object = No
         return "DO NEXT: continue the task; record progress with `agentctl task update --notes TEXT`."
     q = _arg(nxt)
     fix = " Record each failed fix: `agentctl verify tried TEXT`." if remind else ""
-    return f"DO NEXT: `agentctl files check {q}`; unless it exits 0 (already edited), edit it; then `agentctl task done {q}`.{fix}"
+    return (
+        f"DO NEXT: `agentctl files check {q}`; unless it exits 0 (already edited), edit it; then "
+        f"`agentctl task done {q}`.{fix}"
+    )
 
 
 PROMPT = """\
 ## Working state (agentctl)
 This project keeps the coding agent's working state in `.agent-state/`, outside the conversation.
 - At the start of every session, after /clear, and whenever the conversation was compacted or summarised:
-  run `agentctl resume` first and continue from the task and NEXT it prints. Never rely on memory of earlier turns.
-- Never break a P0 rule it lists. Before editing a file, `agentctl files check PATH` says whether this task already changed it.
-- After finishing a listed file: `agentctl task done PATH` (or `agentctl task update --done 1 --seq N`, using the SEQ shown).
+  run `agentctl resume` first and continue from the task and NEXT it prints. Never rely on memory of
+  earlier turns.
+- Never break a P0 rule it lists. Before editing a file, `agentctl files check PATH` says whether this
+  task already changed it.
+- After finishing a listed file: `agentctl task done PATH` (or `agentctl task update --done 1 --seq N`,
+  using the SEQ shown).
 - When you change an interface's signature (a function, a route, a type others call): record it at once with
   `agentctl interfaces add NAME --old 'OLD FORM' --new 'NEW FORM'`; then migrate every old use it lists.
-- When a fix fails verification: `agentctl verify tried "what you tried"`; never repeat a fix listed under TRIED.
-- Run the checks with `agentctl verify start`; when every entry is done and verify passed: `agentctl task stop`.
+- When a fix fails verification: `agentctl verify tried "what you tried"`; never repeat a fix listed
+  under TRIED.
+- Run the checks with `agentctl verify start`; when every entry is done and verify passed:
+  `agentctl task stop`.
 - When the project has a plan (`agentctl plan list`): start its next ready task with `agentctl plan next`
   (`--agent NAME` when several agents share it); `task stop` marks it done in the plan.
 - Do not edit files in `.agent-state/` by hand; use `agentctl`.

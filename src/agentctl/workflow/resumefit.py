@@ -80,7 +80,8 @@ def fit(
         left = sum(len(grp) for prio, _, grp in items if prio)
         note = (
             f"BUDGET too small: --max-chars {budget} cannot hold the {n} P0 rule{'s' if n != 1 else ''} "
-            f"and the lines never cut with them ({fixed_len} characters); printed whole anyway, as P0 is never cut. "
+            f"and the lines never cut with them ({fixed_len} characters); printed whole anyway, as P0 is "
+            f"never cut. "
             f"Not shown: {left} lines (`agentctl resume` shows them)"
         )
         return "\n".join([*fixed, note, SHORT_STEP])

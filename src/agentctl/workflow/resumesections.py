@@ -40,7 +40,8 @@ def add(
     must: list[str],
     optional: list[Any],
 ) -> set[str]:
-    """Run each provider; priority 0 lines join ``must`` (returned: never cut), others are one group of ``optional``."""
+    """Run each provider; priority 0 lines join ``must`` (returned: never cut), others are one group of
+    ``optional``."""
     pinned: set[str] = set()
     if not SECTIONS:
         return pinned

@@ -150,7 +150,8 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
         ev = evidence.check(store, vfields)
         if ev.blocks_stop and not force:
             raise CheckFailed(
-                f"task {task_id} is not verified: {ev.detail()}; run `agentctl verify start` until it passes, "
+                f"task {task_id} is not verified: {ev.detail()}; run `agentctl verify start` until it "
+                f"passes, "
                 "or stop anyway with `agentctl task stop --force` (recorded as forced)"
             )
         from agentctl.constraints import fingerprints
@@ -171,7 +172,10 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
             entries = tree.entries
         warning = ""
         if old.get("STATE") != "DONE":
-            warning = f"task {task_id} was {old.get('STATE')} at {old.get('DONE', '0')}/{old.get('TOTAL', '0')}, not DONE"
+            warning = (
+                f"task {task_id} was {old.get('STATE')} at "
+                f"{old.get('DONE', '0')}/{old.get('TOTAL', '0')}, not DONE"
+            )
         started = old.get("STARTED", "")
         ended = time.time()
         archived = dict(old)
@@ -259,8 +263,10 @@ def _together_check(store: Store, task_id: str, force: bool) -> list[together.Pe
     if hard and not force:
         first = hard[0]
         raise CheckFailed(
-            f"task {task_id} changed {first.left_path} but not {first.right}, which P0 `{first.rule.text}` requires "
-            f"in the same task ({len(hard)} rule{'s' if len(hard) > 1 else ''}); change it, or stop anyway with "
+            f"task {task_id} changed {first.left_path} but not {first.right}, which P0 `{first.rule.text}` "
+            f"requires "
+            f"in the same task ({len(hard)} rule{'s' if len(hard) > 1 else ''}); change it, or stop anyway "
+            f"with "
             "`agentctl task stop --force` (recorded in the archive)"
         )
     return apart

@@ -1,4 +1,5 @@
-"""The agent's wall merged into (and out of) a settings document: exactly agentctl's entries (workflow.walls)."""
+"""The agent's wall merged into (and out of) a settings document: exactly agentctl's entries
+(workflow.walls)."""
 
 from __future__ import annotations
 
@@ -46,7 +47,10 @@ def merge(doc: dict[str, Any], wall: Wall, deny: list[str], paths: list[str], sa
             wall.set_keys.remove(key)
     wall.sandbox = sb.get("enabled") is True
     _prune(doc)
-    return f"wall: {len(deny)} permission deny rules, {len(paths)} sandbox paths, sandbox {'on' if wall.sandbox else 'off'}"
+    return (
+        f"wall: {len(deny)} permission deny rules, {len(paths)} sandbox paths, sandbox "
+        f"{'on' if wall.sandbox else 'off'}"
+    )
 
 
 def unmerge(doc: dict[str, Any], wall: Wall) -> str:

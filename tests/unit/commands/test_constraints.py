@@ -57,7 +57,8 @@ def test_stop_is_refused(ctx: Ctx) -> None:
 
 
 def test_list_reads_the_rules_file_once(ctx: Ctx, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 29: `constraints list` (the rules, their order and the lines not read as written) from one read."""
+    """Issue 29: `constraints list` (the rules, their order and the lines not read as written) from one
+    read."""
     import os
 
     from agentctl.constraints import rules

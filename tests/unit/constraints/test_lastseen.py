@@ -1,4 +1,5 @@
-"""agentctl.constraints.lastseen: a P0 rule that leaves the file without `constraints remove` stays enforced."""
+"""agentctl.constraints.lastseen: a P0 rule that leaves the file without `constraints remove` stays
+enforced."""
 
 from __future__ import annotations
 

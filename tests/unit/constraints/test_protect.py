@@ -1,4 +1,5 @@
-"""agentctl.constraints.protect: a write is judged by every name of the file: as spelled, its target, its hard links."""
+"""agentctl.constraints.protect: a write is judged by every name of the file: as spelled, its target, its
+hard links."""
 
 from __future__ import annotations
 

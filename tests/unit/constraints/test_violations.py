@@ -1,4 +1,5 @@
-"""agentctl.constraints.violations: a write a P0 rule forbids is recorded once, stays open until restored, acked or forced."""
+"""agentctl.constraints.violations: a write a P0 rule forbids is recorded once, stays open until restored,
+acked or forced."""
 
 from __future__ import annotations
 

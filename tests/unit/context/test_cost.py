@@ -1,4 +1,5 @@
-"""context.cost: each compaction's figures (before, after, what the state took), as resume and the web page say them."""
+"""context.cost: each compaction's figures (before, after, what the state took), as resume and the web
+page say them."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""filecount.touched_count: the exact count from the index's header and a few lookups, the same as a full count.
+"""filecount.touched_count: the exact count from the index's header and a few lookups, the same as a full
+count.
 
 The oracle is the count as it was before the index held its number of paths: every complete
 line of the log read by the index's rule (a record of three fields whose path has no control

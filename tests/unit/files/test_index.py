@@ -1,4 +1,5 @@
-"""filesindex: the sorted index `files check` uses on a long files log; a stale or damaged one is never trusted."""
+"""filesindex: the sorted index `files check` uses on a long files log; a stale or damaged one is never
+trusted."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""files.matchcounts: the kept counts answer as a fresh search does, whatever happened to the tree or the cache."""
+"""files.matchcounts: the kept counts answer as a fresh search does, whatever happened to the tree or the
+cache."""
 
 from __future__ import annotations
 

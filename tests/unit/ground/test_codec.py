@@ -1,4 +1,5 @@
-"""agentctl.ground.codec: values escaped so a record never breaks, read back exactly; strict status files and numbers."""
+"""agentctl.ground.codec: values escaped so a record never breaks, read back exactly; strict status files
+and numbers."""
 
 from __future__ import annotations
 
@@ -112,7 +113,8 @@ def test_records_split_into_exactly_their_fields() -> None:
 def test_parse_uint_takes_plain_ascii_digits_only(raw: str) -> None:
     with pytest.raises(
         UsageError,
-        match=f"--done must be a whole number{' up to 999999999' if raw.isdigit() and raw.isascii() else ''}, got",
+        match=f"--done must be a whole "
+        f"number{' up to 999999999' if raw.isdigit() and raw.isascii() else ''}, got",
     ):
         codec.parse_uint(raw, "--done")
     with pytest.raises(UsageError, match="--n must be a whole number of at least 1, got 'x'"):

@@ -1,4 +1,5 @@
-"""agentctl.ground.lateappends: records a hook could not append in time are kept beside the log, read, then moved in."""
+"""agentctl.ground.lateappends: records a hook could not append in time are kept beside the log, read,
+then moved in."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""location: the path rule's state-folder part (project-relative and outside are in tests/cli/test_paths.py)."""
+"""location: the path rule's state-folder part (project-relative and outside are in
+tests/cli/test_paths.py)."""
 
 from __future__ import annotations
 

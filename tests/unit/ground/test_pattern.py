@@ -1,4 +1,5 @@
-"""agentctl.ground.pattern: one bounded dialect for every --match, read alike by git grep -E and Python's re."""
+"""agentctl.ground.pattern: one bounded dialect for every --match, read alike by git grep -E and Python's
+re."""
 
 from __future__ import annotations
 

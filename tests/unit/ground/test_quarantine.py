@@ -1,4 +1,5 @@
-"""agentctl.ground.quarantine: what doctor takes out is kept, byte for byte, under a name never taken twice."""
+"""agentctl.ground.quarantine: what doctor takes out is kept, byte for byte, under a name never taken
+twice."""
 
 from __future__ import annotations
 

@@ -42,7 +42,8 @@ def test_read_refuses_symlinks_folders_and_oversize(store: Store) -> None:
 
 
 def test_the_three_reads_refuse_alike_and_say_missing_alike(store: Store) -> None:
-    """read, read_tail and read_from open a file one way (issue 29): the same refusals, each its own "no file"."""
+    """read, read_tail and read_from open a file one way (issue 29): the same refusals, each its own "no
+    file"."""
     os.symlink("/etc/hostname", store.path("services/task/ln"))
     os.mkfifo(store.path("services/task/fifo"))
     reads = (

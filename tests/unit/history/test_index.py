@@ -1,4 +1,5 @@
-"""agentctl.history.index and historyshow: logs/index written at `task stop`, read newest first, found; searched and shown."""
+"""agentctl.history.index and historyshow: logs/index written at `task stop`, read newest first, found;
+searched and shown."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""configchange: a planned change, written atomically with a backup, or a file deleted with its empty folders."""
+"""configchange: a planned change, written atomically with a backup, or a file deleted with its empty
+folders."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""gemini: the Gemini CLI's handlers fed payloads shaped as the real Gemini CLI sends them, in this process."""
+"""gemini: the Gemini CLI's handlers fed payloads shaped as the real Gemini CLI sends them, in this
+process."""
 
 from __future__ import annotations
 

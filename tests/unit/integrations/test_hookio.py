@@ -20,7 +20,8 @@ from agentctl.statefolder import init
         (b" \n\t", "empty payload on stdin"),
         (
             b"{not json",
-            "payload is not JSON (Expecting property name enclosed in double quotes: line 1 column 2 (char 1))",
+            "payload is not JSON (Expecting property name enclosed in double quotes: line 1 column 2 (char "
+            "1))",
         ),
         (b"[1, 2]", "payload is JSON list, not an object"),
         (b'"text"', "payload is JSON str, not an object"),

@@ -103,7 +103,8 @@ def test_reading_the_alert_commands_passes(ruled: Store, command: object) -> Non
     ],
 )
 def test_trusting_the_shared_checks_is_the_persons_however_spelled(ruled: Store, command: str) -> None:
-    """A tryout found every one of these passing the guard (issue 35.1): the shell runs them as `verify trust`."""
+    """A tryout found every one of these passing the guard (issue 35.1): the shell runs them as `verify
+    trust`."""
     why = shellguard.reason(ruled, command)
     assert why is not None and "only a person may" in why, (command, why)
 

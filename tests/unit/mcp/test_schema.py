@@ -31,7 +31,8 @@ def test_usage_text_from_validation_errors() -> None:
             return [{"loc": ("done",), "msg": "Input should be a valid integer"}, {"loc": (), "msg": "x"}]
 
     assert usage_text("task_update", Invalid("bad")) == (
-        "usage error (exit 2): bad arguments for task_update: done: Input should be a valid integer; arguments: x"
+        "usage error (exit 2): bad arguments for task_update: done: Input should be a valid integer; "
+        "arguments: x"
     )
     assert (
         usage_text("t", ValueError("first line\nsecond"))

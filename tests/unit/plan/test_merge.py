@@ -1,4 +1,5 @@
-"""The plan's merge rule is a join: commutative, associative, idempotent; dependencies only grow; states go one way."""
+"""The plan's merge rule is a join: commutative, associative, idempotent; dependencies only grow; states
+go one way."""
 
 from __future__ import annotations
 

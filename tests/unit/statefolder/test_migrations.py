@@ -19,7 +19,8 @@ from agentctl.task import entries
 
 
 def _seed(tmp_path: Path) -> Store:
-    """A folder as the seed's bash prototype wrote it: no VERSION, nothing escaped, scripts beside the state."""
+    """A folder as the seed's bash prototype wrote it: no VERSION, nothing escaped, scripts beside the
+    state."""
     root = tmp_path / "proj" / ".agent-state"
     (tmp_path / "proj" / ".git").mkdir(parents=True)
     for svc in ("task", "files", "constraints", "verify"):

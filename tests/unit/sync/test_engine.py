@@ -107,7 +107,8 @@ def test_a_damaged_sync_state_names_the_fix(store: Store) -> None:
 def test_a_lost_compare_and_swap_retries_without_holding_its_own_lock(
     store: Store, repo: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 23 point 7: the round that loses the ref's race merges again, never waiting on its own sync/.lock."""
+    """Issue 23 point 7: the round that loses the ref's race merges again, never waiting on its own
+    sync/.lock."""
     monkeypatch.setenv("AGENTCTL_LOCK_TIMEOUT", "2")
     other = _other(tmp_path)
     edit.add(other, "P1", "from the other folder")

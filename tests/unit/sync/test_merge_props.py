@@ -1,4 +1,5 @@
-"""The merge of two synced states is a join: commutative, associative, idempotent; and the tree codec round-trips."""
+"""The merge of two synced states is a join: commutative, associative, idempotent; and the tree codec
+round-trips."""
 
 from __future__ import annotations
 

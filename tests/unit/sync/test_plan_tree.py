@@ -1,4 +1,5 @@
-"""The plan in the sync tree: written and read back exactly; a record the plan would not write refuses the ref."""
+"""The plan in the sync tree: written and read back exactly; a record the plan would not write refuses the
+ref."""
 
 from __future__ import annotations
 

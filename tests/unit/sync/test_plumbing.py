@@ -1,4 +1,5 @@
-"""agentctl.sync.plumbing: objects written by plumbing only, the same ids git computes, refs by compare-and-swap."""
+"""agentctl.sync.plumbing: objects written by plumbing only, the same ids git computes, refs by
+compare-and-swap."""
 
 from __future__ import annotations
 

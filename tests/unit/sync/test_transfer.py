@@ -31,7 +31,8 @@ def _busy(base: Path, store: Store) -> None:
 
 
 def _status(store: Store) -> str:
-    """`agentctl task status` but its UPDATED line: a pulled clone stamps that with the time it rendered the task."""
+    """`agentctl task status` but its UPDATED line: a pulled clone stamps that with the time it rendered
+    the task."""
     r = run("task", "status", cwd=store.project)
     assert r.code == 0, r.err
     return "".join(line for line in r.out.splitlines(keepends=True) if not line.startswith("UPDATED="))

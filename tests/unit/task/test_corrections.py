@@ -1,4 +1,5 @@
-"""agentctl.task.corrections: `task add`, `task reopen`, `task skip` correct a running task's list, each one commit."""
+"""agentctl.task.corrections: `task add`, `task reopen`, `task skip` correct a running task's list, each
+one commit."""
 
 from __future__ import annotations
 

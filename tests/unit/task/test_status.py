@@ -1,4 +1,5 @@
-"""task: the status file, its commit point, and the hot edits (`task done`, `task update`) with their text twin."""
+"""task: the status file, its commit point, and the hot edits (`task done`, `task update`) with their text
+twin."""
 
 from __future__ import annotations
 

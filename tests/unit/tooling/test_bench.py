@@ -1,4 +1,5 @@
-"""bench/run.py's verdict: one table line a figure, a miss is a figure over its goal, and it sets the exit code."""
+"""bench/run.py's verdict: one table line a figure, a miss is a figure over its goal, and it sets the exit
+code."""
 
 from __future__ import annotations
 

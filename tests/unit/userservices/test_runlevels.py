@@ -1,4 +1,5 @@
-"""agentctl.userservices.runlevels: the table of levels, the current one, and a switch that stops and starts services in order."""
+"""agentctl.userservices.runlevels: the table of levels, the current one, and a switch that stops and
+starts services in order."""
 
 from __future__ import annotations
 

@@ -67,7 +67,8 @@ def test_a_pass_with_no_task_running_claims_no_task_s_changes(store: Store) -> N
     assert ev.verdict == "yes" and ev.no_task and not ev.blocks_stop
     assert (
         ev.line()
-        == "VERIFIED=yes (the last pass (2026-01-01T00:00:00Z) covers every change logged (no task is running))"
+        == "VERIFIED=yes (the last pass (2026-01-01T00:00:00Z) covers every change logged (no task is "
+        "running))"
     )
     assert "this task" not in str(ev.as_dict()["detail"])
 

@@ -1,4 +1,5 @@
-"""The data behind `agentctl web`: incremental log reading, bounded aggregates, the same answers as the CLI."""
+"""The data behind `agentctl web`: incremental log reading, bounded aggregates, the same answers as the
+CLI."""
 
 from __future__ import annotations
 
@@ -136,7 +137,8 @@ def test_a_damaged_file_is_named_and_the_rest_still_shown(project: Path) -> None
 
 
 def test_a_100k_line_log_makes_a_bounded_page(project: Path) -> None:
-    """The timeline is bucketed on the server: 100,000 edits over a week are 120 bars, and the state stays small."""
+    """The timeline is bucketed on the server: 100,000 edits over a week are 120 bars, and the state stays
+    small."""
     (project / "l.txt").write_text("a.py\n")
     assert run("task", "start", "--id", "big", "--desc", "d", "--files", "l.txt", cwd=project).code == 0
     store = _store(project)

@@ -1,4 +1,5 @@
-"""agentctl.workflow.pathanswers: what `constraints check|ack` answer and how resume steers around a write-protected NEXT."""
+"""agentctl.workflow.pathanswers: what `constraints check|ack` answer and how resume steers around a
+write-protected NEXT."""
 
 from __future__ import annotations
 
@@ -33,7 +34,8 @@ def test_a_protected_next_names_the_rule_and_the_first_entry_to_do_instead(store
     assert fields["NEXT"] == "secrets/a.txt"
     assert pathanswers.next_blocked(store, rules.read(store), fields) == (RULE, "src/ok.py")
     assert pathanswers.next_note(store, fields) == [
-        f"NOTE=NEXT is write-protected by P0 `{RULE}`: do not edit it; the next entry you may edit is src/ok.py"
+        f"NOTE=NEXT is write-protected by P0 `{RULE}`: do not edit it; the next entry you may edit is "
+        f"src/ok.py"
     ]
 
 

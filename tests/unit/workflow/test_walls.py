@@ -1,4 +1,5 @@
-"""workflow.walls: agentctl's deny globs as Claude Code permission patterns, and the merge that round-trips."""
+"""workflow.walls: agentctl's deny globs as Claude Code permission patterns, and the merge that
+round-trips."""
 
 from __future__ import annotations
 
