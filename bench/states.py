@@ -149,9 +149,8 @@ def build_large(agentctl: str, project: str, passed_first: bool = False) -> None
     log = os.path.join(state, "services/files/status")
     with open(log, "rb") as fh:
         head = fh.read()
-    lines = [
-        f"{stamp}|MODIFY|{extra[i % len(extra)]}\n" for i in range(LARGE_FILES_LOG - N_TOUCHED)
-    ]  # ~10 edits a file
+    # ~10 edits a file
+    lines = [f"{stamp}|MODIFY|{extra[i % len(extra)]}\n" for i in range(LARGE_FILES_LOG - N_TOUCHED)]
     _write(log, head + "".join(lines).encode())
 
     # 1,000 archived tasks, each with its status, list and files log (as `task stop` leaves them).

@@ -53,9 +53,8 @@ def ctl(agentctl: str, cwd: str, *args: str) -> tuple[float, str]:
 
 def grow(project: str, archives: int, log_lines: int) -> None:
     state = os.path.join(project, ".agent-state")
-    stamp = time.strftime(
-        "%Y-%m-%dT%H:%M:%S+00:00", time.gmtime(time.time() + 1)
-    )  # after the scenario's edits
+    # after the scenario's edits
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime(time.time() + 1))
     with open(os.path.join(state, "services/files/status"), "ab") as fh:
         fh.write(
             "".join(

@@ -258,9 +258,8 @@ def design_rooms() -> dict[str, set[str]]:
     for line in text.splitlines():
         m = re.match(r"\| `([a-z]+)/` \|[^|]*\|([^|]*)\|", line)
         if m:
-            listed = re.sub(
-                r"\([^)]*\)", "", m.group(2)
-            )  # what a module is for, in brackets, is not a module
+            # what a module is for, in brackets, is not a module
+            listed = re.sub(r"\([^)]*\)", "", m.group(2))
             out[m.group(1)] = set(re.findall(r"`([a-z_]+)`", listed))
     return out
 
@@ -407,12 +406,8 @@ def test_the_rename_check_finds_what_it_looks_for(tmp_path: Path) -> None:
 
 
 # Dotted words that look like a room and a module but name something else: OpenCode's events.
-OUTSIDE_NAMES = {
-    "session.compacted",
-    "session.created",
-    "context.warn_at",
-    "context.window",
-}  # + the config keys of context
+# + the config keys of context
+OUTSIDE_NAMES = {"session.compacted", "session.created", "context.warn_at", "context.window"}
 FILE_SUFFIXES = {"md", "png", "py", "json", "txt", "sh", "yml", "toml", "log", "list", "lock"}
 _DOTTED = re.compile(r"(?<![\w./-])(agentctl\.)?([a-z_]+)\.([a-z_]+)(?![\w(])")
 _ROOM_PATH = re.compile(r"(?<![\w./-])(?:src/)?(?:agentctl/)?([a-z_]+)/([a-z_]+)\.py\b")

@@ -12,12 +12,8 @@ from agentctl.operation import registry
 from conftest import run
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "json.md"
-SERVING = {
-    ("hook",),
-    ("mcp",),
-    ("web",),
-    ("demo",),
-}  # they speak a protocol or tell a story: no data of their own
+# they speak a protocol or tell a story: no data of their own
+SERVING = {("hook",), ("mcp",), ("web",), ("demo",)}
 
 
 def _rows() -> dict[str, set[str]]:

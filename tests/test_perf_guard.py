@@ -374,9 +374,8 @@ def test_hook_deny_check_is_constraints_denied(
 
     rules = [agentctl.constraints.rules.Rule(pri, head + "".join(parts)) for pri, head, parts in globs]
     anywhere = st.lists(st.sampled_from(PATH_PARTS), min_size=1, max_size=6).map("".join)
-    if (
-        globs and data.draw(st.integers(0, 3)) > 0
-    ):  # mostly a path made to match one of the globs (give or take)
+    # mostly a path made to match one of the globs (give or take)
+    if globs and data.draw(st.integers(0, 3)) > 0:
         parts = data.draw(st.sampled_from(globs))[2]
         path = (
             data.draw(st.sampled_from(["", "x/"]))
@@ -513,9 +512,8 @@ def test_a_list_the_fast_path_wrote_is_trusted_until_it_changes(project: Path) -
         fh.write(text.replace(b"todo|src/b.ts", b"TODO|src/b.ts"))
     assert listed.stat().st_size == st.st_size
     os.utime(listed, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))  # its mtime moved, as any write's does
-    assert (
-        status._plain_list(store, status.read_status(store)) is None
-    )  # checked, and not plain: the general path
+    # checked, and not plain: the general path
+    assert status._plain_list(store, status.read_status(store)) is None
     # The counts are part of the signature: a status whose DONE changed without the list is checked too.
     with open(listed, "r+b") as fh:
         fh.write(text)
@@ -533,9 +531,8 @@ def test_fast_task_path_is_taken_for_plain_lists(project: Path) -> None:
     store = Store(str(project / ".agent-state"))
     taskflow.start(store, "t1", "d", [f"src/f{i}.ts" for i in range(5)])
     assert status._plain_list(store, status.read_status(store)) is not None
-    taskflow.start(
-        store, "t2", "d", ["src/a|b.ts", "src/c.ts"], force=True
-    )  # an escaped path: the general path
+    # an escaped path: the general path
+    taskflow.start(store, "t2", "d", ["src/a|b.ts", "src/c.ts"], force=True)
     assert status._plain_list(store, status.read_status(store)) is None
 
 
@@ -579,10 +576,8 @@ def test_files_check_matches_a_full_parse(
         want = [
             e for e in agentctl.files.log.entries(store) if e[2] == probe and e[1] in agentctl.files.log.OPS
         ]
-        saved, agentctl.files.log.CHECK_CHUNK = (
-            agentctl.files.log.CHECK_CHUNK,
-            chunk,
-        )  # lines cut across reads
+        # lines cut across reads
+        saved, agentctl.files.log.CHECK_CHUNK = (agentctl.files.log.CHECK_CHUNK, chunk)
         try:
             assert agentctl.files.log.check(store, probe) == want
         finally:
@@ -608,9 +603,8 @@ def test_resume_files_summary_is_bounded_and_exact_when_it_fits(
         assert exact == (agentctl.files.log.size(store) <= window)
         if exact:
             by_last_touch: list[str] = []
-            for _, op, path in agentctl.files.log.ordered(
-                agentctl.files.log.entries(store)
-            ):  # by record time, then path
+            # by record time, then path
+            for _, op, path in agentctl.files.log.ordered(agentctl.files.log.entries(store)):
                 if op != "SESSION_START":
                     if path in by_last_touch:
                         by_last_touch.remove(path)
@@ -755,9 +749,8 @@ def test_evidence_is_bounded_and_exact_when_it_fits(
             vfields.update(
                 LAST_PASS="2026-01-01T00:00:00+00:00", LAST_PASS_LOG=ident, LAST_PASS_POS=str(offset)
             )
-        full = agentctl.files.log.since(
-            store, offset
-        )  # what check() used to compute, whatever the log's length
+        # what check() used to compute, whatever the log's length
+        full = agentctl.files.log.since(store, offset)
         want = evidence.Evidence(
             "never" if pass_at is None else ("no" if full or failed else "yes"),
             full,
@@ -770,9 +763,8 @@ def test_evidence_is_bounded_and_exact_when_it_fits(
         finally:
             evidence.WINDOW = saved
         assert (got.verdict, got.blocks_stop, got.failed) == (want.verdict, want.blocks_stop, want.failed)
-        if (
-            agentctl.files.log.size(store) - offset <= window or got._changed is not None
-        ):  # (or a window without one entry)
+        # (or a window without one entry)
+        if agentctl.files.log.size(store) - offset <= window or got._changed is not None:
             assert got.line() == want.line()
         else:  # the first names as before; the count a lower bound, marked with "+"
             n = len(got._head)

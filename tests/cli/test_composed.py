@@ -187,9 +187,8 @@ def test_two_clones_with_the_same_records_list_them_in_the_same_order(tmp_path: 
     ok("sync", "push", cwd=b)
     ok("sync", "pull", cwd=a)
     logs = [(c / ".agent-state" / "services" / "files" / "status").read_text() for c in (a, b)]
-    assert (
-        sorted(logs[0].splitlines()) == sorted(logs[1].splitlines()) and logs[0] != logs[1]
-    )  # same records, another order
+    # same records, another order
+    assert sorted(logs[0].splitlines()) == sorted(logs[1].splitlines()) and logs[0] != logs[1]
     assert ok("files", "list", cwd=a) == ok("files", "list", cwd=b)
     touched = [next(ln for ln in ok("resume", cwd=c).splitlines() if ln.startswith("FILES")) for c in (a, b)]
     assert touched[0] == touched[1], touched
@@ -219,9 +218,8 @@ def test_resume_under_a_small_budget_keeps_task_and_next_whole_and_says_what_it_
         lines = out.splitlines()
         assert len(out) <= budget, out
         assert any(ln.startswith("TASK t1 ACTIVE") for ln in lines) and f"NEXT={deep}" in lines, out
-        assert all(ln in full or ln.startswith(("DO NEXT", "(+")) for ln in lines), (
-            out
-        )  # whole lines of the block
+        # whole lines of the block
+        assert all(ln in full or ln.startswith(("DO NEXT", "(+")) for ln in lines), out
         assert "..." not in out.replace("(`agentctl resume` prints it whole)", "")
         m = re.fullmatch(r"\(\+(\d+) lines? left out: agentctl resume --max-chars (\d+) for all\)", lines[-1])
         assert m is not None, lines[-1]

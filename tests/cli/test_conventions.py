@@ -147,9 +147,8 @@ def test_a_mistyped_value_of_a_closed_set_gets_the_nearest_value_in_one_line(
 def test_an_unknown_option_after_a_command_never_suggests_version(project: Path) -> None:
     r = run("notify", "add", "--event", "task-done", "echo", cwd=project)
     assert r.code == 2 and "--version" not in r.err and "options: --after, --on, --timeout" in r.err, r.err
-    assert (
-        "did you mean --json?" in run("status", "--josn", cwd=project).err
-    )  # the global flags are still offered
+    # the global flags are still offered
+    assert "did you mean --json?" in run("status", "--josn", cwd=project).err
 
 
 def test_quiet_init_prints_nothing_and_creates_the_same_state_as_a_plain_init(tmp_path: Path) -> None:

@@ -35,9 +35,8 @@ def test_both_spellings_log_the_same_and_answer_the_same(tmp_path: Path) -> None
     lines, logged, data, _ = answers["scan"]
     assert lines[-1] == "logged 3 paths from git"
     assert logged == [("CREATE", "new.py"), ("DELETE", "src/gone.py"), ("MODIFY", "src/app.py")]
-    assert data["logged"] == [] and data["message"].startswith(
-        "nothing changed"
-    )  # the second run: nothing new
+    # the second run: nothing new
+    assert data["logged"] == [] and data["message"].startswith("nothing changed")
 
 
 def test_both_spellings_refuse_alike_without_a_task(project: Path) -> None:

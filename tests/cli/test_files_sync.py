@@ -69,9 +69,8 @@ def test_sync_logs_what_git_shows_and_only_once(tmp_path: Path) -> None:
     assert sync(proj)[-1].startswith("nothing changed")  # idempotent
     assert (proj / ".agent-state" / "services" / "files" / "status").read_bytes() == before
 
-    (proj / "src" / "old_name.py").write_text(
-        "changed again, during the task\n"
-    )  # dirty at start, changed since
+    # dirty at start, changed since
+    (proj / "src" / "old_name.py").write_text("changed again, during the task\n")
     (proj / "user_wip.txt").unlink()
     (proj / "new.py").unlink()  # logged CREATE, now gone (never committed: git shows nothing)
     sync(proj)

@@ -244,9 +244,8 @@ def test_one_git_process_while_head_is_the_base(tmp_path: Path) -> None:
     (repo / "new file.txt").write_text("new\n")
     assert same(repo, base).processes == 1
     _git(repo, "add", "-A")
-    (repo / "a.py").write_text(
-        "line 0\n"
-    )  # staged, then back to the base in the work tree: only a diff can tell
+    # staged, then back to the base in the work tree: only a diff can tell
+    (repo / "a.py").write_text("line 0\n")
     got = same(repo, base)
     assert got.processes == 2 and ("MODIFY", "a.py") not in got.changes
     _git(repo, "commit", "-q", "-m", "moved")

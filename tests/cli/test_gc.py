@@ -121,9 +121,8 @@ def test_gc_removes_oldest_first_and_keeps_what_matters(project: Path) -> None:
     logs = state(project) / "logs"
     for i in range(8):
         _aged(logs / f"verify-2026010{i}T000000-{i}.log", 200 * 1024, 1000 - i)
-    _aged(
-        logs / "verify-20250101T000000-99.log", 3 * MB, 5000
-    )  # from before the cap: cut down, then the oldest
+    # from before the cap: cut down, then the oldest
+    _aged(logs / "verify-20250101T000000-99.log", 3 * MB, 5000)
     for i in range(3):
         _aged(logs / f"verify-task{i}.journal", 60 * 1024, 900 - i)
     _aged(logs / "quarantine-20260101T000000-x.log", 10, 800)

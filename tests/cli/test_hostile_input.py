@@ -14,9 +14,8 @@ def test_hostile_text_round_trips_and_never_runs(project: Path) -> None:
     r = run("task", "start", "--id", "h", "--desc", nasty, "--empty", cwd=project)
     assert r.code == 0
     run("task", "update", "--notes", nasty, cwd=project)
-    refused = run(
-        "constraints", "add", "P0", nasty, cwd=project
-    )  # a rule is one line of plain text (issue 31.9)
+    # a rule is one line of plain text (issue 31.9)
+    refused = run("constraints", "add", "P0", nasty, cwd=project)
     assert refused.code == 2 and "control character" in refused.err
     run(
         "constraints", "add", "P0", "$(touch CANARY) `touch CANARY`; touch CANARY | x 中文 \\x41", cwd=project

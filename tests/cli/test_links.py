@@ -137,9 +137,8 @@ def test_allowed_alias_is_allowed_and_logged_under_the_real_path(linked: Path, b
         checked = run("files", "check", arg, cwd=cwd)
         assert checked.code == 0 and "|MODIFY|src/app.py" in checked.out, (arg, checked.out)
     assert "src-alias" not in run("files", "list", cwd=linked).out
-    logged = run(
-        "files", "log", "MODIFY", "src-alias/old_name.py", cwd=linked
-    )  # the CLI logs the real path too
+    # the CLI logs the real path too
+    logged = run("files", "log", "MODIFY", "src-alias/old_name.py", cwd=linked)
     assert logged.out.strip().endswith("|MODIFY|src/old_name.py"), logged.out
     assert run("task", "done", "src-alias/app.py", cwd=linked).code == 0  # the entry, by another name
 

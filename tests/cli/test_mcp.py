@@ -62,9 +62,8 @@ def normalized(folder: Path) -> dict[str, str]:
         text = re.sub(r"\d{8}T\d{6}", "STAMP", text)
         text = re.sub(r"after \d+\.\ds", "after Ns", text)
         text = re.sub(r"\b\d+h\d\dm\d\ds\b", "DURATION", text)
-        text = re.sub(
-            r"^STATUS\|[\d:]+$", "STATUS|SIGNATURE", text, flags=re.M
-        )  # p0-seen: the rules file's size:mtime:inode
+        # p0-seen: the rules file's size:mtime:inode
+        text = re.sub(r"^STATUS\|[\d:]+$", "STATUS|SIGNATURE", text, flags=re.M)
         out[re.sub(r"\d{8}T\d{6}", "STAMP", name)] = text
     return out
 
@@ -202,9 +201,8 @@ async def test_every_tool_says_and_does_exactly_what_the_cli_does(project: Path,
             "list.txt",
         )
         assert "task t1 started: 3 entries" in started.splitlines() and "SEQ=1" in started.splitlines()
-        assert started.startswith(
-            "warning: 3 of 3 entries do not exist yet"
-        )  # the CLI's stderr warning, in order
+        # the CLI's stderr warning, in order
+        assert started.startswith("warning: 3 of 3 entries do not exist yet")
         assert "TASK_ID=t1" in (await both("task_status", {}, "task", "status")).splitlines()
 
         out = await both(
@@ -234,9 +232,8 @@ async def test_every_tool_says_and_does_exactly_what_the_cli_does(project: Path,
         assert replay.splitlines()[:2] == ["APPLIED=0", "SEQ=3"] and "not applied: SEQ is 3, not 2" in replay
         await both("task_update", {"next": "src/c.py"}, "task", "update", "--next", "src/c.py")
         done = await both("task_done", {"paths": ["src/c.py"]}, "task", "done", "src/c.py")
-        assert done.startswith(
-            "warning: src/c.py was marked done but this task never changed it"
-        )  # the CLI's warning
+        # the CLI's warning
+        assert done.startswith("warning: src/c.py was marked done but this task never changed it")
         assert [ln for ln in done.splitlines() if not ln.startswith("warning: ")][:6] == [
             "APPLIED=1",
             "SEQ=5",
@@ -322,9 +319,8 @@ async def test_task_start_with_entries_matches_a_list_file(project: Path, twin: 
         over = await fails(c, "task_start", {"id": "t2", "desc": "d", "entries": ["x"]})
         assert over == cli_refusal("task", "start", "--id", "t2", "--desc", "d", cwd=twin, code=2)
         await call(c, "task_stop")
-        started = await call(
-            c, "task_start", {"id": "t2", "desc": "d", "empty": True}
-        )  # an empty task, as the CLI
+        # an empty task, as the CLI
+        started = await call(c, "task_start", {"id": "t2", "desc": "d", "empty": True})
         assert "TOTAL=0" in started.splitlines()
     assert run("task", "stop", cwd=twin).code == 0
     assert run("task", "start", "--id", "t2", "--desc", "d", "--empty", cwd=twin).code == 0

@@ -49,9 +49,8 @@ def _write(cwd: Path, path: Path) -> str:
 
 def test_a_nested_state_folder_never_hides_the_projects_rules(tmp_path: Path) -> None:
     root, sub = _nested(tmp_path)
-    assert (
-        _write(sub, root / "db" / "y.sql") == "deny"
-    )  # the payload's cwd chose sub's state: the root's rule holds
+    # the payload's cwd chose sub's state: the root's rule holds
+    assert _write(sub, root / "db" / "y.sql") == "deny"
     assert _write(sub, sub / "own" / "z.txt") == "deny"  # and the nested one adds its own
     assert _write(root, sub / "own" / "z.txt") == "deny"  # whatever the cwd
     assert _write(sub, root / "src" / "ok.py") == "allow"

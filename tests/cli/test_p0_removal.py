@@ -72,9 +72,8 @@ def test_a_rule_edited_out_by_hand_stays_enforced_until_a_person_confirms(proj: 
     listed = run("--json", "constraints", "list", cwd=proj).data()
     assert listed["constraints"] == [{"priority": "P1", "text": "run the tests", "shared": False}]
     assert [v["text"] for v in listed["vanished"]] == [RULE]
-    (proj / "secrets" / "key.txt").write_text(
-        "written by the shell\n"
-    )  # a shell write is flagged all the same
+    # a shell write is flagged all the same
+    (proj / "secrets" / "key.txt").write_text("written by the shell\n")
     assert "P0 VIOLATION: secrets/key.txt" in run("files", "sync", cwd=proj).err
     assert run("constraints", "ack", "secrets/key.txt", cwd=proj).code == 0
     done = run("constraints", "confirm-removal", "2", cwd=proj)
@@ -173,7 +172,6 @@ async def test_mcp_cannot_remove_a_p0_rule(proj: Path) -> None:
                 "usage error (exit 2): P0 `deny-write: secrets/**` is removed only by a person: ask the user"
             ), said
         assert (proj / STATUS).read_bytes() == before
-        assert (
-            await call(c, "constraints_remove", {"rule": "2"}) == "removed P1|run the tests"
-        )  # a P1 rule: its business
+        # a P1 rule: its business
+        assert await call(c, "constraints_remove", {"rule": "2"}) == "removed P1|run the tests"
     assert run("constraints", "check", "secrets/key.txt", cwd=proj).code == 1

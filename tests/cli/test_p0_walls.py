@@ -166,9 +166,8 @@ def test_install_user_puts_hooks_and_wall_in_the_persons_own_settings(proj: Path
         for h in g["hooks"]
     )
     assert f"Edit(//{str(proj).lstrip('/')}/secrets/**)" in doc["permissions"]["deny"]  # absolute from there
-    subprocess.run(
-        ["git", "clean", "-fdxq"], cwd=proj, check=True
-    )  # the project's tree loses every untracked file
+    # the project's tree loses every untracked file
+    subprocess.run(["git", "clean", "-fdxq"], cwd=proj, check=True)
     assert (home / SETTINGS).exists()  # the hooks stay
     said = _hook(
         proj,
@@ -194,9 +193,8 @@ def test_the_p0_record_lives_in_gits_common_dir_shared_by_worktrees(proj: Path) 
     git(proj, "worktree", "add", "-q", str(wt), "-b", "side")
     assert run("init", cwd=wt).code == 0
     assert run("constraints", "add", "P0", "deny-write: db/**", cwd=wt).code == 0
-    assert (
-        "deny-write: db/**" in (proj / ".git/agentctl/wt/p0-.agent-state").read_text()
-    )  # its own record, same folder
+    # its own record, same folder
+    assert "deny-write: db/**" in (proj / ".git/agentctl/wt/p0-.agent-state").read_text()
     assert "deny-write: db/**" not in (proj / LEDGER / "p0-.agent-state").read_text()
 
 

@@ -112,9 +112,8 @@ def test_files_log_and_task_done_from_a_subfolder(repo: Path) -> None:
 def test_both_readings_exist_the_answer_names_the_one_used(repo: Path) -> None:
     sub = repo / "src" / "pkg"
     assert run("files", "log", "MODIFY", "README", cwd=repo).code == 0  # the top README
-    r = run(
-        "files", "check", "README", cwd=sub
-    )  # src/pkg/README exists too: the folder's reading wins, said so
+    # src/pkg/README exists too: the folder's reading wins, said so
+    r = run("files", "check", "README", cwd=sub)
     assert r.code == 1 and "src/pkg/README: not touched" in r.out
     assert "relative to this folder" in r.err and ":/README" in r.err, r.err
     r = run("files", "check", ":/README", cwd=sub)
@@ -164,9 +163,8 @@ def test_unit_rule_is_one_function(repo: Path) -> None:
         for rel in ("src/pkg/a.py", "src/pkg/new.py", "secrets/key.txt"):
             assert resolve_path(store, rel, cwd, known) == (rel, ""), (folder, rel)
             assert resolve_path(store, _rel_from(folder, rel), cwd, known)[0] == rel
-        assert resolve_path(store, "nowhere.txt", cwd, known)[0] == f"{folder}/nowhere.txt".lstrip(
-            "/"
-        )  # unknown: cwd
+        # unknown: cwd
+        assert resolve_path(store, "nowhere.txt", cwd, known)[0] == f"{folder}/nowhere.txt".lstrip("/")
 
 
 def test_codex_hook_reads_relative_patch_paths_from_its_cwd(repo: Path, bindir: Path) -> None:

@@ -168,9 +168,8 @@ def test_nothing_ready_says_what_the_rest_waits_for(project: Path) -> None:
     _ok("plan", "add", "a", "--desc", "a", cwd=project)
     _ok("plan", "add", "b", "--desc", "b", "--after", "a", cwd=project)
     _ok("plan", "next", "--agent", "one", cwd=project)
-    (project / ".agent-state" / "services" / "task" / "status").write_text(
-        "STATE=IDLE\nSEQ=9\n"
-    )  # another copy runs a
+    # another copy runs a
+    (project / ".agent-state" / "services" / "task" / "status").write_text("STATE=IDLE\nSEQ=9\n")
     r = run("plan", "next", "--agent", "two", cwd=project)
     assert (
         r.code == 1
@@ -281,6 +280,5 @@ def test_a_damaged_plan_file_never_blocks_resume_or_a_stop_and_doctor_repairs_it
     assert "not|a|record" in "".join(
         p.read_text() for p in (project / ".agent-state" / "logs").glob("quarantine-*.log")
     )
-    assert "migrate-imports active" in _ok(
-        "plan", "list", cwd=project
-    )  # the stop could not mark it: said above
+    # the stop could not mark it: said above
+    assert "migrate-imports active" in _ok("plan", "list", cwd=project)

@@ -56,13 +56,11 @@ def test_a_stop_in_one_worktree_is_done_in_the_other_and_the_other_keeps_its_tas
     trees = _two(tmp_path, 3)
     ok("plan", "next", "--agent", "a", cwd=trees[0])
     ok("plan", "next", "--agent", "b", cwd=trees[1])
-    assert "plan: t0 done, 1 of 3 done; ready next: t1, t2" in ok(
-        "task", "stop", cwd=trees[0]
-    )  # as this copy knows it
+    # as this copy knows it
+    assert "plan: t0 done, 1 of 3 done; ready next: t1, t2" in ok("task", "stop", cwd=trees[0])
     ok("sync", "push", "--no-remote", cwd=trees[0])
     ok("sync", "pull", "--no-remote", cwd=trees[1])
     resumed = ok("resume", cwd=trees[1])
     assert "TASK t1 ACTIVE" in resumed and "PLAN 1 of 3 done; running here: t1 (b); ready: t2" in resumed
-    assert "plan: started t2 for a" in ok(
-        "plan", "next", "--agent", "a", cwd=trees[0]
-    )  # pulled first: t1 is b's
+    # pulled first: t1 is b's
+    assert "plan: started t2 for a" in ok("plan", "next", "--agent", "a", cwd=trees[0])

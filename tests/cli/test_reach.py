@@ -79,9 +79,8 @@ async def test_mcp_task_start_reads_a_project_list_from_any_server_folder(projec
     (project / "lists/work.txt").write_text("src/a.py\nsrc/b.py\n")
     (project / ".agent-state/my.list").write_text("src/c.py\n")
     async with serve(project / "sub") as c:
-        out = await call(
-            c, "task_start", {"id": "t", "desc": "d", "list_file": "lists/work.txt"}
-        )  # project-root relative
+        # project-root relative
+        out = await call(c, "task_start", {"id": "t", "desc": "d", "list_file": "lists/work.txt"})
         assert "task t started: 2 entries" in out
         await call(c, "task_stop", {"force": True})
         out = await call(c, "task_start", {"id": "t2", "desc": "d", "list_file": ".agent-state/my.list"})

@@ -30,9 +30,8 @@ def test_resume_has_everything_and_fits(project: Path) -> None:
     assert "VERIFY FAILED" in text and "x.ts:1 error: boom" in text and "first idea" in text
     assert "FILES 40 touched" in text and text.rstrip().splitlines()[-1].startswith("DO NEXT:")
     assert len(text.rstrip("\n")) <= 2000
-    small = run("resume", "--max-chars", "660", cwd=project).out.rstrip(
-        "\n"
-    )  # 660: with the WALLS line (issue 31)
+    # 660: with the WALLS line (issue 31)
+    small = run("resume", "--max-chars", "660", cwd=project).out.rstrip("\n")
     assert len(small) <= 660 and "P0|rule number 2" in small and "CUT" in small
 
 
@@ -73,9 +72,8 @@ def test_resume_tiny_budgets_keep_order_and_say_what_was_cut(project: Path, budg
         )
     assert lines[0].startswith("agentctl state") and lines[-1].startswith("DO NEXT")
     kept = [ln for ln in lines if ln.startswith("P0|")]
-    assert kept == [
-        f"P0|rule {i} " + "z" * 40 for i in range(3)
-    ]  # every P0 rule, whole, in order, whatever the budget
+    # every P0 rule, whole, in order, whatever the budget
+    assert kept == [f"P0|rule {i} " + "z" * 40 for i in range(3)]
     if len(text) > budget:  # only when even the P0 rules do not fit, and then it says so
         assert any(ln.startswith(f"BUDGET too small: --max-chars {budget}") for ln in lines)
 

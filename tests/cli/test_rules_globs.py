@@ -116,7 +116,6 @@ def test_adding_a_rule_keeps_a_broken_line_as_it_was(project: Path) -> None:
         and b"deny-write: keys/**\n" in text
         and b"P0|deny-write: secrets/**" in text
     )
-    assert (
-        run("constraints", "check", "keys/a", cwd=project).code == 1
-    )  # no priority: taken as the P0 it may be
+    # no priority: taken as the P0 it may be
+    assert run("constraints", "check", "keys/a", cwd=project).code == 1
     assert run("constraints", "check", "src/a", cwd=project).code == 0

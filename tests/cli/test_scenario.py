@@ -96,9 +96,8 @@ def test_scenario(project: Path) -> None:
 
     # 5. a different fix; verify passes; stop accepted
     agent_edits(project, "def grow(size):\n    return int(size) + 1\n")
-    assert (
-        run("verify", "tried", "parse size with int() first", cwd=project).err == ""
-    )  # a new idea: no warning
+    # a new idea: no warning
+    assert run("verify", "tried", "parse size with int() first", cwd=project).err == ""
     r = run("verify", "start", cwd=project)
     assert r.code == 0 and "VERIFIED=yes" in r.out
     assert run("task", "done", "src/size.py", cwd=project).code == 0

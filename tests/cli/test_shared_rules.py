@@ -85,9 +85,8 @@ def test_a_fresh_clone_starts_with_the_committed_rules_and_its_hooks_enforce_the
     assert checked.code == 1 and "deny-write: secrets/**" in checked.out
     assert run("constraints", "check", "src/app.py", cwd=clone).code == 0
     (clone / "sub").mkdir(exist_ok=True)
-    assert (
-        run("constraints", "check", "../secrets/key.txt", cwd=clone / "sub").code == 1
-    )  # from a subfolder too
+    # from a subfolder too
+    assert run("constraints", "check", "../secrets/key.txt", cwd=clone / "sub").code == 1
     install(clone, "claude", restart=False)
     r = fire(
         "agentctl hook claude pre-tool-use",
@@ -99,13 +98,11 @@ def test_a_fresh_clone_starts_with_the_committed_rules_and_its_hooks_enforce_the
     out = r.json()["hookSpecificOutput"]
     assert out["permissionDecision"] == "deny" and "deny-write: secrets/**" in out["permissionDecisionReason"]
     settings = json.loads((clone / ".claude" / "settings.json").read_text())
-    assert any("secrets" in rule for rule in settings["permissions"]["deny"]), settings[
-        "permissions"
-    ]  # the own wall
+    # the own wall
+    assert any("secrets" in rule for rule in settings["permissions"]["deny"]), settings["permissions"]
     assert "deny-write: secrets/**" in run("resume", cwd=clone).out
-    assert (
-        clone / ".agent-state" / "services" / "constraints" / "status"
-    ).read_text().strip() == ""  # not copied
+    # not copied
+    assert (clone / ".agent-state" / "services" / "constraints" / "status").read_text().strip() == ""
 
 
 def test_a_pull_that_drops_a_shared_p0_rule_leaves_it_vanished_until_a_person_confirms(
@@ -195,9 +192,8 @@ def test_shared_verify_commands_run_only_once_a_person_trusts_them_as_they_read(
         (clone / "agentctl.rules").read_text().replace("touch ran-shared", "touch ran-changed")
     )
     changed = run("verify", "start", cwd=clone)
-    assert (
-        not (clone / "ran-changed").exists() and "not trusted in this copy" in changed.err
-    )  # a change waits again
+    # a change waits again
+    assert not (clone / "ran-changed").exists() and "not trusted in this copy" in changed.err
 
 
 def test_verify_trust_without_shared_commands_is_one_line_and_exit_2(tmp_path: Path) -> None:
@@ -312,6 +308,5 @@ def test_a_clone_not_yet_initialised_has_its_hooks_enforce_the_committed_p0_and_
     )
     said = fire("agentctl hook claude session-start", start, clone, bindir, env).json()
     assert "agentctl init" in said["hookSpecificOutput"]["additionalContext"]
-    assert (
-        not (clone / ".agent-state").exists() and not (clone / ".git" / "agentctl").exists()
-    )  # nothing written
+    # nothing written
+    assert not (clone / ".agent-state").exists() and not (clone / ".git" / "agentctl").exists()

@@ -224,9 +224,8 @@ def test_status_says_ahead_behind_diverged_in_sync(tmp_path: Path) -> None:
     assert "origin: diverged (1 ahead, 1 behind)" in run("sync", "status", cwd=b).out
     ok("sync", "push", cwd=b)
     assert "origin: in sync" in run("sync", "status", cwd=b).out
-    assert (
-        "origin: behind (0 ahead, 2 behind)" in run("sync", "status", cwd=a).out
-    )  # b's commit and its merge
+    # b's commit and its merge
+    assert "origin: behind (0 ahead, 2 behind)" in run("sync", "status", cwd=a).out
     ok("sync", "pull", cwd=a)
     r = run("sync", "status", "--json", cwd=a)
     assert r.code == 0 and '"relation": "in sync"' in r.out, git(
@@ -300,9 +299,8 @@ def test_a_remote_that_refuses_the_push_is_one_line_exit_3_and_the_merge_kept(tm
     r = run("sync", "push", cwd=a, timeout=300)
     assert r.code == 3 and len(r.err.strip().splitlines()) == 1 and "could not push" in r.err, (r.code, r.err)
     assert "made while read-only" not in git(bare, "show", "refs/agentctl/main:constraints")
-    assert "made while read-only" in git(
-        a, "show", "refs/agentctl/main:constraints"
-    )  # merged and committed here
+    # merged and committed here
+    assert "made while read-only" in git(a, "show", "refs/agentctl/main:constraints")
     hook.unlink()
     ok("sync", "push", cwd=a)
     assert "made while read-only" in git(bare, "show", "refs/agentctl/main:constraints")

@@ -94,7 +94,6 @@ def test_hostile_ref_is_refused_and_state_unchanged(tmp_path: Path, case: str) -
     assert r.code == 3, (r.out, r.err)
     assert len(r.err.strip().splitlines()) == 1 and "refused" in r.err and "Traceback" not in r.err, r.err
     assert state_view(b) == before
-    assert (
-        git(b, "rev-parse", "refs/agentctl/main").strip() + " commit\trefs/agentctl/main" in refs_before
-    )  # not moved
+    # not moved
+    assert git(b, "rev-parse", "refs/agentctl/main").strip() + " commit\trefs/agentctl/main" in refs_before
     assert "P1|local only" in ok("constraints", "list", cwd=b)

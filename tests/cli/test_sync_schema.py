@@ -128,9 +128,8 @@ def test_every_record_every_writer_produces_travels_through_the_sync_boundary(tm
     ok("verify", "run", cwd=a)
     store = Store(str(sd))
     with store.lock(status.LOCK):
-        for (
-            event
-        ) in EVENTS:  # what the CLI cannot provoke here (an interrupted run) through the writer itself
+        # what the CLI cannot provoke here (an interrupted run) through the writer itself
+        for event in EVENTS:
             status.journal(store, event, "7", "-", "-", f"{event} by the writer")
     produced = _values(sd / "services/verify/journal", 1, 6)
     assert produced == set(EVENTS)

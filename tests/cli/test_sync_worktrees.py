@@ -50,9 +50,8 @@ def test_three_worktrees_claim_from_one_list_at_once(tmp_path: Path) -> None:
         )
     outs = [p.communicate(timeout=600) for p in procs]
     claimed = [m for out, _ in outs for m in re.findall(r"^CLAIMED=(.*)$", out.decode(), re.M)]
-    assert len(claimed) == N_ENTRIES and len(set(claimed)) == N_ENTRIES, (
-        claimed
-    )  # every entry once, none twice
+    # every entry once, none twice
+    assert len(claimed) == N_ENTRIES and len(set(claimed)) == N_ENTRIES, claimed
     refused = sum(err.decode().count("no entry left to claim") for _, err in outs)
     assert refused == len(trees) * CLAIMS_EACH - N_ENTRIES
     # an edit in one worktree is known to the others once synced

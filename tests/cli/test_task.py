@@ -243,9 +243,8 @@ def test_task_done_on_an_entry_never_changed_warns(project: Path, where: Path) -
     assert run("task", "start", "--id", "t", "--desc", "d", "--files", "list.txt", cwd=project).code == 0
     run("files", "log", "MODIFY", "src/a.py", cwd=project)
 
-    def spelled(
-        rel: str,
-    ) -> str:  # cwd-relative from the subfolder (the project-root spelling is exact-a's rule)
+    # cwd-relative from the subfolder (the project-root spelling is exact-a's rule)
+    def spelled(rel: str) -> str:
         return os.path.relpath(project / rel, where)
 
     r = run("task", "done", spelled("src/a.py"), cwd=where)

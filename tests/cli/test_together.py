@@ -223,10 +223,8 @@ def test_a_match_task_lists_the_files_holding_the_old_form_and_refuses_done_whil
     assert r.code == 0, r.err
     entries = (repo / ".agent-state" / "services" / "task").glob("list-*")
     listed = [ln.split("|", 1)[1] for ln in next(iter(entries)).read_text().splitlines()]
-    assert listed == [
-        "src/routes/order.ts",
-        "src/routes/user.ts",
-    ]  # path order; ignored.ts and ok.ts left out
+    # path order; ignored.ts and ok.ts left out
+    assert listed == ["src/routes/order.ts", "src/routes/user.ts"]
     r = run("task", "done", "src/routes/user.ts", cwd=repo)
     assert r.code == 1 and "src/routes/user.ts:1" in r.err and "nothing was marked" in r.err
     assert run("task", "status", cwd=repo).kv()["DONE"] == "0"

@@ -66,9 +66,8 @@ def test_sed_through_bash_is_told_at_once_and_blocks_stop(proj: Path, bindir: Pa
         {"CLAUDE_PROJECT_DIR": str(proj)},
     )
     said = r.json()
-    assert (
-        "decision" not in said and "reason" not in said
-    )  # told once, next to the tool result: not a "blocking error"
+    # told once, next to the tool result: not a "blocking error"
+    assert "decision" not in said and "reason" not in said
     text = said["hookSpecificOutput"]["additionalContext"]
     assert (
         "P0 VIOLATION: secrets/key.txt" in text and RULE in text and "git checkout -- secrets/key.txt" in text
@@ -127,10 +126,8 @@ def test_cursor_edit_without_pre_hook_is_found_after(proj: Path, bindir: Path) -
         }
     )
     r = fire("agentctl hook cursor after-file-edit", data, proj, bindir, {"CURSOR_PROJECT_DIR": str(proj)})
-    assert (r.code, r.out) == (
-        0,
-        "",
-    )  # afterFileEdit has no output in Cursor's schema: nothing that could block
+    # afterFileEdit has no output in Cursor's schema: nothing that could block
+    assert (r.code, r.out) == (0, "")
     assert len(_violations(proj)) == 1
     assert "VIOLATION" in run("resume", cwd=proj).out
 
@@ -287,9 +284,8 @@ def test_hand_written_rule_is_enforced_and_kept_by_doctor(proj: Path, bindir: Pa
     before = snapshot(proj / ".agent-state" / "services" / "constraints")
     fixed = run("doctor", "--fix", cwd=proj)
     assert fixed.code == 0, (fixed.out, fixed.err)
-    assert (
-        snapshot(proj / ".agent-state" / "services" / "constraints") == before
-    )  # not quarantined, not rewritten
+    # not quarantined, not rewritten
+    assert snapshot(proj / ".agent-state" / "services" / "constraints") == before
     assert not list((proj / ".agent-state" / "logs").glob("quarantine-*"))
 
 
@@ -356,9 +352,8 @@ def test_restore_command_works_pasted_from_a_subfolder(proj: Path) -> None:
     run("files", "sync", cwd=proj)
     out = run("resume", cwd=proj / "sub" / "deeper").out.splitlines()
     line = next(ln for ln in out if ln.startswith("VIOLATION "))
-    assert (
-        str(proj) not in line and line.count("secrets/key.txt") <= 3
-    )  # short: the absolute path said once, below
+    # short: the absolute path said once, below
+    assert str(proj) not in line and line.count("secrets/key.txt") <= 3
     note = next(ln for ln in out if ln.startswith("VIOLATIONS: "))  # the one "from the project root" note
     anywhere = next(c for c in note.split("`")[1::2] if c.startswith("git -C ")).replace(
         "PATH", "secrets/key.txt"
@@ -436,9 +431,8 @@ def test_doctor_fix_keeps_hand_written_rules_beside_a_damaged_line(proj: Path) -
     assert r.code == 0, (r.out, r.err)
     assert b"deny-write: secrets/**" in (proj / STATUS).read_bytes()  # kept as written
     quarantined = b"".join(q.read_bytes() for q in (proj / ".agent-state" / "logs").glob("quarantine-*"))
-    assert (
-        b"P7|garbage" in quarantined
-    )  # moved aside (doctor may keep a whole copy too); the rule stays in place
+    # moved aside (doctor may keep a whole copy too); the rule stays in place
+    assert b"P7|garbage" in quarantined
     assert run("constraints", "check", "secrets/key.txt", cwd=proj).code == 1
 
 

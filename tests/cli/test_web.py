@@ -215,9 +215,8 @@ def test_the_token_in_the_url_becomes_a_strict_cookie(served: Served) -> None:
     assert code == 200 and headers["content-type"].startswith("text/html") and b"/static/web.js" in body
     assert headers["content-security-policy"] == CSP
     assert headers["x-content-type-options"] == "nosniff" and headers["referrer-policy"] == "no-referrer"
-    assert (
-        b"<script>" not in body and b"http://" not in body and b"https://" not in body
-    )  # nothing inline, nothing fetched
+    # nothing inline, nothing fetched
+    assert b"<script>" not in body and b"http://" not in body and b"https://" not in body
     code, headers, _ = served.request("/static/web.js")
     assert code == 200 and headers["content-type"].startswith("text/javascript")
     assert served.json(f"/api/version?token={served.token}")["version"]  # a script may give it in the query
@@ -385,9 +384,8 @@ def test_a_half_open_connection_is_closed_when_idle(busy: Path) -> None:
     try:
         sock = _idle_socket(s)
         sock.sendall(b"GET / HTTP/1.1\r\n")  # a request that never ends
-        assert (
-            sock.recv(1024) == b""
-        )  # the server hangs up (without the timeout: blocks until the 60 s timeout)
+        # the server hangs up (without the timeout: blocks until the 60 s timeout)
+        assert sock.recv(1024) == b""
         sock.close()
         assert s.request("/api/version")[0] == 200  # and still serves
     finally:
@@ -401,9 +399,8 @@ def test_connections_are_bounded_and_the_rest_told_busy(busy: Path) -> None:
     try:
         from agentctl.web.server import RESERVE
 
-        held = [
-            _idle_socket(s) for _ in range(2 + RESERVE)
-        ]  # the slots, then the reserve for the token's holders
+        # the slots, then the reserve for the token's holders
+        held = [_idle_socket(s) for _ in range(2 + RESERVE)]
         for sock in held:  # each has a thread: a request line and headers on it are answered
             sock.sendall(
                 f"GET /api/version HTTP/1.1\r\nHost: {s.host}:{s.port}\r\nCookie: {s.cookie}\r\n\r\n".encode()

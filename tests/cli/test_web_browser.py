@@ -395,9 +395,8 @@ def test_a_phone_width_reads(browser: Any, busy: Path, tmp_path: Path) -> None:
         assert cells == []
         labels = page.locator("#timeline svg text.axis")
         boxes = [labels.nth(i).bounding_box() for i in range(labels.count())]
-        assert len(boxes) >= 3 and all(b is not None and b["height"] >= 10 for b in boxes), (
-            boxes
-        )  # 11 px text
+        # 11 px text
+        assert len(boxes) >= 3 and all(b is not None and b["height"] >= 10 for b in boxes), boxes
         axis = sorted(
             (b for b in boxes if b is not None and b["y"] > boxes[0]["y"] + 20), key=lambda b: b["x"]
         )

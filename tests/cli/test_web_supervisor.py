@@ -108,9 +108,8 @@ class Steps:
         begun = [ln.split("|", 1)[0] for ln in log.splitlines() if "|task|start|" in ln]
         task = self.state / "services/task/status"
         started = re.search(r"(?m)^STARTED=(.*)$", task.read_text())
-        if (
-            begun and started
-        ):  # STARTED is the running task's `task start` line, whatever else shared its second
+        # STARTED is the running task's `task start` line, whatever else shared its second
+        if begun and started:
             pinned["STARTED=" + started.group(1)] = "STARTED=" + begun[-1]
         compacted = [ln.split("|", 1)[0] for ln in log.splitlines() if "|session|compact|" in ln]
         last = (
@@ -238,9 +237,8 @@ def test_the_chart_is_done_and_total_over_time(supervised: Path) -> None:
     rate = 6 / ((c["now"] - c["start"]) / 3600)
     assert c["finish"] is not None and c["note"] == ""
     assert c["finish"]["rate"] == pytest.approx(rate, rel=0.02)
-    assert c["finish"]["t"] == pytest.approx(
-        c["now"] + 4 / rate * 3600, rel=0.001
-    )  # linear from the DONE rate
+    # linear from the DONE rate
+    assert c["finish"]["t"] == pytest.approx(c["now"] + 4 / rate * 3600, rel=0.001)
 
 
 def test_no_projection_with_fewer_than_two_done(repo: Path) -> None:
@@ -268,16 +266,14 @@ def test_the_chart_is_bounded(repo: Path) -> None:
     lines = "".join(
         f"{(start + timedelta(seconds=3 * i)).isoformat()}|task|done|e/{i}.py\n" for i in range(2500)
     )
-    with open(
-        repo / ".agent-state" / "logs" / "agent.log", "a"
-    ) as fh:  # 2,500 `task done` lines, as many commands leave
+    # 2,500 `task done` lines, as many commands leave
+    with open(repo / ".agent-state" / "logs" / "agent.log", "a") as fh:
         fh.write(lines)
     status = repo / ".agent-state" / "services" / "task" / "status"
     text = status.read_text()
     started = next(ln for ln in text.splitlines() if ln.startswith("STARTED="))
-    status.write_text(
-        text.replace(started, "STARTED=" + (start - timedelta(seconds=1)).isoformat())
-    )  # the task began then
+    # the task began then
+    status.write_text(text.replace(started, "STARTED=" + (start - timedelta(seconds=1)).isoformat()))
     s = Served(repo, "--no-open")
     try:
         c = s.json("/api/chart")
@@ -419,9 +415,8 @@ def test_the_interfaces_count_follows_the_tree(supervised: Path) -> None:
         assert s.json("/api/state")["interfaces"][0]["old_uses"] == 8
         mod = supervised / "src" / "m6.py"
         mod.write_text(mod.read_text().replace("old_name", "new_name"))
-        assert (
-            run("task", "done", "src/m6.py", cwd=supervised).code == 0
-        )  # the state moves: the page rebuilds
+        # the state moves: the page rebuilds
+        assert run("task", "done", "src/m6.py", cwd=supervised).code == 0
         state = s.json("/api/state")
         assert state["interfaces"][0]["old_uses"] == 6 and state["interfaces"][0]["files"] == 3
         assert "6 old uses left" in state["resume"]

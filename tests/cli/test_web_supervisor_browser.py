@@ -58,9 +58,8 @@ def test_the_chart_shows_progress_compactions_runs_and_the_finish(page: Any, sup
             r"projected finish \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(in .+ at \d+\.\d entries/hour\)", note
         ), note
         done = page.locator("#chart svg path.done").bounding_box()
-        assert (
-            done is not None and done["width"] > 300 and done["height"] > 40
-        )  # a line that rises across the chart
+        # a line that rises across the chart
+        assert done is not None and done["width"] > 300 and done["height"] > 40
         assert run("task", "done", "src/m6.py", cwd=supervised).code == 0  # live: no reload
         page.wait_for_function(
             "() => document.querySelector('#chart svg path.done title').textContent === 'DONE 7 of 10'",
@@ -150,12 +149,10 @@ def test_interfaces_title_banner_and_headings(page: Any, supervised: Path) -> No
             assert above <= top, (name, above, top)  # nothing above a heading reaches into it
         box = page.locator("#constraints").bounding_box()
         head = page.locator("#constraints + h2").bounding_box()
-        assert (
-            box is not None and head is not None and box["y"] + box["height"] + 8 <= head["y"]
-        )  # and it stands apart
-        assert (
-            run("constraints", "ack", "db/schema.sql", cwd=supervised).code == 0
-        )  # the person saw it; the check passes
+        # and it stands apart
+        assert box is not None and head is not None and box["y"] + box["height"] + 8 <= head["y"]
+        # the person saw it; the check passes
+        assert run("constraints", "ack", "db/schema.sql", cwd=supervised).code == 0
         page.wait_for_function("() => document.title === '6/10 · agentctl'", timeout=WAIT_MS)
         (supervised / "check.sh").write_text("exit 1\n")
         assert run("verify", "start", cwd=supervised).code == 1  # a failure needs the person again
@@ -195,9 +192,8 @@ def test_the_screenshots(browser: Any, tmp_path: Path) -> None:  # noqa: F811
     """docs/web.png (1280×800: the whole page, its first 800 px the first screen) and docs/web-phone.png
     (390×844, the whole page) of the supervised scenario."""
     out = DOCS if SHOTS else tmp_path
-    work = Path(
-        tempfile.mkdtemp(prefix="agentctl-web-demo-")
-    )  # a short path in the header, as a person's would be
+    # a short path in the header, as a person's would be
+    work = Path(tempfile.mkdtemp(prefix="agentctl-web-demo-"))
     try:
         _shots(browser, make_supervised(make_repo(work / "shop-api")), out)
     finally:

@@ -215,9 +215,8 @@ def test_aider_edits_logged_protocol_sent_user_lint_chained(
     assert len(fix) == 1, f"Aider sent {len(fix)} lint complaints back {where}"
     complaint = last_user_text(fix[0].body)
     assert f"{BAIT_REL}:3:1: E999 USER-LINT-FAIL leftover TODO-LINT" in complaint, complaint
-    assert (
-        "agentctl hook aider lint --" in complaint and str(lint_script) in complaint
-    )  # the command Aider ran
+    # the command Aider ran
+    assert "agentctl hook aider lint --" in complaint and str(lint_script) in complaint
     lo, hi = spans["lint-fix"]
     assert lo <= requests.index(fix[0]) < hi
 

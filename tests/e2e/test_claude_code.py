@@ -690,9 +690,8 @@ def test_claude_code_interface_warning_reaches_the_model(
         dump_artifacts(tmp_path, server, [run], "claude")
     where = f"(artifacts in {tmp_path})"
     assert run.returncode == 0 and server.errors == [], where
-    assert (project / "src" / "page.js").read_text() == f"const u = {IF_OLD}\n", (
-        where
-    )  # a warning, never a deny
+    # a warning, never a deny
+    assert (project / "src" / "page.js").read_text() == f"const u = {IF_OLD}\n", where
     after = [
         r for r in server.messages_requests("main") if any(e.kind == "tool_result" for e in events(r.body))
     ]

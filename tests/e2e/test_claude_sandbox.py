@@ -141,9 +141,8 @@ def test_the_hooks_hold_without_the_sandbox(claude: Claude, agentctl_bin: Path, 
     ok(project, "install", "claude")  # the permission rules, no sandbox: Bash is the hooks' alone
     (tmp_path / "list").write_text("src/app.py\n")
     ok(project, "task", "start", "--id", "t1", "--desc", "walls", "--files", str(tmp_path / "list"))
-    subprocess.run(
-        ["git", "update-index", "--skip-worktree", SCHEMA], cwd=project, check=True
-    )  # git looks away
+    # git looks away
+    subprocess.run(["git", "update-index", "--skip-worktree", SCHEMA], cwd=project, check=True)
     steps, server, run = _run(claude, project, home, agentctl_bin, tmp_path)
     where = f"(artifacts in {tmp_path})"
     assert run.returncode == 0 and server.errors == [], (run.stderr[-800:], where)

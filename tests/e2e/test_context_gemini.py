@@ -85,9 +85,8 @@ def test_gemini_cli_warns_once_per_threshold_in_the_turn_that_crossed_it(
     assert runs[0].returncode == 0, f"{where}: {runs[0].stderr[-2000:]}"
     mains = [r for r in server.requests if r.kind == "main"]
     chat = next((home / ".gemini" / "tmp").glob("*/chats/*.jsonl"))
-    assert '"input":350000' in chat.read_text().replace(" ", ""), (
-        where
-    )  # Gemini wrote the figure where agentctl reads it
+    # Gemini wrote the figure where agentctl reads it
+    assert '"input":350000' in chat.read_text().replace(" ", ""), where
     first = {
         t: next((i for i, r in enumerate(mains) if f"threshold {t}%" in all_text(r.body)), None)
         for t in (35, 20)

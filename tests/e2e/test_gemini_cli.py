@@ -314,9 +314,8 @@ def test_fake_gemini_server() -> None:
         call = event["candidates"][0]["content"]["parts"][-1]["functionCall"]
         assert call == {"name": "read_file", "args": {"file_path": "/p/src/mod01.py"}}
         assert event["usageMetadata"]["promptTokenCount"] == SMALL
-        assert (
-            post_json(server.port, path, request)[2] == raw
-        )  # memoryless: the same request, the same answer
+        # memoryless: the same request, the same answer
+        assert post_json(server.port, path, request)[2] == raw
         asked = {
             "contents": [
                 {"role": "user", "parts": [{"text": "history"}]},

@@ -193,9 +193,8 @@ def test_cli_install_on_a_last_line_without_newline_and_back(tmp_path: Path) -> 
         assert run("install", "aider", cwd=proj).code == 0
         written = (proj / CONFIG).read_bytes().decode()
         lints = [str(v) for v in _as_list(pytest.importorskip("yaml").safe_load(written)["lint-cmd"])]
-        assert lints == (
-            [_wrap("python: flake8")] if "flake8" in user else [LINT]
-        )  # the user's kept, wrapped
+        # the user's kept, wrapped
+        assert lints == ([_wrap("python: flake8")] if "flake8" in user else [LINT])
         assert not any(ln.startswith("#agentctl-was: ") and ln.count(":") > 3 for ln in written.splitlines())
         assert run("uninstall", "aider", cwd=proj).code == 0
         assert (proj / CONFIG).read_bytes() == user.encode()

@@ -174,9 +174,8 @@ def test_the_statusline_window_is_the_one_the_hooks_measure_against(project: Pat
     )
     assert line.code == 0 and line.out == "agentctl: t1 0/1 NEXT src/a.ts | verify - | context 86% left\n"
     assert c.tool_call(30) == ""  # 140k of the 1M window the statusline reported: 86 % left, nothing to tell
-    assert "threshold 35%" in Claude(project, "other").tool_call(
-        30
-    )  # a session without it: the model's table
+    # a session without it: the model's table
+    assert "threshold 35%" in Claude(project, "other").tool_call(30)
 
 
 def test_codex_and_gemini_records_give_the_warning_in_their_answer(project: Path) -> None:

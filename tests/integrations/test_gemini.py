@@ -108,9 +108,8 @@ def test_compressed_history_is_recognised_only_after_a_compression(tmp_path: Pat
         {"role": "user", "content": "<state_snapshot>s</state_snapshot>"},
         ack,
     ]
-    assert (
-        gemini.compressed_history(split) == "<state_snapshot>s</state_snapshot>"
-    )  # context and summary apart
+    # context and summary apart
+    assert gemini.compressed_history(split) == "<state_snapshot>s</state_snapshot>"
     assert gemini.compression([*split, {"role": "user", "content": "go"}]) == (
         "<state_snapshot>s</state_snapshot>",
         [{"role": "user", "content": "go"}],
@@ -223,9 +222,8 @@ def test_a_real_compression_is_counted_and_reinjected_exactly_once(proj: Path, g
     r = gem("BeforeModel-compressed", "BeforeModel")
     assert r.code == 0, r.err
     out = r.json()["hookSpecificOutput"]
-    assert out["hookEventName"] == "BeforeModel" and set(out["llm_request"]) == {
-        "messages"
-    }  # no config: tools stay
+    # no config: tools stay
+    assert out["hookEventName"] == "BeforeModel" and set(out["llm_request"]) == {"messages"}
     messages = out["llm_request"]["messages"]
     assert len(messages) == 1 and messages[0]["role"] == "user"
     original = compressed["llm_request"]["messages"][0]["content"]

@@ -186,9 +186,8 @@ def test_every_hook_answers_with_stopped_lock_holders(
     assert run("files", "sync", cwd=proj).code == 0
     assert run("files", "check", "src/made.py", cwd=proj).code == 0
     r = hook(proj, bindir, "session-start", {"hook_event_name": "SessionStart", "source": "compact"}, 20)
-    assert (
-        "2 compactions" in json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
-    )  # the deferred one too
+    # the deferred one too
+    assert "2 compactions" in json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
 
 
 def test_violation_found_while_its_lock_is_held_is_not_lost(
@@ -225,9 +224,8 @@ def test_cli_still_waits_its_full_lock_timeout(proj: Path, stopped: list[subproc
     """The bound is the hooks' own: a command keeps AGENTCTL_LOCK_TIMEOUT and says who holds the lock."""
     hold(proj, stopped, FILES_LOCK)
     r = run("files", "log", "MODIFY", "src/app.py", cwd=proj, env={"AGENTCTL_LOCK_TIMEOUT": "0.5"})
-    assert (
-        r.code == 3 and "still locked after 0.5s" in r.err
-    )  # no record deferred: the command says it failed
+    # no record deferred: the command says it failed
+    assert r.code == 3 and "still locked after 0.5s" in r.err
     release(stopped)
     assert run("files", "check", "src/app.py", cwd=proj).code == 1
 

@@ -124,14 +124,12 @@ def test_claude_pre_tool_use_denies_a_p0_path_and_allows_the_rest(proj: Path, cl
     for name, tool in (("pre_tool_use_edit", "Edit"), ("pre_tool_use_write", "Write")):
         r = claude(name, "PreToolUse", tool)
         assert (r.code, r.out, r.err) == (0, "", "")
-    bash = claude(
-        "pre_tool_use_bash", "PreToolUse", "Bash"
-    )  # the shell's pre-tool hook (issue 23): an ordinary command passes
+    # the shell's pre-tool hook (issue 23): an ordinary command passes
+    bash = claude("pre_tool_use_bash", "PreToolUse", "Bash")
     assert (bash.code, bash.out, bash.err) == (0, "", "")
     assert "hook|deny|claude secrets/key.txt" in agent_log(proj)
-    assert (
-        run("constraints", "check", "secrets/key.txt", cwd=proj).code == 1
-    )  # point 6, for agents without hooks
+    # point 6, for agents without hooks
+    assert run("constraints", "check", "secrets/key.txt", cwd=proj).code == 1
     assert run("constraints", "check", "src/app.py", cwd=proj).code == 0
 
 
@@ -190,9 +188,8 @@ def test_malformed_payloads_exit_0_silently_and_are_logged(proj: Path, bindir: P
     install(proj, agent)
     before = (proj / ".agent-state" / "services" / "files" / "status").read_bytes()
     commands = sorted({cmd for _, _, cmd in installed(proj, agent)})
-    malformed = (
-        MALFORMED if LONG else [MALFORMED[i] for i in (0, 2, 3, 7)]
-    )  # all of them with AGENTCTL_LONG=1
+    # all of them with AGENTCTL_LONG=1
+    malformed = MALFORMED if LONG else [MALFORMED[i] for i in (0, 2, 3, 7)]
     wrong = WRONG_TYPES if LONG else WRONG_TYPES[:2]
     for cmd in commands:
         gate = cmd.endswith(("pre-tool-use", "before-tool"))  # decides an edit: never fails open

@@ -81,9 +81,8 @@ def test_a_shell_migration_of_a_match_task_is_counted_and_named(proj: Path, bind
     said = r.json()["hookSpecificOutput"]["additionalContext"]
     assert "MIGRATED 2" in said and "src/m0.py" in said and "LEFT=2" in said, said
     status = run("task", "status", cwd=proj).kv()
-    assert status["DONE"] == "2" and status["NEXT"] == "src/app.py", (
-        status
-    )  # written by the hook: the list agrees
+    # written by the hook: the list agrees
+    assert status["DONE"] == "2" and status["NEXT"] == "src/app.py", status
 
 
 def test_files_check_accounts_for_a_write_no_hook_saw(proj: Path) -> None:

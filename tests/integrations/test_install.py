@@ -580,9 +580,8 @@ def test_install_then_uninstall_leaves_no_file_behind_without_a_state_folder(tmp
     settings.write_text(original)
     before = snapshot(project)
     assert run("install", "claude", cwd=project).code == 0
-    assert (
-        project / ".claude" / "settings.json.agentctl.bak"
-    ).read_text() == original  # kept while installed
+    # kept while installed
+    assert (project / ".claude" / "settings.json.agentctl.bak").read_text() == original
     r = run("uninstall", "claude", cwd=project)
     assert r.code == 0, r.err
     assert snapshot(project) == before  # no .agentctl.bak, nothing else

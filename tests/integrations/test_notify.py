@@ -176,9 +176,8 @@ def test_nothing_is_sent_for_an_event_no_command_wants(proj: Path, recorder: Pat
 def test_the_commands_are_local_never_synced(proj: Path, recorder: Path) -> None:
     _add(proj, recorder)
     git(proj, "add", "-A")
-    git(
-        proj, "commit", "-q", "--allow-empty", "-m", "work"
-    )  # the state folder ignores itself: maybe nothing to add
+    # the state folder ignores itself: maybe nothing to add
+    git(proj, "commit", "-q", "--allow-empty", "-m", "work")
     r = run("sync", "push", "--no-remote", cwd=proj)
     assert r.code == 0, r.err
     refs = git(proj, "for-each-ref", "--format=%(refname)", "refs/agentctl/").split()

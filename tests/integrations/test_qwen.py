@@ -111,9 +111,8 @@ def test_install_writes_qwen_settings_merged_and_uninstall_restores(proj: Path) 
     # the matchers pick Qwen's own tool names, not Claude Code's
     assert command_for(proj, "PreToolUse", "write_file") == "agentctl hook qwen pre-tool-use"
     assert command_for(proj, "PreToolUse", "edit") == "agentctl hook qwen pre-tool-use"
-    assert (
-        command_for(proj, "PreToolUse", "run_shell_command") == "agentctl hook qwen pre-tool-use"
-    )  # shellguard (issue 23)
+    # shellguard (issue 23)
+    assert command_for(proj, "PreToolUse", "run_shell_command") == "agentctl hook qwen pre-tool-use"
     assert command_for(proj, "PreToolUse", "read_file") is None
     assert command_for(proj, "PostToolUse", "run_shell_command") == "agentctl hook qwen post-tool-use"
     assert command_for(proj, "PostToolUse", "read_file") is None
@@ -197,9 +196,8 @@ def test_pre_tool_use_denies_p0_paths_with_qwen_tool_names(qwen: Any, proj: Path
         )
         allowed = qwen(name, tool, tool_input={"file_path": str(proj / "src" / "app.py")})
         assert allowed is not None and allowed.out == "" and allowed.code == 0
-    shell = qwen(
-        "pre_tool_use_run_shell_command", "run_shell_command"
-    )  # judged only for weakening P0: it passes
+    # judged only for weakening P0: it passes
+    shell = qwen("pre_tool_use_run_shell_command", "run_shell_command")
     assert shell is not None and (shell.code, shell.out) == (0, "")
     assert (proj / "secrets" / "key.txt").read_text() == "token=1\n"
 
@@ -397,9 +395,8 @@ def test_the_transcript_read_is_bounded_to_a_regular_jsonl_file(tmp_path: Path) 
     fifo = tmp_path / "f.jsonl"
     os.mkfifo(fifo)
     t0 = time.monotonic()
-    assert (
-        agentctl.integrations.qwen.last_usage(str(fifo)) is None
-    )  # no writer: a plain open() would block here for ever
+    # no writer: a plain open() would block here for ever
+    assert agentctl.integrations.qwen.last_usage(str(fifo)) is None
     assert time.monotonic() - t0 < 5
     link = tmp_path / "l.jsonl"
     link.symlink_to(good)

@@ -8,9 +8,8 @@ from __future__ import annotations
 from . import matchtruth as mt
 from .world import Copy
 
-FRESH = {
-    "AGENTCTL_MATCHCOUNTS": "off"
-}  # the kept counts (services/files/.matchcounts) bypassed: a fresh search
+# the kept counts (services/files/.matchcounts) bypassed: a fresh search
+FRESH = {"AGENTCTL_MATCHCOUNTS": "off"}
 
 
 def paths(m: mt.MatchTruth) -> list[str]:

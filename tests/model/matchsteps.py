@@ -83,9 +83,8 @@ def match_edit(w: World, c: Copy) -> None:
     ]
     kind = w.rng.choice(kinds)
     path = w.rng.choice({"migrate": migrate, "revert": revert, "new": new, "delete": delete}[kind])
-    if (
-        kind == "migrate" and w.rng.random() < 0.2
-    ):  # one sed over every src/*.ts (those it changes, while open)
+    # one sed over every src/*.ts (those it changes, while open)
+    if kind == "migrate" and w.rng.random() < 0.2:
         over = {
             p: "".join(ln.replace("../old", "@/NEW", 1) + "\n" for ln in text.splitlines())
             for p, text in m.tree.items()

@@ -87,9 +87,8 @@ class PlanTask:
 @dataclass
 class MatchTruth:
     tree: dict[str, str]
-    head: dict[str, str] = field(
-        default_factory=dict
-    )  # the tree as committed (what `git checkout --` brings back)
+    # the tree as committed (what `git checkout --` brings back)
+    head: dict[str, str] = field(default_factory=dict)
     running: Running | None = None
     plan: dict[str, PlanTask] = field(default_factory=dict)
     forced: dict[str, bool] = field(default_factory=dict)  # stopped task id -> recorded FORCED=1

@@ -92,9 +92,8 @@ def normalised(root: Path) -> dict[str, object]:
             except Exception:  # a damaged file is its own value: it will compare unequal
                 out[key] = ("damaged", data)
                 continue
-            out[key] = {
-                k: v for k, v in fields.items() if k not in TIME_KEYS and k != "LIST_SIG"
-            }  # LIST_SIG: an inode
+            # LIST_SIG: an inode
+            out[key] = {k: v for k, v in fields.items() if k not in TIME_KEYS and k != "LIST_SIG"}
         elif rel == "services/constraints/p0-seen":  # the P0 rules last seen; its STATUS line is an inode
             out[key] = [ln for ln in data.split(b"\n") if not ln.startswith(b"STATUS|")]
         elif rel.endswith("files/status") or re.search(r"(^|/)logs/files-[^/]*\.log$", rel):

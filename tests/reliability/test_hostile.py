@@ -671,9 +671,8 @@ def _(env: Env) -> None:
 @case(G, "stdin closed", "SAFE")
 def _(env: Env) -> None:
     r = env.run("task", "start", "--id", "s", "--desc", "d", "--files", "-", "--force", shell="<&-")
-    assert r.returncode == 2 and b"holds no path" in r.stderr and b"Traceback" not in r.stderr, (
-        r.stderr
-    )  # no list
+    # no list
+    assert r.returncode == 2 and b"holds no path" in r.stderr and b"Traceback" not in r.stderr, r.stderr
     r = env.run("task", "start", "--id", "s", "--desc", "d", "--empty", "--force", shell="<&-")
     assert r.returncode == 0 and b"Traceback" not in r.stderr, r.stderr
     _no_stray_bytes(env)
@@ -889,6 +888,5 @@ def test_nothing_runs_a_stored_value() -> None:
         if "subprocess." in p.read_text() and "import subprocess" in p.read_text()
     }
     # one process runner; the demo is a front end; notify's deliverer runs the person's own alert commands
-    assert runners <= {"ground/proc.py", "demo/scenario.py", "notify/deliver.py"}, (
-        runners
-    )  # one process runner; the demo is a front end
+    # one process runner; the demo is a front end
+    assert runners <= {"ground/proc.py", "demo/scenario.py", "notify/deliver.py"}, runners

@@ -238,9 +238,8 @@ class Machine(RuleBasedStateMachine):
                 self._refused(UsageError, edit.add, self.store, pri, text)
             return
         if any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 or ord(c) in (0x2028, 0x2029) for c in text.strip()):
-            self._refused(
-                UsageError, edit.add, self.store, pri, text
-            )  # a rule is one line of plain text (31.9)
+            # a rule is one line of plain text (31.9)
+            self._refused(UsageError, edit.add, self.store, pri, text)
             return
         added, _ = edit.add(self.store, pri, text)
         rule_ = (pri, text.strip())

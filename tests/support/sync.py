@@ -77,10 +77,8 @@ def users_view(repo: Path) -> dict[str, bytes]:
             )
         ):
             continue
-        if rel.parts[:2] == (
-            ".git",
-            "agentctl",
-        ):  # agentctl's own ledger in git's folder (issue 31.2), not the user's
+        # agentctl's own ledger in git's folder (issue 31.2), not the user's
+        if rel.parts[:2] == (".git", "agentctl"):
             continue
         out[str(rel)] = p.read_bytes()
     out["show-ref(user)"] = "\n".join(

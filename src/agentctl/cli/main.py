@@ -360,9 +360,8 @@ def _main(run: _Run, args: list[str]) -> int:
         ctx.partial = run.partial  # a terminal sees a check start; an agent's pipe gets whole lines
     from agentctl.operation.contract import run as call
 
-    if (
-        not run.json and key[0] not in ("hook", "mcp", "web") and sys.stderr.isatty()
-    ):  # a person: a note past 1 s
+    # a person: a note past 1 s
+    if not run.json and key[0] not in ("hook", "mcp", "web") and sys.stderr.isatty():
         from agentctl.cli import progressnote
 
         call = progressnote.caller(run.command)  # type: ignore[assignment]  # the same call, with the note

@@ -22,9 +22,8 @@ def log(ctx: Ctx, *, op: str, path: str) -> Result:
     line = agentctl.files.log.log(store, kind, rel)
     from agentctl.constraints import violations
 
-    said = violations.tell(
-        store, violations.note(store, [rel])
-    )  # a denied path written: said at once, as the hooks do
+    # a denied path written: said at once, as the hooks do
+    said = violations.tell(store, violations.note(store, [rel]))
     if said:
         ctx.warn(said)
     return Result([line], {"entry": line})
@@ -40,9 +39,8 @@ def check(ctx: Ctx, *, path: str) -> Result:
     found = agentctl.files.log.check(store, real) + (
         agentctl.files.log.check(store, shown) if real != shown else []
     )
-    if (
-        not found
-    ):  # a change git shows that no hook logged (a background job, a shell the hooks missed): logged now
+    # a change git shows that no hook logged (a background job, a shell the hooks missed): logged now
+    if not found:
         found = _from_git(ctx, store, real, shown)
     lines = ["|".join(codec.encode(x) for x in e) for e in found] or [
         f"{codec.encode(shown)}: not touched in this task"

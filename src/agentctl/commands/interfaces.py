@@ -38,9 +38,8 @@ def add(
     item = records.make(name, old, new, match, paths, "", "")
     task_id = _task_id(ctx)
     item = records.Iface(*item[:5], task_id, now_iso())
-    hits = search.check_pattern(
-        store, item
-    )  # the one search; a pattern git cannot search is refused before it is stored
+    # the one search; a pattern git cannot search is refused before it is stored
+    hits = search.check_pattern(store, item)
     changed, items = records.add(store, item)
     lines = [
         ("recorded" if changed else "already recorded, nothing changed") + f" {report.head(item)}",

@@ -55,9 +55,8 @@ def _shared_note(ctx: Ctx, store: Any) -> list[str]:
     from agentctl.constraints import lastseen
     from agentctl.ground import sharedfile
 
-    lastseen.vanished(
-        store
-    )  # the P0 rules this copy starts with, recorded in the ledger: one that leaves is vanished
+    # the P0 rules this copy starts with, recorded in the ledger: one that leaves is vanished
+    lastseen.vanished(store)
     shared = agentctl.constraints.listing.shared_rules(store)
     lines = []
     if shared:

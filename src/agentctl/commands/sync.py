@@ -70,9 +70,8 @@ def sync(
     if action == "pull":
         from agentctl.constraints import lastseen
 
-        lastseen.vanished(
-            store
-        )  # a pulled rules file without a P0 rule: still enforced, said (operation.run)
+        # a pulled rules file without a P0 rule: still enforced, said (operation.run)
+        lastseen.vanished(store)
     lines = []
     if got == "offline":
         lines.append(f"{t.remote} unreachable: the local state and {t.ref} were used")

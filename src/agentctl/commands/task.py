@@ -157,9 +157,8 @@ def claim(ctx: Ctx, *, agent: str | None = None, lease: int | None = None) -> Re
         raise UsageError("usage: agentctl task claim --agent NAME [--lease SECONDS]")
     store = ctx.store()
     seconds = claims.DEFAULT_LEASE if lease is None else lease
-    if store.exists(
-        "sync/config"
-    ):  # a worktree that joined a stream claims through its shared ref (docs/sync.md)
+    # a worktree that joined a stream claims through its shared ref (docs/sync.md)
+    if store.exists("sync/config"):
         from agentctl.sync.claims import through_ref
 
         r = through_ref(store, lambda: claims.claim(store, agent, seconds))

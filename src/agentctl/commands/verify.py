@@ -65,9 +65,8 @@ def status(ctx: Ctx) -> Result:
 
     store = ctx.store()
     fields = agentctl.verify.status.read_status(store)
-    shown, earlier = evidence.as_this_task(
-        store, fields
-    )  # an earlier task's run is never shown as this one's
+    # an earlier task's run is never shown as this one's
+    shown, earlier = evidence.as_this_task(store, fields)
     lines = agentctl.verify.status.status_lines(shown)
     if earlier:
         lines.append(f"NOTE={earlier}")

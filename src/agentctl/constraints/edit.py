@@ -82,9 +82,8 @@ def add(store: Store, priority: str, text: str, shared: bool = False) -> tuple[b
     from agentctl.constraints import lastseen
 
     with store.lock(LOCK):
-        lastseen.before_edit(
-            store
-        )  # a P0 rule that left the file by hand stays vanished, not lost in this rewrite
+        # a P0 rule that left the file by hand stays vanished, not lost in this rewrite
+        lastseen.before_edit(store)
         rules = read(store)
         if len(rules) >= MAX_RULES:
             raise UsageError(f"there are already {MAX_RULES} constraints; remove some first")
@@ -202,9 +201,8 @@ def remove(store: Store, what: str, keep_p0: bool = False) -> Rule:
         if target in mine:
             mine.remove(target)
             _write(store, mine)
-        sharedfile.remove_line(
-            store, lambda line: _reads_as(line, target)
-        )  # a shared rule: its line goes too
+        # a shared rule: its line goes too
+        sharedfile.remove_line(store, lambda line: _reads_as(line, target))
         lastseen.edited(store, target.text if target.priority == "P0" else None)
     store.log_change("constraints", "remove", f"{target.priority}|{target.text}")
     return target

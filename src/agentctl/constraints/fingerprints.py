@@ -31,9 +31,8 @@ if TYPE_CHECKING:
 LOCAL = "services/constraints/prints"
 MAX_WALK = 50_000
 EMPTY_DIR = "dir"  # the signature of an empty folder (``PATH/``): made or removed, never modified
-MAX_HASH = (
-    256 << 20
-)  # bytes hashed of one file; a bigger file is judged by its first MAX_HASH bytes and its size
+# bytes hashed of one file; a bigger file is judged by its first MAX_HASH bytes and its size
+MAX_HASH = 256 << 20
 
 
 def _where(store: Store) -> str:
@@ -234,9 +233,8 @@ def changed(store: Store, task: str) -> dict[str, str]:
                 from agentctl.constraints import protect
 
                 fold = protect.case_insensitive(store)
-            if (
-                agentctl.constraints.rules.match(rules, path, fold) is not None
-            ):  # still protected (a rule let go: forgotten)
+            # still protected (a rule let go: forgotten)
+            if agentctl.constraints.rules.match(rules, path, fold) is not None:
                 out[path] = "DELETE"
     if moved:
         try:

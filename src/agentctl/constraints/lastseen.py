@@ -27,9 +27,8 @@ from agentctl.ground.errors import StateError, UsageError
 from agentctl.ground.store import Store, now_iso
 
 SEEN = "services/constraints/p0-seen"
-NOTICED: list[
-    tuple[str, str]
-] = []  # (time, text) this process found vanished (operation.run and the hooks say it)
+# (time, text) this process found vanished (operation.run and the hooks say it)
+NOTICED: list[tuple[str, str]] = []
 
 
 class Record:
@@ -152,9 +151,8 @@ def _compare(store: Store, rec: Record | None) -> tuple[Record, list[tuple[str, 
     now = [r.text for r in read(store) if r.priority == "P0"]
     old = rec or Record()
     here = set(now)
-    gone = {
-        t: w for t, w in old.gone.items() if t not in here
-    }  # a vanished rule back in the file: seen again
+    # a vanished rule back in the file: seen again
+    gone = {t: w for t, w in old.gone.items() if t not in here}
     when = now_iso()
     newly = [(when, t) for t in old.seen if t not in here and t not in gone]
     gone.update((t, w) for w, t in newly)

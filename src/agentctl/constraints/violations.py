@@ -116,9 +116,8 @@ def note(store: Store, paths: list[str], changed: Iterable[str] = ()) -> list[tu
 
     if not paths and not changed:
         return []
-    policy = agentctl.constraints.policy.of(
-        store
-    )  # the one P0 policy: a rule that vanished without a person's confirmation too
+    # the one P0 policy: a rule that vanished without a person's confirmation too
+    policy = agentctl.constraints.policy.of(store)
     if not policy.broken and not policy.p0:
         return []
     hits: dict[str, str] = {}

@@ -13,9 +13,8 @@ class InFlight:
 
     def __init__(self) -> None:
         self.task = ""
-        self.not_done: list[
-            str
-        ] = []  # entries of the task's list the files log shows changed, not marked done
+        # entries of the task's list the files log shows changed, not marked done
+        self.not_done: list[str] = []
         self.failed_untried = False  # verify FAILED after the last recorded fix
         self.verify = ""  # the last verify result, one line
 

@@ -59,9 +59,8 @@ def check_log(
         torn = " (its last line is cut short)" if tail else ""
         text = f"{store.shown(rel)} has {len(bad)} malformed line{'s' if len(bad) != 1 else ''}{torn}{first}"
         if not report.fix and tail and len(bad) == 1:  # what a kill mid-append leaves: the log's next append
-            report.notes.append(
-                text + " (the next append moves it to logs/quarantine-*.log)"
-            )  # quarantines it
+            # quarantines it
+            report.notes.append(text + " (the next append moves it to logs/quarantine-*.log)")
             return
         if not report.fix:
             report.problem(text + " (`--fix` moves them to logs/quarantine-*.log)")

@@ -30,9 +30,8 @@ def salvage_task(store: Store, report: Report) -> dict[str, str]:
     if good.get("STATE") not in status.STATES:
         if "STATE" in good:
             dropped.append(f"STATE={good['STATE'][:20]!r}")
-        good["STATE"] = (
-            "PAUSED" if good.get("LIST") else "IDLE"
-        )  # PAUSED: `task update --state ACTIVE` resumes
+        # PAUSED: `task update --state ACTIVE` resumes
+        good["STATE"] = "PAUSED" if good.get("LIST") else "IDLE"
     if good["STATE"] != "IDLE" and not good.get("TASK_ID"):
         good.update(_identity(store, good))
     if "SEQ" not in good:

@@ -36,9 +36,8 @@ class Baseline:
         self.dirty: dict[str, str] = {}  # path -> signature (size:mtime_ns, "-" if absent) at task start
         self.verify: dict[str, str] = {}  # path -> signature a verify run left it with (not an agent edit)
         self.watch: dict[str, str] = {}  # task entry git does not show -> signature at task start (gitwatch)
-        self.seen: dict[
-            str, str
-        ] = {}  # path -> signature at the last verify run's start, or when logged since
+        # path -> signature at the last verify run's start, or when logged since
+        self.seen: dict[str, str] = {}
         self.snap = ""  # when the last verify run started ("": none in this task)
         self.snap_at = -1  # the files log's size then: what it holds past it was logged since (-1: not known)
 
@@ -65,9 +64,8 @@ def missing(store: Store, paths: list[str]) -> set[str]:
     A folder holding LIST_MIN or more of them (and not much more besides) has its names read once:
     a path whose name it shows is there, once one lstat of such a path proved the folder searchable.
     Any other path (its name not shown, a doubt about the folder, a very long path) has its own lstat."""
-    groups: dict[str, list[tuple[str, str]]] = {
-        "/": []
-    }  # "/": absolute paths (a hand-edited log), an lstat each
+    # "/": absolute paths (a hand-edited log), an lstat each
+    groups: dict[str, list[tuple[str, str]]] = {"/": []}
     for rel in paths:
         sub, _, name = rel.rpartition("/")
         groups.setdefault("/" if rel.startswith("/") else sub, []).append((rel, name))
@@ -96,12 +94,8 @@ def _names(folder: str, items: list[tuple[str, str]]) -> set[str] | None:
     return names
 
 
-_RECORDS = {
-    "DIRTY": "dirty",
-    "VERIFY": "verify",
-    "WATCH": "watch",
-    "SEEN": "seen",
-}  # a record -> its Baseline field
+# a record -> its Baseline field
+_RECORDS = {"DIRTY": "dirty", "VERIFY": "verify", "WATCH": "watch", "SEEN": "seen"}
 
 
 def read_baseline(store: Store) -> Baseline | None:

@@ -46,9 +46,8 @@ def touched_count(store: Store) -> int:
         counted = _from_index(store, fd, total)
         if counted is not None:
             return counted
-        seen: set[bytes] = (
-            set()
-        )  # no usable index (a read-only folder): read it all, in chunks of whole lines
+        # no usable index (a read-only folder): read it all, in chunks of whole lines
+        seen: set[bytes] = set()
         offset = 0
         while offset < total:
             chunk = os.pread(fd, 4 << 20, offset)
@@ -83,9 +82,8 @@ def _from_index(store: Store, fd: int, total: int) -> int | None:
                 def indexed(key: bytes) -> list[int]:
                     return index.find(idx, lo, hi, key)
 
-                if (
-                    session_row
-                ):  # the SESSION_START row (offset 0) is a label: not counted, as files.log.touched
+                # the SESSION_START row (offset 0) is a label: not counted, as files.log.touched
+                if session_row:
                     line = log._line_at(fd, 0)
                     if line.count(b"|") == 2 and indexed(line[line.rindex(b"|") + 1 :]) == [0]:
                         keys -= 1

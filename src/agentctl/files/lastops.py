@@ -44,9 +44,8 @@ def last_ops(store: Store) -> dict[str, str]:
         fd = -1
     if fd is None:
         return {}
-    if (
-        fd < 0 or os.fstat(fd).st_size > agentctl.files.log.MAX_LOG_BYTES
-    ):  # not a regular file, too long: the error is Store's
+    # not a regular file, too long: the error is Store's
+    if fd < 0 or os.fstat(fd).st_size > agentctl.files.log.MAX_LOG_BYTES:
         if fd >= 0:
             os.close(fd)
         return fold(agentctl.files.log.entries(store))
@@ -57,9 +56,8 @@ def last_ops(store: Store) -> dict[str, str]:
         cut = tail.rfind(b"\n") + 1
         if cut > REFRESH:
             found = agentctl.files.log.entries(store, body)
-            found += agentctl.files.log.entries(
-                store, tail
-            )  # the fragment after the last newline, if any, is never a record
+            # the fragment after the last newline, if any, is never a record
+            found += agentctl.files.log.entries(store, tail)
             _write(store, fd, covered + cut, found)
             return fold(found)
         last = _fold_body(store, body)

@@ -18,9 +18,8 @@ from agentctl.ground.store import Store, fault, fsync_dir, now_iso
 
 LOG = "services/files/status"
 LOCK = lockorder.FILES
-OPS = (
-    schema.OPS
-)  # declared once, in files/schema.py: the readers, doctor and the sync boundary take them from there
+# declared once, in files/schema.py: the readers, doctor and the sync boundary take them from there
+OPS = schema.OPS
 MAX_LOG_BYTES = 256 << 20
 
 
@@ -152,9 +151,8 @@ def _search(fd: int, needle: bytes, path: str, offset: int, found: list[tuple[st
 
 
 CHECK_CHUNK = 256 << 10  # how much of the log `files check` reads at once
-INDEX_MIN = (
-    1 << 20
-)  # a log up to this size is simply searched (well under a millisecond); a longer one has an index
+# a log up to this size is simply searched (well under a millisecond); a longer one has an index
+INDEX_MIN = 1 << 20
 
 
 RECENT_WINDOW = 32 << 10  # what `resume` reads of the log: about 600 entries

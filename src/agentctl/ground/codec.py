@@ -190,9 +190,8 @@ def split_record(line: str, count: int) -> list[str] | None:
 
 def parse_uint(raw: str, what: str, *, minimum: int = 0, maximum: int = 999_999_999) -> int:
     """A plain decimal number: ASCII digits only (no sign, spaces, underscores or other scripts)."""
-    if (
-        not raw or not raw.isascii() or not raw.isdigit()
-    ):  # the range is the command's to say (`--port` 65535)
+    # the range is the command's to say (`--port` 65535)
+    if not raw or not raw.isascii() or not raw.isdigit():
         raise UsageError(
             f"{what} must be a whole number{f' of at least {minimum}' if minimum else ''}, got {raw[:40]!r}"
         )

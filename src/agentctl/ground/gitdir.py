@@ -67,10 +67,8 @@ def head_commit(dirs: GitDirs) -> str | None:
     if not head.startswith("ref:"):
         return head if len(head) in (40, 64) else None
     ref = head[4:].strip()
-    for folder in (
-        dirs.git_dir,
-        dirs.common_dir,
-    ):  # a worktree's own refs first (HEAD-like), then the shared ones
+    # a worktree's own refs first (HEAD-like), then the shared ones
+    for folder in (dirs.git_dir, dirs.common_dir):
         loose = _read_small(os.path.join(folder, *ref.split("/")))
         if loose is not None:
             return loose if len(loose) in (40, 64) else None

@@ -128,9 +128,8 @@ def plan(store: Store) -> tuple[list[Item], list[Item]]:
     status = codec.parse_status(store.read("services/verify/status") or b"", "verify status")
     keep = _live(store, items, status)
     items.sort(key=lambda it: _age_key(it))  # oldest first by what the names say, not by file times
-    runs = [
-        it.rel for it in items if it.rel.startswith("logs/verify-") and it.rel.endswith(".log")
-    ]  # may be cut
+    # may be cut
+    runs = [it.rel for it in items if it.rel.startswith("logs/verify-") and it.rel.endswith(".log")]
 
     def group(pred: Any) -> list[Item]:
         return [it for it in items if pred(it.rel[5:]) and it.rel not in keep]

@@ -76,9 +76,8 @@ def show_lines(store: Store, row: Row) -> tuple[list[str], dict[str, Any]]:
     lines.append(f"VERIFY {passes} passed, {fails} failed runs, {len(repeats)} repeated failures")
     lines += [f"  TRIED {codec.encode(r[5])}" for r in tried[:SHOW_LINES]]
     lines += [f"  REPEAT run {r[2]}: {codec.encode(r[5])}" for r in repeats[:10]]
-    ended = [
-        done[f"INTERFACE_{i}"] for i in range(1, 201) if f"INTERFACE_{i}" in done
-    ]  # NAME: OLD -> NEW: how it ended
+    # NAME: OLD -> NEW: how it ended
+    ended = [done[f"INTERFACE_{i}"] for i in range(1, 201) if f"INTERFACE_{i}" in done]
     if ended:
         lines.append(f"INTERFACES {len(ended)} changed in this task:")
         lines += [f"  {codec.encode(e)[:600]}" for e in ended]

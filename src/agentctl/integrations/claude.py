@@ -216,9 +216,8 @@ def pre_compact(h: Hook) -> Result | None:
     compactions.record_pre_compact(h.store)
     from agentctl.integrations import hookact
 
-    hookact.compaction_checkpoint(
-        h, h.sync()
-    )  # the files log complete, and what is in flight, before the cut
+    # the files log complete, and what is in flight, before the cut
+    hookact.compaction_checkpoint(h, h.sync())
     h.auto_sync("push")  # `agentctl sync auto on`: in the background; nothing when off
     return None
 

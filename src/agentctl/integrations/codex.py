@@ -148,9 +148,8 @@ def post_tool_use(h: Hook) -> Result | None:
 
 
 def pre_tool_use(h: Hook) -> Result | None:
-    if (
-        h.text("tool_name") in SHELL_TOOLS
-    ):  # Codex has no ask (an unknown decision lets the call run): refused
+    # Codex has no ask (an unknown decision lets the call run): refused
+    if h.text("tool_name") in SHELL_TOOLS:
         return shell_refusal(h, h.obj("tool_input").get("command"))
     if h.text("tool_name") not in PATCH_TOOLS:
         return None
@@ -234,9 +233,8 @@ def pre_compact(h: Hook) -> Result | None:
     compactions.record_pre_compact(h.store)
     from agentctl.integrations import hookact
 
-    hookact.compaction_checkpoint(
-        h, h.sync()
-    )  # the files log complete, and what is in flight, before the cut
+    # the files log complete, and what is in flight, before the cut
+    hookact.compaction_checkpoint(h, h.sync())
     h.auto_sync("push")  # `agentctl sync auto on`: in the background; nothing when off
     return None
 

@@ -341,9 +341,8 @@ def sync(h: Hook) -> list[str]:
         from agentctl.constraints import violations
 
         h.told = "agentctl: " + violations.tell(h.store, result.violations)
-    written = [
-        p for op, p in result.logged
-    ]  # what this shell command changed, as git shows it: the edit tools' feedback
+    # what this shell command changed, as git shows it: the edit tools' feedback
+    written = [p for op, p in result.logged]
     if written:
         from agentctl.ground.errors import AgentctlError
 

@@ -261,9 +261,8 @@ def run(agent: str, event: str) -> int:
                 return 0  # nothing is written while the folder is gone
             missing = ledgerhook.missing_line(store)[:400]
         if payload is None:
-            hookio.note(
-                store, agent, event, problem, stderr=not gate
-            )  # a gate says it in its deny (stderr too)
+            # a gate says it in its deny (stderr too)
+            hookio.note(store, agent, event, problem, stderr=not gate)
             return hookio.answer(_refuse(agent, problem, payload=True)) if gate else 0
         handler = handler_for(agent, event)
         if handler is None:

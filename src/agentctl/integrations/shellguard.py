@@ -97,9 +97,8 @@ def reason(store: Store, command: object, cwd: str | None = None) -> str | None:
 def _reason(store: Store, command: str, cwd: str | None, depth: int) -> str | None:
     state = os.path.basename(store.root)
     flat = command.replace("\\", "")  # `tru\st` is `trust` to the shell: the quick tests read it so
-    if (
-        "notify" in flat or "trust" in flat or ("verify" in flat and _expands(flat))
-    ):  # the person's alert and shared
+    # the person's alert and shared
+    if "notify" in flat or "trust" in flat or ("verify" in flat and _expands(flat)):
         # verify commands, run outside the agent's shell (an action the shell fills in may be one)
         alerts = _alerts(_split(command), state)
         if alerts is not None:
@@ -110,9 +109,8 @@ def _reason(store: Store, command: str, cwd: str | None, depth: int) -> str | No
     if not reach and "constraints" not in flat and "p0-seen" not in flat:
         return None  # nearly every command: nothing more is loaded
     words = _split(command)
-    for inner in (
-        _inner(words) if depth < 3 else []
-    ):  # `sh -c '...'`, `eval ...`: the command they run, judged too
+    # `sh -c '...'`, `eval ...`: the command they run, judged too
+    for inner in _inner(words) if depth < 3 else []:
         found = _reason(store, inner, cwd, depth + 1)
         if found is not None:
             return found
@@ -162,9 +160,8 @@ def _agentctl_at(cmd: list[str]) -> int | None:
         if os.path.basename(w) in ("agentctl", "agentctl.exe"):
             return i
         if _expands(w) and any(x in PERSONS for x in cmd[i + 1 : i + 3]):
-            return (
-                i if cmd[i + 1] in PERSONS else i + 1
-            )  # `` `which agentctl` ``: two words, then the service
+            # `` `which agentctl` ``: two words, then the service
+            return i if cmd[i + 1] in PERSONS else i + 1
     if cmd[:1] and cmd[0] in PERSONS:  # `$(echo agentctl) verify trust`: the name was in the parentheses
         return -1
     return None
@@ -219,9 +216,8 @@ def _alerts(words: list[str], state: str) -> str | None:
                 "outside the agent's sandbox; only a person may do that, after reading them"
             )
         hidden = _hidden_person(plain)
-        if (
-            hidden is not None and plain[0] != "constraints"
-        ):  # constraints: judged by its rule (_agentctl_removal)
+        # constraints: judged by its rule (_agentctl_removal)
+        if hidden is not None and plain[0] != "constraints":
             return hidden
     named = next((w for w in words if "agentctl/notify" in w), None)
     into = any(

@@ -151,9 +151,8 @@ def check_regex(pattern: str) -> str:
     check_one_line(pattern, "--match", 500)
     import agentctl.ground.pattern
 
-    agentctl.ground.pattern.check(
-        pattern
-    )  # the one dialect: git grep and the hooks read it alike, in bounded time
+    # the one dialect: git grep and the hooks read it alike, in bounded time
+    agentctl.ground.pattern.check(pattern)
     try:
         re.compile(pattern)
     except re.error as exc:

@@ -569,9 +569,8 @@ TARGET_USAGE = (
 )
 INSTALL_OPTIONS = {"--local": "flag", "--file": "value", "--client": "value", "--absolute": "flag"}
 INSTALL_OPTIONS["--statusline"] = "flag"
-INSTALL_OPTIONS.update(
-    {"--user": "flag", "--sandbox": "flag"}
-)  # claude: the person's settings; its sandbox (issue 31)
+# claude: the person's settings; its sandbox (issue 31)
+INSTALL_OPTIONS.update({"--user": "flag", "--sandbox": "flag"})
 _add(
     ("hook",),
     HOOKS + "hook",

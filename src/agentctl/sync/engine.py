@@ -98,9 +98,8 @@ class Outcome:
         self.kept: tuple[str, str, str] | None = (
             None  # (local task, the later one elsewhere, an open violation's path)
         )
-        self.unchanged_done: list[
-            str
-        ] = []  # entries marked done elsewhere that no copy of the task logged changed
+        # entries marked done elsewhere that no copy of the task logged changed
+        self.unchanged_done: list[str] = []
         self.lost: list[tuple[str, str, str]] = []
         self.commit = ""
         self.objects = 0
@@ -135,9 +134,8 @@ def _round(store: Store, repo: Repo, stream: str, upstreams: list[str], ref: str
         replica = replica_id(store, st)
         old = repo.rev(ref)  # what the compare-and-swap expects: the ref as this round read it
         heads = [h for h in dict.fromkeys(repo.rev(u) for u in upstreams) if h]
-        theirs = [
-            read_doc(repo, h, u, _state_rel(store)) for h, u in zip(heads, upstreams, strict=False)
-        ]  # refused before anything is written
+        # refused before anything is written
+        theirs = [read_doc(repo, h, u, _state_rel(store)) for h, u in zip(heads, upstreams, strict=False)]
         loser = _loser(store, st, theirs, repo, replica, out)
         if loser:
             out.replaced = loser  # archived as replaced, as `task start --force` does; then merge again

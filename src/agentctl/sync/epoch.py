@@ -14,13 +14,8 @@ from __future__ import annotations
 
 from agentctl.sync.crdt import Log, Stamp, join_log
 
-HEAD_KEYS = (
-    "TASK_ID",
-    "DESC",
-    "STARTED",
-    "MATCH",
-    "MATCH_PATHS",
-)  # fixed at the start; MATCH and MATCH_PATHS
+# fixed at the start; MATCH and MATCH_PATHS
+HEAD_KEYS = ("TASK_ID", "DESC", "STARTED", "MATCH", "MATCH_PATHS")
 # (a --match task's pattern and paths, task.matched) travel with it but are not hashed into the id
 
 
@@ -36,9 +31,8 @@ class Epoch:
         self.done: set[int] = set()  # what an older stream marked done (by index); marks win over it
         self.marks: dict[str, tuple[Stamp, str, str]] = {}  # path -> (stamp, todo|done|skip, note fields)
         self.claims: dict[int, dict[str, int]] = {}
-        self.fields: dict[
-            str, tuple[Stamp, str]
-        ] = {}  # STATE (ACTIVE/PAUSED), NOTES, NEXT (pinned; "" if not)
+        # STATE (ACTIVE/PAUSED), NOTES, NEXT (pinned; "" if not)
+        self.fields: dict[str, tuple[Stamp, str]] = {}
         self.files: Log = {}
         self.journal: Log = {}
 
@@ -67,9 +61,8 @@ class Epoch:
             if sorted(self.head.items()) <= sorted(other.head.items())
             else (other.head, self.head)
         )
-        out = Epoch(
-            self.id, {**second, **first}, grown(self.paths, other.paths)
-        )  # a key one side lacks (MATCH) is kept
+        # a key one side lacks (MATCH) is kept
+        out = Epoch(self.id, {**second, **first}, grown(self.paths, other.paths))
         out.done = self.done | other.done
         out.marks = dict(self.marks)
         for path, mark in other.marks.items():

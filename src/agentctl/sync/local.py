@@ -114,9 +114,8 @@ def observe(doc: Doc, memo: Memo, view: View, store: Any, replica: str) -> Memo:
 
     run = view.run_fields()
     current = doc.verify[1] if doc.verify is not None else {"STATE": "IDLE"}
-    if (
-        run != memo.get("verify", {}) and run != current and run
-    ):  # a value the document already has is no change
+    # a value the document already has is no change
+    if run != memo.get("verify", {}) and run != current and run:
         doc.verify = (doc.stamp(replica), run)
     new["verify"] = run
 

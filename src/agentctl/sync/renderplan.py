@@ -26,15 +26,13 @@ class Plan:
     __slots__ = ("task", "logs", "idle", "lost")
 
     def __init__(self) -> None:
-        self.lost: list[
-            tuple[str, str, str]
-        ] = []  # (path, agent, new holder or "done") of live claims given up
+        # (path, agent, new holder or "done") of live claims given up
+        self.lost: list[tuple[str, str, str]] = []
         self.task: tuple[dict[str, str], dict[str, str], list[agentctl.task.entries.Entry]] | None = (
             None  # (old, new, entries)
         )
-        self.logs: dict[
-            str, tuple[bytes, bool, dict[str, Any]]
-        ] = {}  # key -> (payload, move the old log away, memo after)
+        # key -> (payload, move the old log away, memo after)
+        self.logs: dict[str, tuple[bytes, bool, dict[str, Any]]] = {}
         self.idle = False
 
 
@@ -112,10 +110,8 @@ def _plan_task(
         "NOTES": values.get("NOTES", ""),
         "STARTED": e.head.get("STARTED", ""),
     }
-    for k in (
-        "MATCH",
-        "MATCH_PATHS",
-    ):  # a --match task's pattern: from the head, else as this copy started it
+    # a --match task's pattern: from the head, else as this copy started it
+    for k in ("MATCH", "MATCH_PATHS"):
         if k in e.head or (k in old and view.epoch == e.id):
             new[k] = e.head[k] if k in e.head else old[k]
     pin = values.get("NEXT", "")

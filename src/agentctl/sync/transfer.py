@@ -38,10 +38,8 @@ def push(store: Store, t: Target) -> tuple[str, engine.Outcome]:
                 t.repo.set_ref(t.mirror, head)
             return "ok", outcome
         if res == "offline":
-            return (
-                "error",
-                outcome,
-            )  # reachable a moment ago (the fetch worked): refused, e.g. no write access
+            # reachable a moment ago (the fetch worked): refused, e.g. no write access
+            return ("error", outcome)
         got, outcome = pull(store, t)  # rejected: theirs moved; fetch, merge, try again
     return "rejected", outcome
 

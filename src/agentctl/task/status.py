@@ -268,9 +268,8 @@ def _plain_list(store: Store, fields: dict[str, str]) -> _PlainList | None:
         and _sig_of(store, rel) + counts == sig
     )
     data = store.read(rel, cap=MAX_LIST_BYTES)
-    if (
-        signed and data and _sig_of(store, rel) + counts == sig and len(data) == int(sig.split(":", 1)[0])
-    ):  # unchanged meanwhile
+    # unchanged meanwhile
+    if signed and data and _sig_of(store, rel) + counts == sig and len(data) == int(sig.split(":", 1)[0]):
         try:
             return _PlainList(data.decode("utf-8"), int(fields["TOTAL"]), int(fields["DONE"]))
         except UnicodeDecodeError:

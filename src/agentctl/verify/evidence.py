@@ -61,9 +61,8 @@ class Evidence:
         self.last_pass = last_pass
         self.failed = failed  # the latest run (in this task's log) failed
         self.shown_commands = shown_commands
-        self._head: list[str] = (
-            self._changed or []
-        )  # the first changed paths, all of them when _changed is known
+        # the first changed paths, all of them when _changed is known
+        self._head: list[str] = self._changed or []
         self._since: tuple[Store, int] | None = None  # where the whole list is read from when asked for
         self.no_task = False  # no task's files log: nothing is logged, so a pass covers nothing in particular
         self.checks_changed = False  # the checks are not those the last pass ran: it covers nothing

@@ -111,9 +111,8 @@ class View:
 
         # the old uses as the tree is now (interfaces, resume), not as at the first build
         matchcounts.forget()
-        fields: dict[str, str] = part(
-            "task", lambda: progress.shown(store)[0], {"STATE": "IDLE"}
-        )  # a --match task as the tree shows it
+        # a --match task as the tree shows it
+        fields: dict[str, str] = part("task", lambda: progress.shown(store)[0], {"STATE": "IDLE"})
         now = time.time()
         data: dict[str, Any] = {
             "project": store.project,
@@ -184,9 +183,8 @@ class View:
         if fields.get("STATE", "IDLE") != "IDLE":
             from agentctl.verify import evidence
 
-            v, earlier = evidence.as_this_task(
-                store, v
-            )  # the badge never shows an earlier task's run as this one's
+            # the badge never shows an earlier task's run as this one's
+            v, earlier = evidence.as_this_task(store, v)
         out: dict[str, Any] = {k: v[k] for k in agentctl.verify.status.KEYS if k in v and k != "ERRORS"}
         out["earlier_run"] = earlier or None
         out["errors"] = v["ERRORS"].split("\n") if v.get("ERRORS") and not earlier else []

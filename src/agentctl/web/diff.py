@@ -70,9 +70,8 @@ def file_diff(store: Store, path: str) -> dict[str, Any]:
         out["note"] = "the project is not in git: no diff to show"
         return out
     base = read_baseline(store)
-    commit = (
-        base.commit if base is not None else "HEAD"
-    )  # no task started here in git: against the last commit
+    # no task started here in git: against the last commit
+    commit = base.commit if base is not None else "HEAD"
     out["base"] = commit or None
     full = os.path.join(store.project, rel)
     tracked = (

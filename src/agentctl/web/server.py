@@ -220,9 +220,8 @@ def _handler(view: View) -> type[BaseHTTPRequestHandler]:
             if not ok:
                 self._send(403, b"agentctl web: missing or wrong token (open the URL the server printed)\n")
                 return
-            if (
-                fresh and parts.path == "/"
-            ):  # the token leaves the address bar: a cookie carries it from now on
+            # the token leaves the address bar: a cookie carries it from now on
+            if fresh and parts.path == "/":
                 cookie = f"{self._cookie_name()}={self.server.token}; HttpOnly; SameSite=Strict; Path=/"  # type: ignore[attr-defined]
                 self._send(303, b"", extra=(("Location", parts.path or "/"), ("Set-Cookie", cookie)))
                 return

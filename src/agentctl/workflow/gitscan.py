@@ -126,10 +126,8 @@ def _record(store: Store, fields: dict[str, str], timeout: float) -> str:
         watch = agentctl.files.watched.unseen(
             store, [e.path for e in status.read_entries(store, fields)], timeout
         )
-    except (
-        agentctl.ground.git.GitError,
-        StateError,
-    ):  # the baseline stands without it: entries are then seen as git sees them
+    # the baseline stands without it: entries are then seen as git sees them
+    except (agentctl.ground.git.GitError, StateError):
         watch = []
     lines += [codec.record("WATCH", p, signature(store, p)) for p in watch]
     store.replace(BASELINE, b"".join(lines))
@@ -190,15 +188,13 @@ def sync(store: Store, timeout: float = 60.0) -> SyncResult:
         if now == sig:
             continue
         wanted[path] = "DELETE" if now == "-" else ("CREATE" if sig == "-" else "MODIFY")
-    printed = _printed(
-        store, fields
-    )  # the protected files that differ from their fingerprints, whatever git says
+    # the protected files that differ from their fingerprints, whatever git says
+    printed = _printed(store, fields)
     for path, op in printed.items():
         wanted.setdefault(path, op)
     still = set(wanted)  # what differs from the task's start, as git sees it (and the fingerprints)
-    for path in list(
-        wanted
-    ):  # build output, caches, the project's patterns (not a task entry); what a verify run wrote
+    # build output, caches, the project's patterns (not a task entry); what a verify run wrote
+    for path in list(wanted):
         if path in printed:
             continue  # a protected file's write: never hidden by an ignore pattern
         if (path not in base.watch and ignore.ignored(path, path in tracked, patterns)) or (
@@ -391,9 +387,8 @@ def before_verify(store: Store, timeout: float = 60.0) -> dict[str, str] | None:
         if found is None:
             return None
         base = read_baseline(store)
-        watched = (
-            list(base.watch) if base is not None else []
-        )  # what git does not show, the checks may write too
+        # what git does not show, the checks may write too
+        watched = list(base.watch) if base is not None else []
         before = {p: signature(store, p) for p in (*(p for _, p in found.changes), *watched)}
         _note_run(store, before)
         return before

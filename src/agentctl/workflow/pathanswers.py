@@ -92,9 +92,8 @@ def check_answer(store: Store, raw: str, warn: Callable[[str], None]) -> tuple[l
     path, real = resolve_arg(store, raw, warn)
     import agentctl.constraints.policy
 
-    policy = agentctl.constraints.policy.of(
-        store
-    )  # the one P0 policy: a rule that vanished without a person's confirmation too
+    # the one P0 policy: a rule that vanished without a person's confirmation too
+    policy = agentctl.constraints.policy.of(store)
     rules = policy.rules
     for line in agentctl.constraints.rules.problem_lines(store, policy.broken):
         warn(line)

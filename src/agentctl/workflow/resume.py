@@ -77,26 +77,21 @@ def build(
     head += ")"
 
     must: list[str] = [head]
-    must += checkpoint.resume_section(
-        store, sess
-    )  # before the compaction: what was in flight, what the state cost
-    must += walls.resume_lines(
-        store
-    )  # which walls stand (issue 31), protected files against their fingerprints
+    # before the compaction: what was in flight, what the state cost
+    must += checkpoint.resume_section(store, sess)
+    # which walls stand (issue 31), protected files against their fingerprints
+    must += walls.resume_lines(store)
     must += [f"P0|{_v(r.text, P0_CHARS)}" for r in p0]  # whole, never cut
     must += violations.lines(store)  # a P0 rule broken anyway: shown until restored or acknowledged
-    must += agentctl.constraints.rules.broken_line(
-        store
-    )  # a rule line that cannot be taken as written: one line
-    gone = lastseen.gone_rules(
-        store, persist=False
-    )  # a P0 rule that left the file without a person: still enforced, said
+    # a rule line that cannot be taken as written: one line
+    must += agentctl.constraints.rules.broken_line(store)
+    # a P0 rule that left the file without a person: still enforced, said
+    gone = lastseen.gone_rules(store, persist=False)
     must += lastseen.lines(store, persist=False)  # resume writes nothing (the writers record it)
     p0 = p0 + gone
 
-    optional: list[
-        list[str] | _Rules
-    ] = []  # each group is kept whole or dropped, in this order (the rules: each that fits)
+    # each group is kept whole or dropped, in this order (the rules: each that fits)
+    optional: list[list[str] | _Rules] = []
     fields = status.read_status(store)
     parked = ""  # a task outside the current runlevel: named, not shown
     if "task" not in active:
@@ -108,9 +103,8 @@ def build(
             )
         fields = {"STATE": "IDLE"}
     tree: list[str] = []
-    if (
-        fields.get("MATCH") and fields.get("STATE", "IDLE") != "IDLE"
-    ):  # progress proven from the tree (one git grep, no write)
+    # progress proven from the tree (one git grep, no write)
+    if fields.get("MATCH") and fields.get("STATE", "IDLE") != "IDLE":
         from agentctl.task import progress
 
         fields, found = progress.shown(store, fields)
@@ -174,9 +168,8 @@ def build(
             )
         ]
         group += [f"  {_v(e, 160)}" for e in errs[:ERROR_LINES]]
-        if vfields.get("LOG") and os.path.isfile(
-            store.path(vfields["LOG"])
-        ):  # named only where it is (a clone has none)
+        # named only where it is (a clone has none)
+        if vfields.get("LOG") and os.path.isfile(store.path(vfields["LOG"])):
             group.append(f"  full output: {_v(store.shown(vfields['LOG']), 200)}")
         if vfields.get("REPEAT"):
             group.append(
@@ -240,9 +233,8 @@ def build(
     if stale:
         optional.append([f"STALE (written before the last compaction, re-check): {', '.join(stale)}"])
 
-    pinned = resumesections.add(
-        store, budget, level, fields, agent, must, optional
-    )  # the services' own sections
+    # the services' own sections
+    pinned = resumesections.add(store, budget, level, fields, agent, must, optional)
     if parked:
         final = (
             f"DO NEXT: task {parked} is outside runlevel {level}; continue it with `agentctl runlevel work`."
@@ -388,9 +380,8 @@ def build_brief(store: Store, agent: str | None = None, budget: int = BRIEF_BUDG
 
         valid_agent(agent)
     budget = min(budget, BRIEF_BUDGET)
-    rules = agentctl.constraints.rules.read_split(store)[0] + lastseen.gone_rules(
-        store, persist=False
-    )  # the vanished P0 rules still hold
+    # the vanished P0 rules still hold
+    rules = agentctl.constraints.rules.read_split(store)[0] + lastseen.gone_rules(store, persist=False)
     fields = status.read_status(store)
     state = fields.get("STATE", "IDLE")
     body: list[str] = []

@@ -77,9 +77,8 @@ def start(
 
     log.start(store, task_id)  # a task's files log starts with it (stop archives it)
     lifecycle.on_task_start(store, task_id)  # and no interface change yet
-    gitscan.record_baseline(
-        store, new
-    )  # the commit and the already-dirty paths, for `files scan` (never raises)
+    # the commit and the already-dirty paths, for `files scan` (never raises)
+    gitscan.record_baseline(store, new)
     return new
 
 
@@ -156,15 +155,13 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
             )
         from agentctl.constraints import fingerprints
 
-        violations.note(
-            store, [], fingerprints.changed(store, fingerprints.task_key(old))
-        )  # a protected file written where git does not look
+        # a protected file written where git does not look
+        violations.note(store, [], fingerprints.changed(store, fingerprints.task_key(old)))
         broken = violations.stop_check(store, task_id, force)  # refused like an unverified change
         apart = _together_check(store, task_id, force)  # a P0 co-change not made: refused the same way
         ending = lifecycle.stop_check(store, task_id, force)  # an interface with old uses left: the same
-        tree = progress.stop_check(
-            store, old, force
-        )  # a --match task whose tree still holds the old form: the same
+        # a --match task whose tree still holds the old form: the same
+        tree = progress.stop_check(store, old, force)
         entries = status.read_entries(store, old)
         stored = old
         if tree is not None:  # archived as the tree shows it
@@ -224,9 +221,8 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
         archived["VERIFY_JOURNAL"] = (
             f"logs/verify-{task_id}{dot}.journal" if store.exists(agentctl.verify.status.JOURNAL) else ""
         )
-        archived.update(
-            agentctl.plan.lifecycle.archive_fields(store, old)
-        )  # a plan task: its place in the plan
+        # a plan task: its place in the plan
+        archived.update(agentctl.plan.lifecycle.archive_fields(store, old))
         store.replace(done_rel, codec.format_status({k: v for k, v in archived.items() if k != "LIST"}))
         store.replace(f"logs/files-{task_id}{dot}.list", agentctl.task.entries.format_entries(entries))
         seq = codec.status_int(old, "SEQ", store.shown(status.STATUS))
@@ -240,9 +236,8 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
         violations.force(store, task_id)  # a forced stop closes the open violations (recorded above)
     forced = ev.blocks_stop or bool(broken) or bool(forced_apart) or ending.forced or unfinished
     store.log_change("task", "stop", f"{task_id} -> {done_rel}" + (" FORCED" if forced else ""))
-    planned = agentctl.plan.lifecycle.on_task_stop(
-        store, old, done_rel, forced
-    )  # a plan task is done in the plan (after the task's locks)
+    # a plan task is done in the plan (after the task's locks)
+    planned = agentctl.plan.lifecycle.on_task_stop(store, old, done_rel, forced)
     try:
         logsgc.gc(store)  # every stop keeps logs/ within the retention policy
     except (OSError, StateError) as exc:

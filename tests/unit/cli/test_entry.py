@@ -33,9 +33,8 @@ def test_exit_codes_and_whole_output_come_through(tmp_path: Path) -> None:
         [str(BIN), "constraints", "list"], cwd=tmp_path, capture_output=True, timeout=60, check=False
     )
     assert listed.returncode == 0, listed.stderr
-    assert (
-        listed.stdout.count(b"rule number") == 2000 and b"rule number 1999 " in listed.stdout
-    )  # all through a pipe
+    # all through a pipe
+    assert listed.stdout.count(b"rule number") == 2000 and b"rule number 1999 " in listed.stdout
 
 
 def test_exit_handlers_run_once_and_output_is_flushed(tmp_path: Path) -> None:

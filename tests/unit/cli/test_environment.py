@@ -73,12 +73,8 @@ def _covered(name: str) -> bool:
 
 def test_the_table_names_every_environment_variable_the_code_reads() -> None:
     found = _read_names()
-    assert {
-        "AGENTCTL_STATE_DIR",
-        "AGENTCTL_LOCK_TIMEOUT",
-        "CLAUDE_PROJECT_DIR",
-        "TMPDIR",
-    } <= found  # the scan works
+    # the scan works
+    assert {"AGENTCTL_STATE_DIR", "AGENTCTL_LOCK_TIMEOUT", "CLAUDE_PROJECT_DIR", "TMPDIR"} <= found
     assert sorted(n for n in found if not _covered(n)) == []
 
 

@@ -39,9 +39,8 @@ def test_no_text_for_an_option_or_command_that_does_not_exist() -> None:
     ]
     assert stale == []
     assert [key for key in helptexts.DETAILS if key not in COMMANDS and key != ("@custom",)] == []
-    every = (
-        {opt for cmd in COMMANDS.values() for opt in cmd.options} | set(GLOBAL_FLAGS) | {"--version"}
-    )  # --version: before a command only
+    # --version: before a command only
+    every = {opt for cmd in COMMANDS.values() for opt in cmd.options} | set(GLOBAL_FLAGS) | {"--version"}
     assert sorted(set(helptexts.COMMON) - every) == []
 
 

@@ -47,9 +47,8 @@ def test_install_then_again_then_uninstall(ctx: Ctx, tmp_path: Path) -> None:
         and gone.data["notes"] == []
     )
     log = agent_log(ctx.store())
-    assert (
-        log.count("|integrations|install|claude: .claude/settings.json") == 1
-    )  # the unchanged install is not logged
+    # the unchanged install is not logged
+    assert log.count("|integrations|install|claude: .claude/settings.json") == 1
     assert "|integrations|uninstall|claude: .claude/settings.json" in log
 
 

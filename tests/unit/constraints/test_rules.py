@@ -25,9 +25,8 @@ def store(tmp_path: Path) -> Store:
 def test_rule_is_a_frozen_value() -> None:
     rule = Rule("P0", "a|b")
     assert rule == Rule("P0", "a|b") and hash(rule) == hash(Rule("P0", "a|b")) and rule != Rule("P1", "a|b")
-    assert (
-        rule.line() == "P0|a\\x7cb" and agentctl.constraints.rules.parse_line(rule.line()) == rule
-    )  # the bar in the text escaped
+    # the bar in the text escaped
+    assert rule.line() == "P0|a\\x7cb" and agentctl.constraints.rules.parse_line(rule.line()) == rule
     assert repr(rule) == "Rule(priority='P0', text='a|b')"
     with pytest.raises(AttributeError):
         rule.text = "x"  # type: ignore[assignment]

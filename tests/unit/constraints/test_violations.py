@@ -114,22 +114,18 @@ def test_a_changed_denied_path_is_judged_again_when_its_signature_moved(ruled: S
     key = Path(ruled.project) / "secrets" / "k"
     key.parent.mkdir()
     key.write_text("one\n")
-    assert violations.note(ruled, [], ["secrets/k", "src/a.py"]) == [
-        ("secrets/k", RULE)
-    ]  # never judged: a write
+    # never judged: a write
+    assert violations.note(ruled, [], ["secrets/k", "src/a.py"]) == [("secrets/k", RULE)]
     assert violations.note(ruled, [], ["secrets/k"]) == []  # as judged: no new write
-    assert (
-        violations.ack(ruled, "secrets/k") and violations.note(ruled, [], ["secrets/k"]) == []
-    )  # the ack covers it
+    # the ack covers it
+    assert violations.ack(ruled, "secrets/k") and violations.note(ruled, [], ["secrets/k"]) == []
     key.write_text("two, longer\n")
-    assert violations.note(ruled, [], ["secrets/k"]) == [
-        ("secrets/k", RULE)
-    ]  # written after the ack: open again
+    # written after the ack: open again
+    assert violations.note(ruled, [], ["secrets/k"]) == [("secrets/k", RULE)]
     assert list(violations.open_ones(ruled)) == ["secrets/k"]
     assert violations.restored(ruled, set()) == ["secrets/k"]
-    assert violations.note(ruled, [], ["secrets/k"]) == [
-        ("secrets/k", RULE)
-    ]  # restored forgets the signature
+    # restored forgets the signature
+    assert violations.note(ruled, [], ["secrets/k"]) == [("secrets/k", RULE)]
 
 
 def test_many_violations_fold_into_one_bounded_line_with_their_count_and_paths(ruled: Store) -> None:

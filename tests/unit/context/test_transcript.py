@@ -58,9 +58,8 @@ def test_missing_malformed_or_not_a_file_gives_nothing(tmp_path: Path) -> None:
 
 def test_the_read_is_bounded_to_the_end_of_the_file(tmp_path: Path) -> None:
     filler = {"type": "user", "message": {"role": "user", "content": "y" * 1000}}
-    f = write(
-        tmp_path / "t.jsonl", [claude_answer(70_000)] + [filler] * 400
-    )  # the answer 400 KB from the end
+    # the answer 400 KB from the end
+    f = write(tmp_path / "t.jsonl", [claude_answer(70_000)] + [filler] * 400)
     assert transcript.read("claude", str(f)) is None
     assert transcript.read("claude", str(f), cap=1 << 20) is not None
     lines = transcript.tail_lines(str(f))

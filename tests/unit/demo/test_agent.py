@@ -32,8 +32,5 @@ def test_a_life_cut_mid_edit_is_resumed_without_a_second_edit(project: Path) -> 
         assert text.count(NEW) == 1 and OLD not in text
     assert again[-1] == "task archived with `agentctl task stop`"
     archived = "".join(p.read_text() for p in (project / ".agent-state" / "logs").glob("files-t*.log"))
-    assert [archived.count(f"|MODIFY|m{n}.tsx\n") for n in range(3)] == [
-        1,
-        1,
-        1,
-    ]  # each edited once, logged once
+    # each edited once, logged once
+    assert [archived.count(f"|MODIFY|m{n}.tsx\n") for n in range(3)] == [1, 1, 1]

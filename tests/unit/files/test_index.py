@@ -48,12 +48,10 @@ def test_check_on_a_long_log_builds_an_index_and_answers_exactly(store: Store) -
         and int(head[2]) == os.stat(store.path(agentctl.files.log.LOG)).st_ino
     )
     assert int(head[5]) == 5001  # distinct keys indexed: the 5000 paths and the SESSION_START label
-    assert (
-        agentctl.files.log.check(store, "src/m0042.py") == got
-    )  # answered from the index the second time too
-    assert (
-        agentctl.files.log.check(store, "src/m004.py") == []
-    )  # a prefix of an indexed path is not that path
+    # answered from the index the second time too
+    assert agentctl.files.log.check(store, "src/m0042.py") == got
+    # a prefix of an indexed path is not that path
+    assert agentctl.files.log.check(store, "src/m004.py") == []
 
 
 def test_lookup_offsets_point_at_the_paths_lines(store: Store) -> None:

@@ -198,10 +198,8 @@ def test_the_fold_is_always_the_fold_of_the_whole_log(steps: list[tuple[Any, ...
                 log.truncate(args[0])
             elif kind == "corrupt":
                 _corrupt(store, args[0], args[1], args[2])
-            assert folded(store) == full(store), (
-                kind,
-                args,
-            )  # every step answers (and may rewrite the cache)
+            # every step answers (and may rewrite the cache)
+            assert folded(store) == full(store), (kind, args)
     finally:
         lastops.REFRESH = saved
         shutil.rmtree(top, ignore_errors=True)

@@ -83,9 +83,8 @@ def test_state_dir_through_a_symlinked_subfolder(tmp_path: Path, monkeypatch: py
 def test_a_dangling_state_symlink_is_still_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(location.ENV_STATE_DIR, raising=False)
     (tmp_path / ".git").mkdir()
-    (tmp_path / ".agent-state").symlink_to(
-        tmp_path / "gone"
-    )  # found (lexists), so it is refused later, not skipped
+    # found (lexists), so it is refused later, not skipped
+    (tmp_path / ".agent-state").symlink_to(tmp_path / "gone")
     assert location.find_state_dir(str(tmp_path)) == str(tmp_path / ".agent-state")
 
 

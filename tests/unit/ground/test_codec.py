@@ -50,9 +50,8 @@ def test_a_malformed_escape_is_a_value_error_naming_the_column(bad: str) -> None
 
 
 def test_check_text_refuses_empty_overlong_and_lone_surrogates_only() -> None:
-    assert (
-        codec.check_text("ok \x00 \udc80", "--notes") == "ok \x00 \udc80"
-    )  # an undecodable byte's surrogate is kept
+    # an undecodable byte's surrogate is kept
+    assert codec.check_text("ok \x00 \udc80", "--notes") == "ok \x00 \udc80"
     with pytest.raises(UsageError, match="--desc is empty"):
         codec.check_text(" \n", "--desc")
     assert codec.check_text("", "--notes", required=False) == ""

@@ -20,14 +20,10 @@ def test_deferred_lines_are_read_oldest_file_first_and_whole_lines_only(store: S
     names = lateappends.names(store, LOG)
     assert sorted([first, second]) == names
     got = lateappends.lines(store, LOG)
-    assert sorted(got) == [
-        b"a|MODIFY|x.py",
-        b"b|CREATE|y.py",
-        b"c|DELETE|z.py",
-    ]  # the torn tail is not a line
-    assert (
-        lateappends.names(store, "services/constraints/violations") == []
-    )  # another log's pending files are its own
+    # the torn tail is not a line
+    assert sorted(got) == [b"a|MODIFY|x.py", b"b|CREATE|y.py", b"c|DELETE|z.py"]
+    # another log's pending files are its own
+    assert lateappends.names(store, "services/constraints/violations") == []
 
 
 def test_drain_appends_every_line_once_and_removes_the_files(store: Store) -> None:

@@ -36,9 +36,8 @@ def test_resolve_path_refuses_the_state_folder_by_either_name(store: Store) -> N
         location.resolve_path(store, ".agent-state/services/task/status", store.project)
     assert "in agentctl's state folder" in exc.value.message
     os.symlink(".agent-state/logs", os.path.join(store.project, "lnk"))
-    assert (
-        location.resolve_path(store, "lnk/x", store.project)[0] == "lnk/x"
-    )  # as spelled it is a project path
+    # as spelled it is a project path
+    assert location.resolve_path(store, "lnk/x", store.project)[0] == "lnk/x"
     with pytest.raises(UsageError):
         agentpaths.resolve_target(store, "lnk/x", store.project)  # but the file it names is agentctl's
     assert agentpaths.resolve_target(store, "src/a.py", store.project) == ("src/a.py", "src/a.py", "")
@@ -52,9 +51,8 @@ def test_project_path_reads_a_spelling_through_a_symlink_into_the_project(store:
     os.symlink(os.path.join(store.project, "src", "a.py"), os.path.join(outer, "file-link"))
     assert location.project_path(store, os.path.join(outer, "checkout", "src", "new.py")) == "src/new.py"
     assert location.project_path(store, os.path.join(outer, "into", "x.py")) == "src/deep/x.py"
-    assert (
-        location.project_path(store, os.path.join(outer, "file-link")) == "src/a.py"
-    )  # a link outside pointing in
+    # a link outside pointing in
+    assert location.project_path(store, os.path.join(outer, "file-link")) == "src/a.py"
     for raw in (os.path.join(outer, "elsewhere.py"), os.path.join(outer, "checkout")):
         with pytest.raises(UsageError):  # really outside; the project itself through the link
             location.project_path(store, raw)

@@ -25,10 +25,8 @@ def test_patch_paths_read_the_envelope() -> None:
         ("DELETE", "gone.py"),
         ("MODIFY", "kept.py"),
     ]
-    assert codex.patch_paths({"command": ["apply_patch", PATCH]})[0] == (
-        "CREATE",
-        "new.py",
-    )  # a list-shaped command
+    # a list-shaped command
+    assert codex.patch_paths({"command": ["apply_patch", PATCH]})[0] == ("CREATE", "new.py")
     assert codex.patch_paths({"command": "ls -la"}) == [] and codex.patch_paths(None) == []
 
 
@@ -41,11 +39,8 @@ def test_post_patch_logs_its_paths(
 ) -> None:
     data = payload("codex-post_tool_use_apply_patch.json", store)
     assert run(monkeypatch, capsys, "codex", "post-tool-use", data) == (0, "", "")
-    assert run(monkeypatch, capsys, "codex", "post-tool-use", data) == (
-        0,
-        "",
-        "",
-    )  # delivered twice: logged once
+    # delivered twice: logged once
+    assert run(monkeypatch, capsys, "codex", "post-tool-use", data) == (0, "", "")
     assert [e[1] for e in log.check(store, "src/mod01.py")] == ["MODIFY"]
 
 

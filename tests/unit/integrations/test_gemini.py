@@ -107,11 +107,8 @@ def test_the_first_prompt_after_a_start_gets_the_state_once(
 ) -> None:
     deny_secrets(store)
     start = {"session_id": SID, "cwd": store.project, "hook_event_name": "SessionStart", "source": "resume"}
-    assert run(monkeypatch, capsys, "gemini", "SessionStart", start) == (
-        0,
-        "",
-        "",
-    )  # nothing said at the start
+    # nothing said at the start
+    assert run(monkeypatch, capsys, "gemini", "SessionStart", start) == (0, "", "")
     prompt = {"session_id": SID, "cwd": store.project, "hook_event_name": "BeforeAgent", "prompt": "hi"}
     code, out, err = run(monkeypatch, capsys, "gemini", "BeforeAgent", prompt)
     answer = json.loads(out)["hookSpecificOutput"]

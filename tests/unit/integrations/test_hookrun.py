@@ -98,19 +98,16 @@ def test_run_a_pre_edit_denies_what_it_cannot_read(
     monkeypatch.chdir(store.project)
     code, out, err = _run(monkeypatch, capsys, "claude", "pre-tool-use", b"{broken")
     assert code == 2 and json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "deny"
-    assert (
-        "payload is not JSON" in err and "update agentctl" in err and "agentctl doctor" not in err
-    )  # doctor cannot mend it
+    # doctor cannot mend it
+    assert "payload is not JSON" in err and "update agentctl" in err and "agentctl doctor" not in err
 
 
 def test_run_elsewhere_fails_quiet(
     store: Store, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(store.project)
-    assert _run(monkeypatch, capsys, "claude", "post-tool-use", b"{broken")[:2] == (
-        0,
-        "",
-    )  # not a gate: exit 0
+    # not a gate: exit 0
+    assert _run(monkeypatch, capsys, "claude", "post-tool-use", b"{broken")[:2] == (0, "")
     code, out, err = _run(monkeypatch, capsys, "claude", "no-such-event", b'{"cwd": "/"}')
     assert (code, out) == (0, "")  # cwd "/" has no state folder: nothing at all
     code, out, err = _run(

@@ -52,9 +52,8 @@ def test_a_pattern_git_refuses_is_a_usage_error(tmp_path: Path, monkeypatch: pyt
     from agentctl.files import matchcounts
     from agentctl.files.matchcache import CACHE
 
-    os.unlink(
-        store.path(CACHE)
-    )  # the pattern is searched again (as at `interfaces add`), not read from the counts
+    # the pattern is searched again (as at `interfaces add`), not read from the counts
+    os.unlink(store.path(CACHE))
     monkeypatch.setattr(matchcounts, "_spawn", refused)
     monkeypatch.setattr(matchcounts, "_LAST", [])
     with pytest.raises(UsageError, match="--match .* cannot be searched by git grep"):

@@ -69,9 +69,8 @@ def test_a_planted_commands_file_in_the_state_folder_is_never_run(
     pwned = tmp_path / "pwned"
     os.makedirs(store.path("notify"), exist_ok=True)
     Path(store.path("notify/commands")).write_text(f"*|600|10|touch {pwned}\n")
-    assert (
-        fire.event(store, "violation", detail="P0|deny-write: db/**", path="db/x.sql") is False
-    )  # nothing configured
+    # nothing configured
+    assert fire.event(store, "violation", detail="P0|deny-write: db/**", path="db/x.sql") is False
     script, got = _recorder(tmp_path)
     config.add(store, script, ("violation",), 600, 10)
     assert fire.event(store, "violation", detail="P0|deny-write: db/**", path="db/x.sql") is True
@@ -98,9 +97,8 @@ def test_two_thousand_events_start_one_deliverer_and_coalesce_into_counted_alert
     runs = len((tmp_path / "runs").read_text().splitlines())
     assert runs == len(alerts) <= started * (deliver.MAX_ALERTS + 1), runs
     single = [a for a in alerts if a.get("path") == "db/0.sql"]
-    assert (
-        single and single[0]["count"] == 40 and single[0]["task"] == "t1"
-    )  # 2000 / 50 identical events each
+    # 2000 / 50 identical events each
+    assert single and single[0]["count"] == 40 and single[0]["task"] == "t1"
     assert any("more violation events" in str(a["detail"]) for a in alerts)
 
 

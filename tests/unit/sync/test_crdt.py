@@ -39,6 +39,5 @@ def test_join_lww_takes_the_later_stamp() -> None:
     assert join_lww(old, new) == new == join_lww(new, old)
     assert join_lww(None, old) == old and join_lww(old, None) == old and join_lww(None, None) is None
     tie_a, tie_b = ((3, "r"), {"K": "a"}), ((3, "r"), {"K": "b"})
-    assert (
-        join_lww(tie_a, tie_b) == join_lww(tie_b, tie_a) == tie_b
-    )  # a tie still decides the same way everywhere
+    # a tie still decides the same way everywhere
+    assert join_lww(tie_a, tie_b) == join_lww(tie_b, tie_a) == tie_b

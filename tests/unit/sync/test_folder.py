@@ -26,12 +26,10 @@ def test_view_of_a_busy_folder(tmp_path: Path) -> None:
         False,
     ]
     f = view.tfields
-    assert view.epoch == epoch_id(
-        "t1", f["STARTED"], "port it"
-    )  # the list is no part of it: `task add` keeps it
-    assert (
-        view.task_fields()["STATE"] == "ACTIVE" and view.flog.count(b"\n") == 3
-    )  # SESSION_START and two edits
+    # the list is no part of it: `task add` keeps it
+    assert view.epoch == epoch_id("t1", f["STARTED"], "port it")
+    # SESSION_START and two edits
+    assert view.task_fields()["STATE"] == "ACTIVE" and view.flog.count(b"\n") == 3
 
 
 def test_complete_drops_a_line_being_written() -> None:

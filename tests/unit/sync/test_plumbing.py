@@ -65,9 +65,8 @@ def test_write_tree_gives_gits_own_ids_and_writes_only_what_is_missing(repo: Rep
     _, one_more = repo.write_tree({**FILES, "a.txt": b"changed\n"})
     assert one_more == 2  # the changed blob and the root tree
     assert repo.missing([]) == set() and repo.missing([plumbing.ZERO]) == {plumbing.ZERO}
-    assert not any(
-        name.startswith("agentctl-sync-") for name in os.listdir(repo.common)
-    )  # the temp folder went
+    # the temp folder went
+    assert not any(name.startswith("agentctl-sync-") for name in os.listdir(repo.common))
 
 
 def test_commit_read_back_and_refs_by_compare_and_swap(repo: Repo) -> None:

@@ -19,9 +19,8 @@ def test_every_file_as_the_layout_says() -> None:
     )
     assert files["tried"] == b"" and files["index"] == b""
     assert files["counters"] == f"{REPLICA}|2\n".encode()
-    assert (
-        files["verify"] == f"STAMP=5.{REPLICA}\nSTATE=PASSED\nRUN=r1\nSIG_1=sig\n".encode()
-    )  # known keys first
+    # known keys first
+    assert files["verify"] == f"STAMP=5.{REPLICA}\nSTATE=PASSED\nRUN=r1\nSIG_1=sig\n".encode()
     assert files["stopped"] == b"ffffffffffffffff\n"
     p = f"task/{eid}"
     assert files[f"{p}/list"] == b"src/a b.py\nx\\x7cy\n"

@@ -76,9 +76,8 @@ def test_refresh_counts_and_finishes_the_task() -> None:
         "b",
         "1",
     )
-    entries[
-        1
-    ].mark = "done"  # the pinned NEXT is done: the pin goes, and with every entry closed the task is DONE
+    # the pinned NEXT is done: the pin goes, and with every entry closed the task is DONE
+    entries[1].mark = "done"
     agentctl.task.entries.refresh(fields, entries)
     assert (fields["STATE"], fields["DONE"], fields["NEXT"], fields["NEXT_PINNED"]) == ("DONE", "2", "", "0")
     assert "CLAIMS" not in fields

@@ -91,9 +91,8 @@ def test_update_done_n_and_a_replay_of_it(store: Store, monkeypatch: pytest.Monk
     assert status.read_status(store)["DONE"] == "2"
 
 
-@pytest.mark.parametrize(
-    "paths", [["a", "b"], ["a|b", "c"]]
-)  # a plain list (the text twin), and one with an escape
+# a plain list (the text twin), and one with an escape
+@pytest.mark.parametrize("paths", [["a", "b"], ["a|b", "c"]])
 def test_mark_done_then_again_is_no_change(store: Store, paths: list[str]) -> None:
     taskflow.start(store, "t", "d", paths)
     assert (status._plain_list(store, status.read_status(store)) is not None) == (paths == ["a", "b"])

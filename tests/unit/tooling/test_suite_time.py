@@ -40,6 +40,5 @@ def test_a_failing_run_gives_its_exit_code(tmp_path: Path, capsys: pytest.Captur
     bad.write_text("def test_bad() -> None:\n    assert False\n")
     assert suite_time.main(["--runs", "1", str(bad)]) == 1
     out = capsys.readouterr().out
-    assert (
-        "run 1: " in out and "FAILED " in out and "test_bad.py::test_bad" in out
-    )  # which test, not only how many
+    # which test, not only how many
+    assert "run 1: " in out and "FAILED " in out and "test_bad.py::test_bad" in out

@@ -67,9 +67,8 @@ def test_switch_stops_what_the_new_level_lacks_and_starts_what_it_adds(store: St
     said: list[str] = []
     r = runlevels.switch(store, "idle", said.append)
     assert (r.old, r.new) == ("work", "idle")
-    assert (
-        r.steps == said == ["stop files: log kept", "stop task: PAUSED (kept, not archived)"]
-    )  # reverse order
+    # reverse order
+    assert r.steps == said == ["stop files: log kept", "stop task: PAUSED (kept, not archived)"]
     assert runlevels.current(store) == "idle" and status.read_status(store)["STATE"] == "PAUSED"
     back = runlevels.switch(store, "work")
     assert back.steps == ["start task: resumed (PAUSED -> ACTIVE)", "start files: logging"]

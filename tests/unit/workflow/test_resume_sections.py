@@ -68,6 +68,5 @@ def test_resume_writes_nothing_even_for_a_match_task_the_tree_moved(tmp_path: Pa
     before = _state(proj / ".agent-state")
     out = run("resume", cwd=proj).out
     assert "TASK m ACTIVE 1/3" in out and "MIGRATED 1" in out and "ADDED 1" in out, out
-    assert (
-        _state(proj / ".agent-state") == before
-    )  # the bookkeeping is the writers' (task.progress.reconcile)
+    # the bookkeeping is the writers' (task.progress.reconcile)
+    assert _state(proj / ".agent-state") == before

@@ -39,9 +39,8 @@ def test_merge_then_unmerge_leaves_the_persons_entries_and_only_theirs() -> None
         "enabled": True,
         "allowUnsandboxedCommands": False,
     }
-    assert wall.deny == ["Edit(/x/**)"] and wall.kept == [
-        "Edit(/db/**)"
-    ]  # the person's own rule stays theirs
+    # the person's own rule stays theirs
+    assert wall.deny == ["Edit(/x/**)"] and wall.kept == ["Edit(/db/**)"]
     assert walls.in_step(wall, ["Edit(/db/**)", "Edit(/x/**)"], ["./db"])
     assert not walls.in_step(wall, ["Edit(/db/**)"], ["./db"])
     wallmerge.unmerge(doc, wall)
