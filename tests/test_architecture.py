@@ -14,7 +14,8 @@ inside a function, or under ``if TYPE_CHECKING:`` (a room that needs another's t
   ``task.status``) or room form (``task/status.py``) exists.
 * No import cycle at all.
 * ``docs/design.md``'s table of rooms lists exactly the modules in each folder.
-* No module over 400 lines, and the median module small.
+* No module over 350 statements, and the median module small (statements: logical lines, which a
+  formatter does not change).
 * The tests too: a test file imports ``conftest``, ``tests/support/`` and its own folder's harness,
   never another test file nor a helper of another folder.
 """
@@ -22,8 +23,10 @@ inside a function, or under ``if TYPE_CHECKING:`` (a room that needs another's t
 from __future__ import annotations
 
 import ast
+import io
 import re
 import statistics
+import tokenize
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -80,8 +83,10 @@ SIDEWAYS: dict[str, set[str]] = {
     "demo": {"cli"},
 }
 OWN = {"agentctl", "agentctl.__main__"}  # the package's own modules (floor: ground, front end)
-MAX_LINES = 400
-MEDIAN_CEILING = 120  # a ratchet: it only goes down
+# Sizes in statements (tokenize's logical lines): ruff format spreads a call over lines, never adds one.
+# The biggest module had 342 and the median 80 when the measure moved from physical lines (400 and 120).
+MAX_STATEMENTS = 350
+MEDIAN_CEILING = 80  # a ratchet: it only goes down
 
 
 def modules() -> dict[str, Path]:
@@ -284,19 +289,31 @@ def test_every_room_says_what_it_holds() -> None:
             )
 
 
+def statements(text: str) -> int:
+    """How many statements (logical lines) a module's text holds, whatever their layout."""
+    tokens = tokenize.generate_tokens(io.StringIO(text).readline)
+    return sum(1 for t in tokens if t.type == tokenize.NEWLINE)
+
+
 def _sizes() -> dict[str, int]:
-    return {name: len(path.read_text(encoding="utf-8").splitlines()) for name, path in modules().items()}
+    return {name: statements(path.read_text(encoding="utf-8")) for name, path in modules().items()}
 
 
 def test_modules_stay_small() -> None:
-    over = {name: n for name, n in _sizes().items() if n > MAX_LINES}
-    assert not over, f"modules over {MAX_LINES} lines: {over}"
+    over = {name: n for name, n in _sizes().items() if n > MAX_STATEMENTS}
+    assert not over, f"modules over {MAX_STATEMENTS} statements: {over}"
+
+
+def test_a_size_is_counted_in_statements_not_in_lines() -> None:
+    one = "x = f(1, 2)\nif x:\n    y = 1\n"
+    spread = "x = f(\n    1,\n    2,\n)\n# a comment\n\nif x:\n    y = 1\n"
+    assert statements(one) == statements(spread) == 3
 
 
 def test_median_module_is_small() -> None:
     sizes = [n for name, n in _sizes().items() if not modules()[name].name == "__init__.py"]
     median = statistics.median(sizes)
-    assert median <= MEDIAN_CEILING, f"the median module has {median} lines (ceiling {MEDIAN_CEILING})"
+    assert median <= MEDIAN_CEILING, f"the median module has {median} statements (ceiling {MEDIAN_CEILING})"
 
 
 def folder_graph(edges: dict[str, set[str]]) -> dict[str, set[str]]:
