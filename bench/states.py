@@ -143,9 +143,9 @@ def build_large(agentctl: str, project: str, passed_first: bool = False) -> None
     rules.sort(key=lambda line: line[:2])
     _write(os.path.join(state, "services/constraints/status"), "".join(rules).encode())
 
-    # Files log of 100,000 entries: the scenario's 40 edits early on, then a long tail of edits to the rest of
-    # the
-    # task's files (the files `files check` looks for are at the start, so a scan cannot stop early).
+    # Files log of 100,000 entries: the scenario's 40 edits early on, then a long tail of edits to the
+    # rest of the task's files (the files `files check` looks for are at the start, so a scan cannot stop
+    # early).
     log = os.path.join(state, "services/files/status")
     with open(log, "rb") as fh:
         head = fh.read()

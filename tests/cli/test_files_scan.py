@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from conftest import run, start_task
@@ -67,3 +68,54 @@ def test_completion_offers_scan_and_still_reads_sync(project: Path) -> None:
     assert (
         after_alias == run("__complete", "files", "scan", "--", cwd=project).lines and "--json" in after_alias
     )
+
+
+def _dirty_at_start(root: Path) -> tuple[Path, Path]:
+    """A git project whose src/app.py was already changed (not committed) when the task started."""
+    proj = make_git_project(root)
+    app = proj / "src" / "app.py"
+    app.write_text("from api import MID_API\n")
+    assert run("init", cwd=proj).code == 0
+    start_task(proj, ["src/app.py"])
+    return proj, app
+
+
+def _rewrite(path: Path, data: bytes) -> None:
+    """Write ``data`` as a command would, with an mtime no earlier write had."""
+    before = path.stat().st_mtime_ns
+    path.write_bytes(data)
+    os.utime(path, ns=(before + 7_000_000_000, before + 7_000_000_000))
+
+
+def test_a_dirty_file_rewritten_with_its_own_bytes_is_no_change(tmp_path: Path) -> None:
+    proj, app = _dirty_at_start(tmp_path)
+    _rewrite(app, app.read_bytes())  # `sed -i` that replaced nothing: new mtime, the same bytes
+    scanned = run("files", "scan", cwd=proj)
+    assert scanned.code == 0 and scanned.lines[-1].startswith("nothing changed"), scanned.out
+    assert run("files", "check", "src/app.py", cwd=proj).code == 1
+    assert log_entries(proj) == []
+
+
+def test_a_dirty_file_given_other_bytes_of_its_size_is_a_change(tmp_path: Path) -> None:
+    proj, app = _dirty_at_start(tmp_path)
+    old = app.read_bytes()
+    new = old.replace(b"MID_API", b"NEW_API")
+    assert len(new) == len(old) and new != old
+    _rewrite(app, new)
+    assert run("files", "scan", cwd=proj).code == 0
+    assert run("files", "check", "src/app.py", cwd=proj).code == 0
+    assert log_entries(proj) == [("MODIFY", "src/app.py")]
+
+
+def test_a_baseline_of_an_older_agentctl_still_judges_by_size_and_mtime(tmp_path: Path) -> None:
+    proj, app = _dirty_at_start(tmp_path)
+    base = proj / ".agent-state" / "services" / "files" / "git-baseline"
+    lines = base.read_text().splitlines(keepends=True)
+    dirty = [ln for ln in lines if ln.startswith("DIRTY|src/app.py|")]
+    assert len(dirty) == 1 and dirty[0].rstrip("\n").count(":") == 2  # size:mtime:digest
+    size_mtime = dirty[0].rstrip("\n").rsplit(":", 1)[0]
+    base.write_text("".join(size_mtime + "\n" if ln is dirty[0] else ln for ln in lines))
+    assert run("files", "scan", cwd=proj).lines[-1].startswith("nothing changed")  # untouched: no change
+    _rewrite(app, app.read_bytes())
+    assert run("files", "scan", cwd=proj).code == 0
+    assert log_entries(proj) == [("MODIFY", "src/app.py")]  # no digest to tell: a write, as 0.3 had it

@@ -41,16 +41,7 @@ from .world import Copy, clone, git, make_origin, worktree
 # Classes of wrong answers still open (each gates its steps: one line naming the class and the issue
 # point). The four the model was first run with (no baseline after a pull, double records after a
 # verify run, the compound-command warning, restores shown as DELETE) are fixed.
-OPEN_CLASSES: frozenset[str] = frozenset(
-    {
-        # a file dirty at task start that a command rewrites with the same bytes (`sed -i` that changes
-        # nothing in
-        # it) is logged as changed: files/baseline.py signs dirty files by size and mtime (issue 30 point 4);
-        # the
-        # model's sed names only the files it changes while this is open
-        "same-content-rewrite",
-    }
-)
+OPEN_CLASSES: frozenset[str] = frozenset()
 
 _SEED = os.environ.get("AGENTCTL_MODEL_SEED", "")  # read at import: the hermetic fixture clears AGENTCTL_*
 _STEPS = os.environ.get("AGENTCTL_MODEL_STEPS", "")

@@ -21,6 +21,7 @@ import os
 
 import agentctl.constraints.denytext
 import agentctl.constraints.rules
+import agentctl.ground.digest
 from agentctl.ground import codec
 
 TYPE_CHECKING = False
@@ -31,8 +32,6 @@ if TYPE_CHECKING:
 LOCAL = "services/constraints/prints"
 MAX_WALK = 50_000
 EMPTY_DIR = "dir"  # the signature of an empty folder (``PATH/``): made or removed, never modified
-# bytes hashed of one file; a bigger file is judged by its first MAX_HASH bytes and its size
-MAX_HASH = 256 << 20
 
 
 def _where(store: Store) -> str:
@@ -106,26 +105,8 @@ def _sig(st: os.stat_result) -> str:
 
 
 def digest(store: Store, rel: str) -> str:
-    """SHA-256 of the file's content (a symlink: of its target text); "-" when it cannot be read."""
-    import hashlib
-
-    full = os.path.join(store.project, rel)
-    h = hashlib.sha256()
-    try:
-        if os.path.islink(full):
-            h.update(b"link:" + os.fsencode(os.readlink(full)))
-            return h.hexdigest()
-        with open(full, "rb") as fh:
-            left = MAX_HASH
-            while left > 0:
-                chunk = fh.read(min(left, 1 << 20))
-                if not chunk:
-                    break
-                h.update(chunk)
-                left -= len(chunk)
-    except OSError:
-        return "-"
-    return h.hexdigest()
+    """SHA-256 of the file's content (ground.digest); "-" when it cannot be read."""
+    return agentctl.ground.digest.digest(store.project, rel)
 
 
 def _load(store: Store, task: str | None = None) -> dict[str, tuple[str, str]] | None:

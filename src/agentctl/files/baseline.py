@@ -33,7 +33,8 @@ class Baseline:
         self.task_id = task_id
         self.started = started
         self.taken = taken
-        self.dirty: dict[str, str] = {}  # path -> signature (size:mtime_ns, "-" if absent) at task start
+        # path -> signature at task start (size:mtime_ns:digest, "-" if absent; see start_signature)
+        self.dirty: dict[str, str] = {}
         self.verify: dict[str, str] = {}  # path -> signature a verify run left it with (not an agent edit)
         self.watch: dict[str, str] = {}  # task entry git does not show -> signature at task start (gitwatch)
         # path -> signature at the last verify run's start, or when logged since
@@ -53,6 +54,32 @@ def signature(store: Store, rel: str) -> str:
     except OSError:
         return "-"
     return f"{st.st_size}:{st.st_mtime_ns}"
+
+
+def start_signature(store: Store, rel: str) -> str:
+    """A path's signature at task start (``DIRTY``, ``WATCH``): :func:`signature` and the content's
+    digest (ground.digest), so that a write of the same bytes is no change (see :func:`unchanged`)."""
+    sig = signature(store, rel)
+    if sig == "-":
+        return sig
+    from agentctl.ground.digest import digest
+
+    return f"{sig}:{digest(store.project, rel)}"
+
+
+def unchanged(store: Store, rel: str, sig: str) -> bool:
+    """Does ``rel`` hold what :func:`start_signature` ``sig`` recorded? Same size and mtime, or the
+    same size and the same content (a command that rewrote the file with its own bytes, `sed -i`
+    that replaced nothing). A signature of an older baseline (no digest) compares size and mtime."""
+    now = signature(store, rel)
+    size_mtime, _, recorded = sig.rpartition(":") if sig.count(":") == 2 else (sig, "", "")
+    if now == size_mtime:
+        return True
+    if not recorded or now == "-" or now.partition(":")[0] != size_mtime.partition(":")[0]:
+        return False
+    from agentctl.ground.digest import digest
+
+    return digest(store.project, rel) == recorded
 
 
 LIST_MIN = 8  # paths in one folder worth reading its names once rather than an lstat each
@@ -134,6 +161,8 @@ def watch_entries(store: Store, paths: list[str], timeout: float = 30.0) -> None
             base = read_baseline(store)
             new = [p for p in unseen if base is not None and p not in base.watch]
             if new:
-                store.append(BASELINE, b"".join(codec.record("WATCH", p, signature(store, p)) for p in new))
+                store.append(
+                    BASELINE, b"".join(codec.record("WATCH", p, start_signature(store, p)) for p in new)
+                )
     except Exception:  # an entry added must never fail because of git; it is then seen as git sees it
         pass

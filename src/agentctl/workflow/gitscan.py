@@ -31,7 +31,16 @@ from __future__ import annotations
 import os
 
 from agentctl.files import foreign
-from agentctl.files.baseline import BASELINE, Baseline, in_git, missing, read_baseline, signature
+from agentctl.files.baseline import (
+    BASELINE,
+    Baseline,
+    in_git,
+    missing,
+    read_baseline,
+    signature,
+    start_signature,
+    unchanged,
+)
 from agentctl.files.gitchanges import GitUnavailable, Scan, scan, start_status
 from agentctl.ground import codec
 from agentctl.ground.ancestors import git_root
@@ -116,7 +125,7 @@ def _record(store: Store, fields: dict[str, str], timeout: float) -> str:
     for _, path in dirty:
         if path not in seen:
             seen.add(path)
-            lines.append(codec.record("DIRTY", path, signature(store, path)))
+            lines.append(codec.record("DIRTY", path, start_signature(store, path)))
     import agentctl.files.watched
     import agentctl.ground.git
     from agentctl.ground.errors import StateError
@@ -129,7 +138,7 @@ def _record(store: Store, fields: dict[str, str], timeout: float) -> str:
     # the baseline stands without it: entries are then seen as git sees them
     except (agentctl.ground.git.GitError, StateError):
         watch = []
-    lines += [codec.record("WATCH", p, signature(store, p)) for p in watch]
+    lines += [codec.record("WATCH", p, start_signature(store, p)) for p in watch]
     store.replace(BASELINE, b"".join(lines))
     _fingerprint(store, fields)
     store.log_change("files", "git-baseline", f"{commit[:12]} dirty={len(seen)} watched={len(watch)}")
@@ -184,9 +193,9 @@ def sync(store: Store, timeout: float = 60.0) -> SyncResult:
             continue  # judged below by its signature
         wanted[path] = op
     for path, sig in (*base.dirty.items(), *base.watch.items()):  # judged by their signature
-        now = signature(store, path)
-        if now == sig:
+        if unchanged(store, path, sig):
             continue
+        now = signature(store, path)
         wanted[path] = "DELETE" if now == "-" else ("CREATE" if sig == "-" else "MODIFY")
     # the protected files that differ from their fingerprints, whatever git says
     printed = _printed(store, fields)
