@@ -57,7 +57,7 @@ def test_the_baseline_is_head_and_the_paths_already_dirty(repo_store: Store) -> 
     _started(repo_store)
     base = baseline.read_baseline(repo_store)
     assert base is not None and base.commit == git(proj, "rev-parse", "HEAD") and base.task_id == "t1"
-    assert set(base.dirty) == {"kept.py"} and base.dirty["kept.py"] == baseline.signature(
+    assert set(base.dirty) == {"kept.py"} and base.dirty["kept.py"] == baseline.start_signature(
         repo_store, "kept.py"
     )
 
