@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 # The fixtures the support package shares (a test module asks for them by name and imports none).
-pytest_plugins = ("support.hooks", "support.hotpath", "support.interfaces")
+pytest_plugins = ("support.browser", "support.hooks", "support.hotpath", "support.interfaces")
 
 BIN = Path(sys.executable).parent / "agentctl"
 AGENTCTL = [str(BIN)] if BIN.exists() else [sys.executable, "-m", "agentctl"]

@@ -482,28 +482,9 @@ def test_the_name_check_finds_what_it_looks_for() -> None:
 
 # -- the tests' own imports: what several test files share lives in tests/support/ ----------------------
 # A test file imports conftest, tests/support/ and its own folder's harness (e2e/harness.py, the model's
-# world), never another test file (test_*.py) nor a helper of another folder. The imports below wait for
-# the branches that edit those files now; their helpers move to tests/support/ once those land.
-IN_FLIGHT = {
-    (
-        "cli/test_web_browser.py",
-        "cli/test_web.py",
-    ): "Served, make_busy: test_web.py is edited on another branch",
-    ("cli/test_web_supervisor.py", "cli/test_web.py"): "Served: the web tests are edited on another branch",
-    (
-        "cli/test_web_supervisor_browser.py",
-        "cli/test_web.py",
-    ): "Served: the web tests are edited on another branch",
-    (
-        "cli/test_web_supervisor_browser.py",
-        "cli/test_web_browser.py",
-    ): "browser, page: the web tests, another branch",
-    (
-        "cli/test_web_supervisor_browser.py",
-        "cli/test_web_supervisor.py",
-    ): "make_supervised: the web tests, another branch",
-    ("model/test_coverage.py", "model/test_model.py"): "setup: tests/model is edited on another branch",
-}
+# world), never another test file (test_*.py) nor a helper of another folder. IN_FLIGHT names the imports
+# that wait, with the reason, for a branch that edits those files now; none wait today.
+IN_FLIGHT: dict[tuple[str, str], str] = {}
 SUITE_TOOLS = {"suite_time.py"}  # a tool of the suite, not a helper: its own test imports it
 
 

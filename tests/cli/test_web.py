@@ -7,10 +7,6 @@ once. The browser side (rendering, live updates, hostile values) is in test_web_
 
 from __future__ import annotations
 
-import http.client
-import json
-import os
-import select
 import signal
 import subprocess
 import sys
@@ -21,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from conftest import AGENTCTL, run
+from conftest import run
+from support.web import Served, make_busy
 
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
@@ -29,99 +26,9 @@ CSP = (
 )
 
 
-class Served:
-    """A running `agentctl web --no-open --port 0` and a client for it."""
-
-    def __init__(self, project: Path, *extra: str, env: dict[str, str] | None = None) -> None:
-        full = dict(os.environ)
-        full.update(env or {})
-        self.proc = subprocess.Popen(
-            [*AGENTCTL, "web", "--port", "0", *extra],
-            cwd=project,
-            env=full,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        assert self.proc.stdout is not None
-        ready, _, _ = select.select([self.proc.stdout], [], [], 60)
-        line = self.proc.stdout.readline().decode() if ready else ""
-        if not line.startswith("http://"):
-            self.proc.kill()
-            raise AssertionError(
-                f"no URL from agentctl web: {line!r} {self.proc.stderr.read() if self.proc.stderr else b''!r}"
-            )
-        self.url = line.strip()
-        hostport, _, rest = self.url[len("http://") :].partition("/")
-        self.host, _, port = hostport.rpartition(":")
-        self.port = int(port)
-        self.token = rest.split("token=", 1)[1]
-        self.cookie = f"agentctl_web_{self.port}={self.token}"
-
-    def request(
-        self, path: str, *, cookie: str | None = "", host: str | None = None, method: str = "GET"
-    ) -> tuple[int, dict[str, str], bytes]:
-        conn = http.client.HTTPConnection(self.host, self.port, timeout=30)
-        headers = {"Cookie": self.cookie if cookie == "" else cookie} if cookie is not None else {}
-        conn.putrequest(method, path, skip_host=True)
-        conn.putheader("Host", f"{self.host}:{self.port}" if host is None else host)
-        for k, v in headers.items():
-            conn.putheader(k, v)
-        conn.endheaders()
-        resp = conn.getresponse()
-        body = resp.read()
-        conn.close()
-        return resp.status, {k.lower(): v for k, v in resp.getheaders()}, body
-
-    def json(self, path: str) -> dict[str, Any]:
-        code, _, body = self.request(path)
-        assert code == 200, (code, body[:300])
-        data = json.loads(body)
-        assert isinstance(data, dict)
-        return data
-
-    def stop(self, sig: int = signal.SIGTERM) -> int:
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-        return self.proc.wait(timeout=20)
-
-
 @pytest.fixture
 def busy(project: Path) -> Path:
     return make_busy(project)
-
-
-def make_busy(project: Path) -> Path:
-    """A task mid-way: 3 of 5 entries left, a failing check with a fix tried, rules, a claim, an archived
-    task."""
-    (project / "old.txt").write_text("old/a.py\n")
-    assert (
-        run(
-            "task", "start", "--id", "old1", "--desc", "an earlier task", "--files", "old.txt", cwd=project
-        ).code
-        == 0
-    )
-    assert run("files", "log", "MODIFY", "old/a.py", cwd=project).code == 0
-    assert run("task", "done", "old/a.py", cwd=project).code == 0
-    assert run("task", "stop", "--force", cwd=project).code == 0
-    (project / "list.txt").write_text("".join(f"src/m{i}.py\n" for i in range(5)))
-    assert run("constraints", "add", "P0", "deny-write: db/**", cwd=project).code == 0
-    assert run("constraints", "add", "P2", "keep lines short", cwd=project).code == 0
-    assert (
-        run(
-            "task", "start", "--id", "t1", "--desc", "move the imports", "--files", "list.txt", cwd=project
-        ).code
-        == 0
-    )
-    for i in range(2):
-        assert run("files", "log", "MODIFY", f"src/m{i}.py", cwd=project).code == 0
-        assert run("task", "done", f"src/m{i}.py", cwd=project).code == 0
-    assert run("files", "log", "MODIFY", "src/m0.py", cwd=project).code == 0
-    (project / "check.sh").write_text("echo 'src/m1.py:3: error: bad import'\nexit 1\n")
-    assert run("verify", "add", "sh check.sh", cwd=project).code == 0
-    assert run("verify", "start", cwd=project).code == 1
-    assert run("verify", "tried", "re-export the old name", cwd=project).code == 0
-    assert run("task", "claim", "--agent", "helper-1", cwd=project).code == 0
-    return project
 
 
 @pytest.fixture

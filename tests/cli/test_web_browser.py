@@ -12,76 +12,23 @@ import json
 import os
 import re
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from conftest import run
-
-from .test_web import Served, make_busy
-
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-HOOKED = """
-window.__ran = [];
-window.alert = window.confirm = window.prompt = (m) => { window.__ran.push(String(m)); };
-"""
-WAIT_MS = 5000  # a change must show within a couple of seconds; generous under a loaded machine
+from support.browser import CHROMIUM, NO_CHROMIUM, NO_PLAYWRIGHT, WAIT_MS, open_page, text
+from support.web import Served, make_busy
 
 if not os.path.exists(CHROMIUM):
-    pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install -y chromium)", allow_module_level=True)
-sync_api = pytest.importorskip(
-    "playwright.sync_api", reason="Playwright is not installed (pip install -e . --group dev)"
-)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
-    with sync_api.sync_playwright() as p:
-        try:
-            b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        except Exception as exc:  # a Chromium that cannot start here (libraries, sandbox)
-            pytest.skip(f"Chromium at {CHROMIUM} does not start: {str(exc).splitlines()[0]}")
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    ctx = browser.new_context(viewport={"width": 1300, "height": 1600})
-    ctx.add_init_script(HOOKED)
-    pg = ctx.new_page()
-    pg.errors = []
-    pg.on("pageerror", lambda e: pg.errors.append(str(e)))
-    yield pg
-    ctx.close()
+    pytest.skip(NO_CHROMIUM, allow_module_level=True)
+pytest.importorskip("playwright.sync_api", reason=NO_PLAYWRIGHT)
 
 
 @pytest.fixture
 def busy(project: Path) -> Path:
     return make_busy(project)  # the same state as the plain-HTTP tests
-
-
-def _open(page: Any, s: Served) -> None:
-    resp = page.goto(s.url)
-    assert resp is not None and resp.status == 200 and page.url == f"http://127.0.0.1:{s.port}/"
-    page.wait_for_selector("body[data-version]", timeout=WAIT_MS * 2)
-
-
-def _text(page: Any, sel: str) -> str:
-    return str(page.inner_text(sel))
 
 
 def _until(page: Any, sel: str, want: str, t0: float) -> float:
@@ -94,22 +41,20 @@ def _until(page: Any, sel: str, want: str, t0: float) -> float:
 def test_the_page_shows_the_cli_numbers(page: Any, busy: Path, tmp_path: Path) -> None:
     s = Served(busy, "--no-open")
     try:
-        _open(page, s)
+        open_page(page, s)
         task = run("--json", "task", "status", cwd=busy).data()["task"]
-        assert _text(page, "#done-total").startswith("2/5") and "40%" in _text(page, "#done-total")
-        assert _text(page, "#next") == task["NEXT"] and _text(page, "#state") == "ACTIVE"
-        assert _text(page, "#runlevel") == "work" and _text(page, "#task-id") == "t1"
-        assert _text(page, "#verify-state") == "FAILED" and "src/m1.py:3: error: bad import" in _text(
+        assert text(page, "#done-total").startswith("2/5") and "40%" in text(page, "#done-total")
+        assert text(page, "#next") == task["NEXT"] and text(page, "#state") == "ACTIVE"
+        assert text(page, "#runlevel") == "work" and text(page, "#task-id") == "t1"
+        assert text(page, "#verify-state") == "FAILED" and "src/m1.py:3: error: bad import" in text(
             page, "#verify-errors"
         )
-        assert _text(page, "#tried") == "re-export the old name"
-        assert _text(page, "#files-count").startswith("2 paths, 3 log entries")
+        assert text(page, "#tried") == "re-export the old name"
+        assert text(page, "#files-count").startswith("2 paths, 3 log entries")
         assert page.inner_text("#resume") == run("resume", cwd=busy).out.rstrip("\n")
         assert page.inner_text("#brief") == run("resume", "--brief", cwd=busy).out.rstrip("\n")
-        assert page.locator("#constraints .rule").count() == 2 and _text(page, "#constraints").startswith(
-            "P0"
-        )
-        assert "helper-1" in _text(page, "#claims") and "src/m2.py" in _text(page, "#claims")
+        assert page.locator("#constraints .rule").count() == 2 and text(page, "#constraints").startswith("P0")
+        assert "helper-1" in text(page, "#claims") and "src/m2.py" in text(page, "#claims")
         assert (
             page.locator("#timeline svg rect.edits").count() >= 1
             and page.locator("#timeline svg circle.fail").count() == 1
@@ -117,14 +62,14 @@ def test_the_page_shows_the_cli_numbers(page: Any, busy: Path, tmp_path: Path) -
         assert page.locator("#timeline svg rect.claim").count() == 1
         page.click("#history tbody tr")
         page.wait_for_selector("#detail:not([hidden])", timeout=WAIT_MS)
-        assert _text(page, "#detail-id") == "old1" and "old/a.py" in _text(page, "#detail-files")
+        assert text(page, "#detail-id") == "old1" and "old/a.py" in text(page, "#detail-files")
         page.fill("#files-q", "m1")
         page.wait_for_function(
             "() => document.querySelectorAll('#files tbody tr').length === 1", timeout=WAIT_MS
         )
         page.click("#files tbody tr")
         page.wait_for_selector("#files tr.entries", timeout=WAIT_MS)
-        assert "MODIFY" in _text(page, "#files tr.entries")
+        assert "MODIFY" in text(page, "#files tr.entries")
         shot = tmp_path / "web.png"
         page.screenshot(path=str(shot), full_page=True)
         assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
@@ -136,7 +81,7 @@ def test_the_page_shows_the_cli_numbers(page: Any, busy: Path, tmp_path: Path) -
 def test_changes_appear_live_without_a_reload(page: Any, busy: Path) -> None:
     s = Served(busy, "--no-open")
     try:
-        _open(page, s)
+        open_page(page, s)
         page.evaluate("window.__same_page = true")
         took = []
         t0 = time.monotonic()
@@ -227,7 +172,7 @@ def test_hostile_values_are_text_and_run_nothing(page: Any, project: Path) -> No
     assert run("verify", "tried", HOSTILE_TRIED, cwd=project).code == 0
     s = Served(project, "--no-open")
     try:
-        _open(page, s)
+        open_page(page, s)
         page.wait_for_timeout(500)
         assert page.evaluate("window.__pwned") is None and page.evaluate("window.__ran") == []
         assert page.evaluate("document.querySelectorAll('script').length") == 1
@@ -242,19 +187,19 @@ def test_hostile_values_are_text_and_run_nothing(page: Any, project: Path) -> No
             )
             == 0
         )
-        assert _text(page, "#desc") == HOSTILE_DESC
-        assert HOSTILE_RULE in _text(page, "#constraints") and _text(page, "#tried") == HOSTILE_TRIED
-        assert "<script>window.__pwned=7</script> error in x.py:1" in _text(page, "#verify-errors")
-        files = _text(page, "#files")
+        assert text(page, "#desc") == HOSTILE_DESC
+        assert HOSTILE_RULE in text(page, "#constraints") and text(page, "#tried") == HOSTILE_TRIED
+        assert "<script>window.__pwned=7</script> error in x.py:1" in text(page, "#verify-errors")
+        files = text(page, "#files")
         assert HOSTILE_PATH in files and "javascript:window.__pwned=6" in files
         assert "src/evil⟨U+202E⟩gnp.py" in files and "src/bell⟨U+0007⟩⟨U+001B⟩[31m.py" in files
         assert "\u202e" not in files and "\x1b" not in files
-        assert _text(page, "#notes") == "one⟨U+000A⟩two⟨U+2066⟩three⟨U+007F⟩"
+        assert text(page, "#notes") == "one⟨U+000A⟩two⟨U+2066⟩three⟨U+007F⟩"
         assert page.locator("#files .esc").count() >= 3  # marked, so the reader sees what was hidden
-        assert "archived " + HOSTILE_DESC in _text(page, "#history")
+        assert "archived " + HOSTILE_DESC in text(page, "#history")
         page.click("#history tbody tr")
         page.wait_for_selector("#detail:not([hidden])", timeout=WAIT_MS)
-        assert ("archived " + HOSTILE_DESC) in _text(page, "#detail-summary") and HOSTILE_PATH in _text(
+        assert ("archived " + HOSTILE_DESC) in text(page, "#detail-summary") and HOSTILE_PATH in text(
             page, "#detail-files"
         )
         assert page.evaluate("window.__pwned") is None and page.evaluate("window.__ran") == []
@@ -344,7 +289,7 @@ def test_what_matters_is_above_the_fold_at_1280x800(browser: Any, busy: Path, tm
     s = Served(busy, "--no-open")
     try:
         page = ctx.new_page()
-        _open(page, s)
+        open_page(page, s)
         page.wait_for_selector("#violations:not([hidden])", timeout=WAIT_MS)
         page.wait_for_selector("#repeat:not([hidden])", timeout=WAIT_MS)
         assert page.evaluate("window.scrollY") == 0
@@ -360,13 +305,13 @@ def test_what_matters_is_above_the_fold_at_1280x800(browser: Any, busy: Path, tm
         ):
             box = _box(page, sel)
             assert box["y"] >= 0 and box["y"] + box["height"] <= 800, (sel, box)
-        assert "db/schema.sql" in _text(page, "#violations") and "deny-write: db/**" in _text(
+        assert "db/schema.sql" in text(page, "#violations") and "deny-write: db/**" in text(
             page, "#violations"
         )
-        assert "src/m1.py:3: error: bad import" in _text(page, "#verify-errors")
-        assert _text(page, "#tried") == "re-export the old name"
-        assert _text(page, "#repeat").startswith(("REPEATED", "SAME ERROR"))  # the "same error" alert
-        last = _text(page, "#last")
+        assert "src/m1.py:3: error: bad import" in text(page, "#verify-errors")
+        assert text(page, "#tried") == "re-export the old name"
+        assert text(page, "#repeat").startswith(("REPEATED", "SAME ERROR"))  # the "same error" alert
+        last = text(page, "#last")
         assert "db/schema.sql" in last or "verify run" in last, last  # the newest thing done, and when
         assert re.search(ISO, last) and " ago)" in last
         shot = tmp_path / "web-1280.png"
@@ -383,7 +328,7 @@ def test_a_phone_width_reads(browser: Any, busy: Path, tmp_path: Path) -> None:
     s = Served(busy, "--no-open")
     try:
         page = ctx.new_page()
-        _open(page, s)
+        open_page(page, s)
         page.wait_for_selector("#timeline svg", timeout=WAIT_MS)
         assert page.evaluate("document.documentElement.scrollWidth") <= 390  # no sideways page
         split = page.evaluate(SPLIT_WORDS)
@@ -417,7 +362,7 @@ def test_one_time_format_across_the_page(page: Any, busy: Path) -> None:
     _broken(busy)
     s = Served(busy, "--no-open")
     try:
-        _open(page, s)
+        open_page(page, s)
         texts = page.evaluate(
             "[...document.querySelectorAll('#timeline svg text.axis')].slice(1).map(t => t.textContent)"
         )
@@ -429,7 +374,7 @@ def test_one_time_format_across_the_page(page: Any, busy: Path) -> None:
         assert titles and all(re.search(ISO, t) for t in titles if " at " in t or " from " in t), titles
         body = page.inner_text("body") + " ".join(titles) + " ".join(texts)
         assert not re.search(r"\d\d?:\d\d(:\d\d)? ?[AaPp]\.?[Mm]\b", body)  # no 12-hour clock anywhere
-        assert re.search(ISO, _text(page, "#generated")) and re.search(ISO, _text(page, "#verify-last"))
+        assert re.search(ISO, text(page, "#generated")) and re.search(ISO, text(page, "#verify-last"))
         assert page.errors == []
     finally:
         s.stop()
@@ -444,11 +389,11 @@ def test_the_page_shows_the_plan_with_the_running_task_highlighted(page: Any, pr
     assert run("plan", "add", "api", "--desc", "change the API", "--after", "migrate", cwd=project).code == 0
     s = Served(project, "--no-open")
     try:
-        _open(page, s)
+        open_page(page, s)
         assert page.is_visible("#plan-card")
         rows = page.locator("#plan tbody tr")
         assert rows.count() == 2 and page.locator("#plan tr.running").count() == 0
-        assert "api\tplanned\tmigrate\tmigrate\tchange the API" in _text(page, "#plan")
+        assert "api\tplanned\tmigrate\tmigrate\tchange the API" in text(page, "#plan")
         assert run("plan", "next", cwd=project).code == 0  # shows without a reload
         _until(page, "#plan-head", "1 active", time.monotonic())
         running = page.locator("#plan tr.running")

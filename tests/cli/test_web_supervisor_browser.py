@@ -15,17 +15,24 @@ from typing import Any
 import pytest
 
 from conftest import run
+from support.browser import CHROMIUM, NO_CHROMIUM, NO_PLAYWRIGHT, WAIT_MS, open_page, text
+from support.web import HOSTILE_NAME, Served, make_old_name_repo, make_supervised
 
-from .test_web import Served
-from .test_web_browser import WAIT_MS, _open, _text, browser, page  # noqa: F401 (the fixtures)
-from .test_web_supervisor import HOSTILE_NAME, make_repo, make_supervised, repo  # noqa: F401 (the fixture)
+if not os.path.exists(CHROMIUM):
+    pytest.skip(NO_CHROMIUM, allow_module_level=True)
+pytest.importorskip("playwright.sync_api", reason=NO_PLAYWRIGHT)
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 SHOTS = os.environ.get("AGENTCTL_WEB_SHOTS") == "1"  # read at import: the hermetic fixture clears AGENTCTL_*
 
 
 @pytest.fixture
-def supervised(repo: Path) -> Path:  # noqa: F811
+def repo(tmp_path: Path) -> Path:
+    return make_old_name_repo(tmp_path / "shop-api")
+
+
+@pytest.fixture
+def supervised(repo: Path) -> Path:
     return make_supervised(repo)
 
 
@@ -39,10 +46,10 @@ def _diff(pg: Any, row: Any) -> None:
     pg.wait_for_selector("#diff .add", timeout=WAIT_MS)
 
 
-def test_the_chart_shows_progress_compactions_runs_and_the_finish(page: Any, supervised: Path) -> None:  # noqa: F811
+def test_the_chart_shows_progress_compactions_runs_and_the_finish(page: Any, supervised: Path) -> None:
     s = Served(supervised, "--no-open")
     try:
-        _open(page, s)
+        open_page(page, s)
         _chart(page)
         assert (
             page.locator("#chart svg path.total").count() == 1
@@ -53,7 +60,7 @@ def test_the_chart_shows_progress_compactions_runs_and_the_finish(page: Any, sup
             page.locator("#chart svg circle.fail").count() == 1
             and page.locator("#chart svg circle.pass").count() == 1
         )
-        note = _text(page, "#chart-note")
+        note = text(page, "#chart-note")
         assert re.fullmatch(
             r"projected finish \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(in .+ at \d+\.\d entries/hour\)", note
         ), note
@@ -70,38 +77,38 @@ def test_the_chart_shows_progress_compactions_runs_and_the_finish(page: Any, sup
         s.stop()
 
 
-def test_no_projection_yet_is_said(page: Any, repo: Path) -> None:  # noqa: F811
+def test_no_projection_yet_is_said(page: Any, repo: Path) -> None:
     (repo / "list.txt").write_text("src/m0.py\nsrc/m1.py\n")
     assert run("task", "start", "--id", "t", "--desc", "d", "--files", "list.txt", cwd=repo).code == 0
     s = Served(repo, "--no-open")
     try:
-        _open(page, s)
+        open_page(page, s)
         _chart(page)
-        assert _text(page, "#chart-note") == "no projection yet (fewer than two entries done)"
+        assert text(page, "#chart-note") == "no projection yet (fewer than two entries done)"
         assert page.locator("#chart svg line.proj").count() == 0
     finally:
         s.stop()
 
 
-def test_a_click_on_a_file_shows_its_diff(page: Any, supervised: Path) -> None:  # noqa: F811
+def test_a_click_on_a_file_shows_its_diff(page: Any, supervised: Path) -> None:
     s = Served(supervised, "--no-open")
     try:
-        _open(page, s)
+        open_page(page, s)
         page.fill("#files-q", "m1.py")
         page.wait_for_function(
             "() => document.querySelectorAll('#files tbody tr').length === 1", timeout=WAIT_MS
         )
         _diff(page, page.locator("#files tbody tr"))
-        assert _text(page, "#diff-path") == "src/m1.py"
-        assert "+from lib import new_name" in _text(page, "#diff") and page.locator("#diff .del").count() == 2
-        assert _text(page, "#diff-note").startswith("against ")
+        assert text(page, "#diff-path") == "src/m1.py"
+        assert "+from lib import new_name" in text(page, "#diff") and page.locator("#diff .del").count() == 2
+        assert text(page, "#diff-note").startswith("against ")
         page.click("#diff-close")
         assert page.is_hidden("#diff-panel")
     finally:
         s.stop()
 
 
-def test_a_hostile_file_name_in_the_diff_is_text(page: Any, repo: Path) -> None:  # noqa: F811
+def test_a_hostile_file_name_in_the_diff_is_text(page: Any, repo: Path) -> None:
     (repo / HOSTILE_NAME).write_text(
         "<script>window.__pwned=2</script><img src=x onerror=window.__pwned=3>\n"
     )
@@ -112,12 +119,12 @@ def test_a_hostile_file_name_in_the_diff_is_text(page: Any, repo: Path) -> None:
     assert run("files", "log", "CREATE", HOSTILE_NAME, cwd=repo).code == 0
     s = Served(repo, "--no-open")
     try:
-        _open(page, s)
+        open_page(page, s)
         _diff(page, page.locator("#files tbody tr"))
-        assert _text(page, "#diff-path") == HOSTILE_NAME and "+<script>window.__pwned=2</script>" in _text(
+        assert text(page, "#diff-path") == HOSTILE_NAME and "+<script>window.__pwned=2</script>" in text(
             page, "#diff"
         )
-        assert _text(page, "#diff-note") == "not tracked by git: shown as all new"
+        assert text(page, "#diff-note") == "not tracked by git: shown as all new"
         page.wait_for_timeout(300)
         assert page.evaluate("window.__pwned") is None and page.evaluate("window.__ran") == []
         assert page.evaluate("document.querySelectorAll('img, iframe, script:not([src])').length") == 0
@@ -126,15 +133,15 @@ def test_a_hostile_file_name_in_the_diff_is_text(page: Any, repo: Path) -> None:
         s.stop()
 
 
-def test_interfaces_title_banner_and_headings(page: Any, supervised: Path) -> None:  # noqa: F811
+def test_interfaces_title_banner_and_headings(page: Any, supervised: Path) -> None:
     s = Served(supervised, "--no-open")
     try:
-        _open(page, s)
-        assert _text(page, "#verify-state") == "PASSED"  # the scenario's times agree: the pass is this task's
-        assert _text(page, "#interfaces .badge") == "PENDING 8"
-        assert "lib.name: old_name -> new_name (8 old uses in 4 files)" in _text(page, "#interfaces")
+        open_page(page, s)
+        assert text(page, "#verify-state") == "PASSED"  # the scenario's times agree: the pass is this task's
+        assert text(page, "#interfaces .badge") == "PENDING 8"
+        assert "lib.name: old_name -> new_name (8 old uses in 4 files)" in text(page, "#interfaces")
         assert page.title() == "⚠ 6/10 · agentctl"  # the open violation needs the person
-        banner = _text(page, "#violations")
+        banner = text(page, "#violations")
         assert (
             " — restore it with `git checkout -- db/schema.sql`" in banner
             and "restore: restore" not in banner
@@ -161,12 +168,12 @@ def test_interfaces_title_banner_and_headings(page: Any, supervised: Path) -> No
         s.stop()
 
 
-def test_the_timeline_bars_read_on_a_phone(browser: Any, supervised: Path) -> None:  # noqa: F811
+def test_the_timeline_bars_read_on_a_phone(browser: Any, supervised: Path) -> None:
     ctx = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True)
     s = Served(supervised, "--no-open")
     try:
         pg = ctx.new_page()
-        _open(pg, s)
+        open_page(pg, s)
         pg.wait_for_selector("#timeline svg rect.edits", timeout=WAIT_MS)
         bars = pg.evaluate(
             "[...document.querySelectorAll('#timeline svg rect.edits')].map(r => {"
@@ -188,19 +195,19 @@ def test_the_timeline_bars_read_on_a_phone(browser: Any, supervised: Path) -> No
         s.stop()
 
 
-def test_the_screenshots(browser: Any, tmp_path: Path) -> None:  # noqa: F811
+def test_the_screenshots(browser: Any, tmp_path: Path) -> None:
     """docs/web.png (1280×800: the whole page, its first 800 px the first screen) and docs/web-phone.png
     (390×844, the whole page) of the supervised scenario."""
     out = DOCS if SHOTS else tmp_path
     # a short path in the header, as a person's would be
     work = Path(tempfile.mkdtemp(prefix="agentctl-web-demo-"))
     try:
-        _shots(browser, make_supervised(make_repo(work / "shop-api")), out)
+        _shots(browser, make_supervised(make_old_name_repo(work / "shop-api")), out)
     finally:
         shutil.rmtree(work)
 
 
-def _shots(browser: Any, supervised: Path, out: Path) -> None:  # noqa: F811
+def _shots(browser: Any, supervised: Path, out: Path) -> None:
     s = Served(supervised, "--no-open")
     try:
         for name, view, full in (
@@ -210,7 +217,7 @@ def _shots(browser: Any, supervised: Path, out: Path) -> None:  # noqa: F811
             ctx = browser.new_context(viewport=view, device_scale_factor=1)
             try:
                 pg = ctx.new_page()
-                _open(pg, s)
+                open_page(pg, s)
                 _chart(pg)
                 pg.wait_for_selector("#timeline svg", timeout=WAIT_MS)
                 if not full or view["width"] > 800:  # the wide shot also shows a file's diff

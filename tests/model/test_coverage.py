@@ -12,8 +12,7 @@ from agentctl.operation.registry import COMMANDS
 from . import check, matchcheck, steps
 from . import matchsteps as ms
 from . import truth as t
-from .test_model import setup
-from .world import INVOKED, Copy, clone
+from .world import INVOKED, Copy, clone, setup
 
 
 def test_every_registry_command_is_generated_or_excluded_with_a_reason() -> None:

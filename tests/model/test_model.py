@@ -33,8 +33,7 @@ from conftest import LONG
 from . import agree, check, matchcheck, steps
 from . import matchsteps as ms
 from . import truth as t
-from .matchtruth import MatchTruth
-from .world import Copy, clone, git, make_origin, worktree
+from .world import Copy, clone, setup
 
 # Classes of wrong answers another branch fixes (issue 22): the steps they concern are left out, or
 # their answers not compared, until the fix is merged. Remove an entry once its fix is in.
@@ -60,32 +59,6 @@ SEEDS = (
     else ([_DRAW.randrange(1 << 31) for _ in range(_FRESH)] if _FRESH else [11, 22, 33])
 )
 STEP_COUNT = int(_STEPS) if _STEPS.isdigit() else (200 if LONG else 10)
-
-
-def setup(tmp: Path) -> tuple[dict[str, Copy], t.Truth, Path]:
-    bare, a = make_origin(tmp, t.BASE)
-    assert a.agentctl("constraints", "add", "P0", "deny-write: secrets/**").code == 0
-    (tmp / "list.txt").write_text("".join(p + "\n" for p in t.ENTRIES))
-    r = a.agentctl(
-        "task", "start", "--id", "t1", "--desc", "convert the imports", "--files", str(tmp / "list.txt")
-    )
-    assert r.code == 0, r.err
-    assert a.agentctl("verify", "add", t.VERIFY).code == 0
-    assert a.agentctl("sync", "push").code == 0
-    truth = t.Truth()
-    truth.start("a")
-    truth.push("a")
-    w = worktree(tmp, a, "w")
-    assert w.agentctl("init").code == 0
-    r = w.agentctl("sync", "pull", "--stream", "main")
-    assert r.code == 0, r.err
-    truth.join("w", repo="a")
-    m = worktree(tmp, a, "m")  # the --match tasks and the plan (tests/model/matchtruth.py): stream m, its own
-    assert m.agentctl("init").code == 0
-    files = git(m.root, "ls-files", "-co", "--exclude-standard", "-z").split("\0")
-    tree = {p: (m.root / p).read_text() for p in files if p}
-    truth.match = MatchTruth(tree, dict(tree))
-    return {"a": a, "w": w, "m": m}, truth, bare
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -12,6 +12,9 @@ from pathlib import Path
 
 from conftest import AGENTCTL, Result, run
 
+from . import truth as t
+from .matchtruth import MatchTruth
+
 AGENTS = ("claude", "codex", "gemini")
 CONFIGS = {"claude": ".claude/settings.json", "codex": ".codex/hooks.json", "gemini": ".gemini/settings.json"}
 ENV = {"claude": ("CLAUDE_PROJECT_DIR",), "codex": (), "gemini": ("GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR")}
@@ -154,3 +157,31 @@ def worktree(tmp: Path, of: Copy, name: str) -> Copy:
     c = Copy(name, root)
     c.load_hooks()
     return c
+
+
+def setup(tmp: Path) -> tuple[dict[str, Copy], t.Truth, Path]:
+    """The model's start: a remote, copy a with a running task pushed, worktrees w (its stream pulled)
+    and m (the --match tasks' tree); the copies by name, the truth, the bare remote."""
+    bare, a = make_origin(tmp, t.BASE)
+    assert a.agentctl("constraints", "add", "P0", "deny-write: secrets/**").code == 0
+    (tmp / "list.txt").write_text("".join(p + "\n" for p in t.ENTRIES))
+    r = a.agentctl(
+        "task", "start", "--id", "t1", "--desc", "convert the imports", "--files", str(tmp / "list.txt")
+    )
+    assert r.code == 0, r.err
+    assert a.agentctl("verify", "add", t.VERIFY).code == 0
+    assert a.agentctl("sync", "push").code == 0
+    truth = t.Truth()
+    truth.start("a")
+    truth.push("a")
+    w = worktree(tmp, a, "w")
+    assert w.agentctl("init").code == 0
+    r = w.agentctl("sync", "pull", "--stream", "main")
+    assert r.code == 0, r.err
+    truth.join("w", repo="a")
+    m = worktree(tmp, a, "m")  # the --match tasks and the plan (tests/model/matchtruth.py): stream m, its own
+    assert m.agentctl("init").code == 0
+    files = git(m.root, "ls-files", "-co", "--exclude-standard", "-z").split("\0")
+    tree = {p: (m.root / p).read_text() for p in files if p}
+    truth.match = MatchTruth(tree, dict(tree))
+    return {"a": a, "w": w, "m": m}, truth, bare
