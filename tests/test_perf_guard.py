@@ -706,12 +706,11 @@ def test_files_check_reads_little_of_a_long_log(tmp_path: Path, monkeypatch: pyt
 
 @settings(max_examples=300, deadline=None)
 @given(value=st.text(max_size=40), limit=st.integers(10, 400))
-def test_resume_fast_escape_is_the_codec_escape(value: str, limit: int) -> None:
+def test_a_shown_value_is_its_codec_escape_cut_to_the_limit(value: str, limit: int) -> None:
     from agentctl.ground import codec
-    from agentctl.workflow import resume
 
     text = codec.encode(value)
-    assert resume._v(value, limit) == (text if len(text) <= limit else text[: limit - 3] + "...")
+    assert codec.shown(value, limit) == (text if len(text) <= limit else text[: limit - 3] + "...")
 
 
 # -- the evidence line reads a bounded part of the files log, and says so when it is not all ---------

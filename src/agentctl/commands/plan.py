@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agentctl.ground import codec
 from agentctl.ground.errors import UsageError
 from agentctl.operation.contract import Ctx, Result
 
@@ -109,14 +110,14 @@ def show(ctx: Ctx, *, id: str) -> Result:
         f"STATE={report.state_words(view, t)}",
         f"PRIORITY={t.PRIORITY}",
         f"AFTER={','.join(t.after)}",
-        f"DESC={report._v(t.DESC, 2000)}",
+        f"DESC={codec.shown(t.DESC, 2000)}",
     ]
     if t.MATCH:
-        lines += [f"MATCH={report._v(t.MATCH)}"] + [f"PATHS={report._v(g)}" for g in t.globs]
+        lines += [f"MATCH={codec.shown(t.MATCH, 200)}"] + [f"PATHS={codec.shown(g, 200)}" for g in t.globs]
     else:
         lines.append(
             f"FILES={len(t.files)}"
-            + (": " + ", ".join(report._v(f, 100) for f in t.files[:10]) if t.files else "")
+            + (": " + ", ".join(codec.shown(f, 100) for f in t.files[:10]) if t.files else "")
         )
         if len(t.files) > 10:
             lines.append(f"  ... {len(t.files) - 10} more")

@@ -76,6 +76,29 @@ def encode(value: str) -> str:
     return "".join(out)
 
 
+def cap(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, ``...`` marking the cut."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def shown(value: str, limit: int = 300) -> str:
+    """A value as a line of output shows it: escaped (:func:`encode`) and cut to ``limit``."""
+    return cap(encode(value), limit)
+
+
+_SHELL_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./_-")
+
+
+def shell_arg(path: str) -> str:
+    """A path as a shell argument the agent can copy: bare when safe, else single-quoted; a path with
+    control characters stays in its escaped form (never raw on a terminal)."""
+    if path and all(c in _SHELL_SAFE for c in path):
+        return path
+    if path.isprintable():
+        return "'" + path.replace("'", "'\"'\"'") + "'"
+    return encode(path)
+
+
 _HEX = set("0123456789abcdefABCDEF")
 
 

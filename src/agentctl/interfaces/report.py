@@ -16,13 +16,8 @@ if TYPE_CHECKING:
 RESUME_PLACES = 3  # path:line named on a resume line
 
 
-def _v(text: str, limit: int = 200) -> str:
-    e = codec.encode(text)
-    return e if len(e) <= limit else e[: limit - 3] + "..."
-
-
 def head(item: Iface) -> str:
-    return f"{_v(item.name, 120)}: {_v(item.old)} -> {_v(item.new)}"
+    return f"{codec.shown(item.name, 120)}: {codec.shown(item.old, 200)} -> {codec.shown(item.new, 200)}"
 
 
 def files_of(hits: list[Hit]) -> int:
@@ -58,7 +53,7 @@ def data(item: Iface, hits: list[Hit] | None) -> dict[str, Any]:
 
 def use_line(hit: Hit) -> str:
     p, n, t = hit
-    return f"{codec.encode(p)}:{n}: {_v(t.strip(), 300)}"
+    return f"{codec.encode(p)}:{n}: {codec.shown(t.strip(), 300)}"
 
 
 def resume_line(item: Iface, hits: list[Hit]) -> str:
@@ -81,7 +76,7 @@ def resume_lines(store: Store, room: int) -> list[str]:
         items = read(store)
         found = old_uses(store, items)
     except StateError as exc:
-        return [f"INTERFACES unreadable: {_v(exc.message, 200)}"]
+        return [f"INTERFACES unreadable: {codec.shown(exc.message, 200)}"]
     ordered = sorted(items, key=lambda i: not found.get(i.name))
     out: list[str] = []
     used = 0

@@ -10,11 +10,6 @@ from agentctl.plan import graph
 from agentctl.plan.records import PlanTask
 
 
-def _v(text: str, limit: int = 200) -> str:
-    e = codec.encode(text)
-    return e if len(e) <= limit else e[: limit - 3] + "..."
-
-
 def state_words(view: graph.View, t: PlanTask) -> str:
     st = view.state(t)
     if st == "planned":
@@ -28,13 +23,13 @@ def state_words(view: graph.View, t: PlanTask) -> str:
     if st == "ready" and t.STATE == "active":
         return f"ready (the lease of {t.AGENT} ended at {now_iso(t.until)})"
     if st in ("done", "dropped") and t.NOTE:
-        return f"{st} ({_v(t.NOTE, 120)})"
+        return f"{st} ({codec.shown(t.NOTE, 120)})"
     return st
 
 
 def line(view: graph.View, t: PlanTask) -> str:
     after = f" after {','.join(t.after)}" if t.after else ""
-    return f"{t.ID} {state_words(view, t)} P{t.PRIORITY}{after}: {_v(t.DESC)}"
+    return f"{t.ID} {state_words(view, t)} P{t.PRIORITY}{after}: {codec.shown(t.DESC, 200)}"
 
 
 def head(view: graph.View) -> str:

@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import os
 
+import agentctl.constraints.resumelines
 import agentctl.constraints.rules
+import agentctl.files.resumelines
+import agentctl.plan.resumelines
+import agentctl.task.resumelines
+import agentctl.verify.resumelines
 import agentctl.verify.status
-from agentctl.constraints import lastseen, violations
+from agentctl.constraints import lastseen
 from agentctl.context import checkpoint
-from agentctl.files import log
 from agentctl.ground import codec
 from agentctl.ground.store import Store
 from agentctl.interfaces import report
-from agentctl.plan import resumeline
 from agentctl.session import compactions
 from agentctl.task import status
 from agentctl.userservices import runlevels
@@ -28,18 +31,6 @@ from agentctl.workflow import pathanswers, resumefit, resumesections, walls
 DEFAULT_BUDGET = 2000
 BRIEF_BUDGET = 600
 MIN_BUDGET = 200
-ERROR_LINES = 6  # of the failing check's excerpt (verify keeps up to 12)
-P0_CHARS = (
-    4200  # a P0 rule is printed whole (a rule's text is at most 2000 characters, escaped at most twice that)
-)
-
-
-def _v(value: str, limit: int = 300) -> str:
-    # Printable ASCII without `\` or `|` is its own escaped form: checked at C speed (500 rules
-    # cost microseconds, not the per-character loop of codec.encode).
-    plain = value.isascii() and value.isprintable() and "\\" not in value and "|" not in value
-    text = value if plain else codec.encode(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _mtime(store: Store, rel: str) -> float:
@@ -81,26 +72,17 @@ def build(
     must += checkpoint.resume_section(store, sess)
     # which walls stand (issue 31), protected files against their fingerprints
     must += walls.resume_lines(store)
-    must += [f"P0|{_v(r.text, P0_CHARS)}" for r in p0]  # whole, never cut
-    must += violations.lines(store)  # a P0 rule broken anyway: shown until restored or acknowledged
-    # a rule line that cannot be taken as written: one line
-    must += agentctl.constraints.rules.broken_line(store)
-    # a P0 rule that left the file without a person: still enforced, said
-    gone = lastseen.gone_rules(store, persist=False)
-    must += lastseen.lines(store, persist=False)  # resume writes nothing (the writers record it)
-    p0 = p0 + gone
+    rule_lines, p0 = agentctl.constraints.resumelines.p0_lines(store, p0)  # P0 rules whole, never cut
+    must += rule_lines
 
     # each group is kept whole or dropped, in this order (the rules: each that fits)
     optional: list[list[str] | _Rules] = []
     fields = status.read_status(store)
     parked = ""  # a task outside the current runlevel: named, not shown
     if "task" not in active:
-        if fields.get("STATE", "IDLE") != "IDLE":
-            parked = f"{_v(fields.get('TASK_ID', ''), 64)} {fields.get('STATE')}"
-            must.append(
-                f"TASK {parked} {fields.get('DONE', '0')}/{fields.get('TOTAL', '0')} (not in runlevel "
-                f"{level})"
-            )
+        parked = agentctl.task.resumelines.parked(fields)
+        if parked:
+            must.append(agentctl.task.resumelines.parked_line(fields, level))
         fields = {"STATE": "IDLE"}
     tree: list[str] = []
     # progress proven from the tree (one git grep, no write)
@@ -113,84 +95,43 @@ def build(
     nxt = fields.get("NEXT", "")
     blocked: tuple[str, str] | None = None
     if state != "IDLE":
-        skipped = f" ({fields['SKIPPED']} SKIPPED)" if fields.get("SKIPPED", "0") != "0" else ""
-        line = (
-            f"TASK {_v(fields.get('TASK_ID', ''), 64)} {state} "
-            f"{fields.get('DONE', '0')}/{fields.get('TOTAL', '0')}{skipped} "
-            f"SEQ={fields.get('SEQ', '0')}: {_v(fields.get('DESC', ''), 200)}"
-        )
-        group = [line]
+        group = [agentctl.task.resumelines.task_line(fields)]
         mine: list[tuple[str, str, int]] = []
         if agent is not None:
             from agentctl.task.claims import claims
 
             mine = claims(store, fields, agent)
-            group.append(_claims_line(agent, mine, 1200))
+            group.append(agentctl.task.resumelines.claims_line(agent, mine, 1200))
         elif nxt:
             blocked = pathanswers.next_blocked(store, p0, fields)
             group.append(
-                f"NEXT={_v(nxt)}" + (f" (write-protected by P0 `{_v(blocked[0], 120)}`)" if blocked else "")
+                f"NEXT={codec.shown(nxt)}"
+                + (f" (write-protected by P0 `{codec.shown(blocked[0], 120)}`)" if blocked else "")
             )
-        if fields.get("SKIPPED", "0") != "0":  # named, with their reasons: after a compaction none is edited
-            from agentctl.task import entries
-
-            group.append(entries.skipped_line(status.read_entries(store, fields), 400))
-        if fields.get("NOTES"):
-            group.append(f"NOTES={_v(fields['NOTES'], 300)}")
-        must += group + [_v(x, 400) for x in tree]
+        group += agentctl.task.resumelines.details(store, fields)
+        must += group + [codec.shown(x, 400) for x in tree]
         apart = []
         if any("ogether" in r[1][:12] for r in p0) or any("ogether" in raw[3:15] for raw in others):
             from agentctl.workflow import cochanges
 
             apart = cochanges.for_resume(store, p0, others)
-        must += [_v(p.line(), 400) for p in apart if p.rule.priority == "P0"]  # refused at stop: as a P0 rule
+        must += [
+            codec.shown(p.line(), 400) for p in apart if p.rule.priority == "P0"
+        ]  # refused at stop: as a P0 rule
         if any(p.rule.priority != "P0" for p in apart):
-            optional.append([_v(p.line(), 400) for p in apart if p.rule.priority != "P0"])
-    must += resumeline.lines(store, fields)  # the plan: one bounded line (a stat without a plan)
+            optional.append([codec.shown(p.line(), 400) for p in apart if p.rule.priority != "P0"])
+    must += agentctl.plan.resumelines.lines(
+        store, fields
+    )  # the plan: one bounded line (a stat without a plan)
     vfields = agentctl.verify.status.read_status(store) if "verify" in active or "task" in active else {}
     if state != "IDLE" and vfields:
         from agentctl.verify import evidence
 
         vfields = evidence.as_this_task(store, vfields)[0]  # an earlier task's failure is not this task's
     vstate = vfields.get("STATE", "IDLE")
-    remind = vstate == "FAILED"  # DO NEXT asks to record failed fixes until the TRIED line shows some
-    if vstate == "FAILED":
-        errs = vfields.get("ERRORS", "").split("\n") if vfields.get("ERRORS") else []
-        how = vfields.get("REASON") or f"exit {vfields.get('EXIT_CODE', '?')}"
-        nerr = vfields.get("ERROR_COUNT", "0")
-        group = [
-            f"VERIFY FAILED `{_v(vfields.get('COMMAND', ''), 120)}` {_v(how, 80)}"
-            + (f", {nerr} error lines" if nerr not in ("", "0") else "")
-            + (
-                f", {vfields['ATTEMPTS']} failed runs in a row"
-                if vfields.get("ATTEMPTS", "1") not in ("", "0", "1")
-                else ""
-            )
-        ]
-        group += [f"  {_v(e, 160)}" for e in errs[:ERROR_LINES]]
-        # named only where it is (a clone has none)
-        if vfields.get("LOG") and os.path.isfile(store.path(vfields["LOG"])):
-            group.append(f"  full output: {_v(store.shown(vfields['LOG']), 200)}")
-        if vfields.get("REPEAT"):
-            group.append(
-                f"REPEATED: this failure is identical to {_v(vfields['REPEAT'], 200)} (same error, same "
-                f"files); do not try that again"
-            )
-        elif vfields.get("SAME_ERROR"):
-            group.append(f"SAME ERROR as {_v(vfields['SAME_ERROR'], 200)}, though the files changed")
-        tried = agentctl.verify.status.tried(vfields)
-        if tried:
-            remind = False
-            group.append(
-                "TRIED (failed, do not repeat): "
-                + " ".join(f"{i}) {_v(t, 120)}" for i, t in enumerate(tried, 1))
-            )
-        must += group
-    if vfields.get("INTERRUPTED"):
-        must.append(
-            f"VERIFY INTERRUPTED: {_v(vfields['INTERRUPTED'], 240)}; not a result: run `agentctl verify "
-            f"start` again"
-        )
+    failed, remind = agentctl.verify.resumelines.failed(store, vfields)
+    must += failed  # the failing check, its excerpt, its repeats and the fixes already tried
+    must += agentctl.verify.resumelines.interrupted(vfields)
     iface = report.resume_lines(store, max(budget // 3, 1200))  # a stat when none is recorded
     must += [ln for ln in iface if resumefit.priority(ln) == 0]  # old uses left: never cut (one bounded fold)
     optional += [g for g in [[ln for ln in iface if resumefit.priority(ln) != 0]] if g]
@@ -200,33 +141,13 @@ def build(
 
         ev = evidence.check(store, vfields)
         if vstate != "FAILED":
-            optional.append([_cap(ev.line(), 400)])
-    elif vstate == "PASSED" or vfields.get("LAST_PASS"):
-        optional.append(
-            [f"VERIFY {'PASSED' if vstate == 'PASSED' else 'last passed'} {vfields.get('LAST_PASS', '')}"]
-        )
-    if state != "IDLE" and agent is None and fields.get("CLAIMS", "0") != "0":
-        from agentctl.task.claims import claims
-
-        held = claims(store, fields)
-        if held:
-            optional.append(
-                [
-                    _cap(
-                        f"CLAIMED by helpers (not yours, NEXT skips them): {len(held)} entries: "
-                        + ", ".join(f"{codec.encode(p)} ({codec.encode(a)})" for p, a, _ in held[:5]),
-                        400,
-                    )
-                ]
-            )
+            optional.append([codec.cap(ev.line(), 400)])
+    elif agentctl.verify.resumelines.last_pass(vfields):
+        optional.append(agentctl.verify.resumelines.last_pass(vfields))
+    if state != "IDLE" and agent is None:
+        optional += [g for g in [agentctl.task.resumelines.claimed(store, fields)] if g]
     if "files" in active:
-        count, exact, last = log.recent(store, 3)  # the last paths: a bounded read of the log's end
-        if not exact:
-            from agentctl.files.count import touched_count
-
-            count = touched_count(store)  # the count: exact however long the log (see filecount)
-        if count:
-            optional.append([f"FILES {count} touched, last: " + ", ".join(_v(p, 100) for p in last)])
+        optional += [g for g in [agentctl.files.resumelines.touched(store)] if g]
     if others:
         optional.append(_Rules(others))
     stale = _stale(store, sess, active)
@@ -240,15 +161,17 @@ def build(
             f"DO NEXT: task {parked} is outside runlevel {level}; continue it with `agentctl runlevel work`."
         )
     elif agent is not None and state == "ACTIVE":
-        final = _agent_step(agent, mine, vstate)
+        final = agentctl.task.resumelines.agent_step(agent, mine)
     elif blocked is not None and state == "ACTIVE":
-        final = pathanswers.blocked_step(nxt, blocked[0], blocked[1], _arg)
+        final = pathanswers.blocked_step(nxt, blocked[0], blocked[1], codec.shell_arg)
     else:
-        final = resumeline.step(store, fields, _next_step(state, fields, remind, ev))
+        final = agentctl.plan.resumelines.step(
+            store, fields, agentctl.task.resumelines.next_step(fields, remind, getattr(ev, "verdict", ""))
+        )
     used = sum(len(x) + 1 for x in must) + len(final) + 1
     if used + 80 > budget:  # even the essentials overflow: whole lines by priority (see resumefit)
         extra = [
-            (4 + j, [f"{r[:3]}{_v(r[3:])}" for r in g.rules] if isinstance(g, _Rules) else g)
+            (4 + j, [f"{r[:3]}{codec.shown(r[3:])}" for r in g.rules] if isinstance(g, _Rules) else g)
             for j, g in enumerate(optional)
         ]
         flat = [(p, [ln]) for p, grp in extra for ln in grp]
@@ -268,7 +191,7 @@ def build(
                     break
                 if room < 304 and len(raw) + 1 > room:  # len(raw) - 3: the text's length
                     continue
-                line = f"{raw[:3]}{_v(raw[3:])}"
+                line = f"{raw[:3]}{codec.shown(raw[3:])}"
                 if len(line) + 1 <= room:
                     out.append(line)
                     used += len(line) + 1
@@ -329,48 +252,6 @@ def _stale(store: Store, sess: dict[str, str], active: set[str]) -> list[str]:
     return out
 
 
-_SHELL_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./_-")
-
-
-def _arg(path: str) -> str:
-    """A path as a shell argument the agent can copy: bare when safe, else single-quoted;
-    a path with control characters stays in its escaped form (never raw on a terminal)."""
-    if path and all(c in _SHELL_SAFE for c in path):
-        return path
-    if path.isprintable():
-        return "'" + path.replace("'", "'\"'\"'") + "'"
-    return codec.encode(path)
-
-
-def _cap(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _claims_line(agent: str, mine: list[tuple[str, str, int]], limit: int) -> str:
-    if not mine:
-        return f"YOUR CLAIMS ({agent}): none; get an entry with `agentctl task claim --agent {agent}`"
-    from agentctl.ground.store import now_iso
-
-    return _cap(
-        f"YOUR CLAIMS ({agent}): "
-        + ", ".join(f"{codec.encode(p)} (until {now_iso(x)[11:19]})" for p, _, x in mine),
-        limit,
-    )
-
-
-def _agent_step(agent: str, mine: list[tuple[str, str, int]], vstate: str) -> str:
-    if not mine:
-        return (
-            f"DO NEXT: claim an entry with `agentctl task claim --agent {agent}` (exit 1: none left); "
-            "work only on entries you claimed."
-        )
-    q = _arg(mine[0][0])
-    return (
-        f"DO NEXT: work on your claim {q} (`agentctl files check {q}` first), then `agentctl task done {q}` "
-        f"(releases the claim); then claim the next with `agentctl task claim --agent {agent}`."
-    )
-
-
 def build_brief(store: Store, agent: str | None = None, budget: int = BRIEF_BUDGET) -> str:
     """At most ``budget`` (600) characters for a helper: the P0 rules, the task line, and NEXT
     (or, with ``agent``, that agent's own claims). P0 rules that do not fit are counted on a
@@ -388,20 +269,13 @@ def build_brief(store: Store, agent: str | None = None, budget: int = BRIEF_BUDG
     if state == "IDLE":
         body.append("TASK none running (wait for instructions)")
     else:
-        body.append(
-            _cap(
-                f"TASK {_v(fields.get('TASK_ID', ''), 64)} {state} "
-                f"{fields.get('DONE', '0')}/{fields.get('TOTAL', '0')} "
-                f"SEQ={fields.get('SEQ', '0')}: {_v(fields.get('DESC', ''), 120)}",
-                220,
-            )
-        )
+        body.append(agentctl.task.resumelines.brief_line(fields))
         if agent is not None:
             from agentctl.task.claims import claims
 
-            body.append(_claims_line(agent, claims(store, fields, agent), 220))
+            body.append(agentctl.task.resumelines.claims_line(agent, claims(store, fields, agent), 220))
         elif fields.get("NEXT"):
-            q = _v(fields["NEXT"], 180)
+            q = codec.shown(fields["NEXT"], 180)
             blocked = pathanswers.next_blocked(store, rules, fields)
             body.append(f"NEXT={q}" + (" (write-protected by a P0 rule: do not edit it)" if blocked else ""))
     tail = "Check `agentctl files check PATH` before editing; `agentctl task done PATH` after."
@@ -409,7 +283,7 @@ def build_brief(store: Store, agent: str | None = None, budget: int = BRIEF_BUDG
     lines: list[str] = []
     cut = 0
     for r in rules:
-        line = f"P0|{_v(r.text, 200)}"
+        line = f"P0|{codec.shown(r.text, 200)}"
         if len(line) + 1 + 60 <= room:
             lines.append(line)
             room -= len(line) + 1
@@ -422,45 +296,6 @@ def build_brief(store: Store, agent: str | None = None, budget: int = BRIEF_BUDG
     if state != "IDLE" and len(tail) + 1 <= room:
         out.append(tail)
     return "\n".join(out)[:budget]
-
-
-def _next_step(state: str, fields: dict[str, str], remind: bool, ev: object = None) -> str:
-    nxt = fields.get("NEXT", "")
-    if state == "IDLE":
-        return (
-            "DO NEXT: no task is running; wait for instructions, then `agentctl task start --id ID "
-            "--desc TEXT --files LIST`."
-        )
-    if state == "PAUSED":
-        return (
-            "DO NEXT: the task is PAUSED; continue it with `agentctl runlevel work` or `agentctl task "
-            "update --state ACTIVE`."
-        )
-    if state == "DONE":
-        verdict = getattr(ev, "verdict", "")
-        if verdict in ("yes", "none"):
-            return (
-                "DO NEXT: every entry is done"
-                + (" and verified" if verdict == "yes" else "")
-                + "; run `agentctl task stop` to archive the task."
-            )
-        return (
-            "DO NEXT: every entry is done; run `agentctl verify start` until it passes, then `agentctl "
-            "task stop` to archive the task."
-        )
-    if not nxt:
-        if fields.get("CLAIMS", "0") != "0":
-            return (
-                "DO NEXT: every entry left is claimed by a helper; wait for their `agentctl task done`, "
-                "or mark one by name with `agentctl task done PATH`."
-            )
-        return "DO NEXT: continue the task; record progress with `agentctl task update --notes TEXT`."
-    q = _arg(nxt)
-    fix = " Record each failed fix: `agentctl verify tried TEXT`." if remind else ""
-    return (
-        f"DO NEXT: `agentctl files check {q}`; unless it exits 0 (already edited), edit it; then "
-        f"`agentctl task done {q}`.{fix}"
-    )
 
 
 PROMPT = """\

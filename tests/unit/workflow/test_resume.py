@@ -89,7 +89,6 @@ def test_do_next_asks_to_record_failed_fixes_until_the_tried_line_shows_some(tmp
 
 def _expected_rule_lines(out: str, rules: list[tuple[str, str]], budget: int) -> list[str]:
     """The P1/P2 lines the plain rule keeps: every rule formatted, each kept while it fits."""
-    from agentctl.workflow import resume
 
     lines = out.split("\n")
     before = [ln for ln in lines if not ln.startswith(("P1|", "P2|", "CUT to fit", "DO NEXT"))]
@@ -99,7 +98,7 @@ def _expected_rule_lines(out: str, rules: list[tuple[str, str]], budget: int) ->
     # the optional groups before the rules (none here besides FILES/VERIFIED, all kept) are in `before`
     kept = []
     for pri, text in rules:
-        line = f"{pri}|{resume._v(text)}"
+        line = f"{pri}|{codec.shown(text)}"
         if used + len(line) + 1 + 60 <= budget:
             kept.append(line)
             used += len(line) + 1

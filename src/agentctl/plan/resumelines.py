@@ -4,6 +4,7 @@ nothing is ready). Without a plan: one stat, nothing printed, DO NEXT unchanged.
 
 from __future__ import annotations
 
+from agentctl.ground import codec
 from agentctl.ground.errors import StateError
 from agentctl.ground.store import Store
 from agentctl.plan import graph
@@ -11,10 +12,6 @@ from agentctl.plan.lifecycle import position, running, waiting_words
 from agentctl.plan.records import any_recorded, read_all
 
 LIMIT = 400
-
-
-def _cap(text: str, limit: int = LIMIT) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _after_stop(view: graph.View, task_id: str) -> graph.View:
@@ -33,7 +30,7 @@ def lines(store: Store, fields: dict[str, str]) -> list[str]:
     try:
         view = graph.View(read_all(store))
     except StateError as exc:  # resume never fails for the plan: it says so, once
-        return [_cap(f"PLAN unreadable: {exc.message}")]
+        return [codec.cap(f"PLAN unreadable: {exc.message}", LIMIT)]
     if not view.tasks:
         return []
     mine = running(store, fields)
@@ -57,7 +54,7 @@ def lines(store: Store, fields: dict[str, str]) -> list[str]:
             + "; ".join(f"{t.ID} waits for {view.why_waiting(t)}" for t in blocked[:3])
             + (f"; +{len(blocked) - 3} more" if len(blocked) > 3 else "")
         )
-    return [_cap("; ".join(parts))]
+    return [codec.cap("; ".join(parts), LIMIT)]
 
 
 def step(store: Store, fields: dict[str, str], final: str) -> str:
@@ -82,7 +79,7 @@ def step(store: Store, fields: dict[str, str], final: str) -> str:
             then = f"then nothing is ready: {waiting_words(later, 3)}"
         else:
             then = "that finishes the plan"
-        return _cap(f"{final.rstrip('.')} (it marks {mine.ID} done in the plan); {then}.", 600)
+        return codec.cap(f"{final.rstrip('.')} (it marks {mine.ID} done in the plan); {then}.", 600)
     if state != "IDLE" or not view.tasks:
         return final
     queue = view.ready()
@@ -92,7 +89,7 @@ def step(store: Store, fields: dict[str, str], final: str) -> str:
             f"{', '.join(t.ID for t in queue[:3])})."
         )
     if any(view.state(t) in ("planned", "active") for t in view.tasks):
-        return _cap(
+        return codec.cap(
             f"DO NEXT: no task is running and nothing in the plan is ready: {waiting_words(view, 3)}; wait "
             f"for it, "
             "or ask the user.",
