@@ -104,6 +104,23 @@ def test_a_duplicate_an_unknown_dependency_and_a_cycle_are_refused_and_change_no
     assert snapshot(project / ".agent-state" / "services") == before
 
 
+def test_a_pattern_outside_the_one_dialect_is_refused_at_add_and_edit_not_at_next(project: Path) -> None:
+    _refactor(project)
+    before = snapshot(project / ".agent-state" / "services")
+    for args in (
+        ("plan", "add", "p1", "--desc", "d", "--match", "call\\d"),
+        ("plan", "add", "p2", "--desc", "d", "--match", "(?:x)"),
+        ("plan", "edit", "migrate-imports", "--match", "call\\w"),
+    ):
+        r = run(*args, cwd=project)
+        assert r.code == 2 and r.err.count("\n") == 1 and ("dialect" in r.err or "Python's alone" in r.err), (
+            args,
+            r.err,
+        )
+        assert ("Python's alone" in r.err) == ("(?" in args[-1]), r.err
+    assert snapshot(project / ".agent-state" / "services") == before
+
+
 def test_the_ready_queue_is_by_priority_then_fewest_dependencies_then_insertion(project: Path) -> None:
     _ok("plan", "add", "base", "--desc", "b", cwd=project)
     _ok("plan", "add", "late", "--desc", "l", "--priority", "1", cwd=project)

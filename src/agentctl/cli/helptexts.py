@@ -80,7 +80,8 @@ OPTIONS: dict[tuple[tuple[str, ...], str], str] = {
     (
         ("task", "start"),
         "--match",
-    ): "the list is every file holding a match of REGEX (git grep -E); a file is done "
+    ): "the list is every file holding a match of REGEX (agentctl's pattern dialect, which git grep -E "
+    "and the hooks read alike: docs/features.md); a file is done "
     "when the match is gone from it (progress counted from the tree: LEFT=N)",
     (
         ("task", "start"),
@@ -122,7 +123,8 @@ OPTIONS: dict[tuple[tuple[str, ...], str], str] = {
     (
         ("interfaces", "add"),
         "--match",
-    ): "a regular expression (Python syntax) an old use matches; default: OLD as literal text",
+    ): "a pattern an old use matches, in agentctl's dialect (the one of task start --match: "
+    "docs/features.md); default: OLD as literal text",
     (
         ("interfaces", "add"),
         "--paths",

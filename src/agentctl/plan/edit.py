@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import agentctl.ground.pattern
 from agentctl.ground import codec
 from agentctl.ground.errors import UsageError
 from agentctl.ground.store import Store
@@ -34,15 +35,10 @@ class Spec:
 
 
 def check_match(regex: str, globs: list[str]) -> None:
-    import re
-
+    """A plan task's pattern is the one `task start --match` takes (ground.pattern): refused here, not at
+    `plan next`."""
     codec.check_text(regex, "--match", 500)
-    try:
-        re.compile(regex)
-    except re.error as exc:
-        raise UsageError(
-            f"--match {regex[:60]!r} is not a valid regular expression ({exc}); fix it"
-        ) from None
+    agentctl.ground.pattern.check(regex)
     if len(globs) > MAX_GLOBS:
         raise UsageError(f"{len(globs)} --paths given, at most {MAX_GLOBS}; use a wider glob")
     for g in globs:
