@@ -308,3 +308,52 @@ def test_a_file_only_touched_keeps_no_violation(proj: Path) -> None:
     os.utime(proj / "secrets/key.txt", (1, 1))  # its stat moves, its content does not
     assert "VIOLATION" not in run("resume", cwd=proj).out
     assert run("task", "stop", cwd=proj).code == 0
+
+
+@pytest.mark.parametrize("how", ["constraints add", "the shared file edited by hand"])
+def test_a_rule_added_while_the_task_runs_takes_its_files_as_they_are(proj: Path, how: str) -> None:
+    (proj / "notes").mkdir()
+    (proj / "notes/draft.txt").write_text("written before any rule\n")  # untracked, changed before
+    start_task(proj, ["src/app.py"])
+    if how == "constraints add":
+        assert run("constraints", "add", "P0", "deny-write: notes/**", cwd=proj).code == 0
+    else:
+        (proj / "agentctl.rules").write_text("[constraints]\nP0|deny-write: notes/**\n")
+    r = run("files", "scan", cwd=proj)
+    assert r.code == 0 and "notes/draft.txt" not in r.out + r.err, (r.out, r.err)
+    assert "VIOLATION" not in run("resume", cwd=proj).out
+    assert run("task", "stop", cwd=proj).code == 0
+    # the next task: a write under the rule is judged as any other
+    start_task(proj, ["src/app.py"], task_id="t2")
+    with open(proj / "notes/draft.txt", "a") as fh:
+        fh.write("written under the rule\n")
+    assert "notes/draft.txt" in run("files", "scan", cwd=proj).out
+    assert "VIOLATION notes/draft.txt" in run("resume", cwd=proj).out
+
+
+def test_a_write_after_a_late_rule_is_a_violation(proj: Path) -> None:
+    (proj / "notes").mkdir()
+    (proj / "notes/draft.txt").write_text("v1\n")
+    start_task(proj, ["src/app.py"])
+    assert run("constraints", "add", "P0", "deny-write: notes/**", cwd=proj).code == 0
+    (proj / "notes/draft.txt").write_text("v2\n")  # same size: the content's hash tells
+    (proj / "notes/new.txt").write_text("made under the rule\n")
+    resume = run("resume", cwd=proj).out
+    assert "VIOLATION notes/draft.txt" in resume and "VIOLATION notes/new.txt" in resume, resume
+    assert "VIOLATION secrets" not in resume
+
+
+def test_the_wall_agentctl_rewrites_for_a_rule_added_mid_task_is_not_the_tasks_edit(proj: Path) -> None:
+    assert run("install", "claude", cwd=proj).code == 0
+    git(proj, "add", ".claude/settings.json")
+    git(proj, "commit", "-q", "-m", "hooks")
+    start_task(proj, ["src/app.py"])
+    assert run("constraints", "add", "P0", "deny-write: db/**", cwd=proj).code == 0
+    assert "Edit(/db/**)" in _settings(proj)["permissions"]["deny"]  # the wall moved: git shows it changed
+    assert ".claude/settings.json" in git(proj, "status", "--porcelain")
+    r = run("files", "scan", cwd=proj)
+    assert r.code == 0 and ".claude/settings.json" not in r.out, r.out
+    assert ".claude/settings.json" not in run("files", "list", cwd=proj).out
+    with open(proj / ".claude/settings.json", "a") as fh:  # a write after agentctl's own: logged
+        fh.write("\n")
+    assert "MODIFY|.claude/settings.json" in run("files", "scan", cwd=proj).out

@@ -74,6 +74,11 @@ def compare(c: Copy, truth: t.Truth, open_classes: frozenset[str], paths: list[s
         got = kv.get("VERIFIED", "").split(" ", 1)[0]
         if verdict is not None and got != verdict:
             out.append(f"VERIFIED={kv.get('VERIFIED')!r}, truth {verdict!r}")
+        other = [
+            ln for ln in lines if ln.startswith("VIOLATION ") and not ln.startswith(f"VIOLATION {t.SECRET} ")
+        ]
+        if other:  # the late rule's file (t.DRAFT) was written before the rule: no violation
+            out.append(f"resume: {other[0]!r}, truth: no write after a rule denied it")
         shown = any(ln.startswith(f"VIOLATION {t.SECRET}") for ln in lines)
         if shown != truth.violation():
             out.append(

@@ -449,12 +449,25 @@ def look(w: World, c: Copy) -> None:
             w.problems.append(f"{kind}: exit {r.code}: {r.err.strip()}")
 
 
+def protect_late(w: World, c: Copy) -> None:
+    """A P0 rule added while the task runs, over a file already changed before it (t.DRAFT, dirty at
+    the task's start): what was written before the rule broke none, so no VIOLATION follows."""
+    if w.truth.late_rule:
+        return look(w, c)
+    w.log.append(f"{c.name}: constraints add P0 {t.LATE_RULE}")
+    r = c.agentctl("constraints", "add", "P0", t.LATE_RULE)
+    if r.code != 0:
+        w.problems.append(f"constraints add P0 {t.LATE_RULE}: exit {r.code}: {r.err.strip()}")
+    w.truth.late_rule = True
+
+
 STEPS: list[tuple[Callable[[World, Copy], None], int, tuple[str, ...]]] = [
     # (step, weight, the copies it may run in)
     (hook_edit, 6, ("a", "b", "w")),
     (shell_edit, 5, ("a", "b", "w")),
     (shell_delete_restore_rename, 3, ("a", "b", "w")),
     (secret_write, 1, ("a",)),
+    (protect_late, 1, ("a",)),
     (task_mark, 4, ("a", "b", "w")),
     (verify, 2, ("a",)),
     (compaction, 1, ("a", "b", "w")),

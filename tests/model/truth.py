@@ -39,6 +39,8 @@ MARKS = {
 }
 RENAMES = {"src/b.ts": "src/b2.ts", "src/e.ts": "src/e2.ts"}
 SECRET = "secrets/key.txt"
+DRAFT = "notes/draft.txt"  # copy a's untracked file, changed before the task started (world.setup)
+LATE_RULE = "deny-write: notes/**"  # the P0 rule steps.protect_late adds while the task runs
 UNIVERSE = sorted({*BASE, *ADDABLE, *RENAMES.values()})
 VERIFY = "grep -q NEW src/a.ts"  # passes when src/a.ts holds NEW
 
@@ -109,6 +111,7 @@ class Truth:
     passed_at: int | None = None
     last_failed: bool = False
     verify_unsure: bool = False  # a step of an open class since the last run: VERIFIED not checked
+    late_rule: bool = False  # steps.protect_late added t.LATE_RULE
     match: MatchTruth = field(default_factory=lambda: MatchTruth({}))  # copy m's (tests/model/matchtruth.py)
 
     def start(self, copy: str) -> None:

@@ -164,6 +164,8 @@ def setup(tmp: Path) -> tuple[dict[str, Copy], t.Truth, Path]:
     and m (the --match tasks' tree); the copies by name, the truth, the bare remote."""
     bare, a = make_origin(tmp, t.BASE)
     assert a.agentctl("constraints", "add", "P0", "deny-write: secrets/**").code == 0
+    (a.root / t.DRAFT).parent.mkdir()
+    (a.root / t.DRAFT).write_text("a draft, written before any rule protects it\n")
     (tmp / "list.txt").write_text("".join(p + "\n" for p in t.ENTRIES))
     r = a.agentctl(
         "task", "start", "--id", "t1", "--desc", "convert the imports", "--files", str(tmp / "list.txt")

@@ -34,6 +34,7 @@ def add(ctx: Ctx, *, priority: str, text: list[str], shared: bool = False) -> Re
     if warning:
         ctx.warn(warning)
     if added and priority.upper() == "P0":
+        _cover(ctx)
         _walls(ctx)
     lines, data = _listed(rules, ctx)  # numbered as `constraints list` numbers them (what `remove N` takes)
     return Result(
@@ -123,6 +124,16 @@ def update(ctx: Ctx, *, add: list[str] | None = None, remove: list[str] | None =
     listed, data = _listed(agentctl.constraints.rules.read(store), ctx)
     _walls(ctx)
     return Result(lines + listed, {"constraints": data})
+
+
+def _cover(ctx: Ctx) -> None:
+    """A P0 rule added while a task runs: its files join the fingerprints as they are now (written
+    before the rule existed, they broke none; a write from now on is judged)."""
+    import agentctl.task.status
+    from agentctl.constraints import fingerprints
+
+    store = ctx.store()
+    fingerprints.cover(store, fingerprints.task_key(agentctl.task.status.read_status(store)))
 
 
 def _walls(ctx: Ctx) -> None:

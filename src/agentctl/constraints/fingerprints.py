@@ -8,10 +8,11 @@ its content's SHA-256) at ``task start`` and when a person acknowledges a violat
 ``resume`` compare (:func:`changed`): a file whose size, mtime or inode moved is hashed again, and
 one whose content differs, a new one and a removed one are writes, judged and told as any other.
 
-The record, ``FILE|PATH|SIZE:MTIME_NS:INODE|SHA256[,SHA256...]`` lines (the contents accepted: at task
-start, and each a person acknowledged), lives in the ledger
-(constraints.ledger, ``prints-NAME``: out of the working tree), else in
-``services/constraints/prints``. A walk looks at most MAX_WALK entries under the globs' literal
+The record, ``FILE|PATH|SIZE:MTIME_NS:INODE|SHA256[,SHA256...]`` lines (the contents accepted: at
+task start, and each a person acknowledged), then ``COVER`` and ``RULE|TEXT`` lines (the P0 rules it
+covers: a rule added while the task runs brings its files in as they are then, :func:`cover`, never
+as writes), lives in the ledger (constraints.ledger, ``prints-NAME``: out of the working tree), else
+in ``services/constraints/prints``. A walk looks at most MAX_WALK entries under the globs' literal
 folders (.git and the state folder skipped).
 """
 
@@ -123,22 +124,33 @@ def _load(store: Store, task: str | None = None) -> dict[str, tuple[str, str]] |
         return None
     _HEAD[store.root] = head[1]
     out: dict[str, tuple[str, str]] = {}
+    covered: set[str] | None = None
     for line in data.decode("utf-8", "surrogateescape").split("\n"):
         fields = codec.split_record(line, 4) if line.startswith("FILE|") else None
         if fields is not None:
             out[fields[1]] = (fields[2], fields[3])
+        elif line == "COVER":
+            covered = set()
+        elif line.startswith("RULE|") and covered is not None:
+            covered.add(codec.decode(line[5:]))
+    _COVER[store.root] = covered  # None: a record of an older agentctl (no COVER line), every rule
     return out
 
 
 _HEAD: dict[str, str] = {}  # the task the fingerprints read last were taken for
+_COVER: dict[str, set[str] | None] = {}  # the P0 rules they cover (None: an older record, every rule)
 
 
 def _save(store: Store, prints: dict[str, tuple[str, str]], task: str | None = None) -> None:
     from agentctl.constraints import ledger
 
     head = task if task is not None else _HEAD.get(store.root, "")
-    data = codec.record("PRINTS", head) + b"".join(
-        codec.record("FILE", p, s, d) for p, (s, d) in sorted(prints.items())
+    covered = _COVER.get(store.root)
+    data = (
+        codec.record("PRINTS", head)
+        + (b"COVER\n" if covered is not None else b"")
+        + b"".join(codec.record("RULE", t) for t in sorted(covered or ()))
+        + b"".join(codec.record("FILE", p, s, d) for p, (s, d) in sorted(prints.items()))
     )
     file = _where(store)
     if file != LOCAL and ledger.write(store, file, data):
@@ -150,9 +162,50 @@ def _save(store: Store, prints: dict[str, tuple[str, str]], task: str | None = N
 def take(store: Store, task: str) -> int:
     """Fingerprint every protected file now (``task start``: ``task`` names it, see :func:`task_key`); how
     many."""
-    now = walk(store, _p0(store))
+    rules = _p0(store)
+    now = walk(store, rules)
+    _COVER[store.root] = {r.text for r in rules}
     _save(store, {p: (s, digest(store, p)) for p, s in now.items()}, task)
     return len(now)
+
+
+def cover(store: Store, task: str) -> int:
+    """Bring in the files of the P0 rules the fingerprints of ``task`` do not cover yet (a rule added,
+    pulled or made shared while the task runs), as they are now: what was written before a rule existed
+    broke none. The files an older rule covers stay as they were (a new one there is a write). How many
+    came in."""
+    prints = _load(store, task) if task else None
+    if prints is None:
+        return 0
+    return _adopt(store, prints, _p0(store))
+
+
+def _adopt(store: Store, prints: dict[str, tuple[str, str]], rules: list[Rule]) -> int:
+    covered = _COVER.get(store.root)
+    if covered is None:
+        return 0  # an older record: it covers every rule
+    texts = {r.text for r in rules}
+    fresh = [r for r in rules if r.text not in covered]
+    if not fresh and covered <= texts:
+        return 0
+    from agentctl.constraints import protect
+
+    fold = protect.case_insensitive(store)
+    if not covered <= texts:  # a rule let go: its files are forgotten (brought in anew if it comes back)
+        for path in [p for p in prints if agentctl.constraints.rules.match(rules, p, fold) is None]:
+            del prints[path]
+    old = [r for r in rules if r not in fresh]
+    came = 0
+    for path, sig in walk(store, fresh).items():
+        if path not in prints and agentctl.constraints.rules.match(old, path, fold) is None:
+            prints[path] = (sig, digest(store, path))
+            came += 1
+    _COVER[store.root] = texts
+    try:
+        _save(store, prints)
+    except Exception:  # a read-only place: brought in again next time
+        pass
+    return came
 
 
 def refresh(store: Store, rel: str) -> None:
@@ -193,6 +246,7 @@ def changed(store: Store, task: str) -> dict[str, str]:
         if rules:
             take(store, task)
         return {}
+    _adopt(store, prints, rules)  # a rule the record does not cover yet: its files as they are now
     now = walk(store, rules)
     out: dict[str, str] = {}
     moved = False

@@ -22,6 +22,7 @@ class Baseline:
         "taken",
         "dirty",
         "verify",
+        "own",
         "watch",
         "seen",
         "snap",
@@ -36,6 +37,9 @@ class Baseline:
         # path -> signature at task start (size:mtime_ns:digest, "-" if absent; see start_signature)
         self.dirty: dict[str, str] = {}
         self.verify: dict[str, str] = {}  # path -> signature a verify run left it with (not an agent edit)
+        self.own: dict[
+            str, str
+        ] = {}  # path -> signature agentctl's own write left it with (the agent's wall)
         self.watch: dict[str, str] = {}  # task entry git does not show -> signature at task start (gitwatch)
         # path -> signature at the last verify run's start, or when logged since
         self.seen: dict[str, str] = {}
@@ -122,7 +126,7 @@ def _names(folder: str, items: list[tuple[str, str]]) -> set[str] | None:
 
 
 # a record -> its Baseline field
-_RECORDS = {"DIRTY": "dirty", "VERIFY": "verify", "WATCH": "watch", "SEEN": "seen"}
+_RECORDS = {"DIRTY": "dirty", "VERIFY": "verify", "OWN": "own", "WATCH": "watch", "SEEN": "seen"}
 
 
 def read_baseline(store: Store) -> Baseline | None:
@@ -136,7 +140,7 @@ def read_baseline(store: Store) -> Baseline | None:
             if rec is None:
                 return None
             base = Baseline(rec[1], rec[2], rec[3], rec[4])
-        elif line.startswith(("DIRTY|", "VERIFY|", "WATCH|", "SEEN|")) and base is not None:
+        elif line.startswith(("DIRTY|", "VERIFY|", "OWN|", "WATCH|", "SEEN|")) and base is not None:
             rec = codec.split_record(line, 3)
             if rec is not None:
                 getattr(base, _RECORDS[rec[0]])[rec[1]] = rec[2]
@@ -147,6 +151,23 @@ def read_baseline(store: Store) -> Baseline | None:
                 base.snap_at = int(rec[2]) if len(rec) == 3 and rec[2].isdigit() else -1
                 base.seen.clear()  # a new verify run's snapshot replaces the last one
     return base
+
+
+def own_write(store: Store, paths: list[str]) -> None:
+    """agentctl itself rewrote ``paths`` (the agent's wall, in step with a rule a person added): while
+    they stay as it left them, no scan takes them for the running task's edits."""
+    base = read_baseline(store)
+    if base is None:
+        return
+    root = os.path.realpath(store.project)
+    rels = [os.path.relpath(os.path.realpath(p), root) for p in paths]
+    rows = [
+        codec.record("OWN", r.replace(os.sep, "/"), signature(store, r))
+        for r in rels
+        if r != os.curdir and not r.startswith(os.pardir + os.sep)
+    ]
+    if rows:
+        store.append(BASELINE, b"".join(rows))
 
 
 def watch_entries(store: Store, paths: list[str], timeout: float = 30.0) -> None:

@@ -206,8 +206,10 @@ def sync(store: Store, timeout: float = 60.0) -> SyncResult:
     for path in list(wanted):
         if path in printed:
             continue  # a protected file's write: never hidden by an ignore pattern
-        if (path not in base.watch and ignore.ignored(path, path in tracked, patterns)) or (
-            path in base.verify and signature(store, path) == base.verify[path]
+        if (
+            (path not in base.watch and ignore.ignored(path, path in tracked, patterns))
+            or (path in base.verify and signature(store, path) == base.verify[path])
+            or (path in base.own and signature(store, path) == base.own[path])
         ):
             del wanted[path]
     logged: list[tuple[str, str]] = []

@@ -287,6 +287,9 @@ def refresh(store: Store) -> list[str]:
             )
             continue
         record(store, wall)
+        from agentctl.files import baseline
+
+        baseline.own_write(store, [wall.file])  # the person's rule, agentctl's write: not the task's edit
         out.append(
             f"{wall.file}: the agent's wall is in step with the P0 rules ({len(deny)} deny rules, "
             f"{len(paths)} sandbox paths)"
