@@ -211,6 +211,22 @@ def test_the_post_edit_hook_says_a_together_rule_is_pending_in_that_turn(repo: P
         env_for("claude", repo),
     )
     assert (fired.code, fired.out) == (0, ""), fired.err
+    second = repo / "src" / "routes" / "order.ts"  # a second edit on the left side is named itself
+    second.write_text("export const order = 2\n")
+    payload.update(
+        tool_use_id="toolu_t3",
+        tool_input={"file_path": str(second), "old_string": "x", "new_string": "2"},
+        tool_response={"filePath": str(second)},
+    )
+    fired = fire(
+        command_for(repo, "claude", "PostToolUse", "Edit"),
+        json.dumps(payload),
+        repo,
+        bindir,
+        env_for("claude", repo),
+    )
+    said = fired.json()["hookSpecificOutput"]["additionalContext"]
+    assert "you changed src/routes/order.ts, so change types/api.d.ts" in said, said
 
 
 OLD = r"from '(\.\./)+"

@@ -32,11 +32,14 @@ def for_resume(store: Store, p0: list[Rule], others: list[str]) -> list[together
 
 def after_edit(store: Store, rules: list[Rule], paths: list[str]) -> str:
     """What the post-edit hook says when its edit of ``paths`` left a together rule pending ("" if none)."""
-    hits = [p for p in of_task(store, rules) if any(together.matcher(p.left)(x) for x in paths)]
+    hits = []
+    for p in of_task(store, rules):
+        edited = next((x for x in paths if together.matcher(p.left)(x)), None)
+        if edited is not None:  # named by the edit that made it (the task's first such change is resume's)
+            hits.append((p, edited))
     if not hits:
         return ""
     return "agentctl: " + "; ".join(
-        f"{p.rule.priority} rule `{p.rule.text}`: you changed {p.left_path}, so change {p.right} in this "
-        f"task too"
-        for p in hits[:3]
+        f"{p.rule.priority} rule `{p.rule.text}`: you changed {edited}, so change {p.right} in this task too"
+        for p, edited in hits[:3]
     )
