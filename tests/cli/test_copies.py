@@ -88,7 +88,12 @@ def test_a_pass_here_does_not_cover_another_copys_edit_this_tree_lacks(tmp_path:
     ok("verify", "run", cwd=a)  # passes, over a tree without b's edit
     kv = dict(ln.split("=", 1) for ln in ok("task", "status", cwd=a).splitlines() if "=" in ln)
     assert kv["VERIFIED"].startswith("no") and "src/y.py" in kv["VERIFIED"], kv["VERIFIED"]
-    assert run("task", "stop", cwd=a).code == 1  # refused as unverified: `--force` records it
+    # said as it is: no pass in this tree can cover it, so the way out is not "verify until it passes"
+    assert "changed in another copy's tree, not in this one (src/y.py)" in kv["VERIFIED"], kv["VERIFIED"]
+    assert "since the last pass" not in kv["VERIFIED"], kv["VERIFIED"]
+    stop = run("task", "stop", cwd=a)
+    assert stop.code == 1, stop.err  # refused as unverified: `--force` records it
+    assert "in the copy that holds those changes" in stop.err and "until it passes" not in stop.err, stop.err
     (a / "src" / "y.py").write_text("new\n")  # the edit reaches this tree (as a commit would bring it)
     ok("files", "sync", cwd=a)
     ok("verify", "run", cwd=a)

@@ -101,9 +101,10 @@ def agent_step(agent: str, mine: list[Claim]) -> str:
     )
 
 
-def next_step(fields: dict[str, str], remind: bool, verdict: str) -> str:
+def next_step(fields: dict[str, str], remind: bool, verdict: str, remedy: str) -> str:
     """The main agent's DO NEXT from the task alone: ``remind`` asks to record failed fixes; ``verdict``
-    is the verify evidence's (``yes``, ``none``, …) for a task whose entries are all done."""
+    is the verify evidence's (``yes``, ``none``, …) for a task whose entries are all done, ``remedy``
+    what makes it yes (verify.evidence)."""
     state = fields.get("STATE", "IDLE")
     nxt = fields.get("NEXT", "")
     if state == "IDLE":
@@ -123,10 +124,7 @@ def next_step(fields: dict[str, str], remind: bool, verdict: str) -> str:
                 + (" and verified" if verdict == "yes" else "")
                 + "; run `agentctl task stop` to archive the task."
             )
-        return (
-            "DO NEXT: every entry is done; run `agentctl verify start` until it passes, then `agentctl "
-            "task stop` to archive the task."
-        )
+        return f"DO NEXT: every entry is done; {remedy}, then `agentctl task stop` to archive the task."
     if not nxt:
         if fields.get("CLAIMS", "0") != "0":
             return (

@@ -46,6 +46,7 @@ class Evidence:
         "_since",
         "no_task",
         "checks_changed",
+        "away",
     )
 
     def __init__(
@@ -66,6 +67,7 @@ class Evidence:
         self._since: tuple[Store, int] | None = None  # where the whole list is read from when asked for
         self.no_task = False  # no task's files log: nothing is logged, so a pass covers nothing in particular
         self.checks_changed = False  # the checks are not those the last pass ran: it covers nothing
+        self.away: list[str] = []  # changed in another copy's tree, not this one: no pass here covers them
 
     def __repr__(self) -> str:
         return (
@@ -138,8 +140,30 @@ class Evidence:
         if self.failed and not n:
             return f"the latest verify run FAILED after the last pass ({self.last_pass or 'none'})"
         since = f"since the last pass ({self.last_pass})" if self.last_pass else "since the last pass"
+        if self.away:
+            here = [p for p in self.changed if p not in self.away]
+            text = (
+                f"{len(self.away)} file{'s' if len(self.away) != 1 else ''} changed in another copy's tree, "
+                f"not in this one ({', '.join(codec.encode(p) for p in self.away[:SHOW])}"
+                f"{f' (+{len(self.away) - SHOW} more)' if len(self.away) > SHOW else ''}): a pass here does "
+                "not cover them"
+            )
+            if here:
+                text += (
+                    f"; {len(here)} changed here {since}: {', '.join(codec.encode(p) for p in here[:SHOW])}"
+                )
+            return text + ("; the latest run FAILED" if self.failed else "")
         text = f"{files_word} changed {since}: {self.names()}"
         return text + ("; the latest run FAILED" if self.failed else "")
+
+    def remedy(self) -> str:
+        """What makes the verdict yes: a passing run here, or where the changes are."""
+        if self.away and not self.checks_changed:
+            return (
+                "run the checks in the copy that holds those changes (`agentctl verify start` there, then "
+                "`agentctl sync push`), or bring its commits into this tree and run `agentctl verify start`"
+            )
+        return "run `agentctl verify start` until it passes"
 
     def line(self) -> str:
         """``VERIFIED=<verdict> (<detail>)`` as printed by status and resume."""
@@ -236,17 +260,20 @@ def check(store: Store, vfields: dict[str, str] | None = None) -> Evidence:
         verdict, last_pass = "never", ""
     else:
         verdict, last_pass = ("no" if head or failed else "yes"), vfields.get("LAST_PASS", "")
+    away: list[str] = []
     if verdict == "yes":  # a pass covers only the edits this tree holds, not another copy's (pulled by sync)
         from agentctl.files import foreign
 
         elsewhere = foreign.away(store, log.LOG)
         if elsewhere:
             verdict, head = "no", sorted(elsewhere) + [p for p in head if p not in elsewhere]
+            away = sorted(elsewhere)
     ran = "\n".join(checks)
     stale = pass_pos is not None and vfields.get("LAST_PASS_CHECKS", ran) != ran
     if stale:
         verdict = "no"
     ev = Evidence(verdict, head, last_pass, failed)
+    ev.away = away if verdict == "no" else []
     ev.no_task = no_task
     ev.checks_changed = stale
     if not exact:  # head is the start of the list: the rest is read if someone asks for all of it

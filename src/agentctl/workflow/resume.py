@@ -166,7 +166,11 @@ def build(
         final = pathanswers.blocked_step(nxt, blocked[0], blocked[1], codec.shell_arg)
     else:
         final = agentctl.plan.resumelines.step(
-            store, fields, agentctl.task.resumelines.next_step(fields, remind, getattr(ev, "verdict", ""))
+            store,
+            fields,
+            agentctl.task.resumelines.next_step(
+                fields, remind, ev.verdict if ev else "", ev.remedy() if ev else ""
+            ),
         )
     used = sum(len(x) + 1 for x in must) + len(final) + 1
     if used + 80 > budget:  # even the essentials overflow: whole lines by priority (see resumefit)

@@ -149,8 +149,7 @@ def stop(store: Store, *, extra: dict[str, str] | None = None, force: bool = Fal
         ev = evidence.check(store, vfields)
         if ev.blocks_stop and not force:
             raise CheckFailed(
-                f"task {task_id} is not verified: {ev.detail()}; run `agentctl verify start` until it "
-                f"passes, "
+                f"task {task_id} is not verified: {ev.detail()}; {ev.remedy()}, "
                 "or stop anyway with `agentctl task stop --force` (recorded as forced)"
             )
         from agentctl.constraints import fingerprints
