@@ -357,3 +357,32 @@ def test_the_wall_agentctl_rewrites_for_a_rule_added_mid_task_is_not_the_tasks_e
     with open(proj / ".claude/settings.json", "a") as fh:  # a write after agentctl's own: logged
         fh.write("\n")
     assert "MODIFY|.claude/settings.json" in run("files", "scan", cwd=proj).out
+
+
+def test_writes_git_shows_from_before_a_late_rule_are_no_violation_and_later_ones_are(proj: Path) -> None:
+    (proj / "db").mkdir()
+    for name in ("a.sql", "b.sql"):
+        (proj / "db" / name).write_text("v1\n")
+    git(proj, "add", "db")
+    git(proj, "commit", "-q", "-m", "db")
+    start_task(proj, ["src/app.py"])
+    (proj / "db/a.sql").write_text("edited by a hook, before the rule\n")
+    assert run("files", "log", "MODIFY", "db/a.sql", cwd=proj).code == 0
+    (proj / "db/b.sql").write_text("written by the shell, before the rule\n")  # not logged yet
+    assert run("constraints", "add", "P0", "deny-write: db/**", cwd=proj).code == 0
+    r = run("files", "scan", cwd=proj)
+    assert r.code == 0 and "VIOLATION" not in r.err, r.err
+    assert "VIOLATION" not in run("resume", cwd=proj).out
+    (proj / "db/a.sql").write_text("written after the rule\n")
+    assert "P0 VIOLATION: db/a.sql" in run("files", "scan", cwd=proj).err
+    resume = run("resume", cwd=proj).out
+    assert "VIOLATION db/a.sql" in resume and "VIOLATION db/b.sql" not in resume, resume
+    # a rule a person removed and added again: what was written while it was gone broke nothing
+    assert run("constraints", "ack", "db/a.sql", cwd=proj).code == 0
+    assert run("constraints", "remove", "deny-write: db/**", cwd=proj).code == 0
+    (proj / "db/b.sql").write_text("written while no rule stood\n")
+    run("files", "scan", cwd=proj)
+    assert run("constraints", "add", "P0", "deny-write: db/**", cwd=proj).code == 0
+    run("files", "scan", cwd=proj)
+    assert "VIOLATION db/b.sql" not in run("resume", cwd=proj).out
+    assert run("task", "stop", cwd=proj).code == 0

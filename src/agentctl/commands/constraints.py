@@ -57,6 +57,7 @@ def remove(ctx: Ctx, *, rule: list[str], keep_p0: bool = False) -> Result:
     was_shared = _shared(ctx)
     gone = edit.remove(ctx.store(), " ".join(rule), keep_p0)
     if gone.priority == "P0":
+        _cover(ctx)  # its files leave the fingerprints: brought in anew if the rule comes back
         _walls(ctx)
     shared = gone in was_shared
     return Result(
@@ -128,7 +129,7 @@ def update(ctx: Ctx, *, add: list[str] | None = None, remove: list[str] | None =
 
 def _cover(ctx: Ctx) -> None:
     """A P0 rule added while a task runs: its files join the fingerprints as they are now (written
-    before the rule existed, they broke none; a write from now on is judged)."""
+    before the rule existed, they broke none; a write from now on is judged); one removed: they leave."""
     import agentctl.task.status
     from agentctl.constraints import fingerprints
 

@@ -196,10 +196,18 @@ def _adopt(store: Store, prints: dict[str, tuple[str, str]], rules: list[Rule]) 
             del prints[path]
     old = [r for r in rules if r not in fresh]
     came = 0
-    for path, sig in walk(store, fresh).items():
-        if path not in prints and agentctl.constraints.rules.match(old, path, fold) is None:
+    now = [
+        (p, s)
+        for p, s in walk(store, fresh).items()
+        if agentctl.constraints.rules.match(old, p, fold) is None
+    ]
+    for path, sig in now:
+        if path not in prints:
             prints[path] = (sig, digest(store, path))
             came += 1
+    from agentctl.constraints import violations
+
+    violations.accept(store, [p for p, _ in now])  # what git shows changed before the rule is no write either
     _COVER[store.root] = texts
     try:
         _save(store, prints)

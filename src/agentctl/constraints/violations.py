@@ -81,6 +81,13 @@ def signature(store: Store, rel: str) -> str:
     return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}"
 
 
+def accept(store: Store, paths: list[str]) -> None:
+    """A P0 rule came while the task runs: ``paths`` under it are judged as they are now (written before
+    the rule, they broke none); a write from now on is judged as any other."""
+    if paths:
+        _append(store, [("JUDGED", p, signature(store, p)) for p in paths])
+
+
 def since(store: Store, started: str) -> list[tuple[str, str, str]]:
     """(time, path, rule) of every violation opened at or after ``started`` (an ISO time)."""
     return [(w, p, d) for w, e, p, d in _records(store) if e == "OPEN" and w >= started]

@@ -259,7 +259,9 @@ def sync(store: Store, timeout: float = 60.0) -> SyncResult:
     result.scan = found
     # a shell write to a denied path, said at once; every time: a denied path git shows changed is judged
     # again whenever it differs from what it was when last judged (logged, told or acked before or not)
-    result.violations = violations.note(store, [p for op, p in logged], wanted)
+    # what the scan logs is judged by its signature too: a write of unknown time, none since it was last
+    # judged (or since a rule added while the task runs found it so: fingerprints.cover) is no new one
+    result.violations = violations.note(store, [], dict.fromkeys([*(p for _, p in logged), *wanted]))
     violations.restored(store, still)
     if logged:
         store.log_change("files", "sync", f"{len(logged)} paths from git")
