@@ -114,3 +114,22 @@ def test_a_match_task_keeps_its_pattern_on_every_copy_after_sync(tmp_path: Path)
     (a / "x.py").write_text(OLD)
     assert "REVERTED 1" in ok("resume", cwd=a)
     assert GIT_ENV  # the helpers' identity is what the commits above used
+
+
+def test_claims_task_done_and_brief_take_the_list_the_tree_shows(tmp_path: Path) -> None:
+    proj = _project(tmp_path, 3)
+    (proj / "f0.py").write_text(NEW)
+    ok("task", "done", "f0.py", cwd=proj)
+    (proj / "f0.py").write_text(OLD)  # reverted: todo again
+    (proj / "added.py").write_text(OLD)  # a new match: an entry
+    full = run("resume", cwd=proj).out
+    brief = run("resume", "--brief", cwd=proj).out
+    for text in (full, brief):
+        assert "TASK mig ACTIVE 0/4" in text and "NEXT=f0.py" in text, text
+    claimed = [_kv(ok("task", "claim", "--agent", f"h{i}", cwd=proj))["CLAIMED"] for i in range(4)]
+    assert sorted(claimed) == ["added.py", "f0.py", "f1.py", "f2.py"], claimed
+    (proj / "added.py").write_text(NEW)
+    r = run("task", "done", "added.py", cwd=proj)
+    assert r.code == 0, r.err
+    kv = _kv(ok("task", "status", cwd=proj))
+    assert (kv["DONE"], kv["TOTAL"]) == ("1", "4"), kv

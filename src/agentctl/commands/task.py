@@ -69,11 +69,30 @@ def update(
     )
 
 
+def _match_reconciled(store: Store) -> bool:
+    """A --match task's list brought to what the tree shows before an operation reads it (an entry the tree
+    added is one to claim or mark done, a reverted one is todo again): the operation that writes it."""
+    import agentctl.task.status
+
+    if not agentctl.task.status.read_status(store).get("MATCH"):
+        return False
+    from agentctl.task import progress
+
+    progress.reconcile(store)
+    return True
+
+
 def done(ctx: Ctx, *, paths: list[str]) -> Result:
+    from agentctl.task.edits import NotAnEntry
     from agentctl.workflow import pathanswers
 
     store = ctx.store()
-    result = pathanswers.mark_done(store, paths, ctx.warn)
+    try:
+        result = pathanswers.mark_done(store, paths, ctx.warn)
+    except NotAnEntry:  # a --match task: a file the tree added is an entry once the list records it
+        if not _match_reconciled(store):
+            raise
+        result = pathanswers.mark_done(store, paths, ctx.warn)
     _warn_untouched(ctx, store, result.changed)
     if "MATCH" in result.fields:  # a --match task: the list brought to what the tree shows (task.progress)
         from agentctl.task import progress
@@ -156,6 +175,7 @@ def claim(ctx: Ctx, *, agent: str | None = None, lease: int | None = None) -> Re
     if agent is None:
         raise UsageError("usage: agentctl task claim --agent NAME [--lease SECONDS]")
     store = ctx.store()
+    _match_reconciled(store)
     seconds = claims.DEFAULT_LEASE if lease is None else lease
     # a worktree that joined a stream claims through its shared ref (docs/sync.md)
     if store.exists("sync/config"):

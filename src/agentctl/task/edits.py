@@ -14,6 +14,10 @@ from agentctl.ground.errors import CheckFailed, UsageError
 from agentctl.task.entries import Entry, live_claim, release
 
 
+class NotAnEntry(UsageError):
+    """A path `task done` was given that the list does not hold (nothing marked)."""
+
+
 def mark_done(entries: list[Entry], paths: list[str], task_id: str | None) -> list[str]:
     """Mark ``paths`` done (the last entry of a path is the one marked); return those that changed.
 
@@ -22,7 +26,7 @@ def mark_done(entries: list[Entry], paths: list[str], task_id: str | None) -> li
     index = {e.path: e for e in entries}
     missing = [p for p in paths if p not in index]
     if missing:
-        raise UsageError(f"{missing[0]!r} is not an entry of task {task_id}; nothing was marked")
+        raise NotAnEntry(f"{missing[0]!r} is not an entry of task {task_id}; nothing was marked")
     changed = []
     for p in paths:
         e = index[p]

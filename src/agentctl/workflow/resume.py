@@ -268,6 +268,10 @@ def build_brief(store: Store, agent: str | None = None, budget: int = BRIEF_BUDG
     # the vanished P0 rules still hold
     rules = agentctl.constraints.rules.read_split(store)[0] + lastseen.gone_rules(store, persist=False)
     fields = status.read_status(store)
+    if fields.get("MATCH") and fields.get("STATE", "IDLE") != "IDLE":  # as the full block counts it
+        from agentctl.task import progress
+
+        fields = progress.shown(store, fields)[0]
     state = fields.get("STATE", "IDLE")
     body: list[str] = []
     if state == "IDLE":
