@@ -65,3 +65,24 @@ def test_forty_violations_fold_into_one_bounded_line(tmp_path: Path) -> None:
     (folded,) = [ln for ln in lines if ln.startswith("VIOLATION ")]
     assert folded.startswith("VIOLATION 40 open") and len(folded) <= 600 and "secrets/key0.txt" in folded
     assert "NEXT=src/a.py" in lines
+
+
+def test_do_next_of_a_done_task_with_an_open_violation_names_the_violation_not_stop(tmp_path: Path) -> None:
+    proj = _project(tmp_path, 1)
+    (proj / "src" / "a.py").write_text("NEW_API()\n")
+    ok("task", "done", "src/a.py", cwd=proj)
+    ok("task", "skip", "src/b.py", "--reason", "not needed", cwd=proj)
+    final = ok("resume", cwd=proj).splitlines()[-1]
+    assert "1 P0 violation is open" in final and "constraints ack PATH" in final, final
+    assert "run `agentctl task stop` to archive" not in final
+    ok("constraints", "ack", "secrets/key0.txt", cwd=proj)
+    assert "`agentctl task stop`" in ok("resume", cwd=proj).splitlines()[-1]
+
+
+def test_a_task_paused_in_a_runlevel_that_runs_it_is_not_sent_to_that_runlevel(tmp_path: Path) -> None:
+    proj = _project(tmp_path, 0)
+    ok("task", "update", "--state", "PAUSED", cwd=proj)
+    final = ok("resume", cwd=proj).splitlines()[-1]
+    assert final == "DO NEXT: the task is PAUSED; continue it with `agentctl task update --state ACTIVE`.", (
+        final
+    )

@@ -17,6 +17,19 @@ if TYPE_CHECKING:
 P0_CHARS = 4200
 
 
+def stop_held(store: Store) -> str:
+    """DO NEXT for a task whose entries are all done while a P0 violation is open (`task stop` refuses
+    it): "" when none is open."""
+    n = len(violations.open_ones(store))
+    if not n:
+        return ""
+    return (
+        f"DO NEXT: every entry is done, but {n} P0 violation{'s are' if n != 1 else ' is'} open (the "
+        "VIOLATION lines): restore each file as they say, or ask the user to acknowledge it "
+        "(`agentctl constraints ack PATH`); `agentctl task stop` refuses until then."
+    )
+
+
 def p0_lines(store: Store, p0: list[Rule]) -> tuple[list[str], list[Rule]]:
     """The lines, and the P0 rules in force: ``p0`` (the file's) and the vanished ones."""
     out = [f"P0|{codec.shown(r.text, P0_CHARS)}" for r in p0]

@@ -113,10 +113,8 @@ def next_step(fields: dict[str, str], remind: bool, verdict: str, remedy: str) -
             "--desc TEXT --files LIST`."
         )
     if state == "PAUSED":
-        return (
-            "DO NEXT: the task is PAUSED; continue it with `agentctl runlevel work` or `agentctl task "
-            "update --state ACTIVE`."
-        )
+        # the runlevel runs the task (else resume says it is parked): only the task's own state holds it
+        return "DO NEXT: the task is PAUSED; continue it with `agentctl task update --state ACTIVE`."
     if state == "DONE":
         if verdict in ("yes", "none"):
             return (

@@ -164,6 +164,8 @@ def build(
         final = agentctl.task.resumelines.agent_step(agent, mine)
     elif blocked is not None and state == "ACTIVE":
         final = pathanswers.blocked_step(nxt, blocked[0], blocked[1], codec.shell_arg)
+    elif state == "DONE" and (held := agentctl.constraints.resumelines.stop_held(store)):
+        final = held  # task stop refuses while a P0 violation is open: the way out first
     else:
         final = agentctl.plan.resumelines.step(
             store,
