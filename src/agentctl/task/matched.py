@@ -22,6 +22,10 @@ import os
 from agentctl.ground.errors import CheckFailed, StateError, UsageError
 from agentctl.ground.store import Store
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from agentctl.files.gitchanges import Status
+
 MATCH = "MATCH"
 MATCH_PATHS = "MATCH_PATHS"
 GREP_TIMEOUT = 30.0
@@ -52,18 +56,24 @@ def check_regex(regex: str) -> None:
 
 
 def grep(
-    store: Store, regex: str, globs: list[str], only: list[str] | None = None, after: list[str] | None = None
+    store: Store,
+    regex: str,
+    globs: list[str],
+    only: list[str] | None = None,
+    after: list[str] | None = None,
+    tree: Status | None = None,
 ) -> dict[str, Hit]:
     """The first match of ``regex`` in each file under ``globs`` (or in the files ``only``), by path;
     ``after``: the whole tree's answer once an edit hook wrote those paths
-    (files.matchcounts.after_writes)."""
+    (files.matchcounts.after_writes); ``tree``: the command's `git status`, when it started one
+    (files.gitchanges.Status)."""
     from agentctl.ground import git
     from agentctl.ground.ancestors import git_root
 
     if git_root(store.project) is None:
         raise UsageError(f"--match searches with git grep: {store.project} is not in a git repository")
     if only is None:
-        return _counted(store, regex, globs, after)
+        return _counted(store, regex, globs, after, tree)
     specs = [f":(literal){p}" for p in only]
     if not only:
         return {}
@@ -85,7 +95,9 @@ def grep(
     return out
 
 
-def _counted(store: Store, regex: str, globs: list[str], after: list[str] | None = None) -> dict[str, Hit]:
+def _counted(
+    store: Store, regex: str, globs: list[str], after: list[str] | None = None, tree: Status | None = None
+) -> dict[str, Hit]:
     """The whole tree's answer from the kept counts (``files.matchcounts``: one ``git status`` and a
     search of what changed, or one search of the tree carrying the interfaces' patterns too)."""
     from agentctl.files import matchcounts
@@ -94,7 +106,7 @@ def _counted(store: Store, regex: str, globs: list[str], after: list[str] | None
     pattern = Pattern(ERE, regex, tuple(globs))
     try:
         seen = (
-            matchcounts.view(store, [pattern])
+            matchcounts.view(store, [pattern], tree)
             if after is None
             else matchcounts.after_writes(store, [pattern], after)
         )

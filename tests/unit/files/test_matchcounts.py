@@ -302,3 +302,26 @@ def test_an_edit_hooks_view_runs_no_git_status(tmp_path: Path, monkeypatch: pyte
     _git(Path(store.project), "commit", "-q", "-m", "moved")
     assert _after(store, ["src/a.ts"]) == _fresh(store)
     assert spawned[0] == "status", spawned  # HEAD moved: the whole tree, from git
+
+
+def test_a_status_the_caller_started_is_the_views_only_git(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A command that started its `git status` first (gitchanges.Status, e.g. `task done` after its scan)
+    hands it to the view: no second one, read or not before, and the answer is a fresh search's."""
+    store = _project(tmp_path / "p", random.Random(9))
+    _age(Path(store.project))
+    _kept(store)
+    (Path(store.project) / "src" / "a.ts").write_text("getUser(id)\nfrom '../x'\n")
+    _age(Path(store.project))
+    for read_before in (False, True):
+        tree = gitchanges.Status(store.project)
+        spawned = _count_git(monkeypatch)
+        if read_before:  # another part of the command read it first (the scan of what no hook logged)
+            gitchanges.scan(store.project, None, 30.0, started=tree)
+        matchcounts._LAST.clear()
+        seen = matchcounts.view(Store(store.root), PATTERNS, tree)
+        assert spawned in (["grep"], []), spawned  # the changed file searched (again, while its key is fresh)
+        monkeypatch.undo()
+        got = [{p: [n for n, _ in lines] for p, lines in seen.hits(p).items()} for p in PATTERNS]
+        assert got == _fresh(store)
