@@ -25,6 +25,10 @@ from agentctl.task import status
 from agentctl.userservices import runlevels
 from agentctl.workflow import pathanswers, resumefit, resumesections, walls
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from agentctl.files.gitchanges import Status
+
 DEFAULT_BUDGET = 2000
 BRIEF_BUDGET = 600
 MIN_BUDGET = 200
@@ -50,10 +54,16 @@ def _mtime(store: Store, rel: str) -> float:
 
 
 def build(
-    store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = None, brief: bool = False
+    store: Store,
+    budget: int = DEFAULT_BUDGET,
+    *,
+    agent: str | None = None,
+    brief: bool = False,
+    tree: Status | None = None,
 ) -> str:
     """The recovery block. ``agent``: a helper's view (its own claims instead of NEXT);
-    ``brief`` (or the ``sub`` runlevel): only P0 rules, the task line and NEXT or the claims."""
+    ``brief`` (or the ``sub`` runlevel): only P0 rules, the task line and NEXT or the claims.
+    ``tree``: the `git status` the counts read, started by the caller (files.matchcounts.prestart)."""
     if budget < MIN_BUDGET:
         from agentctl.ground.errors import UsageError
 
@@ -102,13 +112,13 @@ def build(
                 f"{level})"
             )
         fields = {"STATE": "IDLE"}
-    tree: list[str] = []
+    proven: list[str] = []
     # progress proven from the tree (one git grep, no write)
     if fields.get("MATCH") and fields.get("STATE", "IDLE") != "IDLE":
         from agentctl.task import progress
 
-        fields, found = progress.shown(store, fields)
-        tree = found.lines() if found is not None else []
+        fields, found = progress.shown(store, fields, tree)
+        proven = found.lines() if found is not None else []
     state = fields.get("STATE", "IDLE")
     nxt = fields.get("NEXT", "")
     blocked: tuple[str, str] | None = None
@@ -137,7 +147,7 @@ def build(
             group.append(entries.skipped_line(status.read_entries(store, fields), 400))
         if fields.get("NOTES"):
             group.append(f"NOTES={_v(fields['NOTES'], 300)}")
-        must += group + [_v(x, 400) for x in tree]
+        must += group + [_v(x, 400) for x in proven]
         apart = []
         if any("ogether" in r[1][:12] for r in p0) or any("ogether" in raw[3:15] for raw in others):
             from agentctl.workflow import cochanges
@@ -191,7 +201,7 @@ def build(
             f"VERIFY INTERRUPTED: {_v(vfields['INTERRUPTED'], 240)}; not a result: run `agentctl verify "
             f"start` again"
         )
-    iface = report.resume_lines(store, max(budget // 3, 1200))  # a stat when none is recorded
+    iface = report.resume_lines(store, max(budget // 3, 1200), tree)  # a stat when none is recorded
     must += [ln for ln in iface if resumefit.priority(ln) == 0]  # old uses left: never cut (one bounded fold)
     optional += [g for g in [[ln for ln in iface if resumefit.priority(ln) != 0]] if g]
     ev = None
