@@ -27,12 +27,13 @@ import os
 
 from agentctl.files.gitchanges import GitUnavailable, Status, _Git, prefix_of
 from agentctl.files.matchcache import Cache, Entry, load, save
-from agentctl.files.patterns import Pattern, compile_pattern, git_args, glob_match, mode_of
+from agentctl.files.patterns import Judge, Pattern, compile_pattern, git_args, glob_match, mode_of
 from agentctl.ground.errors import StateError
 from agentctl.ground.store import Store
 
 MAX_KEPT = 8  # patterns kept beside the ones asked for (an earlier task's, a removed interface's)
 REREAD_MAX = 4000
+GIT_FIRST = 200  # a search of at most this many files leaves a line it cannot judge by bytes to git
 TIMEOUT = 30.0
 RACY_NS = 100_000_000  # a key taken within 0.1 s of the file's change is not trusted (2 s for whole seconds)
 Hits = dict[str, list[tuple[int, bytes]]]  # path -> [(line number, the line's bytes)]
@@ -83,9 +84,12 @@ def _pathspecs(store: Store, patterns: list[Pattern]) -> list[str]:
 
 
 def _grep_once(store: Store, patterns: list[Pattern], paths: list[str] | None) -> list[Hits]:
-    """One ``git grep`` for ``patterns`` (each judgeable, or alone), over ``paths`` (None: the tree)."""
+    """One ``git grep`` for ``patterns`` (each judgeable, or alone, or several with ``-E``: judged lazily,
+    patterns.Judge), over ``paths`` (None: the tree)."""
     mode = mode_of(patterns)
-    args, tests = git_args(patterns, mode)
+    few = paths is not None and len(paths) <= GIT_FIRST
+    judge = Judge(patterns, git_first=few) if mode == "-E" and len(patterns) > 1 else None
+    args, tests = git_args(patterns, mode) if judge is None else (judge.args, [])
     code, out, err = _spawn(store, mode, args, paths, patterns)
     if code > 1 and mode == "-P" and ("pcre" in err.lower() or "perl" in err.lower()):
         mode = "-E"
@@ -104,12 +108,18 @@ def _grep_once(store: Store, patterns: list[Pattern], paths: list[str] | None) -
         path = parts[0].decode("utf-8", "surrogateescape")
         if state and (path == state or path.startswith(state + "/")):
             continue
-        for k, p in enumerate(patterns):
-            test = tests[k]
-            if (test is None or test(parts[2])) and covers(p, path):
+        if judge is not None:
+            which = judge.which(parts[2])
+        else:
+            which = [k for k, test in enumerate(tests) if test is None or test(parts[2])]
+        for k in which:
+            p = patterns[k]
+            if covers(p, path):
                 got = found[k].setdefault(path, [])
                 if not (p.first_only and got):
                     got.append((int(parts[1]), parts[2]))
+    for k in sorted(judge.unjudged if judge is not None else ()):  # git's own answer: searched alone
+        found[k] = _grep_once(store, [patterns[k]], paths)[0]
     return found
 
 
@@ -150,7 +160,11 @@ def search(store: Store, patterns: list[Pattern], paths: list[str] | None = None
     if paths is not None and not paths:
         return [{} for _ in patterns]
     mode = mode_of(patterns)
-    alone = [k for k, p in enumerate(patterns) if len(patterns) > 1 and compile_pattern(p, mode)[1] is None]
+    alone = [  # with -E, all together: a pattern Python cannot judge is searched alone when asked (Judge)
+        k
+        for k, p in enumerate(patterns)
+        if len(patterns) > 1 and mode != "-E" and compile_pattern(p, mode)[1] is None
+    ]
     together = [k for k in range(len(patterns)) if k not in alone]
     out: list[Hits] = [{} for _ in patterns]
     for group in ([together] if together else []) + [[k] for k in alone]:

@@ -325,3 +325,62 @@ def test_a_status_the_caller_started_is_the_views_only_git(
         monkeypatch.undo()
         got = [{p: [n for n, _ in lines] for p, lines in seen.hits(p).items()} for p in PATTERNS]
         assert got == _fresh(store)
+
+
+@pytest.mark.parametrize("seed", [21, 22, 23])
+@pytest.mark.parametrize(
+    "patterns",
+    [
+        [
+            Pattern(ERE, "from '(\\.\\./)+"),
+            Pattern(LITERAL, "getUser(id)"),
+            Pattern(LITERAL, "OLD", ("docs",)),
+        ],
+        [Pattern(ERE, "ge+?tUser"), Pattern(LITERAL, "getUser(id)")],  # an ERE Python leaves to git
+        [Pattern(ERE, "from '(\\.\\./)+"), Pattern(ERE, "old[C]all"), Pattern(LITERAL, "getUser(id)")],
+    ],
+)
+def test_patterns_searched_together_with_e_are_what_each_searched_alone_finds(
+    tmp_path: Path, seed: int, patterns: list[Pattern]
+) -> None:
+    """Several -E patterns in one git grep, the lines judged lazily (patterns.Judge: literals by their
+    bytes, the one regex by git's answer unless the line holds a literal too): each one's matches are git's
+    answer for it alone, lines holding several among them."""
+    rng = random.Random(seed)
+    store = _project(tmp_path / "p", rng)
+    for rel in NAMES:
+        _write(Path(store.project), rel, rng)
+    alone = [matchcounts.search(store, [p])[0] for p in patterns]
+    assert matchcounts.search(store, patterns) == alone
+    some = sorted(rng.sample(NAMES, 3))
+    assert matchcounts.search(store, patterns, some) == [
+        matchcounts.search(store, [p], some)[0] for p in patterns
+    ]
+
+
+def test_a_line_without_a_literal_is_the_one_regexs_without_compiling_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from agentctl.files import patterns as pats
+
+    compiled: list[Pattern] = []
+    real = pats.compile_pattern
+
+    def counting(p: Pattern, mode: str, judge: bool = True) -> tuple[str | None, object]:
+        compiled.append(p)
+        return real(p, mode, judge)
+
+    monkeypatch.setattr(pats, "compile_pattern", counting)
+    task = Pattern(ERE, "from '(\\.\\./)+")
+    for git_first in (False, True):
+        compiled.clear()
+        judge = pats.Judge([task, Pattern(LITERAL, "getUser(id)")], git_first)
+        assert judge.args == ["-e", "from '(\\.\\./)+", "-e", "getUser\\(id\\)"]
+        assert judge.which(b"import x from '../a';") == [0]
+        assert compiled == [] and not judge.unjudged  # git's answer is the regex's: nothing compiled
+        both = judge.which(b"from '../../b' and getUser(id)")
+        if git_first:  # left to git: the regex searched alone, nothing compiled
+            assert both == [1] and judge.unjudged == {0} and compiled == []
+        else:  # compiled once, on the first line that needs it
+            assert both == [0, 1] and compiled == [task] and not judge.unjudged
+            assert judge.which(b"from '@/b' and getUser(id)") == [1] and compiled == [task]
