@@ -996,6 +996,13 @@ def test_edit_hook_of_a_match_task_with_interfaces_loads_no_re(tmp_path: Path) -
     resume = run("resume", cwd=proj).out
     assert "LEFT=3" in resume, resume  # a.ts holds the task's form again, on its second line
     assert "3 old uses left" in resume, resume
+    (proj / "src" / "c.ts").write_text("import a from '@/lib/a';\n")
+    for args in (("task", "done", "src/b.ts"), ("task", "done", "src/c.ts"), ("resume",)):  # b.ts: refused
+        loaded = modules_loaded(proj, *args)
+        heavy = {m for m in loaded if m.split(".")[0] in HOOK_HEAVY}
+        assert not heavy, f"`agentctl {' '.join(args)}` of a --match task imports {sorted(heavy)}"
+    assert run("task", "done", "src/b.ts", cwd=proj).code == 1
+    assert "LEFT=2" in run("resume", cwd=proj).out
 
 
 # -- notify: a hook with no alert configured pays one stat at most ---------------------------------
