@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Protocol
 
+    from agentctl.files.gitchanges import Status
     from agentctl.ground.store import Store
 
     class Hook(Protocol):
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
         told: str
         cursor: bool
         payload: dict[str, object]
+        tree: Status | None  # a session start's `git status` for the counts (hookrun started it)
 
         def later(self, fn: Callable[..., object], *args: object) -> None: ...
 
@@ -308,7 +310,8 @@ def context(h: Hook, why: str) -> str:
     pulled = h.auto_sync("pull")  # `agentctl sync auto on`: pull first (bounded); "" when off
     from agentctl.files import matchcounts
 
-    tree = matchcounts.prestart(h.store)  # after the pull (it may change the task): git works meanwhile
+    # started by the session start's hook (hookrun), else now: after the pull (it may change the task)
+    tree = h.tree if h.tree is not None else matchcounts.prestart(h.store)
     try:
         from agentctl.constraints import lastseen
         from agentctl.ground.errors import StateError
@@ -322,7 +325,7 @@ def context(h: Hook, why: str) -> str:
             pass  # the rules cannot be read: resume says so
         body = resume.build(h.store, CONTEXT_BUDGET, tree=tree)
     finally:
-        if tree is not None:
+        if tree is not None and tree is not h.tree:
             tree.stop()
     head = f"agentctl working state of this project, read from {h.store.shown('')[:-1]} {why}:" + (
         f"\n{pulled}" if pulled else ""

@@ -384,3 +384,9 @@ def test_a_line_without_a_literal_is_the_one_regexs_without_compiling_it(
         else:  # compiled once, on the first line that needs it
             assert both == [0, 1] and compiled == [task] and not judge.unjudged
             assert judge.which(b"from '@/b' and getUser(id)") == [1] and compiled == [task]
+
+
+def test_the_session_start_hook_looks_for_the_counts_where_they_are_kept() -> None:
+    from agentctl.integrations import hookrun
+
+    assert hookrun.COUNTS == CACHE
