@@ -133,3 +133,61 @@ def test_claims_task_done_and_brief_take_the_list_the_tree_shows(tmp_path: Path)
     assert r.code == 0, r.err
     kv = _kv(ok("task", "status", cwd=proj))
     assert (kv["DONE"], kv["TOTAL"]) == ("1", "4"), kv
+
+
+def _spy(tmp: Path) -> tuple[dict[str, str], Path]:
+    """A git on PATH that logs each command's verb (the first word after git's own options) and runs git."""
+    import os
+    import shutil
+
+    spy = tmp / "spy"
+    spy.mkdir()
+    log = tmp / "git-verbs"
+    (spy / "git").write_text(
+        "#!/bin/sh\n"
+        'while :; do case "$1" in -C|-c) shift 2;; -*) shift;; *) break;; esac; done\n'
+        f'echo "$1" >> "{log}"\n'
+        f'exec "{shutil.which("git")}" "$@"\n'
+    )
+    (spy / "git").chmod(0o755)
+    return {"PATH": f"{spy}{os.pathsep}{os.environ['PATH']}"}, log
+
+
+def _verbs(log: Path) -> list[str]:
+    """The git commands started since the last call (their verbs, sorted: started side by side)."""
+    got = sorted(log.read_text().split()) if log.exists() else []
+    log.unlink(missing_ok=True)
+    return got
+
+
+def test_task_done_of_a_match_task_starts_one_git_status(tmp_path: Path) -> None:
+    """The scan of what no hook logged and the counts read one `git status`, started first; the file's
+    refusal check is one `git grep`, whichever path marks it."""
+    proj = _project(tmp_path)
+    env, log = _spy(tmp_path)
+    (proj / "f0.py").write_text(NEW)  # changed by the shell: no hook logged it
+    done = run("task", "done", "f0.py", cwd=proj, env=env)
+    assert done.code == 0 and "never changed" not in done.err, done.err  # the scan logged it first
+    assert _kv(done.out)["DONE"] == "1" and _kv(done.out)["APPLIED"] == "1"
+    # the refusal check, the one status, the changed file's counts
+    assert _verbs(log) == ["grep", "grep", "status"]
+    again = run("task", "done", "f0.py", cwd=proj, env=env)
+    assert again.code == 0 and _kv(again.out)["APPLIED"] == "0", again.out
+    assert _verbs(log) in (["grep", "status"], ["grep", "grep", "status"])  # f0.py read again while racy
+    refused = run("task", "done", "f1.py", cwd=proj, env=env)
+    assert refused.code == 1 and "f1.py:1" in refused.err, refused.err
+    assert _verbs(log) in (["grep"], ["grep", "status"])  # refused: nothing more is asked of git
+    assert _kv(ok("task", "status", cwd=proj))["DONE"] == "1"
+
+
+def test_resume_and_session_start_of_a_match_task_start_one_git_status(tmp_path: Path) -> None:
+    proj = _project(tmp_path)
+    env, log = _spy(tmp_path)
+    (proj / "f0.py").write_text(NEW)
+    resume = run("resume", cwd=proj, env=env)
+    assert resume.code == 0 and "MIGRATED 1" in resume.out, resume.out
+    assert _verbs(log).count("status") == 1
+    payload = {"session_id": "s", "cwd": str(proj), "hook_event_name": "SessionStart", "source": "compact"}
+    hook = run("hook", "claude", "session-start", cwd=proj, env=env, stdin=json.dumps(payload))
+    assert hook.code == 0 and "MIGRATED 1" in hook.out, hook.out
+    assert _verbs(log).count("status") == 1

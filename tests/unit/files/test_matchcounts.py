@@ -302,3 +302,91 @@ def test_an_edit_hooks_view_runs_no_git_status(tmp_path: Path, monkeypatch: pyte
     _git(Path(store.project), "commit", "-q", "-m", "moved")
     assert _after(store, ["src/a.ts"]) == _fresh(store)
     assert spawned[0] == "status", spawned  # HEAD moved: the whole tree, from git
+
+
+def test_a_status_the_caller_started_is_the_views_only_git(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A command that started its `git status` first (gitchanges.Status, e.g. `task done` after its scan)
+    hands it to the view: no second one, read or not before, and the answer is a fresh search's."""
+    store = _project(tmp_path / "p", random.Random(9))
+    _age(Path(store.project))
+    _kept(store)
+    (Path(store.project) / "src" / "a.ts").write_text("getUser(id)\nfrom '../x'\n")
+    _age(Path(store.project))
+    for read_before in (False, True):
+        tree = gitchanges.Status(store.project)
+        spawned = _count_git(monkeypatch)
+        if read_before:  # another part of the command read it first (the scan of what no hook logged)
+            gitchanges.scan(store.project, None, 30.0, started=tree)
+        matchcounts._LAST.clear()
+        seen = matchcounts.view(Store(store.root), PATTERNS, tree)
+        assert spawned in (["grep"], []), spawned  # the changed file searched (again, while its key is fresh)
+        monkeypatch.undo()
+        got = [{p: [n for n, _ in lines] for p, lines in seen.hits(p).items()} for p in PATTERNS]
+        assert got == _fresh(store)
+
+
+@pytest.mark.parametrize("seed", [21, 22, 23])
+@pytest.mark.parametrize(
+    "patterns",
+    [
+        [
+            Pattern(ERE, "from '(\\.\\./)+"),
+            Pattern(LITERAL, "getUser(id)"),
+            Pattern(LITERAL, "OLD", ("docs",)),
+        ],
+        [Pattern(ERE, "ge+?tUser"), Pattern(LITERAL, "getUser(id)")],  # an ERE Python leaves to git
+        [Pattern(ERE, "from '(\\.\\./)+"), Pattern(ERE, "old[C]all"), Pattern(LITERAL, "getUser(id)")],
+    ],
+)
+def test_patterns_searched_together_with_e_are_what_each_searched_alone_finds(
+    tmp_path: Path, seed: int, patterns: list[Pattern]
+) -> None:
+    """Several -E patterns in one git grep, the lines judged lazily (patterns.Judge: literals by their
+    bytes, the one regex by git's answer unless the line holds a literal too): each one's matches are git's
+    answer for it alone, lines holding several among them."""
+    rng = random.Random(seed)
+    store = _project(tmp_path / "p", rng)
+    for rel in NAMES:
+        _write(Path(store.project), rel, rng)
+    alone = [matchcounts.search(store, [p])[0] for p in patterns]
+    assert matchcounts.search(store, patterns) == alone
+    some = sorted(rng.sample(NAMES, 3))
+    assert matchcounts.search(store, patterns, some) == [
+        matchcounts.search(store, [p], some)[0] for p in patterns
+    ]
+
+
+def test_a_line_without_a_literal_is_the_one_regexs_without_compiling_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from agentctl.files import patterns as pats
+
+    compiled: list[Pattern] = []
+    real = pats.compile_pattern
+
+    def counting(p: Pattern, mode: str, judge: bool = True) -> tuple[str | None, object]:
+        compiled.append(p)
+        return real(p, mode, judge)
+
+    monkeypatch.setattr(pats, "compile_pattern", counting)
+    task = Pattern(ERE, "from '(\\.\\./)+")
+    for git_first in (False, True):
+        compiled.clear()
+        judge = pats.Judge([task, Pattern(LITERAL, "getUser(id)")], git_first)
+        assert judge.args == ["-e", "from '(\\.\\./)+", "-e", "getUser\\(id\\)"]
+        assert judge.which(b"import x from '../a';") == [0]
+        assert compiled == [] and not judge.unjudged  # git's answer is the regex's: nothing compiled
+        both = judge.which(b"from '../../b' and getUser(id)")
+        if git_first:  # left to git: the regex searched alone, nothing compiled
+            assert both == [1] and judge.unjudged == {0} and compiled == []
+        else:  # compiled once, on the first line that needs it
+            assert both == [0, 1] and compiled == [task] and not judge.unjudged
+            assert judge.which(b"from '@/b' and getUser(id)") == [1] and compiled == [task]
+
+
+def test_the_session_start_hook_looks_for_the_counts_where_they_are_kept() -> None:
+    from agentctl.integrations import hookrun
+
+    assert hookrun.COUNTS == CACHE
