@@ -294,7 +294,11 @@ DETAILS: dict[tuple[str, ...], str] = {
         "log",
     ): "Appends `TIME|OP|PATH`, PATH made relative to the project root; a path outside the project is "
     "refused.",
-    ("files", "check"): "Exit 0 and the path's entries if it was touched in this task, exit 1 if not.",
+    ("files", "check"): (
+        "Exit 0 and the path's entries if it was touched in this task, exit 1 if not. A change that lives "
+        "in another copy's tree (pulled by `agentctl sync`) is a touch too, exit 0: a last line names that "
+        "copy and says this tree does not hold it."
+    ),
     (
         "files",
         "scan",

@@ -45,22 +45,49 @@ def check(ctx: Ctx, *, path: str) -> Result:
     lines = ["|".join(codec.encode(x) for x in e) for e in found] or [
         f"{codec.encode(shown)}: not touched in this task"
     ]
-    other = False
+    copy: dict[str, str | None] | None = None
     if found:
         from agentctl.files import foreign
 
         last = agentctl.files.log.ordered(found)
-        other = bool(last) and foreign.elsewhere(store, agentctl.files.log.LOG, last[-1][2], last[-1][1])
-        if other:
+        rid = foreign.elsewhere(store, agentctl.files.log.LOG, last[-1][2], last[-1][1]) if last else None
+        if rid is not None:
+            copy = _copy(store, rid)
             lines.append(
-                f"{codec.encode(shown)}: changed in another copy of this project, not in this tree "
-                "(`agentctl sync pull` brings the state, git brings the code)"
+                f"{codec.encode(shown)}: changed in another copy of this project, not in this tree"
+                + _copy_said(copy)
             )
     return Result(
         lines,
-        {"path": shown, "touched": bool(found), "entries": [list(e) for e in found], "elsewhere": other},
+        {
+            "path": shown,
+            "touched": bool(found),
+            "entries": [list(e) for e in found],
+            "elsewhere": copy is not None,
+            "copy": copy,
+        },
         EXIT_OK if found else EXIT_NO,
     )
+
+
+def _copy(store: Store, rid: str) -> dict[str, str | None]:
+    """The copy that wrote a record: its replica id ("" unknown: a record an older agentctl kept) and the
+    folder of that worktree when it is one of this repository's."""
+    from agentctl.sync import copies
+
+    return {"replica": rid or None, "worktree": copies.worktree_of(store, rid) if rid else None}
+
+
+def _copy_said(copy: dict[str, str | None]) -> str:
+    """The end of `files check`'s line for a change another copy holds: which copy, as far as known."""
+    from agentctl.ground import codec
+
+    rid, folder = copy["replica"], copy["worktree"]
+    if folder:
+        return f": the worktree at {codec.encode(folder)} (replica {rid}); git brings the code"
+    if rid:
+        return f": the one whose `agentctl sync status` says replica {rid}; git brings the code"
+    return " (`agentctl sync pull` brings the state, git brings the code)"
 
 
 def _from_git(ctx: Ctx, store: Store, real: str, shown: str) -> list[tuple[str, str, str]]:

@@ -144,41 +144,26 @@ def _status(ctx: Ctx, store: Store, t: Target) -> Result:
     st = engine.load_state(store)
     local_head = t.repo.rev(t.ref)
     pending = engine.has_local_changes(store, t.repo, st) if st.get("stream") == t.stream else True
-    lines = [f"stream {t.stream}: {where(t)}" + (f" at {local_head[:12]}" if local_head else " (none yet)")]
-    lines.append("local state: changes not yet synced" if pending else "local state: synced")
-    rel = "local"
     # what this folder holds is the commit its last round wrote (its base), not the local ref: the
     # ref is shared by the worktrees of a repository, and another worktree's round moves it
     base = st.get("base") if st.get("stream") == t.stream else None
     held = base if isinstance(base, str) and base and t.repo.rev(base) else local_head
-    if local_head and held != local_head and not t.remote:
-        ahead, behind = t.repo.counts(held, local_head) if held else (0, 1)
-        if behind:
-            rel = f"behind ({ahead} ahead, {behind} behind {t.ref})"
-    if t.remote:
-        theirs = t.repo.rev(t.mirror)
-        if got == "offline":
-            lines.append(f"{t.remote} unreachable; comparing with what was fetched last")
-        if not theirs and not held:
-            rel = "empty"
-        elif not theirs:
-            rel = "ahead"
-        elif not held:
-            rel = "behind"
-        else:
-            ahead, behind = t.repo.counts(held, theirs)
-            rel = (
-                "in sync"
-                if not ahead and not behind
-                else "ahead"
-                if not behind
-                else "behind"
-                if not ahead
-                else "diverged"
-            )
-            if ahead or behind:
-                rel += f" ({ahead} ahead, {behind} behind)"
-        lines.append(f"{t.remote}: {rel}")
+    # compared with: the remote's ref as this fetch (or, offline, the last one) left it, else the local ref
+    theirs = t.repo.rev(t.mirror) if t.remote else local_head
+    header = f"stream {t.stream}: {where(t)}" + (f" at {theirs[:12]}" if theirs else " (none yet)")
+    if held and held != theirs:
+        header += f"; this copy holds {held[:12]}"
+    lines = [header]
+    rid = st.get("replica")
+    replica = rid if isinstance(rid, str) else ""
+    lines.append(
+        ("local state: changes not yet synced" if pending else "local state: synced")
+        + (f" (this copy is replica {replica})" if replica else "")
+    )
+    if t.remote and got == "offline":
+        lines.append(f"{t.remote} unreachable; comparing with what was fetched last")
+    rel = _relation(t, held, theirs)
+    lines.append(f"{t.remote or t.ref}: {rel}")
     return Result(
         lines,
         {
@@ -186,12 +171,31 @@ def _status(ctx: Ctx, store: Store, t: Target) -> Result:
             "ref": t.ref,
             "remote": t.remote,
             "commit": local_head or "",
+            "compared": theirs or "",
+            "held": held or "",
+            "replica": replica or None,
             "local_changes": pending,
             "relation": rel.split(" (")[0],
             "remote_state": got,
         },
-        EXIT_OK if not pending and rel in ("in sync", "local") else EXIT_NO,
+        EXIT_OK if not pending and rel == "in sync" else EXIT_NO,
     )
+
+
+def _relation(t: Target, held: str | None, theirs: str | None) -> str:
+    """What this folder holds (``held``) against the ref it is compared with (``theirs``): in sync, ahead,
+    behind or diverged (with the counts), or empty when neither exists."""
+    if not theirs and not held:
+        return "empty"
+    if not theirs:
+        return "ahead"
+    if not held:
+        return "behind"
+    ahead, behind = t.repo.counts(held, theirs)
+    if not ahead and not behind:
+        return "in sync"
+    word = "ahead" if not behind else "behind" if not ahead else "diverged"
+    return f"{word} ({ahead} ahead, {behind} behind)"
 
 
 __all__ = ["sync"]

@@ -68,7 +68,7 @@ def render(doc: Doc, view: View, memo: Memo, store: Store, replica: str, p: Plan
             if payload:
                 store.append(rel, payload)
             if key == "files" and (payload or move):
-                foreign.note(store, payload, fresh=move)  # `files scan` judges this tree by its own records
+                foreign.note(store, p.origins, fresh=move)  # `files scan` judges this tree by its own records
             logs[key] = after
     missing = [
         (f"logs/{n}", v[min(v)]) for n, v in sorted(doc.archives.items()) if not store.exists(f"logs/{n}")

@@ -23,7 +23,7 @@ from agentctl.task import status
 class Plan:
     """What a render will write for the task and the two logs, worked out before anything is written."""
 
-    __slots__ = ("task", "logs", "idle", "lost")
+    __slots__ = ("task", "logs", "idle", "lost", "origins")
 
     def __init__(self) -> None:
         # (path, agent, new holder or "done") of live claims given up
@@ -34,6 +34,8 @@ class Plan:
         # key -> (payload, move the old log away, memo after)
         self.logs: dict[str, tuple[bytes, bool, dict[str, Any]]] = {}
         self.idle = False
+        # the files-log records appended, each as REPLICA|RECORD: which copy wrote it (files/foreign.py)
+        self.origins = b""
 
 
 def plan(doc: Doc, view: View, memo: Memo, store: Store) -> Plan:
@@ -66,6 +68,8 @@ def plan(doc: Doc, view: View, memo: Memo, store: Store) -> Plan:
             key=lambda rn: _order(log[rn[0]][rn[1]], rn, now),
         )
         payload = "".join(log[r][n] + "\n" for r, n in missing).encode("utf-8", "surrogateescape")
+        if key == "files":
+            p.origins = "".join(f"{r}|{log[r][n]}\n" for r, n in missing).encode("utf-8", "surrogateescape")
         full = data + payload
         p.logs[key] = (
             payload,

@@ -133,6 +133,6 @@ def next_step(fields: dict[str, str], remind: bool, verdict: str, remedy: str) -
     q = codec.shell_arg(nxt)
     fix = " Record each failed fix: `agentctl verify tried TEXT`." if remind else ""
     return (
-        f"DO NEXT: `agentctl files check {q}`; unless it exits 0 (already edited), edit it; then "
-        f"`agentctl task done {q}`.{fix}"
+        f"DO NEXT: `agentctl files check {q}`; unless it exits 0 (edited here or in another copy), "
+        f"edit it; then `agentctl task done {q}`.{fix}"
     )

@@ -31,6 +31,7 @@ def test_log_then_check(ctx: Ctx) -> None:
         "touched": False,
         "entries": [],
         "elsewhere": False,
+        "copy": None,
     }
     assert miss.lines == ["b.py: not touched in this task"]
 

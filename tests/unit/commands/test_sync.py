@@ -78,11 +78,15 @@ def test_status_says_what_is_not_synced(tmp_path: Path, monkeypatch: pytest.Monk
     _task(tmp_path, a)
     assert sync(ctx, action="push").code == EXIT_OK
     after = sync(ctx, action="status")
-    assert after.code == EXIT_OK and after.lines[1:] == ["local state: synced", "origin: in sync"]
+    rid = after.data["replica"]
+    assert after.code == EXIT_OK and after.lines[1:] == [
+        f"local state: synced (this copy is replica {rid})",
+        "origin: in sync",
+    ]
     assert after.data["relation"] == "in sync" and after.data["local_changes"] is False
     assert run("task", "done", "src/b.py", cwd=a.project).code == 0
     changed = sync(ctx, action="status")
-    assert changed.code == EXIT_NO and changed.lines[1] == "local state: changes not yet synced"
+    assert changed.code == EXIT_NO and changed.lines[1].startswith("local state: changes not yet synced")
 
 
 def test_auto_on_and_off(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
