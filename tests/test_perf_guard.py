@@ -968,42 +968,6 @@ def test_shell_hook_starts_git_without_subprocess(tmp_path: Path) -> None:
     assert ("MODIFY", "src/app.py") in log_entries(proj)
 
 
-@pytest.mark.skipif(not _hooks_available(), reason="the editor-hook commands are not in this build")
-def test_edit_hook_of_a_match_task_with_interfaces_loads_no_re(tmp_path: Path) -> None:
-    """The post-edit hook of a --match task with literal interfaces: the written file searched again with
-    one `git grep` carrying every pattern, each line split by pattern without `re` (patterns.Judge), a
-    line holding a literal and the task's form too among them; the counts are the tree's."""
-    from support.hooks import git, make_git_project
-
-    proj = make_git_project(tmp_path)
-    old = "import a from '../../lib/a';\n"
-    for name in ("a", "b", "c"):
-        (proj / "src" / f"{name}.ts").write_text(old + "const u = getUser(id);\n")
-    git(proj, "add", "-A")
-    git(proj, "commit", "-q", "-m", "old forms")
-    assert run("init", cwd=proj).code == 0
-    start = ("task", "start", "--id", "m", "--desc", "d", "--match", "from '(\\.\\./)+")
-    assert run(*start, cwd=proj).code == 0
-    add = ("interfaces", "add", "getUser", "--old", "getUser(id)", "--new", "getUser({ id })")
-    assert run(*add, cwd=proj).code == 0
-    assert run("resume", cwd=proj).code == 0
-    (proj / "src" / "a.ts").write_text("import a from '@/lib/a';\nconst u = getUser(id); // from '../x'\n")
-    payload = _payload(proj, "PostToolUse", "Edit", "src/a.ts")
-    loaded = modules_loaded(proj, "hook", "claude", "post-tool-use", stdin=payload)
-    heavy = {m for m in loaded if m.split(".")[0] in HOOK_HEAVY}
-    assert not heavy, f"the post-edit hook of a --match task imports {sorted(heavy)}"
-    resume = run("resume", cwd=proj).out
-    assert "LEFT=3" in resume, resume  # a.ts holds the task's form again, on its second line
-    assert "3 old uses left" in resume, resume
-    (proj / "src" / "c.ts").write_text("import a from '@/lib/a';\n")
-    for args in (("task", "done", "src/b.ts"), ("task", "done", "src/c.ts"), ("resume",)):  # b.ts: refused
-        loaded = modules_loaded(proj, *args)
-        heavy = {m for m in loaded if m.split(".")[0] in HOOK_HEAVY}
-        assert not heavy, f"`agentctl {' '.join(args)}` of a --match task imports {sorted(heavy)}"
-    assert run("task", "done", "src/b.ts", cwd=proj).code == 1
-    assert "LEFT=2" in run("resume", cwd=proj).out
-
-
 # -- notify: a hook with no alert configured pays one stat at most ---------------------------------
 
 NOTIFY_PROBE = """

@@ -168,18 +168,10 @@ def status(ctx: Ctx, *, service: str | None = None) -> Result:
 def resume(
     ctx: Ctx, *, max_chars: int | None = None, agent: str | None = None, brief: bool = False
 ) -> Result:
-    from agentctl.files import matchcounts
+    import agentctl.workflow.resume
 
-    store = ctx.store()
-    tree = None if brief else matchcounts.prestart(store)  # git works while the rest is loaded
-    try:
-        import agentctl.workflow.resume
-
-        budget = agentctl.workflow.resume.DEFAULT_BUDGET if max_chars is None else max_chars
-        text = agentctl.workflow.resume.build(store, budget, agent=agent, brief=brief, tree=tree)
-    finally:
-        if tree is not None:
-            tree.stop()
+    budget = agentctl.workflow.resume.DEFAULT_BUDGET if max_chars is None else max_chars
+    text = agentctl.workflow.resume.build(ctx.store(), budget, agent=agent, brief=brief)
     return Result([text], {"resume": text, "chars": len(text), "budget": budget, "brief": brief})
 
 

@@ -10,7 +10,6 @@ TYPE_CHECKING = False  # no `typing` at run time on the hot path
 if TYPE_CHECKING:
     from typing import Any
 
-    from agentctl.files.gitchanges import Status
     from agentctl.ground.store import Store
     from agentctl.task.status import UpdateResult
 
@@ -88,49 +87,25 @@ def done(ctx: Ctx, *, paths: list[str]) -> Result:
     from agentctl.workflow import pathanswers
 
     store = ctx.store()
-    tree = _match_tree(store)
     try:
-        try:
-            result = pathanswers.mark_done(store, paths, ctx.warn)
-        except NotAnEntry:  # a --match task: a file the tree added is an entry once the list records it
-            if tree is None:
-                raise
-            from agentctl.task import progress
+        result = pathanswers.mark_done(store, paths, ctx.warn)
+    except NotAnEntry:  # a --match task: a file the tree added is an entry once the list records it
+        if not _match_reconciled(store):
+            raise
+        result = pathanswers.mark_done(store, paths, ctx.warn)
+    _warn_untouched(ctx, store, result.changed)
+    if "MATCH" in result.fields:  # a --match task: the list brought to what the tree shows (task.progress)
+        from agentctl.task import progress
 
-            progress.reconcile(store, tree=tree)
-            result = pathanswers.mark_done(store, paths, ctx.warn)
-        _warn_untouched(ctx, store, result.changed, tree)
-        if (
-            "MATCH" in result.fields
-        ):  # a --match task: the list brought to what the tree shows (task.progress)
-            from agentctl.task import progress
-
-            found = progress.reconcile(store, tree=tree)
-            if found is not None:
-                result.fields = found.fields
-                for line in found.lines()[1:]:
-                    ctx.warn(line)
-    finally:
-        if tree is not None:
-            tree.stop()
+        found = progress.reconcile(store)
+        if found is not None:
+            result.fields = found.fields
+            for line in found.lines()[1:]:
+                ctx.warn(line)
     return write_result(result, store)
 
 
-def _match_tree(store: Store) -> Status | None:
-    """A --match task's `task done`: its one `git status`, started first (git works while the list is
-    marked) and read by both questions that need it, the scan of what no hook logged and the counts:
-    nothing is written to the tree between them (files.gitchanges.Status)."""
-    import agentctl.task.status
-
-    fields = agentctl.task.status.read_status(store)
-    if not fields.get("MATCH"):
-        return None
-    from agentctl.files import matchcounts
-
-    return matchcounts.prestart(store, fields, interfaces=False)
-
-
-def _warn_untouched(ctx: Ctx, store: Store, marked: list[str], tree: Status | None = None) -> None:
+def _warn_untouched(ctx: Ctx, store: Store, marked: list[str]) -> None:
     """`task done` on an entry the files log never saw changed in this task: say so (it may be a slip).
 
     Git is asked first (one `files scan`) for the entries the log lacks, so a change made just before
@@ -145,7 +120,7 @@ def _warn_untouched(ctx: Ctx, store: Store, marked: list[str], tree: Status | No
     if untouched:  # `sed -i … && agentctl task done …`: the edit is there, the shell hook's sync comes after
         from agentctl.workflow import gitscan
 
-        if gitscan.sync(store, tree=tree).logged:
+        if gitscan.sync(store).logged:
             untouched = [p for p in untouched if not log.check(store, p)]
     for p in untouched[:3]:
         gone = "" if os.path.lexists(os.path.join(store.project, p)) else " (and it does not exist)"

@@ -140,48 +140,12 @@ def start_status(project: str, root: str | None = None) -> _Git:
     return _Git(project, STATUS + (["--", "."] if prefix_of(project, root) else []))
 
 
-class Status:
-    """One `git status` of the work tree (:data:`STATUS`), started once and read at most once; its output
-    is then kept for whoever else is handed it. A command that asks git twice with nothing written to the
-    tree in between (``task done``: the scan of what no hook logged, then the match counts; ``resume``:
-    started before the imports, read by the counts) passes it along explicitly, so git runs once. Never a
-    memo kept by the process: only the caller knows that nothing was written between the two."""
-
-    __slots__ = ("began", "_git", "_out", "_failed")
-
-    def __init__(self, project: str, root: str | None = None) -> None:
-        import time
-
-        self.began = time.time_ns()  # no change git reports can be older than this instant's
-        self._git: _Git | None = start_status(project, root)
-        self._out: bytes | None = None
-        self._failed = ""
-
-    def result(self, timeout: float) -> bytes:
-        """git's output (read once, then kept); GitUnavailable as :meth:`_Git.result` says."""
-        if self._git is not None:
-            git, self._git = self._git, None
-            try:
-                self._out = git.result(timeout)
-            except GitUnavailable as exc:
-                self._failed = str(exc)
-        if self._out is None:
-            raise GitUnavailable(self._failed or "git status was stopped")
-        return self._out
-
-    def stop(self) -> None:
-        """Not read after all: end git (nothing when it was read)."""
-        if self._git is not None:
-            self._git.stop()
-            self._git = None
-
-
 def scan(
     project: str,
     base: str | None,
     timeout: float,
     skip: str = "",
-    started: _Git | Status | None = None,
+    started: _Git | None = None,
     root: str | None = None,
 ) -> Scan:
     """Every path whose working-tree state differs from ``base`` (HEAD when None), project-relative.

@@ -25,15 +25,14 @@ from __future__ import annotations
 
 import os
 
-from agentctl.files.gitchanges import GitUnavailable, Status, _Git, prefix_of
+from agentctl.files.gitchanges import GitUnavailable, _Git, prefix_of, start_status
 from agentctl.files.matchcache import Cache, Entry, load, save
-from agentctl.files.patterns import Judge, Pattern, compile_pattern, git_args, glob_match, mode_of
+from agentctl.files.patterns import Pattern, compile_pattern, git_args, glob_match, mode_of
 from agentctl.ground.errors import StateError
 from agentctl.ground.store import Store
 
 MAX_KEPT = 8  # patterns kept beside the ones asked for (an earlier task's, a removed interface's)
 REREAD_MAX = 4000
-GIT_FIRST = 200  # a search of at most this many files leaves a line it cannot judge by bytes to git
 TIMEOUT = 30.0
 RACY_NS = 100_000_000  # a key taken within 0.1 s of the file's change is not trusted (2 s for whole seconds)
 Hits = dict[str, list[tuple[int, bytes]]]  # path -> [(line number, the line's bytes)]
@@ -84,12 +83,9 @@ def _pathspecs(store: Store, patterns: list[Pattern]) -> list[str]:
 
 
 def _grep_once(store: Store, patterns: list[Pattern], paths: list[str] | None) -> list[Hits]:
-    """One ``git grep`` for ``patterns`` (each judgeable, or alone, or several with ``-E``: judged lazily,
-    patterns.Judge), over ``paths`` (None: the tree)."""
+    """One ``git grep`` for ``patterns`` (each judgeable, or alone), over ``paths`` (None: the tree)."""
     mode = mode_of(patterns)
-    few = paths is not None and len(paths) <= GIT_FIRST
-    judge = Judge(patterns, git_first=few) if mode == "-E" and len(patterns) > 1 else None
-    args, tests = git_args(patterns, mode) if judge is None else (judge.args, [])
+    args, tests = git_args(patterns, mode)
     code, out, err = _spawn(store, mode, args, paths, patterns)
     if code > 1 and mode == "-P" and ("pcre" in err.lower() or "perl" in err.lower()):
         mode = "-E"
@@ -108,18 +104,12 @@ def _grep_once(store: Store, patterns: list[Pattern], paths: list[str] | None) -
         path = parts[0].decode("utf-8", "surrogateescape")
         if state and (path == state or path.startswith(state + "/")):
             continue
-        if judge is not None:
-            which = judge.which(parts[2])
-        else:
-            which = [k for k, test in enumerate(tests) if test is None or test(parts[2])]
-        for k in which:
-            p = patterns[k]
-            if covers(p, path):
+        for k, p in enumerate(patterns):
+            test = tests[k]
+            if (test is None or test(parts[2])) and covers(p, path):
                 got = found[k].setdefault(path, [])
                 if not (p.first_only and got):
                     got.append((int(parts[1]), parts[2]))
-    for k in sorted(judge.unjudged if judge is not None else ()):  # git's own answer: searched alone
-        found[k] = _grep_once(store, [patterns[k]], paths)[0]
     return found
 
 
@@ -160,11 +150,7 @@ def search(store: Store, patterns: list[Pattern], paths: list[str] | None = None
     if paths is not None and not paths:
         return [{} for _ in patterns]
     mode = mode_of(patterns)
-    alone = [  # with -E, all together: a pattern Python cannot judge is searched alone when asked (Judge)
-        k
-        for k, p in enumerate(patterns)
-        if len(patterns) > 1 and mode != "-E" and compile_pattern(p, mode)[1] is None
-    ]
+    alone = [k for k, p in enumerate(patterns) if len(patterns) > 1 and compile_pattern(p, mode)[1] is None]
     together = [k for k in range(len(patterns)) if k not in alone]
     out: list[Hits] = [{} for _ in patterns]
     for group in ([together] if together else []) + [[k] for k in alone]:
@@ -173,10 +159,10 @@ def search(store: Store, patterns: list[Pattern], paths: list[str] | None = None
     return out
 
 
-def _status(store: Store, root: str, running: Status) -> tuple[str, set[str]]:
+def _status(store: Store, root: str, running: _Git | None = None) -> tuple[str, set[str]]:
     """HEAD and every path git shows (changed, staged, unmerged, untracked), project-relative."""
     try:
-        out = running.result(TIMEOUT)
+        out = (running or start_status(store.project, root)).result(TIMEOUT)
     except GitUnavailable as exc:
         raise StateError(f"`git status` failed: {exc}") from None
     cut = len(prefix_of(store.project, root))
@@ -206,11 +192,18 @@ def _entry(found: list[Hits], path: str) -> Entry:
     return [(k, n, t) for k in range(len(found)) for n, t in found[k].get(path, [])]
 
 
-def _full(store: Store, root: str, patterns: list[Pattern], running: Status) -> Cache:
+def _full(store: Store, root: str, patterns: list[Pattern]) -> Cache:
     """Search the whole tree (one git grep) while git status runs; the paths it shows go to ``U``
     (their HEAD content unread), their matches kept untrusted (read again by the next refresh)."""
-    began = running.began - RACY_NS
-    found = search(store, patterns)
+    import time
+
+    began = time.time_ns() - RACY_NS
+    running = start_status(store.project, root)
+    try:
+        found = search(store, patterns)
+    except BaseException:
+        running.stop()
+        raise
     head, dirty = _status(store, root, running)
     cache = Cache(head, patterns)
     for hits in found:
@@ -246,9 +239,9 @@ def _diff(store: Store, old: str, new: str) -> set[str] | None:
     return {os.fsdecode(p) for p in out.split(b"\0") if p} if code == 0 else None
 
 
-def _update(store: Store, root: str, cache: Cache, running: Status) -> bool | None:
+def _update(store: Store, root: str, cache: Cache) -> bool | None:
     """Bring ``cache`` to the tree: True if it changed, None when the whole tree must be searched."""
-    head, dirty = _status(store, root, running)
+    head, dirty = _status(store, root)
     changed = False
     if head != cache.head:
         moved = _diff(store, cache.head, head) if cache.head and head else None
@@ -344,42 +337,15 @@ def after_writes(store: Store, wanted: list[Pattern], written: list[str]) -> Vie
     return result
 
 
-def prestart(store: Store, task: dict[str, str] | None = None, interfaces: bool = True) -> Status | None:
-    """The ``git status`` a command about to ask the counts starts first, so git works while Python
-    loads the rest (None: nothing will ask them, or not in git). Asked when the task (its fields in
-    ``task``, else read) counts a ``--match`` pattern or (``interfaces``) any interface is recorded.
-    The caller hands it to :func:`view` and ends it (``stop``) when done; only for a command that
-    writes nothing to the tree before the counts are asked (gitchanges.Status)."""
-    from agentctl.ground.ancestors import git_root
-    from agentctl.interfaces.records import any_recorded
-
-    if not (interfaces and any_recorded(store)):
-        if task is None:
-            from agentctl.task.status import read_status
-
-            task = read_status(store)
-        if not task.get("MATCH") or task.get("STATE", "IDLE") == "IDLE":
-            return None
-    root = git_root(store.project)
-    if root is None:
-        return None
-    try:
-        return Status(store.project, root)
-    except GitUnavailable:
-        return None  # the counts say so when they ask
-
-
 def forget() -> None:
     """Drop this process's memo of the last answer: a process that lives on (`agentctl web`) asks again
     after the tree may have changed, and gets one `git status` then, not the answer of its first question."""
     _LAST.clear()
 
 
-def view(store: Store, wanted: list[Pattern], tree: Status | None = None) -> View:
+def view(store: Store, wanted: list[Pattern]) -> View:
     """The matches of ``wanted`` (and of the other patterns kept with them): from the cache, brought
-    up to date with one ``git status``, or from a search of the whole tree. NotInGit outside git.
-    ``tree``: that ``git status``, when the caller started it (read here, or already read by another
-    part of the same command; nothing written to the tree since: gitchanges.Status)."""
+    up to date with one ``git status``, or from a search of the whole tree. NotInGit outside git."""
     from agentctl.ground.ancestors import git_root
 
     memo = _LAST[0] if _LAST and _LAST[0][0] is store else None
@@ -388,20 +354,15 @@ def view(store: Store, wanted: list[Pattern], tree: Status | None = None) -> Vie
     root = git_root(store.project)
     if root is None:
         raise NotInGit(store.project)
-    running = tree if tree is not None else Status(store.project, root)  # git works while the cache loads
-    try:
-        cache = None if os.environ.get("AGENTCTL_MATCHCOUNTS") == "off" else load(store)
-        changed: bool | None = None
-        if cache is not None and all(p in cache.patterns for p in wanted):
-            changed = _update(store, root, cache, running)
-        if changed is None:  # the whole tree: searched while (or after) git status looks
-            keep = [p for p in (cache.patterns if cache else []) if p not in wanted]
-            patterns = list(dict.fromkeys(wanted)) + keep[:MAX_KEPT]
-            cache = _full(store, root, patterns, running)
-            changed = True
-    finally:
-        if tree is None:
-            running.stop()  # nothing once read; else (an error) git is ended
+    cache = None if os.environ.get("AGENTCTL_MATCHCOUNTS") == "off" else load(store)
+    changed: bool | None = None
+    if cache is not None and all(p in cache.patterns for p in wanted):
+        changed = _update(store, root, cache)
+    if changed is None:
+        keep = [p for p in (cache.patterns if cache else []) if p not in wanted]
+        patterns = list(dict.fromkeys(wanted)) + keep[:MAX_KEPT]
+        cache = _full(store, root, patterns)
+        changed = True
     assert cache is not None
     if changed:
         save(store, cache)

@@ -12,13 +12,6 @@ intervals, groups, ``|``, anchors, bracket expressions with ranges and ``[:class
 locale, ``\\w \\s \\b \\< \\>`` and back-references); one outside it is searched alone, with its own
 ``git grep -E``, and never judged by Python. :func:`compile_pattern` is the single place a pattern
 becomes what git is given and what judges a line: a stricter dialect or a time budget goes there.
-
-Searched together with ``-E`` (``E`` and ``F`` patterns), a line is judged lazily (:class:`Judge`):
-the literals by their bytes, and a line that holds none of them matches the one ``E`` pattern (git
-reported it, and nothing else can have matched); only a line holding a literal too is judged by that
-pattern's test, so ``re`` is loaded only then; or, for a search of a few files (an edit hook's), such a
-line is left to git: that pattern searched alone, one more ``git grep`` of those files, costs less
-than loading ``re``.
 """
 
 from __future__ import annotations
@@ -261,49 +254,6 @@ def compile_pattern(
     test = None if py is None else re.compile(py.encode("ascii")).search
     given = p.text if mode == "-E" else (py if mode == "-P" else None)
     return given, (None if test is None else (lambda line: test(line) is not None))
-
-
-class Judge:
-    """Which of ``patterns`` (``E`` and ``F`` kinds, searched together with ``-E``) each line git reported
-    matches: the literals by their bytes; the ``E`` patterns by their tests, compiled on the first line
-    that needs one (none when there is one ``E`` pattern and the line holds no literal: git's answer is
-    that one's). An ``E`` pattern Python cannot judge goes to :attr:`unjudged`: its matches are git's own,
-    from a search of it alone (the caller's); with ``git_first``, so does every one a line needs judged
-    (nothing is compiled: for a few files, one more git process is cheaper than loading ``re``)."""
-
-    __slots__ = ("args", "_git_first", "_needles", "_others", "_patterns", "_tests", "unjudged")
-
-    def __init__(self, patterns: list[Pattern], git_first: bool = False) -> None:
-        assert mode_of(patterns) == "-E"
-        self._patterns = patterns
-        self._git_first = git_first
-        self.args: list[str] = []
-        for p in patterns:
-            self.args += ["-e", p.text if p.kind == ERE else _ere_escape(p.text)]
-        self._needles = [
-            (k, p.text.encode("utf-8", "surrogateescape"))
-            for k, p in enumerate(patterns)
-            if p.kind == LITERAL
-        ]
-        self._others = [k for k, p in enumerate(patterns) if p.kind != LITERAL]
-        self._tests: dict[int, Callable[[bytes], bool] | None] = {}
-        self.unjudged: set[int] = set()
-
-    def which(self, line: bytes) -> list[int]:
-        """The indexes of the patterns ``line`` (one git reported) matches, in order; those of
-        :attr:`unjudged` left out."""
-        got = [k for k, needle in self._needles if needle in line]
-        if not got and len(self._others) == 1:
-            return self._others  # git reported the line: the one pattern left is what matched it
-        for k in self._others:
-            if k not in self._tests:
-                self._tests[k] = None if self._git_first else compile_pattern(self._patterns[k], "-E")[1]
-                if self._tests[k] is None:
-                    self.unjudged.add(k)
-            test = self._tests[k]
-            if test is not None and test(line):
-                got.append(k)
-        return sorted(got)
 
 
 def git_args(patterns: list[Pattern], mode: str) -> tuple[list[str], list[Callable[[bytes], bool] | None]]:

@@ -16,7 +16,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Protocol
 
-    from agentctl.files.gitchanges import Status
     from agentctl.ground.store import Store
 
     class Hook(Protocol):
@@ -29,7 +28,6 @@ if TYPE_CHECKING:
         told: str
         cursor: bool
         payload: dict[str, object]
-        tree: Status | None  # a session start's `git status` for the counts (hookrun started it)
 
         def later(self, fn: Callable[..., object], *args: object) -> None: ...
 
@@ -307,26 +305,19 @@ def compaction_checkpoint(h: Hook, unlogged: list[str]) -> None:
 
 def context(h: Hook, why: str) -> str:
     """The resume block as plain facts, prefixed with one line saying where it comes from."""
+    from agentctl.workflow import resume
+
     pulled = h.auto_sync("pull")  # `agentctl sync auto on`: pull first (bounded); "" when off
-    from agentctl.files import matchcounts
+    from agentctl.constraints import lastseen
+    from agentctl.ground.errors import StateError
 
-    # started by the session start's hook (hookrun), else now: after the pull (it may change the task)
-    tree = h.tree if h.tree is not None else matchcounts.prestart(h.store)
+    # the P0 rules seen now are recorded in the ledger (a shared file's, a pull's): one that leaves later is
+    # vanished
     try:
-        from agentctl.constraints import lastseen
-        from agentctl.ground.errors import StateError
-        from agentctl.workflow import resume
-
-        # the P0 rules seen now are recorded in the ledger (a shared file's, a pull's): one that leaves
-        # later is vanished
-        try:
-            lastseen.vanished(h.store)
-        except StateError:
-            pass  # the rules cannot be read: resume says so
-        body = resume.build(h.store, CONTEXT_BUDGET, tree=tree)
-    finally:
-        if tree is not None and tree is not h.tree:
-            tree.stop()
+        lastseen.vanished(h.store)
+    except StateError:
+        pass  # the rules cannot be read: resume says so
+    body = resume.build(h.store, CONTEXT_BUDGET)
     head = f"agentctl working state of this project, read from {h.store.shown('')[:-1]} {why}:" + (
         f"\n{pulled}" if pulled else ""
     )

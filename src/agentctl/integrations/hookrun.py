@@ -44,12 +44,9 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from agentctl.files.gitchanges import Status
     from agentctl.ground.store import Store
 
     Handler = Callable[["Hook"], "Result | None"]
-
-COUNTS = "services/files/.matchcounts"  # files.matchcache.CACHE: the kept counts (one stat to see them)
 
 # The hooks that decide whether an edit happens: they never fail open.
 # (OpenCode's plugin fails closed on its own side when the hook gives no verdict.)
@@ -83,7 +80,7 @@ SHELL_TOOLS = frozenset(
 class Hook:
     """One hook call: the payload, the state folder, and the actions the agents share."""
 
-    __slots__ = ("agent", "event", "payload", "store", "cwd", "cursor", "after", "told", "notes", "tree")
+    __slots__ = ("agent", "event", "payload", "store", "cwd", "cursor", "after", "told", "notes")
 
     def __init__(self, agent: str, event: str, payload: dict[str, Any], store: Store) -> None:
         self.agent = agent
@@ -96,7 +93,6 @@ class Hook:
         self.after: list[tuple[Callable[..., object], tuple[object, ...]]] = []  # done once the answer is out
         self.told = ""  # a P0 violation to tell the agent in this hook's answer
         self.notes: list[str] = []  # what the pre-edit decision noticed (a broken rules line) for the answer
-        self.tree: Status | None = None  # a session start's `git status` for the counts, started first
 
     # -- payload access -----------------------------------------------------------------
     def text(self, key: str, default: str = "") -> str:
@@ -279,15 +275,7 @@ def run(agent: str, event: str) -> int:
             hook.notes.append(missing)
         from agentctl.ground.pattern import HOOK_BUDGET, within
 
-        if hookio.normalise(event) == "sessionstart" and os.path.exists(store.path(COUNTS)):
-            from agentctl.files import matchcounts  # kept counts: git works while the handler loads
-
-            hook.tree = matchcounts.prestart(store)
-        try:
-            result = within(HOOK_BUDGET, handler, hook)  # past it: the funnel below answers (a gate denies)
-        finally:
-            if hook.tree is not None:
-                hook.tree.stop()
+        result = within(HOOK_BUDGET, handler, hook)  # past it: the funnel below answers (a gate denies)
         if result is None and hook.told:  # a violation found by a handler that had nothing to say
             from agentctl.integrations import hookact
 

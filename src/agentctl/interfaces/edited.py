@@ -43,11 +43,11 @@ def _ignored(store: Store, rel: str) -> bool:
 
     if not git_root(store.project):
         return False
-    from agentctl.files.gitchanges import GitUnavailable, _Git  # posix_spawn: no subprocess
+    from agentctl.ground import git
 
     try:
-        return _Git(store.project, ["check-ignore", "-q", "--", rel], literal=False).finish(5.0)[0] == 0
-    except GitUnavailable:
+        return git.run(store.project, ["check-ignore", "-q", "--", rel], check=False, timeout=5.0).code == 0
+    except git.GitError:
         return False
 
 

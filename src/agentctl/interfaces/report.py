@@ -11,7 +11,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from agentctl.files.gitchanges import Status
     from agentctl.interfaces.search import Hit
 
 RESUME_PLACES = 3  # path:line named on a resume line
@@ -65,7 +64,7 @@ def resume_line(item: Iface, hits: list[Hit]) -> str:
     return f"INTERFACE {head(item)} ({len(hits)} old use{'s' if len(hits) != 1 else ''} left: {places}{more})"
 
 
-def resume_lines(store: Store, room: int, tree: Status | None = None) -> list[str]:
+def resume_lines(store: Store, room: int) -> list[str]:
     """One line per interface of the task, whole lines within ``room`` characters (pending ones first);
     nothing, and no search, when none is recorded."""
     if not any_recorded(store):
@@ -75,7 +74,7 @@ def resume_lines(store: Store, room: int, tree: Status | None = None) -> list[st
 
     try:
         items = read(store)
-        found = old_uses(store, items, tree)
+        found = old_uses(store, items)
     except StateError as exc:
         return [f"INTERFACES unreadable: {codec.shown(exc.message, 200)}"]
     ordered = sorted(items, key=lambda i: not found.get(i.name))

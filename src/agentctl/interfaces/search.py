@@ -24,10 +24,6 @@ WALK_FILES = 20_000  # files read by the walk outside git, at most
 WALK_BYTES = 2 << 20  # bytes read of each
 Hit = tuple[str, int, str]  # path, line number, the line
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from agentctl.files.gitchanges import Status
-
 
 def _walk(store: Store, items: list[Iface]) -> list[Hit]:
     """The project's files outside git, read up to a bound: binary files, ``.git`` and the state folder
@@ -66,17 +62,16 @@ def patterns_of(items: list[Iface]) -> list[Pattern]:
     return [Pattern(PYTHON if i.match else LITERAL, i.match or i.old, tuple(i.globs)) for i in items]
 
 
-def old_uses(store: Store, items: list[Iface], tree: Status | None = None) -> dict[str, list[Hit]]:
+def old_uses(store: Store, items: list[Iface]) -> dict[str, list[Hit]]:
     """{interface name: its old uses, in path then line order}, for ``items``: from the kept counts
-    (``files.matchcounts``: one ``git status`` and a search of what changed), else one search.
-    ``tree``: the command's `git status`, when it started one (files.gitchanges.Status)."""
+    (``files.matchcounts``: one ``git status`` and a search of what changed), else one search."""
     if not items:
         return {}
     from agentctl.files import matchcounts
 
     pats = patterns_of(items)
     try:
-        seen = matchcounts.view(store, pats, tree)
+        seen = matchcounts.view(store, pats)
     except matchcounts.NotInGit:
         seen = None
     except StateError as exc:

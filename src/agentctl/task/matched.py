@@ -22,10 +22,6 @@ import os
 from agentctl.ground.errors import CheckFailed, StateError, UsageError
 from agentctl.ground.store import Store
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from agentctl.files.gitchanges import Status
-
 MATCH = "MATCH"
 MATCH_PATHS = "MATCH_PATHS"
 GREP_TIMEOUT = 30.0
@@ -56,63 +52,40 @@ def check_regex(regex: str) -> None:
 
 
 def grep(
-    store: Store,
-    regex: str,
-    globs: list[str],
-    only: list[str] | None = None,
-    after: list[str] | None = None,
-    tree: Status | None = None,
+    store: Store, regex: str, globs: list[str], only: list[str] | None = None, after: list[str] | None = None
 ) -> dict[str, Hit]:
     """The first match of ``regex`` in each file under ``globs`` (or in the files ``only``), by path;
     ``after``: the whole tree's answer once an edit hook wrote those paths
-    (files.matchcounts.after_writes); ``tree``: the command's `git status`, when it started one
-    (files.gitchanges.Status)."""
+    (files.matchcounts.after_writes)."""
+    from agentctl.ground import git
     from agentctl.ground.ancestors import git_root
 
     if git_root(store.project) is None:
         raise UsageError(f"--match searches with git grep: {store.project} is not in a git repository")
     if only is None:
-        return _counted(store, regex, globs, after, tree)
+        return _counted(store, regex, globs, after)
     specs = [f":(literal){p}" for p in only]
     if not only:
         return {}
-    code, found, err = _grep_files(store, regex, specs)
-    if code == 1:
+    res = git.run(
+        store.project,
+        ["grep", "-z", "-n", "-I", "-m", "1", "--untracked", "-E", "-e", regex, "--", *specs],
+        timeout=GREP_TIMEOUT,
+        check=False,
+    )
+    if res.code == 1:
         return {}
-    if code != 0:
-        lines = [ln for ln in err.decode("utf-8", "replace").splitlines() if ln.strip()]
-        why = lines[-1].strip()[:300] if lines else f"exit {code}"
-        raise UsageError(f"--match {regex[:80]!r}: git grep refused it ({why}); give an extended regex")
+    if res.code != 0:
+        raise UsageError(f"--match {regex[:80]!r}: git grep refused it ({res.error}); give an extended regex")
     out: dict[str, Hit] = {}
-    for row in found.decode("utf-8", "surrogateescape").split("\n"):
+    for row in res.out.decode("utf-8", "surrogateescape").split("\n"):
         parts = row.split("\0", 2)
         if len(parts) == 3 and parts[1].isdigit() and parts[0] not in out:
             out[parts[0]] = Hit(parts[0], int(parts[1]), parts[2][:200])
     return out
 
 
-def _grep_files(store: Store, regex: str, specs: list[str]) -> tuple[int, bytes, bytes]:
-    """``git grep -m 1`` of ``regex`` in those files, started with posix_spawn (files.gitchanges: no
-    ``subprocess`` to load); git's failures as ground.git words them."""
-    from agentctl.files.gitchanges import GitUnavailable, _Git
-    from agentctl.ground.git import GitError
-
-    args = ["grep", "-z", "-n", "-I", "-m", "1", "--untracked", "-E", "-e", regex, "--", *specs]
-    try:
-        return _Git(store.project, args, literal=False).finish(GREP_TIMEOUT)
-    except GitUnavailable as exc:
-        if "not installed" in str(exc):
-            raise GitError("git is not installed or not on PATH; install git", -1) from None
-        if "took more than" in str(exc):
-            raise GitError(
-                f"`git grep` did not finish within {GREP_TIMEOUT:g}s; check the remote or retry", -2
-            ) from None
-        raise GitError(f"cannot run git: {str(exc).split(': ', 1)[-1]}", -1) from None
-
-
-def _counted(
-    store: Store, regex: str, globs: list[str], after: list[str] | None = None, tree: Status | None = None
-) -> dict[str, Hit]:
+def _counted(store: Store, regex: str, globs: list[str], after: list[str] | None = None) -> dict[str, Hit]:
     """The whole tree's answer from the kept counts (``files.matchcounts``: one ``git status`` and a
     search of what changed, or one search of the tree carrying the interfaces' patterns too)."""
     from agentctl.files import matchcounts
@@ -121,7 +94,7 @@ def _counted(
     pattern = Pattern(ERE, regex, tuple(globs))
     try:
         seen = (
-            matchcounts.view(store, [pattern], tree)
+            matchcounts.view(store, [pattern])
             if after is None
             else matchcounts.after_writes(store, [pattern], after)
         )

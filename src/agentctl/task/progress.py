@@ -25,10 +25,6 @@ from agentctl.ground.errors import StateError, UsageError
 from agentctl.ground.store import Store
 from agentctl.task import matched
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from agentctl.files.gitchanges import Status
-
 REVERTED = "reverted"  # the note a reconcile leaves on an entry it reopened: ``todo|PATH|reverted|LINE``
 MIGRATED = "migrated"  # and on one it found migrated: ``done|PATH|migrated|``
 SHOWN = 5
@@ -154,10 +150,7 @@ def view(
 
 
 def of_task(
-    store: Store,
-    fields: dict[str, str] | None = None,
-    written: list[str] | None = None,
-    tree: Status | None = None,
+    store: Store, fields: dict[str, str] | None = None, written: list[str] | None = None
 ) -> Progress | None:
     """The running ``--match`` task as the tree shows it (one git grep, no write); None for any other task,
     or when the tree cannot be searched (then the list's own marks are the answer). ``written``: an edit
@@ -169,34 +162,31 @@ def of_task(
     if not regex or fields.get("STATE", "IDLE") == "IDLE":
         return None
     try:
-        hits = matched.grep(store, regex, matched.globs_of(fields), after=written, tree=tree)
+        hits = matched.grep(store, regex, matched.globs_of(fields), after=written)
     except (UsageError, StateError):
         return None
     return view(fields, agentctl.task.status.read_entries(store, fields), hits)
 
 
-def shown(
-    store: Store, fields: dict[str, str] | None = None, tree: Status | None = None
-) -> tuple[dict[str, str], Progress | None]:
+def shown(store: Store, fields: dict[str, str] | None = None) -> tuple[dict[str, str], Progress | None]:
     """The task's fields as every front end shows them (the tree's counts for a --match task), and its
-    Progress. ``tree``: the command's `git status`, when it started one (files.gitchanges.Status)."""
+    Progress."""
     import agentctl.task.status
 
     fields = agentctl.task.status.read_status(store) if fields is None else fields
-    found = of_task(store, fields, tree=tree)
+    found = of_task(store, fields)
     return (found.fields if found is not None else fields), found
 
 
-def reconcile(store: Store, written: list[str] | None = None, tree: Status | None = None) -> Progress | None:
+def reconcile(store: Store, written: list[str] | None = None) -> Progress | None:
     """The operation that writes what the tree shows into the list: reverted entries reopened,
     migrated ones marked done, new matches added (one commit under the task lock; nothing when the
-    list already agrees). Returns what it found (None: not a --match task, or not searchable).
-    ``tree``: the command's `git status`, when it started one (files.gitchanges.Status)."""
+    list already agrees). Returns what it found (None: not a --match task, or not searchable)."""
     import agentctl.task.status
 
     with store.lock(agentctl.task.status.LOCK):
         old = agentctl.task.status.read_status(store)
-        found = of_task(store, old, written, tree)
+        found = of_task(store, old, written)
         if found is None or found.stored:
             return found
         if len(found.entries) > agentctl.task.entries.MAX_ENTRIES:

@@ -311,29 +311,35 @@ def _refresh_plain(fields: dict[str, str], plain: _PlainList) -> None:
         fields["NEXT_PINNED"] = "0"
 
 
-def _mark_done_plain(store: Store, old: dict[str, str], paths: list[str]) -> UpdateResult | None:
-    """mark_done on a plain list, under the task lock (``old`` read under it); None to take the general
-    path (which also words every refusal)."""
-    plain = _plain_list(store, old)
-    if plain is None:
-        return None
-    marks: list[int] = []
-    changed: list[str] = []
-    for p in paths:
-        at = plain.lines(p, "todo") + plain.lines(p, "done")
-        if not at:
-            return None  # not an entry: refused by the general path
-        last = max(at)  # as in the general path, the last entry for a path is the one marked
-        if plain.text.startswith("todo", last) and last not in marks:
-            marks.append(last)
-            changed.append(p)
-    if not changed:
-        return UpdateResult(False, old, "already done; nothing changed")
-    plain.mark_done(marks)
-    new = dict(old)
-    _refresh_plain(new, plain)
-    new["SEQ"] = next_seq(store, old)
-    commit(store, old, new, None, plain.text.encode("utf-8"), plain=True)
+def _mark_done_plain(store: Store, paths: list[str]) -> UpdateResult | None:
+    """mark_done on a plain list; None to take the general path (which also words every refusal)."""
+    with store.lock(LOCK):
+        old = read_status(store)
+        if old.get("STATE") == "IDLE":
+            return None
+        if "MATCH" in old:
+            _refuse_matched(store, old, paths)
+        plain = _plain_list(store, old)
+        if plain is None:
+            return None
+        marks: list[int] = []
+        changed: list[str] = []
+        for p in paths:
+            at = plain.lines(p, "todo") + plain.lines(p, "done")
+            if not at:
+                return None  # not an entry: refused by the general path
+            last = max(at)  # as in the general path, the last entry for a path is the one marked
+            if plain.text.startswith("todo", last) and last not in marks:
+                marks.append(last)
+                changed.append(p)
+        if not changed:
+            return UpdateResult(False, old, "already done; nothing changed")
+        plain.mark_done(marks)
+        new = dict(old)
+        _refresh_plain(new, plain)
+        new["SEQ"] = next_seq(store, old)
+        commit(store, old, new, None, plain.text.encode("utf-8"), plain=True)
+    store.log_change("task", "done", " ".join(changed)[:400])
     return UpdateResult(True, new, "", changed)
 
 
@@ -426,36 +432,29 @@ def update(
 
 
 def mark_done(store: Store, paths: list[str]) -> UpdateResult:
-    """`task done PATHS`: one lock, one read of the status, and for a ``--match`` task one refusal check
-    (one git grep of ``paths``), whichever path (plain list or general) marks them."""
     if not paths:
         raise UsageError("give the paths to mark done: `agentctl task done PATH...`")
+    fast = _mark_done_plain(store, paths)
+    if fast is not None:
+        return fast
+    import agentctl.task.entries
+    from agentctl.task import edits
+
     with store.lock(LOCK):
         old = read_status(store)
         if old.get("STATE") == "IDLE":
             raise NoTask()
         if "MATCH" in old:
             _refuse_matched(store, old, paths)
-        result = _mark_done_plain(store, old, paths)
-        if result is None:
-            result = _mark_done_general(store, old, paths)
-    if result.applied:
-        store.log_change("task", "done", " ".join(result.changed)[:400])
-    return result
-
-
-def _mark_done_general(store: Store, old: dict[str, str], paths: list[str]) -> UpdateResult:
-    import agentctl.task.entries
-    from agentctl.task import edits
-
-    entries = read_entries(store, old)
-    changed = edits.mark_done(entries, paths, old.get("TASK_ID"))
-    if not changed:
-        return UpdateResult(False, old, "already done; nothing changed")
-    new = dict(old)
-    agentctl.task.entries.refresh(new, entries)
-    new["SEQ"] = next_seq(store, old)
-    commit(store, old, new, entries)
+        entries = read_entries(store, old)
+        changed = edits.mark_done(entries, paths, old.get("TASK_ID"))
+        if not changed:
+            return UpdateResult(False, old, "already done; nothing changed")
+        new = dict(old)
+        agentctl.task.entries.refresh(new, entries)
+        new["SEQ"] = next_seq(store, old)
+        commit(store, old, new, entries)
+    store.log_change("task", "done", " ".join(changed)[:400])
     return UpdateResult(True, new, "", changed)
 
 

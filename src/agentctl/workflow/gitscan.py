@@ -41,7 +41,7 @@ from agentctl.files.baseline import (
     start_signature,
     unchanged,
 )
-from agentctl.files.gitchanges import GitUnavailable, Scan, Status, scan
+from agentctl.files.gitchanges import GitUnavailable, Scan, scan, start_status
 from agentctl.ground import codec
 from agentctl.ground.ancestors import git_root
 from agentctl.ground.store import Store, now_iso
@@ -145,39 +145,33 @@ def _record(store: Store, fields: dict[str, str], timeout: float) -> str:
     return f"git baseline recorded at {commit[:12]} with {len(seen)} paths already changed"
 
 
-def sync(store: Store, timeout: float = 60.0, tree: Status | None = None) -> SyncResult:
-    """Log what git shows changed since the task started and the log does not hold yet. ``tree``: the
-    command's `git status`, started by the caller (nothing written to the tree since; see
-    gitchanges.Status), read here and left to the caller's other questions."""
+def sync(store: Store, timeout: float = 60.0) -> SyncResult:
+    """Log what git shows changed since the task started and the log does not hold yet."""
     if not in_git(store.project):
         return SyncResult(
             message=f"{store.project} is not in a git repository; nothing to reconcile", git=False
         )
-    try:  # git works while the state is read and loaded
-        running = tree if tree is not None else Status(store.project, _root(store))
+    try:
+        running = start_status(store.project, _root(store))  # git works while the state is read and loaded
     except GitUnavailable as exc:
         return SyncResult(message=f"{exc}; nothing reconciled", git=False)
     from agentctl.files import lastops, log
     from agentctl.ground import lateappends
     from agentctl.task import status
 
-    def unread() -> None:
-        if tree is None:  # the caller's own is the caller's to end
-            running.stop()
-
     try:
         fields = status.read_status(store)
     except BaseException:
-        unread()
+        running.stop()
         raise
     if fields.get("STATE", "IDLE") == "IDLE":
-        unread()
+        running.stop()
         idle = SyncResult(message="no task is running; `files scan` reconciles changes since `task start`")
         idle.no_task = True
         return idle
     base = read_baseline(store)
     if base is None or base.task_id != fields.get("TASK_ID", "") or base.started != fields.get("STARTED", ""):
-        unread()
+        running.stop()
         try:
             note = _record(store, fields, timeout)
         except GitUnavailable as exc:

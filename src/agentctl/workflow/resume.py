@@ -28,10 +28,6 @@ from agentctl.task import status
 from agentctl.userservices import runlevels
 from agentctl.workflow import pathanswers, resumefit, resumesections, walls
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from agentctl.files.gitchanges import Status
-
 DEFAULT_BUDGET = 2000
 BRIEF_BUDGET = 600
 MIN_BUDGET = 200
@@ -45,16 +41,10 @@ def _mtime(store: Store, rel: str) -> float:
 
 
 def build(
-    store: Store,
-    budget: int = DEFAULT_BUDGET,
-    *,
-    agent: str | None = None,
-    brief: bool = False,
-    tree: Status | None = None,
+    store: Store, budget: int = DEFAULT_BUDGET, *, agent: str | None = None, brief: bool = False
 ) -> str:
     """The recovery block. ``agent``: a helper's view (its own claims instead of NEXT);
-    ``brief`` (or the ``sub`` runlevel): only P0 rules, the task line and NEXT or the claims.
-    ``tree``: the `git status` the counts read, started by the caller (files.matchcounts.prestart)."""
+    ``brief`` (or the ``sub`` runlevel): only P0 rules, the task line and NEXT or the claims."""
     if budget < MIN_BUDGET:
         from agentctl.ground.errors import UsageError
 
@@ -94,13 +84,13 @@ def build(
         if parked:
             must.append(agentctl.task.resumelines.parked_line(fields, level))
         fields = {"STATE": "IDLE"}
-    proven: list[str] = []
+    tree: list[str] = []
     # progress proven from the tree (one git grep, no write)
     if fields.get("MATCH") and fields.get("STATE", "IDLE") != "IDLE":
         from agentctl.task import progress
 
-        fields, found = progress.shown(store, fields, tree)
-        proven = found.lines() if found is not None else []
+        fields, found = progress.shown(store, fields)
+        tree = found.lines() if found is not None else []
     state = fields.get("STATE", "IDLE")
     nxt = fields.get("NEXT", "")
     blocked: tuple[str, str] | None = None
@@ -119,7 +109,7 @@ def build(
                 + (f" (write-protected by P0 `{codec.shown(blocked[0], 120)}`)" if blocked else "")
             )
         group += agentctl.task.resumelines.details(store, fields)
-        must += group + [codec.shown(x, 400) for x in proven]
+        must += group + [codec.shown(x, 400) for x in tree]
         apart = []
         if any("ogether" in r[1][:12] for r in p0) or any("ogether" in raw[3:15] for raw in others):
             from agentctl.workflow import cochanges
@@ -142,7 +132,7 @@ def build(
     failed, remind = agentctl.verify.resumelines.failed(store, vfields)
     must += failed  # the failing check, its excerpt, its repeats and the fixes already tried
     must += agentctl.verify.resumelines.interrupted(vfields)
-    iface = report.resume_lines(store, max(budget // 3, 1200), tree)  # a stat when none is recorded
+    iface = report.resume_lines(store, max(budget // 3, 1200))  # a stat when none is recorded
     must += [ln for ln in iface if resumefit.priority(ln) == 0]  # old uses left: never cut (one bounded fold)
     optional += [g for g in [[ln for ln in iface if resumefit.priority(ln) != 0]] if g]
     ev = None

@@ -91,22 +91,3 @@ def test_outside_a_repository_git_is_unavailable_with_its_reason(
 )
 def test_prefix_of(project: str, root: str | None, want: str) -> None:
     assert gitchanges.prefix_of(project, root) == want
-
-
-def test_a_status_started_once_is_read_once_and_kept_for_the_next_reader(repo: Path) -> None:
-    (repo / "new.txt").write_text("x\n")
-    tree = gitchanges.Status(str(repo))
-    first = gitchanges.scan(str(repo), None, TIMEOUT, started=tree)
-    again = gitchanges.scan(str(repo), None, TIMEOUT, started=tree)  # the kept output: git is not asked
-    assert ("CREATE", "new.txt") in first.changes and again.changes == first.changes
-    assert tree.result(TIMEOUT) == tree.result(TIMEOUT)
-    tree.stop()  # once read: nothing to end
-    assert tree.result(TIMEOUT)
-
-
-def test_a_status_stopped_before_it_was_read_says_so(repo: Path) -> None:
-    tree = gitchanges.Status(str(repo))
-    tree.stop()
-    tree.stop()
-    with pytest.raises(gitchanges.GitUnavailable, match="stopped"):
-        tree.result(TIMEOUT)
