@@ -175,12 +175,13 @@ def ack(store: Store, path: str) -> bool:
         return False
     sig = judged.get(path) or signature(store, path)
     _append(store, [("ACKED", path, sig)])
-    if sig == signature(store, path):  # the acknowledged write is the file as it is: its fingerprint now
-        from agentctl.constraints import fingerprints
-
-        fingerprints.refresh(store, path)
     store.log_change("constraints", "ack", path)
     return True
+
+
+def acked_as_it_is(store: Store, path: str) -> bool:
+    """Is the write last acknowledged for ``path`` the file as it is now (its fingerprint may follow)?"""
+    return _fold(store)[1].get(path) == signature(store, path)
 
 
 def stop_check(store: Store, task_id: str, force: bool) -> dict[str, tuple[str, str]]:

@@ -134,7 +134,12 @@ def ack_answer(store: Store, raw: str, warn: Callable[[str], None]) -> tuple[lis
     open_now = violations.open_ones(store)
     path, real = resolve_arg(store, raw, warn)
     path = path if path in open_now else real
-    if not violations.ack(store, path):
+    acked = violations.ack(store, path)
+    if acked and violations.acked_as_it_is(store, path):  # the acknowledged write: its fingerprint now
+        from agentctl.constraints import fingerprints
+
+        fingerprints.refresh(store, path)
+    if not acked:
         shown = ", ".join(open_now) or "none"
         return [f"{path}: no open P0 violation (open: {shown[:300]})"], {
             "path": path,
