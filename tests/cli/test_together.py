@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run
-from support.hooks import command_for, env_for, fire, install
+from support.hooks import Fired, command_for, env_for, fire, install
 
 RULE = "together: src/routes/** -> types/api.d.ts"
 
@@ -175,56 +175,37 @@ def test_the_post_edit_hook_says_a_together_rule_is_pending_in_that_turn(repo: P
         ).code
         == 0
     )
-    target = repo / "src" / "routes" / "user.ts"
-    target.write_text("export const user = 2\n")
-    payload = {
-        "session_id": "s",
-        "hook_event_name": "PostToolUse",
-        "tool_name": "Edit",
-        "tool_use_id": "toolu_t1",
-        "cwd": str(repo),
-        "tool_input": {"file_path": str(target), "old_string": "1", "new_string": "2"},
-        "tool_response": {"filePath": str(target)},
-    }
-    fired = fire(
-        command_for(repo, "claude", "PostToolUse", "Edit"),
-        json.dumps(payload),
-        repo,
-        bindir,
-        env_for("claude", repo),
-    )
+
+    def edit(rel: str, uid: str, old: str, new: str, text: str) -> Fired:
+        """Write ``text`` to ``rel`` and fire the installed Claude Code post-edit hook for that Edit."""
+        target = repo / rel
+        target.write_text(text)
+        payload = {
+            "session_id": "s",
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Edit",
+            "tool_use_id": uid,
+            "cwd": str(repo),
+            "tool_input": {"file_path": str(target), "old_string": old, "new_string": new},
+            "tool_response": {"filePath": str(target)},
+        }
+        return fire(
+            command_for(repo, "claude", "PostToolUse", "Edit"),
+            json.dumps(payload),
+            repo,
+            bindir,
+            env_for("claude", repo),
+        )
+
+    fired = edit("src/routes/user.ts", "toolu_t1", "1", "2", "export const user = 2\n")
     assert fired.code == 0, fired.err
     said = fired.json()["hookSpecificOutput"]["additionalContext"]
     assert "you changed src/routes/user.ts, so change types/api.d.ts in this task too" in said
-    other = repo / "src" / "lib" / "db.ts"  # an edit outside the left side says nothing
-    other.write_text("export const db = 1\n")
-    payload.update(
-        tool_use_id="toolu_t2",
-        tool_input={"file_path": str(other), "old_string": "{}", "new_string": "1"},
-        tool_response={"filePath": str(other)},
-    )
-    fired = fire(
-        command_for(repo, "claude", "PostToolUse", "Edit"),
-        json.dumps(payload),
-        repo,
-        bindir,
-        env_for("claude", repo),
-    )
+    # an edit outside the left side says nothing
+    fired = edit("src/lib/db.ts", "toolu_t2", "{}", "1", "export const db = 1\n")
     assert (fired.code, fired.out) == (0, ""), fired.err
-    second = repo / "src" / "routes" / "order.ts"  # a second edit on the left side is named itself
-    second.write_text("export const order = 2\n")
-    payload.update(
-        tool_use_id="toolu_t3",
-        tool_input={"file_path": str(second), "old_string": "x", "new_string": "2"},
-        tool_response={"filePath": str(second)},
-    )
-    fired = fire(
-        command_for(repo, "claude", "PostToolUse", "Edit"),
-        json.dumps(payload),
-        repo,
-        bindir,
-        env_for("claude", repo),
-    )
+    # a second edit on the left side is named itself
+    fired = edit("src/routes/order.ts", "toolu_t3", "x", "2", "export const order = 2\n")
     said = fired.json()["hookSpecificOutput"]["additionalContext"]
     assert "you changed src/routes/order.ts, so change types/api.d.ts" in said, said
 
